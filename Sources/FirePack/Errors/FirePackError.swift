@@ -1,0 +1,89 @@
+/// An error raised by FirePack: what went wrong, where in the input, and a readable explanation.
+///
+/// The `code` is an extensible struct rather than an enum, so new failure kinds can be added without breaking
+/// callers that switch over the codes they care about.
+public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure; compare against the static members (`.truncated`, `.invalidUTF8`, …).
+    public struct Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+        /// The stable name of the code, as written in Docs/FORMAT.md.
+        public let rawValue: String
+        /// Creates a code from its stable name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's stable name.
+        public var description: String { rawValue }
+
+        /// The input ended inside a value.
+        public static let truncated = Code(rawValue: "truncated")
+        /// A tag byte that this version of the format does not define.
+        public static let unknownTag = Code(rawValue: "unknownTag")
+        /// A varint longer than 10 bytes, above 2^63, or not minimally encoded.
+        public static let badVarint = Code(rawValue: "badVarint")
+        /// A length or count that reaches past the end of the enclosing bytes.
+        public static let lengthOutOfBounds = Code(rawValue: "lengthOutOfBounds")
+        /// A container whose elements do not end exactly where its length says.
+        public static let lengthMismatch = Code(rawValue: "lengthMismatch")
+        /// A string, key or path that is not valid UTF-8.
+        public static let invalidUTF8 = Code(rawValue: "invalidUTF8")
+        /// Containers nested deeper than the reader's limit.
+        public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
+        /// A size or count above a configured limit.
+        public static let limitExceeded = Code(rawValue: "limitExceeded")
+        /// The same key twice in one map.
+        public static let duplicateKey = Code(rawValue: "duplicateKey")
+        /// A key reference to a missing key-table entry, or to bytes that are not a key literal.
+        public static let badKeyReference = Code(rawValue: "badKeyReference")
+        /// A malformed key table after the root value.
+        public static let badKeyTable = Code(rawValue: "badKeyTable")
+        /// A geopoint outside ±90 latitude / ±180 longitude.
+        public static let invalidGeoPoint = Code(rawValue: "invalidGeoPoint")
+        /// A timestamp whose nanoseconds lie outside 0 ..< 1,000,000,000.
+        public static let invalidTimestamp = Code(rawValue: "invalidTimestamp")
+        /// A document path that is not a valid document reference.
+        public static let invalidReference = Code(rawValue: "invalidReference")
+        /// Bytes after a complete value where none are allowed.
+        public static let trailingBytes = Code(rawValue: "trailingBytes")
+        /// A read that expected one type and found another.
+        public static let typeMismatch = Code(rawValue: "typeMismatch")
+        /// A file that does not start with FirePack's magic bytes.
+        public static let badMagic = Code(rawValue: "badMagic")
+        /// A file written by a newer, incompatible version of the format.
+        public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
+        /// An extension value (tag `D4`) this version cannot interpret.
+        public static let unsupportedExtension = Code(rawValue: "unsupportedExtension")
+        /// Reading or writing a file or descriptor failed.
+        public static let ioFailure = Code(rawValue: "ioFailure")
+        /// A value that cannot be constructed or encoded (for example a latitude of 91).
+        public static let invalidValue = Code(rawValue: "invalidValue")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// The byte offset in the input where the problem was found, when the error comes from reading bytes.
+    public var offset: Int?
+    /// A readable explanation of the problem.
+    public var message: String
+
+    /// Creates an error with a code, an optional byte offset and a message.
+    public init(_ code: Code, offset: Int? = nil, _ message: String) {
+        self.code = code
+        self.offset = offset
+        self.message = message
+    }
+
+    /// `code: message (at byte N)`.
+    public var description: String {
+        if let offset { return "\(code): \(message) (at byte \(offset))" }
+        return "\(code): \(message)"
+    }
+}
+
+extension FirePackError {
+    static func truncated(at offset: Int, needing what: String) -> FirePackError {
+        FirePackError(.truncated, offset: offset, "input ends inside \(what)")
+    }
+
+    static func typeMismatch(expected: String, foundTag tag: UInt8, at offset: Int) -> FirePackError {
+        FirePackError(.typeMismatch, offset: offset,
+                      "expected \(expected), found \(Tag.typeName(of: tag)) (tag 0x\(Tag.hex(tag)))")
+    }
+}

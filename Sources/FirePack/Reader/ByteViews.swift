@@ -1,0 +1,81 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A validated UTF-8 string inside the reader's input: no bytes are copied until you ask for a `String`.
+///
+/// Valid only while the input it was read from is alive (inside the `withReader` call that produced it).
+public struct StringView: CustomStringConvertible {
+    /// The UTF-8 bytes, pointing into the input.
+    public let utf8: UnsafeRawBufferPointer
+
+    init(_ utf8: UnsafeRawBufferPointer) { self.utf8 = utf8 }
+
+    /// The number of UTF-8 bytes.
+    public var count: Int { utf8.count }
+
+    /// A copy as a `String` (no second UTF-8 validation).
+    public var string: String { UTF8Validation.makeString(validated: utf8) }
+
+    /// The string.
+    public var description: String { string }
+
+    /// Whether the bytes equal `other`'s UTF-8 bytes.
+    public static func == (view: StringView, other: String) -> Bool {
+        var other = other
+        return other.withUTF8 { bytes in
+            bytes.count == view.utf8.count && (bytes.count == 0 || memcmp(bytes.baseAddress!, view.utf8.baseAddress!, bytes.count) == 0)
+        }
+    }
+}
+
+/// Bytes inside the reader's input, copied only on request. Valid only while the input is alive.
+public struct BytesView {
+    /// The bytes, pointing into the input.
+    public let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// The number of bytes.
+    public var count: Int { bytes.count }
+    /// A copy as `Data`.
+    public var data: Data { Data(bytes) }
+    /// A copy as `[UInt8]`.
+    public var array: [UInt8] { Array(bytes) }
+}
+
+/// A vector's binary64 elements inside the reader's input, loaded one at a time. Valid only while the input is alive.
+public struct VectorView: RandomAccessCollection {
+    let storage: UnsafeRawBufferPointer
+
+    init(_ storage: UnsafeRawBufferPointer) { self.storage = storage }
+
+    /// Index of the first element.
+    public var startIndex: Int { 0 }
+    /// One past the last element.
+    public var endIndex: Int { storage.count / 8 }
+    /// The element at `index`.
+    public subscript(index: Int) -> Double {
+        precondition(index >= 0 && index < endIndex, "vector index out of range")
+        return Double(bitPattern: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
+    }
+
+    /// A copy as a `VectorValue`.
+    public var vectorValue: VectorValue {
+        var elements = [Double](repeating: 0, count: endIndex)
+        elements.withUnsafeMutableBytes { $0.copyMemory(from: storage) }
+        #if _endian(big)
+        for index in elements.indices { elements[index] = Double(bitPattern: UInt64(littleEndian: elements[index].bitPattern)) }
+        #endif
+        return VectorValue(elements)
+    }
+}

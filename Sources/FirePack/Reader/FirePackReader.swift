@@ -1,0 +1,273 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A zero-copy cursor over FirePack bytes it borrows: peek a value's type, read scalars, enter containers, skip.
+///
+/// Cursor rules: every `read…`, `enter…` and `skipValue()` either succeeds and moves `readerIndex` past what it read,
+/// or throws and leaves `readerIndex` where it was. Reads never go past the end of the innermost container entered,
+/// so a container whose length disagrees with its elements is caught by `exitContainer(_:)`. Strings and bytes come
+/// back as views into the input, valid while the input is.
+///
+/// Opening the bytes locates the root value's end and its key table (O(1)); nothing else is read until asked for.
+public struct FirePackReader {
+    let input: ReaderInput
+    /// The offset of the next value to read.
+    public private(set) var readerIndex: Int
+    /// The end of the innermost container entered (or of the root value).
+    var limit: Int
+    /// How many containers the cursor is inside.
+    public private(set) var depth = 0
+
+    /// Opens a bare FirePack encoding: one root value and its key table, nothing after.
+    public init(bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
+        input = try ReaderInput(bytes, rootStart: 0, limits: limits)
+        readerIndex = input.rootStart
+        limit = input.rootEnd
+    }
+
+    /// Opens a `.fpk` file: the `89 46 50 4B 01` header, then one root value and its key table.
+    public init(fileBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
+        try Self.checkFileHeader(bytes)
+        input = try ReaderInput(bytes, rootStart: Tag.fileHeaderLength, limits: limits)
+        readerIndex = input.rootStart
+        limit = input.rootEnd
+    }
+
+    static func checkFileHeader(_ bytes: UnsafeRawBufferPointer) throws(FirePackError) {
+        for (offset, expected) in Tag.fileMagic.enumerated() {
+            guard offset < bytes.count else { throw .truncated(at: offset, needing: "the file header") }
+            guard bytes[offset] == expected else {
+                throw FirePackError(.badMagic, offset: offset, "not a FirePack file (expected 89 46 50 4B)")
+            }
+        }
+        guard bytes.count > 4 else { throw .truncated(at: 4, needing: "the file header") }
+        guard bytes[4] >= 1 && bytes[4] <= Tag.formatVersion else {
+            throw FirePackError(.unsupportedVersion, offset: 4, "format version \(bytes[4]); this reader implements 1")
+        }
+    }
+
+    /// The limits this reader enforces.
+    public var limits: ReaderLimits { input.limits }
+
+    /// A lazy view of the whole root value, for lookups that decode only what they touch.
+    public var root: ValueView {
+        ValueView(input: input, offset: input.rootStart, endOffset: input.rootEnd, depth: 0)
+    }
+
+    /// Whether the cursor has reached the end of the innermost container (or of the root value).
+    public var isAtEnd: Bool { readerIndex >= limit }
+
+    /// The type of the next value, without moving the cursor; throws `unsupportedExtension` for an extension value.
+    public func peekType() throws(FirePackError) -> ValueType {
+        let tag = try input.tag(at: readerIndex, limit: limit)
+        if let type = ValueType(tag: tag) { return type }
+        if tag == Tag.extension { throw FirePackError(.unsupportedExtension, offset: readerIndex, "extension value") }
+        throw FirePackError(.unknownTag, offset: readerIndex, "tag 0x\(Tag.hex(tag)) is not defined in format version 1")
+    }
+
+    /// A lazy view of the next value, without moving the cursor.
+    public func peekValueView() throws(FirePackError) -> ValueView {
+        let end = try input.valueEnd(at: readerIndex, limit: limit)
+        return ValueView(input: input, offset: readerIndex, endOffset: end, depth: depth)
+    }
+
+    /// Skips the next value, whatever its size, in O(1).
+    public mutating func skipValue() throws(FirePackError) {
+        readerIndex = try input.valueEnd(at: readerIndex, limit: limit)
+    }
+
+    /// Reads the next value, whole, as a `Value` tree, checking every byte of it.
+    public mutating func readValue() throws(FirePackError) -> Value {
+        var materializer = Materializer(input: input)
+        let (value, next) = try materializer.value(at: readerIndex, limit: limit, depth: depth)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads `null`, or returns false (cursor unmoved) when the next value is something else.
+    public mutating func readNull() throws(FirePackError) -> Bool {
+        guard try input.tag(at: readerIndex, limit: limit) == Tag.null else { return false }
+        readerIndex += 1
+        return true
+    }
+
+    /// Reads the server-timestamp sentinel, or returns false (cursor unmoved) when the next value is something else.
+    public mutating func readServerTimestamp() throws(FirePackError) -> Bool {
+        guard try input.tag(at: readerIndex, limit: limit) == Tag.serverTimestamp else { return false }
+        readerIndex += 1
+        return true
+    }
+
+    /// Reads a boolean.
+    public mutating func readBoolean() throws(FirePackError) -> Bool {
+        let (value, next) = try input.readBoolean(at: readerIndex, limit: limit)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads an integer.
+    public mutating func readInteger() throws(FirePackError) -> Int64 {
+        let (value, next) = try input.readInteger(at: readerIndex, limit: limit)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads a double (an integer is a type mismatch: the two are distinct types).
+    public mutating func readDouble() throws(FirePackError) -> Double {
+        let (value, next) = try input.readDouble(at: readerIndex, limit: limit)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads a timestamp.
+    public mutating func readTimestamp() throws(FirePackError) -> Timestamp {
+        let (value, next) = try input.readTimestamp(at: readerIndex, limit: limit)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads a geopoint.
+    public mutating func readGeoPoint() throws(FirePackError) -> GeoPoint {
+        let (value, next) = try input.readGeoPoint(at: readerIndex, limit: limit)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads a string as a validated view into the input.
+    public mutating func readString() throws(FirePackError) -> StringView {
+        let (start, count, next) = try input.readString(at: readerIndex, limit: limit)
+        readerIndex = next
+        return StringView(input.bytes(from: start, count: count))
+    }
+
+    /// Reads bytes as a view into the input.
+    public mutating func readBytes() throws(FirePackError) -> BytesView {
+        let (start, count, next) = try input.readLengthPrefixed(at: readerIndex, limit: limit, tag: Tag.bytes, expecting: "bytes")
+        readerIndex = next
+        return BytesView(input.bytes(from: start, count: count))
+    }
+
+    /// Reads a document reference (its path is validated).
+    public mutating func readReference() throws(FirePackError) -> DocumentReference {
+        let (value, next) = try input.readReference(at: readerIndex, limit: limit)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads a vector as a view of its elements in the input.
+    public mutating func readVector() throws(FirePackError) -> VectorView {
+        let (start, count, next) = try input.readVector(at: readerIndex, limit: limit)
+        readerIndex = next
+        return VectorView(input.bytes(from: start, count: count * 8))
+    }
+}
+
+extension FirePackReader {
+    /// An entered array or map: how many elements it has, and what `exitContainer(_:)` needs to leave it.
+    public struct Container: Sendable {
+        /// The number of elements (or map entries).
+        public let count: Int
+        /// Whether this is a map (read a key before each value).
+        public let isMap: Bool
+        let end: Int
+        let outerLimit: Int
+    }
+
+    /// Enters the array at the cursor; read `count` elements, then call `exitContainer(_:)`.
+    public mutating func enterArray() throws(FirePackError) -> Container {
+        try enterContainer(map: false)
+    }
+
+    /// Enters the map at the cursor; read `count` key/value pairs (`readKey()`, then the value), then exit.
+    public mutating func enterMap() throws(FirePackError) -> Container {
+        try enterContainer(map: true)
+    }
+
+    private mutating func enterContainer(map: Bool) throws(FirePackError) -> Container {
+        let header = try input.readContainerHeader(at: readerIndex, limit: limit, depth: depth + 1)
+        guard header.isMap == map else {
+            throw .typeMismatch(expected: map ? "map" : "array", foundTag: input.byte(at: readerIndex), at: readerIndex)
+        }
+        let container = Container(count: header.count, isMap: map, end: header.end, outerLimit: limit)
+        readerIndex = header.bodyStart
+        limit = header.end
+        depth += 1
+        return container
+    }
+
+    /// Leaves a container entered with `enterArray()` / `enterMap()`; throws `lengthMismatch` (cursor unmoved) unless
+    /// the cursor is exactly at its end.
+    public mutating func exitContainer(_ container: Container) throws(FirePackError) {
+        guard readerIndex == container.end else {
+            throw FirePackError(.lengthMismatch, offset: readerIndex, "container ends at byte \(container.end), not here")
+        }
+        limit = container.outerLimit
+        depth -= 1
+    }
+
+    /// Reads the next map key (a literal or a reference), validated as UTF-8, as a view into the input.
+    public mutating func readKey() throws(FirePackError) -> StringView {
+        let (start, count, next) = try input.readKey(at: readerIndex, limit: limit)
+        try input.validateUTF8(start: start, count: count, what: "key")
+        readerIndex = next
+        return StringView(input.bytes(from: start, count: count))
+    }
+}
+
+extension FirePackReader {
+    /// Opens `bytes` (bare encoding) and runs `body` with a reader over them.
+    public static func withReader<R>(_ bytes: [UInt8], limits: ReaderLimits = .default,
+                                     _ body: (inout FirePackReader) throws -> R) throws -> R {
+        try bytes.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw, limits: limits)
+            return try body(&reader)
+        }
+    }
+
+    /// Opens `data` (bare encoding) and runs `body` with a reader over it.
+    public static func withReader<R>(_ data: Data, limits: ReaderLimits = .default,
+                                     _ body: (inout FirePackReader) throws -> R) throws -> R {
+        try data.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw, limits: limits)
+            return try body(&reader)
+        }
+    }
+}
+
+extension Value {
+    /// Decodes a bare FirePack encoding, checking every byte.
+    public init(firePackBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
+        var reader = try FirePackReader(bytes: bytes, limits: limits)
+        self = try reader.readValue()
+    }
+
+    /// Decodes a bare FirePack encoding, checking every byte.
+    public init(firePackBytes bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) {
+        self = try bytes.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(firePackBytes: raw, limits: limits) } }.get()
+    }
+
+    /// Decodes a bare FirePack encoding, checking every byte.
+    public init(firePackData data: Data, limits: ReaderLimits = .default) throws(FirePackError) {
+        self = try data.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(firePackBytes: raw, limits: limits) } }.get()
+    }
+}
+
+extension FirePackReader {
+    /// The length of the root value at the start of `bytes` together with its key table, found in O(1); use it to
+    /// split concatenated values (for example a writer's flushed output). Nothing inside the value is checked.
+    public static func encodedLength(ofValueAt bytes: UnsafeRawBufferPointer,
+                                     limits: ReaderLimits = .default) throws(FirePackError) -> Int {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { throw .truncated(at: 0, needing: "a value") }
+        let end = try ReaderInput.locateRootEnd(base, count: bytes.count, limits: limits)
+        guard end < bytes.count, base.load(fromByteOffset: end, as: UInt8.self) == Tag.keyTable else { return end }
+        let (entries, widthOffset) = try Varint.read(base, at: end + 1, limit: bytes.count)
+        guard widthOffset < bytes.count else { throw .truncated(at: widthOffset, needing: "the key table") }
+        let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
+        guard entries >= 1, (1...8).contains(width) else { throw FirePackError(.badKeyTable, offset: end, "malformed key table") }
+        guard entries <= (bytes.count - widthOffset - 1) / width else { throw .truncated(at: bytes.count, needing: "the key table") }
+        return widthOffset + 1 + entries * width
+    }
+}

@@ -1,0 +1,109 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Builds `Value` trees, checking everything on the way: UTF-8, exact container extents, duplicate keys, ranges.
+struct Materializer {
+    let input: ReaderInput
+    /// Strings made for referenced keys, so every repeat of a key shares one String.
+    private var referencedKeys: [String?] = []
+
+    init(input: ReaderInput) { self.input = input }
+
+    /// Decodes the value at `offset` and returns it with the offset after it.
+    mutating func value(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> (Value, next: Int) {
+        let tag = try input.tag(at: offset, limit: limit)
+        switch tag {
+        case 0x00...0x7F: return (.integer(Int64(tag)), offset + 1)
+        case 0xE0...0xFF: return (.integer(Int64(Int8(bitPattern: tag))), offset + 1)
+        case 0x80...0x9F, Tag.string:
+            let (start, count, next) = try input.readString(at: offset, limit: limit)
+            return (.string(UTF8Validation.makeString(validated: input.bytes(from: start, count: count))), next)
+        case 0xA0...0xAF, Tag.array:
+            let header = try input.readContainerHeader(at: offset, limit: limit, depth: depth + 1)
+            var elements: [Value] = []
+            elements.reserveCapacity(header.count)
+            var cursor = header.bodyStart
+            for _ in 0..<header.count {
+                let (element, next) = try value(at: cursor, limit: header.end, depth: depth + 1)
+                elements.append(element)
+                cursor = next
+            }
+            try Self.checkEnd(cursor, header, containerAt: offset)
+            return (.array(elements), header.end)
+        case 0xB0...0xBF, Tag.map:
+            let header = try input.readContainerHeader(at: offset, limit: limit, depth: depth + 1)
+            var map = MapValue(reservingCapacity: header.count)
+            var cursor = header.bodyStart
+            for _ in 0..<header.count {
+                let keyOffset = cursor
+                let (key, afterKey) = try self.key(at: cursor, limit: header.end)
+                let (element, next) = try value(at: afterKey, limit: header.end, depth: depth + 1)
+                guard map.appendIfAbsent(key: key, value: element) else {
+                    throw FirePackError(.duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one map")
+                }
+                cursor = next
+            }
+            try Self.checkEnd(cursor, header, containerAt: offset)
+            return (.map(map), header.end)
+        case Tag.null: return (.null, offset + 1)
+        case Tag.false: return (.boolean(false), offset + 1)
+        case Tag.true: return (.boolean(true), offset + 1)
+        case Tag.serverTimestamp: return (.serverTimestamp, offset + 1)
+        case Tag.int8...Tag.int64:
+            let (integer, next) = try input.readInteger(at: offset, limit: limit)
+            return (.integer(integer), next)
+        case Tag.float32, Tag.float64:
+            let (double, next) = try input.readDouble(at: offset, limit: limit)
+            return (.double(double), next)
+        case Tag.timestampSeconds, Tag.timestamp:
+            let (timestamp, next) = try input.readTimestamp(at: offset, limit: limit)
+            return (.timestamp(timestamp), next)
+        case Tag.geoPoint:
+            let (point, next) = try input.readGeoPoint(at: offset, limit: limit)
+            return (.geoPoint(point), next)
+        case Tag.bytes:
+            let (start, count, next) = try input.readLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
+            return (.bytes(Data(input.bytes(from: start, count: count))), next)
+        case Tag.reference:
+            let (reference, next) = try input.readReference(at: offset, limit: limit)
+            return (.reference(reference), next)
+        case Tag.vector:
+            let (start, count, next) = try input.readVector(at: offset, limit: limit)
+            return (.vector(VectorView(input.bytes(from: start, count: count * 8)).vectorValue), next)
+        case Tag.extension:
+            _ = try input.valueEnd(at: offset, limit: limit)
+            throw FirePackError(.unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
+        default:
+            _ = try input.valueEnd(at: offset, limit: limit)  // throws unknownTag with the right message
+            throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
+        }
+    }
+
+    /// Reads a map key as a validated String.
+    mutating func key(at offset: Int, limit: Int) throws(FirePackError) -> (String, next: Int) {
+        let (header, next) = try Varint.read(input.base, at: offset, limit: limit)
+        if header & 1 == 1 {
+            let index = header >> 1
+            if index < referencedKeys.count, let cached = referencedKeys[index] { return (cached, next) }
+            let (start, count) = try input.resolveKeyReference(index, at: offset)
+            try input.validateUTF8(start: start, count: count, what: "key")
+            let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+            if referencedKeys.isEmpty { referencedKeys = Array(repeating: nil, count: input.keyTableCount) }
+            referencedKeys[index] = key
+            return (key, next)
+        }
+        let (start, count, after) = try input.readKey(at: offset, limit: limit)
+        try input.validateUTF8(start: start, count: count, what: "key")
+        return (UTF8Validation.makeString(validated: input.bytes(from: start, count: count)), after)
+    }
+
+    static func checkEnd(_ cursor: Int, _ header: ContainerHeader, containerAt offset: Int) throws(FirePackError) {
+        guard cursor == header.end else {
+            throw FirePackError(.lengthMismatch, offset: offset,
+                                "container of \(header.count) elements ends at byte \(cursor), its length says \(header.end)")
+        }
+    }
+}

@@ -1,0 +1,173 @@
+/// Decoding of each scalar type at an offset; each returns the value and the offset after it.
+extension ReaderInput {
+    @inline(__always)
+    func tag(at offset: Int, limit: Int) throws(FirePackError) -> UInt8 {
+        guard offset < limit else { throw .truncated(at: offset, needing: "a value") }
+        return byte(at: offset)
+    }
+
+    func readInteger(at offset: Int, limit: Int) throws(FirePackError) -> (Int64, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        switch tag {
+        case 0x00...0x7F: return (Int64(tag), offset + 1)
+        case 0xE0...0xFF: return (Int64(Int8(bitPattern: tag)), offset + 1)
+        case Tag.int8:
+            try require(2, at: offset, limit: limit, for: "an int8")
+            return (Int64(Int8(bitPattern: byte(at: offset + 1))), offset + 2)
+        case Tag.int16:
+            try require(3, at: offset, limit: limit, for: "an int16")
+            return (Int64(load(Int16.self, at: offset + 1)), offset + 3)
+        case Tag.int32:
+            try require(5, at: offset, limit: limit, for: "an int32")
+            return (Int64(load(Int32.self, at: offset + 1)), offset + 5)
+        case Tag.int64:
+            try require(9, at: offset, limit: limit, for: "an int64")
+            return (load(Int64.self, at: offset + 1), offset + 9)
+        default:
+            throw .typeMismatch(expected: "integer", foundTag: tag, at: offset)
+        }
+    }
+
+    func readDouble(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        switch tag {
+        case Tag.float32:
+            try require(5, at: offset, limit: limit, for: "a binary32 double")
+            return (Double(Float(bitPattern: load(UInt32.self, at: offset + 1))), offset + 5)
+        case Tag.float64:
+            try require(9, at: offset, limit: limit, for: "a double")
+            return (Double(bitPattern: load(UInt64.self, at: offset + 1)), offset + 9)
+        default:
+            throw .typeMismatch(expected: "double", foundTag: tag, at: offset)
+        }
+    }
+
+    func readBoolean(at offset: Int, limit: Int) throws(FirePackError) -> (Bool, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        switch tag {
+        case Tag.true: return (true, offset + 1)
+        case Tag.false: return (false, offset + 1)
+        default: throw .typeMismatch(expected: "boolean", foundTag: tag, at: offset)
+        }
+    }
+
+    func readTimestamp(at offset: Int, limit: Int) throws(FirePackError) -> (Timestamp, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        switch tag {
+        case Tag.timestampSeconds:
+            try require(9, at: offset, limit: limit, for: "a timestamp")
+            return (Timestamp(uncheckedSeconds: load(Int64.self, at: offset + 1), nanoseconds: 0), offset + 9)
+        case Tag.timestamp:
+            try require(13, at: offset, limit: limit, for: "a timestamp")
+            let nanoseconds = load(UInt32.self, at: offset + 9)
+            guard nanoseconds < 1_000_000_000 else {
+                throw FirePackError(.invalidTimestamp, offset: offset + 9, "nanoseconds \(nanoseconds) outside 0 ..< 1000000000")
+            }
+            return (Timestamp(uncheckedSeconds: load(Int64.self, at: offset + 1), nanoseconds: Int32(nanoseconds)), offset + 13)
+        default:
+            throw .typeMismatch(expected: "timestamp", foundTag: tag, at: offset)
+        }
+    }
+
+    func readGeoPoint(at offset: Int, limit: Int) throws(FirePackError) -> (GeoPoint, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        guard tag == Tag.geoPoint else { throw .typeMismatch(expected: "geopoint", foundTag: tag, at: offset) }
+        try require(17, at: offset, limit: limit, for: "a geopoint")
+        let latitude = Double(bitPattern: load(UInt64.self, at: offset + 1))
+        let longitude = Double(bitPattern: load(UInt64.self, at: offset + 9))
+        do {
+            return (try GeoPoint(latitude: latitude, longitude: longitude), offset + 17)
+        } catch {
+            throw FirePackError(.invalidGeoPoint, offset: offset, error.message)
+        }
+    }
+
+    /// A string's UTF-8 bytes, validated.
+    func readString(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        let start: Int, length: Int
+        if tag & 0xE0 == Tag.fixStringBase {
+            length = Int(tag & 0x1F)
+            start = offset + 1
+            try require(1 + length, at: offset, limit: limit, for: "a string")
+        } else if tag == Tag.string {
+            (length, start) = try readLength(at: offset + 1, limit: limit, of: "a string")
+        } else {
+            throw .typeMismatch(expected: "string", foundTag: tag, at: offset)
+        }
+        try validateUTF8(start: start, count: length, what: "string")
+        return (start, length, start + length)
+    }
+
+    /// The payload of a `CE` bytes or `CF` reference value.
+    func readLengthPrefixed(at offset: Int, limit: Int, tag expected: UInt8, expecting what: String) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        guard tag == expected else { throw .typeMismatch(expected: what, foundTag: tag, at: offset) }
+        let (length, start) = try readLength(at: offset + 1, limit: limit, of: what)
+        return (start, length, start + length)
+    }
+
+    func readReference(at offset: Int, limit: Int) throws(FirePackError) -> (DocumentReference, next: Int) {
+        let (start, length, next) = try readLengthPrefixed(at: offset, limit: limit, tag: Tag.reference, expecting: "reference")
+        try validateUTF8(start: start, count: length, what: "reference path")
+        let path = UTF8Validation.makeString(validated: bytes(from: start, count: length))
+        if let problem = DocumentReference.problem(inPath: path) {
+            throw FirePackError(.invalidReference, offset: offset, "'\(path)' is not a document path: \(problem)")
+        }
+        return (DocumentReference(validatedPath: path), next)
+    }
+
+    /// A vector's element count and where its binary64 elements start.
+    func readVector(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+        let tag = try tag(at: offset, limit: limit)
+        guard tag == Tag.vector else { throw .typeMismatch(expected: "vector", foundTag: tag, at: offset) }
+        let (elements, start) = try Varint.read(base, at: offset + 1, limit: limit)
+        guard elements <= (limit - start) / 8 else {
+            throw FirePackError(.lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
+        }
+        return (start, elements, start + elements * 8)
+    }
+}
+
+/// A container's header: how many elements, where they start and where the container ends.
+struct ContainerHeader {
+    var count: Int
+    var isMap: Bool
+    var bodyStart: Int
+    var end: Int
+}
+
+extension ReaderInput {
+    /// Reads an array or map header and checks its count against its length and the reader's limits.
+    ///
+    /// `depth` is the depth of the container's elements; it must not exceed `limits.maxDepth`.
+    func readContainerHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
+        let tag = try tag(at: offset, limit: limit)
+        let count: Int, bodyStart: Int, end: Int
+        switch tag {
+        case 0xA0...0xBF:
+            count = Int(tag & 0x0F)
+            let (length, next) = try readLength(at: offset + 1, limit: limit, of: "a container")
+            bodyStart = next
+            end = next + length
+        case Tag.array, Tag.map:
+            let (length, next) = try readLength(at: offset + 1, limit: limit, of: "a container")
+            end = next + length
+            (count, bodyStart) = try Varint.read(base, at: next, limit: end)
+        default:
+            throw .typeMismatch(expected: "array or map", foundTag: tag, at: offset)
+        }
+        let isMap = tag == Tag.map || tag & 0xF0 == Tag.fixMapBase
+        guard depth <= limits.maxDepth else {
+            throw FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
+        }
+        guard count <= limits.maxElementCount else {
+            throw FirePackError(.limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")
+        }
+        // Every element takes at least one byte, every map entry two (a key header and a value).
+        guard count <= (end - bodyStart) / (isMap ? 2 : 1) else {
+            throw FirePackError(.lengthMismatch, offset: offset, "\(count) \(isMap ? "entries" : "elements") cannot fit in \(end - bodyStart) bytes")
+        }
+        return ContainerHeader(count: count, isMap: isMap, bodyStart: bodyStart, end: end)
+    }
+}

@@ -1,0 +1,194 @@
+/// The bytes a reader borrows, with the root value's extent and key table located once when they are opened.
+///
+/// Every decoding primitive takes an offset and a `limit` (the end of the enclosing container or root value) and
+/// never reads at or past the limit; every length is compared with the bytes left before it is added.
+struct ReaderInput {
+    let base: UnsafeRawPointer
+    /// Size of the whole input.
+    let count: Int
+    /// Offset of the root value (0, or 5 after a file header).
+    let rootStart: Int
+    /// Offset just past the root value: the key table, if any, starts here.
+    let rootEnd: Int
+    let keyTableStart: Int
+    let keyTableCount: Int
+    let keyTableWidth: Int
+    let limits: ReaderLimits
+
+    /// Opens `bytes` whose root value starts at `rootStart`, locating the value's end and its key table.
+    init(_ bytes: UnsafeRawBufferPointer, rootStart: Int, limits: ReaderLimits) throws(FirePackError) {
+        guard bytes.count <= limits.maxInputSize else {
+            throw FirePackError(.limitExceeded, offset: 0, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputSize)")
+        }
+        guard let base = bytes.baseAddress, bytes.count > rootStart else {
+            throw .truncated(at: rootStart, needing: "the root value (no bytes)")
+        }
+        self.base = base
+        self.count = bytes.count
+        self.rootStart = rootStart
+        self.limits = limits
+        // The extent of the root value is known from its tag and lengths alone.
+        do {
+            rootEnd = try Self.locateRootEnd(base + rootStart, count: count - rootStart, limits: limits) + rootStart
+        } catch {
+            throw FirePackError(error.code, offset: error.offset.map { $0 + rootStart }, error.message)
+        }
+        if rootEnd == count {
+            keyTableStart = count
+            keyTableCount = 0
+            keyTableWidth = 1
+            return
+        }
+        guard base.load(fromByteOffset: rootEnd, as: UInt8.self) == Tag.keyTable else {
+            throw FirePackError(.trailingBytes, offset: rootEnd, "\(count - rootEnd) bytes follow the value")
+        }
+        let (entries, widthOffset) = try Varint.read(base, at: rootEnd + 1, limit: count)
+        guard entries >= 1 else { throw FirePackError(.badKeyTable, offset: rootEnd, "key table has no entries") }
+        guard widthOffset < count else { throw .truncated(at: widthOffset, needing: "the key table") }
+        let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
+        guard (1...8).contains(width) else {
+            throw FirePackError(.badKeyTable, offset: widthOffset, "key table offset width \(width) outside 1 ... 8")
+        }
+        let start = widthOffset + 1
+        guard entries <= (count - start) / width else {
+            throw .truncated(at: count, needing: "the key table (\(entries) entries of \(width) bytes)")
+        }
+        guard start + entries * width == count else {
+            throw FirePackError(.trailingBytes, offset: start + entries * width, "bytes follow the key table")
+        }
+        keyTableStart = start
+        keyTableCount = entries
+        keyTableWidth = width
+    }
+
+    /// The end of the value at the start of `base`, from its tag and lengths alone.
+    static func locateRootEnd(_ base: UnsafeRawPointer, count: Int, limits: ReaderLimits) throws(FirePackError) -> Int {
+        try ReaderInput(base: base, count: count, rootStart: 0, rootEnd: count, limits: limits).valueEnd(at: 0, limit: count)
+    }
+
+    private init(base: UnsafeRawPointer, count: Int, rootStart: Int, rootEnd: Int, limits: ReaderLimits) {
+        self.base = base
+        self.count = count
+        self.rootStart = rootStart
+        self.rootEnd = rootEnd
+        self.keyTableStart = count
+        self.keyTableCount = 0
+        self.keyTableWidth = 1
+        self.limits = limits
+    }
+
+    @inline(__always)
+    func byte(at offset: Int) -> UInt8 { base.load(fromByteOffset: offset, as: UInt8.self) }
+
+    @inline(__always)
+    func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        T(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+
+    @inline(__always)
+    func bytes(from start: Int, count: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + start, count: count)
+    }
+
+    /// Checks that `needed` bytes are present at `offset` before `limit`.
+    @inline(__always)
+    func require(_ needed: Int, at offset: Int, limit: Int, for what: @autoclosure () -> String) throws(FirePackError) {
+        guard needed <= limit &- offset else { throw .truncated(at: offset, needing: what()) }
+    }
+
+    /// Reads a varint length at `offset` and checks that that many bytes follow before `limit`.
+    @inline(__always)
+    func readLength(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError) -> (length: Int, next: Int) {
+        let (length, next) = try Varint.read(base, at: offset, limit: limit)
+        guard length <= limit &- next else {
+            throw FirePackError(.lengthOutOfBounds, offset: offset,
+                                "\(what()) of \(length) bytes reaches past the end (\(limit - next) bytes left)")
+        }
+        return (length, next)
+    }
+
+    /// The offset just past the value at `offset`, found in O(1) from its tag and lengths; nothing inside is checked.
+    func valueEnd(at offset: Int, limit: Int) throws(FirePackError) -> Int {
+        guard offset < limit else { throw .truncated(at: offset, needing: "a value") }
+        let tag = byte(at: offset)
+        let size: Int
+        switch tag {
+        case 0x00...0x7F, 0xE0...0xFF, Tag.null, Tag.false, Tag.true, Tag.serverTimestamp: return offset + 1
+        case 0x80...0x9F:
+            size = 1 + Int(tag & 0x1F)
+        case 0xA0...0xBF, Tag.array, Tag.map:
+            let (length, next) = try readLength(at: offset + 1, limit: limit, of: "a container")
+            return next + length
+        case Tag.string, Tag.bytes, Tag.reference:
+            let (length, next) = try readLength(at: offset + 1, limit: limit, of: Tag.typeName(of: tag))
+            return next + length
+        case Tag.vector:
+            let (elements, next) = try Varint.read(base, at: offset + 1, limit: limit)
+            guard elements <= (limit - next) / 8 else {
+                throw FirePackError(.lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
+            }
+            return next + elements * 8
+        case Tag.extension:
+            let (_, lengthOffset) = try Varint.read(base, at: offset + 1, limit: limit)
+            let (length, next) = try readLength(at: lengthOffset, limit: limit, of: "an extension")
+            return next + length
+        case Tag.int8: size = 2
+        case Tag.int16: size = 3
+        case Tag.int32, Tag.float32: size = 5
+        case Tag.int64, Tag.float64, Tag.timestampSeconds: size = 9
+        case Tag.timestamp: size = 13
+        case Tag.geoPoint: size = 17
+        case Tag.keyTable:
+            throw FirePackError(.unknownTag, offset: offset, "a key table (tag 0xD3) where a value belongs")
+        default:
+            throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag)) is not defined in format version 1")
+        }
+        try require(size, at: offset, limit: limit, for: Tag.typeName(of: tag))
+        return offset + size
+    }
+
+    /// Reads the key at `offset` (a literal, or a reference resolved through the key table).
+    ///
+    /// Returns where the key's bytes are and the offset after the key; the bytes are not yet checked for UTF-8.
+    @inline(__always)
+    func readKey(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+        let (header, next) = try Varint.read(base, at: offset, limit: limit)
+        if header & 1 == 0 {
+            let length = header >> 1
+            guard length <= limit &- next else {
+                throw FirePackError(.lengthOutOfBounds, offset: offset, "key of \(length) bytes reaches past the end")
+            }
+            return (next, length, next + length)
+        }
+        let (start, count) = try resolveKeyReference(header >> 1, at: offset)
+        return (start, count, next)
+    }
+
+    /// Finds the literal that key-table entry `index` points at.
+    func resolveKeyReference(_ index: Int, at offset: Int) throws(FirePackError) -> (start: Int, count: Int) {
+        guard index < keyTableCount else {
+            throw FirePackError(.badKeyReference, offset: offset, "key reference \(index) but the key table has \(keyTableCount) entries")
+        }
+        var target = 0
+        let entry = keyTableStart + index * keyTableWidth
+        for byte in (0..<keyTableWidth).reversed() { target = target << 8 | Int(self.byte(at: entry + byte)) }
+        guard target >= 0 && target < rootEnd - rootStart else {
+            throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) points outside the value")
+        }
+        let literal = rootStart + target
+        guard let (header, next) = try? Varint.read(base, at: literal, limit: rootEnd), header & 1 == 0,
+              header >> 1 <= rootEnd - next else {
+            throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) does not point at a key literal")
+        }
+        return (next, header >> 1)
+    }
+
+    /// Throws `invalidUTF8` unless the bytes are valid UTF-8.
+    @inline(__always)
+    func validateUTF8(start: Int, count: Int, what: @autoclosure () -> String) throws(FirePackError) {
+        if let bad = UTF8Validation.firstInvalidOffset(base, start: start, count: count) {
+            throw FirePackError(.invalidUTF8, offset: start + bad, "\(what()) is not valid UTF-8")
+        }
+    }
+}
+

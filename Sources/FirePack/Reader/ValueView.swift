@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A lazy view of one value inside a reader's input: lookups by key, index or path decode only what they touch.
+///
+/// A view knows where its value starts and ends (found in O(1)); its accessors check the bytes they read and throw
+/// `FirePackError` with the offset when those bytes are malformed. Valid only while the input is alive.
+public struct ValueView {
+    let input: ReaderInput
+    /// The offset of the value's tag in the input.
+    public let offset: Int
+    /// The offset just past the value.
+    public let endOffset: Int
+    /// How many containers enclose the value.
+    public let depth: Int
+
+    /// The value's type; nil for an extension value from a newer format version.
+    public var type: ValueType? { ValueType(tag: input.byte(at: offset)) }
+
+    /// The encoded size of the value in bytes (key references count as their short form).
+    public var byteCount: Int { endOffset - offset }
+
+    /// Whether the value is `null`.
+    public var isNull: Bool { input.byte(at: offset) == Tag.null }
+
+    /// The value as an integer.
+    public func integer() throws(FirePackError) -> Int64 { try input.readInteger(at: offset, limit: endOffset).0 }
+    /// The value as a double.
+    public func double() throws(FirePackError) -> Double { try input.readDouble(at: offset, limit: endOffset).0 }
+    /// The value as a boolean.
+    public func boolean() throws(FirePackError) -> Bool { try input.readBoolean(at: offset, limit: endOffset).0 }
+    /// The value as a timestamp.
+    public func timestamp() throws(FirePackError) -> Timestamp { try input.readTimestamp(at: offset, limit: endOffset).0 }
+    /// The value as a geopoint.
+    public func geoPoint() throws(FirePackError) -> GeoPoint { try input.readGeoPoint(at: offset, limit: endOffset).0 }
+    /// The value as a document reference.
+    public func reference() throws(FirePackError) -> DocumentReference { try input.readReference(at: offset, limit: endOffset).0 }
+
+    /// The value as a validated string view into the input.
+    public func stringView() throws(FirePackError) -> StringView {
+        let (start, count, _) = try input.readString(at: offset, limit: endOffset)
+        return StringView(input.bytes(from: start, count: count))
+    }
+
+    /// The value as a `String` (copied).
+    public func string() throws(FirePackError) -> String { try stringView().string }
+
+    /// The value as a bytes view into the input.
+    public func bytes() throws(FirePackError) -> BytesView {
+        let (start, count, _) = try input.readLengthPrefixed(at: offset, limit: endOffset, tag: Tag.bytes, expecting: "bytes")
+        return BytesView(input.bytes(from: start, count: count))
+    }
+
+    /// The value as a vector view into the input.
+    public func vector() throws(FirePackError) -> VectorView {
+        let (start, count, _) = try input.readVector(at: offset, limit: endOffset)
+        return VectorView(input.bytes(from: start, count: count * 8))
+    }
+
+    /// The whole value as a `Value` tree, every byte checked.
+    public func value() throws(FirePackError) -> Value {
+        var materializer = Materializer(input: input)
+        let (value, next) = try materializer.value(at: offset, limit: endOffset, depth: depth)
+        guard next == endOffset else { throw FirePackError(.lengthMismatch, offset: next, "value ends before its length") }
+        return value
+    }
+
+    /// The number of elements of an array, entries of a map, or elements of a vector.
+    public func count() throws(FirePackError) -> Int {
+        if input.byte(at: offset) == Tag.vector { return try input.readVector(at: offset, limit: endOffset).count }
+        return try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1).count
+    }
+
+    /// The value for `key` when this is a map holding it; nil when it does not or this is not a map.
+    ///
+    /// Compares raw key bytes and skips every other entry's value in O(1), so a lookup costs one pass over the keys.
+    /// Returns the first match: a map with duplicate keys is malformed, which `value()` reports.
+    public subscript(key: String) -> ValueView? {
+        get throws(FirePackError) {
+            guard type == .map else { return nil }
+            var key = key
+            return try key.withUTF8 { query in
+                Result { () throws(FirePackError) in try entry(forKey: UnsafeRawBufferPointer(query)) }
+            }.get()
+        }
+    }
+
+    /// The value for the key with these UTF-8 bytes, as `subscript(key:)`.
+    public func entry(forKey query: UnsafeRawBufferPointer) throws(FirePackError) -> ValueView? {
+        let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+        guard header.isMap else { return nil }
+        var cursor = header.bodyStart
+        for _ in 0..<header.count {
+            let (start, count, afterKey) = try input.readKey(at: cursor, limit: header.end)
+            let valueEnd = try input.valueEnd(at: afterKey, limit: header.end)
+            if count == query.count && (count == 0 || memcmp(input.base + start, query.baseAddress!, count) == 0) {
+                return ValueView(input: input, offset: afterKey, endOffset: valueEnd, depth: depth + 1)
+            }
+            cursor = valueEnd
+        }
+        return nil
+    }
+
+    /// The element at `index` when this is an array that long; nil otherwise. Skips the elements before it, O(index).
+    public subscript(index: Int) -> ValueView? {
+        get throws(FirePackError) {
+            guard type == .array, index >= 0 else { return nil }
+            let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+            guard index < header.count else { return nil }
+            var cursor = header.bodyStart
+            for _ in 0..<index { cursor = try input.valueEnd(at: cursor, limit: header.end) }
+            let end = try input.valueEnd(at: cursor, limit: header.end)
+            return ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1)
+        }
+    }
+
+    /// Calls `body` with each element of an array, in order.
+    public func forEachElement(_ body: (ValueView) throws -> Void) throws {
+        let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+        guard !header.isMap else { throw FirePackError.typeMismatch(expected: "array", foundTag: input.byte(at: offset), at: offset) }
+        var cursor = header.bodyStart
+        for _ in 0..<header.count {
+            let end = try input.valueEnd(at: cursor, limit: header.end)
+            try body(ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1))
+            cursor = end
+        }
+        try Materializer.checkEnd(cursor, header, containerAt: offset)
+    }
+
+    /// Calls `body` with each key (validated UTF-8) and value of a map, in order.
+    public func forEachEntry(_ body: (StringView, ValueView) throws -> Void) throws {
+        let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+        guard header.isMap else { throw FirePackError.typeMismatch(expected: "map", foundTag: input.byte(at: offset), at: offset) }
+        var cursor = header.bodyStart
+        for _ in 0..<header.count {
+            let (start, count, afterKey) = try input.readKey(at: cursor, limit: header.end)
+            try input.validateUTF8(start: start, count: count, what: "key")
+            let end = try input.valueEnd(at: afterKey, limit: header.end)
+            try body(StringView(input.bytes(from: start, count: count)), ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1))
+            cursor = end
+        }
+        try Materializer.checkEnd(cursor, header, containerAt: offset)
+    }
+}

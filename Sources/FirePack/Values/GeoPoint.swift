@@ -1,0 +1,48 @@
+/// A geographical point: latitude in −90 … 90 and longitude in −180 … 180 degrees.
+public struct GeoPoint: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// Degrees north of the equator, −90 … 90.
+    public let latitude: Double
+    /// Degrees east of the prime meridian, −180 … 180.
+    public let longitude: Double
+
+    /// Creates a point; throws `invalidGeoPoint` for a coordinate out of range or NaN.
+    public init(latitude: Double, longitude: Double) throws(FirePackError) {
+        guard latitude >= -90 && latitude <= 90 else {
+            throw FirePackError(.invalidGeoPoint, "latitude \(latitude) outside -90 ... 90")
+        }
+        guard longitude >= -180 && longitude <= 180 else {
+            throw FirePackError(.invalidGeoPoint, "longitude \(longitude) outside -180 ... 180")
+        }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Orders by latitude, then longitude, as Firestore does.
+    public static func < (lhs: GeoPoint, rhs: GeoPoint) -> Bool {
+        (lhs.latitude, lhs.longitude) < (rhs.latitude, rhs.longitude)
+    }
+
+    /// `(latitude, longitude)`.
+    public var description: String { "(\(latitude), \(longitude))" }
+
+    private enum CodingKeys: String, CodingKey { case latitude, longitude }
+
+    /// Decodes `{latitude, longitude}`, as the Firestore SDK does, rejecting out-of-range coordinates.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let latitude = try container.decode(Double.self, forKey: .latitude)
+        let longitude = try container.decode(Double.self, forKey: .longitude)
+        do {
+            try self.init(latitude: latitude, longitude: longitude)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .latitude, in: container, debugDescription: error.message)
+        }
+    }
+
+    /// Encodes `{latitude, longitude}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(latitude, forKey: .latitude)
+        try container.encode(longitude, forKey: .longitude)
+    }
+}

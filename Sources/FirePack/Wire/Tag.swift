@@ -1,0 +1,117 @@
+/// The tag table of Docs/FORMAT.md §1: one byte in front of every value.
+enum Tag {
+    static let positiveFixIntMax: UInt8 = 0x7F
+    static let fixStringBase: UInt8 = 0x80      // 0x80 ... 0x9F: string of 0 ... 31 bytes
+    static let fixStringMaxLength = 31
+    static let fixArrayBase: UInt8 = 0xA0       // 0xA0 ... 0xAF: array of 0 ... 15 elements
+    static let fixMapBase: UInt8 = 0xB0         // 0xB0 ... 0xBF: map of 0 ... 15 entries
+    static let fixContainerMaxCount = 15
+    static let null: UInt8 = 0xC0
+    static let `false`: UInt8 = 0xC1
+    static let `true`: UInt8 = 0xC2
+    static let int8: UInt8 = 0xC3
+    static let int16: UInt8 = 0xC4
+    static let int32: UInt8 = 0xC5
+    static let int64: UInt8 = 0xC6
+    static let float32: UInt8 = 0xC7
+    static let float64: UInt8 = 0xC8
+    static let timestampSeconds: UInt8 = 0xC9
+    static let timestamp: UInt8 = 0xCA
+    static let geoPoint: UInt8 = 0xCB
+    static let serverTimestamp: UInt8 = 0xCC
+    static let string: UInt8 = 0xCD
+    static let bytes: UInt8 = 0xCE
+    static let reference: UInt8 = 0xCF
+    static let array: UInt8 = 0xD0
+    static let map: UInt8 = 0xD1
+    static let vector: UInt8 = 0xD2
+    static let keyTable: UInt8 = 0xD3
+    static let `extension`: UInt8 = 0xD4
+    static let negativeFixIntMin: UInt8 = 0xE0  // 0xE0 ... 0xFF: -32 ... -1
+
+    /// The header the writer reserves for every container: the tag and a one-byte length.
+    static let reservedContainerHeader = 2
+
+    /// `\x89FPK` followed by the format version, in front of a standalone `.fpk` file.
+    static let fileMagic: [UInt8] = [0x89, 0x46, 0x50, 0x4B]
+    static let formatVersion: UInt8 = 1
+    static let fileHeaderLength = 5
+
+    static func typeName(of tag: UInt8) -> String {
+        ValueType(tag: tag).map { "\($0)" } ?? (tag == keyTable ? "key table" : tag == `extension` ? "extension" : "unknown tag")
+    }
+
+    static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+}
+
+/// The type of a FirePack value, as told by its tag without reading its payload.
+public enum ValueType: Hashable, Sendable, CustomStringConvertible {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case boolean
+    /// A 64-bit signed integer.
+    case integer
+    /// A 64-bit IEEE 754 double.
+    case double
+    /// Seconds and nanoseconds since the Unix epoch.
+    case timestamp
+    /// A UTF-8 string.
+    case string
+    /// Raw bytes.
+    case bytes
+    /// A document reference (a document path).
+    case reference
+    /// A latitude/longitude pair.
+    case geoPoint
+    /// An ordered list of values.
+    case array
+    /// String keys to values, in insertion order.
+    case map
+    /// A vector of doubles.
+    case vector
+    /// The pending server-timestamp sentinel.
+    case serverTimestamp
+
+    /// The Firestore name of the type (`"integerValue"` style names without the suffix).
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .boolean: "boolean"
+        case .integer: "integer"
+        case .double: "double"
+        case .timestamp: "timestamp"
+        case .string: "string"
+        case .bytes: "bytes"
+        case .reference: "reference"
+        case .geoPoint: "geopoint"
+        case .array: "array"
+        case .map: "map"
+        case .vector: "vector"
+        case .serverTimestamp: "serverTimestamp"
+        }
+    }
+
+    /// The type a tag byte introduces, or nil for the key-table, extension and reserved tags.
+    init?(tag: UInt8) {
+        switch tag {
+        case 0x00...0x7F, 0xE0...0xFF, Tag.int8...Tag.int64: self = .integer
+        case 0x80...0x9F, Tag.string: self = .string
+        case 0xA0...0xAF, Tag.array: self = .array
+        case 0xB0...0xBF, Tag.map: self = .map
+        case Tag.null: self = .null
+        case Tag.false, Tag.true: self = .boolean
+        case Tag.float32, Tag.float64: self = .double
+        case Tag.timestampSeconds, Tag.timestamp: self = .timestamp
+        case Tag.geoPoint: self = .geoPoint
+        case Tag.serverTimestamp: self = .serverTimestamp
+        case Tag.bytes: self = .bytes
+        case Tag.reference: self = .reference
+        case Tag.vector: self = .vector
+        default: return nil
+        }
+    }
+}

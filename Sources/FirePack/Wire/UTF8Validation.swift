@@ -1,0 +1,62 @@
+/// Strict UTF-8 validation (Unicode Table 3-7): no overlong forms, no surrogates, nothing above U+10FFFF.
+enum UTF8Validation {
+    /// Returns the offset (relative to `start`) of the first byte of the first invalid sequence, or nil when valid.
+    static func firstInvalidOffset(_ base: UnsafeRawPointer, start: Int, count: Int) -> Int? {
+        let end = start + count
+        var index = start
+        // Fast path: eight ASCII bytes at a time.
+        while index &+ 8 <= end {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 { break }
+            index &+= 8
+        }
+        while index < end {
+            let lead = base.load(fromByteOffset: index, as: UInt8.self)
+            if lead < 0x80 { index &+= 1; continue }
+            let length: Int
+            var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: return index - start
+            }
+            guard end - index >= length else { return index - start }
+            let second = base.load(fromByteOffset: index + 1, as: UInt8.self)
+            guard second >= lower && second <= upper else { return index - start }
+            for continuation in 2..<length {
+                let byte = base.load(fromByteOffset: index + continuation, as: UInt8.self)
+                guard byte & 0xC0 == 0x80 else { return index - start }
+            }
+            index &+= length
+        }
+        return nil
+    }
+
+    /// Whether all `count` bytes at `start` are ASCII.
+    static func isASCII(_ base: UnsafeRawPointer, start: Int, count: Int) -> Bool {
+        var index = start
+        let end = start + count
+        while index &+ 8 <= end {
+            if base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index &+= 8
+        }
+        while index < end {
+            if base.load(fromByteOffset: index, as: UInt8.self) >= 0x80 { return false }
+            index &+= 1
+        }
+        return true
+    }
+
+    /// Makes a String from bytes already validated as UTF-8, without validating them again.
+    static func makeString(validated bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.count > 0 else { return "" }
+        let typed = bytes.assumingMemoryBound(to: UInt8.self)
+        let span = unsafe Span(_unsafeElements: typed)
+        return String(copying: unsafe UTF8Span(unchecked: span))
+    }
+}

@@ -1,0 +1,60 @@
+/// Unsigned LEB128 varints as Docs/FORMAT.md defines them: at most 10 bytes, minimal, below 2^63.
+enum Varint {
+    /// How many bytes `value` takes as a varint.
+    @inline(__always)
+    static func encodedSize(_ value: UInt64) -> Int {
+        value < 0x80 ? 1 : (70 - value.leadingZeroBitCount) / 7
+    }
+
+    /// How many bytes `value` takes as a varint.
+    @inline(__always)
+    static func encodedSize(_ value: Int) -> Int { encodedSize(UInt64(truncatingIfNeeded: value)) }
+
+    /// Writes `value` at `pointer` and returns the number of bytes written (the caller reserved 10).
+    @inline(__always)
+    static func write(_ value: UInt64, to pointer: UnsafeMutablePointer<UInt8>) -> Int {
+        var value = value
+        var index = 0
+        while value >= 0x80 {
+            pointer[index] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            index += 1
+        }
+        pointer[index] = UInt8(truncatingIfNeeded: value)
+        return index + 1
+    }
+
+    /// Reads a varint at `offset`, not reading at or past `limit`.
+    ///
+    /// Returns the value (always below 2^63, so it converts to `Int` without trapping) and the offset after it.
+    @inline(__always)
+    static func read(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
+        guard offset < limit else { throw .truncated(at: offset, needing: "a varint") }
+        let first = base.load(fromByteOffset: offset, as: UInt8.self)
+        if first < 0x80 { return (Int(first), offset + 1) }
+        return try readMultiByte(base, at: offset, limit: limit)
+    }
+
+    @inline(never)
+    static func readMultiByte(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var index = offset
+        while true {
+            guard index < limit else { throw .truncated(at: index, needing: "a varint") }
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            if shift == 63 && byte > 0 {
+                throw FirePackError(.badVarint, offset: offset, "varint is 2^63 or more")
+            }
+            result |= UInt64(byte & 0x7F) << shift
+            index += 1
+            if byte < 0x80 {
+                if byte == 0 {
+                    throw FirePackError(.badVarint, offset: offset, "varint is not minimally encoded")
+                }
+                return (Int(result), index)
+            }
+            shift += 7
+        }
+    }
+}

@@ -1,0 +1,61 @@
+extension FirePackWriter {
+    /// Writes a copy of a value read elsewhere, re-encoding its keys for this writer's key table and checking every
+    /// byte on the way; no `Value` tree is built.
+    ///
+    /// If the bytes are malformed this throws; a root value in progress is then discarded (nested inside an open
+    /// container, the partial copy stays and the writer should be cleared).
+    public func write(_ view: ValueView) throws(FirePackError) {
+        let startedAtRoot = depth == 0
+        let savedIndex = writerIndex
+        do {
+            var materializer = Materializer(input: view.input)
+            _ = try copyValue(from: view.input, at: view.offset, limit: view.endOffset, depth: view.depth, using: &materializer)
+        } catch {
+            if startedAtRoot { abandonRootValue(truncatingTo: savedIndex) }
+            throw error
+        }
+    }
+
+    private func copyValue(from input: ReaderInput, at offset: Int, limit: Int, depth level: Int,
+                           using materializer: inout Materializer) throws(FirePackError) -> Int {
+        let tag = try input.tag(at: offset, limit: limit)
+        switch tag {
+        case 0x80...0x9F, Tag.string:
+            let (start, count, next) = try input.readString(at: offset, limit: limit)
+            writeString(utf8: input.bytes(from: start, count: count))
+            return next
+        case Tag.bytes:
+            let (start, count, next) = try input.readLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
+            writeBytes(input.bytes(from: start, count: count))
+            return next
+        case 0xA0...0xBF, Tag.array, Tag.map:
+            let header = try input.readContainerHeader(at: offset, limit: limit, depth: level + 1)
+            header.isMap ? beginMap() : beginArray()
+            var cursor = header.bodyStart
+            for _ in 0..<header.count {
+                if header.isMap {
+                    let (start, count, afterKey) = try input.readKey(at: cursor, limit: header.end)
+                    try input.validateUTF8(start: start, count: count, what: "key")
+                    writeKey(utf8: input.bytes(from: start, count: count))
+                    cursor = afterKey
+                }
+                cursor = try copyValue(from: input, at: cursor, limit: header.end, depth: level + 1, using: &materializer)
+            }
+            try Materializer.checkEnd(cursor, header, containerAt: offset)
+            header.isMap ? endMap() : endArray()
+            return header.end
+        default:
+            let (value, next) = try materializer.value(at: offset, limit: limit, depth: level)
+            write(value)
+            return next
+        }
+    }
+
+    /// Drops a root value in progress, as if it had never been started.
+    func abandonRootValue(truncatingTo index: Int) {
+        writerIndex = index
+        depth = 0
+        outerFrames.removeAll(keepingCapacity: true)
+        keys.reset()
+    }
+}

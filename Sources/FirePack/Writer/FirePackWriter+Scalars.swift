@@ -1,0 +1,189 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension FirePackWriter {
+    /// Writes `null` (`C0`).
+    public func writeNull() {
+        writeSingleByte(Tag.null)
+    }
+
+    /// Writes a boolean (`C1` / `C2`).
+    public func writeBoolean(_ value: Bool) {
+        writeSingleByte(value ? Tag.true : Tag.false)
+    }
+
+    /// Writes the server-timestamp sentinel (`CC`).
+    public func writeServerTimestamp() {
+        writeSingleByte(Tag.serverTimestamp)
+    }
+
+    @inline(__always)
+    func writeSingleByte(_ tag: UInt8) {
+        willWriteValue()
+        reserve(1)
+        storage[writerIndex] = tag
+        writerIndex &+= 1
+        didWriteValue()
+    }
+
+    /// Writes an integer in its shortest form: the tag itself for −32 … 127, else int8/16/32/64.
+    public func writeInteger(_ value: Int64) {
+        willWriteValue()
+        reserve(9)
+        let out = storage + writerIndex
+        if value >= -32 && value <= 127 {
+            out[0] = UInt8(truncatingIfNeeded: value)
+            writerIndex &+= 1
+        } else if value >= -128 && value <= 127 {
+            out[0] = Tag.int8
+            out[1] = UInt8(truncatingIfNeeded: value)
+            writerIndex &+= 2
+        } else if value >= -32_768 && value <= 32_767 {
+            out[0] = Tag.int16
+            storeLittleEndian(Int16(truncatingIfNeeded: value), at: writerIndex + 1)
+            writerIndex &+= 3
+        } else if value >= -2_147_483_648 && value <= 2_147_483_647 {
+            out[0] = Tag.int32
+            storeLittleEndian(Int32(truncatingIfNeeded: value), at: writerIndex + 1)
+            writerIndex &+= 5
+        } else {
+            out[0] = Tag.int64
+            storeLittleEndian(value, at: writerIndex + 1)
+            writerIndex &+= 9
+        }
+        didWriteValue()
+    }
+
+    /// Writes a double bit for bit: as binary32 (`C7`) when that converts back exactly and it is not NaN, else
+    /// binary64 (`C8`).
+    public func writeDouble(_ value: Double) {
+        willWriteValue()
+        reserve(9)
+        let narrow = Float(value)
+        if !value.isNaN && Double(narrow).bitPattern == value.bitPattern {
+            storage[writerIndex] = Tag.float32
+            storeLittleEndian(narrow.bitPattern, at: writerIndex + 1)
+            writerIndex &+= 5
+        } else {
+            storage[writerIndex] = Tag.float64
+            storeLittleEndian(value.bitPattern, at: writerIndex + 1)
+            writerIndex &+= 9
+        }
+        didWriteValue()
+    }
+
+    /// Writes a timestamp: `C9` + seconds when the nanoseconds are 0, else `CA` + seconds + nanoseconds.
+    public func writeTimestamp(_ value: Timestamp) {
+        willWriteValue()
+        reserve(13)
+        storeLittleEndian(value.seconds, at: writerIndex + 1)
+        if value.nanoseconds == 0 {
+            storage[writerIndex] = Tag.timestampSeconds
+            writerIndex &+= 9
+        } else {
+            storage[writerIndex] = Tag.timestamp
+            storeLittleEndian(UInt32(value.nanoseconds), at: writerIndex + 9)
+            writerIndex &+= 13
+        }
+        didWriteValue()
+    }
+
+    /// Writes a geopoint (`CB` + latitude + longitude as binary64).
+    public func writeGeoPoint(_ value: GeoPoint) {
+        willWriteValue()
+        reserve(17)
+        storage[writerIndex] = Tag.geoPoint
+        storeLittleEndian(value.latitude.bitPattern, at: writerIndex + 1)
+        storeLittleEndian(value.longitude.bitPattern, at: writerIndex + 9)
+        writerIndex &+= 17
+        didWriteValue()
+    }
+
+    /// Writes a string (`80`–`9F` up to 31 bytes, else `CD`).
+    public func writeString(_ value: String) {
+        var value = value
+        value.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes a string from bytes the caller guarantees are valid UTF-8 (for example a `String`'s own bytes).
+    public func writeString(utf8 bytes: UnsafeRawBufferPointer) {
+        willWriteValue()
+        let count = bytes.count
+        if count <= Tag.fixStringMaxLength {
+            reserve(1 + count)
+            storage[writerIndex] = Tag.fixStringBase | UInt8(count)
+            writerIndex &+= 1
+        } else {
+            reserve(11 + count)
+            storage[writerIndex] = Tag.string
+            writerIndex &+= 1 + Varint.write(UInt64(count), to: storage + writerIndex + 1)
+        }
+        appendRaw(bytes)
+        didWriteValue()
+    }
+
+    /// Writes bytes (`CE`).
+    public func writeBytes(_ bytes: UnsafeRawBufferPointer) {
+        writeLengthPrefixed(tag: Tag.bytes, bytes)
+    }
+
+    /// Writes bytes (`CE`).
+    public func writeBytes(_ data: Data) {
+        data.withUnsafeBytes { writeBytes($0) }
+    }
+
+    /// Writes bytes (`CE`).
+    public func writeBytes(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { writeBytes($0) }
+    }
+
+    /// Writes a document reference (`CF` + its path).
+    public func writeReference(_ reference: DocumentReference) {
+        var path = reference.path
+        path.withUTF8 { writeLengthPrefixed(tag: Tag.reference, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes a vector (`D2` + count + binary64 elements).
+    public func writeVector(_ vector: VectorValue) {
+        writeVector(vector.array)
+    }
+
+    /// Writes a vector (`D2` + count + binary64 elements).
+    public func writeVector(_ elements: [Double]) {
+        willWriteValue()
+        reserve(11 + elements.count * 8)
+        storage[writerIndex] = Tag.vector
+        writerIndex &+= 1 + Varint.write(UInt64(elements.count), to: storage + writerIndex + 1)
+        for element in elements {
+            storeLittleEndian(element.bitPattern, at: writerIndex)
+            writerIndex &+= 8
+        }
+        didWriteValue()
+    }
+
+    func writeLengthPrefixed(tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
+        willWriteValue()
+        reserve(11 + bytes.count)
+        storage[writerIndex] = tag
+        writerIndex &+= 1 + Varint.write(UInt64(bytes.count), to: storage + writerIndex + 1)
+        appendRaw(bytes)
+        didWriteValue()
+    }
+
+    /// Copies bytes into the reserved space at `writerIndex`.
+    @inline(__always)
+    func appendRaw(_ bytes: UnsafeRawBufferPointer) {
+        if let source = bytes.baseAddress, bytes.count > 0 {
+            UnsafeMutableRawPointer(storage + writerIndex).copyMemory(from: source, byteCount: bytes.count)
+            writerIndex &+= bytes.count
+        }
+    }
+
+    @inline(__always)
+    func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        UnsafeMutableRawPointer(storage + offset).storeBytes(of: value.littleEndian, as: T.self)
+    }
+}

@@ -1,0 +1,50 @@
+extension FirePackWriter {
+    /// Writes a whole `Value` tree; in deterministic mode, map keys are sorted by their UTF-8 bytes.
+    public func write(_ value: Value) {
+        switch value {
+        case .null: writeNull()
+        case .boolean(let b): writeBoolean(b)
+        case .integer(let i): writeInteger(i)
+        case .double(let d): writeDouble(d)
+        case .timestamp(let t): writeTimestamp(t)
+        case .string(let s): writeString(s)
+        case .bytes(let data): writeBytes(data)
+        case .reference(let r): writeReference(r)
+        case .geoPoint(let g): writeGeoPoint(g)
+        case .vector(let v): writeVector(v)
+        case .serverTimestamp: writeServerTimestamp()
+        case .array(let elements):
+            beginArray()
+            for element in elements { write(element) }
+            endArray()
+        case .map(let map):
+            beginMap()
+            if options.deterministic {
+                for position in Self.sortedPositions(of: map) {
+                    writeKey(map.keys[position])
+                    write(map.values[position])
+                }
+            } else {
+                for position in map.indices {
+                    writeKey(map.keys[position])
+                    write(map.values[position])
+                }
+            }
+            endMap()
+        }
+    }
+
+    /// The map's positions in ascending unsigned-byte order of their keys.
+    static func sortedPositions(of map: MapValue) -> [Int] {
+        map.indices.sorted { map.keys[$0].utf8.lexicographicallyPrecedes(map.keys[$1].utf8) }
+    }
+}
+
+extension Value {
+    /// The value's FirePack encoding (the bare form of Docs/FORMAT.md, without the file header).
+    public func firePackBytes(deterministic: Bool = false) -> [UInt8] {
+        let writer = FirePackWriter(options: .init(deterministic: deterministic))
+        writer.write(self)
+        return writer.takeBytes()
+    }
+}

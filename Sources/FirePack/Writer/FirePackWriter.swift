@@ -1,0 +1,213 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Appends FirePack values to a growable buffer that is reused from value to value.
+///
+/// Write a value with the `write…` methods, or build a container with `beginArray()` / `beginMap()`, its elements
+/// (for maps, `writeKey(_:)` before each value) and `endArray()` / `endMap()`. A value written at the top level is a
+/// *root value*: when it is complete the writer appends its key table (Docs/FORMAT.md §3) and the bytes up to there
+/// are final. Root values follow one another in the buffer; `takeBytes()`, `clear()` or `flush()` hand them out.
+///
+/// Once the buffer has grown to the size of the largest value, writing allocates nothing. With a `Sink`, `flush()`
+/// passes every complete value to it and empties the buffer, so output is never held in memory whole (a single value
+/// is, because container lengths are patched in when the container ends).
+///
+/// Misuse (a key outside a map, `endMap()` without `beginMap()`, two keys in a row) is a programming error and traps.
+public final class FirePackWriter {
+    /// How a writer encodes.
+    public struct Options: Sendable, Hashable {
+        /// Sort map keys so that equal values give identical bytes (Docs/FORMAT.md §4).
+        ///
+        /// `write(_: Value)` sorts for you; when you write maps entry by entry, write the keys in ascending UTF-8
+        /// byte order yourself.
+        public var deterministic: Bool
+        /// Replace repeated keys by references to a key table (Docs/FORMAT.md §3). On by default.
+        public var keyReferences: Bool
+        /// The buffer's initial capacity in bytes.
+        public var initialCapacity: Int
+        /// `flushIfNeeded()` flushes once this many bytes of complete values are buffered.
+        public var flushThreshold: Int
+
+        /// Creates options; every parameter has the default a fast, compact writer wants.
+        public init(deterministic: Bool = false, keyReferences: Bool = true, initialCapacity: Int = 4096,
+                    flushThreshold: Int = 1 << 20) {
+            self.deterministic = deterministic
+            self.keyReferences = keyReferences
+            self.initialCapacity = initialCapacity
+            self.flushThreshold = flushThreshold
+        }
+    }
+
+    /// Where `flush()` sends complete values.
+    public struct Sink {
+        let write: (UnsafeRawBufferPointer) throws -> Void
+
+        /// A sink that passes each chunk of complete values to `write`; the bytes are valid only during the call.
+        public init(_ write: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.write = write }
+    }
+
+    /// The options this writer encodes with.
+    public let options: Options
+    var sink: Sink?
+
+    var storage: UnsafeMutablePointer<UInt8>
+    var capacity: Int
+    /// The number of bytes in the buffer: where the next byte goes.
+    public internal(set) var writerIndex = 0
+
+    /// Start of the root value being written.
+    var rootStart = 0
+    /// End of the last complete root value (with its key table).
+    var completedEnd = 0
+    /// Number of open containers.
+    public internal(set) var depth = 0
+    /// The innermost open container, kept out of `outerFrames` so the hot path touches no array.
+    var top = ContainerFrame(headerStart: 0, count: 0, isMap: false, expectingKey: false)
+    var outerFrames: [ContainerFrame] = []
+    var keys = WriterKeyTable()
+
+    /// Creates a writer; with a sink, `flush()` sends complete values there.
+    public init(options: Options = Options(), sink: Sink? = nil) {
+        self.options = options
+        self.sink = sink
+        capacity = max(options.initialCapacity, 64)
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Whether a value has been started and not yet completed.
+    public var isInsideValue: Bool { depth > 0 }
+
+    /// The complete values written so far, valid only during `body`.
+    public func withUnsafeWrittenBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage, count: completedEnd))
+    }
+
+    /// A copy of the complete values written so far.
+    public var writtenBytes: [UInt8] { withUnsafeWrittenBytes { Array($0) } }
+
+    /// Returns the complete values written so far and removes them from the buffer, keeping its capacity.
+    public func takeBytes() -> [UInt8] {
+        let bytes = writtenBytes
+        discardCompleted()
+        return bytes
+    }
+
+    /// Returns the complete values written so far as `Data` and removes them from the buffer.
+    public func takeData() -> Data {
+        let data = withUnsafeWrittenBytes { Data($0) }
+        discardCompleted()
+        return data
+    }
+
+    /// Empties the buffer and abandons any value in progress, keeping the buffer's capacity.
+    public func clear() {
+        writerIndex = 0
+        rootStart = 0
+        completedEnd = 0
+        depth = 0
+        outerFrames.removeAll(keepingCapacity: true)
+        keys.reset()
+    }
+
+    /// Writes the `.fpk` file header (`89 46 50 4B 01`); call it before the file's root value.
+    public func writeFileHeader() {
+        precondition(depth == 0, "the file header goes before a value, not inside one")
+        reserve(Tag.fileHeaderLength)
+        for (offset, byte) in (Tag.fileMagic + [Tag.formatVersion]).enumerated() { storage[writerIndex + offset] = byte }
+        writerIndex += Tag.fileHeaderLength
+        completedEnd = writerIndex
+    }
+
+    /// Sends every complete value to the sink and removes it from the buffer; a value in progress stays.
+    ///
+    /// Without a sink this does nothing. If the sink throws, the buffer is left as it was.
+    public func flush() throws {
+        guard let sink, completedEnd > 0 else { return }
+        try sink.write(UnsafeRawBufferPointer(start: storage, count: completedEnd))
+        discardCompleted()
+    }
+
+    /// Flushes when at least `options.flushThreshold` bytes of complete values are buffered.
+    public func flushIfNeeded() throws {
+        if completedEnd >= options.flushThreshold { try flush() }
+    }
+
+    /// Removes the complete values at the front of the buffer, moving a value in progress to the front.
+    func discardCompleted() {
+        let shift = completedEnd
+        guard shift > 0 else { return }
+        let remaining = writerIndex - shift
+        if remaining > 0 { (storage).update(from: storage + shift, count: remaining) }
+        writerIndex = remaining
+        completedEnd = 0
+        guard depth > 0 else { rootStart = 0; return }
+        rootStart -= shift
+        top.headerStart -= shift
+        for index in outerFrames.indices { outerFrames[index].headerStart -= shift }
+        keys.shift(from: 0, by: -shift)
+    }
+
+    /// Makes room for `count` more bytes.
+    @inline(__always)
+    func reserve(_ count: Int) {
+        if capacity &- writerIndex < count { grow(toFit: count) }
+    }
+
+    @inline(never)
+    func grow(toFit count: Int) {
+        let newCapacity = max(capacity * 2, writerIndex + count)
+        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newStorage.update(from: storage, count: writerIndex)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
+    }
+
+    /// Called before every value: a value at depth 0 starts a new root value.
+    @inline(__always)
+    func willWriteValue() {
+        if depth == 0 {
+            rootStart = writerIndex
+            if !keys.isEmpty { keys.reset() }
+        } else if top.isMap {
+            precondition(!top.expectingKey, "write a key with writeKey(_:) before each map value")
+        }
+    }
+
+    /// Called after every value: counts it in its container, or completes the root value.
+    @inline(__always)
+    func didWriteValue() {
+        if depth == 0 {
+            finishRootValue()
+        } else {
+            top.count &+= 1
+            top.expectingKey = top.isMap
+        }
+    }
+
+    /// Appends the key table when the root value used key references, and marks the bytes complete.
+    func finishRootValue() {
+        if keys.referenceCount > 0 { writeKeyTable() }
+        completedEnd = writerIndex
+    }
+}
+
+/// An open container: where its reserved header is and how many elements it has so far.
+struct ContainerFrame {
+    var headerStart: Int
+    var count: Int
+    var isMap: Bool
+    var expectingKey: Bool
+}
+
+extension FirePackWriter.Sink {
+    /// A sink that writes to an open file descriptor, retrying short writes and interruptions.
+    public static func fileDescriptor(_ descriptor: Int32) -> Self {
+        Self { bytes in try FileDescriptorIO.writeAll(bytes, to: descriptor) }
+    }
+}

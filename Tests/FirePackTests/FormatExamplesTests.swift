@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import FirePack
+
+/// Every hex example of Docs/FORMAT.md, byte for byte; the examples must also appear verbatim in the document.
+@Suite("Format examples")
+struct FormatExamplesTests {
+    static let examples: [(Value, String)] = [
+        (42, "2A"),
+        (-1, "FF"),
+        (-32, "E0"),
+        (127, "7F"),
+        (-100, "C3 9C"),
+        (200, "C4 C8 00"),
+        (100_000, "C5 A0 86 01 00"),
+        (.integer(.min), "C6 00 00 00 00 00 00 00 80"),
+        (nil, "C0"),
+        (false, "C1"),
+        (true, "C2"),
+        (1.5, "C7 00 00 C0 3F"),
+        (0.1, "C8 9A 99 99 99 99 99 B9 3F"),
+        (.timestamp(try! Timestamp(seconds: 1_412_262_083, nanoseconds: 0)), "C9 C3 68 2D 54 00 00 00 00"),
+        (.timestamp(try! Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)), "CA C3 68 2D 54 00 00 00 00 80 87 B0 02"),
+        (.geoPoint(try! GeoPoint(latitude: 37.422, longitude: -122.084)), "CB BC 74 93 18 04 B6 42 40 4C 37 89 41 60 85 5E C0"),
+        (.serverTimestamp, "CC"),
+        ("hi", "82 68 69"),
+        (.bytes(Data([1, 2, 3])), "CE 03 01 02 03"),
+        (.reference(try! DocumentReference(path: "books/hitchhiker")), "CF 10 62 6F 6F 6B 73 2F 68 69 74 63 68 68 69 6B 65 72"),
+        ([1, 2], "A2 02 01 02"),
+        ([], "A0 00"),
+        (["a": 1], "B1 03 02 61 01"),
+        (.map([:]), "B0 00"),
+        (.vector(VectorValue([1.0, 2.5])), "D2 02 00 00 00 00 00 00 F0 3F 00 00 00 00 00 00 04 40"),
+    ]
+
+    @Test("each tag encodes to its documented bytes and decodes back")
+    func documentedExamples() {
+        for (value, expected) in Self.examples { assertEncode(value, expected) }
+    }
+
+    @Test("the examples appear verbatim in Docs/FORMAT.md")
+    func documentMatchesTests() throws {
+        let format = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/FORMAT.md"), encoding: .utf8)
+        for (_, expected) in Self.examples where expected.count > 2 {
+            #expect(format.contains("`\(expected)`"), "FORMAT.md lacks \(expected)")
+        }
+        #expect(format.contains("A2 0A"))
+        #expect(format.contains("D3 01 01 04"))
+        #expect(format.contains("`89 46 50 4B 01 C0`"))
+    }
+
+    @Test("long string: CD, varint length, bytes")
+    func longString() {
+        assertEncode(.string(String(repeating: "a", count: 57)), "CD 39" + String(repeating: " 61", count: 57))
+        assertEncode(.string(String(repeating: "b", count: 31)), "9F" + String(repeating: " 62", count: 31))
+        assertEncode(.string(String(repeating: "c", count: 200)), "CD C8 01" + String(repeating: " 63", count: 200))
+    }
+
+    @Test("large containers: D0 / D1 with length and count")
+    func largeContainers() {
+        assertEncode(.array(Array(repeating: 0, count: 16)), "D0 11 10" + String(repeating: " 00", count: 16))
+        var map = MapValue()
+        for index in 0..<16 { map["k\(String(index, radix: 16))"] = .integer(Int64(index)) }
+        var expected = "D1 41 10"   // 16 entries × (1 header + 2 key bytes + 1 value) = 64 bytes, + 1 count byte
+        for index in 0..<16 { expected += " 04 6B \(String(format: "%02X", Character(String(index, radix: 16)).asciiValue!)) \(String(format: "%02X", index))" }
+        assertEncode(.map(map), expected)
+    }
+
+    @Test("key table example: [{\"id\": 1}, {\"id\": 2}]")
+    func keyTableExample() {
+        assertEncode([["id": 1], ["id": 2]], "A2 0A B1 04 04 69 64 01 B1 02 01 02 D3 01 01 04")
+    }
+
+    @Test("a key repeated is cheaper than a literal only when the reference is shorter")
+    func keyReferenceRule() {
+        // A one-byte key literal costs 2 bytes, a reference to index 0 costs 1: referenced.
+        assertEncode([["a": 1], ["a": 2]], "A2 09 B1 03 02 61 01 B1 02 01 02 D3 01 01 04")
+        // The empty key costs one byte as a literal and is never referenced.
+        assertEncode([["": 1], ["": 2]], "A2 08 B1 02 00 01 B1 02 00 02")
+    }
+
+    @Test("file header: 89 46 50 4B 01, then the value")
+    func fileHeader() throws {
+        let writer = FirePackWriter()
+        writer.writeFileHeader()
+        writer.writeNull()
+        let file = writer.takeBytes()
+        #expect(hex(file) == "89 46 50 4B 01 C0")
+        let value = try file.withUnsafeBytes { raw in
+            var reader = try FirePackReader(fileBytes: raw)
+            return try reader.readValue()
+        }
+        #expect(value == .null)
+    }
+
+    @Test("extension values are skipped in O(1) and refused as values")
+    func extensionValue() throws {
+        let input = bytes(hex: "A2 06 D4 05 02 AA BB 07")
+        try input.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw)
+            let array = try reader.enterArray()
+            #expect(array.count == 2)
+            #expect(throws: FirePackError.self) { try reader.peekType() }
+            try reader.skipValue()
+            #expect(try reader.readInteger() == 7)
+            try reader.exitContainer(array)
+        }
+        assertDecodeFails(input, .unsupportedExtension, offset: 2)
+    }
+}
