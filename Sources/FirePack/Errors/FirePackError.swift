@@ -62,18 +62,40 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
     public var offset: Int?
     /// A readable explanation of the problem.
     public var message: String
+    /// Where in the value the problem lies (keys and indices from the root), when the reader knows it.
+    public var path: [PathComponent]
 
-    /// Creates an error with a code, an optional byte offset and a message.
-    public init(_ code: Code, offset: Int? = nil, _ message: String) {
+    /// Creates an error with a code, an optional byte offset, a message and an optional path.
+    public init(_ code: Code, offset: Int? = nil, _ message: String, path: [PathComponent] = []) {
         self.code = code
         self.offset = offset
         self.message = message
+        self.path = path
     }
 
-    /// `code: message (at byte N)`.
+    /// `code: message (at byte N, path $.a[3].b)`.
     public var description: String {
-        if let offset { return "\(code): \(message) (at byte \(offset))" }
-        return "\(code): \(message)"
+        var location: [String] = []
+        if let offset { location.append("at byte \(offset)") }
+        if !path.isEmpty { location.append("path \(pathDescription)") }
+        return location.isEmpty ? "\(code): \(message)" : "\(code): \(message) (\(location.joined(separator: ", ")))"
+    }
+
+    /// The path as `$.key[3].other`.
+    public var pathDescription: String {
+        path.reduce("$") { text, component in
+            switch component {
+            case .key(let key): text + "." + key
+            case .index(let index): text + "[\(index)]"
+            }
+        }
+    }
+
+    /// The same error with `component` put in front of its path (used while unwinding out of containers).
+    public func prefixingPath(with component: PathComponent) -> FirePackError {
+        var copy = self
+        copy.path.insert(component, at: 0)
+        return copy
     }
 }
 

@@ -49,3 +49,88 @@ extension Timestamp {
         return era * 146_097 + dayOfEra - 719_468
     }
 }
+
+extension Timestamp {
+    /// Parses RFC 3339 (`2014-10-02T15:01:23.045123456Z`, `…+02:00`, `t`/`z` and a space separator accepted), with up
+    /// to nine fractional digits; years may carry a sign and more than four digits, as `rfc3339String` writes them.
+    public init(rfc3339 text: String) throws(FirePackError) {
+        var utf8 = Array(text.utf8)[...]
+        func fail(_ why: String) -> FirePackError {
+            FirePackError(.invalidTimestamp, "\(text.debugDescription) is not an RFC 3339 timestamp: \(why)")
+        }
+        func digits(_ count: Int) throws(FirePackError) -> Int64 {
+            guard utf8.count >= count else { throw fail("too short") }
+            var value: Int64 = 0
+            for _ in 0..<count {
+                let byte = utf8.removeFirst()
+                guard byte >= 0x30 && byte <= 0x39 else { throw fail("expected a digit") }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            return value
+        }
+        func expect(_ characters: String) throws(FirePackError) {
+            guard let byte = utf8.first, characters.utf8.contains(byte) else { throw fail("expected \(characters)") }
+            utf8.removeFirst()
+        }
+        var sign: Int64 = 1
+        if utf8.first == UInt8(ascii: "-") || utf8.first == UInt8(ascii: "+") {
+            sign = utf8.removeFirst() == UInt8(ascii: "-") ? -1 : 1
+        }
+        var yearDigits = 0
+        while yearDigits < utf8.count, utf8[utf8.startIndex + yearDigits] != UInt8(ascii: "-") { yearDigits += 1 }
+        guard (4...12).contains(yearDigits) else { throw fail("bad year") }
+        let year = sign * (try digits(yearDigits))
+        try expect("-")
+        let month = try digits(2)
+        try expect("-")
+        let day = try digits(2)
+        try expect("Tt ")
+        let hour = try digits(2)
+        try expect(":")
+        let minute = try digits(2)
+        try expect(":")
+        let second = try digits(2)
+        guard (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year: year, month: Int(month)),
+              hour < 24, minute < 60, second < 60 else { throw fail("field out of range") }
+        var nanos: Int64 = 0
+        if utf8.first == UInt8(ascii: ".") {
+            utf8.removeFirst()
+            var count = 0
+            while let byte = utf8.first, byte >= 0x30 && byte <= 0x39 {
+                guard count < 9 else { throw fail("more than nine fractional digits") }
+                nanos = nanos * 10 + Int64(byte - 0x30)
+                count += 1
+                utf8.removeFirst()
+            }
+            guard count > 0 else { throw fail("empty fraction") }
+            for _ in count..<9 { nanos *= 10 }
+        }
+        var offsetSeconds: Int64 = 0
+        guard let zone = utf8.first else { throw fail("missing time zone") }
+        if zone == UInt8(ascii: "Z") || zone == UInt8(ascii: "z") {
+            utf8.removeFirst()
+        } else {
+            try expect("+-")
+            let zoneSign: Int64 = zone == UInt8(ascii: "-") ? -1 : 1
+            let zoneHours = try digits(2)
+            try expect(":")
+            let zoneMinutes = try digits(2)
+            guard zoneHours < 24 && zoneMinutes < 60 else { throw fail("bad offset") }
+            offsetSeconds = zoneSign * (zoneHours * 3600 + zoneMinutes * 60)
+        }
+        guard utf8.isEmpty else { throw fail("unexpected characters at the end") }
+        let days = Self.daysSinceEpoch(year: year, month: Int(month), day: Int(day))
+        let (daySeconds, overflow1) = days.multipliedReportingOverflow(by: 86_400)
+        let (total, overflow2) = daySeconds.addingReportingOverflow(hour * 3600 + minute * 60 + second - offsetSeconds)
+        guard !overflow1 && !overflow2 else { throw fail("outside the Int64 second range") }
+        self.init(uncheckedSeconds: total, nanoseconds: Int32(nanos))
+    }
+
+    static func daysInMonth(year: Int64, month: Int) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}

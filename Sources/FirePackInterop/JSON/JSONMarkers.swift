@@ -1,0 +1,60 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FirePack
+
+/// Reading the reversible single-key marker objects back into Firestore types.
+enum JSONMarkers {
+    static func decode(marker: String, payload: Value, at offset: Int) throws(FirePackError) -> Value {
+        func fail(_ why: String) -> FirePackError {
+            FirePackError(.invalidJSON, offset: offset, "\(marker) marker: \(why)", path: [.key(marker)])
+        }
+        switch (marker, payload) {
+        case (JSONMarker.timestamp, .string(let text)):
+            do { return .timestamp(try Timestamp(rfc3339: text)) } catch { throw fail(error.message) }
+        case (JSONMarker.geoPoint, .array(let pair)) where pair.count == 2:
+            guard let latitude = number(pair[0]), let longitude = number(pair[1]) else { throw fail("expects [latitude, longitude]") }
+            do { return .geoPoint(try GeoPoint(latitude: latitude, longitude: longitude)) } catch { throw fail(error.message) }
+        case (JSONMarker.reference, .string(let path)):
+            do { return .reference(try DocumentReference(path: path)) } catch { throw fail(error.message) }
+        case (JSONMarker.bytes, .string(let base64)):
+            guard let data = Data(base64Encoded: base64) else { throw fail("not base64") }
+            return .bytes(data)
+        case (JSONMarker.vector, .array(let elements)):
+            var doubles: [Double] = []
+            doubles.reserveCapacity(elements.count)
+            for element in elements {
+                guard let double = number(element) else { throw fail("expects an array of numbers") }
+                doubles.append(double)
+            }
+            return .vector(VectorValue(doubles))
+        case (JSONMarker.serverTimestamp, .boolean(true)):
+            return .serverTimestamp
+        case (JSONMarker.double, .string(let text)):
+            switch text {
+            case "NaN": return .double(.nan)
+            case "Infinity": return .double(.infinity)
+            case "-Infinity": return .double(-.infinity)
+            default:
+                guard text.hasPrefix("0x"), text.count == 18, let bits = UInt64(text.dropFirst(2), radix: 16) else {
+                    throw fail("expects \"NaN\", \"Infinity\", \"-Infinity\" or \"0x\" and 16 hex digits")
+                }
+                return .double(Double(bitPattern: bits))
+            }
+        case (JSONMarker.map, .map):
+            return payload
+        default:
+            throw fail("unexpected payload \(payload)")
+        }
+    }
+
+    static func number(_ value: Value) -> Double? {
+        switch value {
+        case .double(let double): double
+        case .integer(let integer): Double(integer)
+        default: nil
+        }
+    }
+}

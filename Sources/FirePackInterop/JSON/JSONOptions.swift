@@ -1,0 +1,50 @@
+import FirePack
+
+/// How FirePack values map to JSON text.
+public struct JSONOptions: Sendable, Hashable {
+    /// How types JSON lacks are written.
+    public enum Form: Sendable, Hashable {
+        /// Lossless: Firestore types as single-key marker objects (`{"__timestamp__": "…"}`), read back exactly.
+        case reversible
+        /// Readable and lossy: RFC 3339 strings, `{latitude, longitude}` objects, paths, base64, plain arrays; null
+        /// for the server-timestamp sentinel and for NaN and ±∞.
+        case plain
+    }
+
+    /// Reversible (default) or plain output; reading always understands the reversible markers.
+    public var form: Form
+    /// Two-space indentation and `": "` separators instead of compact output.
+    public var pretty: Bool
+    /// Write map keys in ascending UTF-8 byte order.
+    public var sortedKeys: Bool
+    /// Maximum nesting depth when reading (the same bound as FirePack's reader).
+    public var maxDepth: Int
+
+    /// Creates options: reversible, compact, insertion order, depth 100.
+    public init(form: Form = .reversible, pretty: Bool = false, sortedKeys: Bool = false, maxDepth: Int = 100) {
+        self.form = form
+        self.pretty = pretty
+        self.sortedKeys = sortedKeys
+        self.maxDepth = min(max(maxDepth, 0), ReaderLimits.maximumDepth)
+    }
+}
+
+/// The single keys that mark Firestore types in reversible JSON.
+enum JSONMarker {
+    static let timestamp = "__timestamp__"
+    static let geoPoint = "__geopoint__"
+    static let reference = "__reference__"
+    static let bytes = "__bytes__"
+    static let vector = "__vector__"
+    static let serverTimestamp = "__serverTimestamp__"
+    static let double = "__double__"
+    /// Wraps a user map that would otherwise read as a marker.
+    static let map = "__map__"
+
+    static let all: Set<String> = [timestamp, geoPoint, reference, bytes, vector, serverTimestamp, double, map]
+}
+
+extension FirePackError.Code {
+    /// Text that is not valid JSON, or a reversible marker with a malformed payload.
+    public static let invalidJSON = FirePackError.Code(rawValue: "invalidJSON")
+}

@@ -1,0 +1,317 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FirePack
+
+extension Value {
+    /// Parses JSON text (RFC 8259) into a value: numbers without fraction or exponent that fit Int64 become integers,
+    /// others doubles; reversible markers become Firestore types. Errors name the byte offset and the JSON path.
+    public init(json bytes: UnsafeRawBufferPointer, options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        guard let base = bytes.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+        var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth)
+        self = try parser.parseDocument()
+    }
+
+    /// Parses JSON text from bytes.
+    public init(json bytes: [UInt8], options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        self = try bytes.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(json: raw, options: options) } }.get()
+    }
+
+    /// Parses JSON text from `Data`.
+    public init(json data: Data, options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        self = try data.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(json: raw, options: options) } }.get()
+    }
+
+    /// Parses JSON text from a string.
+    public init(json text: String, options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        try self.init(json: Array(text.utf8), options: options)
+    }
+}
+
+/// A recursive-descent JSON parser over borrowed bytes, building `Value`s directly.
+struct JSONParser {
+    let base: UnsafeRawPointer
+    let count: Int
+    let maxDepth: Int
+    var index = 0
+    /// Reused for strings with escapes.
+    var scratch: [UInt8] = []
+
+    init(base: UnsafeRawPointer, count: Int, maxDepth: Int) {
+        self.base = base
+        self.count = count
+        self.maxDepth = maxDepth
+    }
+
+    @inline(__always) func byte(_ offset: Int) -> UInt8 { base.load(fromByteOffset: offset, as: UInt8.self) }
+
+    func fail(_ message: String, at offset: Int? = nil) -> FirePackError {
+        FirePackError(.invalidJSON, offset: offset ?? index, message)
+    }
+
+    mutating func parseDocument() throws(FirePackError) -> Value {
+        skipWhitespace()
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == count else { throw FirePackError(.trailingBytes, offset: index, "text follows the JSON value") }
+        return value
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < count {
+            switch byte(index) {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws(FirePackError) -> Value {
+        guard index < count else { throw FirePackError(.truncated, offset: index, "input ends where a value belongs") }
+        switch byte(index) {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1, readsMarkers: true)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .boolean(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .boolean(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw fail("unexpected character '\(Unicode.Scalar(byte(index)))'")
+        }
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(FirePackError) {
+        let length = literal.utf8CodeUnitCount
+        guard count - index >= length, memcmp(base + index, literal.utf8Start, length) == 0 else {
+            throw fail("invalid literal (expected \(literal))")
+        }
+        index += length
+    }
+
+    mutating func parseArray(depth: Int) throws(FirePackError) -> Value {
+        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)") }
+        index += 1
+        var elements: [Value] = []
+        skipWhitespace()
+        if index < count && byte(index) == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        while true {
+            skipWhitespace()
+            do {
+                elements.append(try parseValue(depth: depth))
+            } catch {
+                throw error.prefixingPath(with: .index(elements.count))
+            }
+            skipWhitespace()
+            guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an array") }
+            let separator = byte(index)
+            index += 1
+            if separator == UInt8(ascii: "]") { return .array(elements) }
+            guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or ']' in an array", at: index - 1) }
+        }
+    }
+
+    /// Parses an object; `readsMarkers` is false for the payload of a `__map__` escape, which is a map whatever its key.
+    mutating func parseObject(depth: Int, readsMarkers: Bool) throws(FirePackError) -> Value {
+        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)") }
+        index += 1
+        var map = MapValue()
+        skipWhitespace()
+        if index < count && byte(index) == UInt8(ascii: "}") { index += 1; return .map(map) }
+        while true {
+            skipWhitespace()
+            let keyOffset = index
+            guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an object") }
+            guard byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < count, byte(index) == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
+            index += 1
+            skipWhitespace()
+            let value: Value
+            do {
+                let escapedMap = readsMarkers && map.isEmpty && key == JSONMarker.map && index < count && byte(index) == UInt8(ascii: "{")
+                value = escapedMap ? try parseObject(depth: depth + 1, readsMarkers: false) : try parseValue(depth: depth)
+            } catch {
+                throw error.prefixingPath(with: .key(key))
+            }
+            guard map[key] == nil else {
+                throw FirePackError(.duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one object")
+            }
+            map[key] = value
+            skipWhitespace()
+            guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an object") }
+            let separator = byte(index)
+            index += 1
+            if separator == UInt8(ascii: "}") { break }
+            guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in an object", at: index - 1) }
+        }
+        guard readsMarkers, map.keys.first?.utf8.first == UInt8(ascii: "_") else { return .map(map) }
+        if map.count == 1, JSONMarker.all.contains(map.keys[0]) {
+            return try JSONMarkers.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
+        }
+        // "__map__" was only the first of several keys: its payload is an ordinary value after all.
+        if map.keys[0] == JSONMarker.map, case .map(let payload) = map.values[0], payload.count == 1, JSONMarker.all.contains(payload.keys[0]) {
+            map[JSONMarker.map] = try JSONMarkers.decode(marker: payload.keys[0], payload: payload.values[0], at: index - 1)
+        }
+        return .map(map)
+    }
+
+    /// Parses a string starting at its opening quote.
+    mutating func parseString() throws(FirePackError) -> String {
+        let start = index + 1
+        var cursor = start
+        // Fast path: no escapes.
+        while cursor < count {
+            let current = byte(cursor)
+            if current == UInt8(ascii: "\"") {
+                try validate(start: start, count: cursor - start)
+                index = cursor + 1
+                return String(decoding: UnsafeRawBufferPointer(start: base + start, count: cursor - start), as: UTF8.self)
+            }
+            if current == UInt8(ascii: "\\") { break }
+            if current < 0x20 { throw fail("unescaped control character in a string", at: cursor) }
+            cursor += 1
+        }
+        guard cursor < count else { throw FirePackError(.truncated, offset: index, "input ends inside a string") }
+        return try parseEscapedString(from: start, firstEscape: cursor)
+    }
+
+    func validate(start: Int, count: Int) throws(FirePackError) {
+        if let bad = UTF8Validator.firstInvalidOffset(in: UnsafeRawBufferPointer(start: base + start, count: count)) {
+            throw FirePackError(.invalidUTF8, offset: start + bad, "string is not valid UTF-8")
+        }
+    }
+
+    mutating func parseEscapedString(from start: Int, firstEscape: Int) throws(FirePackError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        var cursor = start
+        var segmentStart = start
+        while true {
+            guard cursor < count else { throw FirePackError(.truncated, offset: index, "input ends inside a string") }
+            let current = byte(cursor)
+            if current == UInt8(ascii: "\"") || current == UInt8(ascii: "\\") {
+                try validate(start: segmentStart, count: cursor - segmentStart)
+                scratch.append(contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: cursor - segmentStart))
+                if current == UInt8(ascii: "\"") { index = cursor + 1; return String(decoding: scratch, as: UTF8.self) }
+                cursor = try appendEscape(at: cursor)
+                segmentStart = cursor
+                continue
+            }
+            if current < 0x20 { throw fail("unescaped control character in a string", at: cursor) }
+            cursor += 1
+        }
+    }
+
+    /// Decodes the escape at `offset` (its backslash) into `scratch`; returns the offset after it.
+    mutating func appendEscape(at offset: Int) throws(FirePackError) -> Int {
+        guard offset + 1 < count else { throw FirePackError(.truncated, offset: offset, "input ends inside an escape") }
+        let simple: UInt8?
+        switch byte(offset + 1) {
+        case UInt8(ascii: "\""): simple = 0x22
+        case UInt8(ascii: "\\"): simple = 0x5C
+        case UInt8(ascii: "/"): simple = 0x2F
+        case UInt8(ascii: "b"): simple = 0x08
+        case UInt8(ascii: "f"): simple = 0x0C
+        case UInt8(ascii: "n"): simple = 0x0A
+        case UInt8(ascii: "r"): simple = 0x0D
+        case UInt8(ascii: "t"): simple = 0x09
+        case UInt8(ascii: "u"): simple = nil
+        default: throw fail("invalid escape", at: offset)
+        }
+        if let simple { scratch.append(simple); return offset + 2 }
+        var scalar = try hex4(at: offset + 2)
+        var next = offset + 6
+        if scalar >= 0xD800 && scalar < 0xDC00 {
+            guard next + 6 <= count, byte(next) == UInt8(ascii: "\\"), byte(next + 1) == UInt8(ascii: "u") else {
+                throw FirePackError(.invalidUTF8, offset: offset, "unpaired surrogate escape")
+            }
+            let low = try hex4(at: next + 2)
+            guard low >= 0xDC00 && low < 0xE000 else { throw FirePackError(.invalidUTF8, offset: offset, "unpaired surrogate escape") }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            next += 6
+        } else if scalar >= 0xDC00 && scalar < 0xE000 {
+            throw FirePackError(.invalidUTF8, offset: offset, "unpaired surrogate escape")
+        }
+        scratch.append(contentsOf: Array(String(Unicode.Scalar(scalar)!).utf8))
+        return next
+    }
+
+    func hex4(at offset: Int) throws(FirePackError) -> UInt32 {
+        guard offset + 4 <= count else { throw FirePackError(.truncated, offset: offset, "input ends inside a \\u escape") }
+        var value: UInt32 = 0
+        for position in offset..<offset + 4 {
+            let digit = byte(position)
+            let nibble: UInt8
+            switch digit {
+            case 0x30...0x39: nibble = digit - 0x30
+            case 0x41...0x46: nibble = digit - 0x37
+            case 0x61...0x66: nibble = digit - 0x57
+            default: throw fail("invalid \\u escape", at: position)
+            }
+            value = value << 4 | UInt32(nibble)
+        }
+        return value
+    }
+
+    mutating func parseNumber() throws(FirePackError) -> Value {
+        let start = index
+        var cursor = index
+        let negative = byte(cursor) == UInt8(ascii: "-")
+        if negative { cursor += 1 }
+        guard cursor < count, isDigit(byte(cursor)) else { throw fail("expected a digit", at: cursor) }
+        var integer: Int64 = 0
+        var overflow = false
+        if byte(cursor) == UInt8(ascii: "0") {
+            cursor += 1
+        } else {
+            while cursor < count, isDigit(byte(cursor)) {
+                let digit = Int64(byte(cursor) - 0x30)
+                let (times10, o1) = integer.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+                overflow = overflow || o1 || o2
+                integer = sum
+                cursor += 1
+            }
+        }
+        var isInteger = true
+        if cursor < count && byte(cursor) == UInt8(ascii: ".") {
+            isInteger = false
+            cursor += 1
+            guard cursor < count, isDigit(byte(cursor)) else { throw fail("expected a digit after '.'", at: cursor) }
+            while cursor < count, isDigit(byte(cursor)) { cursor += 1 }
+        }
+        if cursor < count && (byte(cursor) | 0x20) == UInt8(ascii: "e") {
+            isInteger = false
+            cursor += 1
+            if cursor < count && (byte(cursor) == UInt8(ascii: "+") || byte(cursor) == UInt8(ascii: "-")) { cursor += 1 }
+            guard cursor < count, isDigit(byte(cursor)) else { throw fail("expected a digit in the exponent", at: cursor) }
+            while cursor < count, isDigit(byte(cursor)) { cursor += 1 }
+        }
+        index = cursor
+        if isInteger && !overflow { return .integer(integer) }
+        let double = parseDouble(start: start, count: cursor - start)
+        guard double.isFinite else { throw fail("number out of the range of a double", at: start) }
+        return .double(double)
+    }
+
+    @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
+
+    /// Correctly rounded decimal-to-binary conversion (strtod in the C locale) without a heap allocation.
+    func parseDouble(start: Int, count length: Int) -> Double {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer in
+            UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: base + start, byteCount: length)
+            buffer[length] = 0
+            return strtod(buffer.baseAddress!, nil)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import FirePack
+@testable import FirePackInterop
+
+@Suite("JSON")
+struct JSONTests {
+    @Test func numbersBecomeIntegersOrDoubles() throws {
+        let value = try Value(json: #"[0, -0, 42, -9223372036854775808, 9223372036854775807, 9223372036854775808, 1.0, -0.0, 1e2, 2.5E-3, 0.1]"#)
+        #expect(value == [0, 0, 42, .integer(.min), .integer(.max), 9_223_372_036_854_775_808.0, 1.0, -0.0, 100.0, 0.0025, 0.1])
+        guard case .double(let negativeZero) = value[7] else { Issue.record("not a double"); return }
+        #expect(negativeZero.sign == .minus)
+    }
+
+    @Test func stringsAndEscapes() throws {
+        let value = try Value(json: #"{"a\"b": "line\nbreak \u00e9 \ud83d\ude00 \/ \\ \t", "plain": "héllo"}"#)
+        #expect(value["a\"b"] == "line\nbreak é 😀 / \\ \t")
+        #expect(value["plain"] == "héllo")
+        let round = try Value(json: value.jsonBytes())
+        #expect(round == value)
+        #expect(Value.string("\u{1}\"").jsonString() == #""\u0001\"""#)
+    }
+
+    @Test func reversibleFormIsLossless() throws {
+        var generator = RandomValuesForJSON(seed: 11)
+        for index in 0..<300 {
+            let value = generator.value()
+            let text = value.jsonBytes()
+            let back = try Value(json: text)
+            #expect(back == value, "case \(index): \(String(decoding: text, as: UTF8.self))")
+            let pretty = try Value(json: value.jsonBytes(options: JSONOptions(pretty: true)))
+            #expect(pretty == value)
+        }
+    }
+
+    @Test func markersAndTheirEscape() throws {
+        let value: Value = ["t": .timestamp(try Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)),
+                            "g": .geoPoint(try GeoPoint(latitude: 37.4, longitude: -122.1)), "r": .reference(try DocumentReference(path: "books/b")),
+                            "b": .bytes(Data([0, 255])), "v": .vector(VectorValue([1, 0.5])), "s": .serverTimestamp,
+                            "n": .double(.nan), "i": .double(-.infinity), "looksLikeAMarker": ["__bytes__": "not base64!"]]
+        let text = value.jsonString()
+        #expect(text == #"{"t":{"__timestamp__":"2014-10-02T15:01:23.045123456Z"},"g":{"__geopoint__":[37.4,-122.1]},"r":{"__reference__":"books/b"},"b":{"__bytes__":"AP8="},"v":{"__vector__":[1.0,0.5]},"s":{"__serverTimestamp__":true},"n":{"__double__":"NaN"},"i":{"__double__":"-Infinity"},"looksLikeAMarker":{"__map__":{"__bytes__":"not base64!"}}}"#)
+        #expect(try Value(json: text) == value)
+        let plain = value.jsonString(options: JSONOptions(form: .plain))
+        #expect(plain == #"{"t":"2014-10-02T15:01:23.045123456Z","g":{"latitude":37.4,"longitude":-122.1},"r":"books/b","b":"AP8=","v":[1.0,0.5],"s":null,"n":null,"i":null,"looksLikeAMarker":{"__bytes__":"not base64!"}}"#)
+    }
+
+    @Test func prettyAndSorted() throws {
+        let value: Value = ["b": [1, 2], "a": [:]]
+        #expect(value.jsonString(options: JSONOptions(pretty: true, sortedKeys: true)) == "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ]\n}")
+    }
+
+    @Test func malformedJSONNamesOffsetAndPath() {
+        func fails(_ text: String, _ code: FirePackError.Code, offset: Int? = nil, path: String? = nil,
+                   sourceLocation: SourceLocation = #_sourceLocation) {
+            do {
+                _ = try Value(json: text)
+                Issue.record("expected \(code) for \(text)", sourceLocation: sourceLocation)
+            } catch {
+                #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+                if let offset { #expect(error.offset == offset, "\(error)", sourceLocation: sourceLocation) }
+                if let path { #expect(error.pathDescription == path, "\(error)", sourceLocation: sourceLocation) }
+            }
+        }
+        fails("", .truncated, offset: 0)
+        fails("[1, 2", .truncated, offset: 5)
+        fails(#"{"a": [1, {"b": tru}]}"#, .invalidJSON, offset: 16, path: "$.a[1].b")
+        fails(#"{"a": 1, "a": 2}"#, .duplicateKey, offset: 9)
+        fails("[01]", .invalidJSON)
+        fails("1 2", .trailingBytes, offset: 2)
+        fails("\"\u{1}\"", .invalidJSON)
+        fails(#""\ud800""#, .invalidUTF8)
+        fails("1e999", .invalidJSON)
+        fails(#"{"__timestamp__": "yesterday"}"#, .invalidJSON)
+        fails(String(repeating: "[", count: 101) + String(repeating: "]", count: 101), .depthLimitExceeded)
+        do {
+            _ = try Value(json: [0x22, 0xC3, 0x28, 0x22])
+            Issue.record("invalid UTF-8 accepted")
+        } catch {
+            #expect(error.code == .invalidUTF8 && error.offset == 1)
+        }
+    }
+
+    @Test("corpus files round-trip JSON → Value → FirePack → Value → JSON → Value", arguments: CorpusFiles.names)
+    func corpusRoundTrip(name: String) throws {
+        guard CorpusFiles.isAvailable else {
+            print(CorpusFiles.skipMessage)
+            return
+        }
+        let json = try CorpusFiles.load(name)
+        let value = try Value(json: json)
+        let packed = value.firePackBytes()
+        let unpacked = try Value(firePackBytes: packed)
+        #expect(unpacked == value)
+        #expect(try Value(json: unpacked.jsonBytes()) == value)
+        #expect(packed.count < json.count)
+        #expect(Value.firestoreCompare(try Value(firePackBytes: value.firePackBytes(deterministic: true)), value) == 0)
+    }
+
+    @Test("twitter.json keeps its 64-bit ids exact")
+    func twitterIDs() throws {
+        guard CorpusFiles.isAvailable else { print(CorpusFiles.skipMessage); return }
+        let value = try Value(json: CorpusFiles.load("twitter.json"))
+        guard case .array(let statuses) = value["statuses"] else { Issue.record("no statuses"); return }
+        #expect(statuses.count == 100)
+        for status in statuses {
+            guard case .integer(let id) = status["id"], case .string(let idString) = status["id_str"] else {
+                Issue.record("id is not an integer"); continue
+            }
+            #expect(String(id) == idString)
+        }
+    }
+}
+
+/// Random values for JSON round trips (JSON's reversible form covers every FirePack type).
+struct RandomValuesForJSON {
+    var rng: RandomNumberGeneratorWithSeed
+    init(seed: UInt64) { rng = RandomNumberGeneratorWithSeed(state: seed) }
+
+    mutating func value(depth: Int = 0) -> Value {
+        let pick = Int.random(in: 0..<(depth < 3 ? 15 : 13), using: &rng)
+        switch pick {
+        case 0: return .null
+        case 1: return .boolean(Bool.random(using: &rng))
+        case 2: return .integer(Int64.random(in: .min ... .max, using: &rng))
+        case 3: return .double(Double(bitPattern: rng.next()))
+        case 4: return .double([0.1, -0.0, 1e300, 5e-324, .nan, .infinity, 1.0, 1e16][Int.random(in: 0..<8, using: &rng)])
+        case 5: return .timestamp(try! Timestamp(seconds: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
+                                                 nanoseconds: Int32.random(in: 0..<1_000_000_000, using: &rng)))
+        case 6: return .string(["", "a", "é\"\\\n\u{0}", "😀 日本", "__bytes__"][Int.random(in: 0..<5, using: &rng)])
+        case 7: return .bytes(Data((0..<Int.random(in: 0..<20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+        case 8: return .reference(try! DocumentReference(path: "c/d\(Int.random(in: 0..<9, using: &rng))"))
+        case 9: return .geoPoint(try! GeoPoint(latitude: Double.random(in: -90...90, using: &rng), longitude: Double.random(in: -180...180, using: &rng)))
+        case 10: return .vector(VectorValue((0..<Int.random(in: 0..<4, using: &rng)).map { _ in Double(bitPattern: rng.next()) }))
+        case 11: return .serverTimestamp
+        case 12: return .double(Double(bitPattern: 0x7FF8_0000_0000_0000 | UInt64.random(in: 1...0xFFFF, using: &rng)))
+        case 13: return .array((0..<Int.random(in: 0..<5, using: &rng)).map { _ in value(depth: depth + 1) })
+        default:
+            var map = MapValue()
+            for _ in 0..<Int.random(in: 0..<5, using: &rng) {
+                map[["id", "__timestamp__", "__map__", "x", "ключ"][Int.random(in: 0..<5, using: &rng)]] = value(depth: depth + 1)
+            }
+            return .map(map)
+        }
+    }
+}
+
+struct RandomNumberGeneratorWithSeed: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the tests need (when missing), builds everything, and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
+# zlib for gzip streams; protobuf-c for the independent protobuf cross-check (used once those targets exist).
+for pkg in zlib1g-dev; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "Installing: ${need_apt[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+swift build --build-tests
+swift test --skip-build 2>&1 | tee .build/test-output.txt
