@@ -1,0 +1,23 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "FirePackBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "FirePack", path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "CoreBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "FirePack", package: "FirePack"),
+                .product(name: "FirePackInterop", package: "FirePack"),
+            ],
+            path: "Benchmarks/CoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ]
+)
