@@ -127,6 +127,37 @@ struct WriterTests {
         }
     }
 
+    @Test("a key written twice in one map is refused; the same key in another map is not")
+    func duplicateKeysRefused() throws {
+        for references in [true, false] {
+            let writer = FirePackWriter(options: .init(keyReferences: references))
+            writer.beginArray()
+            writer.beginMap()
+            #expect(writer.writeKey("id"))
+            writer.writeInteger(1)
+            #expect(!writer.writeKey("id"))
+            #expect(writer.writeKey(""))
+            writer.writeInteger(2)
+            #expect(!writer.writeKey(""))
+            writer.endMap()
+            writer.beginMap()
+            #expect(writer.writeKey("id"))
+            writer.beginMap()
+            #expect(writer.writeKey("id"))
+            writer.writeInteger(3)
+            writer.endMap()
+            #expect(!writer.writeKey("id"))
+            writer.endMap()
+            writer.endArray()
+            #expect(try Value(firePackBytes: writer.takeBytes()) == [["id": 1, "": 2], ["id": ["id": 3]]])
+        }
+        // Copying a malformed map with a duplicate key throws instead of writing it.
+        try FirePackReader.withReader(bytes(hex: "B2 06 02 61 01 02 61 02")) { reader in
+            let writer = FirePackWriter()
+            #expect(throws: FirePackError.self) { try writer.write(reader.root) }
+        }
+    }
+
     @Test("key-table offsets widen past 255 bytes")
     func wideKeyTableOffsets() throws {
         let padding = Value.string(String(repeating: "p", count: 70_000))

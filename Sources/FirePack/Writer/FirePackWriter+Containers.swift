@@ -21,37 +21,66 @@ extension FirePackWriter {
     }
 
     /// Writes the key of the next map entry, as a literal or, when it repeats, as a key reference.
-    public func writeKey(_ key: String) {
+    ///
+    /// Returns false, writing nothing, when the key was already written in this map (a map never holds a key
+    /// twice); the caller then writes no value for it.
+    @discardableResult
+    public func writeKey(_ key: String) -> Bool {
         var key = key
-        key.withUTF8 { writeKey(utf8: UnsafeRawBufferPointer($0)) }
+        return key.withUTF8 { writeKey(utf8: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Writes the key of the next map entry from bytes the caller guarantees are valid UTF-8.
-    public func writeKey(utf8 key: UnsafeRawBufferPointer) {
+    /// Writes the key of the next map entry from bytes the caller guarantees are valid UTF-8; returns false,
+    /// writing nothing, when the key was already written in this map.
+    @discardableResult
+    public func writeKey(utf8 key: UnsafeRawBufferPointer) -> Bool {
         precondition(depth > 0 && top.isMap && top.expectingKey, "writeKey(_:) outside a map or twice in a row")
-        top.expectingKey = false
         let length = key.count
         let literalHeader = UInt64(length) << 1
         let literalSize = Varint.encodedSize(literalHeader) + length
         reserve(10 + length)
-        if options.keyReferences && length > 0 {
+        if length > 0 {
+            // Every key goes through the table: it finds repeats for references and duplicates within this map.
             let hash = WriterKeyTable.hash(key)
             let (found, slot) = keys.find(key, hash: hash, in: storage)
             if let entry = found {
+                if isRepeatInThisMap(entry: entry) { return false }
+                keys.entries[entry].lastMap = top.serial
+                openMapKeys.append(Int32(entry))
                 let assigned = keys.entries[entry].referenceIndex
                 let index = assigned >= 0 ? Int(assigned) : keys.referenceCount
                 let referenceHeader = UInt64(index) << 1 | 1
-                if Varint.encodedSize(referenceHeader) < literalSize {
+                if options.keyReferences && Varint.encodedSize(referenceHeader) < literalSize {
                     if assigned < 0 { keys.assignReference(toEntry: entry) }
                     writerIndex &+= Varint.write(referenceHeader, to: storage + writerIndex)
-                    return
+                    top.expectingKey = false
+                    return true
                 }
             } else {
-                keys.insert(headerPosition: writerIndex, length: length, hash: hash, slot: slot)
+                keys.insert(headerPosition: writerIndex, length: length, hash: hash, slot: slot, map: top.serial)
+                openMapKeys.append(Int32(keys.entries.count - 1))
             }
+        } else {
+            if top.hasEmptyKey { return false }
+            top.hasEmptyKey = true
         }
+        top.expectingKey = false
         writerIndex &+= Varint.write(literalHeader, to: storage + writerIndex)
         appendRaw(key)
+        return true
+    }
+
+    /// Whether the key of `entry` was already written in the innermost open map.
+    ///
+    /// Maps are numbered as they begin, so a key last written in a map numbered below this one was not written in
+    /// this one, and one last written in this very map was. Only a key last written in a map nested inside this one
+    /// needs a look at this map's own key list.
+    @inline(__always)
+    func isRepeatInThisMap(entry: Int) -> Bool {
+        let last = keys.entries[entry].lastMap
+        if last < top.serial { return false }
+        if last == top.serial { return true }
+        return openMapKeys[top.keysStart...].contains(Int32(entry))
     }
 
     func beginContainer(isMap: Bool) {
@@ -59,7 +88,9 @@ extension FirePackWriter {
         if depth > 0 { outerFrames.append(top) }
         depth += 1
         reserve(Tag.reservedContainerHeader)
-        top = ContainerFrame(headerStart: writerIndex, count: 0, isMap: isMap, expectingKey: isMap)
+        if isMap { mapSerial &+= 1 }
+        top = ContainerFrame(headerStart: writerIndex, count: 0, isMap: isMap, expectingKey: isMap, serial: mapSerial,
+                             hasEmptyKey: false, keysStart: openMapKeys.count)
         writerIndex &+= Tag.reservedContainerHeader
     }
 
@@ -90,6 +121,7 @@ extension FirePackWriter {
             out += Varint.write(UInt64(lengthField), to: out)
             _ = Varint.write(UInt64(count), to: out)
         }
+        if isMap { openMapKeys.removeSubrange(top.keysStart...) }
         depth -= 1
         if depth > 0 { top = outerFrames.removeLast() }
         didWriteValue()

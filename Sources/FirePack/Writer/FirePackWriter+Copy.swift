@@ -36,7 +36,9 @@ extension FirePackWriter {
                 if header.isMap {
                     let (start, count, afterKey) = try input.readKey(at: cursor, limit: header.end)
                     try input.validateUTF8(start: start, count: count, what: "key")
-                    writeKey(utf8: input.bytes(from: start, count: count))
+                    guard writeKey(utf8: input.bytes(from: start, count: count)) else {
+                        throw FirePackError(.duplicateKey, offset: cursor, "a key appears twice in one map")
+                    }
                     cursor = afterKey
                 }
                 cursor = try copyValue(from: input, at: cursor, limit: header.end, depth: level + 1, using: &materializer)
@@ -56,6 +58,7 @@ extension FirePackWriter {
         writerIndex = index
         depth = 0
         outerFrames.removeAll(keepingCapacity: true)
+        openMapKeys.removeAll(keepingCapacity: true)
         keys.reset()
     }
 }

@@ -65,7 +65,11 @@ public final class FirePackWriter {
     /// Number of open containers.
     public internal(set) var depth = 0
     /// The innermost open container, kept out of `outerFrames` so the hot path touches no array.
-    var top = ContainerFrame(headerStart: 0, count: 0, isMap: false, expectingKey: false)
+    var top = ContainerFrame(headerStart: 0, count: 0, isMap: false, expectingKey: false, serial: 0, hasEmptyKey: false, keysStart: 0)
+    /// The key-table entries written in each open map, innermost last (each frame knows where its own start).
+    var openMapKeys: [Int32] = []
+    /// Serial number of the last map begun, so the key table can tell a key repeated within one map.
+    var mapSerial = 0
     var outerFrames: [ContainerFrame] = []
     var keys = WriterKeyTable()
 
@@ -111,6 +115,7 @@ public final class FirePackWriter {
         completedEnd = 0
         depth = 0
         outerFrames.removeAll(keepingCapacity: true)
+        openMapKeys.removeAll(keepingCapacity: true)
         keys.reset()
     }
 
@@ -173,7 +178,7 @@ public final class FirePackWriter {
     func willWriteValue() {
         if depth == 0 {
             rootStart = writerIndex
-            if !keys.isEmpty { keys.reset() }
+            if !keys.isEmpty { keys.reset(); openMapKeys.removeAll(keepingCapacity: true) }
         } else if top.isMap {
             precondition(!top.expectingKey, "write a key with writeKey(_:) before each map value")
         }
@@ -203,6 +208,12 @@ struct ContainerFrame {
     var count: Int
     var isMap: Bool
     var expectingKey: Bool
+    /// For maps: the serial number that marks keys written in this map.
+    var serial: Int
+    /// For maps: whether the empty key (never in the key table) has been written.
+    var hasEmptyKey: Bool
+    /// For maps: where this map's keys start in `openMapKeys`.
+    var keysStart: Int
 }
 
 extension FirePackWriter.Sink {

@@ -17,6 +17,8 @@ struct WriterKeyTable {
         var slot: Int32
         /// Index in the key table once the key has been referenced, else −1.
         var referenceIndex: Int32
+        /// The serial number of the map the key was last written in (to catch a key written twice in one map).
+        var lastMap: Int
     }
 
     /// Literals in the order written, which is also ascending buffer position.
@@ -53,8 +55,8 @@ struct WriterKeyTable {
         }
     }
 
-    mutating func insert(headerPosition: Int, length: Int, hash: UInt32, slot: Int) {
-        entries.append(Entry(headerPosition: headerPosition, length: length, hash: hash, slot: Int32(slot), referenceIndex: -1))
+    mutating func insert(headerPosition: Int, length: Int, hash: UInt32, slot: Int, map: Int) {
+        entries.append(Entry(headerPosition: headerPosition, length: length, hash: hash, slot: Int32(slot), referenceIndex: -1, lastMap: map))
         slots[slot] = Int32(entries.count)
         if entries.count * 2 > slots.count { rehash() }
     }
