@@ -1,0 +1,120 @@
+import Foundation
+
+extension DecoderImpl {
+    /// An array read in place, element by element.
+    struct UnkeyedContainer: UnkeyedDecodingContainer {
+        let decoder: DecoderImpl
+        let header: ContainerHeader
+        let pathDepth: Int
+        let depth: Int
+        var position: Int
+        var currentIndex = 0
+
+        init(decoder: DecoderImpl, header: ContainerHeader, pathDepth: Int) {
+            self.decoder = decoder
+            self.header = header
+            self.pathDepth = pathDepth
+            depth = decoder.depth
+            position = header.bodyStart
+        }
+
+        var codingPath: [any CodingKey] { decoder.path.prefix(pathDepth).map(\.codingKey) }
+        var count: Int? { header.count }
+        var isAtEnd: Bool { currentIndex >= header.count }
+
+        /// Where the next element ends; throws valueNotFound at the end of the array.
+        func nextElementEnd(for type: Any.Type) throws -> Int {
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(type, decoder.contextAtPath(codingPath + [AnyCodingKey(index: currentIndex)],
+                                                                             "Unkeyed container is at end", at: position))
+            }
+            let input = decoder.input
+            return try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: position, limit: header.end) }
+        }
+
+        mutating func decodeNil() throws -> Bool {
+            let end = try nextElementEnd(for: Never.self)
+            guard (try? decoder.input.tag(at: position, limit: end)) == Tag.null else { return false }
+            position = end
+            currentIndex += 1
+            return true
+        }
+
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            let end = try nextElementEnd(for: type)
+            if decoder.path.count != pathDepth { decoder.path.removeSubrange(min(pathDepth, decoder.path.count)...) }
+            decoder.path.append(.index(currentIndex))
+            defer { decoder.path.removeLast() }
+            let value = try decoder.decode(type, at: position, end: end, depth: depth + 1)
+            position = end
+            currentIndex += 1
+            return value
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+            try nextDecoder().container(keyedBy: type)
+        }
+
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            try nextDecoder().unkeyedContainer()
+        }
+
+        mutating func superDecoder() throws -> any Decoder {
+            try nextDecoder()
+        }
+
+        private mutating func nextDecoder() throws -> DecoderImpl {
+            let end = try nextElementEnd(for: Any.self)
+            let child = decoder.child(at: position, end: end, depth: depth + 1,
+                                      path: Array(decoder.path.prefix(pathDepth)) + [.index(currentIndex)])
+            position = end
+            currentIndex += 1
+            return child
+        }
+    }
+
+    /// The current value, read as one value.
+    struct SingleValueContainer: SingleValueDecodingContainer {
+        let decoder: DecoderImpl
+        let offset: Int
+        let end: Int
+        let pathDepth: Int
+
+        var codingPath: [any CodingKey] { decoder.path.prefix(pathDepth).map(\.codingKey) }
+
+        func decodeNil() -> Bool { (try? decoder.input.tag(at: offset, limit: end)) == Tag.null }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try decoder.decode(type, at: offset, end: end, depth: decoder.depth)
+        }
+    }
+
+    /// A separate decoder for a nested value (nested containers and super decoders), with its own path.
+    func child(at offset: Int, end: Int, depth: Int, path: [PathEntry]) -> DecoderImpl {
+        let child = DecoderImpl(input: input, options: options, offset: offset, end: end, depth: depth)
+        child.path = path
+        return child
+    }
+
+    /// A decoder positioned at a `null` (what `superDecoder(forKey:)` gives for a missing key, as in Foundation).
+    static func null(options: DecoderOptions, path: [PathEntry]) -> DecoderImpl {
+        let input = try! ReaderInput(UnsafeRawBufferPointer(start: nullEncoding, count: 1), rootStart: 0, limits: .default)
+        let decoder = DecoderImpl(input: input, options: options, offset: 0, end: 1, depth: 0)
+        decoder.path = path
+        return decoder
+    }
+
+    /// One `C0` byte that lives as long as the process.
+    nonisolated(unsafe) static let nullEncoding: UnsafeMutableRawPointer = {
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+        pointer.storeBytes(of: Tag.null, as: UInt8.self)
+        return pointer
+    }()
+
+    func contextAtPath(_ path: [any CodingKey], _ message: String, at offset: Int) -> DecodingError.Context {
+        var description = "\(message) (at byte \(offset)"
+        if let reference = options.reference { description += " in document \(reference.path)" }
+        description += ")."
+        return DecodingError.Context(codingPath: path, debugDescription: description)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+extension DecoderImpl {
+    /// Decodes the Swift scalars (String, Bool, every integer width, Double, Float), or returns nil for other types.
+    @inline(__always)
+    func decodeScalar<T>(_ type: T.Type, at offset: Int, end: Int) throws -> T? {
+        if T.self == String.self { return try decodeString(at: offset, end: end) as? T }
+        if T.self == Int.self { return try decodeInteger(Int.self, at: offset, end: end) as? T }
+        if T.self == Bool.self { return try decodeBool(at: offset, end: end) as? T }
+        if T.self == Double.self { return try decodeDouble(at: offset, end: end) as? T }
+        if T.self == Int64.self { return try decodeInteger(Int64.self, at: offset, end: end) as? T }
+        if T.self == Float.self { return try decodeFloat(at: offset, end: end) as? T }
+        if T.self == Int32.self { return try decodeInteger(Int32.self, at: offset, end: end) as? T }
+        if T.self == Int16.self { return try decodeInteger(Int16.self, at: offset, end: end) as? T }
+        if T.self == Int8.self { return try decodeInteger(Int8.self, at: offset, end: end) as? T }
+        if T.self == UInt.self { return try decodeInteger(UInt.self, at: offset, end: end) as? T }
+        if T.self == UInt64.self { return try decodeInteger(UInt64.self, at: offset, end: end) as? T }
+        if T.self == UInt32.self { return try decodeInteger(UInt32.self, at: offset, end: end) as? T }
+        if T.self == UInt16.self { return try decodeInteger(UInt16.self, at: offset, end: end) as? T }
+        if T.self == UInt8.self { return try decodeInteger(UInt8.self, at: offset, end: end) as? T }
+        return nil
+    }
+
+    func decodeString(at offset: Int, end: Int) throws -> String {
+        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+        guard tag & 0xE0 == Tag.fixStringBase || tag == Tag.string else { throw typeMismatch(String.self, at: offset) }
+        let (start, count, _) = try wrap { () throws(FirePackError) in try input.readString(at: offset, limit: end) }
+        return UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+    }
+
+    func decodeBool(at offset: Int, end: Int) throws -> Bool {
+        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+        switch tag {
+        case Tag.true: return true
+        case Tag.false: return false
+        default: throw typeMismatch(Bool.self, at: offset)
+        }
+    }
+
+    /// Integers from integer values, or from doubles with no fractional part; out of range is dataCorrupted.
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at offset: Int, end: Int) throws -> I {
+        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+        if tag <= 0x7F { if let small = I(exactly: tag) { return small } }
+        switch ValueType(tag: tag) {
+        case .integer:
+            let value = try wrap { () throws(FirePackError) in try input.readInteger(at: offset, limit: end).0 }
+            guard let result = I(exactly: value) else {
+                throw DecodingError.dataCorrupted(context("Number \(value) does not fit in \(I.self)", at: offset))
+            }
+            return result
+        case .double:
+            let value = try wrap { () throws(FirePackError) in try input.readDouble(at: offset, limit: end).0 }
+            guard let result = I(exactly: value) else {
+                let why = value.rounded(.towardZero) == value ? "does not fit in \(I.self)" : "is not a whole number, as \(I.self) needs"
+                throw DecodingError.dataCorrupted(context("Number \(value) \(why)", at: offset))
+            }
+            return result
+        default:
+            throw typeMismatch(I.self, at: offset)
+        }
+    }
+
+    /// Doubles from doubles or integers.
+    func decodeDouble(at offset: Int, end: Int) throws -> Double {
+        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+        switch ValueType(tag: tag) {
+        case .double: return try wrap { () throws(FirePackError) in try input.readDouble(at: offset, limit: end).0 }
+        case .integer: return Double(try wrap { () throws(FirePackError) in try input.readInteger(at: offset, limit: end).0 })
+        default: throw typeMismatch(Double.self, at: offset)
+        }
+    }
+
+    /// Floats from doubles within Float's range (NaN and ±∞ included) or integers.
+    func decodeFloat(at offset: Int, end: Int) throws -> Float {
+        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+        guard ValueType(tag: tag) == .double || ValueType(tag: tag) == .integer else { throw typeMismatch(Float.self, at: offset) }
+        let double = try decodeDouble(at: offset, end: end)
+        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
+            throw DecodingError.dataCorrupted(context("Number \(double) does not fit in Float", at: offset))
+        }
+        return Float(double)
+    }
+
+    /// The types Firestore stores natively and the Foundation types with a mapping, at the current value; nil for
+    /// everything else.
+    func decodeSpecial<T>(_ type: T.Type) throws -> T? {
+        if T.self == Date.self { return try decodeDate() as? T }
+        if T.self == Timestamp.self { return try decodeTimestamp(as: Timestamp.self) as? T }
+        if T.self == Data.self { return try decodeData() as? T }
+        if T.self == GeoPoint.self {
+            try expect(.geoPoint, for: GeoPoint.self)
+            return try wrap { () throws(FirePackError) in try input.readGeoPoint(at: offset, limit: end).0 } as? T
+        }
+        if T.self == DocumentReference.self {
+            try expect(.reference, for: DocumentReference.self)
+            return try wrap { () throws(FirePackError) in try input.readReference(at: offset, limit: end).0 } as? T
+        }
+        if T.self == VectorValue.self {
+            try expect(.vector, for: VectorValue.self)
+            let (start, count, _) = try wrap { () throws(FirePackError) in try input.readVector(at: offset, limit: end) }
+            return VectorView(input.bytes(from: start, count: count * 8)).vectorValue as? T
+        }
+        if T.self == Value.self {
+            var materializer = Materializer(input: input)
+            return try wrap { () throws(FirePackError) in try materializer.value(at: offset, limit: end, depth: depth).0 } as? T
+        }
+        if T.self == DocumentIDMarker.self { return DocumentIDMarker(reference: options.reference) as? T }
+        if T.self == ServerTimestampProbe.self {
+            let pending = (try? input.tag(at: offset, limit: end)) == Tag.serverTimestamp
+            return ServerTimestampProbe(isPending: pending, estimate: pending ? options.serverTimestampEstimate : nil) as? T
+        }
+        if T.self == URL.self {
+            let string = try decodeString(at: offset, end: end)
+            guard let url = URL(string: string) else { throw DecodingError.dataCorrupted(context("Invalid URL string \(string.debugDescription)", at: offset)) }
+            return url as? T
+        }
+        if T.self == UUID.self {
+            let string = try decodeString(at: offset, end: end)
+            guard let uuid = UUID(uuidString: string) else { throw DecodingError.dataCorrupted(context("Invalid UUID string \(string.debugDescription)", at: offset)) }
+            return uuid as? T
+        }
+        if T.self == Decimal.self {
+            let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+            if ValueType(tag: tag) == .integer {
+                return Decimal(try wrap { () throws(FirePackError) in try input.readInteger(at: offset, limit: end).0 }) as? T
+            }
+            let double = try decodeDouble(at: offset, end: end)
+            return (Decimal(string: double.description) ?? Decimal(double)) as? T
+        }
+        return nil
+    }
+
+    func expect(_ expected: ValueType, for type: Any.Type) throws {
+        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+        guard ValueType(tag: tag) == expected else { throw typeMismatch(type, at: offset) }
+    }
+
+    func decodeTimestamp(as type: Any.Type) throws -> Timestamp {
+        try expect(.timestamp, for: type)
+        return try wrap { () throws(FirePackError) in try input.readTimestamp(at: offset, limit: end).0 }
+    }
+
+    func decodeDate() throws -> Date {
+        switch options.dateStrategy {
+        case .timestamp: return try decodeTimestamp(as: Date.self).dateValue()
+        case .secondsSince1970: return Date(timeIntervalSince1970: try decodeDouble(at: offset, end: end))
+        case .millisecondsSince1970: return Date(timeIntervalSince1970: try decodeDouble(at: offset, end: end) / 1000)
+        case .iso8601:
+            let string = try decodeString(at: offset, end: end)
+            guard let timestamp = try? Timestamp(rfc3339: string) else {
+                throw DecodingError.dataCorrupted(context("Expected an ISO 8601 date, found \(string.debugDescription)", at: offset))
+            }
+            return timestamp.dateValue()
+        case .formatted(let formatter):
+            let string = try decodeString(at: offset, end: end)
+            guard let date = formatter.date(from: string) else {
+                throw DecodingError.dataCorrupted(context("Date string \(string.debugDescription) does not match the formatter", at: offset))
+            }
+            return date
+        case .custom(let decode): return try decode(self)
+        }
+    }
+
+    func decodeData() throws -> Data {
+        switch options.dataStrategy {
+        case .bytes:
+            try expect(.bytes, for: Data.self)
+            let (start, count, _) = try wrap { () throws(FirePackError) in
+                try input.readLengthPrefixed(at: offset, limit: end, tag: Tag.bytes, expecting: "bytes")
+            }
+            return Data(input.bytes(from: start, count: count))
+        case .base64:
+            let string = try decodeString(at: offset, end: end)
+            guard let data = Data(base64Encoded: string) else {
+                throw DecodingError.dataCorrupted(context("String is not valid Base64", at: offset))
+            }
+            return data
+        case .custom(let decode): return try decode(self)
+        }
+    }
+}

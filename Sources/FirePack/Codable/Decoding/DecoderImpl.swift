@@ -1,0 +1,134 @@
+import Foundation
+
+/// The one `Decoder` object a decode call uses: it moves from value to value as containers descend, and keeps the
+/// coding path as a stack that becomes `[CodingKey]` only when asked for (errors, or your own code).
+final class DecoderImpl: Decoder {
+    let input: ReaderInput
+    let options: DecoderOptions
+    /// The value the decoder is positioned at, and the end of it.
+    var offset: Int
+    var end: Int
+    /// Containers enclosing the current value (bounded by the reader's depth limit).
+    var depth: Int
+    /// The coding path: one entry per level below the root.
+    var path: [PathEntry] = []
+    /// Resume points of the keyed containers open at each depth (see `KeyedContainer`).
+    var keyCursors: [KeyCursor] = []
+    /// Set while decoding `[String: T]`, whose keys the key strategy must not touch.
+    var bypassKeyStrategy = false
+
+    init(input: ReaderInput, options: DecoderOptions, offset: Int, end: Int, depth: Int) {
+        self.input = input
+        self.options = options
+        self.offset = offset
+        self.end = end
+        self.depth = depth
+    }
+
+    var codingPath: [any CodingKey] { path.map(\.codingKey) }
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let header = try containerHeader(expectingMap: true, for: [String: Any].self)
+        return KeyedDecodingContainer(try KeyedContainer<Key>(decoder: self, header: header))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let header = try containerHeader(expectingMap: false, for: [Any].self)
+        return UnkeyedContainer(decoder: self, header: header, pathDepth: path.count)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleValueContainer(decoder: self, offset: offset, end: end, pathDepth: path.count)
+    }
+
+    /// Decodes the root value.
+    func decodeRoot<T: Decodable>(_ type: T.Type) throws -> T {
+        try decode(type, at: offset, end: end, depth: depth)
+    }
+
+    /// Reads the header of the container at the current value, turning null and other types into DecodingErrors.
+    func containerHeader(expectingMap: Bool, for type: Any.Type) throws -> ContainerHeader {
+        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
+        if tag == Tag.null {
+            throw DecodingError.valueNotFound(type, context("Expected \(expectingMap ? "a map" : "an array") but found null", at: offset))
+        }
+        let header = try wrap { () throws(FirePackError) in try input.readContainerHeader(at: offset, limit: end, depth: depth + 1) }
+        guard header.isMap == expectingMap else { throw typeMismatch(type, expected: expectingMap ? "a map" : "an array", at: offset) }
+        return header
+    }
+
+    /// Decodes a `T` from the value at `offset` (which ends at `end`, inside `depth` containers); the caller has
+    /// pushed its path entry.
+    ///
+    /// Scalars and the types Firestore stores natively are read directly (matched with `T.self == X.self`, which
+    /// costs a pointer comparison, not a protocol-conformance lookup); anything else runs `T(from:)` with this
+    /// decoder moved to the value.
+    func decode<T: Decodable>(_ type: T.Type, at offset: Int, end: Int, depth: Int) throws -> T {
+        if let scalar = try decodeScalar(type, at: offset, end: end) { return scalar }
+        let savedOffset = self.offset, savedEnd = self.end, savedDepth = self.depth
+        self.offset = offset
+        self.end = end
+        self.depth = depth
+        defer {
+            self.offset = savedOffset
+            self.end = savedEnd
+            self.depth = savedDepth
+        }
+        if let special = try decodeSpecial(type) { return special }
+        // Only with a key strategy does it matter whether T is [String: …]; the default path makes no such check.
+        if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
+        return try T(from: self)
+    }
+
+    /// Runs a read, turning a `FirePackError` into `DecodingError.dataCorrupted` at the current path.
+    @inline(__always)
+    func wrap<R>(_ body: () throws(FirePackError) -> R) throws -> R {
+        do { return try body() } catch { throw corrupted(error) }
+    }
+
+    func corrupted(_ error: FirePackError) -> DecodingError {
+        if error.code == .typeMismatch {
+            return .typeMismatch(Any.self, context(error.message, at: error.offset ?? offset, underlying: error))
+        }
+        return .dataCorrupted(context("Corrupt FirePack data: \(error)", at: error.offset ?? offset, underlying: error))
+    }
+
+    func context(_ message: String, at offset: Int, underlying: (any Error)? = nil) -> DecodingError.Context {
+        var description = "\(message) (at byte \(offset)"
+        if let reference = options.reference { description += " in document \(reference.path)" }
+        description += ")."
+        return DecodingError.Context(codingPath: codingPath, debugDescription: description, underlyingError: underlying)
+    }
+
+    /// `Expected to decode Int but found string`, with offset and document.
+    func typeMismatch(_ type: Any.Type, expected: String? = nil, at offset: Int) -> DecodingError {
+        let tag = (try? input.tag(at: offset, limit: end)) ?? 0
+        if tag == Tag.null {
+            return .valueNotFound(type, context("Expected \(type) value but found null instead", at: offset))
+        }
+        return .typeMismatch(type, context("Expected to decode \(expected ?? "\(type)") but found \(Tag.typeName(of: tag))", at: offset))
+    }
+}
+
+/// One level of the coding path.
+enum PathEntry {
+    case key(any CodingKey)
+    case index(Int)
+    case superKey
+
+    var codingKey: any CodingKey {
+        switch self {
+        case .key(let key): key
+        case .index(let index): AnyCodingKey(index: index)
+        case .superKey: AnyCodingKey.superKey
+        }
+    }
+}
+
+/// Where a keyed container resumes its search: the entry after the last key it found, in the map at `map`.
+struct KeyCursor {
+    var map: Int
+    var offset: Int
+    var index: Int
+}

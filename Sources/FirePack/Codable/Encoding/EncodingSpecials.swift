@@ -1,0 +1,77 @@
+import Foundation
+
+/// What the encoders do with a value before falling back to its `encode(to:)`.
+enum EncodingSpecial {
+    /// Handled: write this value.
+    case value(Value)
+    /// Handled: write nothing (a `@DocumentID` in a keyed container).
+    case skip
+    /// A custom Date or Data strategy: run it with the encoder.
+    case custom((any Encoder) throws -> Void)
+}
+
+extension EncoderOptions {
+    /// Firestore's native types, the sentinels, and Foundation types with a mapping; nil for everything else.
+    /// Matched with `T.self == X.self` (a pointer comparison, no protocol-conformance lookup).
+    func special<T>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> EncodingSpecial? {
+        if T.self == Date.self { return try date(value as! Date) }
+        if T.self == Timestamp.self { return .value(.timestamp(value as! Timestamp)) }
+        if T.self == Data.self {
+            let data = value as! Data
+            switch dataStrategy {
+            case .bytes: return .value(.bytes(data))
+            case .base64: return .value(.string(data.base64EncodedString()))
+            case .custom(let encode): return .custom { try encode(data, $0) }
+            }
+        }
+        if T.self == GeoPoint.self { return .value(.geoPoint(value as! GeoPoint)) }
+        if T.self == DocumentReference.self { return .value(.reference(value as! DocumentReference)) }
+        if T.self == VectorValue.self { return .value(.vector(value as! VectorValue)) }
+        if T.self == Value.self { return .value(value as! Value) }
+        if T.self == ServerTimestampMarker.self { return .value(.serverTimestamp) }
+        if T.self == DocumentIDMarker.self { return .skip }
+        if T.self == URL.self { return .value(.string((value as! URL).absoluteString)) }
+        if T.self == UUID.self { return .value(.string((value as! UUID).uuidString)) }
+        if T.self == Decimal.self { return .value(.double(Double((value as! Decimal).description) ?? .nan)) }
+        return nil
+    }
+
+    func date(_ date: Date) throws -> EncodingSpecial {
+        switch dateStrategy {
+        case .timestamp: return .value(.timestamp(Timestamp(date: date)))
+        case .secondsSince1970: return .value(.double(date.timeIntervalSince1970))
+        case .millisecondsSince1970: return .value(.double(date.timeIntervalSince1970 * 1000))
+        case .iso8601: return .value(.string(Timestamp(date: date).rfc3339String))
+        case .formatted(let formatter): return .value(.string(formatter.string(from: date)))
+        case .custom(let encode): return .custom { try encode(date, $0) }
+        }
+    }
+
+    /// Checks a double against the non-conforming float strategy.
+    @inline(__always)
+    func check(_ double: Double, codingPath: @autoclosure () -> [any CodingKey]) throws {
+        if case .throw = floatStrategy, !double.isFinite {
+            throw EncodingError.invalidValue(double, .init(codingPath: codingPath(),
+                debugDescription: "\(double) is not a finite number and the encoder's nonConformingFloatEncodingStrategy is .throw"))
+        }
+    }
+
+    /// An unsigned integer as Int64, or an error above Int64.max (Firestore integers are signed 64-bit).
+    @inline(__always)
+    func int64<U: FixedWidthInteger & UnsignedInteger>(_ value: U, codingPath: @autoclosure () -> [any CodingKey]) throws -> Int64 {
+        guard let signed = Int64(exactly: value) else {
+            throw EncodingError.invalidValue(value, .init(codingPath: codingPath(),
+                debugDescription: "\(U.self) \(value) is above Int64.max, the largest integer FirePack (like Firestore) stores"))
+        }
+        return signed
+    }
+
+    /// The map key for a coding key under the key strategy.
+    func mapKey(_ key: any CodingKey, codingPath: @autoclosure () -> [any CodingKey]) -> String {
+        switch keyStrategy {
+        case .useDefaultKeys: key.stringValue
+        case .convertToSnakeCase: KeyConversion.snakeCase(key.stringValue)
+        case .custom(let convert): convert(codingPath() + [key]).stringValue
+        }
+    }
+}

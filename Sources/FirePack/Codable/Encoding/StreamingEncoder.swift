@@ -1,0 +1,170 @@
+import Foundation
+
+/// The fast encoder: one object for a whole value, writing straight into a `FirePackWriter`.
+///
+/// Codable never says when a container is finished, so containers are closed lazily: a container that is written
+/// to first closes every container opened inside it since (those are finished, since Codable code writes in order),
+/// and a value's `encode(to:)` returning closes whatever it left open. A container written to after it was closed,
+/// a key written twice, or a super encoder, throw `NeedsTree` and the value is encoded through `ValueEncoder`.
+final class StreamingEncoder: Encoder {
+    /// Thrown when the fast path cannot honour what the type does; the caller re-encodes through a tree.
+    struct NeedsTree: Error {}
+
+    let writer: FirePackWriter
+    let options: EncoderOptions
+    var path: [PathEntry] = []
+    /// The identity of the Codable container behind each open writer container, outermost first.
+    var openContainers: [Int] = []
+    var nextContainerID = 0
+    /// Where the value being encoded started (to catch a second value written through one encoder).
+    var valueStart = 0
+    /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
+    var bypassKeyStrategy = false
+
+    init(writer: FirePackWriter, options: EncoderOptions) {
+        self.writer = writer
+        self.options = options
+    }
+
+    var codingPath: [any CodingKey] { path.map(\.codingKey) }
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    func encodeRoot<T: Encodable>(_ value: T) throws {
+        try encodeValue(value)
+    }
+
+    /// Writes one value at the writer's current position (a root value, an array element, or a map value).
+    func encodeValue<T: Encodable>(_ value: T) throws {
+        if try encodeScalar(value) { return }
+        if let special = try options.special(value, codingPath: codingPath) {
+            switch special {
+            case .value(let native): writer.write(native)
+            case .skip: throw NeedsTree()
+            case .custom(let encode): try encodeNested { try encode(self) }
+            }
+            return
+        }
+        if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
+        try encodeNested { try value.encode(to: self) }
+    }
+
+    /// Runs an `encode(to:)` for the value at the current position, then closes what it opened; a value that wrote
+    /// nothing is an empty map, as with JSONEncoder.
+    func encodeNested(_ body: () throws -> Void) throws {
+        let savedStart = valueStart
+        let depth = writer.depth
+        valueStart = writer.writerIndex
+        defer { valueStart = savedStart }
+        try body()
+        try close(downTo: depth)
+        if writer.writerIndex == valueStart {
+            writer.beginMap()
+            writer.endMap()
+        }
+    }
+
+    /// Closes open containers until the writer is back at `depth`.
+    func close(downTo depth: Int) throws {
+        while writer.depth > depth {
+            if writer.top.isMap {
+                guard writer.top.expectingKey else { throw NeedsTree() }
+                writer.endMap()
+            } else {
+                writer.endArray()
+            }
+            openContainers.removeLast()
+        }
+    }
+
+    /// Makes the container `id` at writer depth `depth` the innermost open one, closing finished nested containers;
+    /// throws `NeedsTree` if it was closed already.
+    @inline(__always)
+    func activate(_ id: Int, depth: Int) throws {
+        if writer.depth != depth { try close(downTo: depth) }
+        guard writer.depth == depth, openContainers.last == id else { throw NeedsTree() }
+    }
+
+    /// Opens a container for the value at the current position and returns its identity.
+    func openContainer(map: Bool) -> Int {
+        map ? writer.beginMap() : writer.beginArray()
+        nextContainerID += 1
+        openContainers.append(nextContainerID)
+        return nextContainerID
+    }
+
+    /// Whether the value at the current position is already a container opened by this same encoder call.
+    func reopenableContainer(map: Bool) -> Int? {
+        guard writer.writerIndex != valueStart else { return nil }
+        // Asking twice for the same kind of container of one value is allowed: it is the same container.
+        guard writer.depth >= 1, writer.top.isMap == map, writer.top.headerStart == valueStart, let id = openContainers.last else { return nil }
+        return id
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let bypass = bypassKeyStrategy
+        bypassKeyStrategy = false
+        if writer.writerIndex != valueStart {
+            if let id = reopenableContainer(map: true) {
+                return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, id: id, depth: writer.depth, pathDepth: path.count, rawKeys: bypass))
+            }
+            return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, id: -1, depth: -1, pathDepth: path.count, rawKeys: bypass))
+        }
+        let id = openContainer(map: true)
+        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, id: id, depth: writer.depth, pathDepth: path.count, rawKeys: bypass))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if writer.writerIndex != valueStart {
+            let id = reopenableContainer(map: false) ?? -1
+            return UnkeyedContainer(encoder: self, id: id, depth: id < 0 ? -1 : writer.depth, pathDepth: path.count)
+        }
+        let id = openContainer(map: false)
+        return UnkeyedContainer(encoder: self, id: id, depth: writer.depth, pathDepth: path.count)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleValueContainer(encoder: self, start: valueStart, depth: writer.depth, pathDepth: path.count)
+    }
+
+    /// Writes a map key (converted by the key strategy unless `raw`); a key already in the map needs the tree path.
+    @inline(__always)
+    func writeKey(_ key: some CodingKey, raw: Bool, pathDepth: Int) throws {
+        let written: Bool
+        if raw || options.usesDefaultKeys {
+            written = writer.writeKey(key.stringValue)
+        } else {
+            written = writer.writeKey(options.mapKey(key, codingPath: self.path.prefix(pathDepth).map(\.codingKey)))
+        }
+        if !written { throw NeedsTree() }
+    }
+
+    /// The scalars, written without a detour; returns false for other types.
+    @inline(__always)
+    func encodeScalar<T>(_ value: T) throws -> Bool {
+        if T.self == String.self { writer.writeString(value as! String); return true }
+        if T.self == Int.self { writer.writeInteger(Int64(value as! Int)); return true }
+        if T.self == Bool.self { writer.writeBoolean(value as! Bool); return true }
+        if T.self == Double.self {
+            let double = value as! Double
+            try options.check(double, codingPath: codingPath)
+            writer.writeDouble(double)
+            return true
+        }
+        if T.self == Int64.self { writer.writeInteger(value as! Int64); return true }
+        if T.self == Float.self {
+            let double = Double(value as! Float)
+            try options.check(double, codingPath: codingPath)
+            writer.writeDouble(double)
+            return true
+        }
+        if T.self == Int32.self { writer.writeInteger(Int64(value as! Int32)); return true }
+        if T.self == Int16.self { writer.writeInteger(Int64(value as! Int16)); return true }
+        if T.self == Int8.self { writer.writeInteger(Int64(value as! Int8)); return true }
+        if T.self == UInt.self { writer.writeInteger(try options.int64(value as! UInt, codingPath: codingPath)); return true }
+        if T.self == UInt64.self { writer.writeInteger(try options.int64(value as! UInt64, codingPath: codingPath)); return true }
+        if T.self == UInt32.self { writer.writeInteger(Int64(value as! UInt32)); return true }
+        if T.self == UInt16.self { writer.writeInteger(Int64(value as! UInt16)); return true }
+        if T.self == UInt8.self { writer.writeInteger(Int64(value as! UInt8)); return true }
+        return false
+    }
+}

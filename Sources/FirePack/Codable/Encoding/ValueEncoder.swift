@@ -1,0 +1,228 @@
+import Foundation
+
+/// Encodes `Encodable` types into a `Value` tree, honouring every container pattern Codable allows (containers
+/// written in any order, super encoders, a key written twice keeps its last value, as JSONEncoder does).
+struct ValueEncoder {
+    let options: EncoderOptions
+
+    func encodeRoot<T: Encodable>(_ value: T) throws -> Value {
+        try ValueEncoderImpl(options: options, path: []).box(value)
+    }
+}
+
+/// A node of the tree being built: finished values, or boxes still open for writing.
+enum EncodingNode {
+    case value(Value)
+    case map(MapBox)
+    case array(ArrayBox)
+    case encoder(ValueEncoderImpl)
+
+    func resolve() -> Value {
+        switch self {
+        case .value(let value): value
+        case .map(let box): .map(MapValue(zip(box.keys, box.nodes.map { $0.resolve() })))
+        case .array(let box): .array(box.nodes.map { $0.resolve() })
+        case .encoder(let encoder): encoder.resolved()
+        }
+    }
+}
+
+/// A map under construction; a key set twice keeps its first position and its last value.
+final class MapBox {
+    var keys: [String] = []
+    var nodes: [EncodingNode] = []
+    var positions: [ByteKey: Int] = [:]
+
+    func set(_ key: String, _ node: EncodingNode) {
+        if let position = positions[ByteKey(key)] {
+            nodes[position] = node
+        } else {
+            positions[ByteKey(key)] = keys.count
+            keys.append(key)
+            nodes.append(node)
+        }
+    }
+}
+
+/// An array under construction.
+final class ArrayBox {
+    var nodes: [EncodingNode] = []
+}
+
+final class ValueEncoderImpl: Encoder {
+    let options: EncoderOptions
+    let path: [PathEntry]
+    var storage: EncodingNode?
+    var bypassKeyStrategy = false
+
+    init(options: EncoderOptions, path: [PathEntry]) {
+        self.options = options
+        self.path = path
+    }
+
+    var codingPath: [any CodingKey] { path.map(\.codingKey) }
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    /// What this encoder holds; a type that encoded nothing is an empty map, as with JSONEncoder.
+    func resolved() -> Value { storage?.resolve() ?? .map(MapValue()) }
+
+    /// Encodes `value` at `path` into a `Value`.
+    func box<T: Encodable>(_ value: T) throws -> Value {
+        if let scalar = try scalar(value) { return scalar }
+        if let special = try options.special(value, codingPath: codingPath) {
+            switch special {
+            case .value(let native): return native
+            case .skip:
+                throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "@DocumentID can only be a property of a keyed type"))
+            case .custom(let encode):
+                let nested = ValueEncoderImpl(options: options, path: path)
+                try encode(nested)
+                return nested.resolved()
+            }
+        }
+        let nested = ValueEncoderImpl(options: options, path: path)
+        if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { nested.bypassKeyStrategy = true }
+        try value.encode(to: nested)
+        return nested.resolved()
+    }
+
+    func child(_ entry: PathEntry) -> ValueEncoderImpl { ValueEncoderImpl(options: options, path: path + [entry]) }
+
+    func scalar<T>(_ value: T) throws -> Value? {
+        switch value {
+        case let string as String where T.self == String.self: return .string(string)
+        case let int as Int where T.self == Int.self: return .integer(Int64(int))
+        case let bool as Bool where T.self == Bool.self: return .boolean(bool)
+        case let double as Double where T.self == Double.self:
+            try options.check(double, codingPath: codingPath)
+            return .double(double)
+        case let float as Float where T.self == Float.self:
+            try options.check(Double(float), codingPath: codingPath)
+            return .double(Double(float))
+        case let int as Int64 where T.self == Int64.self: return .integer(int)
+        case let int as Int32 where T.self == Int32.self: return .integer(Int64(int))
+        case let int as Int16 where T.self == Int16.self: return .integer(Int64(int))
+        case let int as Int8 where T.self == Int8.self: return .integer(Int64(int))
+        case let uint as UInt where T.self == UInt.self: return .integer(try options.int64(uint, codingPath: codingPath))
+        case let uint as UInt64 where T.self == UInt64.self: return .integer(try options.int64(uint, codingPath: codingPath))
+        case let uint as UInt32 where T.self == UInt32.self: return .integer(Int64(uint))
+        case let uint as UInt16 where T.self == UInt16.self: return .integer(Int64(uint))
+        case let uint as UInt8 where T.self == UInt8.self: return .integer(Int64(uint))
+        default: return nil
+        }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let map: MapBox
+        if case .map(let existing) = storage {
+            map = existing
+        } else {
+            map = MapBox()
+            storage = .map(map)
+        }
+        let raw = bypassKeyStrategy
+        bypassKeyStrategy = false
+        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, map: map, rawKeys: raw))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let array: ArrayBox
+        if case .array(let existing) = storage {
+            array = existing
+        } else {
+            array = ArrayBox()
+            storage = .array(array)
+        }
+        return UnkeyedContainer(encoder: self, array: array)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleValueContainer(encoder: self) }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let encoder: ValueEncoderImpl
+        let map: MapBox
+        let rawKeys: Bool
+
+        var codingPath: [any CodingKey] { encoder.codingPath }
+
+        func mapKey(_ key: Key) -> String {
+            rawKeys ? key.stringValue : encoder.options.mapKey(key, codingPath: encoder.codingPath)
+        }
+
+        mutating func encodeNil(forKey key: Key) throws { map.set(mapKey(key), .value(.null)) }
+
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            if T.self == DocumentIDMarker.self { return }
+            map.set(mapKey(key), .value(try encoder.child(.key(key)).box(value)))
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            let nested = MapBox()
+            map.set(mapKey(key), .map(nested))
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder.child(.key(key)), map: nested, rawKeys: false))
+        }
+
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            let nested = ArrayBox()
+            map.set(mapKey(key), .array(nested))
+            return UnkeyedContainer(encoder: encoder.child(.key(key)), array: nested)
+        }
+
+        mutating func superEncoder() -> any Encoder {
+            let nested = encoder.child(.superKey)
+            map.set(AnyCodingKey.superKey.stringValue, .encoder(nested))
+            return nested
+        }
+
+        mutating func superEncoder(forKey key: Key) -> any Encoder {
+            let nested = encoder.child(.key(key))
+            map.set(mapKey(key), .encoder(nested))
+            return nested
+        }
+    }
+
+    struct UnkeyedContainer: UnkeyedEncodingContainer {
+        let encoder: ValueEncoderImpl
+        let array: ArrayBox
+
+        var codingPath: [any CodingKey] { encoder.codingPath }
+        var count: Int { array.nodes.count }
+
+        mutating func encodeNil() throws { array.nodes.append(.value(.null)) }
+
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            array.nodes.append(.value(try encoder.child(.index(count)).box(value)))
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+            let nested = MapBox()
+            let child = encoder.child(.index(count))
+            array.nodes.append(.map(nested))
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: child, map: nested, rawKeys: false))
+        }
+
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+            let nested = ArrayBox()
+            let child = encoder.child(.index(count))
+            array.nodes.append(.array(nested))
+            return UnkeyedContainer(encoder: child, array: nested)
+        }
+
+        mutating func superEncoder() -> any Encoder {
+            let nested = encoder.child(.index(count))
+            array.nodes.append(.encoder(nested))
+            return nested
+        }
+    }
+
+    struct SingleValueContainer: SingleValueEncodingContainer {
+        let encoder: ValueEncoderImpl
+        var codingPath: [any CodingKey] { encoder.codingPath }
+
+        mutating func encodeNil() throws { encoder.storage = .value(.null) }
+
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            encoder.storage = .value(try encoder.box(value))
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A Firestore document: its reference, its fields, and when known its create and update times.
+public struct Document: Hashable, Sendable {
+    /// The document's reference (its path).
+    public var reference: DocumentReference
+    /// The document's fields.
+    public var fields: MapValue
+    /// When the document was created, if known.
+    public var createTime: Timestamp?
+    /// When the document was last updated, if known.
+    public var updateTime: Timestamp?
+
+    /// A document from its parts.
+    public init(reference: DocumentReference, fields: MapValue, createTime: Timestamp? = nil, updateTime: Timestamp? = nil) {
+        self.reference = reference
+        self.fields = fields
+        self.createTime = createTime
+        self.updateTime = updateTime
+    }
+
+    /// A document whose fields are `value` encoded; throws `EncodingError.invalidValue` unless it encodes as a map.
+    public init<T: Encodable>(reference: DocumentReference, from value: T, encoder: FirePackEncoder = FirePackEncoder()) throws {
+        guard case .map(let fields) = try encoder.encodeToValue(value) else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription:
+                "\(T.self) does not encode as a map, so it cannot be the fields of document \(reference.path)"))
+        }
+        self.init(reference: reference, fields: fields)
+    }
+
+    /// The fields decoded as `T`, with `@DocumentID` properties filled from the reference.
+    public func data<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> T {
+        try decoder.decode(type, from: Value.map(fields).firePackBytes(), in: reference)
+    }
+
+    /// The document with every server-timestamp sentinel in its fields replaced by `time`.
+    public func resolvingServerTimestamps(at time: Timestamp) -> Document {
+        var copy = self
+        copy.fields = Self.resolve(fields, time)
+        return copy
+    }
+
+    private static func resolve(_ map: MapValue, _ time: Timestamp) -> MapValue {
+        MapValue(map.map { ($0.key, resolve($0.value, time)) })
+    }
+
+    private static func resolve(_ value: Value, _ time: Timestamp) -> Value {
+        switch value {
+        case .serverTimestamp: .timestamp(time)
+        case .array(let elements): .array(elements.map { resolve($0, time) })
+        case .map(let map): .map(resolve(map, time))
+        default: value
+        }
+    }
+}
+
+extension Document: Codable {
+    private enum CodingKeys: String, CodingKey { case name, fields, createTime, updateTime }
+
+    /// `{name: reference, fields: map, createTime?, updateTime?}` — natively a reference, a map and timestamps.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reference, forKey: .name)
+        try container.encode(fields, forKey: .fields)
+        try container.encodeIfPresent(createTime, forKey: .createTime)
+        try container.encodeIfPresent(updateTime, forKey: .updateTime)
+    }
+
+    /// Decodes the form `encode(to:)` writes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        reference = try container.decode(DocumentReference.self, forKey: .name)
+        fields = try container.decode(MapValue.self, forKey: .fields)
+        createTime = try container.decodeIfPresent(Timestamp.self, forKey: .createTime)
+        updateTime = try container.decodeIfPresent(Timestamp.self, forKey: .updateTime)
+    }
+}
+
+extension Document {
+    /// The document as FirePack bytes: `{name, fields, createTime?, updateTime?}` with native types.
+    public func firePackBytes(deterministic: Bool = false) -> [UInt8] {
+        let writer = FirePackWriter(options: .init(deterministic: deterministic))
+        write(to: writer)
+        return writer.takeBytes()
+    }
+
+    /// Writes the document as one value (keys sorted when the writer is deterministic).
+    public func write(to writer: FirePackWriter) {
+        writer.write(value)
+    }
+
+    /// The document as a `Value`: `{name, fields, createTime?, updateTime?}`.
+    public var value: Value {
+        var map: MapValue = ["name": .reference(reference), "fields": .map(fields)]
+        if let createTime { map["createTime"] = .timestamp(createTime) }
+        if let updateTime { map["updateTime"] = .timestamp(updateTime) }
+        return .map(map)
+    }
+
+    /// Reads a document written by `firePackBytes()`.
+    public init(firePackBytes bytes: [UInt8], limits: ReaderLimits = .default) throws {
+        let decoder = FirePackDecoder()
+        decoder.limits = limits
+        self = try decoder.decode(Document.self, from: bytes)
+    }
+}
