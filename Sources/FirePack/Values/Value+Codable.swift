@@ -31,8 +31,10 @@ extension Value: Codable {
         case .array(let elements): var c = encoder.unkeyedContainer(); for element in elements { try c.encode(element) }
         case .map(let map):
             if map.count == 1, Marker(rawValue: map.keys[0]) != nil {
+                // Escaped: the payload is written as a plain map, so it cannot be read back as a marker.
                 var c = encoder.container(keyedBy: Marker.self)
-                try c.encode(Value.map(map), forKey: .map)
+                var payload = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .map)
+                for (key, value) in map { try payload.encode(value, forKey: AnyCodingKey(stringValue: key)) }
                 return
             }
             var c = encoder.container(keyedBy: AnyCodingKey.self)
@@ -82,7 +84,11 @@ extension Value: Codable {
                 self = .bytes(data)
             case .vector: self = .vector(VectorValue(try markers.decode([Double].self, forKey: marker)))
             case .serverTimestamp: self = .serverTimestamp
-            case .map: self = try markers.decode(Value.self, forKey: marker)
+            case .map:
+                let payload = try markers.nestedContainer(keyedBy: AnyCodingKey.self, forKey: marker)
+                var map = MapValue()
+                for key in payload.allKeys { map[key.stringValue] = try payload.decode(Value.self, forKey: key) }
+                self = .map(map)
             }
             return
         }

@@ -83,17 +83,21 @@ extension DecoderImpl {
         }
 
         /// Where the value for `key` is, or nil when the map does not hold it.
+        @inline(__always)
         func find(_ key: Key) throws -> (offset: Int, end: Int)? {
+            try find(named: key.stringValue)
+        }
+
+        /// Where the value for the key called `name` is, or nil when the map does not hold it.
+        func find(named name: String) throws -> (offset: Int, end: Int)? {
             let input = decoder.input
             if let convertedKeys {
-                let name = key.stringValue
                 guard let entry = convertedKeys.first(where: { $0.key == name })?.entry else { return nil }
                 let (_, _, afterKey) = try decoder.wrap { () throws(FirePackError) in try input.readKey(at: entry, limit: header.end) }
                 return (afterKey, try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) })
             }
             var cursor = decoder.keyCursors[depth]
             if cursor.map != mapOffset { cursor = KeyCursor(map: mapOffset, offset: header.bodyStart, index: 0) }
-            let name = key.stringValue
             return try name.utf8.withContiguousStorageIfAvailable { wanted in
                 try search(for: UnsafeRawBufferPointer(wanted), from: cursor)
             } ?? search(for: Array(name.utf8), from: cursor)
@@ -177,7 +181,7 @@ extension DecoderImpl {
         /// A decoder for the value at `name` (null when the map lacks it, as Foundation does).
         private func nestedDecoder(entry: PathEntry, name: String) throws -> DecoderImpl {
             let path = Array(decoder.path.prefix(pathDepth)) + [entry]
-            guard let key = Key(stringValue: name), let (offset, end) = try find(key) else {
+            guard let (offset, end) = try find(named: name) else {
                 return DecoderImpl.null(options: decoder.options, path: path)
             }
             return decoder.child(at: offset, end: end, depth: depth + 1, path: path)
