@@ -19,5 +19,20 @@ let package = Package(
             path: "Benchmarks/CoreBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "CodableBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "FirePack", package: "FirePack"),
+            ],
+            path: "Benchmarks/CodableBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // Not a benchmark: a fixed workload to profile with valgrind --tool=callgrind.
+        .executableTarget(
+            name: "ProfileCodable",
+            dependencies: [.product(name: "FirePack", package: "FirePack")],
+            path: "Sources/ProfileCodable"
+        ),
     ]
 )

@@ -14,25 +14,25 @@ extension EncoderOptions {
     /// Firestore's native types, the sentinels, and Foundation types with a mapping; nil for everything else.
     /// Matched with `T.self == X.self` (a pointer comparison, no protocol-conformance lookup).
     func special<T>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> EncodingSpecial? {
-        if T.self == Date.self { return try date(value as! Date) }
-        if T.self == Timestamp.self { return .value(.timestamp(value as! Timestamp)) }
+        if T.self == Date.self { return try date(unsafeBitCast(value, to: Date.self)) }
+        if T.self == Timestamp.self { return .value(.timestamp(unsafeBitCast(value, to: Timestamp.self))) }
         if T.self == Data.self {
-            let data = value as! Data
+            let data = unsafeBitCast(value, to: Data.self)
             switch dataStrategy {
             case .bytes: return .value(.bytes(data))
             case .base64: return .value(.string(data.base64EncodedString()))
             case .custom(let encode): return .custom { try encode(data, $0) }
             }
         }
-        if T.self == GeoPoint.self { return .value(.geoPoint(value as! GeoPoint)) }
-        if T.self == DocumentReference.self { return .value(.reference(value as! DocumentReference)) }
-        if T.self == VectorValue.self { return .value(.vector(value as! VectorValue)) }
-        if T.self == Value.self { return .value(value as! Value) }
+        if T.self == GeoPoint.self { return .value(.geoPoint(unsafeBitCast(value, to: GeoPoint.self))) }
+        if T.self == DocumentReference.self { return .value(.reference(unsafeBitCast(value, to: DocumentReference.self))) }
+        if T.self == VectorValue.self { return .value(.vector(unsafeBitCast(value, to: VectorValue.self))) }
+        if T.self == Value.self { return .value(unsafeBitCast(value, to: Value.self)) }
         if T.self == ServerTimestampMarker.self { return .value(.serverTimestamp) }
         if T.self == DocumentIDMarker.self { return .skip }
-        if T.self == URL.self { return .value(.string((value as! URL).absoluteString)) }
-        if T.self == UUID.self { return .value(.string((value as! UUID).uuidString)) }
-        if T.self == Decimal.self { return .value(.double(Double((value as! Decimal).description) ?? .nan)) }
+        if T.self == URL.self { return .value(.string(unsafeBitCast(value, to: URL.self).absoluteString)) }
+        if T.self == UUID.self { return .value(.string(unsafeBitCast(value, to: UUID.self).uuidString)) }
+        if T.self == Decimal.self { return .value(.double(Double(unsafeBitCast(value, to: Decimal.self).description) ?? .nan)) }
         return nil
     }
 

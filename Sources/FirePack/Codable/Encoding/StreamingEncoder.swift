@@ -12,18 +12,43 @@ final class StreamingEncoder: Encoder {
 
     let writer: FirePackWriter
     let options: EncoderOptions
-    var path: [PathEntry] = []
-    /// The identity of the Codable container behind each open writer container, outermost first.
-    var openContainers: [Int] = []
-    var nextContainerID = 0
-    /// Where the value being encoded started (to catch a second value written through one encoder).
-    var valueStart = 0
-    /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
-    var bypassKeyStrategy = false
+    /// The mutable state, behind a pointer to avoid a dynamic exclusivity check per access (as in the writer).
+    let state: UnsafeMutablePointer<StreamingEncoderState>
 
     init(writer: FirePackWriter, options: EncoderOptions) {
         self.writer = writer
         self.options = options
+        state = .allocate(capacity: 1)
+        state.initialize(to: StreamingEncoderState())
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    var path: [PathEntry] {
+        get { state.pointee.path }
+        _modify { yield &state.pointee.path }
+    }
+    /// The identity of the Codable container behind each open writer container, outermost first.
+    var openContainers: [Int] {
+        get { state.pointee.openContainers }
+        _modify { yield &state.pointee.openContainers }
+    }
+    var nextContainerID: Int {
+        get { state.pointee.nextContainerID }
+        set { state.pointee.nextContainerID = newValue }
+    }
+    /// Where the value being encoded started (to catch a second value written through one encoder).
+    var valueStart: Int {
+        get { state.pointee.valueStart }
+        set { state.pointee.valueStart = newValue }
+    }
+    /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
+    var bypassKeyStrategy: Bool {
+        get { state.pointee.bypassKeyStrategy }
+        set { state.pointee.bypassKeyStrategy = newValue }
     }
 
     var codingPath: [any CodingKey] { path.map(\.codingKey) }
@@ -138,33 +163,44 @@ final class StreamingEncoder: Encoder {
         if !written { throw NeedsTree() }
     }
 
-    /// The scalars, written without a detour; returns false for other types.
+    /// The scalars, written without a detour; returns false for other types. Each is matched with
+    /// `T.self == X.self` and reinterpreted with `unsafeBitCast` (the types are identical): an `as!` cast in this
+    /// unspecialized generic code costs a runtime cast per value.
     @inline(__always)
     func encodeScalar<T>(_ value: T) throws -> Bool {
-        if T.self == String.self { writer.writeString(value as! String); return true }
-        if T.self == Int.self { writer.writeInteger(Int64(value as! Int)); return true }
-        if T.self == Bool.self { writer.writeBoolean(value as! Bool); return true }
+        if T.self == String.self { writer.writeString(unsafeBitCast(value, to: String.self)); return true }
+        if T.self == Int.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int.self))); return true }
+        if T.self == Bool.self { writer.writeBoolean(unsafeBitCast(value, to: Bool.self)); return true }
         if T.self == Double.self {
-            let double = value as! Double
+            let double = unsafeBitCast(value, to: Double.self)
             try options.check(double, codingPath: codingPath)
             writer.writeDouble(double)
             return true
         }
-        if T.self == Int64.self { writer.writeInteger(value as! Int64); return true }
+        if T.self == Int64.self { writer.writeInteger(unsafeBitCast(value, to: Int64.self)); return true }
         if T.self == Float.self {
-            let double = Double(value as! Float)
+            let double = Double(unsafeBitCast(value, to: Float.self))
             try options.check(double, codingPath: codingPath)
             writer.writeDouble(double)
             return true
         }
-        if T.self == Int32.self { writer.writeInteger(Int64(value as! Int32)); return true }
-        if T.self == Int16.self { writer.writeInteger(Int64(value as! Int16)); return true }
-        if T.self == Int8.self { writer.writeInteger(Int64(value as! Int8)); return true }
-        if T.self == UInt.self { writer.writeInteger(try options.int64(value as! UInt, codingPath: codingPath)); return true }
-        if T.self == UInt64.self { writer.writeInteger(try options.int64(value as! UInt64, codingPath: codingPath)); return true }
-        if T.self == UInt32.self { writer.writeInteger(Int64(value as! UInt32)); return true }
-        if T.self == UInt16.self { writer.writeInteger(Int64(value as! UInt16)); return true }
-        if T.self == UInt8.self { writer.writeInteger(Int64(value as! UInt8)); return true }
+        if T.self == Int32.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int32.self))); return true }
+        if T.self == Int16.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int16.self))); return true }
+        if T.self == Int8.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int8.self))); return true }
+        if T.self == UInt.self { writer.writeInteger(try options.int64(unsafeBitCast(value, to: UInt.self), codingPath: codingPath)); return true }
+        if T.self == UInt64.self { writer.writeInteger(try options.int64(unsafeBitCast(value, to: UInt64.self), codingPath: codingPath)); return true }
+        if T.self == UInt32.self { writer.writeInteger(Int64(unsafeBitCast(value, to: UInt32.self))); return true }
+        if T.self == UInt16.self { writer.writeInteger(Int64(unsafeBitCast(value, to: UInt16.self))); return true }
+        if T.self == UInt8.self { writer.writeInteger(Int64(unsafeBitCast(value, to: UInt8.self))); return true }
         return false
     }
+}
+
+/// The streaming encoder's mutable state (see `StreamingEncoder.state`).
+struct StreamingEncoderState {
+    var path: [PathEntry] = []
+    var openContainers: [Int] = []
+    var nextContainerID = 0
+    var valueStart = 0
+    var bypassKeyStrategy = false
 }

@@ -1,0 +1,23 @@
+import FirePack
+import Foundation
+
+// A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
+//   ProfileCodable encode|decode [iterations]
+let mode = CommandLine.arguments.dropFirst().first ?? "decode"
+let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
+let book = makeBookWithTags(1)
+let encoder = FirePackEncoder()
+let decoder = FirePackDecoder()
+let bytes = try encoder.encodeToBytes(book)
+let writer = FirePackWriter()
+var checksum = 0
+for _ in 0..<iterations {
+    if mode == "encode" {
+        try encoder.encode(book, into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
+    } else {
+        checksum &+= try decoder.decode(BookWithTags.self, from: bytes).numberOfPages
+    }
+}
+print(checksum)
