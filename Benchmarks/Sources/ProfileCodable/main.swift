@@ -9,10 +9,14 @@ let book = makeBookWithTags(1)
 let encoder = FirePackEncoder()
 let decoder = FirePackDecoder()
 let bytes = try encoder.encodeToBytes(book)
+let books = (0..<1_000).map(makeBook)
+let booksBytes = try encoder.encodeToBytes(books)
 let writer = FirePackWriter()
 var checksum = 0
 for _ in 0..<iterations {
-    if mode == "encode" {
+    if mode == "books" {
+        checksum &+= try decoder.decode([Book].self, from: booksBytes).count
+    } else if mode == "encode" {
         try encoder.encode(book, into: writer)
         checksum &+= writer.writerIndex
         writer.clear()
