@@ -51,6 +51,12 @@ public final class FirePackDecoder {
         try bytes.withUnsafeBytes { try decode(type, from: $0, reference: reference) }
     }
 
+    /// Decodes a value from a `Value` tree (written to bytes once, then decoded as any encoding is).
+    public func decode<T: Decodable>(_ type: T.Type, from value: Value, in reference: DocumentReference? = nil) throws -> T {
+        let bytes = value.firePackBytes()
+        return try bytes.withUnsafeBytes { try decode(type, from: $0, reference: reference) }
+    }
+
     /// Decodes the value at a reader's cursor (for example inside a larger structure) and moves past it.
     public func decode<T: Decodable>(_ type: T.Type, from reader: inout FirePackReader,
                                      in reference: DocumentReference? = nil) throws -> T {
