@@ -19,13 +19,17 @@ public struct JSONOptions: Sendable, Hashable {
     public var sortedKeys: Bool
     /// Maximum nesting depth when reading (the same bound as FirePack's reader).
     public var maxDepth: Int
+    /// Whether reading turns the reversible markers into Firestore types (off: every object is a map).
+    public var readsMarkers: Bool
 
-    /// Creates options: reversible, compact, insertion order, depth 100.
-    public init(form: Form = .reversible, pretty: Bool = false, sortedKeys: Bool = false, maxDepth: Int = 100) {
+    /// Creates options: reversible, compact, insertion order, depth 100, markers read.
+    public init(form: Form = .reversible, pretty: Bool = false, sortedKeys: Bool = false, maxDepth: Int = 100,
+                readsMarkers: Bool = true) {
         self.form = form
         self.pretty = pretty
         self.sortedKeys = sortedKeys
         self.maxDepth = min(max(maxDepth, 0), ReaderLimits.maximumDepth)
+        self.readsMarkers = readsMarkers
     }
 }
 

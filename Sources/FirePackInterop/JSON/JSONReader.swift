@@ -17,7 +17,7 @@ extension Value {
     /// others doubles; reversible markers become Firestore types. Errors name the byte offset and the JSON path.
     public init(json bytes: UnsafeRawBufferPointer, options: JSONOptions = JSONOptions()) throws(FirePackError) {
         guard let base = bytes.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
-        var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth)
+        var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers)
         self = try parser.parseDocument()
     }
 
@@ -42,14 +42,16 @@ struct JSONParser {
     let base: UnsafeRawPointer
     let count: Int
     let maxDepth: Int
+    let readsMarkers: Bool
     var index = 0
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
 
-    init(base: UnsafeRawPointer, count: Int, maxDepth: Int) {
+    init(base: UnsafeRawPointer, count: Int, maxDepth: Int, readsMarkers: Bool = true) {
         self.base = base
         self.count = count
         self.maxDepth = maxDepth
+        self.readsMarkers = readsMarkers
     }
 
     @inline(__always) func byte(_ offset: Int) -> UInt8 { base.load(fromByteOffset: offset, as: UInt8.self) }
@@ -79,7 +81,7 @@ struct JSONParser {
     mutating func parseValue(depth: Int) throws(FirePackError) -> Value {
         guard index < count else { throw FirePackError(.truncated, offset: index, "input ends where a value belongs") }
         switch byte(index) {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1, readsMarkers: true)
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1, readsMarkers: readsMarkers)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try expectLiteral("true"); return .boolean(true)

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import FirePack
+@testable import FirePackInterop
+
+@Suite("Firestore REST JSON")
+struct FirestoreJSONTests {
+    func text(_ value: Value) throws -> String { String(decoding: try FirestoreJSON.jsonBytes(for: value), as: UTF8.self) }
+
+    @Test func everyTypeInItsRESTForm() throws {
+        #expect(try text(nil) == #"{"nullValue":null}"#)
+        #expect(try text(true) == #"{"booleanValue":true}"#)
+        #expect(try text(816) == #"{"integerValue":"816"}"#)
+        #expect(try text(.integer(.min)) == #"{"integerValue":"-9223372036854775808"}"#)
+        #expect(try text(3.5) == #"{"doubleValue":3.5}"#)
+        #expect(try text(.double(.nan)) == #"{"doubleValue":"NaN"}"#)
+        #expect(try text(.double(-.infinity)) == #"{"doubleValue":"-Infinity"}"#)
+        #expect(try text(.timestamp(try Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456))) == #"{"timestampValue":"2014-10-02T15:01:23.045123456Z"}"#)
+        #expect(try text("hi") == #"{"stringValue":"hi"}"#)
+        #expect(try text(.bytes(Data([0, 255]))) == #"{"bytesValue":"AP8="}"#)
+        #expect(try text(.reference(try DocumentReference(path: "projects/p/databases/(default)/documents/books/b"))) == #"{"referenceValue":"projects/p/databases/(default)/documents/books/b"}"#)
+        #expect(try text(.geoPoint(try GeoPoint(latitude: 37.4, longitude: -122.1))) == #"{"geoPointValue":{"latitude":37.4,"longitude":-122.1}}"#)
+        #expect(try text([1, "a"]) == #"{"arrayValue":{"values":[{"integerValue":"1"},{"stringValue":"a"}]}}"#)
+        #expect(try text([]) == #"{"arrayValue":{}}"#)
+        #expect(try text(["k": false]) == #"{"mapValue":{"fields":{"k":{"booleanValue":false}}}}"#)
+        #expect(try text(.map([:])) == #"{"mapValue":{}}"#)
+        #expect(try text(.vector(VectorValue([1, 0.5]))) == #"{"mapValue":{"fields":{"__type__":{"stringValue":"__vector__"},"value":{"arrayValue":{"values":[{"doubleValue":1.0},{"doubleValue":0.5}]}}}}}"#)
+    }
+
+    @Test func readingAcceptsTheAlternatives() throws {
+        func read(_ text: String) throws -> Value { try FirestoreJSON.value(from: Array(text.utf8)) }
+        #expect(try read(#"{"integerValue": 42}"#) == 42)
+        #expect(try read(#"{"nullValue": "NULL_VALUE"}"#) == nil)
+        #expect(try read(#"{"doubleValue": 2}"#) == 2.0)
+        #expect(try read(#"{"arrayValue": {}}"#) == [])
+        #expect(try read(#"{"mapValue": {"fields": {"__bytes__": {"stringValue": "x"}}}}"#) == ["__bytes__": "x"], "marker-like keys are plain keys here")
+        #expect(try read(#"{"timestampValue": "2014-10-02T17:01:23.5+02:00"}"#) == .timestamp(try Timestamp(seconds: 1_412_262_083, nanoseconds: 500_000_000)))
+    }
+
+    @Test func documentsBothWays() throws {
+        let document = Document(reference: try DocumentReference(path: "projects/p/databases/(default)/documents/books/dune"),
+                                fields: ["title": "Dune", "pages": 412, "tags": ["sf"]],
+                                createTime: try Timestamp(seconds: 1, nanoseconds: 500), updateTime: try Timestamp(seconds: 2, nanoseconds: 0))
+        let bytes = try FirestoreJSON.jsonBytes(for: document)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"name":"projects/p/databases/(default)/documents/books/dune","fields":{"title":{"stringValue":"Dune"},"pages":{"integerValue":"412"},"tags":{"arrayValue":{"values":[{"stringValue":"sf"}]}}},"createTime":"1970-01-01T00:00:01.0000005Z","updateTime":"1970-01-01T00:00:02Z"}"#)
+        #expect(try FirestoreJSON.document(from: bytes) == document)
+        let pretty = try FirestoreJSON.jsonBytes(for: document, pretty: true)
+        #expect(try FirestoreJSON.document(from: pretty) == document)
+        let empty = Document(reference: try DocumentReference(path: "a/b"), fields: [:])
+        #expect(try FirestoreJSON.document(from: FirestoreJSON.jsonBytes(for: empty)) == empty)
+    }
+
+    @Test func serverTimestampsMustBeResolvedFirst() throws {
+        #expect(throws: FirePackError.self) { try FirestoreJSON.jsonBytes(for: ["a": [.serverTimestamp]]) }
+        do {
+            _ = try FirestoreJSON.jsonBytes(for: ["a": [.serverTimestamp]])
+        } catch {
+            #expect(error.path == [.key("a"), .index(0)])
+        }
+    }
+
+    @Test func malformedInputNamesThePath() {
+        func fails(_ text: String, path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            do {
+                _ = try FirestoreJSON.value(from: Array(text.utf8))
+                Issue.record("accepted \(text)", sourceLocation: sourceLocation)
+            } catch {
+                #expect(error.pathDescription == path, "\(error)", sourceLocation: sourceLocation)
+            }
+        }
+        fails(#"{"integerValue": "12x"}"#, path: "$.integerValue")
+        fails(#"{"integerValue": "99999999999999999999"}"#, path: "$.integerValue")
+        fails(#"{"stringValue": "a", "integerValue": "1"}"#, path: "$")
+        fails(#"{"mapValue": {"fields": {"k": {"bytesValue": "%%"}}}}"#, path: "$.mapValue.fields.k.bytesValue")
+        fails(#"{"arrayValue": {"values": [{"nullValue": null}, {"referenceValue": "books"}]}}"#, path: "$.arrayValue.values[1].referenceValue")
+        fails(#"{"geoPointValue": {"latitude": 91, "longitude": 0}}"#, path: "$.geoPointValue")
+        fails(#"{"fooValue": 1}"#, path: "$.fooValue")
+        fails(#"[1]"#, path: "$")
+        #expect(throws: FirePackError.self) { try FirestoreJSON.document(from: Array(#"{"fields": {}}"#.utf8)) }
+        #expect(throws: FirePackError.self) { try FirestoreJSON.value(from: Array(#"{"stringValue": "#.utf8)) }
+    }
+
+    @Test("seeded random values round-trip (NaN payloads become NaN, as in Firestore)")
+    func randomRoundTrips() throws {
+        var generator = RandomValuesForJSON(seed: 77)
+        for index in 0..<400 {
+            let value = restRepresentable(generator.value())
+            let back = try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: value))
+            #expect(back == value, "case \(index): \(value)")
+        }
+    }
+
+    @Test("corpus files round-trip through REST JSON", arguments: CorpusFiles.names)
+    func corpusRoundTrip(name: String) throws {
+        guard CorpusFiles.isAvailable else { print(CorpusFiles.skipMessage); return }
+        let value = try Value(json: CorpusFiles.load(name))
+        #expect(try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: value)) == value)
+    }
+
+    /// Replaces what the REST form cannot hold: the server-timestamp sentinel (by null) and NaN payloads.
+    func restRepresentable(_ value: Value) -> Value {
+        switch value {
+        case .serverTimestamp: return .null
+        case .double(let double) where double.isNaN: return .double(.nan)
+        case .vector(let vector): return .vector(VectorValue(vector.array.map { $0.isNaN ? .nan : $0 }))
+        case .array(let elements): return .array(elements.map(restRepresentable))
+        case .map(let map): return .map(MapValue(map.map { ($0.key, restRepresentable($0.value)) }))
+        default: return value
+        }
+    }
+}
