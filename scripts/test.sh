@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
-# zlib for gzip streams; protobuf-c for the independent protobuf cross-check (used once those targets exist).
-for pkg in zlib1g-dev; do
+# zlib for gzip streams; libprotobuf-c and protoc-c for the independent protobuf cross-check
+# (Tests/CFirestoreProto links libprotobuf-c; scripts/generate-protobuf-c.sh uses protoc-c).
+for pkg in zlib1g-dev libprotobuf-c-dev protobuf-c-compiler; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -124,7 +124,7 @@ struct RandomValuesForJSON {
         case 1: return .boolean(Bool.random(using: &rng))
         case 2: return .integer(Int64.random(in: .min ... .max, using: &rng))
         case 3: return .double(Double(bitPattern: rng.next()))
-        case 4: return .double([0.1, -0.0, 1e300, 5e-324, .nan, .infinity, 1.0, 1e16][Int.random(in: 0..<8, using: &rng)])
+        case 4: return .double([0.1, -0.0, 1e300, .leastNonzeroMagnitude, .nan, .infinity, 1.0, 1e16][Int.random(in: 0..<8, using: &rng)])
         case 5: return .timestamp(try! Timestamp(seconds: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
                                                  nanoseconds: Int32.random(in: 0..<1_000_000_000, using: &rng)))
         case 6: return .string(["", "a", "é\"\\\n\u{0}", "😀 日本", "__bytes__"][Int.random(in: 0..<5, using: &rng)])

@@ -1,0 +1,151 @@
+import FirePack
+import Foundation
+
+/// `google.firestore.v1.Value` and `google.firestore.v1.Document` in the protobuf wire format, both ways, written
+/// against the wire format directly (no generated code). Field numbers as in Firestore's document.proto:
+///
+/// ```
+/// Value:     boolean_value 1, integer_value 2, double_value 3, reference_value 5, map_value 6, geo_point_value 8,
+///            array_value 9, timestamp_value 10, null_value 11, string_value 17, bytes_value 18
+/// Document:  name 1, fields 2 (map<string, Value>), create_time 3, update_time 4
+/// Timestamp: seconds 1, nanos 2      LatLng: latitude 1, longitude 2
+/// ArrayValue: values 1               MapValue: fields 1 (entries: key 1, value 2)
+/// ```
+///
+/// Vectors are maps `{__type__: "__vector__", value: [doubles]}`, as Firestore stores them. The server-timestamp
+/// sentinel has no Value form (it is a field transform): writing one throws `invalidValue`. Reading skips unknown
+/// fields, accepts any field order, and for a oneof keeps the last field, as protobuf parsers must; a Value with no
+/// field set reads as null.
+public enum FirestoreProto {
+    /// A `google.firestore.v1.Value` message.
+    public static func encode(_ value: Value) throws(FirePackError) -> [UInt8] {
+        var writer = ProtoWriter()
+        try writeValueBody(value, into: &writer, path: [])
+        return writer.bytes
+    }
+
+    /// A `google.firestore.v1.Document` message.
+    public static func encode(_ document: Document) throws(FirePackError) -> [UInt8] {
+        var writer = ProtoWriter()
+        try writeDocument(document, into: &writer)
+        return writer.bytes
+    }
+
+    /// Appends a document as a varint-length-delimited message (the `writeDelimitedTo` convention).
+    public static func appendDelimited(_ document: Document, to bytes: inout [UInt8]) throws(FirePackError) {
+        var writer = ProtoWriter()
+        try writeDocument(document, into: &writer)
+        var prefix = ProtoWriter()
+        prefix.writeVarint(UInt64(writer.bytes.count))
+        bytes += prefix.bytes
+        bytes += writer.bytes
+    }
+
+    /// Reads a `google.firestore.v1.Value` message.
+    public static func decodeValue(_ bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(FirePackError) in
+                guard let base = raw.baseAddress else { return .null }
+                return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).value(start: 0, end: raw.count, depth: 0)
+            }
+        }.get()
+    }
+
+    /// Reads a `google.firestore.v1.Document` message.
+    public static func decodeDocument(_ bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) -> Document {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(FirePackError) in
+                guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty document message") }
+                return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).document(start: 0, end: raw.count)
+            }
+        }.get()
+    }
+
+    /// Reads varint-length-delimited Document messages, one after another.
+    public static func decodeDelimitedDocuments(_ bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) -> [Document] {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(FirePackError) in
+                guard let base = raw.baseAddress else { return [] }
+                let values = ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits)
+                var documents: [Document] = []
+                var offset = 0
+                while offset < raw.count {
+                    let range = try values.reader.readLength(at: offset, end: raw.count)
+                    let document: Document
+                    do throws(FirePackError) {
+                        document = try values.document(start: range.start, end: range.end)
+                    } catch {
+                        throw FirePackError(error.code, offset: error.offset, "record \(documents.count): \(error.message)", path: error.path)
+                    }
+                    documents.append(document)
+                    offset = range.end
+                }
+                return documents
+            }
+        }.get()
+    }
+
+    static func writeDocument(_ document: Document, into writer: inout ProtoWriter) throws(FirePackError) {
+        writer.writeStringField(1, document.reference.path)
+        for (key, value) in document.fields {
+            let entry = writer.beginMessage(2)
+            if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
+            let valueMark = writer.beginMessage(2)
+            try writeValueBody(value, into: &writer, path: [.key(key)])
+            writer.endMessage(valueMark)
+            writer.endMessage(entry)
+        }
+        if let createTime = document.createTime { writeTimestamp(3, createTime, into: &writer) }
+        if let updateTime = document.updateTime { writeTimestamp(4, updateTime, into: &writer) }
+    }
+
+    static func writeTimestamp(_ field: Int, _ timestamp: Timestamp, into writer: inout ProtoWriter) {
+        let mark = writer.beginMessage(field)
+        if timestamp.seconds != 0 { writer.writeTag(1, ProtoWire.varint); writer.writeVarint(UInt64(bitPattern: timestamp.seconds)) }
+        if timestamp.nanoseconds != 0 { writer.writeTag(2, ProtoWire.varint); writer.writeVarint(UInt64(timestamp.nanoseconds)) }
+        writer.endMessage(mark)
+    }
+
+    /// The fields of one Value message (its oneof member).
+    static func writeValueBody(_ value: Value, into writer: inout ProtoWriter, path: [PathComponent]) throws(FirePackError) {
+        switch value {
+        case .null: writer.writeTag(11, ProtoWire.varint); writer.writeVarint(0)
+        case .boolean(let flag): writer.writeTag(1, ProtoWire.varint); writer.writeVarint(flag ? 1 : 0)
+        case .integer(let integer): writer.writeTag(2, ProtoWire.varint); writer.writeVarint(UInt64(bitPattern: integer))
+        case .double(let double): writer.writeTag(3, ProtoWire.fixed64); writer.writeFixed64(double.bitPattern)
+        case .timestamp(let timestamp): writeTimestamp(10, timestamp, into: &writer)
+        case .string(let string): writer.writeStringField(17, string)
+        case .bytes(let data): data.withUnsafeBytes { writer.writeBytesField(18, $0) }
+        case .reference(let reference): writer.writeStringField(5, reference.path)
+        case .geoPoint(let point):
+            let mark = writer.beginMessage(8)
+            // Written unless +0.0 (the default), so that -0.0 keeps its sign.
+            if point.latitude.bitPattern != 0 { writer.writeTag(1, ProtoWire.fixed64); writer.writeFixed64(point.latitude.bitPattern) }
+            if point.longitude.bitPattern != 0 { writer.writeTag(2, ProtoWire.fixed64); writer.writeFixed64(point.longitude.bitPattern) }
+            writer.endMessage(mark)
+        case .array(let elements):
+            let mark = writer.beginMessage(9)
+            for (index, element) in elements.enumerated() {
+                let elementMark = writer.beginMessage(1)
+                try writeValueBody(element, into: &writer, path: path + [.index(index)])
+                writer.endMessage(elementMark)
+            }
+            writer.endMessage(mark)
+        case .map(let map):
+            let mark = writer.beginMessage(6)
+            for (key, element) in map {
+                let entry = writer.beginMessage(1)
+                if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
+                let valueMark = writer.beginMessage(2)
+                try writeValueBody(element, into: &writer, path: path + [.key(key)])
+                writer.endMessage(valueMark)
+                writer.endMessage(entry)
+            }
+            writer.endMessage(mark)
+        case .vector(let vector):
+            try writeValueBody(["__type__": "__vector__", "value": .array(vector.array.map(Value.double))], into: &writer, path: path)
+        case .serverTimestamp:
+            throw FirePackError(.invalidValue, "the server-timestamp sentinel has no google.firestore.v1.Value form; resolve it first (Document.resolvingServerTimestamps(at:))", path: path)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import FirePack
+@testable import FirePackInterop
+
+@Suite("Firestore protobuf")
+struct FirestoreProtoTests {
+    @Test func wireBytesForSimpleValues() throws {
+        #expect(try FirestoreProto.encode(true) == [0x08, 0x01])
+        #expect(try FirestoreProto.encode(-1) == [0x10] + [UInt8](repeating: 0xFF, count: 9) + [0x01])
+        #expect(try FirestoreProto.encode(nil) == [0x58, 0x00])
+        #expect(try FirestoreProto.encode("hi") == [0x8A, 0x01, 0x02, 0x68, 0x69])
+        #expect(try FirestoreProto.encode(["a": 1]) == [0x32, 0x09, 0x0A, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01])
+    }
+
+    @Test func unknownFieldsAndAnyOrderAreAccepted() throws {
+        // A Timestamp with nanos before seconds, an unknown varint field 7 and an unknown fixed32 field 9 inside.
+        let timestamp: [UInt8] = [0x10, 0x05, 0x38, 0x2A, 0x4D, 1, 2, 3, 4, 0x08, 0x03]
+        let value: [UInt8] = [0x52, UInt8(timestamp.count)] + timestamp + [0xF8, 0x3F, 0x01]   // + unknown field 1023
+        #expect(try FirestoreProto.decodeValue(value) == .timestamp(try Timestamp(seconds: 3, nanoseconds: 5)))
+        // A oneof with two members set: the last wins, as protobuf requires.
+        #expect(try FirestoreProto.decodeValue([0x08, 0x01, 0x10, 0x07]) == 7)
+        #expect(try FirestoreProto.decodeValue([]) == .null)
+    }
+
+    @Test func hostileInputIsRejectedWithAnOffset() {
+        func fails(_ bytes: [UInt8], _ code: FirePackError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
+            do {
+                _ = try FirestoreProto.decodeValue(bytes)
+                Issue.record("accepted \(bytes)", sourceLocation: sourceLocation)
+            } catch {
+                #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+                #expect(error.offset != nil, sourceLocation: sourceLocation)
+            }
+        }
+        fails([0x8A, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F], .lengthOutOfBounds)                 // 4 GiB string
+        fails([0x8A, 0x01, 0x02, 0xC3, 0x28], .invalidUTF8)
+        fails([0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], .badVarint)
+        fails([0x19, 0x00, 0x00], .truncated)
+        fails([0x2A, 0x05, 0x62, 0x6F, 0x6F, 0x6B, 0x73], .invalidReference)                   // "books"
+        fails([0x52, 0x06, 0x10, 0x80, 0x94, 0xEB, 0xDC, 0x03], .invalidTimestamp)             // nanos 1e9
+        fails([0x0B], .invalidValue)                                                             // group wire type
+        var deep: [UInt8] = [0x58, 0x00]
+        for _ in 0..<200 { deep = [0x4A, 0x00] + [0x0A] + lengthPrefix(deep.count) + deep; deep = fixLength(deep) }
+        fails(deep, .depthLimitExceeded)
+    }
+
+    func lengthPrefix(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var value = count
+        repeat { bytes.append(UInt8(value & 0x7F) | (value > 0x7F ? 0x80 : 0)); value >>= 7 } while value > 0
+        return bytes
+    }
+
+    /// Rewrites `4A 00 <element>` as `4A <length> <element>`.
+    func fixLength(_ bytes: [UInt8]) -> [UInt8] { [0x4A] + lengthPrefix(bytes.count - 2) + bytes.dropFirst(2) }
+
+    @Test func serverTimestampsHaveNoProtobufForm() {
+        #expect(throws: FirePackError.self) { try FirestoreProto.encode(["pending": .serverTimestamp]) }
+    }
+
+    @Test("seeded random values round-trip (sentinels aside)")
+    func randomRoundTrips() throws {
+        var generator = RandomValuesForJSON(seed: 123)
+        for index in 0..<400 {
+            let value = withoutSentinels(generator.value())
+            #expect(try FirestoreProto.decodeValue(FirestoreProto.encode(value)) == value, "case \(index)")
+        }
+    }
+
+    @Test("corpus files round-trip through Firestore protobuf", arguments: CorpusFiles.names)
+    func corpusRoundTrip(name: String) throws {
+        guard CorpusFiles.isAvailable else { print(CorpusFiles.skipMessage); return }
+        let value = try Value(json: CorpusFiles.load(name))
+        #expect(try FirestoreProto.decodeValue(FirestoreProto.encode(value)) == value)
+    }
+
+    @Test func delimitedDocumentStreams() throws {
+        var stream: [UInt8] = []
+        let documents = try (0..<50).map { index in
+            Document(reference: try DocumentReference(path: "books/b\(index)"), fields: ["index": .integer(Int64(index)), "title": "Book"],
+                     updateTime: try Timestamp(seconds: Int64(index), nanoseconds: 0))
+        }
+        for document in documents { try FirestoreProto.appendDelimited(document, to: &stream) }
+        #expect(try FirestoreProto.decodeDelimitedDocuments(stream) == documents)
+        stream.removeLast(3)
+        do {
+            _ = try FirestoreProto.decodeDelimitedDocuments(stream)
+            Issue.record("accepted a truncated stream")
+        } catch {
+            #expect(error.code == .lengthOutOfBounds || error.message.contains("record 49"), "\(error)")
+        }
+    }
+
+    func withoutSentinels(_ value: Value) -> Value {
+        switch value {
+        case .serverTimestamp: return .null
+        case .array(let elements): return .array(elements.map(withoutSentinels))
+        case .map(let map): return .map(MapValue(map.map { ($0.key, withoutSentinels($0.value)) }))
+        default: return value
+        }
+    }
+}
