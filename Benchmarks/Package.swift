@@ -28,6 +28,16 @@ let package = Package(
             path: "Benchmarks/CodableBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "InteropBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "FirePack", package: "FirePack"),
+                .product(name: "FirePackInterop", package: "FirePack"),
+            ],
+            path: "Benchmarks/InteropBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         // Not a benchmark: a fixed workload to profile with valgrind --tool=callgrind.
         .executableTarget(
             name: "ProfileCodable",

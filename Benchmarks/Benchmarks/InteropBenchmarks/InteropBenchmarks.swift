@@ -1,0 +1,58 @@
+import Benchmark
+import FirePack
+import FirePackInterop
+import Foundation
+
+/// Each interop path in each direction on the shared corpus, next to JSONSerialization on the same input.
+/// Throughput in MB/s is the size of the text or bytes on the encoded side divided by the wall-clock time.
+let benchmarks: @Sendable () -> Void = {
+    let corpus = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    guard FileManager.default.fileExists(atPath: corpus.appendingPathComponent("twitter.json").path) else {
+        print("../shared/corpus is absent: interop benchmarks skipped")
+        return
+    }
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(2), maxIterations: 200)
+    for name in ["twitter", "citm_catalog", "canada"] {
+        let json = try! Data(contentsOf: corpus.appendingPathComponent("\(name).json"))
+        let value = try! Value(json: json)
+        let any = value.anyValue
+        let rest = try! FirestoreJSON.jsonBytes(for: value)
+        let proto = try! FirestoreProto.encode(value)
+        let minified = value.jsonBytes()
+        print("sizes \(name): json \(json.count) minified \(minified.count) rest \(rest.count) proto \(proto.count) firepack \(value.firePackBytes().count)")
+
+        Benchmark("JSONSerialization parse/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try JSONSerialization.jsonObject(with: json)) }
+        }
+        let foundationObject = try! JSONSerialization.jsonObject(with: json)
+        Benchmark("JSONSerialization write/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try JSONSerialization.data(withJSONObject: foundationObject)) }
+        }
+        Benchmark("JSON parse to Value/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try Value(json: json)) }
+        }
+        Benchmark("JSON write from Value/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(value.jsonBytes()) }
+        }
+        Benchmark("Dictionary Value to Any/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(value.anyValue) }
+        }
+        Benchmark("Dictionary Any to Value/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try Value(any: any)) }
+        }
+        Benchmark("REST JSON parse/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try FirestoreJSON.value(from: rest)) }
+        }
+        Benchmark("REST JSON write/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try FirestoreJSON.jsonBytes(for: value)) }
+        }
+        Benchmark("Protobuf decode/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try FirestoreProto.decodeValue(proto)) }
+        }
+        Benchmark("Protobuf encode/\(name)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try FirestoreProto.encode(value)) }
+        }
+    }
+}
