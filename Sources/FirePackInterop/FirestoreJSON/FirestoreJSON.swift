@@ -22,21 +22,64 @@ public enum FirestoreJSON {
     static let readOptions = JSONOptions(readsMarkers: false)
     static let writeOptions = JSONOptions(form: .plain)
 
-    /// Reads one typed value.
-    public static func value(from bytes: [UInt8]) throws(FirePackError) -> Value {
-        try typedValue(Value(json: bytes, options: readOptions), path: [])
+    /// Reads one typed value, straight from the bytes.
+    public static func value(from bytes: [UInt8], maxDepth: Int = 100) throws(FirePackError) -> Value {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(FirePackError) in
+                guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+                var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
+                parser.skipWhitespace()
+                let value = try parser.parseTypedValue(depth: 0)
+                parser.skipWhitespace()
+                guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the value") }
+                return value
+            }
+        }.get()
     }
 
-    /// Reads one document.
-    public static func document(from bytes: [UInt8]) throws(FirePackError) -> Document {
-        try document(fromJSON: Value(json: bytes, options: readOptions))
+    /// Reads one document, straight from the bytes (unknown members are skipped).
+    public static func document(from bytes: [UInt8], maxDepth: Int = 100) throws(FirePackError) -> Document {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(FirePackError) in
+                guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+                var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
+                parser.skipWhitespace()
+                var name: String?, fields = MapValue(), createTime: Timestamp?, updateTime: Timestamp?
+                try parser.parseObjectMembers { (parser, key) throws(FirePackError) in
+                    let offset = parser.index
+                    switch key {
+                    case "name": name = try parser.parseStringPayload()
+                    case "fields": fields = try parser.parseTypedFields(depth: 1)
+                    case "createTime", "updateTime":
+                        let text = try parser.parseStringPayload()
+                        let time: Timestamp
+                        do throws(FirePackError) { time = try Timestamp(rfc3339: text) } catch {
+                            throw FirePackError(.invalidJSON, offset: offset, error.message, path: [.key(key)])
+                        }
+                        if key == "createTime" { createTime = time } else { updateTime = time }
+                    default: _ = try parser.parseValue(depth: 1)
+                    }
+                }
+                parser.skipWhitespace()
+                guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the document") }
+                guard let name else { throw invalid("a document needs a \"name\" string", [.key("name")]) }
+                let reference: DocumentReference
+                do throws(FirePackError) { reference = try DocumentReference(path: name) } catch { throw invalid(error.message, [.key("name")]) }
+                return Document(reference: reference, fields: fields, createTime: createTime, updateTime: updateTime)
+            }
+        }.get()
     }
 
-    /// Writes one typed value as JSON text.
+    /// Writes one typed value as JSON text, straight into the output (pretty output goes through a tree).
     public static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        var options = writeOptions
-        options.pretty = pretty
-        return try typedJSON(value, path: []).jsonBytes(options: options)
+        guard !pretty else {
+            var options = writeOptions
+            options.pretty = true
+            return try typedJSON(value, path: []).jsonBytes(options: options)
+        }
+        var writer = JSONTextWriter(options: writeOptions)
+        try writer.writeTyped(value, path: [])
+        return writer.output
     }
 
     /// Writes one document as JSON text.

@@ -1,0 +1,219 @@
+import FirePack
+import Foundation
+
+/// The REST typed form read straight from the JSON bytes, with no intermediate tree of single-key objects.
+extension JSONParser {
+    /// One typed value: `{"<kind>Value": payload}`.
+    mutating func parseTypedValue(depth: Int) throws(FirePackError) -> Value {
+        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "values nested deeper than \(maxDepth)") }
+        let objectStart = index
+        try expect(UInt8(ascii: "{"), "a Firestore value object")
+        skipWhitespace()
+        guard index < count, byte(index) == UInt8(ascii: "\"") else { throw fail("a Firestore value has one key such as \"stringValue\"") }
+        let kind = try parseString()
+        skipWhitespace()
+        try expect(UInt8(ascii: ":"), "':'")
+        skipWhitespace()
+        let payloadOffset = index
+        let value: Value
+        do {
+            value = try parsePayload(kind: kind, depth: depth)
+        } catch {
+            throw error.prefixingPath(with: .key(kind))
+        }
+        skipWhitespace()
+        guard index < count, byte(index) == UInt8(ascii: "}") else {
+            throw FirePackError(.invalidJSON, offset: index < count ? index : objectStart, "a Firestore value has exactly one key")
+        }
+        index += 1
+        _ = payloadOffset
+        return value
+    }
+
+    mutating func expect(_ character: UInt8, _ what: String) throws(FirePackError) {
+        guard index < count else { throw FirePackError(.truncated, offset: index, "input ends where \(what) belongs") }
+        guard byte(index) == character else { throw fail("expected \(what)") }
+        index += 1
+    }
+
+    mutating func parsePayload(kind: String, depth: Int) throws(FirePackError) -> Value {
+        let payloadOffset = index
+        switch kind {
+        case "stringValue": return .string(try parseStringPayload())
+        case "integerValue":
+            if index < count && byte(index) == UInt8(ascii: "\"") {
+                let text = try parseString()
+                guard let integer = Int64(text) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue \(text.debugDescription) is not a 64-bit integer") }
+                return .integer(integer)
+            }
+            guard case .integer(let integer) = try parseNumber() else { throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue is not an integer") }
+            return .integer(integer)
+        case "doubleValue":
+            if index < count && byte(index) == UInt8(ascii: "\"") {
+                switch try parseString() {
+                case "NaN": return .double(.nan)
+                case "Infinity": return .double(.infinity)
+                case "-Infinity": return .double(-.infinity)
+                case let text: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
+                }
+            }
+            switch try parseNumber() {
+            case .double(let double): return .double(double)
+            case .integer(let integer): return .double(Double(integer))
+            default: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue is not a number")
+            }
+        case "booleanValue":
+            guard case .boolean(let flag) = try parseValue(depth: depth) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "booleanValue is not true or false") }
+            return .boolean(flag)
+        case "nullValue":
+            switch try parseValue(depth: depth) {
+            case .null, .string("NULL_VALUE"): return .null
+            default: throw FirePackError(.invalidJSON, offset: payloadOffset, "nullValue is not null")
+            }
+        case "timestampValue":
+            do { return .timestamp(try Timestamp(rfc3339: try parseStringPayload())) } catch {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
+            }
+        case "bytesValue":
+            guard let data = Data(base64Encoded: try parseStringPayload()) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "bytesValue is not base64") }
+            return .bytes(data)
+        case "referenceValue":
+            do { return .reference(try DocumentReference(path: try parseStringPayload())) } catch {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
+            }
+        case "geoPointValue":
+            guard case .map(let point) = try parseValue(depth: depth) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "geoPointValue is not an object") }
+            let latitude = FirestoreJSON.number(point["latitude"]) ?? 0, longitude = FirestoreJSON.number(point["longitude"]) ?? 0
+            do { return .geoPoint(try GeoPoint(latitude: latitude, longitude: longitude)) } catch {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
+            }
+        case "arrayValue":
+            var elements: [Value] = []
+            try parseObjectMembers { (parser, key) throws(FirePackError) in
+                guard key == "values" else { _ = try parser.parseValue(depth: depth + 1); return }
+                try parser.expect(UInt8(ascii: "["), "'['")
+                parser.skipWhitespace()
+                if parser.index < parser.count && parser.byte(parser.index) == UInt8(ascii: "]") { parser.index += 1; return }
+                while true {
+                    parser.skipWhitespace()
+                    do throws(FirePackError) {
+                        elements.append(try parser.parseTypedValue(depth: depth + 1))
+                    } catch {
+                        throw error.prefixingPath(with: .index(elements.count)).prefixingPath(with: .key("values"))
+                    }
+                    parser.skipWhitespace()
+                    guard parser.index < parser.count else { throw FirePackError(.truncated, offset: parser.index, "input ends inside an array") }
+                    let separator = parser.byte(parser.index)
+                    parser.index += 1
+                    if separator == UInt8(ascii: "]") { return }
+                    guard separator == UInt8(ascii: ",") else { throw parser.fail("expected ',' or ']'", at: parser.index - 1) }
+                }
+            }
+            return .array(elements)
+        case "mapValue":
+            var map = MapValue()
+            try parseObjectMembers { (parser, key) throws(FirePackError) in
+                guard key == "fields" else { _ = try parser.parseValue(depth: depth + 1); return }
+                map = try parser.parseTypedFields(depth: depth + 1)
+            }
+            return FirestoreJSON.vector(in: map).map(Value.vector) ?? .map(map)
+        default:
+            throw FirePackError(.invalidJSON, offset: payloadOffset, "unknown Firestore value \(kind.debugDescription)")
+        }
+    }
+
+    /// `{"name": typedValue, …}` as a map (a repeated key is an error).
+    mutating func parseTypedFields(depth: Int) throws(FirePackError) -> MapValue {
+        var map = MapValue()
+        try parseObjectMembers { (parser, key) throws(FirePackError) in
+            let keyOffset = parser.index
+            let value: Value
+            do throws(FirePackError) { value = try parser.parseTypedValue(depth: depth) } catch { throw error.prefixingPath(with: .key(key)).prefixingPath(with: .key("fields")) }
+            guard map[key] == nil else { throw FirePackError(.duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice") }
+            map[key] = value
+        }
+        return map
+    }
+
+    mutating func parseStringPayload() throws(FirePackError) -> String {
+        guard index < count, byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        return try parseString()
+    }
+
+    /// Calls `member` for each key of the object at the cursor, positioned at the key's value.
+    mutating func parseObjectMembers(_ member: (inout JSONParser, String) throws(FirePackError) -> Void) throws(FirePackError) {
+        try expect(UInt8(ascii: "{"), "'{'")
+        skipWhitespace()
+        if index < count && byte(index) == UInt8(ascii: "}") { index += 1; return }
+        while true {
+            skipWhitespace()
+            guard index < count, byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "':'")
+            skipWhitespace()
+            try member(&self, key)
+            skipWhitespace()
+            guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an object") }
+            let separator = byte(index)
+            index += 1
+            if separator == UInt8(ascii: "}") { return }
+            guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or '}'", at: index - 1) }
+        }
+    }
+}
+
+/// The REST typed form written straight into the JSON output.
+extension JSONTextWriter {
+    mutating func writeTyped(_ value: Value, path: [PathComponent]) throws(FirePackError) {
+        switch value {
+        case .null: append(#"{"nullValue":null}"#)
+        case .boolean(let flag): append(flag ? #"{"booleanValue":true}"# : #"{"booleanValue":false}"#)
+        case .integer(let integer): append(#"{"integerValue":""#); append(String(integer)); append(#""}"#)
+        case .double(let double):
+            append(#"{"doubleValue":"#)
+            if double.isNaN { append(#""NaN""#) } else if double.isInfinite { append(double < 0 ? #""-Infinity""# : #""Infinity""#) } else { append(double.description) }
+            append("}")
+        case .timestamp(let timestamp): append(#"{"timestampValue":"#); writeString(timestamp.rfc3339String); append("}")
+        case .string(let string): append(#"{"stringValue":"#); writeString(string); append("}")
+        case .bytes(let data): append(#"{"bytesValue":"#); writeString(data.base64EncodedString()); append("}")
+        case .reference(let reference): append(#"{"referenceValue":"#); writeString(reference.path); append("}")
+        case .geoPoint(let point):
+            append(#"{"geoPointValue":{"latitude":"#); append(point.latitude.description)
+            append(#","longitude":"#); append(point.longitude.description); append("}}")
+        case .array(let elements):
+            guard !elements.isEmpty else { append(#"{"arrayValue":{}}"#); return }
+            append(#"{"arrayValue":{"values":["#)
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                try writeTyped(element, path: path + [.index(index)])
+            }
+            append("]}}")
+        case .map(let map):
+            guard !map.isEmpty else { append(#"{"mapValue":{}}"#); return }
+            append(#"{"mapValue":{"fields":"#)
+            try writeTypedFields(map, path: path)
+            append("}}")
+        case .vector(let vector):
+            append(#"{"mapValue":{"fields":{"__type__":{"stringValue":"__vector__"},"value":{"arrayValue":{"values":["#)
+            for (index, element) in vector.array.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                try writeTyped(.double(element), path: path)
+            }
+            append("]}}}}}")
+        case .serverTimestamp:
+            throw FirePackError(.invalidValue, "the server-timestamp sentinel has no Firestore REST value form; resolve it first (Document.resolvingServerTimestamps(at:))", path: path)
+        }
+    }
+
+    mutating func writeTypedFields(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
+        output.append(UInt8(ascii: "{"))
+        for (index, (key, element)) in map.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            writeString(key)
+            output.append(UInt8(ascii: ":"))
+            try writeTyped(element, path: path + [.key(key)])
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+}
