@@ -107,24 +107,24 @@ struct DictionaryTests {
         guard CorpusFiles.isAvailable else { print(CorpusFiles.skipMessage); return }
         let value = try Value(json: CorpusFiles.load(name))
         #expect(sortedMaps(try Value(any: value.anyValue)) == sortedMaps(value))
-        // And as JSONSerialization hands it out: the same values, except that on Linux JSONSerialization rounds
-        // some decimals one ulp off (canada.json's -65.613616999999977 becomes …96, not the correctly rounded
-        // …98 that Double("…") and FirePack's reader give), so canada is compared there by Firestore order only.
+        // And as JSONSerialization hands it out: the same values, except that on Linux JSONSerialization does not
+        // round decimals correctly (62,860 of canada.json's 111,080 doubles are off, by up to 5 ulps:
+        // -65.613616999999977 becomes …96, not the …98 that Double("…") and FirePack's reader give).
         let foundation = try Value(any: JSONSerialization.jsonObject(with: Data(CorpusFiles.load(name))))
         if name == "canada.json" {
-            #expect(withinOneULP(sortedMaps(foundation), sortedMaps(value)))
+            let close = withinULPs(sortedMaps(foundation), sortedMaps(value), 8)
+            #expect(close, "JSONSerialization's canada.json differs by more than 8 ulps or in structure")
         } else {
             #expect(sortedMaps(foundation) == sortedMaps(value))
         }
     }
 
-    /// Equal, except that doubles may differ by one unit in the last place.
-    func withinOneULP(_ a: Value, _ b: Value) -> Bool {
+    /// Equal, except that doubles may differ by up to `ulps` units in the last place.
+    func withinULPs(_ a: Value, _ b: Value, _ ulps: Int64) -> Bool {
         switch (a, b) {
-        case let (.double(x), .double(y)): return x == y || x.nextUp == y || x.nextDown == y
-        case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy(withinOneULP)
-        case let (.map(x), .map(y)):
-            return x.keys == y.keys && zip(x.values, y.values).allSatisfy(withinOneULP)
+        case let (.double(x), .double(y)): return abs(Int64(bitPattern: x.bitPattern) &- Int64(bitPattern: y.bitPattern)) <= ulps
+        case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { withinULPs($0, $1, ulps) }
+        case let (.map(x), .map(y)): return x.keys == y.keys && zip(x.values, y.values).allSatisfy { withinULPs($0, $1, ulps) }
         default: return a == b
         }
     }
