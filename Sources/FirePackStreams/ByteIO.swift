@@ -1,0 +1,120 @@
+import FirePack
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Somewhere bytes come from, a chunk at a time (a file, standard input, a gzip decompressor).
+public protocol ByteSource: AnyObject {
+    /// Fills up to `buffer.count` bytes and returns how many; 0 means the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// Somewhere bytes go, a chunk at a time (a file, standard output, a gzip compressor).
+public protocol ByteSink: AnyObject {
+    /// Writes all of `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Finishes the output (flushes compressors); the sink is not written to afterwards.
+    func finish() throws
+}
+
+/// A file descriptor read with read(2), retrying interruptions.
+public final class FileSource: ByteSource {
+    let descriptor: Int32
+    let ownsDescriptor: Bool
+
+    /// Reads from an open descriptor (standard input is 0); the descriptor is closed on deinit when owned.
+    public init(descriptor: Int32, ownsDescriptor: Bool = false) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    /// Opens a file for reading.
+    public convenience init(path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for reading (errno \(errno))") }
+        self.init(descriptor: descriptor, ownsDescriptor: true)
+    }
+
+    deinit { if ownsDescriptor { close(descriptor) } }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw FirePackError(.ioFailure, "read failed (errno \(errno))") }
+        }
+    }
+}
+
+/// A file descriptor written with write(2).
+public final class FileSink: ByteSink {
+    let descriptor: Int32
+    let ownsDescriptor: Bool
+
+    /// Writes to an open descriptor (standard output is 1); the descriptor is closed by `finish()` when owned.
+    public init(descriptor: Int32, ownsDescriptor: Bool = false) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    /// Creates (or truncates, or with `append` extends) a file for writing.
+    public convenience init(path: String, append: Bool = false) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
+        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for writing (errno \(errno))") }
+        self.init(descriptor: descriptor, ownsDescriptor: true)
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FirePackError(.ioFailure, "write failed (errno \(errno))")
+            }
+            offset += written
+        }
+    }
+
+    public func finish() throws {
+        if ownsDescriptor, close(descriptor) != 0 { throw FirePackError(.ioFailure, "close failed (errno \(errno))") }
+    }
+}
+
+/// Bytes kept in memory (tests, small outputs).
+public final class MemorySink: ByteSink {
+    /// Everything written so far.
+    public private(set) var bytes: [UInt8] = []
+    /// An empty sink.
+    public init() {}
+    public func write(_ chunk: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: chunk) }
+    public func finish() throws {}
+}
+
+/// Bytes read from memory.
+public final class MemorySource: ByteSource {
+    let bytes: [UInt8]
+    var position = 0
+    /// Reads `bytes`.
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = min(buffer.count, bytes.count - position)
+        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: count) }
+        position += count
+        return count
+    }
+}
+
+/// Reads a whole source into memory (for single-value formats; streams never do this).
+public func readAll(_ source: ByteSource, limit: Int = 1 << 31) throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+        if count == 0 { return bytes }
+        bytes.append(contentsOf: chunk[..<count])
+        guard bytes.count <= limit else { throw FirePackError(.limitExceeded, "input larger than \(limit) bytes") }
+    }
+}

@@ -1,0 +1,209 @@
+import FirePack
+
+/// A damaged or unreadable record: which one, where, and why.
+public struct StreamProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The record's number, counting from 0 (records lost to damage are not counted).
+    public var recordNumber: Int
+    /// The byte offset in the stream where the problem was found.
+    public var offset: Int
+    /// What is wrong.
+    public var reason: String
+    /// Whether the stream ends inside this record (a torn last record).
+    public var isTruncated: Bool
+
+    /// `record N at byte O: reason`.
+    public var description: String { "record \(recordNumber) at byte \(offset): \(reason)" }
+}
+
+/// One record read from a stream.
+public struct StreamRecord {
+    /// The record's number, counting from 0.
+    public var number: Int
+    /// The byte offset of the record's sync marker.
+    public var offset: Int
+    /// The record's payload (a FirePack-encoded document), valid until the next read.
+    public var payload: UnsafeRawBufferPointer
+}
+
+/// Reads a `.fpks` stream record by record, holding one record at a time.
+///
+/// In `.skipAndReport` mode (the default) a damaged record is added to `problems` and reading goes on with the
+/// next intact record (Docs/FORMAT.md §8); in `.stopAtFirstError` mode the first problem is thrown.
+public final class DocumentStreamReader {
+    /// What to do with a damaged record.
+    public enum ErrorMode: Sendable {
+        /// Throw the problem.
+        case stopAtFirstError
+        /// Record it in `problems` and go on with the next intact record.
+        case skipAndReport
+    }
+
+    let source: ByteSource
+    let mode: ErrorMode
+    let maxRecordLength: Int
+    let decoder = FirePackDecoder()
+    /// Manually allocated, so a record's payload view stays valid until the next read.
+    var storage: UnsafeMutableRawPointer
+    var capacity: Int
+    /// Unconsumed bytes are `storage[start ..< end]`; `storage[0]` is at stream offset `bufferOffset`.
+    var start = 0
+    var end = 0
+    var bufferOffset = 0
+    var sourceEnded = false
+    var nextNumber = 0
+    /// The damaged records skipped so far.
+    public private(set) var problems: [StreamProblem] = []
+
+    /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
+    public init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+                limits: ReaderLimits = .default) throws {
+        self.source = source
+        self.mode = mode
+        self.maxRecordLength = maxRecordLength
+        capacity = 1 << 16
+        storage = .allocate(byteCount: capacity, alignment: 16)
+        decoder.limits = limits
+        try fill(atLeast: DocumentStreamFormat.header.count)
+        let header = DocumentStreamFormat.header
+        guard end - start >= 4, (0..<4).allSatisfy({ byte($0) == header[$0] }) else {
+            throw FirePackError(.badMagic, offset: 0, "not a FirePack document stream (expected 89 46 50 53)")
+        }
+        guard end - start >= header.count else { throw FirePackError(.truncated, offset: end, "the stream header is cut short") }
+        guard byte(4) == header[4] else { throw FirePackError(.unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1") }
+        start = header.count
+    }
+
+    deinit { storage.deallocate() }
+
+    @inline(__always)
+    func byte(_ index: Int) -> UInt8 { storage.load(fromByteOffset: index, as: UInt8.self) }
+
+    /// The next intact record's payload, or nil at the end of the stream.
+    public func nextRecord() throws -> StreamRecord? {
+        while true {
+            try fill(atLeast: DocumentStreamFormat.recordHeaderLength)
+            let available = end - start
+            if available == 0 { return nil }
+            let recordOffset = bufferOffset + start
+            if available < DocumentStreamFormat.recordHeaderLength {
+                try report(recordOffset, "the stream ends inside a record header", truncated: true)
+                start = end
+                return nil
+            }
+            guard matchesMarker(at: start) else {
+                try report(recordOffset, "no sync marker where a record should start")
+                try resynchronize()
+                continue
+            }
+            let length = Int(load32(at: start + 4))
+            let checksum = load32(at: start + 8)
+            guard length <= maxRecordLength else {
+                try report(recordOffset, "record length \(length) exceeds the limit of \(maxRecordLength)")
+                try resynchronize()
+                continue
+            }
+            try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length)
+            guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
+                // Either the last record is torn, or its length is damaged: look for a later record before giving up.
+                let problemIndex = problems.count
+                try report(recordOffset, "record of \(length) bytes runs past the end of the stream", truncated: true)
+                if try resynchronize() { problems[problemIndex].isTruncated = false; problems[problemIndex].reason = "record length \(length) is damaged (it runs past the end of the stream)" }
+                continue
+            }
+            let payloadStart = start + DocumentStreamFormat.recordHeaderLength
+            let payload = UnsafeRawBufferPointer(start: storage + payloadStart, count: length)
+            guard crc32(payload) == checksum else {
+                try report(recordOffset, "CRC-32 mismatch (the record is damaged)")
+                try resynchronize()
+                continue
+            }
+            start = payloadStart + length
+            let number = nextNumber
+            nextNumber += 1
+            return StreamRecord(number: number, offset: recordOffset, payload: payload)
+        }
+    }
+
+    /// The next intact document, or nil at the end; a record that checks out but is not a document is a problem.
+    public func next() throws -> (number: Int, offset: Int, document: Document)? {
+        while let record = try nextRecord() {
+            do {
+                let document = try decoder.decode(Document.self, from: record.payload)
+                return (record.number, record.offset, document)
+            } catch {
+                try report(record.offset, "not a valid document: \(error)", number: record.number)
+            }
+        }
+        return nil
+    }
+
+    /// The next intact document's fields decoded as `T` (with `@DocumentID` filled), or nil at the end.
+    public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> (reference: DocumentReference, value: T)? {
+        guard let (_, _, document) = try next() else { return nil }
+        return (document.reference, try document.data(as: type, decoder: decoder))
+    }
+
+    func report(_ offset: Int, _ reason: String, truncated: Bool = false, number: Int? = nil) throws {
+        let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, reason: reason, isTruncated: truncated)
+        if number == nil { nextNumber += 1 }
+        if mode == .stopAtFirstError { throw problem }
+        problems.append(problem)
+    }
+
+    /// Moves to the next sync marker after the current position whose record header is plausible; returns whether
+    /// one was found (otherwise the stream is consumed).
+    @discardableResult
+    func resynchronize() throws -> Bool {
+        start += 1
+        while true {
+            var index = start
+            while index + 4 <= end {
+                if matchesMarker(at: index) {
+                    start = index
+                    return true
+                }
+                index += 1
+            }
+            // Keep the last three bytes: a marker may straddle the chunk boundary.
+            start = max(start, end - 3)
+            if sourceEnded {
+                start = end
+                return false
+            }
+            try fill(atLeast: end - start + 1)
+        }
+    }
+
+    @inline(__always)
+    func matchesMarker(at index: Int) -> Bool {
+        storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x1E52_50F3)
+    }
+
+    @inline(__always)
+    func load32(at index: Int) -> UInt32 {
+        UInt32(littleEndian: storage.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+    }
+
+    /// Makes at least `count` unconsumed bytes available unless the source ends first; the buffer never holds more
+    /// than one record plus one chunk.
+    func fill(atLeast count: Int) throws {
+        guard end - start < count, !sourceEnded else { return }
+        if start > 0 {
+            if end > start { storage.copyMemory(from: storage + start, byteCount: end - start) }
+            bufferOffset += start
+            end -= start
+            start = 0
+        }
+        if capacity < count {
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: count + (1 << 16), alignment: 16)
+            grown.copyMemory(from: storage, byteCount: end)
+            storage.deallocate()
+            storage = grown
+            capacity = count + (1 << 16)
+        }
+        while end < count && !sourceEnded {
+            let read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
+            if read == 0 { sourceEnded = true } else { end += read }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import CZlib
+import FirePack
+
+/// Decompresses gzip (or zlib) data from another source as it is read, chunk by chunk; concatenated gzip members
+/// are read one after another, as gunzip does.
+public final class GzipSource: ByteSource {
+    let upstream: ByteSource
+    var stream = z_stream()
+    var input = [UInt8](repeating: 0, count: 1 << 16)
+    var inputEnded = false
+    var finished = false
+    /// Whether a gzip member has ended (so input may cleanly end before another begins).
+    var memberEnded = false
+
+    /// Decompresses `upstream`.
+    public init(_ upstream: ByteSource) throws {
+        self.upstream = upstream
+        let status = inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw FirePackError(.ioFailure, "zlib inflateInit failed (\(status))") }
+    }
+
+    deinit { inflateEnd(&stream) }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard !finished, buffer.count > 0 else { return 0 }
+        return try input.withUnsafeMutableBytes { inputBuffer in
+            while true {
+                if stream.avail_in == 0 && !inputEnded {
+                    let count = try upstream.read(into: inputBuffer)
+                    if count == 0 { inputEnded = true }
+                    stream.next_in = inputBuffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_in = uInt(count)
+                }
+                stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(buffer.count)
+                let status = inflate(&stream, Z_NO_FLUSH)
+                let produced = buffer.count - Int(stream.avail_out)
+                switch status {
+                case Z_STREAM_END:
+                    // Another gzip member may follow.
+                    if stream.avail_in > 0 || !inputEnded {
+                        inflateReset(&stream)
+                        memberEnded = true
+                    } else {
+                        finished = true
+                    }
+                    if produced > 0 || finished { return produced }
+                case Z_OK, Z_BUF_ERROR:
+                    if produced > 0 { return produced }
+                    if inputEnded && stream.avail_in == 0 {
+                        // At a member boundary (reset, nothing of a next member read) the end of input is clean.
+                        if memberEnded && stream.total_in == 0 { finished = true; return 0 }
+                        throw FirePackError(.truncated, offset: Int(stream.total_in), "gzip data ends before its end marker")
+                    }
+                default:
+                    let message = stream.msg.map { String(cString: $0) } ?? "status \(status)"
+                    throw FirePackError(.invalidValue, offset: Int(stream.total_in), "corrupt gzip data: \(message)")
+                }
+            }
+        }
+    }
+}
+
+/// Compresses into gzip format as bytes are written, chunk by chunk.
+public final class GzipSink: ByteSink {
+    let downstream: ByteSink
+    var stream = z_stream()
+    var output = [UInt8](repeating: 0, count: 1 << 16)
+
+    /// Compresses into `downstream` at `level` (0 … 9; 6 is zlib's default).
+    public init(_ downstream: ByteSink, level: Int32 = 6) throws {
+        self.downstream = downstream
+        let status = deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw FirePackError(.ioFailure, "zlib deflateInit failed (\(status))") }
+    }
+
+    deinit { deflateEnd(&stream) }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+        stream.avail_in = uInt(bytes.count)
+        try pump(flush: Z_NO_FLUSH)
+    }
+
+    public func finish() throws {
+        stream.avail_in = 0
+        try pump(flush: Z_FINISH)
+        try downstream.finish()
+    }
+
+    private func pump(flush: Int32) throws {
+        try output.withUnsafeMutableBytes { out in
+            repeat {
+                stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(out.count)
+                let status = deflate(&stream, flush)
+                guard status != Z_STREAM_ERROR else { throw FirePackError(.ioFailure, "zlib deflate failed") }
+                let produced = out.count - Int(stream.avail_out)
+                if produced > 0 { try downstream.write(UnsafeRawBufferPointer(rebasing: out[..<produced])) }
+                if flush == Z_FINISH && status == Z_STREAM_END { return }
+            } while stream.avail_out == 0 || (flush == Z_FINISH)
+        }
+    }
+}
+
+/// zlib's CRC-32 (the checksum of stream records).
+public func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    guard let base = bytes.baseAddress else { return 0 }
+    return UInt32(CZlib.crc32(0, base.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+import FirePack
+@testable import FirePackStreams
+
+@Suite("Document streams")
+struct DocumentStreamTests {
+    func documents(_ count: Int) throws -> [Document] {
+        try (0..<count).map { index in
+            Document(reference: try DocumentReference(path: "books/b\(index)"),
+                     fields: ["index": .integer(Int64(index)), "title": .string("Book \(index)"), "tags": ["a", "b"]],
+                     updateTime: try Timestamp(seconds: Int64(index), nanoseconds: 0))
+        }
+    }
+
+    func stream(_ documents: [Document]) throws -> [UInt8] {
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096)
+        for document in documents { try writer.append(document) }
+        try writer.close()
+        return sink.bytes
+    }
+
+    func readAll(_ bytes: [UInt8], mode: DocumentStreamReader.ErrorMode = .skipAndReport) throws -> (documents: [Document], problems: [StreamProblem]) {
+        let reader = try DocumentStreamReader(source: MemorySource(bytes), mode: mode)
+        var documents: [Document] = []
+        while let (_, _, document) = try reader.next() { documents.append(document) }
+        return (documents, reader.problems)
+    }
+
+    /// Offsets of each record's sync marker.
+    func recordOffsets(_ bytes: [UInt8]) -> [Int] {
+        var offsets: [Int] = []
+        var offset = DocumentStreamFormat.header.count
+        while offset + 12 <= bytes.count {
+            offsets.append(offset)
+            let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+            offset += 12 + length
+        }
+        return offsets
+    }
+
+    @Test func recordLayoutMatchesTheSpec() throws {
+        let document = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1])
+        let bytes = try stream([document])
+        #expect(Array(bytes[0..<6]) == [0x89, 0x46, 0x50, 0x53, 0x01, 0x00])
+        #expect(Array(bytes[6..<10]) == [0xF3, 0x50, 0x52, 0x1E])
+        let payload = Array(bytes[18...])
+        #expect(payload == document.firePackBytes())
+        #expect(Array(bytes[10..<14]) == withUnsafeBytes(of: UInt32(payload.count).littleEndian, Array.init))
+        #expect(Array(bytes[14..<18]) == withUnsafeBytes(of: payload.withUnsafeBytes { crc32($0) }.littleEndian, Array.init))
+        let format = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Docs/FORMAT.md"), encoding: .utf8)
+        #expect(format.contains(hexString(bytes)), "FORMAT.md §8 shows this stream byte for byte")
+    }
+
+    func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined(separator: " ") }
+
+    @Test func writeAndReadBack() throws {
+        let originals = try documents(1_000)
+        let (documents, problems) = try readAll(try stream(originals))
+        #expect(documents == originals)
+        #expect(problems.isEmpty)
+    }
+
+    @Test func aDamagedPayloadCostsOnlyItsRecord() throws {
+        let originals = try documents(100)
+        var bytes = try stream(originals)
+        let offsets = recordOffsets(bytes)
+        bytes[offsets[50] + 20] ^= 0x40
+        let (documents, problems) = try readAll(bytes)
+        #expect(documents == originals.enumerated().filter { $0.offset != 50 }.map(\.element))
+        #expect(problems.count == 1)
+        #expect(problems.first?.recordNumber == 50 && problems.first?.offset == offsets[50])
+        #expect(problems.first?.reason.contains("CRC") == true)
+    }
+
+    @Test func aDamagedLengthIsRecoveredFromBySyncMarker() throws {
+        let originals = try documents(100)
+        var bytes = try stream(originals)
+        let offsets = recordOffsets(bytes)
+        bytes[offsets[30] + 6] = 0x7F   // the length now runs far past the end
+        bytes[offsets[60] + 5] ^= 0x01  // and this one is merely wrong
+        let (documents, problems) = try readAll(bytes)
+        #expect(documents == originals.enumerated().filter { $0.offset != 30 && $0.offset != 60 }.map(\.element))
+        #expect(problems.map(\.offset) == [offsets[30], offsets[60]])
+    }
+
+    @Test func aTornLastRecordIsDetectedAndAppendingGoesOn() throws {
+        let originals = try documents(10)
+        var bytes = try stream(originals)
+        bytes.removeLast(7)
+        var (documents, problems) = try readAll(bytes)
+        #expect(documents == Array(originals.prefix(9)))
+        #expect(problems.count == 1 && problems[0].isTruncated && problems[0].recordNumber == 9)
+
+        // A crash mid-append, then more records appended: everything intact comes back.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fpks-\(UUID().uuidString).fpks")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(bytes).write(to: url)
+        let more = try self.documents(13).suffix(3)
+        let writer = try DocumentStreamWriter.appending(toPath: url.path)
+        for document in more { try writer.append(document) }
+        try writer.close()
+        (documents, problems) = try readAll([UInt8](try Data(contentsOf: url)))
+        #expect(documents == Array(originals.prefix(9)) + more)
+        #expect(problems.count == 1 && !problems[0].isTruncated)
+    }
+
+    @Test func stopAtFirstErrorThrowsTheProblem() throws {
+        var bytes = try stream(try documents(5))
+        bytes[recordOffsets(bytes)[2] + 15] ^= 1
+        do {
+            _ = try readAll(bytes, mode: .stopAtFirstError)
+            Issue.record("read a damaged stream without an error")
+        } catch let problem as StreamProblem {
+            #expect(problem.recordNumber == 2)
+        }
+    }
+
+    @Test func notAStream() {
+        #expect(throws: FirePackError.self) { _ = try DocumentStreamReader(source: MemorySource([0x89, 0x46, 0x50, 0x4B, 0x01, 0xC0])) }
+        #expect(throws: FirePackError.self) { _ = try DocumentStreamReader(source: MemorySource([0x89, 0x46, 0x50, 0x53, 0x09, 0x00])) }
+    }
+
+    struct Book: Codable, Equatable {
+        @DocumentID var id: String?
+        var title: String
+    }
+
+    @Test func encodableValuesWithReferences() throws {
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink)
+        for index in 0..<3 { try writer.append(Book(id: nil, title: "T\(index)"), reference: try DocumentReference(path: "books/b\(index)")) }
+        try writer.close()
+        let reader = try DocumentStreamReader(source: MemorySource(sink.bytes))
+        var books: [Book] = []
+        while let (_, book) = try reader.next(as: Book.self) { books.append(book) }
+        #expect(books == (0..<3).map { Book(id: "b\($0)", title: "T\($0)") })
+    }
+
+    @Test func randomCorruptionNeverCrashesAndKeepsMostRecords() throws {
+        let originals = try documents(200)
+        let clean = try stream(originals)
+        var rng = SeededRNG(state: 99)
+        for _ in 0..<200 {
+            var bytes = clean
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                let position = Int.random(in: 6..<bytes.count, using: &rng)
+                bytes[position] = UInt8.random(in: 0...255, using: &rng)
+            }
+            let (documents, problems) = try readAll(bytes)
+            #expect(documents.count + problems.count >= 196, "every record is either read or reported")
+            #expect(Set(documents.map(\.reference)).isSubset(of: Set(originals.map(\.reference))))
+        }
+    }
+}
+
+@Suite("gzip")
+struct GzipTests {
+    @Test func roundTripInChunks() throws {
+        let original = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }
+        let memory = MemorySink()
+        let sink = try GzipSink(memory)
+        for start in stride(from: 0, to: original.count, by: 7_000) {
+            try original[start..<min(start + 7_000, original.count)].withUnsafeBytes { try sink.write($0) }
+        }
+        try sink.finish()
+        #expect(memory.bytes.count < original.count)
+        #expect(Array(memory.bytes.prefix(2)) == [0x1F, 0x8B])
+        #expect(try FirePackStreams.readAll(GzipSource(MemorySource(memory.bytes))) == original)
+        // Two members one after another read as one stream, as gunzip does.
+        #expect(try FirePackStreams.readAll(GzipSource(MemorySource(memory.bytes + memory.bytes))) == original + original)
+        // A cut-off file is an error, not a silent short read.
+        #expect(throws: FirePackError.self) { try FirePackStreams.readAll(GzipSource(MemorySource(Array(memory.bytes.dropLast(20))))) }
+        #expect(throws: FirePackError.self) { try FirePackStreams.readAll(GzipSource(MemorySource([0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFF, 0xFF]))) }
+    }
+}
+
+struct SeededRNG: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
