@@ -1,15 +1,26 @@
 import ArgumentParser
 import FirePack
+import FirePackInterop
+import FirePackStreams
+import Foundation
 
-/// `firepack convert IN OUT`: converts one value between formats.
+/// `firepack convert IN OUT`: converts between FirePack, JSON, Firestore REST JSON and Firestore protobuf.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert a value between FirePack and JSON.",
+        abstract: "Convert between fpk, fpks, json, jsonl, firestore-json and firestore-proto (each optionally .gz).",
         discussion: """
+            Formats come from the file names (.fpk .fpks .json .jsonl .firestore.json .pb, plus .gz) unless --from/--to
+            say otherwise; - is standard input or output. Streams (fpks, jsonl, firestore-json lines, delimited
+            firestore-proto) convert document by document in constant memory.
+
+            Plain JSON documents carry their path in "__name__", or their ID in --id-field (with --collection);
+            documents with neither get a generated 20-character ID.
+
             Examples:
-              firepack convert Fixtures/books.json books.fpk
-              firepack convert books.fpk - --to json --pretty
-              cat books.json | firepack convert - - --from json --to fpk > books.fpk
+              firepack convert Fixtures/books.json books.fpks --collection books --id-field id
+              firepack convert export.jsonl.gz export.fpks --collection users
+              firepack convert books.fpks - --to firestore-json
+              cat books.fpk | firepack convert - - --from fpk --to json --pretty
             """
     )
 
@@ -19,11 +30,20 @@ struct Convert: ParsableCommand {
     @Argument(help: "The output file, or - for standard output.")
     var output: String
 
-    @Option(help: "The input format (default: from the input's extension).")
+    @Option(help: "The input format (default: from the input's name).")
     var from: FileFormat?
 
-    @Option(help: "The output format (default: from the output's extension).")
+    @Option(help: "The output format (default: from the output's name).")
     var to: FileFormat?
+
+    @Option(help: "The collection of documents read from plain JSON (default: the input file's name).")
+    var collection: String?
+
+    @Option(help: "The field holding each plain-JSON document's ID (default: the path in \"__name__\", else a generated ID).")
+    var idField: String?
+
+    @Option(help: "Replace server-timestamp sentinels by this time: now, or an RFC 3339 timestamp.")
+    var resolveServerTimestamps: String?
 
     @Flag(help: "Sorted keys: equal values give identical bytes.")
     var deterministic = false
@@ -34,10 +54,97 @@ struct Convert: ParsableCommand {
     @Flag(help: "Plain, lossy JSON (RFC 3339 strings, {latitude, longitude}, base64) instead of reversible markers.")
     var plain = false
 
+    @Flag(help: "No progress bar.")
+    var quiet = false
+
     func run() throws {
-        let inputFormat = try FileFormat.resolve(from, path: input, role: "input")
-        let outputFormat = try FileFormat.resolve(to, path: output, role: "output")
-        let value = try inputFormat.readValue(try FileHandleIO.read(input), file: input)
-        try FileHandleIO.write(outputFormat.encode(value, deterministic: deterministic, pretty: pretty, plain: plain), to: output)
+        let (inputFormat, inputGzip) = try FileFormat.resolve(from, path: input, role: "input")
+        let (outputFormat, outputGzip) = try FileFormat.resolve(to, path: output, role: "output")
+        let time = try resolveTime()
+        let counter = CountingSource(try Files.source(input, gzip: false))
+        let source: ByteSource = inputGzip ? try GzipSource(counter) : counter
+        let progress = Progress(total: Files.size(input), counter: counter, quiet: quiet || output == "-")
+        let naming = DocumentNaming(collection: collection ?? Self.defaultCollection(input), idField: idField)
+        do {
+            if !inputFormat.isStream && !outputFormat.isStream {
+                var value = try readValue(inputFormat, source)
+                if let time { value = value.resolvingServerTimestamps(at: time) }
+                try writeValue(value, outputFormat, Files.sink(output, gzip: outputGzip))
+                return
+            }
+            let documents: DocumentInput = switch inputFormat {
+            case .fpk, .json: ValueInput(try readValue(inputFormat, source), naming: naming)
+            case .fpks: try StreamInput(source, file: input)
+            case .jsonl: JSONLinesInput(source, naming: naming)
+            case .firestoreJSON: FirestoreJSONInput(source)
+            case .firestoreProto: FirestoreProtoInput(source)
+            }
+            let sink = try Files.sink(output, gzip: outputGzip)
+            var collected: [Value] = []
+            let destination: DocumentOutput? = try makeOutput(outputFormat, sink, naming: naming, singleSource: !inputFormat.isStream)
+            var records = 0
+            while let next = try documents.next() {
+                let document = time.map { next.resolvingServerTimestamps(at: $0) } ?? next
+                if let destination { try destination.write(document) } else { collected.append(naming.value(of: document)) }
+                records += 1
+                progress.update(records: records)
+            }
+            if let destination { try destination.finish() } else { try writeValue(.array(collected), outputFormat, sink) }
+            progress.finish(records: records)
+            if !documents.problems.isEmpty {
+                for problem in documents.problems { FileHandleIO.writeError("firepack: \(problem) (skipped)\n") }
+                throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s) skipped; \(records) converted")
+            }
+        } catch let error as FirePackError {
+            throw CommandFailure.data(input, error)
+        } catch let problem as StreamProblem {
+            throw CommandFailure(message: "\(input): \(problem)")
+        }
+    }
+
+    func resolveTime() throws -> Timestamp? {
+        guard let resolveServerTimestamps else { return nil }
+        if resolveServerTimestamps == "now" { return Timestamp.now() }
+        do { return try Timestamp(rfc3339: resolveServerTimestamps) } catch {
+            throw CommandFailure.usage("--resolve-server-timestamps takes now or an RFC 3339 timestamp, not \(resolveServerTimestamps.debugDescription)")
+        }
+    }
+
+    /// `books` for `Fixtures/books.json.gz`; `documents` for standard input.
+    static func defaultCollection(_ path: String) -> String {
+        guard path != "-" else { return "documents" }
+        let name = (path as NSString).lastPathComponent
+        return String(name.split(separator: ".").first ?? "documents")
+    }
+
+    func readValue(_ format: FileFormat, _ source: ByteSource) throws -> Value {
+        let bytes = try FirePackStreams.readAll(source)
+        return try format.readValue(bytes, file: input)
+    }
+
+    func writeValue(_ value: Value, _ format: FileFormat, _ sink: ByteSink) throws {
+        let bytes = format.encode(value, deterministic: deterministic, pretty: pretty, plain: plain)
+        try bytes.withUnsafeBytes { try sink.write($0) }
+        try sink.finish()
+    }
+
+    func makeOutput(_ format: FileFormat, _ sink: ByteSink, naming: DocumentNaming, singleSource: Bool) throws -> DocumentOutput? {
+        let jsonOptions = JSONOptions(form: plain ? .plain : .reversible, sortedKeys: deterministic)
+        switch format {
+        case .fpk, .json: return nil
+        case .fpks: return try StreamOutput(sink, deterministic: deterministic)
+        case .jsonl:
+            return ChunkedOutput(sink) { document, buffer in
+                buffer += naming.value(of: document).jsonBytes(options: jsonOptions)
+                buffer.append(0x0A)
+            }
+        case .firestoreJSON:
+            return ChunkedOutput(sink) { document, buffer in
+                buffer += try FirestoreJSON.jsonBytes(for: document)
+                buffer.append(0x0A)
+            }
+        case .firestoreProto:
+            return ChunkedOutput(sink) { document, buffer in try FirestoreProto.appendDelimited(document, to: &buffer) }
+        }
     }
 }

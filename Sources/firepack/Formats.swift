@@ -1,52 +1,63 @@
 import ArgumentParser
 import FirePack
 import FirePackInterop
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
+import FirePackStreams
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// The file formats the tool reads and writes.
+/// The file formats the tool reads and writes (each optionally gzip-compressed, `.gz`).
 enum FileFormat: String, ExpressibleByArgument, CaseIterable {
-    /// One FirePack value with the `.fpk` file header.
+    /// One FirePack value with the `.fpk` header.
     case fpk
+    /// A FirePack document stream.
+    case fpks
     /// One JSON value (reversible markers for Firestore types).
     case json
+    /// One JSON value per line.
+    case jsonl
+    /// Firestore REST typed JSON: one Document per line.
+    case firestoreJSON = "firestore-json"
+    /// Firestore protobuf Documents: one message, or varint-length-delimited messages for a stream.
+    case firestoreProto = "firestore-proto"
 
-    /// The format a path's extension names, if any.
-    static func inferred(from path: String) -> FileFormat? {
-        let lowered = path.lowercased()
-        if lowered.hasSuffix(".fpk") { return .fpk }
-        if lowered.hasSuffix(".json") { return .json }
+    /// Whether the format holds a sequence of documents rather than one value.
+    var isStream: Bool { self != .fpk && self != .json }
+
+    /// The format a file name's extensions name (`books.fpks.gz` is fpks, gzip), if any.
+    static func inferred(from path: String) -> (FileFormat, gzip: Bool)? {
+        var name = path.lowercased()
+        let gzip = name.hasSuffix(".gz")
+        if gzip { name.removeLast(3) }
+        let table: [(String, FileFormat)] = [(".firestore.json", .firestoreJSON), (".firestore.jsonl", .firestoreJSON), (".fpks", .fpks),
+                                            (".fpk", .fpk), (".jsonl", .jsonl), (".ndjson", .jsonl), (".json", .json),
+                                            (".pb", .firestoreProto), (".binpb", .firestoreProto)]
+        for (suffix, format) in table where name.hasSuffix(suffix) { return (format, gzip) }
         return nil
     }
 
-    /// The explicit format, else the one the path's extension names; a usage error when neither says.
-    static func resolve(_ explicit: FileFormat?, path: String, role: String) throws -> FileFormat {
-        if let explicit { return explicit }
+    /// The explicit format (gzip still from a `.gz` name), else the one the name says; a usage error when neither.
+    static func resolve(_ explicit: FileFormat?, path: String, role: String) throws -> (FileFormat, gzip: Bool) {
+        let gzip = path.lowercased().hasSuffix(".gz")
+        if let explicit { return (explicit, gzip) }
         if let inferred = inferred(from: path) { return inferred }
-        throw CommandFailure.usage("cannot tell the format of \(role) '\(path)' from its name; use --\(role == "input" ? "from" : "to") \(allCases.map(\.rawValue).joined(separator: "|"))")
+        let option = role == "input" ? "--from" : "--to"
+        throw CommandFailure.usage("cannot tell the format of \(role) '\(path)' from its name; use \(option) \(allCases.map(\.rawValue).joined(separator: "|"))")
     }
+}
 
-    /// Decodes a whole file of this format into a value.
+extension FileFormat {
+    /// Decodes a whole single-value file (fpk or json).
     func readValue(_ bytes: [UInt8], file: String, limits: ReaderLimits = .default) throws -> Value {
         let result: Result<Value, FirePackError>
         switch self {
-        case .fpk:
+        case .json:
+            result = Result { () throws(FirePackError) in try Value(json: bytes, options: JSONOptions(maxDepth: limits.maxDepth)) }
+        default:
             result = bytes.withUnsafeBytes { raw in
                 Result { () throws(FirePackError) in
                     var reader = try FirePackReader(fileBytes: raw, limits: limits)
                     return try reader.readValue()
                 }
             }
-        case .json:
-            result = Result { () throws(FirePackError) in try Value(json: bytes, options: JSONOptions(maxDepth: limits.maxDepth)) }
         }
         switch result {
         case .success(let value): return value
@@ -54,71 +65,102 @@ enum FileFormat: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
-    /// Encodes a value as a whole file of this format.
+    /// Encodes a value as a whole single-value file (fpk, or json for every other format).
     func encode(_ value: Value, deterministic: Bool, pretty: Bool, plain: Bool) -> [UInt8] {
-        switch self {
-        case .fpk:
+        if self == .fpk {
             let writer = FirePackWriter(options: .init(deterministic: deterministic))
             writer.writeFileHeader()
             writer.write(value)
             return writer.takeBytes()
-        case .json:
-            var text = value.jsonBytes(options: JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic))
-            text.append(0x0A)
-            return text
+        }
+        var text = value.jsonBytes(options: JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic))
+        text.append(0x0A)
+        return text
+    }
+}
+
+/// Opens inputs and outputs, with `-` for standard input and output and `.gz` decompression and compression.
+enum Files {
+    static func source(_ path: String, gzip: Bool) throws -> ByteSource {
+        let raw: ByteSource
+        do { raw = path == "-" ? FileSource(descriptor: 0) : try FileSource(path: path) } catch {
+            throw CommandFailure(message: "\(path): cannot open for reading")
+        }
+        return gzip ? try GzipSource(raw) : raw
+    }
+
+    static func sink(_ path: String, gzip: Bool) throws -> ByteSink {
+        let raw: ByteSink
+        do { raw = path == "-" ? FileSink(descriptor: 1) : try FileSink(path: path) } catch {
+            throw CommandFailure(message: "\(path): cannot open for writing")
+        }
+        return gzip ? try GzipSink(raw) : raw
+    }
+
+    /// The size of a regular file, for progress; nil for pipes and standard input.
+    static func size(_ path: String) -> Int? {
+        guard path != "-", let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue
+    }
+}
+
+/// Reads a source line by line (JSON lines), holding one line at a time.
+final class LineReader {
+    let source: ByteSource
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    var start = 0, end = 0
+    var ended = false
+    let maxLineLength: Int
+    /// The 1-based number of the last line returned.
+    private(set) var lineNumber = 0
+
+    init(_ source: ByteSource, maxLineLength: Int = 256 << 20) {
+        self.source = source
+        self.maxLineLength = maxLineLength
+    }
+
+    /// The next line without its newline, or nil at the end.
+    func next() throws -> ArraySlice<UInt8>? {
+        var scanFrom = start
+        while true {
+            if let newline = buffer[scanFrom..<end].firstIndex(of: 0x0A) {
+                let line = buffer[start..<newline]
+                start = newline + 1
+                lineNumber += 1
+                return line.last == 0x0D ? line.dropLast() : line
+            }
+            if ended {
+                guard start < end else { return nil }
+                let line = buffer[start..<end]
+                start = end
+                lineNumber += 1
+                return line
+            }
+            // Move the partial line to the front, grow if needed, read more.
+            if start > 0 {
+                buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
+                end -= start
+                start = 0
+            }
+            scanFrom = end
+            if end == buffer.count {
+                guard buffer.count < maxLineLength else { throw FirePackError(.limitExceeded, "line \(lineNumber + 1) is longer than \(maxLineLength) bytes") }
+                buffer += [UInt8](repeating: 0, count: buffer.count)
+            }
+            let count = try buffer.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
+            if count == 0 { ended = true } else { end += count }
         }
     }
 }
 
-/// Whole-file reads and writes, with `-` for standard input and output.
-enum FileHandleIO {
-    static func read(_ path: String) throws -> [UInt8] {
-        if path == "-" { return readAll(from: 0, name: "standard input") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure(message: "\(path): cannot read the file (missing or unreadable)")
-        }
-        return [UInt8](data)
-    }
-
-    static func readAll(from descriptor: Int32, name: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-        }
-        return bytes
-    }
-
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        if path == "-" {
-            try writeAll(bytes, to: 1)
-            return
-        }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-            throw CommandFailure(message: "\(path): cannot write the file")
-        }
-    }
-
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure(message: "writing failed: errno \(errno)")
-            }
-            offset += written
-        }
-    }
-
-    static func writeError(_ text: String) {
-        try? writeAll(Array(text.utf8), to: 2)
-    }
-
-    static func print(_ text: String) {
-        try? writeAll(Array((text + "\n").utf8), to: 1)
+/// Counts the bytes that pass through a source (for the progress bar).
+final class CountingSource: ByteSource {
+    let upstream: ByteSource
+    private(set) var count = 0
+    init(_ upstream: ByteSource) { self.upstream = upstream }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let read = try upstream.read(into: buffer)
+        count += read
+        return read
     }
 }

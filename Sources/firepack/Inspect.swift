@@ -32,8 +32,8 @@ struct Inspect: ParsableCommand {
     var offsets = false
 
     func run() throws {
-        let format = try FileFormat.resolve(from, path: file, role: "input")
-        var bytes = try FileHandleIO.read(file)
+        let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
+        var bytes = try FileHandleIO.read(file, gzip: gzip)
         if format == .json {
             // JSON is converted first, so offsets and lookups refer to the FirePack encoding of it.
             let value = try format.readValue(bytes, file: file)

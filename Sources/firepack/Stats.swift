@@ -21,8 +21,8 @@ struct Stats: ParsableCommand {
     var from: FileFormat?
 
     func run() throws {
-        let format = try FileFormat.resolve(from, path: file, role: "input")
-        let input = try FileHandleIO.read(file)
+        let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
+        let input = try FileHandleIO.read(file, gzip: gzip)
         let value = try format.readValue(input, file: file)
         var census = Census()
         census.visit(value, depth: 0)

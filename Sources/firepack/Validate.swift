@@ -22,8 +22,8 @@ struct Validate: ParsableCommand {
     var maxDepth = ReaderLimits.default.maxDepth
 
     func run() throws {
-        let format = try FileFormat.resolve(from, path: file, role: "input")
-        let bytes = try FileHandleIO.read(file)
+        let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
+        let bytes = try FileHandleIO.read(file, gzip: gzip)
         let value = try format.readValue(bytes, file: file, limits: ReaderLimits(maxDepth: maxDepth))
         FileHandleIO.print("\(file): valid \(format.rawValue), \(bytes.count) bytes, root \(value.type)")
     }

@@ -41,16 +41,7 @@ public struct Document: Hashable, Sendable {
     }
 
     private static func resolve(_ map: MapValue, _ time: Timestamp) -> MapValue {
-        MapValue(map.map { ($0.key, resolve($0.value, time)) })
-    }
-
-    private static func resolve(_ value: Value, _ time: Timestamp) -> Value {
-        switch value {
-        case .serverTimestamp: .timestamp(time)
-        case .array(let elements): .array(elements.map { resolve($0, time) })
-        case .map(let map): .map(resolve(map, time))
-        default: value
-        }
+        MapValue(map.map { ($0.key, $0.value.resolvingServerTimestamps(at: time)) })
     }
 }
 
@@ -102,5 +93,17 @@ extension Document {
         let decoder = FirePackDecoder()
         decoder.limits = limits
         self = try decoder.decode(Document.self, from: bytes)
+    }
+}
+
+extension Value {
+    /// The value with every server-timestamp sentinel, at any depth, replaced by `time`.
+    public func resolvingServerTimestamps(at time: Timestamp) -> Value {
+        switch self {
+        case .serverTimestamp: .timestamp(time)
+        case .array(let elements): .array(elements.map { $0.resolvingServerTimestamps(at: time) })
+        case .map(let map): .map(MapValue(map.map { ($0.key, $0.value.resolvingServerTimestamps(at: time)) }))
+        default: self
+        }
     }
 }

@@ -1,0 +1,28 @@
+import FirePackStreams
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Standard output and error, and whole-file reads for the single-value commands.
+enum FileHandleIO {
+    /// The whole input (decompressed when `gzip`), or a one-line error.
+    static func read(_ path: String, gzip: Bool) throws -> [UInt8] {
+        do { return try FirePackStreams.readAll(Files.source(path, gzip: gzip)) } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(message: "\(path): \(error)")
+        }
+    }
+
+    static func writeError(_ text: String) {
+        let bytes = Array(text.utf8)
+        try? bytes.withUnsafeBytes { try FileSink(descriptor: 2).write($0) }
+    }
+
+    static func print(_ text: String) {
+        let bytes = Array((text + "\n").utf8)
+        try? bytes.withUnsafeBytes { try FileSink(descriptor: 1).write($0) }
+    }
+}

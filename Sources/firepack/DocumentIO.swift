@@ -1,0 +1,212 @@
+import FirePack
+import FirePackInterop
+import FirePackStreams
+import Foundation
+
+/// A source of documents, one at a time.
+protocol DocumentInput: AnyObject {
+    /// The next document, or nil at the end.
+    func next() throws -> Document?
+    /// Damaged records skipped so far (streams only), as one-line descriptions.
+    var problems: [String] { get }
+}
+
+/// A destination for documents, one at a time.
+protocol DocumentOutput: AnyObject {
+    func write(_ document: Document) throws
+    func finish() throws
+}
+
+/// How documents map to plain JSON objects: their fields, with the document path under `__name__` (Firestore's name
+/// for the document key) or the document ID under `--id-field`.
+struct DocumentNaming {
+    var collection: String
+    var idField: String?
+
+    /// A document from a plain object: its path from `__name__`, else `collection/<idField value>`, else a new ID.
+    func document(from value: Value, line: Int?) throws -> Document {
+        guard case .map(var fields) = value else {
+            throw FirePackError(.invalidValue, "\(line.map { "line \($0): " } ?? "")a document must be a JSON object, not \(value.type)")
+        }
+        let path: String
+        if let name = fields["__name__"] {
+            fields["__name__"] = nil
+            switch name {
+            case .string(let text): path = text
+            case .reference(let reference): path = reference.path
+            default: throw FirePackError(.invalidValue, "\(line.map { "line \($0): " } ?? "")__name__ must be a document path")
+            }
+        } else if let idField, let id = fields[idField] {
+            switch id {
+            case .string(let text): path = collection + "/" + text
+            case .integer(let number): path = collection + "/" + String(number)
+            default: throw FirePackError(.invalidValue, "\(line.map { "line \($0): " } ?? "")the id field \(idField.debugDescription) must be a string or integer")
+            }
+            fields[idField] = nil
+        } else {
+            path = collection + "/" + Self.generatedID()
+        }
+        do {
+            return Document(reference: try DocumentReference(path: path), fields: fields)
+        } catch {
+            throw FirePackError(.invalidReference, "\(line.map { "line \($0): " } ?? "")\(error.message)")
+        }
+    }
+
+    /// A plain object from a document: its fields plus its ID under `--id-field`, or its path under `__name__`.
+    func value(of document: Document) -> Value {
+        var fields = document.fields
+        if let idField {
+            fields[idField] = .string(document.reference.documentID)
+        } else {
+            fields["__name__"] = .string(document.reference.path)
+        }
+        return .map(fields)
+    }
+
+    /// A 20-character ID from Firestore's alphabet, as its client libraries generate them.
+    static func generatedID() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<20).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+}
+
+final class StreamInput: DocumentInput {
+    let reader: DocumentStreamReader
+    let file: String
+    init(_ source: ByteSource, file: String) throws {
+        reader = try DocumentStreamReader(source: source)
+        self.file = file
+    }
+    func next() throws -> Document? { try reader.next()?.document }
+    var problems: [String] { reader.problems.map { "\(file): \($0)" } }
+}
+
+final class JSONLinesInput: DocumentInput {
+    let lines: LineReader
+    let naming: DocumentNaming
+    init(_ source: ByteSource, naming: DocumentNaming) {
+        lines = LineReader(source)
+        self.naming = naming
+    }
+    func next() throws -> Document? {
+        while let line = try lines.next() {
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            let value: Value
+            do { value = try Value(json: Array(line)) } catch {
+                throw FirePackError(error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
+            }
+            return try naming.document(from: value, line: lines.lineNumber)
+        }
+        return nil
+    }
+    var problems: [String] { [] }
+}
+
+final class FirestoreJSONInput: DocumentInput {
+    let lines: LineReader
+    init(_ source: ByteSource) { lines = LineReader(source) }
+    func next() throws -> Document? {
+        while let line = try lines.next() {
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            do { return try FirestoreJSON.document(from: Array(line)) } catch {
+                throw FirePackError(error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
+            }
+        }
+        return nil
+    }
+    var problems: [String] { [] }
+}
+
+/// Varint-length-delimited Document messages, read one at a time; a file holding one message without a length
+/// prefix is read as that one document.
+final class FirestoreProtoInput: DocumentInput {
+    let source: ByteSource
+    var pending: [UInt8] = []
+    var ended = false
+    var count = 0
+
+    init(_ source: ByteSource) { self.source = source }
+
+    func fill(_ needed: Int) throws {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while pending.count < needed && !ended {
+            let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+            if read == 0 { ended = true } else { pending += chunk[..<read] }
+        }
+    }
+
+    /// Delimited when the first length prefix frames a decodable Document; otherwise the whole input is one message.
+    func next() throws -> Document? {
+        try fill(10)
+        guard !pending.isEmpty else { return nil }
+        var length = 0, shift = 0, index = 0, terminated = false
+        while index < pending.count && index < 10 {
+            let byte = pending[index]
+            length |= Int(byte & 0x7F) << shift
+            shift += 7
+            index += 1
+            if byte < 0x80 { terminated = true; break }
+        }
+        if terminated && length <= 256 << 20 {
+            try fill(index + length)
+            if index + length <= pending.count, let document = try? FirestoreProto.decodeDocument(Array(pending[index..<index + length])) {
+                pending.removeFirst(index + length)
+                count += 1
+                return document
+            }
+        }
+        guard count == 0 else {
+            throw FirePackError(.invalidValue, "document message \(count) is damaged or cut short")
+        }
+        try fill(Int.max)
+        let message = pending
+        pending = []
+        count = 1
+        return try FirestoreProto.decodeDocument(message)
+    }
+    var problems: [String] { [] }
+}
+
+/// The documents of a single value: an array of objects, or one object.
+final class ValueInput: DocumentInput {
+    var iterator: IndexingIterator<[Value]>
+    let naming: DocumentNaming
+    init(_ value: Value, naming: DocumentNaming) {
+        if case .array(let elements) = value { iterator = elements.makeIterator() } else { iterator = [value].makeIterator() }
+        self.naming = naming
+    }
+    func next() throws -> Document? { try iterator.next().map { try naming.document(from: $0, line: nil) } }
+    var problems: [String] { [] }
+}
+
+final class StreamOutput: DocumentOutput {
+    let writer: DocumentStreamWriter
+    init(_ sink: ByteSink, deterministic: Bool) throws { writer = try DocumentStreamWriter(sink: sink, deterministic: deterministic) }
+    func write(_ document: Document) throws { try writer.append(document) }
+    func finish() throws { try writer.close() }
+}
+
+/// Text outputs (JSON lines, Firestore JSON lines, delimited protobuf) buffered and written in chunks.
+final class ChunkedOutput: DocumentOutput {
+    let sink: ByteSink
+    let encode: (Document, inout [UInt8]) throws -> Void
+    var buffer: [UInt8] = []
+    init(_ sink: ByteSink, encode: @escaping (Document, inout [UInt8]) throws -> Void) {
+        self.sink = sink
+        self.encode = encode
+    }
+    func write(_ document: Document) throws {
+        try encode(document, &buffer)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+    func flush() throws {
+        try buffer.withUnsafeBytes { try sink.write($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+    func finish() throws {
+        try flush()
+        try sink.finish()
+    }
+}
