@@ -33,8 +33,12 @@ struct FirePackCommand: ParsableCommand {
             Glibc.exit(1)
         } catch {
             let code = exitCode(for: error)
-            if code == .success { Glibc.exit(0) }
             let message = fullMessage(for: error)
+            if code == .success {
+                // --help and --version: their text goes to standard output.
+                FileHandleIO.print(message)
+                Glibc.exit(0)
+            }
             FileHandleIO.writeError(message + (message.hasSuffix("\n") ? "" : "\n"))
             // Usage errors (ArgumentParser's 64) are reported as 2, as documented.
             Glibc.exit(code.rawValue == 64 ? 2 : code.rawValue)

@@ -16,6 +16,7 @@ struct Inspect: ParsableCommand {
               firepack inspect books.fpk
               firepack inspect books.fpk --path 'books[3].cover.small'
               firepack inspect books.fpk --offsets
+            firepack inspect books.fpks --record 3 --path 'cover.small'
             """
     )
 
@@ -31,17 +32,62 @@ struct Inspect: ParsableCommand {
     @Flag(help: "Show each value's byte offset and tag (FirePack input).")
     var offsets = false
 
+    @Option(help: "For streams: the record (document) to show, counting from 0; --path then looks inside its fields.")
+    var record: Int?
+
     func run() throws {
         let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
+        if format.isStream {
+            try inspectStream(format, gzip: gzip)
+            return
+        }
+        if record != nil { throw CommandFailure.usage("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto)") }
         var bytes = try FileHandleIO.read(file, gzip: gzip)
-        if format == .json {
+        if format != .fpk {
             // JSON is converted first, so offsets and lookups refer to the FirePack encoding of it.
             let value = try format.readValue(bytes, file: file)
             bytes = FileFormat.fpk.encode(value, deterministic: false, pretty: false, plain: false)
         }
+        try show(bytes, file: true)
+    }
+
+    /// Lists a stream's records, or shows one of them.
+    func inspectStream(_ format: FileFormat, gzip: Bool) throws {
+        let source = try Files.source(file, gzip: gzip)
+        let input: DocumentInput = switch format {
+        case .fpks: try StreamInput(source, file: file)
+        case .jsonl: JSONLinesInput(source, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+        case .firestoreJSON: FirestoreJSONInput(source)
+        default: FirestoreProtoInput(source)
+        }
+        var number = 0
+        do {
+            while let document = try input.next() {
+                defer { number += 1 }
+                guard let record else {
+                    FileHandleIO.print("record \(number): \(document.reference.path) (\(document.fields.count) fields)")
+                    continue
+                }
+                guard number == record else { continue }
+                if path != nil {
+                    try show(Value.map(document.fields).firePackBytes(), file: false)
+                } else {
+                    try show(document.firePackBytes(), file: false)
+                }
+                return
+            }
+        } catch let error as FirePackError {
+            throw CommandFailure.data(file, error)
+        }
+        for problem in input.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
+        if let record { throw CommandFailure(message: "\(file): no record \(record) (the stream has \(number))") }
+    }
+
+    /// Prints the value in `bytes` (a `.fpk` file when `file`, else a bare encoding), or the field at `--path`.
+    func show(_ bytes: [UInt8], file isFile: Bool) throws {
         try bytes.withUnsafeBytes { raw in
             do {
-                let reader = try FirePackReader(fileBytes: raw)
+                let reader = isFile ? try FirePackReader(fileBytes: raw) : try FirePackReader(bytes: raw)
                 var view = reader.root
                 if let path {
                     guard let found = try view.lookup(path) else {
@@ -66,7 +112,7 @@ struct TreePrinter {
 
     mutating func print(_ view: ValueView, label: String?, indent: Int) throws {
         var line = String(repeating: "  ", count: indent)
-        if showOffsets { line += "@\(view.offset) " }
+        if showOffsets { line += "@\(view.offset) [\(view.tagHex)] " }
         if let label { line += label + ": " }
         guard let type = view.type else {
             output += line + "extension value (\(view.byteCount) bytes)\n"

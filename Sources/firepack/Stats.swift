@@ -1,70 +1,130 @@
 import ArgumentParser
 import FirePack
 import FirePackInterop
+import FirePackStreams
 import Foundation
 
-/// `firepack stats FILE`: what a value is made of, and what it costs in each format.
+/// `firepack stats FILE`: what the data is made of, and what it costs in each format.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Count values per type, key reuse and depth, and compare sizes with minified JSON.",
+        abstract: "Count values and bytes per type, key reuse and depth; compare sizes with minified JSON and gzip.",
         discussion: """
+            Byte shares are measured on the FirePack encoding (keys, container headers and the key table counted
+            apart). For streams, every document is counted.
+
             Examples:
               firepack stats Fixtures/books.json
-              firepack stats books.fpk
+              firepack stats export.fpks.gz
             """
     )
 
     @Argument(help: "The file to measure, or - for standard input.")
     var file: String
 
-    @Option(help: "The input format (default: from the file's extension).")
+    @Option(help: "The input format (default: from the file's name).")
     var from: FileFormat?
 
     func run() throws {
         let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
-        let input = try FileHandleIO.read(file, gzip: gzip)
-        let value = try format.readValue(input, file: file)
         var census = Census()
-        census.visit(value, depth: 0)
-        let packed = value.firePackBytes()
-        let json = value.jsonBytes()
-        var lines = ["\(file): \(format.rawValue), \(input.count) bytes", "", "type             count"]
-        for (type, count) in census.counts.sorted(by: { $0.value > $1.value }) {
-            lines.append(type.description.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + String(count))
+        let packedGzip = CountingSink(), packed = CountingSink(), json = CountingSink()
+        let gzipSink = try GzipSink(packedGzip)
+        func add(_ value: Value) throws {
+            let bytes = value.firePackBytes()
+            try census.measure(bytes)
+            try bytes.withUnsafeBytes { try packed.write($0); try gzipSink.write($0) }
+            let text = value.jsonBytes()
+            try text.withUnsafeBytes { try json.write($0) }
+        }
+        var documents = 0
+        do {
+            if format.isStream {
+                let source = try Files.source(file, gzip: gzip)
+                let input: DocumentInput = switch format {
+                case .fpks: try StreamInput(source, file: file)
+                case .jsonl: JSONLinesInput(source, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+                case .firestoreJSON: FirestoreJSONInput(source)
+                default: FirestoreProtoInput(source)
+                }
+                while let document = try input.next() {
+                    try add(.map(document.fields))
+                    documents += 1
+                }
+            } else {
+                try add(format.readValue(FileHandleIO.read(file, gzip: gzip), file: file))
+            }
+        } catch let error as FirePackError {
+            throw CommandFailure.data(file, error)
+        }
+        try gzipSink.finish()
+        FileHandleIO.print(report(format: format, documents: documents, census: census,
+                                  sizes: (packed.count, packedGzip.count, json.count)))
+    }
+
+    func report(format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int)) -> String {
+        var lines = ["\(file): \(format.rawValue)\(format.isStream ? ", \(documents) documents" : "")", ""]
+        lines.append("type              values       bytes   share")
+        let total = max(census.bytes.values.reduce(0, +), 1)
+        for (name, bytes) in census.bytes.sorted(by: { $0.value > $1.value }) {
+            let count = census.counts[name].map(String.init) ?? ""
+            lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: "%8@ %11d  %5.1f%%", count, bytes, 100 * Double(bytes) / Double(total)))
         }
         lines.append("")
-        let distinct = census.distinctKeys.count
-        let reuse = distinct == 0 ? "" : String(format: " (%.1f uses each)", Double(census.keyOccurrences) / Double(distinct))
-        lines.append("keys: \(census.keyOccurrences) occurrences, \(distinct) distinct" + reuse)
+        let reuse = census.distinctKeys.isEmpty ? "" : String(format: " (%.1f uses each)", Double(census.keyOccurrences) / Double(census.distinctKeys.count))
+        lines.append("keys: \(census.keyOccurrences) written, \(census.distinctKeys.count) distinct\(reuse)")
         lines.append("deepest nesting: \(census.maxDepth)")
         lines.append("")
-        lines.append("FirePack:        \(packed.count) bytes")
-        lines.append("minified JSON:   \(json.count) bytes")
-        let ratio: Double = 100 * Double(packed.count) / Double(max(json.count, 1))
-        lines.append(String(format: "FirePack / JSON: %.1f%%", ratio))
-        FileHandleIO.print(lines.joined(separator: "\n"))
+        lines.append(String(format: "FirePack        %11d bytes", sizes.packed))
+        lines.append(String(format: "FirePack + gzip %11d bytes", sizes.gzip))
+        lines.append(String(format: "minified JSON   %11d bytes  (FirePack is %.1f%% of it)", sizes.json, 100 * Double(sizes.packed) / Double(max(sizes.json, 1))))
+        return lines.joined(separator: "\n")
     }
 }
 
-/// Counts values by type, keys, and nesting depth.
+/// Counts values, bytes per type, keys and depth by walking FirePack encodings.
 struct Census {
-    var counts: [ValueType: Int] = [:]
+    var counts: [String: Int] = [:]
+    var bytes: [String: Int] = [:]
     var keyOccurrences = 0
     var distinctKeys: Set<String> = []
     var maxDepth = 0
 
-    mutating func visit(_ value: Value, depth: Int) {
-        counts[value.type, default: 0] += 1
-        maxDepth = max(maxDepth, depth)
-        switch value {
-        case .array(let elements): for element in elements { visit(element, depth: depth + 1) }
-        case .map(let map):
-            keyOccurrences += map.count
-            for (key, element) in map {
-                distinctKeys.insert(key)
-                visit(element, depth: depth + 1)
-            }
-        default: break
+    mutating func measure(_ encoding: [UInt8]) throws {
+        try FirePackReader.withReader(encoding) { reader in
+            let root = reader.root
+            bytes["key table", default: 0] += encoding.count - root.endOffset
+            try visit(root, depth: 0)
         }
     }
+
+    mutating func visit(_ view: ValueView, depth: Int) throws {
+        let name = view.type?.description ?? "extension"
+        counts[name, default: 0] += 1
+        maxDepth = max(maxDepth, depth)
+        guard view.type == .array || view.type == .map else {
+            bytes[name, default: 0] += view.byteCount
+            return
+        }
+        let content = try view.contentOffset()
+        bytes[name, default: 0] += content - view.offset
+        if view.type == .array {
+            try view.forEachElement { try visit($0, depth: depth + 1) }
+        } else {
+            var cursor = content
+            try view.forEachEntry { key, value in
+                keyOccurrences += 1
+                distinctKeys.insert(key.string)
+                bytes["keys", default: 0] += value.offset - cursor
+                cursor = value.endOffset
+                try visit(value, depth: depth + 1)
+            }
+        }
+    }
+}
+
+/// Counts what is written to it.
+final class CountingSink: ByteSink {
+    private(set) var count = 0
+    func write(_ bytes: UnsafeRawBufferPointer) throws { count += bytes.count }
+    func finish() throws {}
 }

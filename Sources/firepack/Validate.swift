@@ -1,30 +1,88 @@
 import ArgumentParser
 import FirePack
+import FirePackInterop
+import FirePackStreams
 
-/// `firepack validate FILE`: checks every byte of a file.
+/// `firepack validate FILE`: checks every byte (and, on request, Firestore's limits); can repair streams.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check structure, UTF-8 and reader limits; exit 0 when valid, 1 when not.",
+        abstract: "Check structure, CRCs, UTF-8 and reader limits (and Firestore's limits); exit 0 when valid, 1 when not.",
         discussion: """
+            Exit codes: 0 valid, 1 invalid, 2 usage error.
+
             Examples:
               firepack validate books.fpk
-              firepack validate export.json --max-depth 20
+              firepack validate export.fpks --firestore-limits
+              firepack validate crashed.fpks --repair repaired.fpks
             """
     )
 
     @Argument(help: "The file to validate, or - for standard input.")
     var file: String
 
-    @Option(help: "The input format (default: from the file's extension).")
+    @Option(help: "The input format (default: from the file's name).")
     var from: FileFormat?
+
+    @Flag(help: "Also check Firestore's rules: documents ≤ 1 MiB, depth ≤ 20, field names ≤ 1,500 bytes and not __x__, valid paths.")
+    var firestoreLimits = false
+
+    @Option(help: "For a stream: write every intact record to this new stream, leaving damaged and torn records out.")
+    var repair: String?
 
     @Option(help: "Maximum container nesting depth.")
     var maxDepth = ReaderLimits.default.maxDepth
 
     func run() throws {
         let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
-        let bytes = try FileHandleIO.read(file, gzip: gzip)
-        let value = try format.readValue(bytes, file: file, limits: ReaderLimits(maxDepth: maxDepth))
-        FileHandleIO.print("\(file): valid \(format.rawValue), \(bytes.count) bytes, root \(value.type)")
+        if repair != nil && format != .fpks { throw CommandFailure.usage("--repair works on document streams (fpks)") }
+        let limits = ReaderLimits(maxDepth: maxDepth)
+        var problems: [String] = []
+        var documents = 0
+        let source = try Files.source(file, gzip: gzip)
+        do {
+            if format == .fpks {
+                let reader = try DocumentStreamReader(source: source, limits: limits)
+                let repaired = try repair.map { try DocumentStreamWriter(sink: Files.sink($0, gzip: $0.hasSuffix(".gz"))) }
+                while let (number, offset, document) = try reader.next() {
+                    documents += 1
+                    try repaired?.append(document)
+                    if firestoreLimits {
+                        problems += FirestoreLimits.violations(in: document).map { "record \(number) at byte \(offset) (\(document.reference.path)): \($0)" }
+                    }
+                }
+                try repaired?.close()
+                problems += reader.problems.map(\.description)
+                if let repair { FileHandleIO.print("\(repair): \(documents) intact record(s) written") }
+            } else if format.isStream {
+                let input: DocumentInput = switch format {
+                case .jsonl: JSONLinesInput(source, naming: DocumentNaming(collection: "documents", idField: nil))
+                case .firestoreJSON: FirestoreJSONInput(source)
+                default: FirestoreProtoInput(source)
+                }
+                while let document = try input.next() {
+                    documents += 1
+                    if firestoreLimits { problems += FirestoreLimits.violations(in: document).map { "\(document.reference.path): \($0)" } }
+                }
+            } else {
+                let value = try format.readValue(FirePackStreams.readAll(source), file: file, limits: limits)
+                if firestoreLimits {
+                    let input = ValueInput(value, naming: DocumentNaming(collection: "documents", idField: nil))
+                    while let document = try input.next() {
+                        documents += 1
+                        problems += FirestoreLimits.violations(in: document).map { "\(document.reference.path): \($0)" }
+                    }
+                } else {
+                    documents = 1
+                }
+            }
+        } catch let error as FirePackError {
+            throw CommandFailure.data(file, error)
+        }
+        for problem in problems { FileHandleIO.writeError("firepack: \(file): \(problem)\n") }
+        let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
+        guard problems.isEmpty else {
+            throw CommandFailure(message: "\(file): invalid \(format.rawValue): \(problems.count) problem(s), \(unit) intact")
+        }
+        FileHandleIO.print("\(file): valid \(format.rawValue), \(unit)\(firestoreLimits ? ", within Firestore's limits" : "")")
     }
 }

@@ -147,3 +147,15 @@ public struct ValueView {
         try Materializer.checkEnd(cursor, header, containerAt: offset)
     }
 }
+
+extension ValueView {
+    /// The value's tag byte as two hex digits (for debugging views such as `firepack inspect --offsets`).
+    public var tagHex: String { Tag.hex(input.byte(at: offset)) }
+}
+
+extension ValueView {
+    /// For an array or map: the offset of its first element (the bytes before it are the container's header).
+    public func contentOffset() throws(FirePackError) -> Int {
+        try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1).bodyStart
+    }
+}

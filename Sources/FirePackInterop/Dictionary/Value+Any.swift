@@ -101,7 +101,7 @@ extension Value {
     }
 
     /// The class Foundation uses for boolean NSNumbers (`__NSCFBoolean`).
-    nonisolated(unsafe) static let booleanNumberType: AnyClass = Swift.type(of: NSNumber(value: true))
+    static let booleanNumberType: AnyClass = Swift.type(of: NSNumber(value: true))
 }
 
 extension MapValue {

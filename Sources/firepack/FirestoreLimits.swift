@@ -1,0 +1,69 @@
+import FirePack
+
+/// Firestore's documented limits on documents, checked by `validate --firestore-limits`.
+enum FirestoreLimits {
+    static let maxDocumentSize = 1_048_576
+    static let maxDepth = 20
+    static let maxFieldNameBytes = 1_500
+
+    /// Every violation in a document, as readable lines.
+    static func violations(in document: Document) -> [String] {
+        var problems: [String] = []
+        let size = storageSize(of: document)
+        if size > maxDocumentSize { problems.append("document is \(size) bytes; Firestore allows \(maxDocumentSize)") }
+        for segment in document.reference.segments where segment == "." || segment == ".." || isReserved(segment) {
+            problems.append("document path segment \(String(segment).debugDescription) is not allowed")
+        }
+        check(.map(document.fields), path: "", depth: 0, into: &problems)
+        return problems
+    }
+
+    static func isReserved(_ name: some StringProtocol) -> Bool { name.count >= 4 && name.hasPrefix("__") && name.hasSuffix("__") }
+
+    static func check(_ value: Value, path: String, depth: Int, into problems: inout [String]) {
+        switch value {
+        case .map(let map):
+            if depth > maxDepth { problems.append("\(path): nested deeper than \(maxDepth) levels"); return }
+            for (key, element) in map {
+                let here = path.isEmpty ? key : path + "." + key
+                if key.utf8.count > maxFieldNameBytes { problems.append("\(here): field name longer than \(maxFieldNameBytes) bytes") }
+                if isReserved(key) && !(key == "__type__" && map["value"] != nil) { problems.append("\(here): field names like __x__ are reserved") }
+                if key.isEmpty { problems.append("\(path.isEmpty ? "(top level)" : path): empty field name") }
+                check(element, path: here, depth: depth + 1, into: &problems)
+            }
+        case .array(let elements):
+            if depth > maxDepth { problems.append("\(path): nested deeper than \(maxDepth) levels"); return }
+            for (index, element) in elements.enumerated() {
+                if case .array = element { problems.append("\(path)[\(index)]: Firestore does not allow an array directly inside an array") }
+                check(element, path: "\(path)[\(index)]", depth: depth + 1, into: &problems)
+            }
+        case .reference(let reference):
+            if reference.segments.contains(where: { $0 == "." || $0 == ".." || isReserved($0) }) {
+                problems.append("\(path): reference \(reference.path) has a segment Firestore does not allow")
+            }
+        case .timestamp(let timestamp):
+            if !Timestamp.firestoreRange.contains(timestamp) { problems.append("\(path): timestamp outside 0001-01-01 … 9999-12-31") }
+        default: break
+        }
+    }
+
+    /// Firestore's storage-size formula: document name + fields + 32 bytes.
+    static func storageSize(of document: Document) -> Int {
+        let name = document.reference.segments.reduce(16) { $0 + $1.utf8.count + 1 }
+        return name + document.fields.reduce(0) { $0 + $1.key.utf8.count + 1 + storageSize(of: $1.value) } + 32
+    }
+
+    static func storageSize(of value: Value) -> Int {
+        switch value {
+        case .null, .boolean: 1
+        case .integer, .double, .timestamp, .serverTimestamp: 8
+        case .string(let string): string.utf8.count + 1
+        case .bytes(let data): data.count
+        case .reference(let reference): reference.segments.reduce(16) { $0 + $1.utf8.count + 1 }
+        case .geoPoint: 16
+        case .array(let elements): elements.reduce(0) { $0 + storageSize(of: $1) }
+        case .map(let map): map.reduce(0) { $0 + $1.key.utf8.count + 1 + storageSize(of: $1.value) }
+        case .vector(let vector): 8 * vector.array.count + 20
+        }
+    }
+}

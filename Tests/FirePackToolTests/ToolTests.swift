@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+import FirePack
+import FirePackInterop
+import FirePackStreams
+
+/// Runs the `firepack` binary built next to this test bundle.
+struct Tool {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binary: URL = {
+        var directory = Bundle.main.bundleURL
+        if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("firepack")
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = repository
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(Data(stdin))
+            try input.fileHandleForWriting.close()
+        }
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: [UInt8](stdout), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite("firepack tool", .serialized)
+struct ToolTests {
+    let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-tool-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// The books fixture as documents, to compare conversions against.
+    func expectedBooks() throws -> [Document] {
+        let value = try Value(json: Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.json")))
+        guard case .array(let elements) = value else { return [] }
+        return try elements.map { element in
+            guard case .map(var fields) = element, case .string(let id)? = fields["id"] else { throw FirePackError(.invalidValue, "fixture") }
+            fields["id"] = nil
+            return Document(reference: try DocumentReference(path: "books/\(id)"), fields: fields)
+        }
+    }
+
+    /// Reads any document file back through the tool (as firestore-json lines) into documents.
+    func documents(in file: String) throws -> [Document] {
+        let naming = file.contains(".jsonl") ? ["--collection", "books", "--id-field", "id"] : []
+        let result = try Tool.run(["convert", file, "-", "--to", "firestore-json"] + naming)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try result.text.split(separator: "\n").map { try FirestoreJSON.document(from: Array($0.utf8)) }
+    }
+
+    static let extensions = ["fpks", "jsonl", "firestore.json", "pb", "fpks.gz", "jsonl.gz", "firestore.json.gz", "pb.gz"]
+
+    @Test("every stream format pair, with and without gzip, keeps every document", arguments: extensions)
+    func formatPairs(from source: String) throws {
+        let books = try expectedBooks()
+        let first = path("books-source.\(source)")
+        let made = try Tool.run(["convert", "Fixtures/books.json", first, "--collection", "books", "--id-field", "id", "--quiet"])
+        #expect(made.status == 0, "\(made.stderr)")
+        for target in Self.extensions {
+            let second = path("books-\(source.replacingOccurrences(of: ".", with: "-")).\(target)")
+            // Plain JSON lines carry the ID in "id"; reading them back needs the collection and the field.
+            let naming = source.hasPrefix("jsonl") ? ["--collection", "books", "--id-field", "id"] : []
+            let converted = try Tool.run(["convert", first, second, "--quiet"] + naming)
+            #expect(converted.status == 0, "\(source) → \(target): \(converted.stderr)")
+            #expect(try documents(in: second) == books, "\(source) → \(target)")
+        }
+    }
+
+    @Test func singleValueFormatsAndBack() throws {
+        let fixture = try Value(json: Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.json")))
+        for (a, b) in [("fpk", "json"), ("json", "fpk"), ("fpk.gz", "json.gz"), ("fpk", "fpks"), ("fpks", "json")] {
+            let first = path("single.\(a)"), second = path("single2.\(b)")
+            #expect(try Tool.run(["convert", "Fixtures/books.json", first, "--collection", "books"]).status == 0)
+            #expect(try Tool.run(["convert", first, second, "--collection", "books"]).status == 0)
+            let back = try Tool.run(["convert", second, "-", "--to", "json", "--collection", "books"])
+            #expect(back.status == 0, "\(back.stderr)")
+            let value = try Value(json: back.stdout)
+            if a == "fpks" || b == "fpks" {
+                // Through a stream, each object becomes a document whose path is kept in __name__.
+                guard case .array(let elements) = value else { Issue.record("not an array"); continue }
+                #expect(elements.count == 5)
+                #expect(elements.allSatisfy { $0["__name__"] != nil })
+            } else {
+                #expect(value == fixture, "\(a) → \(b)")
+            }
+        }
+    }
+
+    @Test func standardInputAndOutput() throws {
+        let fpk = try Tool.run(["convert", "-", "-", "--from", "json", "--to", "fpk"], stdin: Array(#"{"a": [1, 2.5, "x"]}"#.utf8))
+        #expect(fpk.status == 0 && fpk.stdout.prefix(5) == [0x89, 0x46, 0x50, 0x4B, 0x01])
+        let json = try Tool.run(["convert", "-", "-", "--from", "fpk", "--to", "json"], stdin: fpk.stdout)
+        #expect(try Value(json: json.stdout) == ["a": [1, 2.5, "x"]])
+        let lines = try Tool.run(["convert", "-", "-", "--from", "jsonl", "--to", "fpks", "--collection", "c", "--id-field", "k"],
+                                 stdin: Array("{\"k\": \"one\", \"v\": 1}\n{\"k\": \"two\", \"v\": 2}\n".utf8))
+        let back = try Tool.run(["convert", "-", "-", "--from", "fpks", "--to", "firestore-json"], stdin: lines.stdout)
+        #expect(back.text.contains(#""name":"c/one""#) && back.text.contains(#""name":"c/two""#))
+    }
+
+    @Test func generatedIDsAndServerTimestamps() throws {
+        let result = try Tool.run(["convert", "Fixtures/articles.json", "-", "--to", "firestore-json", "--collection", "posts",
+                                   "--resolve-server-timestamps", "2024-05-06T07:08:09Z"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let documents = try result.text.split(separator: "\n").map { try FirestoreJSON.document(from: Array($0.utf8)) }
+        #expect(documents.count == 4)
+        #expect(documents.allSatisfy { $0.reference.parent == "posts" && $0.reference.documentID.count == 20 })
+        #expect(documents[1].fields["createdAt"] == .timestamp(try Timestamp(rfc3339: "2024-05-06T07:08:09Z")))
+        #expect(try Tool.run(["convert", "Fixtures/articles.json", "-", "--to", "json", "--resolve-server-timestamps", "yesterday"]).status == 2)
+    }
+
+    @Test func aDamagedRecordInTheMiddleCostsOnlyItself() throws {
+        let stream = path("generated.fpks")
+        #expect(try Tool.run(["convert", "Fixtures/generated-books.json", stream, "--collection", "books", "--id-field", "id", "--quiet"]).status == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stream)))
+        bytes[bytes.count / 2] ^= 0x5A
+        let damaged = path("damaged.fpks")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let converted = try Tool.run(["convert", damaged, path("recovered.jsonl"), "--quiet"])
+        #expect(converted.status == 1)
+        #expect(converted.stderr.contains("record ") && converted.stderr.contains("at byte "), "\(converted.stderr)")
+        let lines = try String(contentsOfFile: path("recovered.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2_999)
+        let validate = try Tool.run(["validate", damaged])
+        #expect(validate.status == 1)
+        let repaired = path("repaired.fpks")
+        #expect(try Tool.run(["validate", damaged, "--repair", repaired]).status == 1)
+        #expect(try Tool.run(["validate", repaired]).status == 0)
+        // A torn last record (a crash mid-append) is found and cut off by --repair.
+        try Data(bytes.dropLast(3)).write(to: URL(fileURLWithPath: damaged))
+        let torn = try Tool.run(["validate", damaged])
+        #expect(torn.status == 1 && torn.stderr.contains("runs past the end"), "\(torn.stderr)")
+    }
+
+    @Test func corruptAndTruncatedInputsGiveOneClearLine() throws {
+        let fpk = path("books.fpk")
+        #expect(try Tool.run(["convert", "Fixtures/books.json", fpk]).status == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fpk)))
+        bytes.removeLast(40)
+        try Data(bytes).write(to: URL(fileURLWithPath: fpk))
+        for arguments in [["validate", fpk], ["convert", fpk, path("x.json")], ["inspect", fpk], ["stats", fpk]] {
+            let result = try Tool.run(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("at byte") && lines[0].hasPrefix("firepack: "), "\(arguments): \(result.stderr)")
+        }
+        try Data("{\"a\": [1, }".utf8).write(to: URL(fileURLWithPath: path("bad.json")))
+        let json = try Tool.run(["validate", path("bad.json")])
+        #expect(json.status == 1 && json.stderr.contains("at byte 10"), "\(json.stderr)")
+        let gz = path("bad.json.gz")
+        try Data([0x1F, 0x8B, 0x08, 0x00, 1, 2, 3]).write(to: URL(fileURLWithPath: gz))
+        #expect(try Tool.run(["validate", gz]).status == 1)
+        #expect(try Tool.run(["validate", path("missing.fpk")]).status == 1)
+    }
+
+    @Test func usageErrorsExitWithTwo() throws {
+        #expect(try Tool.run(["convert", "a.unknown", "b.fpk"]).status == 2)
+        #expect(try Tool.run(["nonsense"]).status == 2)
+        #expect(try Tool.run(["validate", "Fixtures/books.json", "--repair", "x.fpks"]).status == 2)
+        #expect(try Tool.run(["inspect", "Fixtures/books.fpk", "--record", "1"]).status == 2)
+    }
+
+    @Test func inspectValidateAndStats() throws {
+        let tree = try Tool.run(["inspect", "Fixtures/offices.fpk"])
+        #expect(tree.status == 0 && tree.text.contains("location: geopoint (37.422, -122.084)"))
+        let field = try Tool.run(["inspect", "Fixtures/books.fpk", "--path", "[1].cover.small"])
+        #expect(field.text == "string \"https://covers.example/dune-s.jpg\"\n")
+        let offsets = try Tool.run(["inspect", "Fixtures/offices.fpk", "--offsets"])
+        #expect(offsets.text.contains("@5 [A5] array (5)"))
+        let limits = try Tool.run(["validate", "Fixtures/articles.json", "--firestore-limits"])
+        #expect(limits.status == 0 && limits.text.contains("within Firestore's limits"))
+        try Data(#"[{"__reserved__": 1, "nested": [[1]]}]"#.utf8).write(to: URL(fileURLWithPath: path("limits.json")))
+        let broken = try Tool.run(["validate", path("limits.json"), "--firestore-limits"])
+        #expect(broken.status == 1 && broken.stderr.contains("reserved") && broken.stderr.contains("array directly inside an array"))
+        let stats = try Tool.run(["stats", "Fixtures/generated-books.json"])
+        #expect(stats.status == 0 && stats.text.contains("FirePack + gzip") && stats.text.contains("minified JSON"))
+    }
+
+    @Test("every subcommand has help with examples", arguments: ["convert", "inspect", "validate", "stats"])
+    func help(subcommand: String) throws {
+        let result = try Tool.run([subcommand, "--help"])
+        #expect(result.status == 0 && result.text.contains("Examples:"))
+    }
+}
