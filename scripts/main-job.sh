@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
-# The main job on the bundled fixtures: build firepack (release), convert every Fixtures/*.json to FirePack,
-# check each against the committed .fpk, read it back, validate it, and print what it costs next to JSON.
+# The main job on the bundled fixtures: build firepack (release), convert every Fixtures/*.json collection into
+# every format (FirePack value and stream, Firestore REST JSON, Firestore protobuf, JSON lines, gzip), check the
+# committed forms have not drifted, read everything back, validate against Firestore's limits, and report sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 swift build -c release --product firepack
 firepack=.build/release/firepack
 out=.build/fixtures-out
-mkdir -p "$out"
+rm -rf "$out"; mkdir -p "$out"
 status=0
 for json in Fixtures/*.json; do
+  case "$json" in *.firestore.json) continue ;; esac
   name=$(basename "$json" .json)
+  echo "== $name"
   "$firepack" convert "$json" "$out/$name.fpk"
-  "$firepack" validate "$out/$name.fpk"
-  if ! cmp -s "$out/$name.fpk" "Fixtures/$name.fpk"; then
-    echo "error: Fixtures/$name.fpk is out of date; run scripts/generate-fixtures.sh" >&2
-    status=1
+  "$firepack" convert "$json" "$out/$name.fpks" --collection "$name" --id-field id --quiet
+  for form in fpk fpks; do
+    cmp -s "$out/$name.$form" "Fixtures/$name.$form" || { echo "error: Fixtures/$name.$form is out of date; run scripts/generate-fixtures.sh" >&2; status=1; }
+  done
+  if [ -f "Fixtures/$name.firestore.json" ]; then
+    "$firepack" convert "$json" "$out/$name.firestore.json" --collection "$name" --id-field id --resolve-server-timestamps 2024-01-01T00:00:00Z
+    cmp -s "$out/$name.firestore.json" "Fixtures/$name.firestore.json" || { echo "error: Fixtures/$name.firestore.json is out of date" >&2; status=1; }
   fi
-  "$firepack" convert "$out/$name.fpk" "$out/$name.roundtrip.json"
+  # Firestore's wire formats cannot hold pending server timestamps: the round trips start from resolved ones.
+  "$firepack" convert "$out/$name.fpks" "$out/$name.resolved.fpks" --resolve-server-timestamps 2024-01-01T00:00:00Z --quiet
+  for target in pb firestore.json jsonl.gz fpks.gz; do
+    "$firepack" convert "$out/$name.resolved.fpks" "$out/$name.$target" --quiet
+    "$firepack" convert "$out/$name.$target" "$out/$name.roundtrip.$target.fpks" --collection "$name" --id-field id --quiet
+    cmp -s "$out/$name.roundtrip.$target.fpks" "$out/$name.resolved.fpks" || { echo "error: $name did not survive $target" >&2; status=1; }
+  done
+  "$firepack" validate "$out/$name.fpks" --firestore-limits
   "$firepack" stats "$json" | tail -3
-  echo
 done
+echo "== lookups"
 "$firepack" inspect Fixtures/books.fpk --path '[0].cover.small'
+"$firepack" inspect Fixtures/books.fpks --record 1 --path 'tags[0].color'
 exit $status

@@ -53,6 +53,8 @@ public final class DocumentStreamReader {
     var nextNumber = 0
     /// The damaged records skipped so far.
     public private(set) var problems: [StreamProblem] = []
+    /// The error that ended a `documents` or `values(as:)` sequence early, if one did.
+    public internal(set) var stoppedBy: (any Error)?
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
     public init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
@@ -204,6 +206,47 @@ public final class DocumentStreamReader {
         while end < count && !sourceEnded {
             let read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
             if read == 0 { sourceEnded = true } else { end += read }
+        }
+    }
+}
+
+extension DocumentStreamReader {
+    /// The stream's documents as a `Sequence`. Damaged records are skipped into `problems` (`.skipAndReport`), or
+    /// end the sequence with the problem in `stoppedBy` (`.stopAtFirstError`); I/O errors also end it there.
+    public var documents: DocumentSequence { DocumentSequence(reader: self) }
+
+    /// The stream's documents decoded as `T` (with `@DocumentID` filled); a document that does not decode ends the
+    /// sequence, its error in `stoppedBy`.
+    public func values<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) -> DecodedSequence<T> {
+        DecodedSequence(reader: self, decoder: decoder)
+    }
+}
+
+/// A stream's documents, one at a time (see `DocumentStreamReader.documents`).
+public struct DocumentSequence: Sequence, IteratorProtocol {
+    let reader: DocumentStreamReader
+
+    /// The next document, or nil at the end or at an error (then in `reader.stoppedBy`).
+    public mutating func next() -> Document? {
+        guard reader.stoppedBy == nil else { return nil }
+        do { return try reader.next()?.document } catch {
+            reader.stoppedBy = error
+            return nil
+        }
+    }
+}
+
+/// A stream's documents decoded as `T` (see `DocumentStreamReader.values(as:)`).
+public struct DecodedSequence<T: Decodable>: Sequence, IteratorProtocol {
+    let reader: DocumentStreamReader
+    let decoder: FirePackDecoder
+
+    /// The next value, or nil at the end or at an error (then in `reader.stoppedBy`).
+    public mutating func next() -> T? {
+        guard reader.stoppedBy == nil else { return nil }
+        do { return try reader.next(as: T.self, decoder: decoder)?.value } catch {
+            reader.stoppedBy = error
+            return nil
         }
     }
 }

@@ -118,6 +118,18 @@ struct DocumentStreamTests {
         }
     }
 
+    @Test func sequences() throws {
+        let originals = try documents(20)
+        var bytes = try stream(originals)
+        bytes[recordOffsets(bytes)[7] + 14] ^= 1
+        let skipping = try DocumentStreamReader(source: MemorySource(bytes))
+        #expect(Array(skipping.documents) == originals.enumerated().filter { $0.offset != 7 }.map(\.element))
+        #expect(skipping.problems.count == 1 && skipping.stoppedBy == nil)
+        let stopping = try DocumentStreamReader(source: MemorySource(bytes), mode: .stopAtFirstError)
+        #expect(Array(stopping.documents) == Array(originals.prefix(7)))
+        #expect((stopping.stoppedBy as? StreamProblem)?.recordNumber == 7)
+    }
+
     @Test func notAStream() {
         #expect(throws: FirePackError.self) { _ = try DocumentStreamReader(source: MemorySource([0x89, 0x46, 0x50, 0x4B, 0x01, 0xC0])) }
         #expect(throws: FirePackError.self) { _ = try DocumentStreamReader(source: MemorySource([0x89, 0x46, 0x50, 0x53, 0x09, 0x00])) }
@@ -137,6 +149,8 @@ struct DocumentStreamTests {
         var books: [Book] = []
         while let (_, book) = try reader.next(as: Book.self) { books.append(book) }
         #expect(books == (0..<3).map { Book(id: "b\($0)", title: "T\($0)") })
+        let again = try DocumentStreamReader(source: MemorySource(sink.bytes))
+        #expect(Array(again.values(as: Book.self)) == books)
     }
 
     @Test func randomCorruptionNeverCrashesAndKeepsMostRecords() throws {
