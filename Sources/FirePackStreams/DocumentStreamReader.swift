@@ -130,7 +130,7 @@ public final class DocumentStreamReader {
     public func next() throws -> (number: Int, offset: Int, document: Document)? {
         while let record = try nextRecord() {
             do {
-                let document = try decoder.decode(Document.self, from: record.payload)
+                let document = try Document(firePackBytes: record.payload, limits: decoder.limits)
                 return (record.number, record.offset, document)
             } catch {
                 try report(record.offset, "not a valid document: \(error)", number: record.number)

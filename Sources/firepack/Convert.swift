@@ -72,16 +72,22 @@ struct Convert: ParsableCommand {
                 try writeValue(value, outputFormat, Files.sink(output, gzip: outputGzip))
                 return
             }
-            let documents: DocumentInput = switch inputFormat {
-            case .fpk, .json: ValueInput(try readValue(inputFormat, source), naming: naming)
-            case .fpks: try StreamInput(source, file: input)
-            case .jsonl: JSONLinesInput(source, naming: naming)
-            case .firestoreJSON: FirestoreJSONInput(source)
-            case .firestoreProto: FirestoreProtoInput(source)
+            var singleDocument = false
+            let documents: DocumentInput
+            switch inputFormat {
+            case .fpk, .json:
+                let value = try readValue(inputFormat, source)
+                // One object is one document: written as a single message, not a delimited stream.
+                if case .map = value { singleDocument = true }
+                documents = ValueInput(value, naming: naming)
+            case .fpks: documents = try StreamInput(source, file: input)
+            case .jsonl: documents = JSONLinesInput(source, naming: naming)
+            case .firestoreJSON: documents = FirestoreJSONInput(source)
+            case .firestoreProto: documents = FirestoreProtoInput(source)
             }
             let sink = try Files.sink(output, gzip: outputGzip)
             var collected: [Value] = []
-            let destination: DocumentOutput? = try makeOutput(outputFormat, sink, naming: naming, singleSource: !inputFormat.isStream)
+            let destination: DocumentOutput? = try makeOutput(outputFormat, sink, naming: naming, singleDocument: singleDocument)
             var records = 0
             while let next = try documents.next() {
                 let document = time.map { next.resolvingServerTimestamps(at: $0) } ?? next
@@ -128,7 +134,7 @@ struct Convert: ParsableCommand {
         try sink.finish()
     }
 
-    func makeOutput(_ format: FileFormat, _ sink: ByteSink, naming: DocumentNaming, singleSource: Bool) throws -> DocumentOutput? {
+    func makeOutput(_ format: FileFormat, _ sink: ByteSink, naming: DocumentNaming, singleDocument: Bool) throws -> DocumentOutput? {
         let jsonOptions = JSONOptions(form: plain ? .plain : .reversible, sortedKeys: deterministic)
         switch format {
         case .fpk, .json: return nil
@@ -144,6 +150,7 @@ struct Convert: ParsableCommand {
                 buffer.append(0x0A)
             }
         case .firestoreProto:
+            if singleDocument { return ChunkedOutput(sink) { document, buffer in buffer += try FirestoreProto.encode(document) } }
             return ChunkedOutput(sink) { document, buffer in try FirestoreProto.appendDelimited(document, to: &buffer) }
         }
     }

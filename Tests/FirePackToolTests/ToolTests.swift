@@ -121,6 +121,15 @@ struct ToolTests {
         #expect(back.text.contains(#""name":"c/one""#) && back.text.contains(#""name":"c/two""#))
     }
 
+    @Test func oneDocumentIsOneProtobufMessage() throws {
+        let single = try Tool.run(["convert", "-", "-", "--from", "json", "--to", "firestore-proto", "--collection", "c", "--id-field", "id"],
+                                  stdin: Array(#"{"id": "x", "n": 1}"#.utf8))
+        let document = try FirestoreProto.decodeDocument(single.stdout)
+        #expect(document.reference.path == "c/x" && document.fields == ["n": 1])
+        let back = try Tool.run(["convert", "-", "-", "--from", "firestore-proto", "--to", "firestore-json"], stdin: single.stdout)
+        #expect(back.text == #"{"name":"c/x","fields":{"n":{"integerValue":"1"}}}"# + "\n")
+    }
+
     @Test func generatedIDsAndServerTimestamps() throws {
         let result = try Tool.run(["convert", "Fixtures/articles.json", "-", "--to", "firestore-json", "--collection", "posts",
                                    "--resolve-server-timestamps", "2024-05-06T07:08:09Z"])

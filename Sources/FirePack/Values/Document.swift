@@ -89,10 +89,36 @@ extension Document {
     }
 
     /// Reads a document written by `firePackBytes()`.
-    public init(firePackBytes bytes: [UInt8], limits: ReaderLimits = .default) throws {
-        let decoder = FirePackDecoder()
-        decoder.limits = limits
-        self = try decoder.decode(Document.self, from: bytes)
+    public init(firePackBytes bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) {
+        self = try bytes.withUnsafeBytes { raw in
+            Result { () throws(FirePackError) in try Document(firePackBytes: raw, limits: limits) }
+        }.get()
+    }
+
+    /// Reads a document written by `firePackBytes()` from borrowed bytes, straight through the reader (no Codable).
+    public init(firePackBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
+        var reader = try FirePackReader(bytes: bytes, limits: limits)
+        let map = try reader.enterMap()
+        var reference: DocumentReference?
+        var fields: MapValue?
+        var createTime: Timestamp?, updateTime: Timestamp?
+        for _ in 0..<map.count {
+            let keyOffset = reader.readerIndex
+            let key = try reader.readKey()
+            if key == "name" { reference = try reader.readReference() }
+            else if key == "fields" {
+                guard case .map(let value) = try reader.readValue() else {
+                    throw FirePackError(.typeMismatch, offset: keyOffset, "a document's fields must be a map")
+                }
+                fields = value
+            }
+            else if key == "createTime" { createTime = try reader.readTimestamp() }
+            else if key == "updateTime" { updateTime = try reader.readTimestamp() }
+            else { try reader.skipValue() }
+        }
+        try reader.exitContainer(map)
+        guard let reference else { throw FirePackError(.invalidValue, offset: 0, "a document needs a \"name\" reference") }
+        self.init(reference: reference, fields: fields ?? MapValue(), createTime: createTime, updateTime: updateTime)
     }
 }
 
