@@ -121,6 +121,34 @@ struct ToolTests {
         #expect(back.text.contains(#""name":"c/one""#) && back.text.contains(#""name":"c/two""#))
     }
 
+    @Test("a progress bar on a terminal for inputs over a few MB; none with --quiet or in a pipe")
+    func progressBar() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            print("/usr/bin/script is absent: the progress-bar test needs it for a pseudo-terminal; skipped")
+            return
+        }
+        let lines = (0..<60_000).map { #"{"id": "b\#($0)", "title": "A book with a title long enough", "pages": \#($0)}"# }
+        let input = path("big.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: input))
+        func onTerminal(_ extra: String) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-qec", "\(Tool.binary.path) convert \(input) \(path("big.fpks")) --collection b --id-field id \(extra)", "/dev/null"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
+        let shown = try onTerminal("")
+        #expect(shown.contains("100%") && shown.contains("60000 records") && shown.contains("MB/s"), "\(shown)")
+        #expect(try onTerminal("--quiet").isEmpty)
+        let piped = try Tool.run(["convert", input, path("big2.fpks"), "--collection", "b", "--id-field", "id"])
+        #expect(piped.status == 0 && piped.stderr.isEmpty)
+    }
+
     @Test func oneDocumentIsOneProtobufMessage() throws {
         let single = try Tool.run(["convert", "-", "-", "--from", "json", "--to", "firestore-proto", "--collection", "c", "--id-field", "id"],
                                   stdin: Array(#"{"id": "x", "n": 1}"#.utf8))
