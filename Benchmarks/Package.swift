@@ -38,6 +38,16 @@ let package = Package(
             path: "Benchmarks/InteropBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "PathsBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "FirePack", package: "FirePack"),
+                .product(name: "FirePackInterop", package: "FirePack"),
+            ],
+            path: "Benchmarks/PathsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         // Not a benchmark: a fixed workload to profile with valgrind --tool=callgrind.
         .executableTarget(
             name: "ProfileCodable",

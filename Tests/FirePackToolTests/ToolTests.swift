@@ -256,7 +256,18 @@ struct ToolTests {
                 "Fixtures/\(name).firestore.json is out of date: run scripts/generate-fixtures.sh")
     }
 
-    @Test("every subcommand has help with examples", arguments: ["convert", "inspect", "validate", "stats"])
+    @Test func benchPrintsATableAndAChart() throws {
+        let chart = path("bench.svg")
+        let result = try Tool.run(["bench", "Fixtures/offices.json", "Fixtures/colors.json", "--runs", "3", "--svg", chart])
+        #expect(result.status == 0, "\(result.stderr)")
+        for path in ["FirePack", "JSON", "JSONSerialization", "dictionary"] { #expect(result.text.contains(path)) }
+        #expect(result.text.contains("offices.json") && result.text.contains("×FirePack") && result.text.contains("gzip"))
+        let svg = try String(contentsOfFile: chart, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("MB/s") && svg.components(separatedBy: "<rect").count == 1 + 2 * 2 * 4)
+        #expect(try Tool.run(["bench", "--runs", "0"]).status == 2)
+    }
+
+    @Test("every subcommand has help with examples", arguments: ["convert", "inspect", "validate", "stats", "bench"])
     func help(subcommand: String) throws {
         let result = try Tool.run([subcommand, "--help"])
         #expect(result.status == 0 && result.text.contains("Examples:"))

@@ -4,10 +4,12 @@ import Foundation
 
 /// FirePackEncoder/FirePackDecoder against JSONEncoder/JSONDecoder on the same values, in the same run.
 let benchmarks: @Sendable () -> Void = {
+    // FIREPACK_BENCHMARK_SMOKE=1 (CI): a few iterations of each, to prove the suite still builds and runs.
+    let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
-        maxDuration: .seconds(2),
-        maxIterations: 100_000
+        maxDuration: smoke ? .milliseconds(50) : .seconds(2),
+        maxIterations: smoke ? 3 : 100_000
     )
     let bookWithTags = makeBookWithTags(1)
     let books = (0..<1_000).map(makeBook)

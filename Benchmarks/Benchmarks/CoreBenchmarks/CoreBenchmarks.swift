@@ -12,10 +12,12 @@ let benchmarks: @Sendable () -> Void = {
         print("../shared/corpus is absent: corpus benchmarks skipped")
         return
     }
+    // FIREPACK_BENCHMARK_SMOKE=1 (CI): a few iterations of each, to prove the suite still builds and runs.
+    let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
-        maxDuration: .seconds(3),
-        maxIterations: 1_000
+        maxDuration: smoke ? .milliseconds(50) : .seconds(3),
+        maxIterations: smoke ? 3 : 1_000
     )
     for name in ["twitter", "citm_catalog", "canada"] {
         let json = try! Data(contentsOf: corpus.appendingPathComponent("\(name).json"))
@@ -41,6 +43,16 @@ let benchmarks: @Sendable () -> Void = {
                 writer.write(value)
                 blackHole(writer.writerIndex)
                 writer.clear()
+            }
+        }
+        let question: ((inout FirePackReader) throws -> Any)? = switch name {
+        case "canada": { try sumOfCoordinates(&$0) }
+        case "twitter": { try retweetedStatuses(&$0) }
+        default: { try eventsPerTopic(&$0) }
+        }
+        if let question {
+            Benchmark("Reader one question, zero copy/\(name)") { benchmark in
+                for _ in benchmark.scaledIterations { try FirePackReader.withReader(packed) { blackHole(try question(&$0)) } }
             }
         }
         Benchmark("JSON parse to Value/\(name)") { benchmark in

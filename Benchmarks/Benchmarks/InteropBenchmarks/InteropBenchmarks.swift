@@ -13,7 +13,13 @@ let benchmarks: @Sendable () -> Void = {
         print("../shared/corpus is absent: interop benchmarks skipped")
         return
     }
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(2), maxIterations: 200)
+    // FIREPACK_BENCHMARK_SMOKE=1 (CI): a few iterations of each, to prove the suite still builds and runs.
+    let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal],
+        maxDuration: smoke ? .milliseconds(50) : .seconds(2),
+        maxIterations: smoke ? 3 : 200
+    )
     for name in ["twitter", "citm_catalog", "canada"] {
         let json = try! Data(contentsOf: corpus.appendingPathComponent("\(name).json"))
         let value = try! Value(json: json)

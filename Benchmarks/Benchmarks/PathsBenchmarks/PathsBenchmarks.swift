@@ -1,0 +1,86 @@
+import Benchmark
+import FirePack
+import FirePackInterop
+import Foundation
+
+/// The guide's models through every path, each encode and decode, in one run.
+let benchmarks: @Sendable () -> Void = {
+    let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+                                           maxDuration: smoke ? .milliseconds(50) : .seconds(2), maxIterations: smoke ? 2 : 1_000)
+    for count in smoke ? [1, 1_000] : [1, 1_000, 100_000] {
+        let books = (0..<count).map(makeBook)
+        let tagged = (0..<count).map(makeBookWithTags)
+        register("\(count) Book", books)
+        register("\(count) BookWithTags", tagged)
+
+        let writer = FirePackWriter()
+        Benchmark("Encode \(count) Book/hand-written FirePack") { benchmark in
+            for _ in benchmark.scaledIterations {
+                handWrittenEncode(books, into: writer)
+                blackHole(writer.writerIndex)
+                writer.clear()
+            }
+        }
+        let bytes = try! FirePackEncoder().encodeToBytes(books)
+        Benchmark("Decode \(count) Book/hand-written FirePack") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try handWrittenDecode(bytes)) }
+        }
+    }
+}
+
+/// Encode and decode `values` through each path.
+func register<T: Codable>(_ name: String, _ values: [T]) {
+    let firePackEncoder = FirePackEncoder(), firePackDecoder = FirePackDecoder()
+    let jsonEncoder = JSONEncoder(), jsonDecoder = JSONDecoder()
+    let dictionaryEncoder = DictionaryEncoder(), dictionaryDecoder = DictionaryDecoder()
+    let plistEncoder = PropertyListEncoder()
+    plistEncoder.outputFormat = .binary
+    let plistDecoder = PropertyListDecoder()
+    let writer = FirePackWriter()
+
+    let firePack = try! firePackEncoder.encodeToBytes(values)
+    let json = try! jsonEncoder.encode(values)
+    let dictionary = try! dictionaryEncoder.encodeToAny(values)
+    let plist = try! plistEncoder.encode(values)
+    let proto = try! FirestoreProto.encode(firePackEncoder.encodeToValue(values))
+
+    Benchmark("Encode \(name)/FirePackEncoder") { benchmark in
+        for _ in benchmark.scaledIterations {
+            try firePackEncoder.encode(values, into: writer)
+            writer.clear()
+        }
+    }
+    Benchmark("Decode \(name)/FirePackDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode([T].self, from: firePack)) }
+    }
+    Benchmark("Encode \(name)/JSONEncoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try jsonEncoder.encode(values)) }
+    }
+    Benchmark("Decode \(name)/JSONDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try jsonDecoder.decode([T].self, from: json)) }
+    }
+    Benchmark("Encode \(name)/DictionaryEncoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try dictionaryEncoder.encodeToAny(values)) }
+    }
+    Benchmark("Decode \(name)/DictionaryDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode([T].self, fromAny: dictionary)) }
+    }
+    Benchmark("Decode \(name)/JSONSerialization + DictionaryDecoder") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try dictionaryDecoder.decode([T].self, fromAny: try JSONSerialization.jsonObject(with: json)))
+        }
+    }
+    Benchmark("Encode \(name)/PropertyListEncoder binary") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try plistEncoder.encode(values)) }
+    }
+    Benchmark("Decode \(name)/PropertyListDecoder binary") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try plistDecoder.decode([T].self, from: plist)) }
+    }
+    Benchmark("Encode \(name)/FirePack protobuf transcoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try FirestoreProto.encode(firePackEncoder.encodeToValue(values))) }
+    }
+    Benchmark("Decode \(name)/FirePack protobuf transcoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode([T].self, from: FirestoreProto.decodeValue(proto))) }
+    }
+}

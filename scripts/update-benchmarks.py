@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Generates BENCHMARKS.md (and Docs/benchmarks.svg) from a package-benchmark run — never typed by hand.
+
+    cd Benchmarks && swift package --allow-writing-to-package-directory benchmark --no-progress --format markdown > ../.build/benchmarks.md
+    cd .. && python3 scripts/update-benchmarks.py .build/benchmarks.md
+
+It also runs `firepack bench` (release build) on ../shared/corpus and Fixtures for the Value-level comparison and
+the chart, and measures sizes (MessagePack through PyPI's msgpack when it is installed)."""
+import gzip
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+UNITS = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def parse(markdown):
+    """{benchmark name: {"ns": p50 wall clock, "mallocs": p50 malloc count}}"""
+    results, name = {}, None
+    for line in markdown.splitlines():
+        if line.startswith("### "):
+            name = line[4:].strip()
+            results[name] = {}
+        elif name and line.startswith("| Time (wall clock)"):
+            unit = re.search(r"\(([^)]*)\) \*?\s*\|", line).group(1)
+            cells = [c.strip() for c in line.split("|")[2:-1]]
+            results[name]["ns"] = float(cells[2]) * UNITS[unit]
+        elif name and line.startswith("| Malloc (total)"):
+            scale = 1000 if "(K)" in line else 1
+            cells = [c.strip() for c in line.split("|")[2:-1]]
+            results[name]["mallocs"] = float(cells[2]) * scale
+    return results
+
+
+def fmt_time(ns):
+    if ns >= 1e9: return f"{ns / 1e9:.2f} s"
+    if ns >= 1e6: return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3: return f"{ns / 1e3:.1f} µs"
+    return f"{ns:.0f} ns"
+
+
+def codable_tables(results):
+    lines, checks = [], []
+    workloads = sorted({n.split("/")[0][7:] for n in results if n.startswith(("Encode ", "Decode ")) and "/" in n and n.split("/")[0][7:].split()[0].isdigit()},
+                       key=lambda w: (int(w.split()[0]), w))
+    for workload in workloads:
+        count = int(workload.split()[0])
+        for direction in ("Decode", "Encode"):
+            prefix = f"{direction} {workload}/"
+            rows = {n[len(prefix):]: r for n, r in results.items() if n.startswith(prefix) and "ns" in r}
+            base = rows.get("FirePackDecoder" if direction == "Decode" else "FirePackEncoder")
+            if not base: continue
+            lines.append(f"\n**{direction} {workload}** (per document: time and mallocs; × = time relative to FirePack)\n")
+            lines.append("| path | total | per document | mallocs per document | × FirePack |")
+            lines.append("|---|---:|---:|---:|---:|")
+            for path, r in sorted(rows.items(), key=lambda kv: kv[1]["ns"]):
+                lines.append(f"| {path} | {fmt_time(r['ns'])} | {fmt_time(r['ns'] / count)} | {r.get('mallocs', 0) / count:.1f} | {r['ns'] / base['ns']:.1f}× |")
+            json_path = rows.get("JSONDecoder" if direction == "Decode" else "JSONEncoder")
+            if json_path:
+                ratio = json_path["ns"] / base["ns"]
+                checks.append((f"{direction} {workload}: ≥ 10× {'JSONDecoder' if direction == 'Decode' else 'JSONEncoder'}", ratio, 10))
+            if direction == "Decode":
+                dictionary = rows.get("DictionaryDecoder")
+                if dictionary: checks.append((f"Decode {workload}: ≥ 20× the dictionary path", dictionary["ns"] / base["ns"], 20))
+                hand = rows.get("hand-written FirePack")
+                if hand: checks.append((f"Decode {workload}: within 1.5× of hand-written (FirePackDecoder ÷ hand-written)", base["ns"] / hand["ns"], -1.5))
+    return lines, checks
+
+
+def corpus_sizes():
+    rows = ["| file | minified JSON | gzip | FirePack | gzip | MessagePack | FirePack / JSON | FirePack / MessagePack |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    checks = []
+    try:
+        import msgpack
+    except ImportError:
+        msgpack = None
+    firepack = ROOT / ".build" / "release" / "firepack"
+    for name in ("twitter.json", "citm_catalog.json", "canada.json"):
+        path = CORPUS / name
+        if not path.exists():
+            continue
+        data = json.loads(path.read_bytes())
+        minified = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+        packed = subprocess.run([str(firepack), "convert", str(path), "-", "--to", "fpk"], capture_output=True, check=True).stdout
+        mp = msgpack.packb(data) if msgpack else None
+        mp_text = f"{len(mp):,}" if mp else "(msgpack not installed)"
+        ratio = f"{100 * len(packed) / len(mp):.1f}%" if mp else "—"
+        rows.append(f"| {name} | {len(minified):,} | {len(gzip.compress(minified)):,} | {len(packed):,} | {len(gzip.compress(packed)):,} | {mp_text} | {100 * len(packed) / len(minified):.1f}% | {ratio} |")
+        if mp: checks.append((f"Size {name}: smaller than MessagePack (MessagePack ÷ FirePack)", len(mp) / len(packed), 1.0001))
+    return rows, checks
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    results = parse(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    subprocess.run(["swift", "build", "-c", "release", "--product", "firepack"], cwd=ROOT, check=True, capture_output=True)
+    bench_files = [str(CORPUS / n) for n in ("twitter.json", "citm_catalog.json", "canada.json") if (CORPUS / n).exists()]
+    bench_files += ["Fixtures/generated-books.json", "Fixtures/books.json"]
+    bench = subprocess.run([str(ROOT / ".build/release/firepack"), "bench", *bench_files, "--svg", "Docs/benchmarks.svg"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+    codable, checks = codable_tables(results)
+    sizes, size_checks = corpus_sizes()
+    checks += size_checks
+    scans = []
+    for name, corpus_file in (("canada", "canada.json"), ("twitter", "twitter.json"), ("citm_catalog", "citm_catalog.json")):
+        r = results.get(f"Reader one question, zero copy/{name}")
+        if r and "ns" in r:
+            size = len(subprocess.run([str(ROOT / ".build/release/firepack"), "convert", str(CORPUS / corpus_file), "-", "--to", "fpk"],
+                                      capture_output=True, check=True).stdout)
+            rate = size / r["ns"]
+            scans.append(f"| {name} | {fmt_time(r['ns'])} | {rate:.2f} GB/s |")
+            checks.append((f"Zero-copy question on {name}: ≥ 1 GB/s (GB/s)", rate, 1.0))
+    core = ["| benchmark | p50 | mallocs |", "|---|---:|---:|"]
+    for n, r in sorted(results.items()):
+        if n.startswith(("Reader", "Writer", "JSON ", "JSONSerialization", "REST", "Protobuf", "Dictionary ")) and "ns" in r:
+            core.append(f"| {n} | {fmt_time(r['ns'])} | {r.get('mallocs', 0):.0f} |")
+
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+    memory = next((l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal")), "?")
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    target_lines = ["| target | measured | met |", "|---|---:|:---:|"]
+    for label, value, threshold in checks:
+        # A negative threshold means "at most": the measured ratio must not exceed it.
+        met = value <= -threshold if threshold < 0 else value >= threshold
+        target_lines.append(f"| {label} | {value:.2f}{'×' if 'Size' not in label else ''} | {'yes' if met else '**no**'} |")
+
+    text = f"""# FirePack benchmarks
+
+Generated by `scripts/update-benchmarks.py` from one package-benchmark run; do not edit by hand.
+
+## How to run
+
+```sh
+cd Benchmarks
+swift package --allow-writing-to-package-directory benchmark                       # everything (several minutes)
+swift package --allow-writing-to-package-directory benchmark --target PathsBenchmarks
+swift package --allow-writing-to-package-directory benchmark --no-progress --format markdown > ../.build/benchmarks.md
+cd .. && python3 scripts/update-benchmarks.py .build/benchmarks.md                 # regenerates this file
+.build/release/firepack bench my-export.json --svg chart.svg                        # a quick look at your own files
+```
+
+Release builds; wall clock, throughput, mallocs and peak memory from package-benchmark 1.38.1 (p50 shown).
+Benchmarks that need `../shared/corpus` skip with a message where it is absent.
+
+## Machine
+
+{cpu}, {os.cpu_count()} cores, {int(memory) // 1024} MiB; {platform.system()} {platform.release()}; {swift}.
+
+## Targets
+
+{chr(10).join(target_lines)}
+
+Where a target is missed, the reasons measured so far (callgrind, `Benchmarks/Sources/ProfileCodable`): about half
+of a small document's decode is the Codable machinery itself — the standard library's `KeyedDecodingContainer`
+box (one allocation and several generic-metadata lookups per object) and `URL(string:)` parsing — which JSONDecoder
+pays too, so ratios against it are bounded well below 10× for documents with few fields. The hand-written path
+shows what the format allows without Codable.
+
+## The guide's models, every path
+{chr(10).join(codable)}
+
+## Zero-copy questions (one answer, nothing else decoded)
+
+| file | time | throughput on the FirePack bytes |
+|---|---:|---:|
+{chr(10).join(scans)}
+
+## Sizes
+
+{chr(10).join(sizes)}
+
+## Reader, writer and interop on the corpus
+
+{chr(10).join(core)}
+
+## `firepack bench` (through `Value`)
+
+![throughput chart](Docs/benchmarks.svg)
+
+```
+{bench.strip()}
+```
+"""
+    (ROOT / "BENCHMARKS.md").write_text(text, encoding="utf-8")
+    print("wrote BENCHMARKS.md and Docs/benchmarks.svg")
+
+
+if __name__ == "__main__":
+    main()
