@@ -9,6 +9,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The guide's models, shared by the benchmarks and the profiling workload.
+        .target(name: "GuideModels", dependencies: [.product(name: "FirePack", package: "FirePack")], path: "Sources/GuideModels"),
         .executableTarget(
             name: "CoreBenchmarks",
             dependencies: [
@@ -22,6 +24,7 @@ let package = Package(
         .executableTarget(
             name: "CodableBenchmarks",
             dependencies: [
+                "GuideModels",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "FirePack", package: "FirePack"),
             ],
@@ -41,6 +44,7 @@ let package = Package(
         .executableTarget(
             name: "PathsBenchmarks",
             dependencies: [
+                "GuideModels",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "FirePack", package: "FirePack"),
                 .product(name: "FirePackInterop", package: "FirePack"),
@@ -51,7 +55,7 @@ let package = Package(
         // Not a benchmark: a fixed workload to profile with valgrind --tool=callgrind.
         .executableTarget(
             name: "ProfileCodable",
-            dependencies: [.product(name: "FirePack", package: "FirePack")],
+            dependencies: ["GuideModels", .product(name: "FirePack", package: "FirePack")],
             path: "Sources/ProfileCodable"
         ),
     ]

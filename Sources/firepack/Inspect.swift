@@ -20,11 +20,9 @@ struct Inspect: ParsableCommand {
             """
     )
 
-    @Argument(help: "The file to inspect, or - for standard input.")
-    var file: String
+    @OptionGroup var input: InputOptions
 
-    @Option(help: "The input format (default: from the file's extension).")
-    var from: FileFormat?
+    var file: String { input.file }
 
     @Option(help: "Print only this field, e.g. 'books[3].cover.small' (read without decoding the rest).")
     var path: String?
@@ -36,7 +34,7 @@ struct Inspect: ParsableCommand {
     var record: Int?
 
     func run() throws {
-        let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
+        let (format, gzip) = try input.format()
         if format.isStream {
             try inspectStream(format, gzip: gzip)
             return

@@ -18,14 +18,12 @@ struct Stats: ParsableCommand {
             """
     )
 
-    @Argument(help: "The file to measure, or - for standard input.")
-    var file: String
+    @OptionGroup var input: InputOptions
 
-    @Option(help: "The input format (default: from the file's name).")
-    var from: FileFormat?
+    var file: String { input.file }
 
     func run() throws {
-        let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
+        let (format, gzip) = try input.format()
         var census = Census()
         let packedGzip = CountingSink(), packed = CountingSink(), json = CountingSink()
         let gzipSink = try GzipSink(packedGzip)

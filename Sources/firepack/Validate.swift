@@ -17,11 +17,9 @@ struct Validate: ParsableCommand {
             """
     )
 
-    @Argument(help: "The file to validate, or - for standard input.")
-    var file: String
+    @OptionGroup var input: InputOptions
 
-    @Option(help: "The input format (default: from the file's name).")
-    var from: FileFormat?
+    var file: String { input.file }
 
     @Flag(help: "Also check Firestore's rules: documents ≤ 1 MiB, depth ≤ 20, field names ≤ 1,500 bytes and not __x__, valid paths.")
     var firestoreLimits = false
@@ -33,7 +31,7 @@ struct Validate: ParsableCommand {
     var maxDepth = ReaderLimits.default.maxDepth
 
     func run() throws {
-        let (format, gzip) = try FileFormat.resolve(from, path: file, role: "input")
+        let (format, gzip) = try input.format()
         if repair != nil && format != .fpks { throw CommandFailure.usage("--repair works on document streams (fpks)") }
         let limits = ReaderLimits(maxDepth: maxDepth)
         var problems: [String] = []

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirePackTestSupport
 import FirePack
 @testable import FirePackInterop
 
@@ -114,8 +115,8 @@ struct JSONTests {
 
 /// Random values for JSON round trips (JSON's reversible form covers every FirePack type).
 struct RandomValuesForJSON {
-    var rng: RandomNumberGeneratorWithSeed
-    init(seed: UInt64) { rng = RandomNumberGeneratorWithSeed(state: seed) }
+    var rng: SeededGenerator
+    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
 
     mutating func value(depth: Int = 0) -> Value {
         let pick = Int.random(in: 0..<(depth < 3 ? 15 : 13), using: &rng)
@@ -145,13 +146,3 @@ struct RandomValuesForJSON {
     }
 }
 
-struct RandomNumberGeneratorWithSeed: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

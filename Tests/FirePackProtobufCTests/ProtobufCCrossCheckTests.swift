@@ -1,6 +1,7 @@
 import CFirestoreProto
 import Foundation
 import Testing
+import FirePackTestSupport
 import FirePack
 import FirePackInterop
 
@@ -156,8 +157,8 @@ struct ProtobufCCrossCheckTests {
 /// Random values the Firestore protobuf form can hold: no server-timestamp sentinel, and strings without NUL
 /// (protobuf-c keeps strings as C strings).
 struct ProtoRandomValues {
-    var rng: SystemRandomNumberGeneratorSeeded
-    init(seed: UInt64) { rng = SystemRandomNumberGeneratorSeeded(state: seed) }
+    var rng: SeededGenerator
+    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
 
     mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &rng) }
 
@@ -184,13 +185,3 @@ struct ProtoRandomValues {
     }
 }
 
-struct SystemRandomNumberGeneratorSeeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirePackTestSupport
 import FirePack
 @testable import FirePackStreams
 
@@ -156,7 +157,7 @@ struct DocumentStreamTests {
     @Test func randomCorruptionNeverCrashesAndKeepsMostRecords() throws {
         let originals = try documents(200)
         let clean = try stream(originals)
-        var rng = SeededRNG(state: 99)
+        var rng = SeededGenerator(seed: 99)
         for _ in 0..<200 {
             var bytes = clean
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
@@ -191,13 +192,3 @@ struct GzipTests {
     }
 }
 
-struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirePackTestSupport
 @testable import FirePack
 
 /// Truncated, flipped, inserted and deleted bytes: every case must decode or throw, never crash or hang.

@@ -1,4 +1,5 @@
 import Foundation
+import FirePackTestSupport
 @testable import FirePack
 
 /// Seeded random `Value` trees rich in edge cases: extreme integers, NaN payloads, −0.0, empty containers, shared keys.

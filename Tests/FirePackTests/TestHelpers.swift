@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirePackTestSupport
 @testable import FirePack
 
 /// `"A2 0A …"` from bytes.
@@ -52,18 +53,6 @@ func assertDecodeFails(hex text: String, _ code: FirePackError.Code, offset: Int
     assertDecodeFails(bytes(hex: text), code, offset: offset, limits: limits, sourceLocation: sourceLocation)
 }
 
-/// A small, fast, seedable generator (SplitMix64) so that random tests can print and replay their seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The repository root, found from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

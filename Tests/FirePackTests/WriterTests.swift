@@ -2,6 +2,21 @@ import Foundation
 import Testing
 @testable import FirePack
 
+/// Splits concatenated root values with `encodedLength(ofValueAt:)` and decodes each.
+func splitValues(_ bytes: [UInt8]) throws -> [Value] {
+    var values: [Value] = []
+    try bytes.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+            let length = try FirePackReader.encodedLength(ofValueAt: rest)
+            values.append(try Value(firePackBytes: UnsafeRawBufferPointer(rebasing: rest[..<length])))
+            offset += length
+        }
+    }
+    return values
+}
+
 @Suite("Writer")
 struct WriterTests {
     @Test("values written one after another split again with encodedLength(ofValueAt:)")
@@ -12,17 +27,7 @@ struct WriterTests {
         for value in values { writer.write(value) }
         let bytes = writer.takeBytes()
         #expect(writer.writerIndex == 0)
-        var decoded: [Value] = []
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let length = try FirePackReader.encodedLength(ofValueAt: rest)
-                decoded.append(try Value(firePackBytes: UnsafeRawBufferPointer(rebasing: rest[..<length])))
-                offset += length
-            }
-        }
-        #expect(decoded == values)
+        #expect(try splitValues(bytes) == values)
     }
 
     @Test("a sink receives complete values only, and the buffer stays small")
@@ -44,17 +49,7 @@ struct WriterTests {
         try writer.flush()
         #expect(chunks > 10)
         #expect(writer.writerIndex == 0)
-        var decoded: [Value] = []
-        try received.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let length = try FirePackReader.encodedLength(ofValueAt: rest)
-                decoded.append(try Value(firePackBytes: UnsafeRawBufferPointer(rebasing: rest[..<length])))
-                offset += length
-            }
-        }
-        #expect(decoded == expected)
+        #expect(try splitValues(received) == expected)
     }
 
     @Test("flushing in the middle of a value keeps it intact, key references included")

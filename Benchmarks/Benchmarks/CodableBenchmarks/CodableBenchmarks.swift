@@ -1,5 +1,6 @@
 import Benchmark
 import FirePack
+import GuideModels
 import Foundation
 
 /// FirePackEncoder/FirePackDecoder against JSONEncoder/JSONDecoder on the same values, in the same run.

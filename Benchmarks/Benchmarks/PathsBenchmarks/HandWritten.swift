@@ -1,4 +1,5 @@
 import FirePack
+import GuideModels
 
 // The practical limit: the same FirePack bytes as FirePackEncoder writes for `Book`, written and read by hand with
 // the writer and the cursor, no Codable.

@@ -1,5 +1,6 @@
 import Benchmark
 import FirePack
+import GuideModels
 import FirePackInterop
 import Foundation
 
