@@ -4,7 +4,7 @@ import Foundation
 // The guide's models ("Map Cloud Firestore data with Swift Codable"), as the benchmarks use them.
 
 /// The guide's Book.
-public struct Book: Codable {
+public struct Book: Codable, Equatable {
     /// A book.
     public init(id: String? = nil, title: String, numberOfPages: Int, author: String) {
         (self.id, self.title, self.numberOfPages, self.author) = (id, title, numberOfPages, author)
@@ -16,7 +16,7 @@ public struct Book: Codable {
 }
 
 /// The guide's cover images.
-public struct CoverImages: Codable {
+public struct CoverImages: Codable, Equatable {
     /// Cover images.
     public init(small: URL, medium: URL?, large: URL) { (self.small, self.medium, self.large) = (small, medium, large) }
     public var small: URL
@@ -25,24 +25,15 @@ public struct CoverImages: Codable {
 }
 
 /// Stored as a CSS hex string `#RRGGBBAA`.
-public struct Color: Codable {
+public struct Color: Codable, Equatable {
     public var red: Double, green: Double, blue: Double, alpha: Double
 
     public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
         (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
     }
 
-    public init(from decoder: any Decoder) throws {
-        let hex = try decoder.singleValueContainer().decode(String.self)
-        let value = UInt32(hex.dropFirst(), radix: 16) ?? 0
-        red = Double(value >> 24 & 0xFF) / 255
-        green = Double(value >> 16 & 0xFF) / 255
-        blue = Double(value >> 8 & 0xFF) / 255
-        alpha = Double(value & 0xFF) / 255
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
+    /// The color as a CSS hex string `#RRGGBBAA`.
+    public var hex: String {
         let digits = Array("0123456789ABCDEF")
         var text = "#"
         for component in [red, green, blue, alpha] {
@@ -50,12 +41,30 @@ public struct Color: Codable {
             text.append(digits[byte >> 4])
             text.append(digits[byte & 0xF])
         }
-        try container.encode(text)
+        return text
+    }
+
+    /// A color from a CSS hex string `#RRGGBBAA` (components of a malformed string read as 0).
+    public init(hex: String) {
+        let value = UInt32(hex.dropFirst(), radix: 16) ?? 0
+        red = Double(value >> 24 & 0xFF) / 255
+        green = Double(value >> 16 & 0xFF) / 255
+        blue = Double(value >> 8 & 0xFF) / 255
+        alpha = Double(value & 0xFF) / 255
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(hex: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
     }
 }
 
 /// A tag with a color.
-public struct Tag: Codable {
+public struct Tag: Codable, Equatable {
     /// A tag.
     public init(title: String, color: Color) { (self.title, self.color) = (title, color) }
     public var title: String
@@ -63,7 +72,7 @@ public struct Tag: Codable {
 }
 
 /// The guide's book with cover images, genres and tags.
-public struct BookWithTags: Codable {
+public struct BookWithTags: Codable, Equatable {
     /// A tagged book.
     public init(id: String? = nil, title: String, numberOfPages: Int, author: String, cover: CoverImages?, genres: [String], tags: [Tag]) {
         (self.id, self.title, self.numberOfPages, self.author) = (id, title, numberOfPages, author)

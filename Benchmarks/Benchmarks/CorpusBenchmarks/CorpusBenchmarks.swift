@@ -1,0 +1,64 @@
+import Benchmark
+import CorpusModels
+import FirePack
+import FirePackInterop
+import Foundation
+
+/// Codable models of every field of the corpus files, through each Codable path.
+let benchmarks: @Sendable () -> Void = {
+    let corpus = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    guard FileManager.default.fileExists(atPath: corpus.appendingPathComponent("twitter.json").path) else {
+        print("../shared/corpus is absent: corpus benchmarks skipped")
+        return
+    }
+    let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal],
+                                           maxDuration: smoke ? .milliseconds(50) : .seconds(2), maxIterations: smoke ? 2 : 500)
+    register("twitter", Twitter.self, corpus)
+    register("citm_catalog", CitmCatalog.self, corpus)
+    register("canada", Canada.self, corpus)
+}
+
+func register<T: Codable>(_ name: String, _ type: T.Type, _ corpus: URL) {
+    let json = try! Data(contentsOf: corpus.appendingPathComponent("\(name).json"))
+    let jsonDecoder = JSONDecoder(), jsonEncoder = JSONEncoder()
+    let value = try! jsonDecoder.decode(T.self, from: json)
+    let firePackEncoder = FirePackEncoder(), firePackDecoder = FirePackDecoder()
+    let firePack = try! firePackEncoder.encodeToBytes(value)
+    let dictionaryEncoder = DictionaryEncoder(), dictionaryDecoder = DictionaryDecoder()
+    let dictionary = try! dictionaryEncoder.encodeToAny(value)
+    let plistEncoder = PropertyListEncoder()
+    plistEncoder.outputFormat = .binary
+    let plist = try! plistEncoder.encode(value)
+    let writer = FirePackWriter()
+
+    Benchmark("Decode \(name) model/FirePackDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode(T.self, from: firePack)) }
+    }
+    Benchmark("Encode \(name) model/FirePackEncoder") { benchmark in
+        for _ in benchmark.scaledIterations {
+            try firePackEncoder.encode(value, into: writer)
+            writer.clear()
+        }
+    }
+    Benchmark("Decode \(name) model/JSONDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try jsonDecoder.decode(T.self, from: json)) }
+    }
+    Benchmark("Encode \(name) model/JSONEncoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try jsonEncoder.encode(value)) }
+    }
+    Benchmark("Decode \(name) model/DictionaryDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode(T.self, fromAny: dictionary)) }
+    }
+    Benchmark("Encode \(name) model/DictionaryEncoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try dictionaryEncoder.encodeToAny(value)) }
+    }
+    Benchmark("Decode \(name) model/PropertyListDecoder binary") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try PropertyListDecoder().decode(T.self, from: plist)) }
+    }
+    Benchmark("Encode \(name) model/PropertyListEncoder binary") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try plistEncoder.encode(value)) }
+    }
+}
