@@ -79,7 +79,8 @@ def codable_tables(results):
 
 
 def corpus_sizes():
-    rows = ["| file | minified JSON | gzip | FirePack | gzip | MessagePack | FirePack / JSON | FirePack / MessagePack |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| file | minified JSON | gzip | FirePack | gzip | MessagePack | gzip | REST JSON | gzip | protobuf | gzip | FirePack / JSON | FirePack / MessagePack |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     checks = []
     try:
         import msgpack
@@ -94,9 +95,16 @@ def corpus_sizes():
         minified = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
         packed = subprocess.run([str(firepack), "convert", str(path), "-", "--to", "fpk"], capture_output=True, check=True).stdout
         mp = msgpack.packb(data) if msgpack else None
-        mp_text = f"{len(mp):,}" if mp else "(msgpack not installed)"
+        mp_text = f"{len(mp):,} | {len(gzip.compress(mp)):,}" if mp else "(msgpack not installed) | —"
         ratio = f"{100 * len(packed) / len(mp):.1f}%" if mp else "—"
-        rows.append(f"| {name} | {len(minified):,} | {len(gzip.compress(minified)):,} | {len(packed):,} | {len(gzip.compress(packed)):,} | {mp_text} | {100 * len(packed) / len(minified):.1f}% | {ratio} |")
+        # The Firestore forms: the file's top-level object as one document's fields.
+        rest = subprocess.run([str(firepack), "convert", str(path), "-", "--to", "firestore-json", "--collection", "c", "--id-field", "__none__"],
+                              capture_output=True, check=True).stdout
+        proto = subprocess.run([str(firepack), "convert", str(path), "-", "--to", "firestore-proto", "--collection", "c", "--id-field", "__none__"],
+                               capture_output=True, check=True).stdout
+        rows.append(f"| {name} | {len(minified):,} | {len(gzip.compress(minified)):,} | {len(packed):,} | {len(gzip.compress(packed)):,} | {mp_text} | "
+                    f"{len(rest):,} | {len(gzip.compress(rest)):,} | {len(proto):,} | {len(gzip.compress(proto)):,} | "
+                    f"{100 * len(packed) / len(minified):.1f}% | {ratio} |")
         if mp: checks.append((f"Size {name}: smaller than MessagePack (MessagePack ÷ FirePack)", len(mp) / len(packed), 1.0001))
     return rows, checks
 
