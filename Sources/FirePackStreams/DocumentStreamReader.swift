@@ -41,7 +41,7 @@ public final class DocumentStreamReader {
     let source: ByteSource
     let mode: ErrorMode
     let maxRecordLength: Int
-    let decoder = FirePackDecoder()
+    let limits: ReaderLimits
     /// Manually allocated, so a record's payload view stays valid until the next read.
     var storage: UnsafeMutableRawPointer
     var capacity: Int
@@ -64,7 +64,7 @@ public final class DocumentStreamReader {
         self.maxRecordLength = maxRecordLength
         capacity = 1 << 16
         storage = .allocate(byteCount: capacity, alignment: 16)
-        decoder.limits = limits
+        self.limits = limits
         try fill(atLeast: DocumentStreamFormat.header.count)
         let header = DocumentStreamFormat.header
         guard end - start >= 4, (0..<4).allSatisfy({ byte($0) == header[$0] }) else {
@@ -130,7 +130,7 @@ public final class DocumentStreamReader {
     public func next() throws -> (number: Int, offset: Int, document: Document)? {
         while let record = try nextRecord() {
             do {
-                let document = try Document(firePackBytes: record.payload, limits: decoder.limits)
+                let document = try Document(firePackBytes: record.payload, limits: limits)
                 return (record.number, record.offset, document)
             } catch {
                 try report(record.offset, "not a valid document: \(error)", number: record.number)

@@ -80,10 +80,7 @@ struct Convert: ParsableCommand {
                 // One object is one document: written as a single message, not a delimited stream.
                 if case .map = value { singleDocument = true }
                 documents = ValueInput(value, naming: naming)
-            case .fpks: documents = try StreamInput(source, file: input)
-            case .jsonl: documents = JSONLinesInput(source, naming: naming)
-            case .firestoreJSON: documents = FirestoreJSONInput(source)
-            case .firestoreProto: documents = FirestoreProtoInput(source)
+            default: documents = try inputFormat.documentInput(source, file: input, naming: naming)
             }
             let sink = try Files.sink(output, gzip: outputGzip)
             var collected: [Value] = []

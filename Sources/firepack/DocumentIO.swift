@@ -210,3 +210,16 @@ final class ChunkedOutput: DocumentOutput {
         try sink.finish()
     }
 }
+
+extension FileFormat {
+    /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole.
+    func documentInput(_ source: ByteSource, file: String, naming: DocumentNaming) throws -> DocumentInput {
+        switch self {
+        case .fpks: try StreamInput(source, file: file)
+        case .jsonl: JSONLinesInput(source, naming: naming)
+        case .firestoreJSON: FirestoreJSONInput(source)
+        case .firestoreProto: FirestoreProtoInput(source)
+        case .fpk, .json: ValueInput(try readValue(FirePackStreams.readAll(source), file: file), naming: naming)
+        }
+    }
+}

@@ -52,12 +52,7 @@ struct Inspect: ParsableCommand {
     /// Lists a stream's records, or shows one of them.
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
         let source = try Files.source(file, gzip: gzip)
-        let input: DocumentInput = switch format {
-        case .fpks: try StreamInput(source, file: file)
-        case .jsonl: JSONLinesInput(source, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
-        case .firestoreJSON: FirestoreJSONInput(source)
-        default: FirestoreProtoInput(source)
-        }
+        let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
         var number = 0
         do {
             while let document = try input.next() {

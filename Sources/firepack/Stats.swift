@@ -38,12 +38,7 @@ struct Stats: ParsableCommand {
         do {
             if format.isStream {
                 let source = try Files.source(file, gzip: gzip)
-                let input: DocumentInput = switch format {
-                case .fpks: try StreamInput(source, file: file)
-                case .jsonl: JSONLinesInput(source, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
-                case .firestoreJSON: FirestoreJSONInput(source)
-                default: FirestoreProtoInput(source)
-                }
+                let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
                 while let document = try input.next() {
                     try add(.map(document.fields))
                     documents += 1

@@ -52,11 +52,7 @@ struct Validate: ParsableCommand {
                 problems += reader.problems.map(\.description)
                 if let repair { FileHandleIO.print("\(repair): \(documents) intact record(s) written") }
             } else if format.isStream {
-                let input: DocumentInput = switch format {
-                case .jsonl: JSONLinesInput(source, naming: DocumentNaming(collection: "documents", idField: nil))
-                case .firestoreJSON: FirestoreJSONInput(source)
-                default: FirestoreProtoInput(source)
-                }
+                let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: "documents", idField: nil))
                 while let document = try input.next() {
                     documents += 1
                     if firestoreLimits { problems += FirestoreLimits.violations(in: document).map { "\(document.reference.path): \($0)" } }

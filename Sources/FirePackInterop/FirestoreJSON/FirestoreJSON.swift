@@ -70,68 +70,46 @@ public enum FirestoreJSON {
         }.get()
     }
 
-    /// Writes one typed value as JSON text, straight into the output (pretty output goes through a tree).
+    /// Writes one typed value as JSON text, straight into the output.
     public static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        guard !pretty else {
-            var options = writeOptions
-            options.pretty = true
-            return try typedJSON(value, path: []).jsonBytes(options: options)
-        }
         var writer = JSONTextWriter(options: writeOptions)
         try writer.writeTyped(value, path: [])
-        return writer.output
+        return try pretty ? reindent(writer.output) : writer.output
     }
 
-    /// Writes one document as JSON text.
+    /// Writes one document as JSON text, straight into the output.
     public static func jsonBytes(for document: Document, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        var options = writeOptions
-        options.pretty = pretty
-        return try documentJSON(document).jsonBytes(options: options)
+        var writer = JSONTextWriter(options: writeOptions)
+        writer.append(#"{"name":"#)
+        writer.writeString(document.reference.path)
+        if !document.fields.isEmpty {
+            writer.append(#","fields":"#)
+            try writer.writeTypedFields(document.fields, path: [.key("fields")])
+        }
+        if let createTime = document.createTime { writer.append(#","createTime":"#); writer.writeString(createTime.rfc3339String) }
+        if let updateTime = document.updateTime { writer.append(#","updateTime":"#); writer.writeString(updateTime.rfc3339String) }
+        writer.append("}")
+        return try pretty ? reindent(writer.output) : writer.output
     }
 
     /// A document from its parsed JSON (name, fields, optional times).
     public static func document(fromJSON json: Value) throws(FirePackError) -> Document {
-        guard case .map(let object) = json else { throw invalid("a document must be a JSON object", []) }
-        guard case .string(let name)? = object["name"] else { throw invalid("a document needs a \"name\" string", [.key("name")]) }
-        let reference: DocumentReference
-        do { reference = try DocumentReference(path: name) } catch { throw invalid(error.message, [.key("name")]) }
-        var fields = MapValue()
-        if let rawFields = object["fields"] {
-            guard case .map(let map) = rawFields else { throw invalid("\"fields\" must be an object", [.key("fields")]) }
-            fields = try typedFields(map, path: [.key("fields")])
-        }
-        return Document(reference: reference, fields: fields,
-                        createTime: try object["createTime"].map { (raw) throws(FirePackError) in try timestamp(raw, path: [.key("createTime")]) },
-                        updateTime: try object["updateTime"].map { (raw) throws(FirePackError) in try timestamp(raw, path: [.key("updateTime")]) })
+        try document(from: json.jsonBytes(options: writeOptions))
     }
 
     /// A document as its JSON tree.
     public static func documentJSON(_ document: Document) throws(FirePackError) -> Value {
-        var object: MapValue = ["name": .string(document.reference.path)]
-        if !document.fields.isEmpty { object["fields"] = .map(try typedFieldsJSON(document.fields, path: [.key("fields")])) }
-        if let createTime = document.createTime { object["createTime"] = .string(createTime.rfc3339String) }
-        if let updateTime = document.updateTime { object["updateTime"] = .string(updateTime.rfc3339String) }
-        return .map(object)
+        try Value(json: jsonBytes(for: document), options: readOptions)
+    }
+
+    /// Compact REST JSON, indented (the typed form holds only plain JSON types, so nothing changes but whitespace).
+    static func reindent(_ compact: [UInt8]) throws(FirePackError) -> [UInt8] {
+        var options = writeOptions
+        options.pretty = true
+        return try Value(json: compact, options: readOptions).jsonBytes(options: options)
     }
 
     static func invalid(_ message: String, _ path: [PathComponent]) -> FirePackError {
         FirePackError(.invalidJSON, message, path: path)
-    }
-
-    static func timestamp(_ raw: Value, path: [PathComponent]) throws(FirePackError) -> Timestamp {
-        guard case .string(let text) = raw else { throw invalid("a timestamp must be an RFC 3339 string", path) }
-        do { return try Timestamp(rfc3339: text) } catch { throw invalid(error.message, path) }
-    }
-
-    static func typedFields(_ fields: MapValue, path: [PathComponent]) throws(FirePackError) -> MapValue {
-        var map = MapValue()
-        for (key, raw) in fields { map[key] = try typedValue(raw, path: path + [.key(key)]) }
-        return map
-    }
-
-    static func typedFieldsJSON(_ fields: MapValue, path: [PathComponent]) throws(FirePackError) -> MapValue {
-        var map = MapValue()
-        for (key, value) in fields { map[key] = try typedJSON(value, path: path + [.key(key)]) }
-        return map
     }
 }
