@@ -109,3 +109,30 @@ struct FirestoreJSONTests {
         }
     }
 }
+
+@Suite("Firestore REST JSON: input that ends early")
+struct FirestoreJSONTruncationTests {
+    /// Every prefix of a document: each one throws (no prefix is a whole document) and names an offset inside the text.
+    @Test func everyPrefixOfADocumentThrowsInBounds() {
+        let text = Array(#"{"name":"books/b","fields":{"x":{"integerValue":12},"y":{"doubleValue":-1.5e3},"z":{"arrayValue":{"values":[{"integerValue":"7"}]}}}}"#.utf8)
+        for length in 0..<text.count {
+            let prefix = Array(text[..<length])
+            do {
+                _ = try FirestoreJSON.document(from: prefix)
+                Issue.record("prefix of \(length) bytes decoded")
+            } catch {
+                #expect(error.offset.map { $0 <= length } == true, "prefix of \(length) bytes: \(error)")
+            }
+        }
+        #expect(throws: Never.self) { try FirestoreJSON.document(from: text) }
+    }
+
+    @Test func aNumberCutOffAtTheEndIsTruncated() {
+        let text = Array(#"{"name":"books/b","fields":{"x":{"integerValue":"#.utf8)
+        #expect(throws: FirePackError.self) { try FirestoreJSON.document(from: text) }
+        do { _ = try FirestoreJSON.document(from: text) } catch {
+            #expect(error.code == .truncated)
+            #expect(error.offset == text.count)
+        }
+    }
+}

@@ -3,8 +3,10 @@ extension Timestamp {
     ///
     /// Years outside 0000 … 9999 are written with a sign and as many digits as they need.
     public var rfc3339String: String {
-        let days = seconds >= 0 ? seconds / 86_400 : -((-(seconds + 1)) / 86_400) - 1
-        let secondOfDay = seconds - days * 86_400
+        // Floor division without overflow: `days * 86_400` can lie below Int64.min for the lowest seconds.
+        let (quotient, remainder) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let days = remainder < 0 ? quotient - 1 : quotient
+        let secondOfDay = remainder < 0 ? remainder + 86_400 : remainder
         let (year, month, day) = Self.civilDate(fromDaysSinceEpoch: days)
         var text = ""
         if year < 0 || year > 9999 { text += year < 0 ? "-" : "+" }
@@ -119,9 +121,13 @@ extension Timestamp {
             offsetSeconds = zoneSign * (zoneHours * 3600 + zoneMinutes * 60)
         }
         guard utf8.isEmpty else { throw fail("unexpected characters at the end") }
+        // The first second of the lowest day lies below Int64.min although later seconds of that day fit: for days
+        // before the epoch, start from the next day's first second and count back.
         let days = Self.daysSinceEpoch(year: year, month: Int(month), day: Int(day))
-        let (daySeconds, overflow1) = days.multipliedReportingOverflow(by: 86_400)
-        let (total, overflow2) = daySeconds.addingReportingOverflow(hour * 3600 + minute * 60 + second - offsetSeconds)
+        let dayBase = days < 0 ? days + 1 : days
+        let secondsIntoBase = hour * 3600 + minute * 60 + second - offsetSeconds - (days < 0 ? 86_400 : 0)
+        let (daySeconds, overflow1) = dayBase.multipliedReportingOverflow(by: 86_400)
+        let (total, overflow2) = daySeconds.addingReportingOverflow(secondsIntoBase)
         guard !overflow1 && !overflow2 else { throw fail("outside the Int64 second range") }
         self.init(uncheckedSeconds: total, nanoseconds: Int32(nanos))
     }

@@ -49,7 +49,8 @@ public struct Timestamp: Hashable, Comparable, Sendable {
 
     /// The nearest `Date` (a Double of seconds since 2001, so sub-microsecond digits may round).
     public func dateValue() -> Date {
-        let sinceReference = Double(seconds &- Self.referenceDateOffset) + Double(nanoseconds) / 1e9
+        // In Double: `seconds - referenceDateOffset` overflows Int64 for the lowest seconds.
+        let sinceReference = (Double(seconds) - Double(Self.referenceDateOffset)) + Double(nanoseconds) / 1e9
         return Date(timeIntervalSinceReferenceDate: sinceReference)
     }
 

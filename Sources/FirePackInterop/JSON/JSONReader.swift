@@ -54,7 +54,17 @@ struct JSONParser {
         self.readsMarkers = readsMarkers
     }
 
-    @inline(__always) func byte(_ offset: Int) -> UInt8 { base.load(fromByteOffset: offset, as: UInt8.self) }
+    /// The byte at `offset`, or `0` when `offset` lies outside the input.
+    ///
+    /// Every read of the input goes through here, so no grammar rule can read out of bounds, however it checks (or
+    /// forgets to check) `index < count` first. NUL never starts or continues a JSON token and is rejected inside
+    /// strings as a control character, so a rule that sees the `0` of the end throws; rules that report truncation
+    /// check `index < count` themselves. The check costs nothing measurable: the loops already compare against
+    /// `count` and the optimizer merges the two.
+    @inline(__always) func byte(_ offset: Int) -> UInt8 {
+        guard offset >= 0 && offset < count else { return 0 }
+        return base.load(fromByteOffset: offset, as: UInt8.self)
+    }
 
     func fail(_ message: String, at offset: Int? = nil) -> FirePackError {
         FirePackError(.invalidJSON, offset: offset ?? index, message)
@@ -266,6 +276,7 @@ struct JSONParser {
     }
 
     mutating func parseNumber() throws(FirePackError) -> Value {
+        guard index < count else { throw FirePackError(.truncated, offset: index, "input ends where a number belongs") }
         let start = index
         var cursor = index
         let negative = byte(cursor) == UInt8(ascii: "-")
