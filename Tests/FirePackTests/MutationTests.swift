@@ -24,9 +24,7 @@ struct MutationTests {
         var rng = SeededGenerator(seed: Self.seed &+ UInt64(batch))
         var decoded = 0, rejected = 0
         for caseIndex in 0..<Self.casesPerBatch {
-            var bytes = Self.corpus[Int.random(in: 0..<Self.corpus.count, using: &rng)]
-            let kind = Int.random(in: 0..<6, using: &rng)
-            for _ in 0...Int.random(in: 0..<3, using: &rng) { mutate(&bytes, kind: kind, rng: &rng) }
+            let bytes = ByteMutation.mutated(Self.corpus[Int.random(in: 0..<Self.corpus.count, using: &rng)], using: &rng)
             switch exercise(bytes) {
             case .success: decoded += 1
             case .failure(let error):
@@ -38,21 +36,6 @@ struct MutationTests {
         }
         #expect(decoded + rejected == Self.casesPerBatch)
         #expect(rejected > Self.casesPerBatch / 4, "mutations should mostly be caught")
-    }
-
-    func mutate(_ bytes: inout [UInt8], kind: Int, rng: inout SeededGenerator) {
-        guard !bytes.isEmpty else { bytes = [UInt8.random(in: 0...255, using: &rng)]; return }
-        let position = Int.random(in: 0..<bytes.count, using: &rng)
-        switch kind {
-        case 0: bytes.removeSubrange(Int.random(in: 0..<bytes.count, using: &rng)...)          // truncate
-        case 1: bytes[position] ^= 1 << UInt8.random(in: 0..<8, using: &rng)                     // flip a bit
-        case 2: bytes.insert(UInt8.random(in: 0...255, using: &rng), at: position)               // insert
-        case 3: bytes.remove(at: position)                                                       // delete
-        case 4: bytes[position] = [0x00, 0x7F, 0x80, 0xFF, 0xC6, 0xD0, 0xD1, 0xD3, 0x01][Int.random(in: 0..<9, using: &rng)]
-        default:                                                                                  // duplicate a range
-            let end = min(bytes.count, position + Int.random(in: 1..<8, using: &rng))
-            bytes.insert(contentsOf: bytes[position..<end], at: end)
-        }
     }
 
     /// Decodes whole, walks with the cursor, and follows lookups, returning the first error.

@@ -88,13 +88,7 @@ struct CodableErrorTests {
         ]
         var failures = 0
         for _ in 0..<20_000 {
-            var bytes = samples[Int.random(in: 0..<samples.count, using: &rng)]
-            let position = Int.random(in: 0..<bytes.count, using: &rng)
-            switch Int.random(in: 0..<3, using: &rng) {
-            case 0: bytes[position] ^= 1 << UInt8.random(in: 0..<8, using: &rng)
-            case 1: bytes.removeSubrange(position...)
-            default: bytes.insert(UInt8.random(in: 0...255, using: &rng), at: position)
-            }
+            let bytes = ByteMutation.mutated(samples[Int.random(in: 0..<samples.count, using: &rng)], using: &rng)
             do {
                 _ = try FirePackDecoder().decode([BookWithTags].self, from: bytes)
             } catch is DecodingError {

@@ -1,0 +1,111 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FirePack
+import FirePackInterop
+import FirePackStreams
+
+/// Starting inputs for each target: small values of every type in the target's format, and the repository's
+/// Fixtures converted to it. Generated when a fuzzing run starts, never committed.
+public enum FuzzSeeds {
+    /// Seeds for `target`; `fixtures` is the repository's Fixtures folder, when at hand.
+    public static func seeds(for target: FuzzTarget, fixtures: String?) -> [[UInt8]] {
+        let fixtureFiles = fixtures.map(readFixtures) ?? [:]
+        let documents = sampleDocuments + fixtureFiles.filter { $0.key.hasSuffix(".fpks") }.flatMap { readDocuments($0.value) }
+        func files(_ suffix: String) -> [[UInt8]] {
+            // ".json" means plain JSON: the REST forms end in ".firestore.json".
+            fixtureFiles.filter { name, _ in name.hasSuffix(suffix) && (suffix == ".firestore.json" || !name.hasSuffix(".firestore.json")) }
+                .sorted { $0.key < $1.key }.map(\.value)
+        }
+        switch target.name {
+        case "value":
+            return sampleValues.map { $0.firePackBytes() } + files(".fpk")
+        case "reader":
+            return sampleValues.map { $0.firePackBytes(deterministic: true) } + files(".fpk").map { Array($0.dropFirst(5)) }
+        case "decoder":
+            return sampleModels + sampleValues.map { $0.firePackBytes() }
+        case "json":
+            return sampleValues.map { $0.jsonBytes() } + files(".json")
+        case "rest-json":
+            let lines = files(".firestore.json").flatMap { $0.split(separator: UInt8(ascii: "\n")).map(Array.init) }
+            return sampleValues.compactMap { try? FirestoreJSON.jsonBytes(for: $0) } + documents.compactMap { try? FirestoreJSON.jsonBytes(for: $0) } + lines
+        case "proto":
+            return sampleValues.compactMap { try? FirestoreProto.encode($0) } + documents.compactMap { try? FirestoreProto.encode($0) }
+        case "stream":
+            return [streamBytes(sampleDocuments), streamBytes(Array(documents.prefix(20)))] + files(".fpks")
+        case "gzip":
+            return [gzipBytes(Array("hello, gzip\n".utf8)), gzipBytes(streamBytes(sampleDocuments)), gzipBytes([])]
+        default:
+            return []
+        }
+    }
+
+    /// One small value of every type, and containers of them.
+    static let sampleValues: [Value] = {
+        let scalars: [Value] = [
+            nil, true, false, 0, 42, -1, -100, 200, 100_000, .integer(.min), .integer(.max), 1.5, 0.1, -0.0,
+            .double(.nan), .double(.infinity), .timestamp(try! Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)),
+            .timestamp(try! Timestamp(seconds: -62_135_596_800, nanoseconds: 0)), "", "hi", .string(String(repeating: "a", count: 57)),
+            .string("\u{1F525} ünïcødé"), .bytes(Data([1, 2, 3])), .reference(try! DocumentReference(path: "books/hitchhiker")),
+            .geoPoint(try! GeoPoint(latitude: 37.422, longitude: -122.084)), .vector(VectorValue([1.0, 2.5])), .serverTimestamp,
+        ]
+        let containers: [Value] = [
+            [], [:], [1, 2], ["a": 1], .array(scalars), [["id": 1], ["id": 2], ["id": 3, "name": "x"]],
+            ["nested": ["deeper": ["deepest": [1, [2, [3]]]]], "list": .array(Array(repeating: 0, count: 16))],
+            .map(MapValue((0..<16).map { ("k\($0)", Value.integer(Int64($0))) })),
+        ]
+        return scalars + containers
+    }()
+
+    static let sampleDocuments: [Document] = [
+        Document(reference: try! DocumentReference(path: "books/b"), fields: ["n": 1]),
+        Document(reference: try! DocumentReference(path: "books/c/notes/d"), fields: ["text": "x", "at": .timestamp(try! Timestamp(seconds: 1, nanoseconds: 2))],
+                 createTime: try! Timestamp(seconds: 10, nanoseconds: 0), updateTime: try! Timestamp(seconds: 11, nanoseconds: 5)),
+    ]
+
+    static var sampleModels: [[UInt8]] {
+        let model = FuzzModel(
+            id: "x", updated: nil, note: nil, text: "title", integer: 7, small: -3, unsigned: .max, ratio: 0.5, single: 1.25,
+            flag: true, date: Date(timeIntervalSince1970: 1_000_000), data: Data([9, 8]), url: URL(string: "https://example.com/a"),
+            uuid: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), timestamp: try! Timestamp(seconds: 5, nanoseconds: 6),
+            point: try! GeoPoint(latitude: 1, longitude: 2), reference: try! DocumentReference(path: "a/b"), vector: VectorValue([0.5]),
+            any: ["k": [1, "v"]], shade: .green, level: .high, parts: [.init(name: "p", weight: 2, tags: ["t"])],
+            counts: ["a": 1, "b": 2], matrix: [[1, 2], [3]], nested: .init(name: "n", weight: nil, tags: nil))
+        return [try? FirePackEncoder().encodeToBytes(model)].compactMap { $0 }
+    }
+
+    static func readFixtures(_ folder: String) -> [String: [UInt8]] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [:] }
+        var files: [String: [UInt8]] = [:]
+        for name in names {
+            guard let data = FileManager.default.contents(atPath: folder + "/" + name), data.count <= 1 << 16 else { continue }
+            files[name] = Array(data)
+        }
+        return files
+    }
+
+    static func readDocuments(_ stream: [UInt8]) -> [Document] {
+        guard let reader = try? DocumentStreamReader(source: MemorySource(stream)) else { return [] }
+        var documents: [Document] = []
+        while let (_, _, document) = (try? reader.next()) ?? nil { documents.append(document) }
+        return documents
+    }
+
+    static func streamBytes(_ documents: [Document]) -> [UInt8] {
+        let sink = MemorySink()
+        guard let writer = try? DocumentStreamWriter(sink: sink) else { return [] }
+        for document in documents { try? writer.append(document) }
+        try? writer.close()
+        return sink.bytes
+    }
+
+    static func gzipBytes(_ bytes: [UInt8]) -> [UInt8] {
+        let sink = MemorySink()
+        guard let gzip = try? GzipSink(sink) else { return [] }
+        try? bytes.withUnsafeBytes { try gzip.write($0) }
+        try? gzip.finish()
+        return sink.bytes
+    }
+}

@@ -1,0 +1,62 @@
+import FirePack
+import FirePackInterop
+
+extension FuzzTarget {
+    /// Plain JSON: whatever parses is written in the reversible form and parses back to the same value.
+    public static let json = FuzzTarget(name: "json", summary: "Value(json:); reversible JSON round trip") { input in
+        var check = FuzzCheck(input)
+        _ = check.attempt("parse without markers") { try Value(json: input, options: JSONOptions(readsMarkers: false)) }
+        guard let value = check.attempt("parse", { try Value(json: input) }) else { return check.outcome }
+        for options in [JSONOptions(), JSONOptions(pretty: true, sortedKeys: true)] {
+            let again = check.attempt("re-parse") { try Value(json: value.jsonBytes(options: options)) }
+            check.expect(again == value.sortingKeys(options.sortedKeys), "the reversible JSON round trip changed the value")
+        }
+        return check.outcome
+    }
+
+    /// Firestore REST typed JSON, as a value and as a document; whatever reads is written and reads back the same.
+    public static let restJSON = FuzzTarget(name: "rest-json", summary: "FirestoreJSON value and document; round trip") { input in
+        var check = FuzzCheck(input)
+        if let value = check.attempt("value", { try FirestoreJSON.value(from: input) }) {
+            let again = check.attempt("re-read value") { try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: value)) }
+            check.expect(again == value, "the REST JSON value round trip changed the value")
+        }
+        if let document = check.attempt("document", { try FirestoreJSON.document(from: input) }) {
+            let again = check.attempt("re-read document") { try FirestoreJSON.document(from: FirestoreJSON.jsonBytes(for: document)) }
+            check.expect(again == document, "the REST JSON document round trip changed the document")
+        }
+        return check.outcome
+    }
+
+    /// Firestore protobuf: a Value message, a Document message and varint-delimited Documents; round trips.
+    public static let proto = FuzzTarget(name: "proto", summary: "FirestoreProto Value, Document, delimited stream; round trip") { input in
+        var check = FuzzCheck(input)
+        if let value = check.attempt("value", { try FirestoreProto.decodeValue(input) }) {
+            let again = check.attempt("re-read value") { try FirestoreProto.decodeValue(FirestoreProto.encode(value)) }
+            check.expect(again == value, "the protobuf value round trip changed the value")
+        }
+        if let document = check.attempt("document", { try FirestoreProto.decodeDocument(input) }) {
+            let again = check.attempt("re-read document") { try FirestoreProto.decodeDocument(FirestoreProto.encode(document)) }
+            check.expect(again == document, "the protobuf document round trip changed the document")
+        }
+        _ = check.attempt("delimited") { try FirestoreProto.decodeDelimitedDocuments(input) }
+        return check.outcome
+    }
+}
+
+extension Value {
+    /// The value with every map's keys in ascending UTF-8 byte order, when `sorted`.
+    func sortingKeys(_ sorted: Bool) -> Value {
+        guard sorted else { return self }
+        switch self {
+        case .map(let map):
+            var result = MapValue()
+            for (key, element) in map.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                result[key] = element.sortingKeys(true)
+            }
+            return .map(result)
+        case .array(let elements): return .array(elements.map { $0.sortingKeys(true) })
+        default: return self
+        }
+    }
+}
