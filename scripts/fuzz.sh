@@ -27,6 +27,9 @@ fuzzer="$root/Fuzz/.build/release/firepack-fuzz"
 
 if [ "$target" = all ]; then targets=$("$fuzzer" list | cut -f1); else targets=$target; fi
 
+# The Swift runtime's backtracer would run inside the crashed process and trip AddressSanitizer itself.
+export SWIFT_BACKTRACE=enable=no
+
 status=0
 summary=()
 for name in $targets; do
@@ -34,6 +37,7 @@ for name in $targets; do
   artifacts="$root/Fuzz/.artifacts/$name"
   crashers="$root/Tests/FirePackFuzzRegressionTests/Crashers/$name"
   mkdir -p "$corpus" "$artifacts"
+  rm -f "$artifacts"/*   # earlier findings are already kept under Tests/
   "$fuzzer" seed "$name" "$corpus" "$root/Fixtures" >/dev/null
   dict="$root/Fuzz/Dictionaries/$name.dict"
   case "$name" in value|reader|decoder) dict="$root/Fuzz/Dictionaries/fpk.dict" ;; gzip) dict="" ;; esac
@@ -41,7 +45,9 @@ for name in $targets; do
   [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
   log="$root/Fuzz/.artifacts/$name.log"
   echo "== $name: ${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-$seconds s}, $workers worker(s); log $log"
-  args=("${limit[@]}" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
+  # Streams hold several records per input and cost the most per byte: shorter inputs keep them fast.
+  max_len=4096; [ "$name" = stream ] && max_len=1024
+  args=("${limit[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
         -artifact_prefix="$artifacts/" -print_final_stats=1 ${dict:+-dict="$dict"})
   if [ "$workers" -gt 1 ]; then args+=(-fork="$workers" -ignore_crashes=1); fi
   set +e

@@ -19,11 +19,11 @@ extension FuzzTarget {
         var check = FuzzCheck(input)
         if let value = check.attempt("value", { try FirestoreJSON.value(from: input) }) {
             let again = check.attempt("re-read value") { try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: value)) }
-            check.expect(again == value, "the REST JSON value round trip changed the value")
+            check.expect(again.map { $0.equalsIgnoringNaNPayloads(value) } ?? false, "the REST JSON value round trip changed the value")
         }
         if let document = check.attempt("document", { try FirestoreJSON.document(from: input) }) {
             let again = check.attempt("re-read document") { try FirestoreJSON.document(from: FirestoreJSON.jsonBytes(for: document)) }
-            check.expect(again == document, "the REST JSON document round trip changed the document")
+            check.expect(again.map { $0.equalsIgnoringNaNPayloads(document) } ?? false, "the REST JSON document round trip changed the document")
         }
         return check.outcome
     }
@@ -58,5 +58,13 @@ extension Value {
         case .array(let elements): return .array(elements.map { $0.sortingKeys(true) })
         default: return self
         }
+    }
+}
+
+extension Document {
+    /// Equality by `==`, except that any two NaNs in the fields are equal whatever their payloads.
+    func equalsIgnoringNaNPayloads(_ other: Document) -> Bool {
+        reference == other.reference && createTime == other.createTime && updateTime == other.updateTime
+            && Value.map(fields).equalsIgnoringNaNPayloads(.map(other.fields))
     }
 }

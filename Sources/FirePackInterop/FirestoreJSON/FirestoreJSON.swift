@@ -15,7 +15,8 @@ import Foundation
 /// Document: {"name": "projects/…/documents/books/b", "fields": {…}, "createTime": "…", "updateTime": "…"}
 /// ```
 ///
-/// Reading also accepts `integerValue` as a JSON number, and absent `values` / `fields` for empty containers.
+/// REST JSON has one NaN, as Firestore has: a NaN's payload bits are not kept (FirePack, protobuf and reversible JSON
+/// keep them). Reading also accepts `integerValue` as a JSON number, and absent `values` / `fields` for empty containers.
 /// The server-timestamp sentinel has no REST value form (Firestore sends it as a field transform): writing one
 /// throws `invalidValue`; resolve it first with `Document.resolvingServerTimestamps(at:)`.
 public enum FirestoreJSON {
