@@ -11,14 +11,10 @@ enum FirestoreLimits {
         var problems: [String] = []
         let size = storageSize(of: document)
         if size > maxDocumentSize { problems.append("document is \(size) bytes; Firestore allows \(maxDocumentSize)") }
-        for segment in document.reference.segments where segment == "." || segment == ".." || isReserved(segment) {
-            problems.append("document path segment \(String(segment).debugDescription) is not allowed")
-        }
         check(.map(document.fields), path: "", depth: 0, into: &problems)
         return problems
     }
 
-    static func isReserved(_ name: some StringProtocol) -> Bool { name.count >= 4 && name.hasPrefix("__") && name.hasSuffix("__") }
 
     static func check(_ value: Value, path: String, depth: Int, into problems: inout [String]) {
         switch value {
@@ -27,7 +23,7 @@ enum FirestoreLimits {
             for (key, element) in map {
                 let here = path.isEmpty ? key : path + "." + key
                 if key.utf8.count > maxFieldNameBytes { problems.append("\(here): field name longer than \(maxFieldNameBytes) bytes") }
-                if isReserved(key) && !(key == "__type__" && map["value"] != nil) { problems.append("\(here): field names like __x__ are reserved") }
+                if DocumentReference.isReserved(key.utf8) && !(key == "__type__" && map["value"] != nil) { problems.append("\(here): field names like __x__ are reserved") }
                 if key.isEmpty { problems.append("\(path.isEmpty ? "(top level)" : path): empty field name") }
                 check(element, path: here, depth: depth + 1, into: &problems)
             }
@@ -36,10 +32,6 @@ enum FirestoreLimits {
             for (index, element) in elements.enumerated() {
                 if case .array = element { problems.append("\(path)[\(index)]: Firestore does not allow an array directly inside an array") }
                 check(element, path: "\(path)[\(index)]", depth: depth + 1, into: &problems)
-            }
-        case .reference(let reference):
-            if reference.segments.contains(where: { $0 == "." || $0 == ".." || isReserved($0) }) {
-                problems.append("\(path): reference \(reference.path) has a segment Firestore does not allow")
             }
         case .timestamp(let timestamp):
             if !Timestamp.firestoreRange.contains(timestamp) { problems.append("\(path): timestamp outside 0001-01-01 … 9999-12-31") }

@@ -136,3 +136,23 @@ struct FirestoreJSONTruncationTests {
         }
     }
 }
+
+@Suite("Firestore REST JSON: document members")
+struct FirestoreJSONDocumentShapeTests {
+    @Test func anUnknownMemberIsAnErrorNotDropped() {
+        let text = Array(#"{"name":"books/b","fields":{},"extra":1}"#.utf8)
+        do {
+            _ = try FirestoreJSON.document(from: text)
+            Issue.record("a document with an extra member was accepted")
+        } catch {
+            #expect(error.code == .invalidDocument)
+            #expect(error.path == [.key("extra")])
+            #expect(error.offset == 38)
+        }
+    }
+
+    @Test func fieldsMayBeLeftOutOfAnEmptyDocument() throws {
+        let document = try FirestoreJSON.document(from: Array(#"{"name":"books/b"}"#.utf8))
+        #expect(document.fields.isEmpty && document.reference.path == "books/b")
+    }
+}

@@ -13,11 +13,22 @@ struct FirestoreProtoTests {
         #expect(try FirestoreProto.encode(["a": 1]) == [0x32, 0x09, 0x0A, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01])
     }
 
-    @Test func unknownFieldsAndAnyOrderAreAccepted() throws {
-        // A Timestamp with nanos before seconds, an unknown varint field 7 and an unknown fixed32 field 9 inside.
+    @Test func anyOrderIsAcceptedAndUnknownValueFieldsAreRefused() throws {
+        // A Timestamp with nanos before seconds, an unknown varint field 7 and an unknown fixed32 field 9 inside: a
+        // Timestamp's other fields cannot carry Firestore data, so they are skipped as protobuf does.
         let timestamp: [UInt8] = [0x10, 0x05, 0x38, 0x2A, 0x4D, 1, 2, 3, 4, 0x08, 0x03]
-        let value: [UInt8] = [0x52, UInt8(timestamp.count)] + timestamp + [0xF8, 0x3F, 0x01]   // + unknown field 1023
+        let value: [UInt8] = [0x52, UInt8(timestamp.count)] + timestamp
         #expect(try FirestoreProto.decodeValue(value) == .timestamp(try Timestamp(seconds: 3, nanoseconds: 5)))
+        // An unknown field of the Value (here 1023) would be a value FirePack cannot convert: refused, not dropped.
+        #expect(throws: FirePackError.self) { try FirestoreProto.decodeValue(value + [0xF8, 0x3F, 0x01]) }
+        do { _ = try FirestoreProto.decodeValue(value + [0xF8, 0x3F, 0x01]) } catch {
+            #expect(error.code == .invalidValue && error.offset == value.count)
+        }
+        // The same for a Document: field 5 is not one of name, fields, createTime, updateTime.
+        let document = try FirestoreProto.encode(Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1]))
+        do { _ = try FirestoreProto.decodeDocument(document + [0x28, 0x01]); Issue.record("unknown document field accepted") } catch {
+            #expect(error.code == .invalidDocument && error.offset == document.count)
+        }
         // A oneof with two members set: the last wins, as protobuf requires.
         #expect(try FirestoreProto.decodeValue([0x08, 0x01, 0x10, 0x07]) == 7)
         #expect(try FirestoreProto.decodeValue([]) == .null)

@@ -51,6 +51,8 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
         /// An extension value (tag `D4`) this version cannot interpret.
         public static let unsupportedExtension = Code(rawValue: "unsupportedExtension")
         /// Reading or writing a file or descriptor failed.
+        /// A document record is not `{name, fields[, createTime][, updateTime]}` (Docs/FORMAT.md §8).
+        public static let invalidDocument = Code(rawValue: "invalidDocument")
         public static let ioFailure = Code(rawValue: "ioFailure")
         /// A value that cannot be constructed or encoded (for example a latitude of 91).
         public static let invalidValue = Code(rawValue: "invalidValue")

@@ -122,6 +122,9 @@ extension ReaderInput {
         let tag = try tag(at: offset, limit: limit)
         guard tag == Tag.vector else { throw .typeMismatch(expected: "vector", foundTag: tag, at: offset) }
         let (elements, start) = try Varint.read(base, at: offset + 1, limit: limit)
+        guard elements <= limits.maxElementCount else {
+            throw FirePackError(.limitExceeded, offset: offset, "\(elements) vector elements exceed the limit of \(limits.maxElementCount)")
+        }
         guard elements <= (limit - start) / 8 else {
             throw FirePackError(.lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
         }

@@ -169,13 +169,16 @@ struct ReaderInput {
         guard index < keyTableCount else {
             throw FirePackError(.badKeyReference, offset: offset, "key reference \(index) but the key table has \(keyTableCount) entries")
         }
-        var target = 0
-        let entry = keyTableStart + index * keyTableWidth
-        for byte in (0..<keyTableWidth).reversed() { target = target << 8 | Int(self.byte(at: entry + byte)) }
+        let target = keyTableEntry(index)
         guard target >= 0 && target < rootEnd - rootStart else {
             throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) points outside the value")
         }
+        // A reference always follows the literal it repeats (Docs/FORMAT.md §3): an entry pointing at or after the
+        // reference could otherwise make a key refer to itself or to bytes not yet read.
         let literal = rootStart + target
+        guard literal < offset else {
+            throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) points at byte \(literal), not before the reference")
+        }
         guard let (header, next) = try? Varint.read(base, at: literal, limit: rootEnd), header & 1 == 0,
               header >> 1 <= rootEnd - next else {
             throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) does not point at a key literal")

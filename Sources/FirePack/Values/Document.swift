@@ -96,8 +96,15 @@ extension Document {
     }
 
     /// Reads a document written by `firePackBytes()` from borrowed bytes, straight through the reader (no Codable).
+    ///
+    /// The shape is fixed (Docs/FORMAT.md §8): a map of `name` (a reference) and `fields` (a map), then optionally
+    /// `createTime` and `updateTime` (timestamps), in this order and nothing else; anything else throws
+    /// `invalidDocument` at the offending key, so no key of a record is ever dropped.
     public init(firePackBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
         var reader = try FirePackReader(bytes: bytes, limits: limits)
+        guard try reader.peekType() == .map else {
+            throw FirePackError(.invalidDocument, offset: reader.readerIndex, "a document is a map, not \(try reader.peekType())")
+        }
         let map = try reader.enterMap()
         var reference: DocumentReference?
         var fields: MapValue?
@@ -105,20 +112,35 @@ extension Document {
         for _ in 0..<map.count {
             let keyOffset = reader.readerIndex
             let key = try reader.readKey()
-            if key == "name" { reference = try reader.readReference() }
-            else if key == "fields" {
-                guard case .map(let value) = try reader.readValue() else {
-                    throw FirePackError(.typeMismatch, offset: keyOffset, "a document's fields must be a map")
+            func expect(_ type: ValueType) throws(FirePackError) {
+                let found = try reader.peekType()
+                guard found == type else {
+                    throw FirePackError(.invalidDocument, offset: reader.readerIndex, "a document's \(key) must be a \(type), not a \(found)")
                 }
-                fields = value
             }
-            else if key == "createTime" { createTime = try reader.readTimestamp() }
-            else if key == "updateTime" { updateTime = try reader.readTimestamp() }
-            else { try reader.skipValue() }
+            if key == "name" && reference == nil && fields == nil {
+                try expect(.reference)
+                reference = try reader.readReference()
+            } else if key == "fields" && reference != nil && fields == nil {
+                try expect(.map)
+                guard case .map(let value) = try reader.readValue() else { preconditionFailure("peeked a map") }
+                fields = value
+            } else if key == "createTime" && fields != nil && createTime == nil && updateTime == nil {
+                try expect(.timestamp)
+                createTime = try reader.readTimestamp()
+            } else if key == "updateTime" && fields != nil && updateTime == nil {
+                try expect(.timestamp)
+                updateTime = try reader.readTimestamp()
+            } else {
+                throw FirePackError(.invalidDocument, offset: keyOffset,
+                                    "unexpected key \(key.string.debugDescription): a document is {name, fields[, createTime][, updateTime]}, in this order")
+            }
         }
         try reader.exitContainer(map)
-        guard let reference else { throw FirePackError(.invalidValue, offset: 0, "a document needs a \"name\" reference") }
-        self.init(reference: reference, fields: fields ?? MapValue(), createTime: createTime, updateTime: updateTime)
+        guard let reference, let fields else {
+            throw FirePackError(.invalidDocument, offset: 0, "a document needs \(reference == nil ? "a \"name\" reference" : "\"fields\"")")
+        }
+        self.init(reference: reference, fields: fields, createTime: createTime, updateTime: updateTime)
     }
 }
 

@@ -38,7 +38,8 @@ public enum FirestoreJSON {
         }.get()
     }
 
-    /// Reads one document, straight from the bytes (unknown members are skipped).
+    /// Reads one document, straight from the bytes: `name` is required, `fields` may be absent (the REST API leaves it
+    /// out of an empty document); any other member throws `invalidDocument`, so nothing is dropped.
     public static func document(from bytes: [UInt8], maxDepth: Int = 100) throws(FirePackError) -> Document {
         try bytes.withUnsafeBytes { raw in
             Result { () throws(FirePackError) in
@@ -58,7 +59,8 @@ public enum FirestoreJSON {
                             throw FirePackError(.invalidJSON, offset: offset, error.message, path: [.key(key)])
                         }
                         if key == "createTime" { createTime = time } else { updateTime = time }
-                    default: _ = try parser.parseValue(depth: 1)
+                    default:
+                        throw FirePackError(.invalidDocument, offset: offset, "unknown document member \(key.debugDescription): a document has name, fields, createTime and updateTime", path: [.key(key)])
                     }
                 }
                 parser.skipWhitespace()

@@ -54,7 +54,8 @@ struct ProtoValueReader {
                 result = vector(in: map).map(Value.vector) ?? .map(map)
                 offset = range.end
             default:
-                offset = try reader.skip(wireType: wireType, at: payload, end: end)
+                // Skipping an unknown field would drop data without a word: a converter refuses it instead.
+                throw FirePackError(.invalidValue, offset: offset, "field \(field) (wire type \(wireType)) is not a google.firestore.v1.Value field FirePack can convert")
             }
         }
         return result
@@ -200,7 +201,7 @@ struct ProtoValueReader {
                 let range = try reader.readLength(at: payload, end: end)
                 (updateTime, offset) = (try timestamp(range), range.end)
             default:
-                offset = try reader.skip(wireType: wireType, at: payload, end: end)
+                throw FirePackError(.invalidDocument, offset: offset, "field \(field) (wire type \(wireType)) is not a google.firestore.v1.Document field FirePack can convert")
             }
         }
         guard let name else { throw FirePackError(.invalidValue, offset: start, "document message has no name") }

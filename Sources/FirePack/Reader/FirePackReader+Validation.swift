@@ -1,0 +1,59 @@
+extension FirePackReader {
+    /// Checks a bare encoding as strictly as the format allows (Docs/FORMAT.md §3, §4): everything
+    /// `Value(firePackBytes:)` checks, plus that every key-table entry, used or not, points at the header of a key
+    /// literal of the value, which a lazy reader cannot see. Throws the first problem with its offset.
+    public static func validate(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
+        _ = try Value(firePackBytes: bytes, limits: limits)
+        let input = try ReaderInput(bytes, rootStart: 0, limits: limits)
+        guard input.keyTableCount > 0 else { return }
+        var literals = Set<Int>()
+        try input.collectKeyLiterals(at: input.rootStart, limit: input.rootEnd, into: &literals)
+        for index in 0..<input.keyTableCount {
+            let entry = input.keyTableStart + index * input.keyTableWidth
+            let target = input.keyTableEntry(index)
+            guard target < input.rootEnd - input.rootStart, literals.contains(input.rootStart + target) else {
+                throw FirePackError(.badKeyTable, offset: entry, "key-table entry \(index) points at byte \(target) of the value, which is not a key literal")
+            }
+        }
+    }
+
+    /// The offset of the first byte where `bytes` differ from the canonical encoding of the value they hold (what
+    /// FirePackWriter writes for it, keys in the same order: shortest forms, key references by §3's rule, the
+    /// narrowest table width, no unused table entries), or nil when they are canonical. Throws when the bytes are
+    /// not a valid encoding. Deterministic output is canonical by construction.
+    public static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) -> Int? {
+        try validate(bytes, limits: limits)
+        let canonical = try Value(firePackBytes: bytes, limits: limits).firePackBytes()
+        let common = min(canonical.count, bytes.count)
+        for offset in 0..<common where canonical[offset] != bytes[offset] { return offset }
+        return canonical.count == bytes.count ? nil : common
+    }
+}
+
+extension ReaderInput {
+    /// The value-relative offset stored in key-table entry `index` (which must be below `keyTableCount`).
+    func keyTableEntry(_ index: Int) -> Int {
+        var target = 0
+        let entry = keyTableStart + index * keyTableWidth
+        for byte in (0..<keyTableWidth).reversed() { target = target << 8 | Int(self.byte(at: entry + byte)) }
+        return target
+    }
+
+    /// Adds the offset of every key literal's header under the value at `offset` to `literals`. The value has been
+    /// fully checked already, so every extent read here is known to be in bounds.
+    func collectKeyLiterals(at offset: Int, limit: Int, into literals: inout Set<Int>) throws(FirePackError) {
+        let tag = try self.tag(at: offset, limit: limit)
+        guard (0xA0...0xBF).contains(tag) || tag == Tag.array || tag == Tag.map else { return }
+        let header = try readContainerHeader(at: offset, limit: limit, depth: 0)
+        var cursor = header.bodyStart
+        for _ in 0..<header.count {
+            if header.isMap {
+                let (keyHeader, _) = try Varint.read(base, at: cursor, limit: header.end)
+                if keyHeader & 1 == 0 { literals.insert(cursor) }
+                cursor = try readKey(at: cursor, limit: header.end).next
+            }
+            try collectKeyLiterals(at: cursor, limit: header.end, into: &literals)
+            cursor = try valueEnd(at: cursor, limit: header.end)
+        }
+    }
+}
