@@ -27,6 +27,9 @@ struct Validate: ParsableCommand {
     @Option(help: "For a stream: write every intact record to this new stream, leaving damaged and torn records out.")
     var repair: String?
 
+    @Flag(help: "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry; Docs/FORMAT.md §1, §3). Deterministic output always passes.")
+    var canonical = false
+
     @Option(help: "Maximum container nesting depth.")
     var maxDepth = ReaderLimits.default.maxDepth
 
@@ -58,7 +61,16 @@ struct Validate: ParsableCommand {
                     if firestoreLimits { problems += FirestoreLimits.violations(in: document).map { "\(document.reference.path): \($0)" } }
                 }
             } else {
-                let value = try format.readValue(FirePackStreams.readAll(source), file: file, limits: limits)
+                let bytes = try FirePackStreams.readAll(source)
+                let value = try format.readValue(bytes, file: file, limits: limits)
+                if format == .fpk {
+                    problems += try bytes.withUnsafeBytes { raw throws(FirePackError) in
+                        try Self.strictProblems(in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]), at: Tag.fileHeaderLength,
+                                                limits: limits, canonical: canonical)
+                    }
+                } else if canonical {
+                    throw CommandFailure.usage("--canonical checks FirePack bytes (fpk, fpks), not \(format.rawValue)")
+                }
                 if firestoreLimits {
                     let input = ValueInput(value, naming: DocumentNaming(collection: "documents", idField: nil))
                     while let document = try input.next() {
@@ -73,10 +85,29 @@ struct Validate: ParsableCommand {
             throw CommandFailure.data(file, error)
         }
         for problem in problems { FileHandleIO.writeError("firepack: \(file): \(problem)\n") }
+        if canonical && problems.isEmpty { FileHandleIO.print("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
         guard problems.isEmpty else {
             throw CommandFailure(message: "\(file): invalid \(format.rawValue): \(problems.count) problem(s), \(unit) intact")
         }
         FileHandleIO.print("\(file): valid \(format.rawValue), \(unit)\(firestoreLimits ? ", within Firestore's limits" : "")")
+    }
+}
+
+extension Validate {
+    /// What whole-input validation finds beyond decoding (a key-table entry that points at no key literal) and, with
+    /// `canonical`, the first byte that differs from the canonical encoding; offsets count from the file's start.
+    static func strictProblems(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits,
+                               canonical: Bool) throws(FirePackError) -> [String] {
+        do {
+            if canonical {
+                guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else { return [] }
+                return ["not canonical from byte \(base + offset) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)"]
+            }
+            try FirePackReader.validate(payload, limits: limits)
+            return []
+        } catch {
+            throw FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path)
+        }
     }
 }

@@ -236,6 +236,23 @@ struct ToolTests {
         #expect(stats.status == 0 && stats.text.contains("FirePack + gzip") && stats.text.contains("minified JSON"))
     }
 
+    @Test func validateChecksEveryKeyTableEntryAndCanonicalBytes() throws {
+        let canonical = try Tool.run(["validate", "Fixtures/books.fpk", "--canonical"])
+        #expect(canonical.status == 0 && canonical.text.contains("canonical"), "\(canonical.stderr)")
+        // 5 as int8 (C3 05) instead of the tag-embedded 05: valid, not canonical.
+        try Data([0x89, 0x46, 0x50, 0x4B, 0x01, 0xC3, 0x05]).write(to: URL(fileURLWithPath: path("long.fpk")))
+        #expect(try Tool.run(["validate", path("long.fpk")]).status == 0)
+        let long = try Tool.run(["validate", path("long.fpk"), "--canonical"])
+        #expect(long.status == 1 && long.stderr.contains("not canonical from byte 5"), "\(long.stderr)")
+        // A key-table entry pointing into a string's bytes: decodes, but whole-file validation rejects it.
+        let intoString: [UInt8] = [0x89, 0x46, 0x50, 0x4B, 0x01, 0xA2, 0x10, 0xB1, 0x04, 0x04, 0x69, 0x64, 0x01, 0xB2, 0x08, 0x01, 0x02,
+                                   0x02, 0x78, 0x83, 0x04, 0x61, 0x62, 0xD3, 0x02, 0x01, 0x04, 0x0F]
+        try Data(intoString).write(to: URL(fileURLWithPath: path("table.fpk")))
+        let table = try Tool.run(["validate", path("table.fpk")])
+        #expect(table.status == 1 && table.stderr.contains("badKeyTable") && table.stderr.contains("27"), "\(table.stderr)")
+        #expect(try Tool.run(["validate", "Fixtures/books.json", "--canonical"]).status == 2)
+    }
+
     static let fixtureNames: [String] = {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: Tool.repository.appendingPathComponent("Fixtures").path)) ?? []
         return files.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".firestore.json") }.map { String($0.dropLast(5)) }.sorted()

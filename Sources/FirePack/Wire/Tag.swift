@@ -1,5 +1,5 @@
 /// The tag table of Docs/FORMAT.md §1: one byte in front of every value.
-enum Tag {
+package enum Tag {
     static let positiveFixIntMax: UInt8 = 0x7F
     static let fixStringBase: UInt8 = 0x80      // 0x80 ... 0x9F: string of 0 ... 31 bytes
     static let fixStringMaxLength = 31
@@ -35,7 +35,7 @@ enum Tag {
     /// `\x89FPK` followed by the format version, in front of a standalone `.fpk` file.
     static let fileMagic: [UInt8] = [0x89, 0x46, 0x50, 0x4B]
     static let formatVersion: UInt8 = 1
-    static let fileHeaderLength = 5
+    package static let fileHeaderLength = 5
 
     static func typeName(of tag: UInt8) -> String {
         ValueType(tag: tag).map { "\($0)" } ?? (tag == keyTable ? "key table" : tag == `extension` ? "extension" : "unknown tag")
