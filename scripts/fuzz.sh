@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of FirePack's parsers with libFuzzer and AddressSanitizer.
 #
-#   scripts/fuzz.sh [TARGET|all] [SECONDS]      fuzz one target (or every one, in turn) for SECONDS each (default 60)
+#   scripts/fuzz.sh [TARGET[,TARGET…]|all] [SECONDS]   fuzz the targets (or every one), in turn, SECONDS each (default 60)
 #   FUZZ_RUNS=N scripts/fuzz.sh TARGET          stop after N executions instead of after a time
 #   FUZZ_WORKERS=N scripts/fuzz.sh TARGET S     N libFuzzer processes sharing the corpus (default 1)
 #
@@ -25,7 +25,7 @@ ${FUZZ_BUILD_LOCK:+flock "$FUZZ_BUILD_LOCK"} swift build -c release --package-pa
 fuzzer="$root/Fuzz/.build/release/firepack-fuzz"
 [ -x "$fuzzer" ] || { echo "fuzz.sh: the fuzzer did not build" >&2; exit 1; }
 
-if [ "$target" = all ]; then targets=$("$fuzzer" list | cut -f1); else targets=$target; fi
+if [ "$target" = all ]; then targets=$("$fuzzer" list | cut -f1); else targets=${target//,/ }; fi
 
 # The Swift runtime's backtracer would run inside the crashed process and trip AddressSanitizer itself.
 export SWIFT_BACKTRACE=enable=no
