@@ -18,6 +18,8 @@ struct FormatExamplesTests {
         (false, "C1"),
         (true, "C2"),
         (1.5, "C7 00 00 C0 3F"),
+        (.double(.infinity), "C7 00 00 80 7F"),
+        (.double(-0.0), "C7 00 00 00 80"),
         (0.1, "C8 9A 99 99 99 99 99 B9 3F"),
         (.timestamp(try! Timestamp(seconds: 1_412_262_083, nanoseconds: 0)), "C9 C3 68 2D 54 00 00 00 00"),
         (.timestamp(try! Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)), "CA C3 68 2D 54 00 00 00 00 80 87 B0 02"),
