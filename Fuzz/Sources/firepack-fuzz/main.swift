@@ -56,7 +56,10 @@ case "seed":
     let seeds = FuzzSeeds.seeds(for: target(arguments[2]), fixtures: arguments.count > 4 ? arguments[4] : nil)
     try FileManager.default.createDirectory(atPath: arguments[3], withIntermediateDirectories: true)
     for (index, seed) in seeds.enumerated() {
-        FileManager.default.createFile(atPath: arguments[3] + "/seed-\(index)", contents: Data(seed))
+        guard FileManager.default.createFile(atPath: arguments[3] + "/seed-\(index)", contents: Data(seed)) else {
+            printError("firepack-fuzz: cannot write \(arguments[3])/seed-\(index)\n")
+            exit(1)
+        }
     }
     print("\(arguments[2]): \(seeds.count) seeds in \(arguments[3])")
 case "replay":

@@ -238,7 +238,8 @@ extension FirePackReader {
 }
 
 extension Value {
-    /// Decodes a bare FirePack encoding, checking every byte.
+    /// Decodes a bare FirePack encoding, checking every byte of the value (`FirePackReader.validate` also checks the
+    /// key-table entries no key uses).
     public init(firePackBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
         var reader = try FirePackReader(bytes: bytes, limits: limits)
         self = try reader.readValue()
