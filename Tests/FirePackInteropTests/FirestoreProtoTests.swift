@@ -112,3 +112,32 @@ struct FirestoreProtoTests {
         }
     }
 }
+
+@Suite("Firestore's vector form")
+struct FirestoreVectorFormTests {
+    let vectorShaped: Value = ["__type__": "__vector__", "value": [1.5, 2]]
+
+    @Test func vectorsRoundTripThroughBothFormats() throws {
+        let vector = Value.vector(VectorValue([1.5, 2]))
+        #expect(try FirestoreProto.decodeValue(FirestoreProto.encode(vector)) == vector)
+        #expect(try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: vector)) == vector)
+    }
+
+    /// A map that only looks like a vector would come back as a vector: refused, with its path, not converted.
+    @Test func aVectorShapedMapIsRefusedNotRetyped() throws {
+        let document: Value = ["outer": ["inner": vectorShaped]]
+        for write in [{ try FirestoreProto.encode(document) }, { try FirestoreJSON.jsonBytes(for: document) }] as [() throws -> [UInt8]] {
+            do {
+                _ = try write()
+                Issue.record("a vector-shaped map was written")
+            } catch let error as FirePackError {
+                #expect(error.code == .invalidValue && error.path == [.key("outer"), .key("inner")], "\(error)")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        // With other keys, or non-numbers, it is an ordinary map.
+        let ordinary: Value = ["__type__": "__vector__", "value": ["x"]]
+        #expect(try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: ordinary)) == ordinary)
+    }
+}

@@ -54,6 +54,7 @@ public enum FuzzSeeds {
         let containers: [Value] = [
             [], [:], [1, 2], ["a": 1], .array(scalars), [["id": 1], ["id": 2], ["id": 3, "name": "x"]],
             ["nested": ["deeper": ["deepest": [1, [2, [3]]]]], "list": .array(Array(repeating: 0, count: 16))],
+            ["__type__": "__vector__", "value": [1.5, 2]], ["__map__": ["__timestamp__": "x"]],
             .map(MapValue((0..<16).map { ("k\($0)", Value.integer(Int64($0))) })),
         ]
         return scalars + containers

@@ -1,8 +1,8 @@
 /// Unsigned LEB128 varints as Docs/FORMAT.md defines them: at most 10 bytes, minimal, below 2^63.
-enum Varint {
-    /// How many bytes `value` takes as a varint.
+package enum Varint {
+    /// How many bytes `value` takes as a varint (the protobuf encoding of FirePackInterop uses the same LEB128).
     @inline(__always)
-    static func encodedSize(_ value: UInt64) -> Int {
+    package static func encodedSize(_ value: UInt64) -> Int {
         value < 0x80 ? 1 : (70 - value.leadingZeroBitCount) / 7
     }
 

@@ -14,7 +14,6 @@ extension JSONParser {
         skipWhitespace()
         try expect(UInt8(ascii: ":"), "':'")
         skipWhitespace()
-        let payloadOffset = index
         let value: Value
         do {
             value = try parsePayload(kind: kind, depth: depth)
@@ -26,7 +25,6 @@ extension JSONParser {
             throw FirePackError(.invalidJSON, offset: index < count ? index : objectStart, "a Firestore value has exactly one key")
         }
         index += 1
-        _ = payloadOffset
         return value
     }
 
@@ -116,7 +114,7 @@ extension JSONParser {
                 guard key == "fields" else { _ = try parser.parseValue(depth: depth + 1); return }
                 map = try parser.parseTypedFields(depth: depth + 1)
             }
-            return FirestoreJSON.vector(in: map).map(Value.vector) ?? .map(map)
+            return FirestoreVectorForm.vector(in: map).map(Value.vector) ?? .map(map)
         default:
             throw FirePackError(.invalidJSON, offset: payloadOffset, "unknown Firestore value \(kind.debugDescription)")
         }
@@ -191,6 +189,7 @@ extension JSONTextWriter {
             append("]}}")
         case .map(let map):
             guard !map.isEmpty else { append(#"{"mapValue":{}}"#); return }
+            try FirestoreVectorForm.checkWritableAsMap(map, path: path)
             append(#"{"mapValue":{"fields":"#)
             try writeTypedFields(map, path: path)
             append("}}")

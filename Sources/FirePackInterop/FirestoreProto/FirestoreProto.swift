@@ -132,20 +132,26 @@ public enum FirestoreProto {
             }
             writer.endMessage(mark)
         case .map(let map):
-            let mark = writer.beginMessage(6)
-            for (key, element) in map {
-                let entry = writer.beginMessage(1)
-                if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
-                let valueMark = writer.beginMessage(2)
-                try writeValueBody(element, into: &writer, path: path + [.key(key)])
-                writer.endMessage(valueMark)
-                writer.endMessage(entry)
-            }
-            writer.endMessage(mark)
+            try FirestoreVectorForm.checkWritableAsMap(map, path: path)
+            try writeMapValue(map, into: &writer, path: path)
         case .vector(let vector):
-            try writeValueBody(["__type__": "__vector__", "value": .array(vector.array.map(Value.double))], into: &writer, path: path)
+            try writeMapValue(FirestoreVectorForm.map(of: vector), into: &writer, path: path)
         case .serverTimestamp:
             throw FirePackError(.invalidValue, "the server-timestamp sentinel has no google.firestore.v1.Value form; resolve it first (Document.resolvingServerTimestamps(at:))", path: path)
         }
+    }
+
+    /// A `map_value` (field 6) holding `map`'s entries.
+    static func writeMapValue(_ map: MapValue, into writer: inout ProtoWriter, path: [PathComponent]) throws(FirePackError) {
+        let mark = writer.beginMessage(6)
+        for (key, element) in map {
+            let entry = writer.beginMessage(1)
+            if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
+            let valueMark = writer.beginMessage(2)
+            try writeValueBody(element, into: &writer, path: path + [.key(key)])
+            writer.endMessage(valueMark)
+            writer.endMessage(entry)
+        }
+        writer.endMessage(mark)
     }
 }

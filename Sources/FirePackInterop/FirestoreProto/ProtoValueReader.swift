@@ -51,7 +51,7 @@ struct ProtoValueReader {
             case (6, ProtoWire.lengthDelimited):
                 let range = try reader.readLength(at: payload, end: end)
                 let map = try fields(range, fieldNumber: 1, depth: depth)
-                result = vector(in: map).map(Value.vector) ?? .map(map)
+                result = FirestoreVectorForm.vector(in: map).map(Value.vector) ?? .map(map)
                 offset = range.end
             default:
                 // Skipping an unknown field would drop data without a word: a converter refuses it instead.
@@ -165,18 +165,6 @@ struct ProtoValueReader {
         return map
     }
 
-    func vector(in map: MapValue) -> VectorValue? {
-        guard map.count == 2, map["__type__"] == "__vector__", case .array(let elements)? = map["value"] else { return nil }
-        var doubles: [Double] = []
-        for element in elements {
-            switch element {
-            case .double(let double): doubles.append(double)
-            case .integer(let integer): doubles.append(Double(integer))
-            default: return nil
-            }
-        }
-        return VectorValue(doubles)
-    }
 
     func document(start: Int, end: Int) throws(FirePackError) -> Document {
         var name: String?

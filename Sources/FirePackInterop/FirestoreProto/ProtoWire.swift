@@ -6,8 +6,6 @@ enum ProtoWire {
     static let fixed64 = 1
     static let lengthDelimited = 2
     static let fixed32 = 5
-
-    static func varintSize(_ value: UInt64) -> Int { value < 0x80 ? 1 : (70 - value.leadingZeroBitCount) / 7 }
 }
 
 /// Appends protobuf fields to a byte array; nested messages are written in place and their length patched in.
@@ -50,7 +48,7 @@ struct ProtoWriter {
     /// Writes the field's length (minimal varint), moving the body when it needs more than one byte.
     mutating func endMessage(_ mark: Int) {
         let length = bytes.count - mark - 1
-        let size = ProtoWire.varintSize(UInt64(length))
+        let size = Varint.encodedSize(UInt64(length))
         if size > 1 { bytes.insert(contentsOf: repeatElement(0, count: size - 1), at: mark + 1) }
         var value = UInt64(length)
         for index in 0..<size {

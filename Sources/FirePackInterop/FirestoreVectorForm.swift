@@ -1,0 +1,40 @@
+import FirePack
+
+/// Firestore's form of a vector in REST JSON and protobuf, which have no vector type: the map
+/// `{__type__: "__vector__", value: [doubles]}`. Both formats read and write vectors through here.
+enum FirestoreVectorForm {
+    /// The vector a map stands for, or nil when the map is not in the vector form.
+    static func vector(in map: MapValue) -> VectorValue? {
+        guard map.count == 2, map["__type__"] == "__vector__", case .array(let elements)? = map["value"] else { return nil }
+        var doubles: [Double] = []
+        doubles.reserveCapacity(elements.count)
+        for element in elements {
+            guard let double = FirestoreJSON.number(element) else { return nil }
+            doubles.append(double)
+        }
+        return VectorValue(doubles)
+    }
+
+    /// The map that stands for `vector`.
+    static func map(of vector: VectorValue) -> MapValue {
+        ["__type__": "__vector__", "value": .array(vector.array.map(Value.double))]
+    }
+
+    /// Throws unless `map` can be written as a map: one in the vector form would read back as a vector (as Firestore
+    /// reads it), so writing it would change its type without a word.
+    static func checkWritableAsMap(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
+        guard map.count == 2, vector(in: map) != nil else { return }
+        throw FirePackError(.invalidValue, "this map has Firestore's vector form ({__type__: \"__vector__\", value: [numbers]}) and would read back as a vector; store a VectorValue instead", path: path)
+    }
+}
+
+extension FirestoreJSON {
+    /// A JSON number as a double (integers converted), or nil.
+    static func number(_ value: Value?) -> Double? {
+        switch value {
+        case .double(let double)?: double
+        case .integer(let integer)?: Double(integer)
+        default: nil
+        }
+    }
+}
