@@ -146,3 +146,20 @@ struct RandomValuesForJSON {
     }
 }
 
+
+@Suite("Reversible JSON and Value's Codable form")
+struct ReversibleFormsTests {
+    /// One list of markers: what Value's Codable form writes through JSONEncoder, FirePack's JSON reader reads back,
+    /// and the other way round, including `__double__` and maps whose only key looks like a marker.
+    @Test func bothFormsAgree() throws {
+        let values: [Value] = [
+            ["__double__": 1], ["__map__": 2], ["__timestamp__": "not a time"], .double(.nan), .double(-.infinity),
+            .double(Double(bitPattern: 0x7FF0_0000_0000_0001)), [.double(.infinity), ["k": .double(.nan)]],
+            .timestamp(try Timestamp(seconds: 5, nanoseconds: 6)), .bytes(Data([1, 2])), .serverTimestamp,
+        ]
+        for value in values {
+            #expect(try Value(json: JSONEncoder().encode(value)) == value, "\(value)")
+            #expect(try JSONDecoder().decode(Value.self, from: Data(value.jsonBytes())) == value, "\(value)")
+        }
+    }
+}

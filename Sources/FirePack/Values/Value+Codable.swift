@@ -6,17 +6,10 @@ import Foundation
 /// single-key maps, the same markers as FirePack's reversible JSON:
 /// `{"__timestamp__": "2014-10-02T15:01:23.045123456Z"}`, `{"__geopoint__": [lat, lng]}`,
 /// `{"__reference__": "books/b"}`, `{"__bytes__": "<base64>"}`, `{"__vector__": [1.0, 2.0]}`,
-/// `{"__serverTimestamp__": true}`; a map whose only key is one of these names is wrapped as `{"__map__": {…}}`.
+/// `{"__serverTimestamp__": true}`, `{"__double__": "NaN"}` for NaN and ±∞; a map whose only key is one of these
+/// names is wrapped as `{"__map__": {…}}`.
 extension Value: Codable {
-    enum Marker: String, CaseIterable, CodingKey {
-        case timestamp = "__timestamp__"
-        case geoPoint = "__geopoint__"
-        case reference = "__reference__"
-        case bytes = "__bytes__"
-        case vector = "__vector__"
-        case serverTimestamp = "__serverTimestamp__"
-        case map = "__map__"
-    }
+    typealias Marker = ReversibleMarker
 
     /// Encodes the value in the form above.
     public func encode(to encoder: any Encoder) throws {
@@ -26,7 +19,9 @@ extension Value: Codable {
             try container.encodeNil()
         case .boolean(let b): var c = encoder.singleValueContainer(); try c.encode(b)
         case .integer(let i): var c = encoder.singleValueContainer(); try c.encode(i)
-        case .double(let d): var c = encoder.singleValueContainer(); try c.encode(d)
+        case .double(let d):
+            if let text = Marker.text(forNonFinite: d) { var c = encoder.container(keyedBy: Marker.self); try c.encode(text, forKey: .double); return }
+            var c = encoder.singleValueContainer(); try c.encode(d)
         case .string(let s): var c = encoder.singleValueContainer(); try c.encode(s)
         case .array(let elements): var c = encoder.unkeyedContainer(); for element in elements { try c.encode(element) }
         case .map(let map):
@@ -84,6 +79,11 @@ extension Value: Codable {
                 self = .bytes(data)
             case .vector: self = .vector(VectorValue(try markers.decode([Double].self, forKey: marker)))
             case .serverTimestamp: self = .serverTimestamp
+            case .double:
+                guard let double = Marker.nonFiniteDouble(from: try markers.decode(String.self, forKey: marker)) else {
+                    throw corrupt("expects \"NaN\", \"Infinity\", \"-Infinity\" or \"0x\" and 16 hex digits")
+                }
+                self = .double(double)
             case .map:
                 let payload = try markers.nestedContainer(keyedBy: AnyCodingKey.self, forKey: marker)
                 var map = MapValue()

@@ -33,16 +33,10 @@ enum JSONMarkers {
         case (JSONMarker.serverTimestamp, .boolean(true)):
             return .serverTimestamp
         case (JSONMarker.double, .string(let text)):
-            switch text {
-            case "NaN": return .double(.nan)
-            case "Infinity": return .double(.infinity)
-            case "-Infinity": return .double(-.infinity)
-            default:
-                guard text.hasPrefix("0x"), text.count == 18, let bits = UInt64(text.dropFirst(2), radix: 16) else {
-                    throw fail("expects \"NaN\", \"Infinity\", \"-Infinity\" or \"0x\" and 16 hex digits")
-                }
-                return .double(Double(bitPattern: bits))
+            guard let double = ReversibleMarker.nonFiniteDouble(from: text) else {
+                throw fail("expects \"NaN\", \"Infinity\", \"-Infinity\" or \"0x\" and 16 hex digits")
             }
+            return .double(double)
         case (JSONMarker.map, .map):
             return payload
         default:

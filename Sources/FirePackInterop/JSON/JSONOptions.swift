@@ -33,19 +33,18 @@ public struct JSONOptions: Sendable, Hashable {
     }
 }
 
-/// The single keys that mark Firestore types in reversible JSON.
+/// The marker keys of reversible JSON as strings (the list itself is FirePack's `ReversibleMarker`).
 enum JSONMarker {
-    static let timestamp = "__timestamp__"
-    static let geoPoint = "__geopoint__"
-    static let reference = "__reference__"
-    static let bytes = "__bytes__"
-    static let vector = "__vector__"
-    static let serverTimestamp = "__serverTimestamp__"
-    static let double = "__double__"
-    /// Wraps a user map that would otherwise read as a marker.
-    static let map = "__map__"
+    static let timestamp = ReversibleMarker.timestamp.rawValue
+    static let geoPoint = ReversibleMarker.geoPoint.rawValue
+    static let reference = ReversibleMarker.reference.rawValue
+    static let bytes = ReversibleMarker.bytes.rawValue
+    static let vector = ReversibleMarker.vector.rawValue
+    static let serverTimestamp = ReversibleMarker.serverTimestamp.rawValue
+    static let double = ReversibleMarker.double.rawValue
+    static let map = ReversibleMarker.map.rawValue
 
-    static let all: Set<String> = [timestamp, geoPoint, reference, bytes, vector, serverTimestamp, double, map]
+    static let all = Set(ReversibleMarker.allCases.map(\.rawValue))
 }
 
 extension FirePackError.Code {

@@ -121,16 +121,8 @@ struct JSONTextWriter {
     /// Finite doubles in the shortest form that reads back to the same bits (always with `.` or an exponent, so they
     /// read back as doubles); NaN and ±∞ as markers (reversible) or null (plain).
     mutating func writeDouble(_ double: Double) {
-        if double.isFinite { append(double.description); return }
+        guard let text = ReversibleMarker.text(forNonFinite: double) else { append(double.description); return }
         guard options.form == .reversible else { append("null"); return }
-        let text: String
-        if double == .infinity { text = "Infinity" }
-        else if double == -.infinity { text = "-Infinity" }
-        else if double.bitPattern == Double.nan.bitPattern { text = "NaN" }
-        else {
-            let hex = String(double.bitPattern, radix: 16)
-            text = "0x" + String(repeating: "0", count: 16 - hex.count) + hex
-        }
         writeMarker(JSONMarker.double) { $0.writeString(text) }
     }
 
