@@ -18,7 +18,7 @@ let package = Package(
         .target(name: "FirePackInterop", dependencies: ["FirePack"]),
         // zlib from the system (Debian zlib1g-dev): CRC-32 for stream records and gzip.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "FirePackStreams", dependencies: ["FirePack", "FirePackInterop", "CZlib"]),
+        .target(name: "FirePackStreams", dependencies: ["FirePack", "CZlib"]),
         .executableTarget(name: "firepack", dependencies: [
             "FirePack", "FirePackInterop", "FirePackStreams", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

@@ -37,21 +37,6 @@ enum UTF8Validation {
         return nil
     }
 
-    /// Whether all `count` bytes at `start` are ASCII.
-    static func isASCII(_ base: UnsafeRawPointer, start: Int, count: Int) -> Bool {
-        var index = start
-        let end = start + count
-        while index &+ 8 <= end {
-            if base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
-            index &+= 8
-        }
-        while index < end {
-            if base.load(fromByteOffset: index, as: UInt8.self) >= 0x80 { return false }
-            index &+= 1
-        }
-        return true
-    }
-
     /// Makes a String from bytes already validated as UTF-8, without validating them again.
     static func makeString(validated bytes: UnsafeRawBufferPointer) -> String {
         guard bytes.count > 0 else { return "" }

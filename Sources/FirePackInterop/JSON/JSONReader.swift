@@ -204,9 +204,11 @@ struct JSONParser {
         }
     }
 
+    /// Parses a string with escapes whose content starts at `start`; the fast path has already scanned up to the first
+    /// escape at `firstEscape` (no quote, no control character before it), so scanning resumes there.
     mutating func parseEscapedString(from start: Int, firstEscape: Int) throws(FirePackError) -> String {
         scratch.removeAll(keepingCapacity: true)
-        var cursor = start
+        var cursor = firstEscape
         var segmentStart = start
         while true {
             guard cursor < count else { throw FirePackError(.truncated, offset: index, "input ends inside a string") }
