@@ -4,12 +4,17 @@ import FirePack
 public struct StreamProblem: Error, Hashable, Sendable, CustomStringConvertible {
     /// The record's number, counting from 0 (records lost to damage are not counted).
     public var recordNumber: Int
-    /// The byte offset in the stream where the problem was found.
+    /// The byte offset in the stream where the problem was found, counted from the stream's first byte (for a
+    /// payload that is not a valid document: the offending byte inside the payload).
     public var offset: Int
-    /// What is wrong.
+    /// What is wrong, as a FirePackError code (Docs/FORMAT.md §8): `truncated` for a torn last record,
+    /// `badSyncMarker`, `badChecksum`, `limitExceeded`, `lengthOutOfBounds` for a damaged length, or the code of the
+    /// error that made a payload an invalid document.
+    public var code: FirePackError.Code
+    /// What is wrong, in words.
     public var reason: String
     /// Whether the stream ends inside this record (a torn last record).
-    public var isTruncated: Bool
+    public var isTruncated: Bool { code == .truncated }
 
     /// `record N at byte O: reason`.
     public var description: String { "record \(recordNumber) at byte \(offset): \(reason)" }
@@ -72,6 +77,9 @@ public final class DocumentStreamReader {
         }
         guard end - start >= header.count else { throw FirePackError(.truncated, offset: end, "the stream header is cut short") }
         guard byte(4) == header[4] else { throw FirePackError(.unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1") }
+        guard byte(5) == header[5] else {
+            throw FirePackError(.unsupportedVersion, offset: 5, "stream flags 0x\(String(byte(5), radix: 16)); version 1 defines none (the byte must be 00)")
+        }
         start = header.count
     }
 
@@ -88,19 +96,19 @@ public final class DocumentStreamReader {
             if available == 0 { return nil }
             let recordOffset = bufferOffset + start
             if available < DocumentStreamFormat.recordHeaderLength {
-                try report(recordOffset, "the stream ends inside a record header", truncated: true)
+                try report(recordOffset, .truncated, "the stream ends inside a record header")
                 start = end
                 return nil
             }
             guard matchesMarker(at: start) else {
-                try report(recordOffset, "no sync marker where a record should start")
+                try report(recordOffset, .badSyncMarker, "no sync marker where a record should start")
                 try resynchronize()
                 continue
             }
             let length = Int(load32(at: start + 4))
             let checksum = load32(at: start + 8)
             guard length <= maxRecordLength else {
-                try report(recordOffset, "record length \(length) exceeds the limit of \(maxRecordLength)")
+                try report(recordOffset, .limitExceeded, "record length \(length) exceeds the limit of \(maxRecordLength)")
                 try resynchronize()
                 continue
             }
@@ -108,14 +116,17 @@ public final class DocumentStreamReader {
             guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
                 // Either the last record is torn, or its length is damaged: look for a later record before giving up.
                 let problemIndex = problems.count
-                try report(recordOffset, "record of \(length) bytes runs past the end of the stream", truncated: true)
-                if try resynchronize() { problems[problemIndex].isTruncated = false; problems[problemIndex].reason = "record length \(length) is damaged (it runs past the end of the stream)" }
+                try report(recordOffset, .truncated, "the stream ends inside a record of \(length) bytes (a torn last record)")
+                if try resynchronize() {
+                    problems[problemIndex].code = .lengthOutOfBounds
+                    problems[problemIndex].reason = "record length \(length) is damaged (it runs past the end of the stream)"
+                }
                 continue
             }
             let payloadStart = start + DocumentStreamFormat.recordHeaderLength
             let payload = UnsafeRawBufferPointer(start: storage + payloadStart, count: length)
             guard crc32(payload) == checksum else {
-                try report(recordOffset, "CRC-32 mismatch (the record is damaged)")
+                try report(recordOffset, .badChecksum, "CRC-32 mismatch (the record is damaged)")
                 try resynchronize()
                 continue
             }
@@ -133,7 +144,10 @@ public final class DocumentStreamReader {
                 let document = try Document(firePackBytes: record.payload, limits: limits)
                 return (record.number, record.offset, document)
             } catch {
-                try report(record.offset, "not a valid document: \(error)", number: record.number)
+                // Offsets inside the payload are counted from the stream's first byte, as everywhere (FORMAT.md §7).
+                let payloadStart = record.offset + DocumentStreamFormat.recordHeaderLength
+                let inStream = FirePackError(error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
+                try report(inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
             }
         }
         return nil
@@ -145,8 +159,8 @@ public final class DocumentStreamReader {
         return (document.reference, try document.data(as: type, decoder: decoder))
     }
 
-    func report(_ offset: Int, _ reason: String, truncated: Bool = false, number: Int? = nil) throws {
-        let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, reason: reason, isTruncated: truncated)
+    func report(_ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil) throws {
+        let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
         if number == nil { nextNumber += 1 }
         if mode == .stopAtFirstError { throw problem }
         problems.append(problem)

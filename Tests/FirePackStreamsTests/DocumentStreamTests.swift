@@ -192,3 +192,53 @@ struct GzipTests {
     }
 }
 
+
+/// The stream rules of Docs/FORMAT.md §8 that a second reader must agree on: header bytes, problem codes, offsets.
+@Suite("Document stream rules")
+struct DocumentStreamRuleTests {
+    let helper = DocumentStreamTests()
+
+    @Test func theHeaderIsVersionOneWithNoFlags() throws {
+        let valid = try helper.stream(try helper.documents(1))
+        for (index, byte, code) in [(4, UInt8(0), FirePackError.Code.unsupportedVersion), (4, 2, .unsupportedVersion),
+                                    (5, 1, .unsupportedVersion), (5, 0x80, .unsupportedVersion), (0, 0x88, .badMagic)] {
+            var bytes = valid
+            bytes[index] = byte
+            do {
+                _ = try DocumentStreamReader(source: MemorySource(bytes))
+                Issue.record("header byte \(index) = \(byte) accepted")
+            } catch let error as FirePackError {
+                #expect(error.code == code && error.offset == index, "\(error)")
+            }
+        }
+    }
+
+    @Test func problemsCarryACodeAndAStreamOffset() throws {
+        let originals = try helper.documents(4)
+        let bytes = try helper.stream(originals)
+        let offsets = helper.recordOffsets(bytes)
+
+        var damaged = bytes
+        damaged[offsets[1] + 20] ^= 0x40                                      // inside record 1's payload: CRC
+        var (_, problems) = try helper.readAll(damaged)
+        #expect(problems.map(\.code) == [.badChecksum] && problems[0].offset == offsets[1])
+
+        var torn = bytes
+        torn.removeLast(3)
+        (_, problems) = try helper.readAll(torn)
+        #expect(problems.map(\.code) == [.truncated] && problems[0].offset == offsets[3])
+
+        // A record whose CRC checks out but whose payload is not a document (an extra key): the offset names the
+        // extra key's header, counted from the start of the stream.
+        let payload = Value.map(["name": .reference(try DocumentReference(path: "books/x")), "fields": [:], "extra": 1]).firePackBytes()
+        var framed = DocumentStreamFormat.header + DocumentStreamFormat.syncMarker
+        framed += withUnsafeBytes(of: UInt32(payload.count).littleEndian, Array.init)
+        framed += withUnsafeBytes(of: payload.withUnsafeBytes { crc32($0) }.littleEndian, Array.init)
+        framed += payload
+        (_, problems) = try helper.readAll(framed)
+        let extraKey = try #require(payload.indices.first { payload[$0] == 0x0A && payload[$0 + 1] == UInt8(ascii: "e") })
+        #expect(problems.map(\.code) == [.invalidDocument])
+        #expect(problems.first?.offset == DocumentStreamFormat.header.count + 12 + extraKey)
+        #expect(problems.first?.reason.contains("at byte \(DocumentStreamFormat.header.count + 12 + extraKey)") == true)
+    }
+}

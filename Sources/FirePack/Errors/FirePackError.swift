@@ -51,6 +51,10 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
         /// An extension value (tag `D4`) this version cannot interpret.
         public static let unsupportedExtension = Code(rawValue: "unsupportedExtension")
         /// Reading or writing a file or descriptor failed.
+        /// A `.fpks` record does not start with the sync marker (Docs/FORMAT.md §8).
+        public static let badSyncMarker = Code(rawValue: "badSyncMarker")
+        /// A `.fpks` record's CRC-32 does not match its payload (Docs/FORMAT.md §8).
+        public static let badChecksum = Code(rawValue: "badChecksum")
         /// A document record is not `{name, fields[, createTime][, updateTime]}` (Docs/FORMAT.md §8).
         public static let invalidDocument = Code(rawValue: "invalidDocument")
         public static let ioFailure = Code(rawValue: "ioFailure")
