@@ -139,10 +139,15 @@ public final class DocumentStreamReader {
 
     /// The next intact document, or nil at the end; a record that checks out but is not a document is a problem.
     public func next() throws -> (number: Int, offset: Int, document: Document)? {
+        guard let (record, document) = try nextDocumentRecord() else { return nil }
+        return (record.number, record.offset, document)
+    }
+
+    /// The next intact document with its record (whose payload stays valid until the next read), or nil at the end.
+    public func nextDocumentRecord() throws -> (record: StreamRecord, document: Document)? {
         while let record = try nextRecord() {
             do {
-                let document = try Document(firePackBytes: record.payload, limits: limits)
-                return (record.number, record.offset, document)
+                return (record, try Document(firePackBytes: record.payload, limits: limits))
             } catch {
                 // Offsets inside the payload are counted from the stream's first byte, as everywhere (FORMAT.md §7).
                 let payloadStart = record.offset + DocumentStreamFormat.recordHeaderLength

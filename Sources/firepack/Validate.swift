@@ -44,8 +44,11 @@ struct Validate: ParsableCommand {
             if format == .fpks {
                 let reader = try DocumentStreamReader(source: source, limits: limits)
                 let repaired = try repair.map { try DocumentStreamWriter(sink: Files.sink($0, gzip: $0.hasSuffix(".gz"))) }
-                while let (number, offset, document) = try reader.next() {
+                while let (record, document) = try reader.nextDocumentRecord() {
+                    let (number, offset) = (record.number, record.offset)
                     documents += 1
+                    problems += Self.strictProblems(in: record.payload, at: offset + DocumentStreamFormat.recordHeaderLength,
+                                                    limits: limits, canonical: canonical).map { "record \(number): \($0)" }
                     try repaired?.append(document)
                     if firestoreLimits {
                         problems += FirestoreLimits.violations(in: document).map { "record \(number) at byte \(offset) (\(document.reference.path)): \($0)" }
@@ -64,9 +67,9 @@ struct Validate: ParsableCommand {
                 let bytes = try FirePackStreams.readAll(source)
                 let value = try format.readValue(bytes, file: file, limits: limits)
                 if format == .fpk {
-                    problems += try bytes.withUnsafeBytes { raw throws(FirePackError) in
-                        try Self.strictProblems(in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]), at: Tag.fileHeaderLength,
-                                                limits: limits, canonical: canonical)
+                    problems += bytes.withUnsafeBytes { raw in
+                        Self.strictProblems(in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]), at: Tag.fileHeaderLength,
+                                            limits: limits, canonical: canonical)
                     }
                 } else if canonical {
                     throw CommandFailure.usage("--canonical checks FirePack bytes (fpk, fpks), not \(format.rawValue)")
@@ -97,8 +100,7 @@ struct Validate: ParsableCommand {
 extension Validate {
     /// What whole-input validation finds beyond decoding (a key-table entry that points at no key literal) and, with
     /// `canonical`, the first byte that differs from the canonical encoding; offsets count from the file's start.
-    static func strictProblems(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits,
-                               canonical: Bool) throws(FirePackError) -> [String] {
+    static func strictProblems(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits, canonical: Bool) -> [String] {
         do {
             if canonical {
                 guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else { return [] }
@@ -107,7 +109,7 @@ extension Validate {
             try FirePackReader.validate(payload, limits: limits)
             return []
         } catch {
-            throw FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path)
+            return ["\(FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path))"]
         }
     }
 }
