@@ -55,7 +55,7 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let badSyncMarker = Code(rawValue: "badSyncMarker")
         /// A `.fpks` record's CRC-32 does not match its payload (Docs/FORMAT.md §8).
         public static let badChecksum = Code(rawValue: "badChecksum")
-        /// A document record is not `{name, fields[, createTime][, updateTime]}` (Docs/FORMAT.md §8).
+        /// A document record is not `{name, fields[, createTime][, updateTime]}` (Docs/FORMAT.md §9).
         public static let invalidDocument = Code(rawValue: "invalidDocument")
         public static let ioFailure = Code(rawValue: "ioFailure")
         /// A value that cannot be constructed or encoded (for example a latitude of 91).

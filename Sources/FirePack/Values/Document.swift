@@ -97,7 +97,7 @@ extension Document {
 
     /// Reads a document written by `firePackBytes()` from borrowed bytes, straight through the reader (no Codable).
     ///
-    /// The shape is fixed (Docs/FORMAT.md §8): a map of `name` (a reference) and `fields` (a map), then optionally
+    /// The shape is fixed (Docs/FORMAT.md §9): a map of `name` (a reference) and `fields` (a map), then optionally
     /// `createTime` and `updateTime` (timestamps), in this order and nothing else; anything else throws
     /// `invalidDocument` at the offending key, so no key of a record is ever dropped.
     public init(firePackBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
