@@ -223,6 +223,21 @@ struct DocumentStreamRuleTests {
         var (_, problems) = try helper.readAll(damaged)
         #expect(problems.map(\.code) == [.badChecksum] && problems[0].offset == offsets[1])
 
+        var unmarked = bytes
+        unmarked[offsets[1]] = 0
+        (_, problems) = try helper.readAll(unmarked)
+        #expect(problems.map(\.code) == [.badSyncMarker] && problems[0].offset == offsets[1])
+
+        var long = bytes
+        long[offsets[2] + 7] = 0x7F                                          // record 2's length: about 2 GiB
+        (_, problems) = try helper.readAll(long)
+        #expect(problems.map(\.code) == [.limitExceeded] && problems[0].offset == offsets[2])
+
+        var pastTheEnd = bytes
+        pastTheEnd[offsets[2] + 6] = 0x10                                    // 1 MiB more: past the end, record 3 follows
+        (_, problems) = try helper.readAll(pastTheEnd)
+        #expect(problems.map(\.code) == [.lengthOutOfBounds] && problems[0].offset == offsets[2])
+
         var torn = bytes
         torn.removeLast(3)
         (_, problems) = try helper.readAll(torn)
