@@ -101,7 +101,8 @@ public final class MemorySource: ByteSource {
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = min(buffer.count, bytes.count - position)
-        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: count) }
+        guard count > 0, let destination = buffer.baseAddress else { return 0 }
+        bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + position, byteCount: count) }  // count > 0: not empty
         position += count
         return count
     }

@@ -31,10 +31,11 @@ public final class GzipSource: ByteSource {
                     stream.next_in = inputBuffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
                     stream.avail_in = uInt(count)
                 }
-                stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(buffer.count)
+                stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)  // buffer.count > 0 (guard above)
+                let offered = min(buffer.count, Int(UInt32.max))  // zlib's lengths are 32-bit
+                stream.avail_out = uInt(offered)
                 let status = inflate(&stream, Z_NO_FLUSH)
-                let produced = buffer.count - Int(stream.avail_out)
+                let produced = offered - Int(stream.avail_out)
                 switch status {
                 case Z_STREAM_END:
                     // Another gzip member may follow.
@@ -77,10 +78,16 @@ public final class GzipSink: ByteSink {
     deinit { deflateEnd(&stream) }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-        stream.avail_in = uInt(bytes.count)
-        try pump(flush: Z_NO_FLUSH)
+        guard let base = bytes.baseAddress else { return }
+        // zlib takes a 32-bit length: larger buffers go through in pieces (`uInt(count)` would trap past 4 GiB).
+        var offset = 0
+        while offset < bytes.count {
+            let piece = min(bytes.count - offset, Int(UInt32.max))
+            stream.next_in = UnsafeMutablePointer(mutating: (base + offset).assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(piece)
+            try pump(flush: Z_NO_FLUSH)
+            offset += piece
+        }
     }
 
     public func finish() throws {
@@ -107,5 +114,13 @@ public final class GzipSink: ByteSink {
 /// zlib's CRC-32 (the checksum of stream records).
 public func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
     guard let base = bytes.baseAddress else { return 0 }
-    return UInt32(CZlib.crc32(0, base.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+    // zlib takes a 32-bit length: larger buffers go through in pieces (`uInt(count)` would trap past 4 GiB).
+    var crc: uLong = 0
+    var offset = 0
+    while offset < bytes.count {
+        let piece = min(bytes.count - offset, Int(UInt32.max))
+        crc = CZlib.crc32(crc, (base + offset).assumingMemoryBound(to: Bytef.self), uInt(piece))
+        offset += piece
+    }
+    return UInt32(crc)
 }

@@ -257,3 +257,18 @@ struct DocumentStreamRuleTests {
         #expect(problems.first?.reason.contains("at byte \(DocumentStreamFormat.header.count + 12 + extraKey)") == true)
     }
 }
+
+@Suite("Byte sources")
+struct ByteSourceTests {
+    @Test func emptySourcesAndBuffersReadNothing() throws {
+        var storage = [UInt8](repeating: 0, count: 4)
+        let empty = MemorySource([])
+        #expect(try storage.withUnsafeMutableBytes { try empty.read(into: $0) } == 0)
+        let source = MemorySource([1, 2, 3])
+        #expect(try source.read(into: UnsafeMutableRawBufferPointer(start: nil, count: 0)) == 0)
+        #expect(try storage.withUnsafeMutableBytes { try source.read(into: $0) } == 3 && storage.prefix(3) == [1, 2, 3])
+        #expect(try storage.withUnsafeMutableBytes { try source.read(into: $0) } == 0)
+        #expect(crc32(UnsafeRawBufferPointer(start: nil, count: 0)) == 0)
+        #expect([UInt8]("123456789".utf8).withUnsafeBytes { crc32($0) } == 0xCBF4_3926)   // the CRC-32 check value
+    }
+}

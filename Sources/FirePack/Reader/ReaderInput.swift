@@ -77,14 +77,21 @@ struct ReaderInput {
         self.limits = limits
     }
 
+    // The three unchecked accessors below are the reader's only loads. Every caller reaches them after `require`,
+    // `readLength`, `Varint.read` or `tag(at:limit:)` has checked the same range against its limit, in the same
+    // function (Docs/SAFETY.md); keep it that way.
+
+    /// The byte at `offset`, which the caller has checked lies before the end of the input.
     @inline(__always)
     func byte(at offset: Int) -> UInt8 { base.load(fromByteOffset: offset, as: UInt8.self) }
 
+    /// A little-endian integer at `offset`, whose bytes the caller has checked with `require`.
     @inline(__always)
     func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
         T(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 
+    /// A view of `count` bytes at `start`, a range the caller has checked with `readLength` or `require`.
     @inline(__always)
     func bytes(from start: Int, count: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base + start, count: count)

@@ -1,6 +1,8 @@
 /// Strict UTF-8 validation (Unicode Table 3-7): no overlong forms, no surrogates, nothing above U+10FFFF.
 enum UTF8Validation {
     /// Returns the offset (relative to `start`) of the first byte of the first invalid sequence, or nil when valid.
+    /// The caller has checked that `start ..< start + count` lies inside the buffer; every load below is bounded by
+    /// `end` in this function.
     static func firstInvalidOffset(_ base: UnsafeRawPointer, start: Int, count: Int) -> Int? {
         let end = start + count
         var index = start

@@ -182,6 +182,7 @@ extension FirePackWriter {
         }
     }
 
+    /// Stores `value` at `offset`, inside space the calling write function reserved with `reserve(_:)`.
     @inline(__always)
     func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         UnsafeMutableRawPointer(storage + offset).storeBytes(of: value.littleEndian, as: T.self)
