@@ -75,6 +75,14 @@ struct FormatRulesTests {
         let unused = "A2 0A B1 04 04 69 64 01 B1 02 01 02 D3 02 01 04 04"
         try validate(unused)
         #expect(try canonicalOffset(unused) == 13)
+        // An unused entry pointing outside the value: rejected by validation only.
+        let outside = "A2 0A B1 04 04 69 64 01 B1 02 01 02 D3 02 01 04 7F"
+        #expect(throws: Never.self) { try Value(firePackBytes: bytes(hex: outside)) }
+        #expect(throws: FirePackError.self) { try validate(outside) }
+        // A table no reference uses: valid, not canonical ({"a": 1} needs no table).
+        let unusedTable = "B1 03 02 61 01 D3 01 01 02"
+        try validate(unusedTable)
+        #expect(try canonicalOffset(unusedTable) == 5)
         let wide = "A2 0A B1 04 04 69 64 01 B1 02 01 02 D3 01 02 04 00"
         try validate(wide)
         #expect(try canonicalOffset(wide) == 14)
