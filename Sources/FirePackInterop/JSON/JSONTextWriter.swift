@@ -5,20 +5,6 @@ import Foundation
 #endif
 import FirePack
 
-extension Value {
-    /// The value as UTF-8 JSON text; with the reversible form (default), `Value(json:)` reads it back exactly.
-    public func jsonBytes(options: JSONOptions = JSONOptions()) -> [UInt8] {
-        var writer = JSONTextWriter(options: options)
-        writer.write(self)
-        return writer.output
-    }
-
-    /// The value as JSON text.
-    public func jsonString(options: JSONOptions = JSONOptions()) -> String {
-        String(decoding: jsonBytes(options: options), as: UTF8.self)
-    }
-}
-
 /// Writes JSON text straight into a byte array.
 struct JSONTextWriter {
     let options: JSONOptions

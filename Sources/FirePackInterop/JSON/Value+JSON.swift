@@ -1,0 +1,45 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FirePack
+
+extension Value {
+    /// Parses JSON text (RFC 8259) into a value: numbers without fraction or exponent that fit Int64 become integers,
+    /// others doubles; reversible markers become Firestore types. Errors name the byte offset and the JSON path.
+    public init(json bytes: UnsafeRawBufferPointer, options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        guard let base = bytes.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+        var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers)
+        self = try parser.parseDocument()
+    }
+
+    /// Parses JSON text from bytes.
+    public init(json bytes: [UInt8], options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        self = try bytes.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(json: raw, options: options) } }.get()
+    }
+
+    /// Parses JSON text from `Data`.
+    public init(json data: Data, options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        self = try data.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(json: raw, options: options) } }.get()
+    }
+
+    /// Parses JSON text from a string.
+    public init(json text: String, options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        try self.init(json: Array(text.utf8), options: options)
+    }
+}
+
+extension Value {
+    /// The value as UTF-8 JSON text; with the reversible form (default), `Value(json:)` reads it back exactly.
+    public func jsonBytes(options: JSONOptions = JSONOptions()) -> [UInt8] {
+        var writer = JSONTextWriter(options: options)
+        writer.write(self)
+        return writer.output
+    }
+
+    /// The value as JSON text.
+    public func jsonString(options: JSONOptions = JSONOptions()) -> String {
+        String(decoding: jsonBytes(options: options), as: UTF8.self)
+    }
+}
