@@ -9,7 +9,7 @@ enum FirestoreVectorForm {
         var doubles: [Double] = []
         doubles.reserveCapacity(elements.count)
         for element in elements {
-            guard let double = FirestoreJSON.number(element) else { return nil }
+            guard let double = element.numberAsDouble else { return nil }
             doubles.append(double)
         }
         return VectorValue(doubles)
@@ -23,17 +23,17 @@ enum FirestoreVectorForm {
     /// Throws unless `map` can be written as a map: one in the vector form would read back as a vector (as Firestore
     /// reads it), so writing it would change its type without a word.
     static func checkWritableAsMap(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
-        guard map.count == 2, vector(in: map) != nil else { return }
+        guard vector(in: map) != nil else { return }
         throw FirePackError(.invalidValue, "this map has Firestore's vector form ({__type__: \"__vector__\", value: [numbers]}) and would read back as a vector; store a VectorValue instead", path: path)
     }
 }
 
-extension FirestoreJSON {
-    /// A JSON number as a double (integers converted), or nil.
-    static func number(_ value: Value?) -> Double? {
-        switch value {
-        case .double(let double)?: double
-        case .integer(let integer)?: Double(integer)
+extension Value {
+    /// The value as a double when it is a number (integers converted), as JSON and REST JSON read numbers.
+    var numberAsDouble: Double? {
+        switch self {
+        case .double(let double): double
+        case .integer(let integer): Double(integer)
         default: nil
         }
     }

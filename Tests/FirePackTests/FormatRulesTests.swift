@@ -12,7 +12,7 @@ struct FormatRulesTests {
     }
 
     func validate(_ text: String) throws {
-        try bytes(hex: text).withUnsafeBytes { try FirePackReader.validate($0) }
+        _ = try bytes(hex: text).withUnsafeBytes { try FirePackReader.validate($0) }
     }
 
     @Test func infinitiesAndNegativeZeroTakeBinary32() {

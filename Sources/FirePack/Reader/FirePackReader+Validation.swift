@@ -1,11 +1,13 @@
 extension FirePackReader {
     /// Checks a bare encoding as strictly as the format allows (Docs/FORMAT.md §3, §4): everything
     /// `Value(firePackBytes:)` checks, plus that every key-table entry, used or not, points at the header of a key
-    /// literal of the value, which a lazy reader cannot see. Throws the first problem with its offset.
-    public static func validate(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
-        _ = try Value(firePackBytes: bytes, limits: limits)
+    /// literal of the value, which a lazy reader cannot see. Throws the first problem with its offset; returns the
+    /// value.
+    @discardableResult
+    public static func validate(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+        let value = try Value(firePackBytes: bytes, limits: limits)
         let input = try ReaderInput(bytes, rootStart: 0, limits: limits)
-        guard input.keyTableCount > 0 else { return }
+        guard input.keyTableCount > 0 else { return value }
         var literals = Set<Int>()
         try input.collectKeyLiterals(at: input.rootStart, limit: input.rootEnd, into: &literals)
         for index in 0..<input.keyTableCount {
@@ -15,6 +17,7 @@ extension FirePackReader {
                 throw FirePackError(.badKeyTable, offset: entry, "key-table entry \(index) points at byte \(target) of the value, which is not a key literal")
             }
         }
+        return value
     }
 
     /// The offset of the first byte where `bytes` differ from the canonical encoding of the value they hold (what
@@ -22,8 +25,7 @@ extension FirePackReader {
     /// narrowest table width, no unused table entries), or nil when they are canonical. Throws when the bytes are
     /// not a valid encoding. Deterministic output is canonical by construction.
     public static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) -> Int? {
-        try validate(bytes, limits: limits)
-        let canonical = try Value(firePackBytes: bytes, limits: limits).firePackBytes()
+        let canonical = try validate(bytes, limits: limits).firePackBytes()
         let common = min(canonical.count, bytes.count)
         for offset in 0..<common where canonical[offset] != bytes[offset] { return offset }
         return canonical.count == bytes.count ? nil : common

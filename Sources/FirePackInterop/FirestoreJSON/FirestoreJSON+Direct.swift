@@ -81,7 +81,7 @@ extension JSONParser {
             }
         case "geoPointValue":
             guard case .map(let point) = try parseValue(depth: depth) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "geoPointValue is not an object") }
-            let latitude = FirestoreJSON.number(point["latitude"]) ?? 0, longitude = FirestoreJSON.number(point["longitude"]) ?? 0
+            let latitude = point["latitude"]?.numberAsDouble ?? 0, longitude = point["longitude"]?.numberAsDouble ?? 0
             do { return .geoPoint(try GeoPoint(latitude: latitude, longitude: longitude)) } catch {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
             }

@@ -15,7 +15,7 @@ enum JSONMarkers {
         case (JSONMarker.timestamp, .string(let text)):
             do { return .timestamp(try Timestamp(rfc3339: text)) } catch { throw fail(error.message) }
         case (JSONMarker.geoPoint, .array(let pair)) where pair.count == 2:
-            guard let latitude = number(pair[0]), let longitude = number(pair[1]) else { throw fail("expects [latitude, longitude]") }
+            guard let latitude = pair[0].numberAsDouble, let longitude = pair[1].numberAsDouble else { throw fail("expects [latitude, longitude]") }
             do { return .geoPoint(try GeoPoint(latitude: latitude, longitude: longitude)) } catch { throw fail(error.message) }
         case (JSONMarker.reference, .string(let path)):
             do { return .reference(try DocumentReference(path: path)) } catch { throw fail(error.message) }
@@ -26,7 +26,7 @@ enum JSONMarkers {
             var doubles: [Double] = []
             doubles.reserveCapacity(elements.count)
             for element in elements {
-                guard let double = number(element) else { throw fail("expects an array of numbers") }
+                guard let double = element.numberAsDouble else { throw fail("expects an array of numbers") }
                 doubles.append(double)
             }
             return .vector(VectorValue(doubles))
@@ -41,14 +41,6 @@ enum JSONMarkers {
             return payload
         default:
             throw fail("unexpected payload \(payload)")
-        }
-    }
-
-    static func number(_ value: Value) -> Double? {
-        switch value {
-        case .double(let double): double
-        case .integer(let integer): Double(integer)
-        default: nil
         }
     }
 }
