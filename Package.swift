@@ -26,6 +26,10 @@ let package = Package(
         .target(name: "FirePackTestSupport", path: "Tests/FirePackTestSupport"),
         .testTarget(name: "FirePackTests", dependencies: ["FirePack", "FirePackTestSupport"]),
         .testTarget(name: "FirePackInteropTests", dependencies: ["FirePack", "FirePackInterop", "FirePackTestSupport"]),
+        // A file of Firestore-SDK-style code (the guide's models and calls) that must compile unchanged.
+        .testTarget(name: "FirePackSDKStyleTests", dependencies: ["FirePack", "FirePackInterop"]),
+        // Compiles and runs README.md's Swift blocks (ReadmeTour.swift is generated from them).
+        .testTarget(name: "FirePackReadmeTests", dependencies: ["FirePack", "FirePackInterop"]),
         .testTarget(name: "FirePackStreamsTests", dependencies: ["FirePack", "FirePackStreams", "FirePackTestSupport"]),
         // Runs the built firepack binary end to end.
         .testTarget(name: "FirePackToolTests", dependencies: ["firepack", "FirePack", "FirePackInterop", "FirePackStreams"]),

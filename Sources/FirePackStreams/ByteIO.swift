@@ -1,4 +1,9 @@
 import FirePack
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -99,6 +104,8 @@ public final class MemorySource: ByteSource {
     var position = 0
     /// Reads `bytes`.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// Reads a copy of `bytes` (`Data`, a slice or borrowed bytes).
+    public convenience init(_ bytes: some ContiguousBytes) { self.init(bytes.withUnsafeBytes { [UInt8]($0) }) }
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = min(buffer.count, bytes.count - position)
         guard count > 0, let destination = buffer.baseAddress else { return 0 }

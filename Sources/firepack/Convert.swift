@@ -107,7 +107,7 @@ struct Convert: ParsableCommand {
 
     func resolveTime() throws -> Timestamp? {
         guard let resolveServerTimestamps else { return nil }
-        if resolveServerTimestamps == "now" { return Timestamp.now() }
+        if resolveServerTimestamps == "now" { return Timestamp() }
         do { return try Timestamp(rfc3339: resolveServerTimestamps) } catch {
             throw CommandFailure.usage("--resolve-server-timestamps takes now or an RFC 3339 timestamp, not \(resolveServerTimestamps.debugDescription)")
         }

@@ -18,20 +18,20 @@ struct DictionaryTests {
     }
 
     let book = Book(id: nil, title: "Dune", pages: 412, published: Date(timeIntervalSince1970: 1_000_000_000.25),
-                    location: try! GeoPoint(latitude: 1, longitude: 2), tags: ["sf"], updatedAt: nil, deletedAt: nil,
+                    location: GeoPoint(latitude: 1, longitude: 2), tags: ["sf"], updatedAt: nil, deletedAt: nil,
                     ratings: ["critics": 4.5])
 
     @Test func representationOfEveryType() throws {
-        let value: Value = ["null": nil, "b": true, "i": 7, "d": 1.5, "t": .timestamp(try Timestamp(seconds: 1, nanoseconds: 2)),
+        let value: Value = ["null": nil, "b": true, "i": 7, "d": 1.5, "t": .timestamp(Timestamp(seconds: 1, nanoseconds: 2)),
                             "s": "x", "bytes": .bytes(Data([1])), "r": .reference(try DocumentReference(path: "a/b")),
-                            "g": .geoPoint(try GeoPoint(latitude: 3, longitude: 4)), "v": .vector(VectorValue([1])),
+                            "g": .geoPoint(GeoPoint(latitude: 3, longitude: 4)), "v": .vector(VectorValue([1])),
                             "pending": .serverTimestamp, "a": [1, "two"], "m": ["k": false]]
         let any = try #require(value.anyValue as? [String: Any])
         #expect(any["null"] is NSNull)
         #expect(any["i"] as? Int64 == 7)
         #expect(any["b"] as? Bool == true)
         #expect(any["pending"] is ServerTimestampSentinel)
-        #expect(any["t"] as? Timestamp == (try Timestamp(seconds: 1, nanoseconds: 2)))
+        #expect(any["t"] as? Timestamp == (Timestamp(seconds: 1, nanoseconds: 2)))
         #expect(Value.firestoreCompare(try Value(any: any), value) == 0)
     }
 
@@ -70,8 +70,8 @@ struct DictionaryTests {
         expected.id = "dune"
         #expect(decoded == expected)
         // The same strategies apply, through the same options.
-        encoder.options.keyEncodingStrategy = .convertToSnakeCase
-        encoder.options.dateEncodingStrategy = .secondsSince1970
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .secondsSince1970
         let snake = try encoder.encode(book)
         #expect(snake["published"] as? Double == 1_000_000_000.25)
         #expect((snake["ratings"] as? [String: Any])?["critics"] as? Double == 4.5)

@@ -18,7 +18,7 @@ struct FirestoreProtoTests {
         // Timestamp's other fields cannot carry Firestore data, so they are skipped as protobuf does.
         let timestamp: [UInt8] = [0x10, 0x05, 0x38, 0x2A, 0x4D, 1, 2, 3, 4, 0x08, 0x03]
         let value: [UInt8] = [0x52, UInt8(timestamp.count)] + timestamp
-        #expect(try FirestoreProto.decodeValue(value) == .timestamp(try Timestamp(seconds: 3, nanoseconds: 5)))
+        #expect(try FirestoreProto.decodeValue(value) == .timestamp(Timestamp(seconds: 3, nanoseconds: 5)))
         // An unknown field of the Value (here 1023) would be a value FirePack cannot convert: refused, not dropped.
         #expect(throws: FirePackError.self) { try FirestoreProto.decodeValue(value + [0xF8, 0x3F, 0x01]) }
         do { _ = try FirestoreProto.decodeValue(value + [0xF8, 0x3F, 0x01]) } catch {
@@ -90,7 +90,7 @@ struct FirestoreProtoTests {
         var stream: [UInt8] = []
         let documents = try (0..<50).map { index in
             Document(reference: try DocumentReference(path: "books/b\(index)"), fields: ["index": .integer(Int64(index)), "title": "Book"],
-                     updateTime: try Timestamp(seconds: Int64(index), nanoseconds: 0))
+                     updateTime: Timestamp(seconds: Int64(index), nanoseconds: 0))
         }
         for document in documents { try FirestoreProto.appendDelimited(document, to: &stream) }
         #expect(try FirestoreProto.decodeDelimitedDocuments(stream) == documents)

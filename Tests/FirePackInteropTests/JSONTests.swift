@@ -35,8 +35,8 @@ struct JSONTests {
     }
 
     @Test func markersAndTheirEscape() throws {
-        let value: Value = ["t": .timestamp(try Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)),
-                            "g": .geoPoint(try GeoPoint(latitude: 37.4, longitude: -122.1)), "r": .reference(try DocumentReference(path: "books/b")),
+        let value: Value = ["t": .timestamp(Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)),
+                            "g": .geoPoint(GeoPoint(latitude: 37.4, longitude: -122.1)), "r": .reference(try DocumentReference(path: "books/b")),
                             "b": .bytes(Data([0, 255])), "v": .vector(VectorValue([1, 0.5])), "s": .serverTimestamp,
                             "n": .double(.nan), "i": .double(-.infinity), "looksLikeAMarker": ["__bytes__": "not base64!"]]
         let text = value.jsonString()
@@ -126,12 +126,12 @@ struct RandomValuesForJSON {
         case 2: return .integer(Int64.random(in: .min ... .max, using: &rng))
         case 3: return .double(Double(bitPattern: rng.next()))
         case 4: return .double([0.1, -0.0, 1e300, .leastNonzeroMagnitude, .nan, .infinity, 1.0, 1e16][Int.random(in: 0..<8, using: &rng)])
-        case 5: return .timestamp(try! Timestamp(seconds: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
+        case 5: return .timestamp(Timestamp(seconds: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
                                                  nanoseconds: Int32.random(in: 0..<1_000_000_000, using: &rng)))
         case 6: return .string(["", "a", "é\"\\\n\u{0}", "😀 日本", "__bytes__"][Int.random(in: 0..<5, using: &rng)])
         case 7: return .bytes(Data((0..<Int.random(in: 0..<20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
         case 8: return .reference(try! DocumentReference(path: "c/d\(Int.random(in: 0..<9, using: &rng))"))
-        case 9: return .geoPoint(try! GeoPoint(latitude: Double.random(in: -90...90, using: &rng), longitude: Double.random(in: -180...180, using: &rng)))
+        case 9: return .geoPoint(GeoPoint(latitude: Double.random(in: -90...90, using: &rng), longitude: Double.random(in: -180...180, using: &rng)))
         case 10: return .vector(VectorValue((0..<Int.random(in: 0..<4, using: &rng)).map { _ in Double(bitPattern: rng.next()) }))
         case 11: return .serverTimestamp
         case 12: return .double(Double(bitPattern: 0x7FF8_0000_0000_0000 | UInt64.random(in: 1...0xFFFF, using: &rng)))
@@ -155,7 +155,7 @@ struct ReversibleFormsTests {
         let values: [Value] = [
             ["__double__": 1], ["__map__": 2], ["__timestamp__": "not a time"], .double(.nan), .double(-.infinity),
             .double(Double(bitPattern: 0x7FF0_0000_0000_0001)), [.double(.infinity), ["k": .double(.nan)]],
-            .timestamp(try Timestamp(seconds: 5, nanoseconds: 6)), .bytes(Data([1, 2])), .serverTimestamp,
+            .timestamp(Timestamp(seconds: 5, nanoseconds: 6)), .bytes(Data([1, 2])), .serverTimestamp,
         ]
         for value in values {
             #expect(try Value(json: JSONEncoder().encode(value)) == value, "\(value)")

@@ -91,13 +91,13 @@ struct ProtobufCCrossCheckTests {
         let values: [Value] = [
             nil, true, false, 0, 1, -1, .integer(.min), .integer(.max), 0.0, -0.0, 1.5, .double(.nan),
             .double(Double(bitPattern: 0x7FF8_0000_0000_0042)), .double(.infinity), .double(-.infinity), .double(.leastNonzeroMagnitude),
-            .timestamp(try Timestamp(seconds: 0, nanoseconds: 0)), .timestamp(try Timestamp(seconds: 1, nanoseconds: 999_999_999)),
-            .timestamp(try Timestamp(seconds: -62_135_596_800, nanoseconds: 0)), .timestamp(try Timestamp(seconds: 253_402_300_799, nanoseconds: 999_999_999)),
-            .timestamp(try Timestamp(seconds: .min, nanoseconds: 1)),
+            .timestamp(Timestamp(seconds: 0, nanoseconds: 0)), .timestamp(Timestamp(seconds: 1, nanoseconds: 999_999_999)),
+            .timestamp(Timestamp(seconds: -62_135_596_800, nanoseconds: 0)), .timestamp(Timestamp(seconds: 253_402_300_799, nanoseconds: 999_999_999)),
+            .timestamp(try Timestamp(validatingSeconds: .min, nanoseconds: 1)),
             "", "plain", "日本語 ✓ 🔥", .bytes(Data()), .bytes(Data([0, 1, 255])),
             .reference(try DocumentReference(path: "books/b")), .reference(try DocumentReference(path: "projects/p/databases/(default)/documents/a/b/c/d")),
-            .geoPoint(try GeoPoint(latitude: 0, longitude: 0)), .geoPoint(try GeoPoint(latitude: -90, longitude: 180)),
-            .geoPoint(try GeoPoint(latitude: 37.422, longitude: -122.084)),
+            .geoPoint(GeoPoint(latitude: 0, longitude: 0)), .geoPoint(GeoPoint(latitude: -90, longitude: 180)),
+            .geoPoint(GeoPoint(latitude: 37.422, longitude: -122.084)),
             [], [1, "two", [3.0]], .map([:]), ["ключ": 1, "🔑": ["nested": [nil]], "": "empty key"],
             .vector(VectorValue([])), .vector(VectorValue([1, -0.5, .nan])),
         ]
@@ -106,7 +106,7 @@ struct ProtobufCCrossCheckTests {
 
     @Test func negativeZeroInAGeoPoint() throws {
         // FirePack writes -0.0 explicitly so its sign survives; protobuf-c reads it exactly.
-        let value = Value.geoPoint(try GeoPoint(latitude: -0.0, longitude: 1))
+        let value = Value.geoPoint(GeoPoint(latitude: -0.0, longitude: 1))
         let encoded = try FirestoreProto.encode(value)
         #expect(cDescription(value: encoded) == describe(value))
         #expect(try FirestoreProto.decodeValue(encoded) == value)
@@ -114,8 +114,8 @@ struct ProtobufCCrossCheckTests {
 
     @Test func documentsBothWays() throws {
         let document = Document(reference: try DocumentReference(path: "projects/p/databases/(default)/documents/books/dune"),
-                                fields: ["title": "Dune", "pages": 412, "nested": ["a": [true, nil]], "when": .timestamp(try Timestamp(seconds: 5, nanoseconds: 6))],
-                                createTime: try Timestamp(seconds: 1, nanoseconds: 2), updateTime: try Timestamp(seconds: 3, nanoseconds: 0))
+                                fields: ["title": "Dune", "pages": 412, "nested": ["a": [true, nil]], "when": .timestamp(Timestamp(seconds: 5, nanoseconds: 6))],
+                                createTime: Timestamp(seconds: 1, nanoseconds: 2), updateTime: Timestamp(seconds: 3, nanoseconds: 0))
         let encoded = try FirestoreProto.encode(document)
         #expect(cDescription(document: encoded) == describe(document))
         let repacked = try #require(cRepack(document: encoded))
@@ -168,12 +168,12 @@ struct ProtoRandomValues {
         case 1: return .boolean(int(0..<2) == 1)
         case 2: return .integer(Int64.random(in: .min ... .max, using: &rng))
         case 3: return .double(Double(bitPattern: rng.next()))
-        case 4: return .timestamp(try! Timestamp(seconds: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
+        case 4: return .timestamp(Timestamp(seconds: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
                                                  nanoseconds: Int32.random(in: 0..<1_000_000_000, using: &rng)))
         case 5: return .string(["", "a", "é\"\\\n", "😀 日本"][int(0..<4)])
         case 6: return .bytes(Data((0..<int(0..<20)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
         case 7: return .reference(try! DocumentReference(path: "c/d\(int(0..<9))"))
-        case 8: return .geoPoint(try! GeoPoint(latitude: Double.random(in: -90...90, using: &rng), longitude: Double.random(in: -180...180, using: &rng)))
+        case 8: return .geoPoint(GeoPoint(latitude: Double.random(in: -90...90, using: &rng), longitude: Double.random(in: -180...180, using: &rng)))
         case 9: return .vector(VectorValue((0..<int(0..<4)).map { _ in Double(bitPattern: rng.next()) }))
         case 10: return .integer(Int64(int(-40..<200)))
         case 11: return .array((0..<int(0..<5)).map { _ in value(depth: depth + 1) })

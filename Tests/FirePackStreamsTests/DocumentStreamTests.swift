@@ -10,7 +10,7 @@ struct DocumentStreamTests {
         try (0..<count).map { index in
             Document(reference: try DocumentReference(path: "books/b\(index)"),
                      fields: ["index": .integer(Int64(index)), "title": .string("Book \(index)"), "tags": ["a", "b"]],
-                     updateTime: try Timestamp(seconds: Int64(index), nanoseconds: 0))
+                     updateTime: Timestamp(seconds: Int64(index), nanoseconds: 0))
         }
     }
 

@@ -24,7 +24,7 @@ struct FormatRulesTests {
         let cases: [(String, Value, Int)] = [
             ("C3 05", 5, 0),                                               // int8 for a tag-embedded integer
             ("C8 00 00 00 00 00 00 F8 3F", 1.5, 0),                         // binary64 for a binary32-exact double
-            ("CA C3 68 2D 54 00 00 00 00 00 00 00 00", .timestamp(try Timestamp(seconds: 1_412_262_083, nanoseconds: 0)), 0),
+            ("CA C3 68 2D 54 00 00 00 00 00 00 00 00", .timestamp(Timestamp(seconds: 1_412_262_083, nanoseconds: 0)), 0),
             ("CD 02 68 69", "hi", 0),                                      // CD for a short string
             ("D0 03 02 01 02", [1, 2], 0),                                  // D0 for two elements
             ("D1 04 01 02 61 01", ["a": 1], 0),                             // D1 for one entry
@@ -163,11 +163,11 @@ struct DocumentRecordTests {
     }
 
     let name = Value.reference(try! DocumentReference(path: "books/b"))
-    let time = Value.timestamp(try! Timestamp(seconds: 1, nanoseconds: 0))
+    let time = Value.timestamp(Timestamp(seconds: 1, nanoseconds: 0))
 
     @Test func theShapeRoundTrips() throws {
         let document = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1],
-                                createTime: try Timestamp(seconds: 1, nanoseconds: 0), updateTime: try Timestamp(seconds: 2, nanoseconds: 0))
+                                createTime: Timestamp(seconds: 1, nanoseconds: 0), updateTime: Timestamp(seconds: 2, nanoseconds: 0))
         #expect(try Document(firePackBytes: document.firePackBytes()) == document)
         #expect(try decode(.map(["name": name, "fields": [:]])).fields.isEmpty)
         #expect(try decode(.map(["name": name, "fields": [:], "updateTime": time])).updateTime != nil)

@@ -41,7 +41,7 @@ struct RandomValues {
         case 5: return .string(string())
         case 6: return .bytes(Data((0..<int(0..<40)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
         case 7: return .reference(try! DocumentReference(path: chance(50) ? "books/b\(int(0..<100))" : "projects/p/databases/(default)/documents/c/d\(int(0..<9))/sub/e"))
-        case 8: return .geoPoint(try! GeoPoint(latitude: chance(20) ? [-90, 90, 0][int(0..<3)] : Double.random(in: -90...90, using: &rng),
+        case 8: return .geoPoint(GeoPoint(latitude: chance(20) ? [-90, 90, 0][int(0..<3)] : Double.random(in: -90...90, using: &rng),
                                               longitude: chance(20) ? [-180, 180, -0.0][int(0..<3)] : Double.random(in: -180...180, using: &rng)))
         case 9: return .vector(VectorValue((0..<int(0..<6)).map { _ in chance(20) ? Self.edgeDoubles[int(0..<Self.edgeDoubles.count)] : Double.random(in: -1...1, using: &rng) }))
         case 10: return .serverTimestamp
@@ -52,7 +52,7 @@ struct RandomValues {
     mutating func timestamp() -> Timestamp {
         let seconds: Int64 = chance(30) ? [Int64.min, .max, -62_135_596_800, 253_402_300_799, 0, -1][int(0..<6)] : Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng)
         let nanos: Int32 = chance(40) ? [0, 999_999_999, 1][int(0..<3)] : Int32.random(in: 0..<1_000_000_000, using: &rng)
-        return try! Timestamp(seconds: seconds, nanoseconds: nanos)
+        return try! Timestamp(validatingSeconds: seconds, nanoseconds: nanos)   // nanos are in range
     }
 
     mutating func string() -> String {

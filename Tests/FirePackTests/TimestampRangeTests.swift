@@ -14,7 +14,7 @@ struct TimestampRangeTests {
     @Test(arguments: edgeSeconds)
     func textRoundTrips(seconds: Int64) throws {
         for nanoseconds: Int32 in [0, 1, 999_999_999] {
-            let timestamp = try Timestamp(seconds: seconds, nanoseconds: nanoseconds)
+            let timestamp = try Timestamp(validatingSeconds: seconds, nanoseconds: nanoseconds)
             let text = timestamp.rfc3339String
             #expect(try Timestamp(rfc3339: text) == timestamp, "\(text)")
         }
@@ -27,16 +27,16 @@ struct TimestampRangeTests {
             var reader = try FirePackReader(fileBytes: raw)
             return try reader.readValue()
         }
-        #expect(value == .timestamp(try Timestamp(seconds: .min, nanoseconds: 0)))
+        #expect(value == .timestamp(try Timestamp(validatingSeconds: .min, nanoseconds: 0)))
         #expect(value.description.contains("-292277022657-01-27T08:29:52Z"))
-        #expect(try Timestamp(seconds: .min, nanoseconds: 0).dateValue().timeIntervalSince1970 == -9.223372036854775808e18)
+        #expect(try Timestamp(validatingSeconds: .min, nanoseconds: 0).dateValue().timeIntervalSince1970 == -9.223372036854775808e18)
     }
 
     @Test func everyYearFormIsTheOneWritten() throws {
-        #expect(try Timestamp(seconds: -62_135_596_800, nanoseconds: 0).rfc3339String == "0001-01-01T00:00:00Z")
-        #expect(try Timestamp(seconds: 253_402_300_799, nanoseconds: 0).rfc3339String == "9999-12-31T23:59:59Z")
-        #expect(try Timestamp(seconds: 253_402_300_800, nanoseconds: 0).rfc3339String == "+10000-01-01T00:00:00Z")
-        #expect(try Timestamp(seconds: -62_167_219_200, nanoseconds: 0).rfc3339String == "0000-01-01T00:00:00Z")
-        #expect(try Timestamp(seconds: -62_167_219_201, nanoseconds: 0).rfc3339String == "-0001-12-31T23:59:59Z")
+        #expect(Timestamp(seconds: -62_135_596_800, nanoseconds: 0).rfc3339String == "0001-01-01T00:00:00Z")
+        #expect(Timestamp(seconds: 253_402_300_799, nanoseconds: 0).rfc3339String == "9999-12-31T23:59:59Z")
+        #expect(try Timestamp(validatingSeconds: 253_402_300_800, nanoseconds: 0).rfc3339String == "+10000-01-01T00:00:00Z")
+        #expect(try Timestamp(validatingSeconds: -62_167_219_200, nanoseconds: 0).rfc3339String == "0000-01-01T00:00:00Z")
+        #expect(try Timestamp(validatingSeconds: -62_167_219_201, nanoseconds: 0).rfc3339String == "-0001-12-31T23:59:59Z")
     }
 }

@@ -5,13 +5,13 @@ import Testing
 @Suite("Value model")
 struct ValueModelTests {
     @Test func timestampValidation() throws {
-        #expect(throws: FirePackError.self) { try Timestamp(seconds: 0, nanoseconds: 1_000_000_000) }
-        #expect(throws: FirePackError.self) { try Timestamp(seconds: 0, nanoseconds: -1) }
-        let edge = try Timestamp(seconds: 253_402_300_799, nanoseconds: 999_999_999)
+        #expect(throws: FirePackError.self) { try Timestamp(validatingSeconds: 0, nanoseconds: 1_000_000_000) }
+        #expect(throws: FirePackError.self) { try Timestamp(validatingSeconds: 0, nanoseconds: -1) }
+        let edge = Timestamp(seconds: 253_402_300_799, nanoseconds: 999_999_999)
         #expect(edge.description == "9999-12-31T23:59:59.999999999Z")
-        #expect(try Timestamp(seconds: -62_135_596_800, nanoseconds: 0).description == "0001-01-01T00:00:00Z")
-        #expect(try Timestamp(seconds: 1_412_262_083, nanoseconds: 45_000_000).description == "2014-10-02T15:01:23.045Z")
-        #expect(try Timestamp(seconds: -1, nanoseconds: 500_000_000).description == "1969-12-31T23:59:59.5Z")
+        #expect(Timestamp(seconds: -62_135_596_800, nanoseconds: 0).description == "0001-01-01T00:00:00Z")
+        #expect(Timestamp(seconds: 1_412_262_083, nanoseconds: 45_000_000).description == "2014-10-02T15:01:23.045Z")
+        #expect(Timestamp(seconds: -1, nanoseconds: 500_000_000).description == "1969-12-31T23:59:59.5Z")
         #expect(Timestamp.firestoreRange.contains(edge))
     }
 
@@ -24,12 +24,12 @@ struct ValueModelTests {
         let before = Timestamp(date: Date(timeIntervalSince1970: -0.75))
         #expect(before.seconds == -1 && before.nanoseconds == 250_000_000)
         #expect(Timestamp(date: Date(timeIntervalSince1970: .infinity)).seconds == .max)
-        let now = Timestamp.now()
+        let now = Timestamp()
         #expect(abs(now.dateValue().timeIntervalSinceNow) < 5)
     }
 
     @Test func timestampOrderingAndCoding() throws {
-        let a = try Timestamp(seconds: 10, nanoseconds: 5), b = try Timestamp(seconds: 10, nanoseconds: 6)
+        let a = Timestamp(seconds: 10, nanoseconds: 5), b = Timestamp(seconds: 10, nanoseconds: 6)
         #expect(a < b && !(b < a))
         let json = try JSONEncoder().encode(a)
         #expect(String(decoding: json, as: UTF8.self).contains("\"nanoseconds\":5"))
@@ -38,19 +38,19 @@ struct ValueModelTests {
     }
 
     @Test func geoPointValidation() throws {
-        #expect(throws: FirePackError.self) { try GeoPoint(latitude: 91, longitude: 0) }
-        #expect(throws: FirePackError.self) { try GeoPoint(latitude: 0, longitude: -180.5) }
-        #expect(throws: FirePackError.self) { try GeoPoint(latitude: .nan, longitude: 0) }
-        let point = try GeoPoint(latitude: -90, longitude: 180)
+        #expect(throws: FirePackError.self) { try GeoPoint(validatingLatitude: 91, longitude: 0) }
+        #expect(throws: FirePackError.self) { try GeoPoint(validatingLatitude: 0, longitude: -180.5) }
+        #expect(throws: FirePackError.self) { try GeoPoint(validatingLatitude: .nan, longitude: 0) }
+        let point = GeoPoint(latitude: -90, longitude: 180)
         #expect(try JSONDecoder().decode(GeoPoint.self, from: JSONEncoder().encode(point)) == point)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(GeoPoint.self, from: Data(#"{"latitude":100,"longitude":0}"#.utf8)) }
     }
 
     @Test func documentReferences() throws {
         let relative = try DocumentReference(path: "books/hitchhiker")
-        #expect(relative.documentID == "hitchhiker" && relative.parent == "books")
+        #expect(relative.documentID == "hitchhiker" && relative.parent.path == "books")
         let full = try DocumentReference(path: "projects/p/databases/(default)/documents/books/hitchhiker/reviews/r1")
-        #expect(full.documentID == "r1" && full.parent == "projects/p/databases/(default)/documents/books/hitchhiker/reviews")
+        #expect(full.documentID == "r1" && full.parent.path == "projects/p/databases/(default)/documents/books/hitchhiker/reviews")
         for bad in ["", "books", "books//x", "/books/x", "books/x/", "projects/p/databases/d/documents", "a/b/c"] {
             #expect(throws: FirePackError.self, "\(bad)") { try DocumentReference(path: bad) }
         }
@@ -66,7 +66,7 @@ struct ValueModelTests {
 
     @Test func literalsSubscriptsAndDescription() throws {
         let value: Value = ["title": "Dune", "pages": 412, "rating": 4.5, "tags": ["sf", nil, true],
-                            "at": .timestamp(try Timestamp(seconds: 0, nanoseconds: 0)), "where": .geoPoint(try GeoPoint(latitude: 1, longitude: 2)),
+                            "at": .timestamp(Timestamp(seconds: 0, nanoseconds: 0)), "where": .geoPoint(GeoPoint(latitude: 1, longitude: 2)),
                             "ref": .reference(try DocumentReference(path: "a/b")), "raw": .bytes(Data([0xAB])), "v": .vector(VectorValue([1])),
                             "pending": .serverTimestamp]
         #expect(value["title"] == "Dune")
@@ -101,9 +101,9 @@ struct ValueModelTests {
     }
 
     @Test func firestoreTypeOrder() throws {
-        let ordered: [Value] = [nil, false, true, .double(.nan), -5, 1, 1.5, 2, .timestamp(try Timestamp(seconds: 0, nanoseconds: 0)),
+        let ordered: [Value] = [nil, false, true, .double(.nan), -5, 1, 1.5, 2, .timestamp(Timestamp(seconds: 0, nanoseconds: 0)),
                                 .serverTimestamp, "", "a", "b", .bytes(Data()), .bytes(Data([0])), .reference(try DocumentReference(path: "a/b")),
-                                .geoPoint(try GeoPoint(latitude: 0, longitude: 0)), [], [1], .vector(VectorValue([9])),
+                                .geoPoint(GeoPoint(latitude: 0, longitude: 0)), [], [1], .vector(VectorValue([9])),
                                 .vector(VectorValue([0, 0])), [:], ["a": 1]]
         for (i, a) in ordered.enumerated() {
             for (j, b) in ordered.enumerated() {

@@ -164,7 +164,7 @@ struct ToolTests {
         #expect(result.status == 0, "\(result.stderr)")
         let documents = try result.text.split(separator: "\n").map { try FirestoreJSON.document(from: Array($0.utf8)) }
         #expect(documents.count == 4)
-        #expect(documents.allSatisfy { $0.reference.parent == "posts" && $0.reference.documentID.count == 20 })
+        #expect(documents.allSatisfy { $0.reference.parent.path == "posts" && $0.reference.documentID.count == 20 })
         #expect(documents[1].fields["createdAt"] == .timestamp(try Timestamp(rfc3339: "2024-05-06T07:08:09Z")))
         #expect(try Tool.run(["convert", "Fixtures/articles.json", "-", "--to", "json", "--resolve-server-timestamps", "yesterday"]).status == 2)
     }

@@ -44,7 +44,7 @@ func writeStream(to path: String, atLeast bytes: Int) throws -> Int {
             "numberOfPages": .integer(Int64(40 + count % 1_300)), "author": .string("Author \(count % 5_000)"),
             "rating": .double(Double(count % 500) / 100), "inPrint": .boolean(count % 3 != 0),
             "tags": .array([["title": .string(words[count % 8]), "color": "#FF6600FF"]]),
-            "published": .timestamp(try Timestamp(seconds: Int64(count) * 86_400 % 2_000_000_000, nanoseconds: 0)),
+            "published": .timestamp(Timestamp(seconds: Int64(count) * 86_400 % 2_000_000_000, nanoseconds: 0)),
         ])
         try writer.append(document)
         count += 1

@@ -46,10 +46,10 @@ public enum FuzzSeeds {
     static let sampleValues: [Value] = {
         let scalars: [Value] = [
             nil, true, false, 0, 42, -1, -100, 200, 100_000, .integer(.min), .integer(.max), 1.5, 0.1, -0.0,
-            .double(.nan), .double(.infinity), .timestamp(try! Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)),
-            .timestamp(try! Timestamp(seconds: -62_135_596_800, nanoseconds: 0)), "", "hi", .string(String(repeating: "a", count: 57)),
+            .double(.nan), .double(.infinity), .timestamp(Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)),
+            .timestamp(Timestamp(seconds: -62_135_596_800, nanoseconds: 0)), "", "hi", .string(String(repeating: "a", count: 57)),
             .string("\u{1F525} ünïcødé"), .bytes(Data([1, 2, 3])), .reference(try! DocumentReference(path: "books/hitchhiker")),
-            .geoPoint(try! GeoPoint(latitude: 37.422, longitude: -122.084)), .vector(VectorValue([1.0, 2.5])), .serverTimestamp,
+            .geoPoint(GeoPoint(latitude: 37.422, longitude: -122.084)), .vector(VectorValue([1.0, 2.5])), .serverTimestamp,
         ]
         let containers: [Value] = [
             [], [:], [1, 2], ["a": 1], .array(scalars), [["id": 1], ["id": 2], ["id": 3, "name": "x"]],
@@ -62,16 +62,16 @@ public enum FuzzSeeds {
 
     static let sampleDocuments: [Document] = [
         Document(reference: try! DocumentReference(path: "books/b"), fields: ["n": 1]),
-        Document(reference: try! DocumentReference(path: "books/c/notes/d"), fields: ["text": "x", "at": .timestamp(try! Timestamp(seconds: 1, nanoseconds: 2))],
-                 createTime: try! Timestamp(seconds: 10, nanoseconds: 0), updateTime: try! Timestamp(seconds: 11, nanoseconds: 5)),
+        Document(reference: try! DocumentReference(path: "books/c/notes/d"), fields: ["text": "x", "at": .timestamp(Timestamp(seconds: 1, nanoseconds: 2))],
+                 createTime: Timestamp(seconds: 10, nanoseconds: 0), updateTime: Timestamp(seconds: 11, nanoseconds: 5)),
     ]
 
     static var sampleModels: [[UInt8]] {
         let model = FuzzModel(
             id: "x", updated: nil, note: nil, text: "title", integer: 7, small: -3, unsigned: .max, ratio: 0.5, single: 1.25,
             flag: true, date: Date(timeIntervalSince1970: 1_000_000), data: Data([9, 8]), url: URL(string: "https://example.com/a"),
-            uuid: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), timestamp: try! Timestamp(seconds: 5, nanoseconds: 6),
-            point: try! GeoPoint(latitude: 1, longitude: 2), reference: try! DocumentReference(path: "a/b"), vector: VectorValue([0.5]),
+            uuid: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), timestamp: Timestamp(seconds: 5, nanoseconds: 6),
+            point: GeoPoint(latitude: 1, longitude: 2), reference: try! DocumentReference(path: "a/b"), vector: VectorValue([0.5]),
             any: ["k": [1, "v"]], shade: .green, level: .high, parts: [.init(name: "p", weight: 2, tags: ["t"])],
             counts: ["a": 1, "b": 2], matrix: [[1, 2], [3]], nested: .init(name: "n", weight: nil, tags: nil))
         return [try? FirePackEncoder().encodeToBytes(model)].compactMap { $0 }

@@ -1,10 +1,20 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension FirePackReader {
     /// Checks a bare encoding as strictly as the format allows (Docs/FORMAT.md §3, §4): everything
     /// `Value(firePackBytes:)` checks, plus that every key-table entry, used or not, points at the header of a key
     /// literal of the value, which a lazy reader cannot see. Throws the first problem with its offset; returns the
     /// value.
     @discardableResult
-    public static func validate(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+    public static func validate(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+        try bytes.withBorrowedBytes { bytes throws(FirePackError) in try validate(bytes, limits: limits) }
+    }
+
+    static func validate(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) -> Value {
         let value = try Value(firePackBytes: bytes, limits: limits)
         let input = try ReaderInput(bytes, rootStart: 0, limits: limits)
         guard input.keyTableCount > 0 else { return value }
@@ -24,7 +34,11 @@ extension FirePackReader {
     /// FirePackWriter writes for it, keys in the same order: shortest forms, key references by §3's rule, the
     /// narrowest table width, no unused table entries), or nil when they are canonical. Throws when the bytes are
     /// not a valid encoding. Deterministic output is canonical by construction.
-    public static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) -> Int? {
+    public static func firstNonCanonicalOffset(in bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Int? {
+        try bytes.withBorrowedBytes { bytes throws(FirePackError) in try firstNonCanonicalOffset(in: bytes, limits: limits) }
+    }
+
+    static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) -> Int? {
         let canonical = try validate(bytes, limits: limits).firePackBytes()
         let common = min(canonical.count, bytes.count)
         for offset in 0..<common where canonical[offset] != bytes[offset] { return offset }

@@ -218,19 +218,11 @@ extension FirePackReader {
 }
 
 extension FirePackReader {
-    /// Opens `bytes` (bare encoding) and runs `body` with a reader over them.
-    public static func withReader<R>(_ bytes: [UInt8], limits: ReaderLimits = .default,
+    /// Opens `bytes` (a bare encoding in `Data`, `[UInt8]` or borrowed bytes) and runs `body` with a reader over
+    /// them; the reader must not escape `body`.
+    public static func withReader<R>(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default,
                                      _ body: (inout FirePackReader) throws -> R) throws -> R {
         try bytes.withUnsafeBytes { raw in
-            var reader = try FirePackReader(bytes: raw, limits: limits)
-            return try body(&reader)
-        }
-    }
-
-    /// Opens `data` (bare encoding) and runs `body` with a reader over it.
-    public static func withReader<R>(_ data: Data, limits: ReaderLimits = .default,
-                                     _ body: (inout FirePackReader) throws -> R) throws -> R {
-        try data.withUnsafeBytes { raw in
             var reader = try FirePackReader(bytes: raw, limits: limits)
             return try body(&reader)
         }
@@ -238,29 +230,25 @@ extension FirePackReader {
 }
 
 extension Value {
-    /// Decodes a bare FirePack encoding, checking every byte of the value (`FirePackReader.validate` also checks the
-    /// key-table entries no key uses).
-    public init(firePackBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
-        var reader = try FirePackReader(bytes: bytes, limits: limits)
-        self = try reader.readValue()
-    }
-
-    /// Decodes a bare FirePack encoding, checking every byte.
-    public init(firePackBytes bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) {
-        self = try bytes.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(firePackBytes: raw, limits: limits) } }.get()
-    }
-
-    /// Decodes a bare FirePack encoding, checking every byte.
-    public init(firePackData data: Data, limits: ReaderLimits = .default) throws(FirePackError) {
-        self = try data.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(firePackBytes: raw, limits: limits) } }.get()
+    /// Decodes a bare FirePack encoding in `Data`, `[UInt8]` or borrowed bytes, checking every byte of the value
+    /// (`FirePackReader.validate` also checks the key-table entries no key uses).
+    public init(firePackBytes bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) {
+        self = try bytes.withBorrowedBytes { raw throws(FirePackError) in
+            var reader = try FirePackReader(bytes: raw, limits: limits)
+            return try reader.readValue()
+        }
     }
 }
 
 extension FirePackReader {
     /// The length of the root value at the start of `bytes` together with its key table, found in O(1); use it to
     /// split concatenated values (for example a writer's flushed output). Nothing inside the value is checked.
-    public static func encodedLength(ofValueAt bytes: UnsafeRawBufferPointer,
+    public static func encodedLength(ofValueAt bytes: some ContiguousBytes,
                                      limits: ReaderLimits = .default) throws(FirePackError) -> Int {
+        try bytes.withBorrowedBytes { bytes throws(FirePackError) in try encodedLength(ofValueAt: bytes, limits: limits) }
+    }
+
+    static func encodedLength(ofValueAt bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) -> Int {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw .truncated(at: 0, needing: "a value") }
         let end = try ReaderInput.locateRootEnd(base, count: bytes.count, limits: limits)
         guard end < bytes.count, base.load(fromByteOffset: end, as: UInt8.self) == Tag.keyTable else { return end }

@@ -76,7 +76,7 @@ extension ReaderInput {
         let latitude = Double(bitPattern: load(UInt64.self, at: offset + 1))
         let longitude = Double(bitPattern: load(UInt64.self, at: offset + 9))
         do {
-            return (try GeoPoint(latitude: latitude, longitude: longitude), offset + 17)
+            return (try GeoPoint(validatingLatitude: latitude, longitude: longitude), offset + 17)
         } catch {
             throw FirePackError(.invalidGeoPoint, offset: offset, error.message)
         }
@@ -111,7 +111,7 @@ extension ReaderInput {
         let (start, length, next) = try readLengthPrefixed(at: offset, limit: limit, tag: Tag.reference, expecting: "reference")
         try validateUTF8(start: start, count: length, what: "reference path")
         let path = UTF8Validation.makeString(validated: bytes(from: start, count: length))
-        if let problem = DocumentReference.problem(inPath: path) {
+        if let problem = ReferencePath.problem(in: path, naming: .document) {
             throw FirePackError(.invalidReference, offset: offset, "'\(path)' is not a document path: \(problem)")
         }
         return (DocumentReference(validatedPath: path), next)

@@ -28,21 +28,8 @@ public struct Document: Hashable, Sendable {
         self.init(reference: reference, fields: fields)
     }
 
-    /// The fields decoded as `T`, with `@DocumentID` properties filled from the reference.
-    public func data<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> T {
-        try decoder.decode(type, from: Value.map(fields).firePackBytes(), in: reference)
-    }
-
-    /// The document with every server-timestamp sentinel in its fields replaced by `time`.
-    public func resolvingServerTimestamps(at time: Timestamp) -> Document {
-        var copy = self
-        copy.fields = Self.resolve(fields, time)
-        return copy
-    }
-
-    private static func resolve(_ map: MapValue, _ time: Timestamp) -> MapValue {
-        MapValue(map.map { ($0.key, $0.value.resolvingServerTimestamps(at: time)) })
-    }
+    /// The document's ID: the last segment of its path.
+    public var documentID: String { reference.documentID }
 }
 
 extension Document: Codable {
@@ -88,19 +75,17 @@ extension Document {
         return .map(map)
     }
 
-    /// Reads a document written by `firePackBytes()`.
-    public init(firePackBytes bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) {
-        self = try bytes.withUnsafeBytes { raw in
-            Result { () throws(FirePackError) in try Document(firePackBytes: raw, limits: limits) }
-        }.get()
-    }
-
-    /// Reads a document written by `firePackBytes()` from borrowed bytes, straight through the reader (no Codable).
+    /// Reads a document written by `firePackBytes()` from `Data`, `[UInt8]` or borrowed bytes, straight through the
+    /// reader (no Codable).
     ///
     /// The shape is fixed (Docs/FORMAT.md §9): a map of `name` (a reference) and `fields` (a map), then optionally
     /// `createTime` and `updateTime` (timestamps), in this order and nothing else; anything else throws
     /// `invalidDocument` at the offending key, so no key of a record is ever dropped.
-    public init(firePackBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
+    public init(firePackBytes bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) {
+        self = try bytes.withBorrowedBytes { raw throws(FirePackError) in try Document(borrowing: raw, limits: limits) }
+    }
+
+    private init(borrowing bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
         var reader = try FirePackReader(bytes: bytes, limits: limits)
         guard try reader.peekType() == .map else {
             throw FirePackError(.invalidDocument, offset: reader.readerIndex, "a document is a map, not \(try reader.peekType())")
@@ -141,17 +126,5 @@ extension Document {
             throw FirePackError(.invalidDocument, offset: 0, "a document needs \(reference == nil ? "a \"name\" reference" : "\"fields\"")")
         }
         self.init(reference: reference, fields: fields, createTime: createTime, updateTime: updateTime)
-    }
-}
-
-extension Value {
-    /// The value with every server-timestamp sentinel, at any depth, replaced by `time`.
-    public func resolvingServerTimestamps(at time: Timestamp) -> Value {
-        switch self {
-        case .serverTimestamp: .timestamp(time)
-        case .array(let elements): .array(elements.map { $0.resolvingServerTimestamps(at: time) })
-        case .map(let map): .map(MapValue(map.map { ($0.key, $0.value.resolvingServerTimestamps(at: time)) }))
-        default: self
-        }
     }
 }

@@ -8,7 +8,7 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
     /// neither empty, `.`, `..` nor `__…__`; an even number of them, after the optional
     /// `projects/P/databases/D/documents/` prefix).
     public init(path: String) throws(FirePackError) {
-        if let problem = Self.problem(inPath: path) {
+        if let problem = ReferencePath.problem(in: path, naming: .document) {
             throw FirePackError(.invalidReference, "'\(path)' is not a document path: \(problem)")
         }
         self.path = path
@@ -22,10 +22,23 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
         return String(path[path.utf8.index(after: slash)...])
     }
 
-    /// The path of the collection holding the document (everything before the last `/`).
-    public var parent: String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return String(path[..<slash])
+    /// The collection holding the document, as in the Firestore SDK (its path is everything before the last `/`).
+    public var parent: CollectionReference {
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))!   // a document path has at least two segments
+        return CollectionReference(validatedPath: String(path[..<slash]))
+    }
+
+    /// The sub-collection at `collectionPath` (one ID, or an odd number of `/`-separated segments) under this
+    /// document, as in the Firestore SDK.
+    ///
+    /// - Precondition: the result is a valid collection path, as the SDK requires (a programmer error there too);
+    ///   for paths from outside the program use `CollectionReference(path:)`, which throws.
+    public func collection(_ collectionPath: String) -> CollectionReference {
+        let joined = path + "/" + collectionPath
+        if let problem = ReferencePath.problem(in: joined, naming: .collection) {
+            preconditionFailure("'\(collectionPath)' does not name a collection under \(path): \(problem)")
+        }
+        return CollectionReference(validatedPath: joined)
     }
 
     /// The path's segments.
@@ -33,7 +46,7 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
 
     /// Orders segment by segment, as Firestore orders references.
     public static func < (lhs: DocumentReference, rhs: DocumentReference) -> Bool {
-        lhs.segments.lexicographicallyPrecedes(rhs.segments) { a, b in a.utf8.lexicographicallyPrecedes(b.utf8) }
+        ReferencePath.precedes(lhs.path, rhs.path)
     }
 
     /// The path.
@@ -56,27 +69,53 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
         try container.encode(path)
     }
 
-    /// Why `path` is not a document path, or nil when it is one (Docs/FORMAT.md §1, "References").
+    /// Whether a path segment or field name has Firestore's reserved form `__…__` (at least four characters).
+    package static func isReserved(_ name: some Collection<UInt8>) -> Bool {
+        name.count >= 4 && name.starts(with: "__".utf8) && name.reversed().starts(with: "__".utf8)
+    }
+}
+
+/// The path rules shared by document and collection references (Docs/FORMAT.md §1, "References").
+enum ReferencePath {
+    /// What a path must name.
+    enum Kind {
+        case document, collection
+    }
+
+    /// Why `path` does not name a `kind`, or nil when it does.
     ///
     /// Every segment is non-empty, not `.` or `..`, and not of the form `__…__`. A path is in the full form when it
-    /// starts with `projects/P/databases/D/documents/` and what follows is a relative document path; otherwise the
-    /// whole path must be a relative document path: an even number of segments (collection, document, …).
-    static func problem(inPath path: String) -> String? {
+    /// starts with `projects/P/databases/D/documents/` and what follows is a relative path of the kind; otherwise
+    /// the whole path must be a relative path: collection, document, collection, … — an even number of segments for
+    /// a document, an odd number for a collection.
+    static func problem(in path: String, naming kind: Kind) -> String? {
         let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         for segment in segments {
             if segment.isEmpty { return "it has an empty segment" }
             if segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) { return "a segment is '.' or '..'" }
-            if isReserved(segment) { return "a segment of the form __…__ is reserved" }
+            if DocumentReference.isReserved(segment) { return "a segment of the form __…__ is reserved" }
         }
-        let hasFullPrefix = segments.count >= 5 && segments[0].elementsEqual("projects".utf8)
-            && segments[2].elementsEqual("databases".utf8) && segments[4].elementsEqual("documents".utf8)
-        if hasFullPrefix && segments.count > 5 && (segments.count - 5) % 2 == 0 { return nil }
-        if segments.count % 2 != 0 { return "it has an odd number of segments (a collection, not a document)" }
+        let wantsEven = kind == .document
+        if fullFormPrefixLength(segments) == 5 && segments.count > 5 && ((segments.count - 5) % 2 == 0) == wantsEven { return nil }
+        if (segments.count % 2 == 0) != wantsEven {
+            return wantsEven ? "it has an odd number of segments (a collection, not a document)"
+                             : "it has an even number of segments (a document, not a collection)"
+        }
         return nil
     }
 
-    /// Whether a path segment or field name has Firestore's reserved form `__…__` (at least four characters).
-    package static func isReserved(_ name: some Collection<UInt8>) -> Bool {
-        name.count >= 4 && name.starts(with: "__".utf8) && name.reversed().starts(with: "__".utf8)
+    /// Whether `lhs` orders before `rhs` segment by segment, each compared by its UTF-8 bytes (Firestore's order).
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        let separator = UInt8(ascii: "/")
+        return lhs.utf8.split(separator: separator, omittingEmptySubsequences: false)
+            .lexicographicallyPrecedes(rhs.utf8.split(separator: separator, omittingEmptySubsequences: false)) {
+                $0.lexicographicallyPrecedes($1)
+            }
+    }
+
+    /// 5 when the segments start with `projects/P/databases/D/documents`, else 0.
+    static func fullFormPrefixLength(_ segments: [Substring.UTF8View]) -> Int {
+        segments.count >= 5 && segments[0].elementsEqual("projects".utf8) && segments[2].elementsEqual("databases".utf8)
+            && segments[4].elementsEqual("documents".utf8) ? 5 : 0
     }
 }

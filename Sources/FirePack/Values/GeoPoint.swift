@@ -5,8 +5,21 @@ public struct GeoPoint: Hashable, Comparable, Sendable, Codable, CustomStringCon
     /// Degrees east of the prime meridian, −180 … 180.
     public let longitude: Double
 
-    /// Creates a point; throws `invalidGeoPoint` for a coordinate out of range or NaN.
-    public init(latitude: Double, longitude: Double) throws(FirePackError) {
+    /// Creates a point, as the Firestore SDK does.
+    ///
+    /// - Precondition: latitude in −90 … 90 and longitude in −180 … 180 (NaN is neither), exactly what the SDK
+    ///   rejects as a programmer error. For coordinates from outside the program use
+    ///   `init(validatingLatitude:longitude:)`, which throws instead.
+    public init(latitude: Double, longitude: Double) {
+        precondition(latitude >= -90 && latitude <= 90, "GeoPoint latitude \(latitude) outside -90 ... 90")
+        precondition(longitude >= -180 && longitude <= 180, "GeoPoint longitude \(longitude) outside -180 ... 180")
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Creates a point from untrusted coordinates; throws `invalidGeoPoint` for one out of range or NaN. What the
+    /// decoders use.
+    public init(validatingLatitude latitude: Double, longitude: Double) throws(FirePackError) {
         guard latitude >= -90 && latitude <= 90 else {
             throw FirePackError(.invalidGeoPoint, "latitude \(latitude) outside -90 ... 90")
         }
@@ -33,7 +46,7 @@ public struct GeoPoint: Hashable, Comparable, Sendable, Codable, CustomStringCon
         let latitude = try container.decode(Double.self, forKey: .latitude)
         let longitude = try container.decode(Double.self, forKey: .longitude)
         do {
-            try self.init(latitude: latitude, longitude: longitude)
+            try self.init(validatingLatitude: latitude, longitude: longitude)
         } catch {
             throw DecodingError.dataCorruptedError(forKey: .latitude, in: container, debugDescription: error.message)
         }

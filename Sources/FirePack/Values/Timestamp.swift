@@ -13,14 +13,31 @@ public struct Timestamp: Hashable, Comparable, Sendable {
     /// Nanoseconds past `seconds`, in 0 ..< 1,000,000,000.
     public let nanoseconds: Int32
 
-    /// Creates a timestamp; throws `invalidTimestamp` when `nanoseconds` lies outside 0 ..< 1,000,000,000.
-    public init(seconds: Int64, nanoseconds: Int32) throws(FirePackError) {
+    /// Creates a timestamp, as the Firestore SDK does.
+    ///
+    /// - Precondition: `nanoseconds` lies in 0 ..< 1,000,000,000 and `seconds` in Firestore's range (0001-01-01 …
+    ///   9999-12-31), exactly what the SDK rejects as a programmer error. For values that come from outside the
+    ///   program use `init(validatingSeconds:nanoseconds:)`, which throws instead and accepts every second the
+    ///   format holds.
+    public init(seconds: Int64, nanoseconds: Int32) {
+        precondition(nanoseconds >= 0 && nanoseconds < 1_000_000_000,
+                     "Timestamp nanoseconds \(nanoseconds) outside 0 ..< 1000000000")
+        precondition(seconds >= Self.firestoreRange.lowerBound.seconds && seconds <= Self.firestoreRange.upperBound.seconds,
+                     "Timestamp seconds \(seconds) outside Firestore's range (0001-01-01 ... 9999-12-31)")
+        self.init(uncheckedSeconds: seconds, nanoseconds: nanoseconds)
+    }
+
+    /// Creates a timestamp from untrusted parts; throws `invalidTimestamp` when `nanoseconds` lies outside
+    /// 0 ..< 1,000,000,000. Every `Int64` second is accepted, as the format holds them all; what the decoders use.
+    public init(validatingSeconds seconds: Int64, nanoseconds: Int32) throws(FirePackError) {
         guard nanoseconds >= 0 && nanoseconds < 1_000_000_000 else {
             throw FirePackError(.invalidTimestamp, "nanoseconds \(nanoseconds) outside 0 ..< 1000000000")
         }
-        self.seconds = seconds
-        self.nanoseconds = nanoseconds
+        self.init(uncheckedSeconds: seconds, nanoseconds: nanoseconds)
     }
+
+    /// The current time, as the Firestore SDK's `Timestamp()`.
+    public init() { self.init(date: Date()) }
 
     init(uncheckedSeconds seconds: Int64, nanoseconds: Int32) {
         self.seconds = seconds
@@ -54,9 +71,6 @@ public struct Timestamp: Hashable, Comparable, Sendable {
         return Date(timeIntervalSinceReferenceDate: sinceReference)
     }
 
-    /// The current time.
-    public static func now() -> Timestamp { Timestamp(date: Date()) }
-
     /// Orders by seconds, then nanoseconds.
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
@@ -84,7 +98,7 @@ extension Timestamp: Codable {
         let seconds = try container.decode(Int64.self, forKey: .seconds)
         let nanoseconds = try container.decode(Int32.self, forKey: .nanoseconds)
         do {
-            try self.init(seconds: seconds, nanoseconds: nanoseconds)
+            try self.init(validatingSeconds: seconds, nanoseconds: nanoseconds)
         } catch {
             throw DecodingError.dataCorruptedError(forKey: .nanoseconds, in: container, debugDescription: error.message)
         }

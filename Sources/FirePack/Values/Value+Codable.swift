@@ -71,7 +71,7 @@ extension Value: Codable {
             case .geoPoint:
                 let pair = try markers.decode([Double].self, forKey: marker)
                 guard pair.count == 2 else { throw corrupt("a geopoint is [latitude, longitude]") }
-                do { self = .geoPoint(try GeoPoint(latitude: pair[0], longitude: pair[1])) } catch { throw corrupt(error.message) }
+                do { self = .geoPoint(try GeoPoint(validatingLatitude: pair[0], longitude: pair[1])) } catch { throw corrupt(error.message) }
             case .reference:
                 do { self = .reference(try DocumentReference(path: try markers.decode(String.self, forKey: marker))) } catch let error as FirePackError { throw corrupt(error.message) }
             case .bytes:

@@ -2,20 +2,45 @@ import FirePack
 import Foundation
 
 /// Encodes `Encodable` types as `[String: Any]` with exactly FirePackEncoder's mapping and options: the
-/// "dictionary path", as the Firestore SDK's encoder produces for `setData`.
+/// "dictionary path", the shape of the Firestore SDK's `Firestore.Encoder` (which is also its name here).
 ///
 /// The value goes through a `Value` tree (built by the same encoder FirePackEncoder uses) and becomes the `Any`
-/// representation documented on `Value.anyValue`.
-public final class DictionaryEncoder {
-    /// The encoder whose mapping and options are used; set its strategies here.
-    public let options = FirePackEncoder()
+/// representation documented on `Value.anyValue`. `Sendable`, like the coders it wraps.
+public final class DictionaryEncoder: Sendable {
+    private let encoder = FirePackEncoder()
+
+    /// How `Date` is written; `.timestamp` by default.
+    public var dateEncodingStrategy: FirePackEncoder.DateEncodingStrategy {
+        get { encoder.dateEncodingStrategy }
+        set { encoder.dateEncodingStrategy = newValue }
+    }
+    /// How `Data` is written; `.bytes` (the SDK's `.blob`) by default.
+    public var dataEncodingStrategy: FirePackEncoder.DataEncodingStrategy {
+        get { encoder.dataEncodingStrategy }
+        set { encoder.dataEncodingStrategy = newValue }
+    }
+    /// How coding keys become map keys; keys of `[String: T]` are never converted.
+    public var keyEncodingStrategy: FirePackEncoder.KeyEncodingStrategy {
+        get { encoder.keyEncodingStrategy }
+        set { encoder.keyEncodingStrategy = newValue }
+    }
+    /// What happens to NaN and ±∞: kept by default.
+    public var nonConformingFloatEncodingStrategy: FirePackEncoder.NonConformingFloatEncodingStrategy {
+        get { encoder.nonConformingFloatEncodingStrategy }
+        set { encoder.nonConformingFloatEncodingStrategy = newValue }
+    }
+    /// Values for your types' `encode(to:)` to read from `encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { encoder.userInfo }
+        set { encoder.userInfo = newValue }
+    }
 
     /// Creates an encoder with Firestore's defaults.
     public init() {}
 
     /// The value as `[String: Any]`; throws `EncodingError.invalidValue` unless it encodes as a map.
     public func encode<T: Encodable>(_ value: T) throws -> [String: Any] {
-        guard case .map(let map) = try options.encodeToValue(value) else {
+        guard case .map(let map) = try encoder.encodeToValue(value) else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(T.self) does not encode as a map"))
         }
         return map.dictionary
@@ -23,31 +48,53 @@ public final class DictionaryEncoder {
 
     /// The value in the `Any` representation (for top-level arrays and scalars).
     public func encodeToAny<T: Encodable>(_ value: T) throws -> Any {
-        try options.encodeToValue(value).anyValue
+        try encoder.encodeToValue(value).anyValue
     }
 }
 
-/// Decodes `Decodable` types from `[String: Any]` with exactly FirePackDecoder's mapping and options.
+/// Decodes `Decodable` types from `[String: Any]` (or any value in the `Any` representation) with exactly
+/// FirePackDecoder's mapping and options: the shape of the Firestore SDK's `Firestore.Decoder`.
 ///
-/// The dictionary becomes a `Value` and is decoded by FirePackDecoder; anything that is not a Firestore value type
-/// is `DecodingError.dataCorrupted` naming its path.
-public final class DictionaryDecoder {
-    /// The decoder whose mapping and options are used; set its strategies here.
-    public let options = FirePackDecoder()
+/// The data becomes a `Value` and is decoded by FirePackDecoder; anything that is not a Firestore value type is
+/// `DecodingError.dataCorrupted` naming its path. `Sendable`, like the coders it wraps.
+public final class DictionaryDecoder: Sendable {
+    private let decoder = FirePackDecoder()
+
+    /// How `Date` is read; `.timestamp` by default.
+    public var dateDecodingStrategy: FirePackDecoder.DateDecodingStrategy {
+        get { decoder.dateDecodingStrategy }
+        set { decoder.dateDecodingStrategy = newValue }
+    }
+    /// How `Data` is read; `.bytes` (the SDK's `.blob`) by default.
+    public var dataDecodingStrategy: FirePackDecoder.DataDecodingStrategy {
+        get { decoder.dataDecodingStrategy }
+        set { decoder.dataDecodingStrategy = newValue }
+    }
+    /// How map keys become coding keys; keys of `[String: T]` are never converted.
+    public var keyDecodingStrategy: FirePackDecoder.KeyDecodingStrategy {
+        get { decoder.keyDecodingStrategy }
+        set { decoder.keyDecodingStrategy = newValue }
+    }
+    /// What stored NaN and ±∞ decode to: themselves by default.
+    public var nonConformingFloatDecodingStrategy: FirePackDecoder.NonConformingFloatDecodingStrategy {
+        get { decoder.nonConformingFloatDecodingStrategy }
+        set { decoder.nonConformingFloatDecodingStrategy = newValue }
+    }
+    /// Values for your types' `init(from:)` to read from `decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { decoder.userInfo }
+        set { decoder.userInfo = newValue }
+    }
 
     /// Creates a decoder with Firestore's defaults.
     public init() {}
 
-    /// Decodes `T` from a document's data; `@DocumentID` properties are filled from `reference`.
-    public func decode<T: Decodable>(_ type: T.Type, from dictionary: [String: Any], in reference: DocumentReference? = nil) throws -> T {
-        try decode(type, fromAny: dictionary, in: reference)
-    }
-
-    /// Decodes `T` from any value in the `Any` representation.
-    public func decode<T: Decodable>(_ type: T.Type, fromAny any: Any, in reference: DocumentReference? = nil) throws -> T {
+    /// Decodes `T` from a document's data (`[String: Any]`) or any value in the `Any` representation;
+    /// `@DocumentID` properties are filled from `reference`.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Any, in reference: DocumentReference? = nil) throws -> T {
         let value: Value
         do {
-            value = try Value(any: any)
+            value = try Value(any: data)
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: error.path.map { component in
                 switch component {
@@ -56,7 +103,25 @@ public final class DictionaryDecoder {
                 }
             }, debugDescription: error.message, underlyingError: error))
         }
-        return try options.decode(type, from: value, in: reference)
+        return try decoder.decode(type, from: value, in: reference)
+    }
+}
+
+/// The Firestore SDK's names for the dictionary coders, so that `Firestore.Encoder()` and `Firestore.Decoder()`
+/// compile unchanged.
+public enum Firestore {
+    /// The SDK's `Firestore.Encoder`: `DictionaryEncoder`.
+    public typealias Encoder = DictionaryEncoder
+    /// The SDK's `Firestore.Decoder`: `DictionaryDecoder`.
+    public typealias Decoder = DictionaryDecoder
+}
+
+extension Document {
+    /// The fields as `[String: Any]`, as the SDK's `data(with:)`; pending server timestamps read as
+    /// `serverTimestampBehavior` says (`NSNull` for `.none`).
+    public func data(with serverTimestampBehavior: ServerTimestampBehavior = .none) -> [String: Any] {
+        guard case .map(let map) = resolving(.map(fields), serverTimestampBehavior) else { preconditionFailure("a map stays a map") }
+        return map.dictionary
     }
 }
 

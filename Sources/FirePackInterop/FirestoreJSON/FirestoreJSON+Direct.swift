@@ -82,7 +82,7 @@ extension JSONParser {
         case "geoPointValue":
             guard case .map(let point) = try parseValue(depth: depth) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "geoPointValue is not an object") }
             let latitude = point["latitude"]?.numberAsDouble ?? 0, longitude = point["longitude"]?.numberAsDouble ?? 0
-            do { return .geoPoint(try GeoPoint(latitude: latitude, longitude: longitude)) } catch {
+            do { return .geoPoint(try GeoPoint(validatingLatitude: latitude, longitude: longitude)) } catch {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
             }
         case "arrayValue":

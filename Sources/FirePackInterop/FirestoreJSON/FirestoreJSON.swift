@@ -23,54 +23,50 @@ public enum FirestoreJSON {
     static let readOptions = JSONOptions(readsMarkers: false)
     static let writeOptions = JSONOptions(form: .plain)
 
-    /// Reads one typed value, straight from the bytes.
-    public static func value(from bytes: [UInt8], maxDepth: Int = 100) throws(FirePackError) -> Value {
-        try bytes.withUnsafeBytes { raw in
-            Result { () throws(FirePackError) in
-                guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
-                var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
-                parser.skipWhitespace()
-                let value = try parser.parseTypedValue(depth: 0)
-                parser.skipWhitespace()
-                guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the value") }
-                return value
-            }
-        }.get()
+    /// Reads one typed value from `Data`, `[UInt8]` or borrowed bytes, straight from the bytes.
+    public static func value(from bytes: some ContiguousBytes, maxDepth: Int = 100) throws(FirePackError) -> Value {
+        try bytes.withBorrowedBytes { raw throws(FirePackError) in
+            guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+            var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
+            parser.skipWhitespace()
+            let value = try parser.parseTypedValue(depth: 0)
+            parser.skipWhitespace()
+            guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the value") }
+            return value
+        }
     }
 
     /// Reads one document, straight from the bytes: `name` is required, `fields` may be absent (the REST API leaves it
     /// out of an empty document); any other member throws `invalidDocument`, so nothing is dropped.
-    public static func document(from bytes: [UInt8], maxDepth: Int = 100) throws(FirePackError) -> Document {
-        try bytes.withUnsafeBytes { raw in
-            Result { () throws(FirePackError) in
-                guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
-                var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
-                parser.skipWhitespace()
-                var name: String?, fields = MapValue(), createTime: Timestamp?, updateTime: Timestamp?
-                try parser.parseObjectMembers { (parser, key) throws(FirePackError) in
-                    let offset = parser.index
-                    switch key {
-                    case "name": name = try parser.parseStringPayload()
-                    case "fields": fields = try parser.parseTypedFields(depth: 1)
-                    case "createTime", "updateTime":
-                        let text = try parser.parseStringPayload()
-                        let time: Timestamp
-                        do throws(FirePackError) { time = try Timestamp(rfc3339: text) } catch {
-                            throw FirePackError(.invalidJSON, offset: offset, error.message, path: [.key(key)])
-                        }
-                        if key == "createTime" { createTime = time } else { updateTime = time }
-                    default:
-                        throw FirePackError(.invalidDocument, offset: offset, "unknown document member \(key.debugDescription): a document has name, fields, createTime and updateTime", path: [.key(key)])
+    public static func document(from bytes: some ContiguousBytes, maxDepth: Int = 100) throws(FirePackError) -> Document {
+        try bytes.withBorrowedBytes { raw throws(FirePackError) in
+            guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+            var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
+            parser.skipWhitespace()
+            var name: String?, fields = MapValue(), createTime: Timestamp?, updateTime: Timestamp?
+            try parser.parseObjectMembers { (parser, key) throws(FirePackError) in
+                let offset = parser.index
+                switch key {
+                case "name": name = try parser.parseStringPayload()
+                case "fields": fields = try parser.parseTypedFields(depth: 1)
+                case "createTime", "updateTime":
+                    let text = try parser.parseStringPayload()
+                    let time: Timestamp
+                    do throws(FirePackError) { time = try Timestamp(rfc3339: text) } catch {
+                        throw FirePackError(.invalidJSON, offset: offset, error.message, path: [.key(key)])
                     }
+                    if key == "createTime" { createTime = time } else { updateTime = time }
+                default:
+                    throw FirePackError(.invalidDocument, offset: offset, "unknown document member \(key.debugDescription): a document has name, fields, createTime and updateTime", path: [.key(key)])
                 }
-                parser.skipWhitespace()
-                guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the document") }
-                guard let name else { throw invalid("a document needs a \"name\" string", [.key("name")]) }
-                let reference: DocumentReference
-                do throws(FirePackError) { reference = try DocumentReference(path: name) } catch { throw invalid(error.message, [.key("name")]) }
-                return Document(reference: reference, fields: fields, createTime: createTime, updateTime: updateTime)
             }
-        }.get()
+            parser.skipWhitespace()
+            guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the document") }
+            guard let name else { throw invalid("a document needs a \"name\" string", [.key("name")]) }
+            let reference: DocumentReference
+            do throws(FirePackError) { reference = try DocumentReference(path: name) } catch { throw invalid(error.message, [.key("name")]) }
+            return Document(reference: reference, fields: fields, createTime: createTime, updateTime: updateTime)
+        }
     }
 
     /// Writes one typed value as JSON text, straight into the output.

@@ -42,47 +42,41 @@ public enum FirestoreProto {
     }
 
     /// Reads a `google.firestore.v1.Value` message.
-    public static func decodeValue(_ bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) -> Value {
-        try bytes.withUnsafeBytes { raw in
-            Result { () throws(FirePackError) in
-                guard let base = raw.baseAddress else { return .null }
-                return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).value(start: 0, end: raw.count, depth: 0)
-            }
-        }.get()
+    public static func decodeValue(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+        try bytes.withBorrowedBytes { raw throws(FirePackError) in
+            guard let base = raw.baseAddress else { return .null }
+            return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).value(start: 0, end: raw.count, depth: 0)
+        }
     }
 
     /// Reads a `google.firestore.v1.Document` message.
-    public static func decodeDocument(_ bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) -> Document {
-        try bytes.withUnsafeBytes { raw in
-            Result { () throws(FirePackError) in
-                guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty document message") }
-                return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).document(start: 0, end: raw.count)
-            }
-        }.get()
+    public static func decodeDocument(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Document {
+        try bytes.withBorrowedBytes { raw throws(FirePackError) in
+            guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty document message") }
+            return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).document(start: 0, end: raw.count)
+        }
     }
 
     /// Reads varint-length-delimited Document messages, one after another.
-    public static func decodeDelimitedDocuments(_ bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) -> [Document] {
-        try bytes.withUnsafeBytes { raw in
-            Result { () throws(FirePackError) in
-                guard let base = raw.baseAddress else { return [] }
-                let values = ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits)
-                var documents: [Document] = []
-                var offset = 0
-                while offset < raw.count {
-                    let range = try values.reader.readLength(at: offset, end: raw.count)
-                    let document: Document
-                    do throws(FirePackError) {
-                        document = try values.document(start: range.start, end: range.end)
-                    } catch {
-                        throw FirePackError(error.code, offset: error.offset, "record \(documents.count): \(error.message)", path: error.path)
-                    }
-                    documents.append(document)
-                    offset = range.end
+    public static func decodeDelimitedDocuments(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> [Document] {
+        try bytes.withBorrowedBytes { raw throws(FirePackError) in
+            guard let base = raw.baseAddress else { return [] }
+            let values = ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits)
+            var documents: [Document] = []
+            var offset = 0
+            while offset < raw.count {
+                let range = try values.reader.readLength(at: offset, end: raw.count)
+                let document: Document
+                do throws(FirePackError) {
+                    document = try values.document(start: range.start, end: range.end)
+                } catch {
+                    throw FirePackError(error.code, offset: error.offset, "record \(documents.count): \(error.message)", path: error.path)
                 }
-                return documents
+                documents.append(document)
+                offset = range.end
             }
-        }.get()
+            return documents
+        }
     }
 
     static func writeDocument(_ document: Document, into writer: inout ProtoWriter) throws(FirePackError) {

@@ -79,7 +79,7 @@ struct ProtoValueReader {
         guard nanos >= 0 && nanos < 1_000_000_000 else {
             throw FirePackError(.invalidTimestamp, offset: range.start, "timestamp nanos \(nanos) outside 0 ..< 1000000000")
         }
-        return try Timestamp(seconds: seconds, nanoseconds: Int32(nanos))
+        return try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(nanos))
     }
 
     func geoPoint(_ range: (start: Int, end: Int)) throws(FirePackError) -> GeoPoint {
@@ -97,7 +97,7 @@ struct ProtoValueReader {
             default: offset = try reader.skip(wireType: wireType, at: payload, end: range.end)
             }
         }
-        do { return try GeoPoint(latitude: latitude, longitude: longitude) } catch {
+        do { return try GeoPoint(validatingLatitude: latitude, longitude: longitude) } catch {
             throw FirePackError(.invalidGeoPoint, offset: range.start, error.message)
         }
     }

@@ -6,22 +6,15 @@ import Foundation
 import FirePack
 
 extension Value {
-    /// Parses JSON text (RFC 8259) into a value: numbers without fraction or exponent that fit Int64 become integers,
-    /// others doubles; reversible markers become Firestore types. Errors name the byte offset and the JSON path.
-    public init(json bytes: UnsafeRawBufferPointer, options: JSONOptions = JSONOptions()) throws(FirePackError) {
-        guard let base = bytes.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
-        var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers)
-        self = try parser.parseDocument()
-    }
-
-    /// Parses JSON text from bytes.
-    public init(json bytes: [UInt8], options: JSONOptions = JSONOptions()) throws(FirePackError) {
-        self = try bytes.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(json: raw, options: options) } }.get()
-    }
-
-    /// Parses JSON text from `Data`.
-    public init(json data: Data, options: JSONOptions = JSONOptions()) throws(FirePackError) {
-        self = try data.withUnsafeBytes { raw in Result { () throws(FirePackError) in try Value(json: raw, options: options) } }.get()
+    /// Parses JSON text (RFC 8259) from `Data`, `[UInt8]` or borrowed bytes into a value: numbers without fraction or
+    /// exponent that fit Int64 become integers, others doubles; reversible markers become Firestore types. Errors
+    /// name the byte offset and the JSON path.
+    public init(json bytes: some ContiguousBytes, options: JSONOptions = JSONOptions()) throws(FirePackError) {
+        self = try bytes.withBorrowedBytes { bytes throws(FirePackError) in
+            guard let base = bytes.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+            var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers)
+            return try parser.parseDocument()
+        }
     }
 
     /// Parses JSON text from a string.

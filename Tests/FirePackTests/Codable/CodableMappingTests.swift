@@ -85,16 +85,16 @@ struct CodableMappingTests {
 
     @Test func firestoreAndFoundationTypesAreNativeEverywhere() throws {
         let date = Date(timeIntervalSince1970: 1_700_000_000.25)
-        let value = Dates(date: date, dates: [date], byName: ["when": date], timestamp: try Timestamp(seconds: -5, nanoseconds: 999_999_999),
-                          point: try GeoPoint(latitude: 51.5, longitude: -0.12), reference: try DocumentReference(path: "books/dune"),
+        let value = Dates(date: date, dates: [date], byName: ["when": date], timestamp: Timestamp(seconds: -5, nanoseconds: 999_999_999),
+                          point: GeoPoint(latitude: 51.5, longitude: -0.12), reference: try DocumentReference(path: "books/dune"),
                           embedding: VectorValue([0.25, -1]), url: URL(string: "https://example.com/a?b=c")!, data: Data([0, 1, 255]),
                           id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
         let tree = try Value(firePackBytes: try assertRoundTrip(value))
-        let exact = Value.timestamp(try Timestamp(seconds: 1_700_000_000, nanoseconds: 250_000_000))
+        let exact = Value.timestamp(Timestamp(seconds: 1_700_000_000, nanoseconds: 250_000_000))
         #expect(tree["date"] == exact)
         #expect(tree["dates"]?[0] == exact)
         #expect(tree["byName"]?["when"] == exact, "a Date inside [String: Date] is still a timestamp")
-        #expect(tree["point"] == .geoPoint(try GeoPoint(latitude: 51.5, longitude: -0.12)))
+        #expect(tree["point"] == .geoPoint(GeoPoint(latitude: 51.5, longitude: -0.12)))
         #expect(tree["reference"] == .reference(try DocumentReference(path: "books/dune")))
         #expect(tree["embedding"] == .vector(VectorValue([0.25, -1])))
         #expect(tree["url"] == "https://example.com/a?b=c")
@@ -249,7 +249,7 @@ struct CodableMappingTests {
     }
 
     @Test func valueThroughJSONUsesTheKeyedForm() throws {
-        let value: Value = ["t": .timestamp(try Timestamp(seconds: 1, nanoseconds: 5)), "g": .geoPoint(try GeoPoint(latitude: 1, longitude: 2)),
+        let value: Value = ["t": .timestamp(Timestamp(seconds: 1, nanoseconds: 5)), "g": .geoPoint(GeoPoint(latitude: 1, longitude: 2)),
                             "r": .reference(try DocumentReference(path: "a/b")), "b": .bytes(Data([9])), "v": .vector(VectorValue([1.5])),
                             "s": .serverTimestamp, "m": ["__bytes__": "x"], "n": nil, "i": 3, "d": 2.5, "a": [true, "x"]]
         let json = try JSONEncoder().encode(value)

@@ -55,7 +55,7 @@ struct PropertyWrapperTests {
         #expect(decoded.createdAt == nil && decoded.updatedAt == nil && decoded.deletedAt == nil)
 
         let decoder = FirePackDecoder()
-        let estimate = try Timestamp(seconds: 1_700_000_000, nanoseconds: 5)
+        let estimate = Timestamp(seconds: 1_700_000_000, nanoseconds: 5)
         decoder.serverTimestampEstimate = estimate
         let estimated = try decoder.decode(Article.self, from: tree.firePackBytes())
         #expect(estimated.createdAt == estimate)
@@ -64,9 +64,9 @@ struct PropertyWrapperTests {
 
     @Test func serverTimestampWithAValueWritesATimestamp() throws {
         let author = try DocumentReference(path: "users/peter")
-        let time = try Timestamp(seconds: 1_600_000_000, nanoseconds: 123_456_789)
+        let time = Timestamp(seconds: 1_600_000_000, nanoseconds: 123_456_789)
         // A Date holds a Double: .25 s is exact in it, .123456789 s is not (near 2020 its step is about 119 ns).
-        let dateTime = try Timestamp(seconds: 1_600_000_000, nanoseconds: 250_000_000)
+        let dateTime = Timestamp(seconds: 1_600_000_000, nanoseconds: 250_000_000)
         let article = Article(id: nil, title: "T", status: .published, author: author, createdAt: time,
                               updatedAt: dateTime.dateValue(), deletedAt: dateTime.dateValue())
         let tree = try Value(firePackBytes: try assertRoundTrip(article))
@@ -95,9 +95,9 @@ struct PropertyWrapperTests {
     }
 
     @Test func wrappersOutsideKeyedContainers() throws {
-        let pending = [ServerTimestamp<Timestamp>(wrappedValue: nil), ServerTimestamp(wrappedValue: try Timestamp(seconds: 1, nanoseconds: 0))]
+        let pending = [ServerTimestamp<Timestamp>(wrappedValue: nil), ServerTimestamp(wrappedValue: Timestamp(seconds: 1, nanoseconds: 0))]
         let tree = try Value(firePackBytes: FirePackEncoder().encodeToBytes(pending))
-        #expect(tree == [.serverTimestamp, .timestamp(try Timestamp(seconds: 1, nanoseconds: 0))])
+        #expect(tree == [.serverTimestamp, .timestamp(Timestamp(seconds: 1, nanoseconds: 0))])
         #expect(try FirePackDecoder().decode([ServerTimestamp<Timestamp>].self, from: tree.firePackBytes()) == pending)
         #expect(try Value(firePackBytes: FirePackEncoder().encodeToBytes([ExplicitNull<Int>(wrappedValue: nil)])) == [nil])
     }
@@ -122,7 +122,7 @@ struct DocumentTests {
         let document = try Document(reference: DocumentReference(path: "articles/a1"),
                                     from: Article(id: nil, title: "T", status: .draft, author: author, createdAt: nil, updatedAt: nil, deletedAt: nil))
         #expect(document.fields["createdAt"] == .serverTimestamp)
-        let now = try Timestamp(seconds: 1_700_000_000, nanoseconds: 0)
+        let now = Timestamp(seconds: 1_700_000_000, nanoseconds: 0)
         let resolved = document.resolvingServerTimestamps(at: now)
         #expect(resolved.fields["createdAt"] == .timestamp(now) && resolved.fields["updatedAt"] == .timestamp(now))
         let article = try resolved.data(as: Article.self)
@@ -131,7 +131,7 @@ struct DocumentTests {
 
     @Test func documentsAreFirePackValuesThemselves() throws {
         let document = Document(reference: try DocumentReference(path: "a/b"), fields: ["x": 1, "nested": ["y": [true]]],
-                                createTime: try Timestamp(seconds: 1, nanoseconds: 2), updateTime: try Timestamp(seconds: 3, nanoseconds: 0))
+                                createTime: Timestamp(seconds: 1, nanoseconds: 2), updateTime: Timestamp(seconds: 3, nanoseconds: 0))
         let bytes = document.firePackBytes()
         #expect(try Document(firePackBytes: bytes) == document)
         #expect(try Value(firePackBytes: bytes)["name"] == .reference(try DocumentReference(path: "a/b")))

@@ -18,7 +18,7 @@ struct ReadmeExampleTests {
     @Test func bookEndToEnd() throws {
         let book = Book(title: "The Hitchhiker's Guide to the Galaxy", numberOfPages: 216, author: "Douglas Adams")
         let data = try FirePackEncoder().encode(book)
-        #expect(try Value(firePackData: data) == ["title": "The Hitchhiker's Guide to the Galaxy", "numberOfPages": 216,
+        #expect(try Value(firePackBytes: data) == ["title": "The Hitchhiker's Guide to the Galaxy", "numberOfPages": 216,
                                                   "author": "Douglas Adams", "addedAt": .serverTimestamp])
         let reference = try DocumentReference(path: "books/hitchhiker")
         let decoded = try FirePackDecoder().decode(Book.self, from: data, in: reference)
@@ -33,7 +33,7 @@ struct ReadmeExampleTests {
             #expect(context.debugDescription == "Expected to decode Int but found string (at byte 37 in document books/hitchhiker).")
         }
 
-        let document = try Document(reference: reference, from: book).resolvingServerTimestamps(at: .now())
+        let document = try Document(reference: reference, from: book).resolvingServerTimestamps(at: Timestamp())
         let same = try document.data(as: Book.self)
         #expect(same.id == "hitchhiker" && same.addedAt != nil)
     }

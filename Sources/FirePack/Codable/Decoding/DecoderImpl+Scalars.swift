@@ -63,21 +63,34 @@ extension DecoderImpl {
         }
     }
 
-    /// Doubles from doubles or integers.
-    func decodeDouble(at offset: Int, end: Int) throws -> Double {
+    /// Doubles from doubles or integers, under the non-conforming float strategy (stored NaN and ±∞ are refused by
+    /// `.throw`; `.convertFromString` also reads its strings).
+    func decodeDouble(at offset: Int, end: Int, as type: Any.Type = Double.self) throws -> Double {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         switch ValueType(tag: tag) {
-        case .double: return try wrap { () throws(FirePackError) in try input.readDouble(at: offset, limit: end).0 }
+        case .double:
+            let double = try wrap { () throws(FirePackError) in try input.readDouble(at: offset, limit: end).0 }
+            if !double.isFinite, case .throw = options.floatStrategy {
+                throw DecodingError.dataCorrupted(context(
+                    "Found \(double), and the decoder's nonConformingFloatDecodingStrategy is .throw", at: offset))
+            }
+            return double
         case .integer: return Double(try wrap { () throws(FirePackError) in try input.readInteger(at: offset, limit: end).0 })
-        default: throw typeMismatch(Double.self, at: offset)
+        case .string:
+            if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options.floatStrategy {
+                let string = try decodeString(at: offset, end: end)
+                if string == positiveInfinity { return .infinity }
+                if string == negativeInfinity { return -.infinity }
+                if string == nan { return .nan }
+            }
+            throw typeMismatch(type, at: offset)
+        default: throw typeMismatch(type, at: offset)
         }
     }
 
-    /// Floats from doubles within Float's range (NaN and ±∞ included) or integers.
+    /// Floats from doubles within Float's range (NaN and ±∞ included) or integers, as `decodeDouble` reads them.
     func decodeFloat(at offset: Int, end: Int) throws -> Float {
-        let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
-        guard ValueType(tag: tag) == .double || ValueType(tag: tag) == .integer else { throw typeMismatch(Float.self, at: offset) }
-        let double = try decodeDouble(at: offset, end: end)
+        let double = try decodeDouble(at: offset, end: end, as: Float.self)
         guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
             throw DecodingError.dataCorrupted(context("Number \(double) does not fit in Float", at: offset))
         }
@@ -164,6 +177,7 @@ extension DecoderImpl {
     func decodeDate() throws -> Date {
         switch options.dateStrategy {
         case .timestamp: return try decodeTimestamp(as: Date.self).dateValue()
+        case .deferredToDate: return try Date(from: self)
         case .secondsSince1970: return Date(timeIntervalSince1970: try decodeDouble(at: offset, end: end))
         case .millisecondsSince1970: return Date(timeIntervalSince1970: try decodeDouble(at: offset, end: end) / 1000)
         case .iso8601:
@@ -190,6 +204,7 @@ extension DecoderImpl {
                 try input.readLengthPrefixed(at: offset, limit: end, tag: Tag.bytes, expecting: "bytes")
             }
             return Data(input.bytes(from: start, count: count))
+        case .deferredToData: return try Data(from: self)
         case .base64:
             let string = try decodeString(at: offset, end: end)
             guard let data = Data(base64Encoded: string) else {

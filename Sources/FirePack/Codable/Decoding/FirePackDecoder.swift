@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Decodes `Decodable` types from FirePack bytes with the mapping semantics of the Firestore SDK's Codable support.
 ///
@@ -9,52 +10,65 @@ import Foundation
 /// Only what the type asks for is read; bytes it does not touch are not validated (check untrusted input with
 /// `FirePackReader` first if every byte must be checked). Whatever the bytes, nothing traps: malformed input
 /// surfaces as `DecodingError.dataCorrupted` wrapping the `FirePackError`.
-public final class FirePackDecoder {
+///
+/// Like JSONDecoder it is `Sendable`: one decoder can be shared by every thread; its options are read once per
+/// top-level call under a lock.
+public final class FirePackDecoder: Sendable {
+    private let state = Mutex(DecoderOptions())
+
     /// How `Date` is read; `.timestamp` by default.
-    public var dateDecodingStrategy: DateDecodingStrategy = .timestamp
+    public var dateDecodingStrategy: DateDecodingStrategy {
+        get { state.withLock { $0.dateStrategy } }
+        set { state.withLock { $0.dateStrategy = newValue } }
+    }
     /// How `Data` is read; `.bytes` by default.
-    public var dataDecodingStrategy: DataDecodingStrategy = .bytes
+    public var dataDecodingStrategy: DataDecodingStrategy {
+        get { state.withLock { $0.dataStrategy } }
+        set { state.withLock { $0.dataStrategy = newValue } }
+    }
     /// How map keys become coding keys; keys of `[String: T]` are never converted.
-    public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
-    /// What `@ServerTimestamp` properties read from a pending server timestamp; nil (the default) gives nil.
-    public var serverTimestampEstimate: Timestamp?
+    public var keyDecodingStrategy: KeyDecodingStrategy {
+        get { state.withLock { $0.keyStrategy } }
+        set { state.withLock { $0.keyStrategy = newValue } }
+    }
+    /// What stored NaN and ±∞ decode to: themselves by default.
+    public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy {
+        get { state.withLock { $0.floatStrategy } }
+        set { state.withLock { $0.floatStrategy = newValue } }
+    }
+    /// What `@ServerTimestamp` properties read from a pending server timestamp in bytes that are not a `Document`;
+    /// nil (the default) gives nil. For documents, `Document.data(as:with:decoder:)` takes the SDK's
+    /// `ServerTimestampBehavior` instead.
+    public var serverTimestampEstimate: Timestamp? {
+        get { state.withLock { $0.serverTimestampEstimate } }
+        set { state.withLock { $0.serverTimestampEstimate = newValue } }
+    }
     /// Values for your types' `init(from:)` to read from `decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { state.withLock { $0.userInfo } }
+        set { state.withLock { $0.userInfo = newValue } }
+    }
     /// Bounds on nesting, container size and input size.
-    public var limits: ReaderLimits = .default
+    public var limits: ReaderLimits {
+        get { state.withLock { $0.limits } }
+        set { state.withLock { $0.limits = newValue } }
+    }
 
     /// Creates a decoder with Firestore's defaults.
     public init() {}
 
-    /// Decodes a value from a bare FirePack encoding.
-    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try data.withUnsafeBytes { try decode(type, from: $0, reference: nil) }
-    }
-
-    /// Decodes a value from a bare FirePack encoding.
-    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try bytes.withUnsafeBytes { try decode(type, from: $0, reference: nil) }
-    }
-
-    /// Decodes a value from borrowed bytes holding a bare FirePack encoding.
-    public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        try decode(type, from: bytes, reference: nil)
-    }
-
-    /// Decodes a document's fields: `@DocumentID` properties are filled from `reference`, and errors name it.
-    public func decode<T: Decodable>(_ type: T.Type, from data: Data, in reference: DocumentReference) throws -> T {
-        try data.withUnsafeBytes { try decode(type, from: $0, reference: reference) }
-    }
-
-    /// Decodes a document's fields: `@DocumentID` properties are filled from `reference`, and errors name it.
-    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], in reference: DocumentReference) throws -> T {
-        try bytes.withUnsafeBytes { try decode(type, from: $0, reference: reference) }
+    /// Decodes a value from a bare FirePack encoding in `Data`, `[UInt8]` or borrowed bytes (any `ContiguousBytes`).
+    ///
+    /// Given a `reference`, the bytes are a document's fields: `@DocumentID` properties are filled from it, and
+    /// errors name it.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: some ContiguousBytes, in reference: DocumentReference? = nil) throws -> T {
+        try bytes.withUnsafeBytes { try decode(type, from: $0, options: options(reference: reference)) }
     }
 
     /// Decodes a value from a `Value` tree (written to bytes once, then decoded as any encoding is).
     public func decode<T: Decodable>(_ type: T.Type, from value: Value, in reference: DocumentReference? = nil) throws -> T {
         let bytes = value.firePackBytes()
-        return try bytes.withUnsafeBytes { try decode(type, from: $0, reference: reference) }
+        return try bytes.withUnsafeBytes { try decode(type, from: $0, options: options(reference: reference)) }
     }
 
     /// Decodes the value at a reader's cursor (for example inside a larger structure) and moves past it.
@@ -70,18 +84,20 @@ public final class FirePackDecoder {
         return value
     }
 
-    func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, reference: DocumentReference?) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, options: DecoderOptions) throws -> T {
         let input: ReaderInput
-        do { input = try ReaderInput(bytes, rootStart: 0, limits: limits) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: Self.describe(error, reference), underlyingError: error))
+        do { input = try ReaderInput(bytes, rootStart: 0, limits: options.limits) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: Self.describe(error, options.reference), underlyingError: error))
         }
-        let decoder = DecoderImpl(input: input, options: options(reference: reference), offset: 0, end: input.rootEnd, depth: 0)
+        let decoder = DecoderImpl(input: input, options: options, offset: 0, end: input.rootEnd, depth: 0)
         return try decoder.decodeRoot(type)
     }
 
+    /// The options for one top-level call, read under the lock once.
     func options(reference: DocumentReference?) -> DecoderOptions {
-        DecoderOptions(dateStrategy: dateDecodingStrategy, dataStrategy: dataDecodingStrategy, keyStrategy: keyDecodingStrategy,
-                       serverTimestampEstimate: serverTimestampEstimate, userInfo: userInfo, reference: reference)
+        var options = state.withLock { $0 }
+        options.reference = reference
+        return options
     }
 
     static func describe(_ error: FirePackError, _ reference: DocumentReference?) -> String {
@@ -90,12 +106,14 @@ public final class FirePackDecoder {
 }
 
 /// A snapshot of the decoder's settings for one top-level call.
-struct DecoderOptions {
-    var dateStrategy: DateDecodingStrategy
-    var dataStrategy: DataDecodingStrategy
-    var keyStrategy: KeyDecodingStrategy
+struct DecoderOptions: Sendable {
+    var dateStrategy: FirePackDecoder.DateDecodingStrategy = .timestamp
+    var dataStrategy: FirePackDecoder.DataDecodingStrategy = .bytes
+    var keyStrategy: FirePackDecoder.KeyDecodingStrategy = .useDefaultKeys
+    var floatStrategy: FirePackDecoder.NonConformingFloatDecodingStrategy = .allow
     var serverTimestampEstimate: Timestamp?
-    var userInfo: [CodingUserInfoKey: any Sendable]
+    var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    var limits: ReaderLimits = .default
     var reference: DocumentReference?
 
     var usesDefaultKeys: Bool {

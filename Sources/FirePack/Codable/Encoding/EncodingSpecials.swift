@@ -20,6 +20,7 @@ extension EncoderOptions {
             let data = unsafeBitCast(value, to: Data.self)
             switch dataStrategy {
             case .bytes: return .value(.bytes(data))
+            case .deferredToData: return .custom { try data.encode(to: $0) }
             case .base64: return .value(.string(data.base64EncodedString()))
             case .custom(let encode): return .custom { try encode(data, $0) }
             }
@@ -39,20 +40,26 @@ extension EncoderOptions {
     func date(_ date: Date) throws -> EncodingSpecial {
         switch dateStrategy {
         case .timestamp: return .value(.timestamp(Timestamp(date: date)))
+        case .deferredToDate: return .custom { try date.encode(to: $0) }
         case .secondsSince1970: return .value(.double(date.timeIntervalSince1970))
         case .millisecondsSince1970: return .value(.double(date.timeIntervalSince1970 * 1000))
-        case .iso8601: return .value(.string(Timestamp(date: date).rfc3339String))
+        // Foundation's own ISO 8601 style, as JSONEncoder uses it: whole seconds, and its calendar for early dates.
+        case .iso8601: return .value(.string(date.formatted(.iso8601)))
         case .formatted(let formatter): return .value(.string(formatter.string(from: date)))
         case .custom(let encode): return .custom { try encode(date, $0) }
         }
     }
 
-    /// Checks a double against the non-conforming float strategy.
-    @inline(__always)
-    func check(_ double: Double, codingPath: @autoclosure () -> [any CodingKey]) throws {
-        if case .throw = floatStrategy, !double.isFinite {
+    /// What to write for NaN or ±∞ under the non-conforming float strategy: nil for the double itself, a string for
+    /// `.convertToString`; throws for `.throw`. Callers test `isFinite` first, so finite numbers cost one compare.
+    func nonConforming(_ double: Double, codingPath: @autoclosure () -> [any CodingKey]) throws -> String? {
+        switch floatStrategy {
+        case .allow: return nil
+        case .throw:
             throw EncodingError.invalidValue(double, .init(codingPath: codingPath(),
                 debugDescription: "\(double) is not a finite number and the encoder's nonConformingFloatEncodingStrategy is .throw"))
+        case .convertToString(let positiveInfinity, let negativeInfinity, let nan):
+            return double.isNaN ? nan : (double > 0 ? positiveInfinity : negativeInfinity)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Encodes `Encodable` types as FirePack bytes with the mapping semantics of the Firestore SDK's Codable support.
 ///
@@ -6,44 +7,79 @@ import Foundation
 /// to after its parent moved on), write a key twice, or go through `superEncoder()` are encoded through a `Value`
 /// tree instead, with the same result JSONEncoder gives (a repeated key keeps its last value); so is everything in
 /// deterministic mode, which sorts keys.
-public final class FirePackEncoder {
+///
+/// Like JSONEncoder it is `Sendable`: one encoder (`static let encoder = FirePackEncoder()`) can be shared by every
+/// thread; its options are read once per top-level call under a lock.
+public final class FirePackEncoder: Sendable {
+    private let state = Mutex(EncoderOptions())
+
     /// How `Date` is written; `.timestamp` by default.
-    public var dateEncodingStrategy: DateEncodingStrategy = .timestamp
+    public var dateEncodingStrategy: DateEncodingStrategy {
+        get { state.withLock { $0.dateStrategy } }
+        set { state.withLock { $0.dateStrategy = newValue } }
+    }
     /// How `Data` is written; `.bytes` by default.
-    public var dataEncodingStrategy: DataEncodingStrategy = .bytes
+    public var dataEncodingStrategy: DataEncodingStrategy {
+        get { state.withLock { $0.dataStrategy } }
+        set { state.withLock { $0.dataStrategy = newValue } }
+    }
     /// How coding keys become map keys; keys of `[String: T]` are never converted.
-    public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+    public var keyEncodingStrategy: KeyEncodingStrategy {
+        get { state.withLock { $0.keyStrategy } }
+        set { state.withLock { $0.keyStrategy = newValue } }
+    }
     /// What happens to NaN and ±∞: stored natively by default.
-    public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .allow
-    /// Sorted keys and shortest forms, so that equal values give identical bytes.
-    public var deterministic = false
+    public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy {
+        get { state.withLock { $0.floatStrategy } }
+        set { state.withLock { $0.floatStrategy = newValue } }
+    }
+    /// Output options; `.sortedKeys` gives the canonical form.
+    public var outputFormatting: OutputFormatting {
+        get { state.withLock { $0.outputFormatting } }
+        set { state.withLock { $0.outputFormatting = newValue } }
+    }
+    /// Whether `outputFormatting` contains `.sortedKeys`: sorted keys and shortest forms, so that equal values give
+    /// identical bytes.
+    public var deterministic: Bool {
+        get { outputFormatting.contains(.sortedKeys) }
+        set { state.withLock { if newValue { $0.outputFormatting.insert(.sortedKeys) } else { $0.outputFormatting.remove(.sortedKeys) } } }
+    }
     /// Values for your types' `encode(to:)` to read from `encoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { state.withLock { $0.userInfo } }
+        set { state.withLock { $0.userInfo = newValue } }
+    }
 
     /// Creates an encoder with Firestore's defaults.
     public init() {}
 
     /// The value's bare FirePack encoding as `Data`.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        let writer = FirePackWriter(options: .init(deterministic: deterministic))
-        try encode(value, into: writer)
+        let options = self.options
+        let writer = FirePackWriter(options: .init(deterministic: options.deterministic))
+        try encode(value, into: writer, options: options)
         return writer.takeData()
     }
 
     /// The value's bare FirePack encoding as `[UInt8]`.
     public func encodeToBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let writer = FirePackWriter(options: .init(deterministic: deterministic))
-        try encode(value, into: writer)
+        let options = self.options
+        let writer = FirePackWriter(options: .init(deterministic: options.deterministic))
+        try encode(value, into: writer, options: options)
         return writer.takeBytes()
     }
 
     /// Appends the value as one root value to `writer`; reusing a writer for a stream of values costs no allocation
     /// per value once its buffer is warm. On error nothing of the value stays in the writer.
     public func encode<T: Encodable>(_ value: T, into writer: FirePackWriter) throws {
+        try encode(value, into: writer, options: options)
+    }
+
+    func encode<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
         guard !writer.isInsideValue else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "The writer is inside a value: FirePackEncoder appends whole root values"))
         }
-        let options = self.options
+        let deterministic = options.deterministic
         let start = writer.writerIndex
         if !deterministic && !writer.options.deterministic {
             let encoder = StreamingEncoder(writer: writer, options: options)
@@ -72,19 +108,20 @@ public final class FirePackEncoder {
         try ValueEncoder(options: options).encodeRoot(value)
     }
 
-    var options: EncoderOptions {
-        EncoderOptions(dateStrategy: dateEncodingStrategy, dataStrategy: dataEncodingStrategy, keyStrategy: keyEncodingStrategy,
-                       floatStrategy: nonConformingFloatEncodingStrategy, userInfo: userInfo)
-    }
+    /// The options for one top-level call, read under the lock once.
+    var options: EncoderOptions { state.withLock { $0 } }
 }
 
 /// A snapshot of the encoder's settings for one top-level call.
-struct EncoderOptions {
-    var dateStrategy: DateEncodingStrategy
-    var dataStrategy: DataEncodingStrategy
-    var keyStrategy: KeyEncodingStrategy
-    var floatStrategy: NonConformingFloatEncodingStrategy
-    var userInfo: [CodingUserInfoKey: any Sendable]
+struct EncoderOptions: Sendable {
+    var dateStrategy: FirePackEncoder.DateEncodingStrategy = .timestamp
+    var dataStrategy: FirePackEncoder.DataEncodingStrategy = .bytes
+    var keyStrategy: FirePackEncoder.KeyEncodingStrategy = .useDefaultKeys
+    var floatStrategy: FirePackEncoder.NonConformingFloatEncodingStrategy = .allow
+    var outputFormatting: FirePackEncoder.OutputFormatting = []
+    var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    var deterministic: Bool { outputFormatting.contains(.sortedKeys) }
 
     var usesDefaultKeys: Bool {
         if case .useDefaultKeys = keyStrategy { return true }

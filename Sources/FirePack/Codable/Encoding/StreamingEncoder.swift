@@ -163,6 +163,16 @@ final class StreamingEncoder: Encoder {
         if !written { throw NeedsTree() }
     }
 
+    /// Writes a double, or what the non-conforming float strategy makes of NaN and ±∞.
+    @inline(__always)
+    func writeDouble(_ double: Double) throws {
+        if !double.isFinite, let string = try options.nonConforming(double, codingPath: codingPath) {
+            writer.writeString(string)
+        } else {
+            writer.writeDouble(double)
+        }
+    }
+
     /// The scalars, written without a detour; returns false for other types. Each is matched with
     /// `T.self == X.self` and reinterpreted with `unsafeBitCast` (the types are identical): an `as!` cast in this
     /// unspecialized generic code costs a runtime cast per value.
@@ -171,19 +181,9 @@ final class StreamingEncoder: Encoder {
         if T.self == String.self { writer.writeString(unsafeBitCast(value, to: String.self)); return true }
         if T.self == Int.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int.self))); return true }
         if T.self == Bool.self { writer.writeBoolean(unsafeBitCast(value, to: Bool.self)); return true }
-        if T.self == Double.self {
-            let double = unsafeBitCast(value, to: Double.self)
-            try options.check(double, codingPath: codingPath)
-            writer.writeDouble(double)
-            return true
-        }
+        if T.self == Double.self { try writeDouble(unsafeBitCast(value, to: Double.self)); return true }
         if T.self == Int64.self { writer.writeInteger(unsafeBitCast(value, to: Int64.self)); return true }
-        if T.self == Float.self {
-            let double = Double(unsafeBitCast(value, to: Float.self))
-            try options.check(double, codingPath: codingPath)
-            writer.writeDouble(double)
-            return true
-        }
+        if T.self == Float.self { try writeDouble(Double(unsafeBitCast(value, to: Float.self))); return true }
         if T.self == Int32.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int32.self))); return true }
         if T.self == Int16.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int16.self))); return true }
         if T.self == Int8.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int8.self))); return true }

@@ -88,17 +88,19 @@ final class ValueEncoderImpl: Encoder {
 
     func child(_ entry: PathEntry) -> ValueEncoderImpl { ValueEncoderImpl(options: options, path: path + [entry]) }
 
+    /// A double, or what the non-conforming float strategy makes of NaN and ±∞.
+    func boxDouble(_ double: Double) throws -> Value {
+        if !double.isFinite, let string = try options.nonConforming(double, codingPath: codingPath) { return .string(string) }
+        return .double(double)
+    }
+
     func scalar<T>(_ value: T) throws -> Value? {
         switch value {
         case let string as String where T.self == String.self: return .string(string)
         case let int as Int where T.self == Int.self: return .integer(Int64(int))
         case let bool as Bool where T.self == Bool.self: return .boolean(bool)
-        case let double as Double where T.self == Double.self:
-            try options.check(double, codingPath: codingPath)
-            return .double(double)
-        case let float as Float where T.self == Float.self:
-            try options.check(Double(float), codingPath: codingPath)
-            return .double(Double(float))
+        case let double as Double where T.self == Double.self: return try boxDouble(double)
+        case let float as Float where T.self == Float.self: return try boxDouble(Double(float))
         case let int as Int64 where T.self == Int64.self: return .integer(int)
         case let int as Int32 where T.self == Int32.self: return .integer(Int64(int))
         case let int as Int16 where T.self == Int16.self: return .integer(Int64(int))
