@@ -50,7 +50,7 @@ func register<T: Codable>(_ name: String, _ type: T.Type, _ corpus: URL) {
         for _ in benchmark.scaledIterations { blackHole(try jsonEncoder.encode(value)) }
     }
     Benchmark("Decode \(name) model/DictionaryDecoder") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode(T.self, fromAny: dictionary)) }
+        for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode(T.self, from: dictionary)) }
     }
     Benchmark("Encode \(name) model/DictionaryEncoder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try dictionaryEncoder.encodeToAny(value)) }

@@ -65,11 +65,11 @@ func register<T: Codable>(_ name: String, _ values: [T]) {
         for _ in benchmark.scaledIterations { blackHole(try dictionaryEncoder.encodeToAny(values)) }
     }
     Benchmark("Decode \(name)/DictionaryDecoder") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode([T].self, fromAny: dictionary)) }
+        for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode([T].self, from: dictionary)) }
     }
     Benchmark("Decode \(name)/JSONSerialization + DictionaryDecoder") { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(try dictionaryDecoder.decode([T].self, fromAny: try JSONSerialization.jsonObject(with: json)))
+            blackHole(try dictionaryDecoder.decode([T].self, from: try JSONSerialization.jsonObject(with: json)))
         }
     }
     Benchmark("Encode \(name)/PropertyListEncoder binary") { benchmark in
