@@ -38,7 +38,12 @@ public final class FileSource: ByteSource {
     /// Opens a file for reading.
     public convenience init(path: String) throws {
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for reading (errno \(errno))") }
+        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError())") }
+        var status = stat()
+        if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError(EISDIR))")
+        }
         self.init(descriptor: descriptor, ownsDescriptor: true)
     }
 
@@ -48,7 +53,7 @@ public final class FileSource: ByteSource {
         while true {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
-            if errno != EINTR { throw FirePackError(.ioFailure, "read failed (errno \(errno))") }
+            if errno != EINTR { throw FirePackError(.ioFailure, "read failed: \(systemError())") }
         }
     }
 }
@@ -67,7 +72,7 @@ public final class FileSink: ByteSink {
     /// Creates (or truncates, or with `append` extends) a file for writing.
     public convenience init(path: String, append: Bool = false) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
-        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for writing (errno \(errno))") }
+        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for writing: \(systemError())") }
         self.init(descriptor: descriptor, ownsDescriptor: true)
     }
 
@@ -77,14 +82,14 @@ public final class FileSink: ByteSink {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw FirePackError(.ioFailure, "write failed (errno \(errno))")
+                throw FirePackError(.ioFailure, "write failed: \(systemError())")
             }
             offset += written
         }
     }
 
     public func finish() throws {
-        if ownsDescriptor, close(descriptor) != 0 { throw FirePackError(.ioFailure, "close failed (errno \(errno))") }
+        if ownsDescriptor, close(descriptor) != 0 { throw FirePackError(.ioFailure, "close failed: \(systemError())") }
     }
 }
 

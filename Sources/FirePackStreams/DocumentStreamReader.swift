@@ -30,10 +30,24 @@ public struct StreamRecord {
     public var payload: UnsafeRawBufferPointer
 }
 
+/// Whether a stream was closed cleanly, known once its end is reached (Docs/FORMAT.md §8).
+public enum StreamCompletion: Hashable, Sendable {
+    /// The stream ends with a close record counting `recordCount` records: its writer closed it.
+    case closed(recordCount: Int)
+    /// The stream ends without a close record, after `recordCount` records: a crash, an interrupted copy, or a
+    /// writer never closed. Every intact record before the end still reads.
+    case notClosed(recordCount: Int)
+    /// A version-1 stream, written before close records existed: whether it is complete cannot be told.
+    case unknown
+}
+
 /// Reads a `.fpks` stream record by record, holding one record at a time.
 ///
-/// In `.skipAndReport` mode (the default) a damaged record is added to `problems` and reading goes on with the
-/// next intact record (Docs/FORMAT.md §8); in `.stopAtFirstError` mode the first problem is thrown.
+/// Reading never ends silently. In `.skipAndReport` mode (the default) a damaged record — or, with `next(as:)`
+/// and `values(as:)`, a record that does not decode into the requested type — is added to `problems` with its
+/// number, offset and reason, and reading goes on with the next intact record (Docs/FORMAT.md §8). In
+/// `.stopAtFirstError` mode the first problem is thrown by `nextRecord()`, `next()` and `next(as:)`: the throwing
+/// iteration API. At the end, `completion` says whether the stream was closed cleanly.
 public final class DocumentStreamReader {
     /// What to do with a damaged record.
     public enum ErrorMode: Sendable {
@@ -60,6 +74,12 @@ public final class DocumentStreamReader {
     public private(set) var problems: [StreamProblem] = []
     /// The error that ended a `documents` or `values(as:)` sequence early, if one did.
     public internal(set) var stoppedBy: (any Error)?
+    /// The stream's format version (1 or 2).
+    public private(set) var version: UInt8 = 0
+    /// Whether the stream was closed cleanly; nil until its end is reached.
+    public private(set) var completion: StreamCompletion?
+    /// Records found so far, intact or damaged (what a close record counts).
+    public var recordsFound: Int { nextNumber }
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
     public init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
@@ -76,9 +96,12 @@ public final class DocumentStreamReader {
             throw FirePackError(.badMagic, offset: 0, "not a FirePack document stream (expected 89 46 50 53)")
         }
         guard end - start >= header.count else { throw FirePackError(.truncated, offset: end, "the stream header is cut short") }
-        guard byte(4) == header[4] else { throw FirePackError(.unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1") }
+        guard DocumentStreamFormat.readableVersions.contains(byte(4)) else {
+            throw FirePackError(.unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1 and 2")
+        }
+        version = byte(4)
         guard byte(5) == header[5] else {
-            throw FirePackError(.unsupportedVersion, offset: 5, "stream flags 0x\(String(byte(5), radix: 16)); version 1 defines none (the byte must be 00)")
+            throw FirePackError(.unsupportedVersion, offset: 5, "stream flags 0x\(String(byte(5), radix: 16)); version \(version) defines none (the byte must be 00)")
         }
         start = header.count
     }
@@ -91,10 +114,17 @@ public final class DocumentStreamReader {
     /// The next intact record's payload, or nil at the end of the stream.
     public func nextRecord() throws -> StreamRecord? {
         while true {
-            try fill(atLeast: DocumentStreamFormat.recordHeaderLength)
+            try fill(atLeast: DocumentStreamFormat.closeRecordLength)
             let available = end - start
-            if available == 0 { return nil }
+            if available == 0 {
+                if completion == nil { completion = version >= 2 ? .notClosed(recordCount: nextNumber) : .unknown }
+                return nil
+            }
             let recordOffset = bufferOffset + start
+            if version >= 2 && matchesCloseMarker(at: start) {
+                if try readCloseRecord(at: recordOffset) { return nil }
+                continue
+            }
             if available < DocumentStreamFormat.recordHeaderLength {
                 try report(recordOffset, .truncated, "the stream ends inside a record header")
                 start = end
@@ -158,10 +188,41 @@ public final class DocumentStreamReader {
         return nil
     }
 
-    /// The next intact document's fields decoded as `T` (with `@DocumentID` filled), or nil at the end.
+    /// The next intact document's fields decoded as `T` (with `@DocumentID` filled), or nil at the end. A record
+    /// that does not decode as `T` is a problem like a damaged one (code `decodingFailed`, the record's offset, the
+    /// `DecodingError` in the reason): thrown in `.stopAtFirstError` mode, else added to `problems` and skipped.
     public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> (reference: DocumentReference, value: T)? {
-        guard let (_, _, document) = try next() else { return nil }
-        return (document.reference, try document.data(as: type, decoder: decoder))
+        while let (number, offset, document) = try next() {
+            do {
+                return (document.reference, try document.data(as: type, decoder: decoder))
+            } catch {
+                try report(offset, .decodingFailed, "\(document.reference.path) does not decode as \(T.self): \(error)", number: number)
+            }
+        }
+        return nil
+    }
+
+    /// Reads the close record at `start`: at the end of the stream it completes it (returns true); followed by more
+    /// bytes it was superseded by later appends and is skipped; damaged or torn, it is reported.
+    func readCloseRecord(at recordOffset: Int) throws -> Bool {
+        guard end - start >= DocumentStreamFormat.closeRecordLength else {
+            // A close record is not a record: it does not take a record number.
+            try report(recordOffset, .truncated, "the stream ends inside a close record", number: nextNumber)
+            start = end
+            return false
+        }
+        let count = UnsafeRawBufferPointer(start: storage + start + 4, count: 8)
+        guard crc32(count) == load32(at: start + 12) else {
+            try report(recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged)", number: nextNumber)
+            try resynchronize()
+            return false
+        }
+        let recordCount = Int(truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
+        start += DocumentStreamFormat.closeRecordLength
+        try fill(atLeast: 1)
+        guard end == start else { return false }   // superseded: records were appended after it
+        completion = .closed(recordCount: recordCount)
+        return true
     }
 
     func report(_ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil) throws {
@@ -179,7 +240,7 @@ public final class DocumentStreamReader {
         while true {
             var index = start
             while index + 4 <= end {
-                if matchesMarker(at: index) {
+                if matchesMarker(at: index) || (version >= 2 && matchesCloseMarker(at: index)) {
                     start = index
                     return true
                 }
@@ -198,6 +259,11 @@ public final class DocumentStreamReader {
     @inline(__always)
     func matchesMarker(at index: Int) -> Bool {
         storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x1E52_50F3)
+    }
+
+    @inline(__always)
+    func matchesCloseMarker(at index: Int) -> Bool {
+        end - index >= 4 && storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x4552_50F3)
     }
 
     @inline(__always)
@@ -230,12 +296,14 @@ public final class DocumentStreamReader {
 }
 
 extension DocumentStreamReader {
-    /// The stream's documents as a `Sequence`. Damaged records are skipped into `problems` (`.skipAndReport`), or
-    /// end the sequence with the problem in `stoppedBy` (`.stopAtFirstError`); I/O errors also end it there.
+    /// The stream's documents as a `Sequence`, which cannot throw: damaged records are skipped into `problems`
+    /// (`.skipAndReport`), or end the sequence with the problem in `stoppedBy` (`.stopAtFirstError`); I/O errors
+    /// also end it there. Check both after the loop, or iterate with the throwing `next()`.
     public var documents: DocumentSequence { DocumentSequence(reader: self) }
 
-    /// The stream's documents decoded as `T` (with `@DocumentID` filled); a document that does not decode ends the
-    /// sequence, its error in `stoppedBy`.
+    /// The stream's documents decoded as `T` (with `@DocumentID` filled), as a `Sequence`: a record that does not
+    /// decode is skipped into `problems` like a damaged one (`.skipAndReport`), or ends the sequence with its error
+    /// in `stoppedBy` (`.stopAtFirstError`). Check both after the loop, or iterate with the throwing `next(as:)`.
     public func values<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) -> DecodedSequence<T> {
         DecodedSequence(reader: self, decoder: decoder)
     }

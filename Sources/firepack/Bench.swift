@@ -43,6 +43,8 @@ struct Bench: ParsableCommand {
     func run() throws {
         let inputs = files.isEmpty ? try Self.defaultFiles() : files
         guard runs >= 1 else { throw CommandFailure.usage("--runs must be at least 1") }
+        // Opened now: an unwritable --svg destination fails before the measurements, not after them.
+        let chartSink = try svg.map { try Files.sink($0, gzip: false) }
         var rows: [Row] = []
         var sizes: [String] = ["file                         JSON min    gzip   FirePack    gzip   FirePack/JSON"]
         for file in inputs {
@@ -68,9 +70,12 @@ struct Bench: ParsableCommand {
                                   100 * Double(packed.count) / Double(max(minified.count, 1))))
         }
         FileHandleIO.print(table(rows) + "\n\n" + sizes.joined(separator: "\n"))
-        if let svg {
-            do { try Data(chart(rows).utf8).write(to: URL(fileURLWithPath: svg)) } catch {
-                throw CommandFailure(message: "\(svg): cannot write the chart")
+        if let svg, let chartSink {
+            do {
+                try Array(chart(rows).utf8).withUnsafeBytes { try chartSink.write($0) }
+                try chartSink.finish()
+            } catch let error as FirePackError {
+                throw CommandFailure(message: "\(svg): cannot write the chart: \(error.message)")
             }
             FileHandleIO.print("\nchart: \(svg)")
         }

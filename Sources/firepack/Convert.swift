@@ -57,10 +57,16 @@ struct Convert: ParsableCommand {
     @Flag(help: "No progress bar.")
     var quiet = false
 
+    @Flag(help: "Allow the output to be the input file; it is replaced only once the new contents are complete.")
+    var inPlace = false
+
     func run() throws {
         let (inputFormat, inputGzip) = try FileFormat.resolve(from, path: input, role: "input")
         let (outputFormat, outputGzip) = try FileFormat.resolve(to, path: output, role: "output")
+        try Files.refuseOverwriting(input: input, with: output, option: "output", inPlace: inPlace)
         let time = try resolveTime()
+        // Opened before any work: an unwritable destination is reported at once. A file changes only at the end.
+        let sink = try Files.sink(output, gzip: outputGzip)
         let counter = CountingSource(try Files.source(input, gzip: false))
         let source: ByteSource = inputGzip ? try GzipSource(counter) : counter
         let progress = Progress(total: Files.size(input), counter: counter, quiet: quiet || output == "-")
@@ -69,7 +75,7 @@ struct Convert: ParsableCommand {
             if !inputFormat.isStream && !outputFormat.isStream {
                 var value = try readValue(inputFormat, source)
                 if let time { value = value.resolvingServerTimestamps(at: time) }
-                try writeValue(value, outputFormat, Files.sink(output, gzip: outputGzip))
+                try writeValue(value, outputFormat, sink)
                 return
             }
             var singleDocument = false
@@ -82,7 +88,6 @@ struct Convert: ParsableCommand {
                 documents = ValueInput(value, naming: naming)
             default: documents = try inputFormat.documentInput(source, file: input, naming: naming)
             }
-            let sink = try Files.sink(output, gzip: outputGzip)
             var collected: [Value] = []
             let destination: DocumentOutput? = try makeOutput(outputFormat, sink, naming: naming, singleDocument: singleDocument)
             var records = 0
@@ -90,14 +95,17 @@ struct Convert: ParsableCommand {
                 let document = time.map { next.resolvingServerTimestamps(at: $0) } ?? next
                 if let destination { try destination.write(document) } else { collected.append(naming.value(of: document)) }
                 records += 1
+                Interruption.recordsDone.store(records, ordering: .relaxed)
                 progress.update(records: records)
             }
-            if let destination { try destination.finish() } else { try writeValue(.array(collected), outputFormat, sink) }
             progress.finish(records: records)
+            // All or nothing: with damaged input records the output file is not written (standard output was).
             if !documents.problems.isEmpty {
-                for problem in documents.problems { FileHandleIO.writeError("firepack: \(problem) (skipped)\n") }
-                throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s) skipped; \(records) converted")
+                for problem in documents.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
+                let outcome = output == "-" ? "\(records) intact record(s) converted" : "\(output) not written"
+                throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome) (keep the intact records with firepack validate --repair)")
             }
+            if let destination { try destination.finish() } else { try writeValue(.array(collected), outputFormat, sink) }
         } catch let error as FirePackError {
             throw CommandFailure.data(input, error)
         } catch let problem as StreamProblem {

@@ -79,7 +79,15 @@ final class StreamInput: DocumentInput {
         reader = try DocumentStreamReader(source: source)
         self.file = file
     }
-    func next() throws -> Document? { try reader.next()?.document }
+    func next() throws -> Document? {
+        guard let (_, _, document) = try reader.next() else {
+            if case .notClosed(let count) = reader.completion {
+                FileHandleIO.writeError("firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n")
+            }
+            return nil
+        }
+        return document
+    }
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
 }
 

@@ -22,6 +22,7 @@ struct FirePackCommand: ParsableCommand {
     )
 
     static func main() {
+        Interruption.install()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -3,6 +3,9 @@ import FirePack
 import FirePackInterop
 import FirePackStreams
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The file formats the tool reads and writes (each optionally gzip-compressed, `.gz`).
 enum FileFormat: String, ExpressibleByArgument, CaseIterable {
@@ -83,18 +86,33 @@ extension FileFormat {
 enum Files {
     static func source(_ path: String, gzip: Bool) throws -> ByteSource {
         let raw: ByteSource
-        do { raw = path == "-" ? FileSource(descriptor: 0) : try FileSource(path: path) } catch {
-            throw CommandFailure(message: "\(path): cannot open for reading")
+        do { raw = path == "-" ? FileSource(descriptor: 0) : try FileSource(path: path) } catch let error as FirePackError {
+            throw CommandFailure(message: error.message)
         }
         return gzip ? try GzipSource(raw) : raw
     }
 
+    /// Standard output, or a file written all or nothing (`AtomicFileSink`): the destination changes only when the
+    /// returned sink's `finish()` succeeds; an error, an interruption or a sink released unfinished leaves it as it
+    /// was. The temporary file is created now, so an unwritable destination is reported before any work.
     static func sink(_ path: String, gzip: Bool) throws -> ByteSink {
         let raw: ByteSink
-        do { raw = path == "-" ? FileSink(descriptor: 1) : try FileSink(path: path) } catch {
-            throw CommandFailure(message: "\(path): cannot open for writing")
+        do { raw = path == "-" ? FileSink(descriptor: 1) : try AtomicFileSink(destination: path) } catch let error as FirePackError {
+            throw CommandFailure(message: error.message)
         }
         return gzip ? try GzipSink(raw) : raw
+    }
+
+    /// Refuses (a usage error) to write `output` when it is `input` — the same path or the same file by device and
+    /// inode — unless `inPlace` allows it; checked before anything is opened for writing. With `inPlace` the input
+    /// is replaced only once the new contents are complete, as every output is.
+    static func refuseOverwriting(input: String, with output: String, option: String, inPlace: Bool) throws {
+        guard !inPlace, input != "-", output != "-" else { return }
+        var inputStatus = stat(), outputStatus = stat()
+        let sameFile = stat(input, &inputStatus) == 0 && stat(output, &outputStatus) == 0
+            && inputStatus.st_dev == outputStatus.st_dev && inputStatus.st_ino == outputStatus.st_ino
+        guard sameFile || URL(fileURLWithPath: input).standardized.path == URL(fileURLWithPath: output).standardized.path else { return }
+        throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it (add --in-place to replace it safely once the new contents are complete)")
     }
 
     /// The size of a regular file, for progress; nil for pipes and standard input.

@@ -8,7 +8,10 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check structure, CRCs, UTF-8 and reader limits (and Firestore's limits); exit 0 when valid, 1 when not.",
         discussion: """
-            Exit codes: 0 valid, 1 invalid, 2 usage error.
+            Exit codes: 0 valid, 1 invalid, 2 usage error. A stream is valid when every record is intact and it ends
+            with the close record its writer writes on close ("closed"); one that stops at a record boundary is "not
+            closed after record N" (exit 1, or a warning with --allow-unclosed). --repair writes every intact record
+            to a new, closed stream.
 
             Examples:
               firepack validate books.fpk
@@ -27,6 +30,12 @@ struct Validate: ParsableCommand {
     @Option(help: "For a stream: write every intact record to this new stream, leaving damaged and torn records out.")
     var repair: String?
 
+    @Flag(help: "For a stream: report a stream that was not closed (no close record at its end) as a warning, not a problem.")
+    var allowUnclosed = false
+
+    @Flag(help: "Allow --repair to name the input file; it is replaced only once the repaired stream is complete.")
+    var inPlace = false
+
     @Flag(help: "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry; Docs/FORMAT.md §1, §3). Deterministic output always passes.")
     var canonical = false
 
@@ -36,9 +45,11 @@ struct Validate: ParsableCommand {
     func run() throws {
         let (format, gzip) = try input.format()
         if repair != nil && format != .fpks { throw CommandFailure.usage("--repair works on document streams (fpks)") }
+        if let repair { try Files.refuseOverwriting(input: file, with: repair, option: "--repair", inPlace: inPlace) }
         let limits = ReaderLimits(maxDepth: maxDepth)
         var problems: [String] = []
         var documents = 0
+        var completion = ""
         let source = try Files.source(file, gzip: gzip)
         do {
             if format == .fpks {
@@ -54,9 +65,19 @@ struct Validate: ParsableCommand {
                         problems += FirestoreLimits.violations(in: document).map { "record \(number) at byte \(offset) (\(document.reference.path)): \($0)" }
                     }
                 }
-                try repaired?.close()
                 problems += reader.problems.map(\.description)
-                if let repair { FileHandleIO.print("\(repair): \(documents) intact record(s) written") }
+                switch reader.completion {
+                case .closed(let recordCount) where recordCount != reader.recordsFound:
+                    problems.append("the close record counts \(recordCount) record(s) but \(reader.recordsFound) were found: records are missing")
+                case .closed: completion = "closed"
+                case .notClosed(let recordCount):
+                    let what = "not closed after record \(recordCount) (the writer crashed, was interrupted or is still writing; --repair closes it)"
+                    if allowUnclosed { FileHandleIO.writeError("firepack: warning: \(file): \(what)\n") } else { problems.append(what) }
+                case .unknown, nil:
+                    FileHandleIO.writeError("firepack: note: \(file): a version-1 stream, written before close records: whether it is complete cannot be told\n")
+                }
+                try repaired?.close()
+                if let repair { FileHandleIO.print("\(repair): \(documents) intact record(s) written, stream closed") }
             } else if format.isStream {
                 let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: "documents", idField: nil))
                 while let document = try input.next() {
@@ -93,7 +114,7 @@ struct Validate: ParsableCommand {
         guard problems.isEmpty else {
             throw CommandFailure(message: "\(file): invalid \(format.rawValue): \(problems.count) problem(s), \(unit) intact")
         }
-        FileHandleIO.print("\(file): valid \(format.rawValue), \(unit)\(firestoreLimits ? ", within Firestore's limits" : "")")
+        FileHandleIO.print("\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")")
     }
 }
 

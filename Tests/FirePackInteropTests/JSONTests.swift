@@ -7,10 +7,32 @@ import FirePack
 @Suite("JSON")
 struct JSONTests {
     @Test func numbersBecomeIntegersOrDoubles() throws {
-        let value = try Value(json: #"[0, -0, 42, -9223372036854775808, 9223372036854775807, 9223372036854775808, 1.0, -0.0, 1e2, 2.5E-3, 0.1]"#)
-        #expect(value == [0, 0, 42, .integer(.min), .integer(.max), 9_223_372_036_854_775_808.0, 1.0, -0.0, 100.0, 0.0025, 0.1])
-        guard case .double(let negativeZero) = value[7] else { Issue.record("not a double"); return }
+        let value = try Value(json: #"[0, -0, 42, -9223372036854775808, 9223372036854775807, 1.0, -0.0, 1e2, 2.5E-3, 0.1]"#)
+        #expect(value == [0, 0, 42, .integer(.min), .integer(.max), 1.0, -0.0, 100.0, 0.0025, 0.1])
+        guard case .double(let negativeZero) = value[6] else { Issue.record("not a double"); return }
         #expect(negativeZero.sign == .minus)
+    }
+
+    /// No digit is lost silently: integers outside Int64 are an error naming where, unless doubles are asked for.
+    @Test func integersOutsideInt64() throws {
+        for (text, offset, path) in [(#"{"big": 18446744073709551615}"#, 8, "$.big"), (#"[1, -9223372036854775809]"#, 4, "$[1]"),
+                                     ("9223372036854775808", 0, "$")] {
+            do {
+                _ = try Value(json: text)
+                Issue.record("\(text) read without an error")
+            } catch {
+                #expect(error.code == .invalidJSON && error.offset == offset && error.pathDescription == path, "\(error)")
+                #expect(error.message.contains("outside Int64"))
+            }
+        }
+        let doubles = try Value(json: #"{"big": 18446744073709551615}"#, options: JSONOptions(largeIntegers: .asDoubles))
+        #expect(doubles["big"] == .double(18_446_744_073_709_551_615.0))
+    }
+
+    @Test func byteOrderMarkIsSkipped() throws {
+        #expect(try Value(json: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1}"#.utf8)) == ["a": 1])
+        // Only at the start.
+        #expect(throws: FirePackError.self) { try Value(json: Array("[1,".utf8) + [0xEF, 0xBB, 0xBF] + Array("2]".utf8)) }
     }
 
     @Test func stringsAndEscapes() throws {

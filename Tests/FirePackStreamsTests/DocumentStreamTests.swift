@@ -29,11 +29,11 @@ struct DocumentStreamTests {
         return (documents, reader.problems)
     }
 
-    /// Offsets of each record's sync marker.
+    /// Offsets of each record's sync marker (not of the close record).
     func recordOffsets(_ bytes: [UInt8]) -> [Int] {
         var offsets: [Int] = []
         var offset = DocumentStreamFormat.header.count
-        while offset + 12 <= bytes.count {
+        while offset + 12 <= bytes.count && bytes[offset + 3] == DocumentStreamFormat.syncMarker[3] {
             offsets.append(offset)
             let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
             offset += 12 + length
@@ -44,9 +44,12 @@ struct DocumentStreamTests {
     @Test func recordLayoutMatchesTheSpec() throws {
         let document = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1])
         let bytes = try stream([document])
-        #expect(Array(bytes[0..<6]) == [0x89, 0x46, 0x50, 0x53, 0x01, 0x00])
+        #expect(Array(bytes[0..<6]) == [0x89, 0x46, 0x50, 0x53, 0x02, 0x00])
         #expect(Array(bytes[6..<10]) == [0xF3, 0x50, 0x52, 0x1E])
-        let payload = Array(bytes[18...])
+        let payload = Array(bytes[18..<(bytes.count - 16)])
+        // The close record: its marker, the record count (1) and the CRC-32 of the count.
+        let count: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0]
+        #expect(Array(bytes.suffix(16)) == [0xF3, 0x50, 0x52, 0x45] + count + withUnsafeBytes(of: count.withUnsafeBytes { crc32($0) }.littleEndian, Array.init))
         #expect(payload == document.firePackBytes())
         #expect(Array(bytes[10..<14]) == withUnsafeBytes(of: UInt32(payload.count).littleEndian, Array.init))
         #expect(Array(bytes[14..<18]) == withUnsafeBytes(of: payload.withUnsafeBytes { crc32($0) }.littleEndian, Array.init))
@@ -90,7 +93,7 @@ struct DocumentStreamTests {
     @Test func aTornLastRecordIsDetectedAndAppendingGoesOn() throws {
         let originals = try documents(10)
         var bytes = try stream(originals)
-        bytes.removeLast(7)
+        bytes.removeLast(DocumentStreamFormat.closeRecordLength + 7)
         var (documents, problems) = try readAll(bytes)
         #expect(documents == Array(originals.prefix(9)))
         #expect(problems.count == 1 && problems[0].isTruncated && problems[0].recordNumber == 9)
@@ -198,9 +201,9 @@ struct GzipTests {
 struct DocumentStreamRuleTests {
     let helper = DocumentStreamTests()
 
-    @Test func theHeaderIsVersionOneWithNoFlags() throws {
+    @Test func theHeaderIsVersionTwoWithNoFlags() throws {
         let valid = try helper.stream(try helper.documents(1))
-        for (index, byte, code) in [(4, UInt8(0), FirePackError.Code.unsupportedVersion), (4, 2, .unsupportedVersion),
+        for (index, byte, code) in [(4, UInt8(0), FirePackError.Code.unsupportedVersion), (4, 3, .unsupportedVersion),
                                     (5, 1, .unsupportedVersion), (5, 0x80, .unsupportedVersion), (0, 0x88, .badMagic)] {
             var bytes = valid
             bytes[index] = byte
@@ -239,7 +242,7 @@ struct DocumentStreamRuleTests {
         #expect(problems.map(\.code) == [.lengthOutOfBounds] && problems[0].offset == offsets[2])
 
         var torn = bytes
-        torn.removeLast(3)
+        torn.removeLast(DocumentStreamFormat.closeRecordLength + 3)
         (_, problems) = try helper.readAll(torn)
         #expect(problems.map(\.code) == [.truncated] && problems[0].offset == offsets[3])
 
@@ -255,6 +258,135 @@ struct DocumentStreamRuleTests {
         #expect(problems.map(\.code) == [.invalidDocument])
         #expect(problems.first?.offset == DocumentStreamFormat.header.count + 12 + extraKey)
         #expect(problems.first?.reason.contains("at byte \(DocumentStreamFormat.header.count + 12 + extraKey)") == true)
+    }
+}
+
+/// Streams that know whether they are complete: the close record of Docs/FORMAT.md §8.
+@Suite("Stream completion")
+struct StreamCompletionTests {
+    let helper = DocumentStreamTests()
+
+    func completion(_ bytes: [UInt8]) throws -> (StreamCompletion?, [StreamProblem], Int) {
+        let reader = try DocumentStreamReader(source: MemorySource(bytes))
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        return (reader.completion, reader.problems, count)
+    }
+
+    @Test func aClosedStreamSaysSo() throws {
+        let (completion, problems, count) = try completion(try helper.stream(try helper.documents(5)))
+        #expect(completion == .closed(recordCount: 5) && problems.isEmpty && count == 5)
+        #expect(try self.completion(try helper.stream([])).0 == .closed(recordCount: 0))
+    }
+
+    @Test func aStreamCutAtARecordBoundaryIsNotClosed() throws {
+        let bytes = try helper.stream(try helper.documents(5))
+        let offsets = helper.recordOffsets(bytes)
+        // Without its close record, and cut after record 2: every intact record reads, no problem, not closed.
+        for (cut, records) in [(bytes.count - DocumentStreamFormat.closeRecordLength, 5), (offsets[3], 3), (6, 0)] {
+            let (completion, problems, count) = try completion(Array(bytes[..<cut]))
+            #expect(completion == .notClosed(recordCount: records) && problems.isEmpty && count == records, "cut at \(cut)")
+        }
+        // A torn close record is reported.
+        let (completion, problems, _) = try completion(Array(bytes.dropLast(5)))
+        #expect(completion == .notClosed(recordCount: 5))
+        #expect(problems.map(\.code) == [.truncated] && problems[0].offset == bytes.count - DocumentStreamFormat.closeRecordLength)
+        // A damaged close record is a checksum problem, at its marker.
+        var damaged = bytes
+        damaged[bytes.count - 10] ^= 1
+        let (damagedCompletion, damagedProblems, _) = try self.completion(damaged)
+        #expect(damagedCompletion == .notClosed(recordCount: 5))
+        #expect(damagedProblems.map(\.code) == [.badChecksum] && damagedProblems[0].offset == bytes.count - 16)
+    }
+
+    @Test func appendingSupersedesTheCloseRecord() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fpks-\(UUID().uuidString).fpks")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let all = try helper.documents(8)
+        try Data(try helper.stream(Array(all.prefix(5)))).write(to: url)
+        let writer = try DocumentStreamWriter.appending(toPath: url.path)
+        for document in all.suffix(3) { try writer.append(document) }
+        try writer.close()
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let reader = try DocumentStreamReader(source: MemorySource(bytes))
+        var documents: [Document] = []
+        while let (_, _, document) = try reader.next() { documents.append(document) }
+        #expect(documents == all && reader.problems.isEmpty)
+        #expect(reader.completion == .closed(recordCount: 8))
+    }
+
+    @Test func aWriterDroppedWithoutCloseKeepsItsRecords() throws {
+        let sink = MemorySink()
+        do {
+            let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 1 << 20)
+            for document in try helper.documents(3) { try writer.append(document) }
+            #expect(sink.bytes.isEmpty)   // still buffered
+        }
+        let (completion, problems, count) = try completion(sink.bytes)
+        #expect(count == 3 && problems.isEmpty && completion == .notClosed(recordCount: 3))
+    }
+
+    @Test func anAtomicWriterChangesTheDestinationOnlyOnClose() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("out.fpks").path
+        let old = try helper.stream(try helper.documents(2))
+        try Data(old).write(to: URL(fileURLWithPath: path))
+        do {
+            let writer = try DocumentStreamWriter.creatingAtomically(atPath: path)
+            for document in try helper.documents(50) { try writer.append(document) }
+            try writer.flush()
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == old)   // not yet
+        }
+        // Released unclosed: the job did not finish, the old file stays and no temporary file is left.
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == old)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.fpks"])
+        let writer = try DocumentStreamWriter.creatingAtomically(atPath: path)
+        for document in try helper.documents(50) { try writer.append(document) }
+        try writer.close()
+        #expect(try completion([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).0 == .closed(recordCount: 50))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.fpks"])
+    }
+
+    @Test func versionOneStreamsStillRead() throws {
+        var bytes = try helper.stream(try helper.documents(3))
+        bytes.removeLast(DocumentStreamFormat.closeRecordLength)
+        bytes[4] = 1
+        let (completion, problems, count) = try completion(bytes)
+        #expect(completion == .unknown && problems.isEmpty && count == 3)
+    }
+
+    struct Book: Codable, Equatable {
+        @DocumentID var id: String?
+        var title: String
+    }
+
+    /// `values(as:)` never ends silently: a record that does not decode is a problem with its number and offset.
+    @Test func recordsThatDoNotDecodeAreReported() throws {
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink)
+        try writer.append(Book(title: "One"), reference: try DocumentReference(path: "books/1"))
+        try writer.append(Document(reference: try DocumentReference(path: "books/2"), fields: ["title": 2]))
+        try writer.append(Book(title: "Three"), reference: try DocumentReference(path: "books/3"))
+        try writer.close()
+        let offsets = helper.recordOffsets(sink.bytes)
+
+        let skipping = try DocumentStreamReader(source: MemorySource(sink.bytes))
+        #expect(Array(skipping.values(as: Book.self)).map(\.title) == ["One", "Three"])
+        #expect(skipping.problems.map(\.code) == [.decodingFailed])
+        #expect(skipping.problems.first?.recordNumber == 1 && skipping.problems.first?.offset == offsets[1])
+        #expect(skipping.problems.first?.reason.contains("books/2") == true)
+        #expect(skipping.completion == .closed(recordCount: 3))
+
+        let stopping = try DocumentStreamReader(source: MemorySource(sink.bytes), mode: .stopAtFirstError)
+        #expect(try stopping.next(as: Book.self)?.value.title == "One")
+        do {
+            _ = try stopping.next(as: Book.self)
+            Issue.record("a record that does not decode was not thrown")
+        } catch let problem as StreamProblem {
+            #expect(problem.code == .decodingFailed && problem.recordNumber == 1 && problem.offset == offsets[1])
+        }
     }
 }
 

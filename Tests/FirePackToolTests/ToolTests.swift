@@ -176,18 +176,24 @@ struct ToolTests {
         bytes[bytes.count / 2] ^= 0x5A
         let damaged = path("damaged.fpks")
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        // All or nothing: the damaged record is reported and no output file is written.
         let converted = try Tool.run(["convert", damaged, path("recovered.jsonl"), "--quiet"])
         #expect(converted.status == 1)
-        #expect(converted.stderr.contains("record ") && converted.stderr.contains("at byte "), "\(converted.stderr)")
-        let lines = try String(contentsOfFile: path("recovered.jsonl"), encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 2_999)
+        #expect(converted.stderr.contains("record ") && converted.stderr.contains("at byte ") && converted.stderr.contains("not written"),
+                "\(converted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("recovered.jsonl")))
         let validate = try Tool.run(["validate", damaged])
         #expect(validate.status == 1)
+        // --repair keeps every intact record (2,999 of 3,000) in a closed stream, which then converts.
         let repaired = path("repaired.fpks")
         #expect(try Tool.run(["validate", damaged, "--repair", repaired]).status == 1)
-        #expect(try Tool.run(["validate", repaired]).status == 0)
+        let check = try Tool.run(["validate", repaired])
+        #expect(check.status == 0 && check.text.contains("2999 document(s), closed"), "\(check.text)")
+        #expect(try Tool.run(["convert", repaired, path("recovered.jsonl"), "--quiet"]).status == 0)
+        let lines = try String(contentsOfFile: path("recovered.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2_999)
         // A torn last record (a crash mid-append) is found and cut off by --repair.
-        try Data(bytes.dropLast(3)).write(to: URL(fileURLWithPath: damaged))
+        try Data(bytes.dropLast(DocumentStreamFormat.closeRecordLength + 3)).write(to: URL(fileURLWithPath: damaged))
         let torn = try Tool.run(["validate", damaged])
         #expect(torn.status == 1 && torn.stderr.contains("a torn last record"), "\(torn.stderr)")
     }

@@ -50,13 +50,15 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
         /// An extension value (tag `D4`) this version cannot interpret.
         public static let unsupportedExtension = Code(rawValue: "unsupportedExtension")
-        /// Reading or writing a file or descriptor failed.
         /// A `.fpks` record does not start with the sync marker (Docs/FORMAT.md §8).
         public static let badSyncMarker = Code(rawValue: "badSyncMarker")
         /// A `.fpks` record's CRC-32 does not match its payload (Docs/FORMAT.md §8).
         public static let badChecksum = Code(rawValue: "badChecksum")
         /// A document record is not `{name, fields[, createTime][, updateTime]}` (Docs/FORMAT.md §9).
         public static let invalidDocument = Code(rawValue: "invalidDocument")
+        /// A stream record's document did not decode into the requested type (the `DecodingError` is in the reason).
+        public static let decodingFailed = Code(rawValue: "decodingFailed")
+        /// Reading or writing a file or descriptor failed.
         public static let ioFailure = Code(rawValue: "ioFailure")
         /// A value that cannot be constructed or encoded (for example a latitude of 91).
         public static let invalidValue = Code(rawValue: "invalidValue")

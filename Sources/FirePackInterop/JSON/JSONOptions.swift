@@ -11,6 +11,14 @@ public struct JSONOptions: Sendable, Hashable {
         case plain
     }
 
+    /// What reading does with an integer outside Int64 (Firestore's integer range).
+    public enum LargeIntegers: Sendable, Hashable {
+        /// Throw `invalidJSON` naming its offset and path (default): no digit is dropped silently.
+        case reject
+        /// Read it as the nearest double, losing the digits a double cannot hold.
+        case asDoubles
+    }
+
     /// Reversible (default) or plain output; reading always understands the reversible markers.
     public var form: Form
     /// Two-space indentation and `": "` separators instead of compact output.
@@ -21,10 +29,13 @@ public struct JSONOptions: Sendable, Hashable {
     public var maxDepth: Int
     /// Whether reading turns the reversible markers into Firestore types (off: every object is a map).
     public var readsMarkers: Bool
+    /// What reading does with integers outside Int64: an error by default.
+    public var largeIntegers: LargeIntegers
 
-    /// Creates options: reversible, compact, insertion order, depth 100, markers read.
+    /// Creates options: reversible, compact, insertion order, depth 100, markers read, large integers rejected.
     public init(form: Form = .reversible, pretty: Bool = false, sortedKeys: Bool = false, maxDepth: Int = 100,
-                readsMarkers: Bool = true) {
+                readsMarkers: Bool = true, largeIntegers: LargeIntegers = .reject) {
+        self.largeIntegers = largeIntegers
         self.form = form
         self.pretty = pretty
         self.sortedKeys = sortedKeys

@@ -18,15 +18,17 @@ struct JSONParser {
     let count: Int
     let maxDepth: Int
     let readsMarkers: Bool
+    let largeIntegersAsDoubles: Bool
     var index = 0
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
 
-    init(base: UnsafeRawPointer, count: Int, maxDepth: Int, readsMarkers: Bool = true) {
+    init(base: UnsafeRawPointer, count: Int, maxDepth: Int, readsMarkers: Bool = true, largeIntegers: JSONOptions.LargeIntegers = .reject) {
         self.base = base
         self.count = count
         self.maxDepth = maxDepth
         self.readsMarkers = readsMarkers
+        largeIntegersAsDoubles = largeIntegers == .asDoubles
     }
 
     /// The byte at `offset`, or `0` when `offset` lies outside the input.
@@ -46,6 +48,8 @@ struct JSONParser {
     }
 
     mutating func parseDocument() throws(FirePackError) -> Value {
+        // A UTF-8 byte order mark may precede the text (RFC 8259 §8.1 lets a parser ignore it).
+        if count >= 3 && byte(0) == 0xEF && byte(1) == 0xBB && byte(2) == 0xBF { index = 3 }
         skipWhitespace()
         let value = try parseValue(depth: 0)
         skipWhitespace()
@@ -289,6 +293,10 @@ struct JSONParser {
         }
         index = cursor
         if isInteger && !overflow { return .integer(integer) }
+        if isInteger && !largeIntegersAsDoubles {
+            let digits = String(decoding: UnsafeRawBufferPointer(start: base + start, count: cursor - start), as: UTF8.self)
+            throw fail("integer \(digits) is outside Int64, Firestore's integer range (read it as a double only if losing digits is acceptable)", at: start)
+        }
         let double = parseDouble(start: start, count: cursor - start)
         guard double.isFinite else { throw fail("number out of the range of a double", at: start) }
         return .double(double)

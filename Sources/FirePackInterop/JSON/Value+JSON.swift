@@ -6,13 +6,15 @@ import Foundation
 import FirePack
 
 extension Value {
-    /// Parses JSON text (RFC 8259) from `Data`, `[UInt8]` or borrowed bytes into a value: numbers without fraction or
-    /// exponent that fit Int64 become integers, others doubles; reversible markers become Firestore types. Errors
+    /// Parses JSON text (RFC 8259; a leading UTF-8 byte order mark is skipped) from `Data`, `[UInt8]` or borrowed
+    /// bytes into a value: numbers without fraction or exponent become integers — an error outside Int64 unless
+    /// `options.largeIntegers` is `.asDoubles` — others doubles; reversible markers become Firestore types. Errors
     /// name the byte offset and the JSON path.
     public init(json bytes: some ContiguousBytes, options: JSONOptions = JSONOptions()) throws(FirePackError) {
         self = try bytes.withBorrowedBytes { bytes throws(FirePackError) in
             guard let base = bytes.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
-            var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers)
+            var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
+                                    largeIntegers: options.largeIntegers)
             return try parser.parseDocument()
         }
     }

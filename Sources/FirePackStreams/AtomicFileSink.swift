@@ -1,0 +1,100 @@
+import FirePack
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file written all or nothing: bytes go to a temporary file in the destination's folder, and `finish()` flushes
+/// it to disk (fsync), renames it over the destination and syncs the folder. Until then the destination is
+/// untouched; a sink that is discarded, or released without `finish()`, removes its temporary file.
+///
+/// The temporary file is `.NAME.XXXXXX.partial` beside the destination, created with the destination's permissions
+/// (or the usual 0666 less the umask for a new file).
+public final class AtomicFileSink: ByteSink {
+    /// Where the file will be once finished.
+    public let destination: String
+    /// The temporary file being written.
+    public let temporaryPath: String
+    private let file: FileSink
+    private var done = false
+
+    /// Every temporary file not yet finished or discarded, so that a signal handler can remove them all.
+    private static let pending = Mutex<Set<String>>([])
+
+    /// Creates the temporary file for `destination`; throws `ioFailure` (with the system's reason) when its folder
+    /// cannot be written, so that a bad destination is found before any work is done.
+    public init(destination: String) throws {
+        self.destination = destination
+        let slash = destination.lastIndex(of: "/")
+        let folder = slash.map { String(destination[..<$0]) } ?? "."
+        let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
+        var template = Array("\(folder.isEmpty ? "" : folder)/.\(name).XXXXXX.partial".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
+        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(destination): cannot write there: \(systemError())") }
+        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var existing = stat()
+        let mode: mode_t
+        if stat(destination, &existing) == 0 {
+            mode = existing.st_mode & 0o7777
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            mode = 0o666 & ~mask
+        }
+        fchmod(descriptor, mode)
+        file = FileSink(descriptor: descriptor, ownsDescriptor: true)
+        Self.pending.withLock { _ = $0.insert(temporaryPath) }
+    }
+
+    deinit { if !done { discard() } }
+
+    /// Writes to the temporary file.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws { try file.write(bytes) }
+
+    /// Flushes the temporary file to disk and renames it over the destination; throws `ioFailure` (and removes the
+    /// temporary file) when any step fails, leaving the destination as it was.
+    public func finish() throws {
+        guard !done else { return }
+        do {
+            guard fsync(file.descriptor) == 0 else { throw FirePackError(.ioFailure, "\(destination): cannot flush to disk: \(systemError())") }
+            try file.finish()
+            guard rename(temporaryPath, destination) == 0 else {
+                throw FirePackError(.ioFailure, "\(destination): cannot replace: \(systemError())")
+            }
+        } catch {
+            discard()
+            throw error
+        }
+        done = true
+        Self.pending.withLock { _ = $0.remove(temporaryPath) }
+        let slash = destination.lastIndex(of: "/")
+        let folder = slash.map { String(destination[..<$0]) } ?? "."
+        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY)
+        if directory >= 0 { fsync(directory); close(directory) }
+    }
+
+    /// Removes the temporary file; the destination stays as it was. Nothing may be written afterwards.
+    public func discard() {
+        guard !done else { return }
+        done = true
+        try? file.finish()
+        unlink(temporaryPath)
+        Self.pending.withLock { _ = $0.remove(temporaryPath) }
+    }
+
+    /// Removes every temporary file not yet finished (for a signal handler that is about to exit); returns how many.
+    package static func discardAllPending() -> Int {
+        pending.withLock { paths in
+            for path in paths { unlink(path) }
+            defer { paths.removeAll() }
+            return paths.count
+        }
+    }
+}
+
+/// The system's description of `errno` ("No such file or directory").
+package func systemError(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}
