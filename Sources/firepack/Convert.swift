@@ -30,22 +30,31 @@ struct Convert: ParsableCommand {
     @Argument(help: "The output file, or - for standard output.")
     var output: String
 
-    @Option(help: "The input format (default: from the input's name).")
-    var from: FileFormat?
+    @Option(help: "The input format (default: from the input's name, else its first bytes: fpk, fpks, gzip); add .gz for gzip.")
+    var from: FormatChoice?
 
-    @Option(help: "The output format (default: from the output's name).")
-    var to: FileFormat?
+    @Option(help: "The output format (default: from the output's name); add .gz for gzip (--to jsonl.gz).")
+    var to: FormatChoice?
 
     @Option(help: "The collection of documents read from plain JSON (default: the input file's name).")
     var collection: String?
 
-    @Option(help: "The field holding each plain-JSON document's ID (default: the path in \"__name__\", else a generated ID).")
+    @Option(help: "The field holding each plain-JSON document's ID (default: the path in \"__name__\", else a generated ID); a document without it is an error.")
     var idField: String?
+
+    @Flag(help: "With --id-field: give documents that lack the field a new ID (counted in the summary) instead of failing.")
+    var generateMissingIds = false
+
+    @Flag(help: "With --id-field: keep the ID field among the document's fields as well.")
+    var keepIdField = false
+
+    @Flag(help: "Read JSON integers outside Int64 as doubles (losing digits) instead of failing.")
+    var largeIntegersAsDoubles = false
 
     @Option(help: "Replace server-timestamp sentinels by this time: now, or an RFC 3339 timestamp.")
     var resolveServerTimestamps: String?
 
-    @Flag(help: "Sorted keys: equal values give identical bytes.")
+    @Flag(help: "Sorted keys, so that equal values give identical bytes, and generated IDs derived from the record number.")
     var deterministic = false
 
     @Flag(help: "Indented JSON output.")
@@ -60,31 +69,53 @@ struct Convert: ParsableCommand {
     @Flag(help: "Allow the output to be the input file; it is replaced only once the new contents are complete.")
     var inPlace = false
 
+    func validate() throws {
+        if generateMissingIds && idField == nil { throw ValidationError("--generate-missing-ids needs --id-field") }
+        if keepIdField && idField == nil { throw ValidationError("--keep-id-field needs --id-field") }
+    }
+
     func run() throws {
-        let (inputFormat, inputGzip) = try FileFormat.resolve(from, path: input, role: "input")
+        let explicitInput = FileFormat.resolve(from, path: input)
         let (outputFormat, outputGzip) = try FileFormat.resolve(to, path: output, role: "output")
         try Files.refuseOverwriting(input: input, with: output, option: "output", inPlace: inPlace)
         let time = try resolveTime()
-        // Opened before any work: an unwritable destination is reported at once. A file changes only at the end.
-        let sink = try Files.sink(output, gzip: outputGzip)
         let counter = CountingSource(try Files.source(input, gzip: false))
-        let source: ByteSource = inputGzip ? try GzipSource(counter) : counter
-        let progress = Progress(total: Files.size(input), counter: counter, quiet: quiet || output == "-")
-        let naming = DocumentNaming(collection: collection ?? Self.defaultCollection(input), idField: idField)
+        // The decompressed input: by the name or --from, else by the first bytes (which the sniffer puts back).
+        let source: ByteSource, inputFormat: FileFormat, compressed: Bool
+        if let (format, gzip) = explicitInput {
+            (source, inputFormat, compressed) = (gzip ? try GzipSource(counter) : counter, format, gzip)
+        } else if let (restored, format, gzip) = try FormatSniffer.sniff(counter) {
+            (source, inputFormat, compressed) = (restored, format, gzip)
+        } else {
+            throw FileFormat.unknownFormat(path: input, role: "input")
+        }
+        // Opened before any work: an unwritable destination is reported at once. A file changes only at the end.
+        let outputCounter = CountingSink(try Files.sink(output, gzip: false))
+        let sink: ByteSink = outputGzip ? try GzipSink(outputCounter) : outputCounter
+        let progress = Progress(total: Files.size(input), counter: counter, compressed: compressed, quiet: quiet || output == "-")
+        let naming = DocumentNaming(collection: collection ?? Self.defaultCollection(input), idField: idField,
+                                    generatesMissingIDs: generateMissingIds, keepsIDField: keepIdField, deterministic: deterministic,
+                                    largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
         do {
             if !inputFormat.isStream && !outputFormat.isStream {
-                var value = try readValue(inputFormat, source)
+                var value = try readValue(inputFormat, source, naming: naming)
                 if let time { value = value.resolvingServerTimestamps(at: time) }
                 try writeValue(value, outputFormat, sink)
+                progress.summary(records: 1, written: outputCounter.count, generatedIDs: 0, to: output)
                 return
             }
             var singleDocument = false
             let documents: DocumentInput
             switch inputFormat {
             case .fpk, .json:
-                let value = try readValue(inputFormat, source)
-                // One object is one document: written as a single message, not a delimited stream.
-                if case .map = value { singleDocument = true }
+                let value = try readValue(inputFormat, source, naming: naming)
+                if case .map = value {
+                    // One object is one document: a single protobuf message, never a silent one-document stream.
+                    guard outputFormat == .firestoreProto else {
+                        throw CommandFailure(message: "\(input) holds one JSON object, not an array of documents: wrap it in [ ] for a one-document \(outputFormat.rawValue) stream, or convert it to .json or .fpk")
+                    }
+                    singleDocument = true
+                }
                 documents = ValueInput(value, naming: naming)
             default: documents = try inputFormat.documentInput(source, file: input, naming: naming)
             }
@@ -106,11 +137,20 @@ struct Convert: ParsableCommand {
                 throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome) (keep the intact records with firepack validate --repair)")
             }
             if let destination { try destination.finish() } else { try writeValue(.array(collected), outputFormat, sink) }
+            progress.summary(records: records, written: outputCounter.count, generatedIDs: naming.generatedCount, to: output)
         } catch let error as FirePackError {
-            throw CommandFailure.data(input, error)
+            throw CommandFailure.data(input, Self.namingToolOptions(error))
         } catch let problem as StreamProblem {
             throw CommandFailure(message: "\(input): \(problem)")
         }
+    }
+
+    /// The library's advice, in the tool's terms: its flags, not library calls.
+    static func namingToolOptions(_ error: FirePackError) -> FirePackError {
+        guard error.message.contains("Document.resolvingServerTimestamps(at:)") else { return error }
+        return FirePackError(error.code, offset: error.offset,
+                             "a pending server timestamp cannot be written in this format; give it a time with --resolve-server-timestamps now|TIME",
+                             path: error.path)
     }
 
     func resolveTime() throws -> Timestamp? {
@@ -128,9 +168,9 @@ struct Convert: ParsableCommand {
         return String(name.split(separator: ".").first ?? "documents")
     }
 
-    func readValue(_ format: FileFormat, _ source: ByteSource) throws -> Value {
+    func readValue(_ format: FileFormat, _ source: ByteSource, naming: DocumentNaming) throws -> Value {
         let bytes = try FirePackStreams.readAll(source)
-        return try format.readValue(bytes, file: input)
+        return try format.readValue(bytes, file: input, largeIntegers: naming.largeIntegers)
     }
 
     func writeValue(_ value: Value, _ format: FileFormat, _ sink: ByteSink) throws {

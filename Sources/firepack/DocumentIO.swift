@@ -17,61 +17,6 @@ protocol DocumentOutput: AnyObject {
     func finish() throws
 }
 
-/// How documents map to plain JSON objects: their fields, with the document path under `__name__` (Firestore's name
-/// for the document key) or the document ID under `--id-field`.
-struct DocumentNaming {
-    var collection: String
-    var idField: String?
-
-    /// A document from a plain object: its path from `__name__`, else `collection/<idField value>`, else a new ID.
-    func document(from value: Value, line: Int?) throws -> Document {
-        guard case .map(var fields) = value else {
-            throw FirePackError(.invalidValue, "\(line.map { "line \($0): " } ?? "")a document must be a JSON object, not \(value.type)")
-        }
-        let path: String
-        if let name = fields["__name__"] {
-            fields["__name__"] = nil
-            switch name {
-            case .string(let text): path = text
-            case .reference(let reference): path = reference.path
-            default: throw FirePackError(.invalidValue, "\(line.map { "line \($0): " } ?? "")__name__ must be a document path")
-            }
-        } else if let idField, let id = fields[idField] {
-            switch id {
-            case .string(let text): path = collection + "/" + text
-            case .integer(let number): path = collection + "/" + String(number)
-            default: throw FirePackError(.invalidValue, "\(line.map { "line \($0): " } ?? "")the id field \(idField.debugDescription) must be a string or integer")
-            }
-            fields[idField] = nil
-        } else {
-            path = collection + "/" + Self.generatedID()
-        }
-        do {
-            return Document(reference: try DocumentReference(path: path), fields: fields)
-        } catch {
-            throw FirePackError(.invalidReference, "\(line.map { "line \($0): " } ?? "")\(error.message)")
-        }
-    }
-
-    /// A plain object from a document: its fields plus its ID under `--id-field`, or its path under `__name__`.
-    func value(of document: Document) -> Value {
-        var fields = document.fields
-        if let idField {
-            fields[idField] = .string(document.reference.documentID)
-        } else {
-            fields["__name__"] = .string(document.reference.path)
-        }
-        return .map(fields)
-    }
-
-    /// A 20-character ID from Firestore's alphabet, as its client libraries generate them.
-    static func generatedID() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<20).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-    }
-}
-
 final class StreamInput: DocumentInput {
     let reader: DocumentStreamReader
     let file: String
@@ -94,16 +39,20 @@ final class StreamInput: DocumentInput {
 final class JSONLinesInput: DocumentInput {
     let lines: LineReader
     let naming: DocumentNaming
+    let jsonOptions: JSONOptions
     init(_ source: ByteSource, naming: DocumentNaming) {
         lines = LineReader(source)
         self.naming = naming
+        jsonOptions = JSONOptions(largeIntegers: naming.largeIntegers)
     }
     func next() throws -> Document? {
         while let line = try lines.next() {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             let value: Value
-            do { value = try Value(json: Array(line)) } catch {
-                throw FirePackError(error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
+            do { value = try Value(json: line, options: jsonOptions) } catch {
+                throw FirePackError(error.code, offset: error.offset,
+                                    "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
+                                    path: error.path)
             }
             return try naming.document(from: value, line: lines.lineNumber)
         }
@@ -118,8 +67,10 @@ final class FirestoreJSONInput: DocumentInput {
     func next() throws -> Document? {
         while let line = try lines.next() {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            do { return try FirestoreJSON.document(from: Array(line)) } catch {
-                throw FirePackError(error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
+            do { return try FirestoreJSON.document(from: line) } catch {
+                throw FirePackError(error.code, offset: error.offset,
+                                    "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
+                                    path: error.path)
             }
         }
         return nil
@@ -227,7 +178,7 @@ extension FileFormat {
         case .jsonl: JSONLinesInput(source, naming: naming)
         case .firestoreJSON: FirestoreJSONInput(source)
         case .firestoreProto: FirestoreProtoInput(source)
-        case .fpk, .json: ValueInput(try readValue(FirePackStreams.readAll(source), file: file), naming: naming)
+        case .fpk, .json: ValueInput(try readValue(FirePackStreams.readAll(source), file: file, largeIntegers: naming.largeIntegers), naming: naming)
         }
     }
 }

@@ -18,6 +18,7 @@ struct FirePackCommand: ParsableCommand {
             Exit codes: 0 success, 1 invalid data or a failed operation, 2 a usage error.
             Formats are inferred from file extensions (.fpk, .json); `-` reads standard input or writes standard output.
             """,
+        version: "firepack 0.3.0 (format version 1, stream version 2)",
         subcommands: [Convert.self, Inspect.self, Validate.self, Stats.self, Bench.self]
     )
 

@@ -37,23 +37,108 @@ enum FileFormat: String, ExpressibleByArgument, CaseIterable {
         return nil
     }
 
-    /// The explicit format (gzip still from a `.gz` name), else the one the name says; a usage error when neither.
-    static func resolve(_ explicit: FileFormat?, path: String, role: String) throws -> (FileFormat, gzip: Bool) {
+    /// The explicit format (gzip from it or from a `.gz` name), else the one the name says; nil when neither (an
+    /// input's magic bytes may still tell, `FormatSniffer`).
+    static func resolve(_ explicit: FormatChoice?, path: String) -> (FileFormat, gzip: Bool)? {
         let gzip = path.lowercased().hasSuffix(".gz")
-        if let explicit { return (explicit, gzip) }
-        if let inferred = inferred(from: path) { return inferred }
+        if let explicit { return (explicit.format, explicit.gzip || gzip) }
+        return inferred(from: path)
+    }
+
+    /// `resolve`, or a usage error naming the option to use.
+    static func resolve(_ explicit: FormatChoice?, path: String, role: String) throws -> (FileFormat, gzip: Bool) {
+        if let resolved = resolve(explicit, path: path) { return resolved }
+        throw unknownFormat(path: path, role: role)
+    }
+
+    static func unknownFormat(path: String, role: String) -> CommandFailure {
         let option = role == "input" ? "--from" : "--to"
-        throw CommandFailure.usage("cannot tell the format of \(role) '\(path)' from its name; use \(option) \(allCases.map(\.rawValue).joined(separator: "|"))")
+        let what = path == "-" ? (role == "input" ? "standard input" : "standard output") : "\(role) '\(path)'"
+        return CommandFailure.usage("cannot tell the format of \(what)\(role == "input" ? " from its name or first bytes" : " from its name"); use \(option) \(allCases.map(\.rawValue).joined(separator: "|")) (add .gz for gzip)")
+    }
+}
+
+/// A `--from`/`--to` value: a format name, optionally with `.gz` (`jsonl.gz`) for gzip through pipes.
+struct FormatChoice: ExpressibleByArgument {
+    var format: FileFormat
+    var gzip: Bool
+
+    init?(argument: String) {
+        let gzip = argument.hasSuffix(".gz")
+        guard let format = FileFormat(rawValue: gzip ? String(argument.dropLast(3)) : argument) else { return nil }
+        self.format = format
+        self.gzip = gzip
+    }
+
+    static var allValueStrings: [String] { FileFormat.allCases.map(\.rawValue) }
+}
+
+/// Tells an input's format from its first bytes when neither its name nor `--from` does: gzip (`1F 8B`, then the
+/// bytes inside), fpk (`89 46 50 4B`) and fpks (`89 46 50 53`).
+enum FormatSniffer {
+    /// The source, with what was peeked put back, and its format; nil when the bytes do not say.
+    static func sniff(_ source: ByteSource) throws -> (ByteSource, FileFormat, gzip: Bool)? {
+        let (peeked, restored) = try peek(source, count: 4)
+        if peeked.starts(with: [0x1F, 0x8B]) {
+            let inner = try GzipSource(restored)
+            let (innerPeeked, innerRestored) = try peek(inner, count: 4)
+            guard let format = magic(innerPeeked) else { return nil }
+            return (innerRestored, format, true)
+        }
+        return magic(peeked).map { (restored, $0, false) }
+    }
+
+    static func magic(_ bytes: [UInt8]) -> FileFormat? {
+        if bytes.starts(with: [0x89, 0x46, 0x50, 0x4B]) { return .fpk }
+        if bytes.starts(with: [0x89, 0x46, 0x50, 0x53]) { return .fpks }
+        return nil
+    }
+
+    /// The first `count` bytes (fewer at the end) and a source that reads them again, then the rest.
+    static func peek(_ source: ByteSource, count: Int) throws -> ([UInt8], ByteSource) {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let read = try bytes.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            if read == 0 { break }
+            filled += read
+        }
+        bytes.removeLast(count - filled)
+        return (bytes, PrefixedSource(bytes, then: source))
+    }
+}
+
+/// Reads `prefix`, then `upstream`.
+final class PrefixedSource: ByteSource {
+    let prefix: [UInt8]
+    var position = 0
+    let upstream: ByteSource
+    init(_ prefix: [UInt8], then upstream: ByteSource) {
+        self.prefix = prefix
+        self.upstream = upstream
+    }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard position < prefix.count else { return try upstream.read(into: buffer) }
+        let count = min(buffer.count, prefix.count - position)
+        prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: count) }
+        position += count
+        return count
     }
 }
 
 extension FileFormat {
-    /// Decodes a whole single-value file (fpk or json).
-    func readValue(_ bytes: [UInt8], file: String, limits: ReaderLimits = .default) throws -> Value {
+    /// Decodes a whole single-value file (fpk or json); JSON errors also give the line and column.
+    func readValue(_ bytes: [UInt8], file: String, limits: ReaderLimits = .default,
+                   largeIntegers: JSONOptions.LargeIntegers = .reject) throws -> Value {
         let result: Result<Value, FirePackError>
         switch self {
         case .json:
-            result = Result { () throws(FirePackError) in try Value(json: bytes, options: JSONOptions(maxDepth: limits.maxDepth)) }
+            result = Result { () throws(FirePackError) in
+                do throws(FirePackError) { return try Value(json: bytes, options: JSONOptions(maxDepth: limits.maxDepth, largeIntegers: largeIntegers)) } catch {
+                    guard let offset = error.offset else { throw error }
+                    throw FirePackError(error.code, offset: offset, "\(TextPosition.describe(offset, in: bytes)): \(error.message)", path: error.path)
+                }
+            }
         default:
             result = bytes.withUnsafeBytes { raw in
                 Result { () throws(FirePackError) in
@@ -181,4 +266,16 @@ final class CountingSource: ByteSource {
         count += read
         return read
     }
+}
+
+/// Counts the bytes that pass through a sink (for the summary line), or that would (without a downstream).
+final class CountingSink: ByteSink {
+    let downstream: ByteSink?
+    private(set) var count = 0
+    init(_ downstream: ByteSink? = nil) { self.downstream = downstream }
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try downstream?.write(bytes)
+        count += bytes.count
+    }
+    func finish() throws { try downstream?.finish() }
 }

@@ -1,15 +1,18 @@
 import ArgumentParser
+import FirePackStreams
 
-/// The input file and its format, shared by the subcommands that read one file.
+/// The input file argument and `--from`, shared by the subcommands that read one file.
 struct InputOptions: ParsableArguments {
     @Argument(help: "The file to read, or - for standard input.")
     var file: String
 
-    @Option(help: "The input format (default: from the file's name).")
-    var from: FileFormat?
+    @Option(help: "The input format (default: from the file's name, else its first bytes); add .gz for gzip.")
+    var from: FormatChoice?
 
-    /// The format and whether the file is gzip-compressed.
+    /// The format and whether the file is gzip-compressed: from `--from`, the name, or a file's magic bytes.
     func format() throws -> (FileFormat, gzip: Bool) {
-        try FileFormat.resolve(from, path: file, role: "input")
+        if let resolved = FileFormat.resolve(from, path: file) { return resolved }
+        if file != "-", let (_, format, gzip) = try FormatSniffer.sniff(Files.source(file, gzip: false)) { return (format, gzip) }
+        throw FileFormat.unknownFormat(path: file, role: "input")
     }
 }

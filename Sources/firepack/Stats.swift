@@ -114,10 +114,3 @@ struct Census {
         }
     }
 }
-
-/// Counts what is written to it.
-final class CountingSink: ByteSink {
-    private(set) var count = 0
-    func write(_ bytes: UnsafeRawBufferPointer) throws { count += bytes.count }
-    func finish() throws {}
-}

@@ -130,10 +130,10 @@ struct ToolTests {
         let lines = (0..<60_000).map { #"{"id": "b\#($0)", "title": "A book with a title long enough", "pages": \#($0)}"# }
         let input = path("big.jsonl")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: input))
-        func onTerminal(_ extra: String) throws -> String {
+        func onTerminal(_ extra: String, columns: Int = 120, input: String = input) throws -> String {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-            process.arguments = ["-qec", "\(Tool.binary.path) convert \(input) \(path("big.fpks")) --collection b --id-field id \(extra)", "/dev/null"]
+            process.arguments = ["-qec", "stty cols \(columns); \(Tool.binary.path) convert \(input) \(path("big.fpks")) --collection b --id-field id \(extra)", "/dev/null"]
             let output = Pipe()
             process.standardOutput = output
             process.standardInput = FileHandle.nullDevice
@@ -144,6 +144,17 @@ struct ToolTests {
         }
         let shown = try onTerminal("")
         #expect(shown.contains("100%") && shown.contains("60000 records") && shown.contains("MB/s"), "\(shown)")
+        // A finished conversion ends with one summary line: records, bytes in and out, time, rate.
+        #expect(shown.contains("60000 record(s): ") && shown.contains("MB out to"), "\(shown)")
+        // On a narrow terminal every redraw fits on one line.
+        let narrow = try onTerminal("", columns: 40)
+        let redraws = narrow.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\r").map { $0.replacingOccurrences(of: "\u{1B}[K", with: "") }
+            .filter { $0.hasPrefix("[") }
+        #expect(!redraws.isEmpty && redraws.allSatisfy { ($0.split(separator: "\n").first ?? "").count < 40 }, "\(redraws)")
+        // Compressed input is labelled as such.
+        #expect(try Tool.run(["convert", input, path("big.jsonl.gz"), "--collection", "b", "--id-field", "id", "--quiet"]).status == 0)
+        let compressed = try onTerminal("", input: path("big.jsonl.gz"))
+        #expect(compressed.contains("60000 record(s): ") && compressed.contains("MB compressed in"), "\(compressed)")
         #expect(try onTerminal("--quiet").isEmpty)
         let piped = try Tool.run(["convert", input, path("big2.fpks"), "--collection", "b", "--id-field", "id"])
         #expect(piped.status == 0 && piped.stderr.isEmpty)
@@ -220,7 +231,7 @@ struct ToolTests {
     }
 
     @Test func usageErrorsExitWithTwo() throws {
-        #expect(try Tool.run(["convert", "a.unknown", "b.fpk"]).status == 2)
+        #expect(try Tool.run(["convert", "README.md", path("b.fpk")]).status == 2)   // neither the name nor the bytes tell
         #expect(try Tool.run(["nonsense"]).status == 2)
         #expect(try Tool.run(["validate", "Fixtures/books.json", "--repair", "x.fpks"]).status == 2)
         #expect(try Tool.run(["inspect", "Fixtures/books.fpk", "--record", "1"]).status == 2)

@@ -1,0 +1,128 @@
+import FirePack
+import FirePackInterop
+
+/// How documents map to plain JSON objects: their fields, with the document path under `__name__` (Firestore's name
+/// for the document key) or the document ID under `--id-field`.
+final class DocumentNaming {
+    let collection: String
+    let idField: String?
+    /// Give documents without the ID field a new ID instead of failing.
+    let generatesMissingIDs: Bool
+    /// Keep the ID field among the document's fields as well.
+    let keepsIDField: Bool
+    /// Generated IDs derived from the collection and the record number, so that runs are reproducible.
+    let deterministic: Bool
+    /// What integers outside Int64 become when plain JSON is read.
+    let largeIntegers: JSONOptions.LargeIntegers
+    /// Documents given a generated ID so far.
+    private(set) var generatedCount = 0
+    /// Documents made so far (the record number of the next one).
+    private(set) var recordCount = 0
+
+    init(collection: String, idField: String?, generatesMissingIDs: Bool = false, keepsIDField: Bool = false,
+         deterministic: Bool = false, largeIntegers: JSONOptions.LargeIntegers = .reject) {
+        self.collection = collection
+        self.idField = idField
+        self.generatesMissingIDs = generatesMissingIDs
+        self.keepsIDField = keepsIDField
+        self.deterministic = deterministic
+        self.largeIntegers = largeIntegers
+    }
+
+    /// A document from a plain object: its path from `__name__`, else `collection/<idField value>`, else (without
+    /// `--id-field`, or with `--generate-missing-ids`) a new ID; a missing ID field is otherwise an error naming
+    /// the record.
+    func document(from value: Value, line: Int?) throws -> Document {
+        let record = recordCount
+        recordCount += 1
+        let position = line.map { "line \($0): " } ?? "record \(record): "
+        guard case .map(var fields) = value else {
+            throw FirePackError(.invalidValue, "\(position)a document must be a JSON object, not \(value.type)")
+        }
+        let path: String
+        if let name = fields["__name__"] {
+            fields["__name__"] = nil
+            switch name {
+            case .string(let text): path = text
+            case .reference(let reference): path = reference.path
+            default: throw FirePackError(.invalidValue, "\(position)__name__ must be a document path")
+            }
+        } else if let idField, let id = fields[idField] {
+            switch id {
+            case .string(let text): path = collection + "/" + text
+            case .integer(let number): path = collection + "/" + String(number)
+            default: throw FirePackError(.invalidValue, "\(position)the id field \(idField.debugDescription) must be a string or integer")
+            }
+            if !keepsIDField { fields[idField] = nil }
+        } else if let idField, !generatesMissingIDs {
+            throw FirePackError(.invalidValue, "\(position)the document has no \(idField.debugDescription) field (--id-field); "
+                                + "add --generate-missing-ids to give such documents new IDs")
+        } else {
+            path = generatedPath(record: record)
+        }
+        do {
+            return Document(reference: try DocumentReference(path: path), fields: fields)
+        } catch {
+            throw FirePackError(.invalidReference, "\(position)\(error.message)")
+        }
+    }
+
+    /// A path with a new 20-character ID, random or (deterministic) derived from the collection and record number.
+    func generatedPath(record: Int) -> String {
+        generatedCount += 1
+        let collectionReference: CollectionReference
+        do { collectionReference = try CollectionReference(path: collection) } catch {
+            // An invalid collection name is reported by DocumentReference(path:) for the whole path.
+            return collection + "/" + String(repeating: "x", count: 20)
+        }
+        guard deterministic else { return collectionReference.document().path }
+        var generator = SplitMix64(seed: UInt64(truncatingIfNeeded: record) &+ collection.utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 })
+        return collectionReference.document(using: &generator).path
+    }
+
+    /// A plain object from a document: its fields plus its ID under `--id-field`, or its path under `__name__`.
+    func value(of document: Document) -> Value {
+        var fields = document.fields
+        if let idField {
+            fields[idField] = .string(document.reference.documentID)
+        } else {
+            fields["__name__"] = .string(document.reference.path)
+        }
+        return .map(fields)
+    }
+}
+
+/// A small seedable generator (SplitMix64) for reproducible document IDs.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Line and column of a byte offset in text, for messages about JSON input.
+enum TextPosition {
+    /// `line L, column C` (both from 1; the column counts characters) of `offset` in `text`.
+    static func describe(_ offset: Int, in text: some Collection<UInt8>) -> String {
+        var line = 1
+        var lineStart = text.startIndex
+        var index = text.startIndex
+        var position = 0
+        while position < offset && index != text.endIndex {
+            if text[index] == 0x0A { line += 1; lineStart = text.index(after: index) }
+            index = text.index(after: index)
+            position += 1
+        }
+        return "line \(line), column \(column(of: text.distance(from: lineStart, to: index), in: text[lineStart...]))"
+    }
+
+    /// The column (from 1, in characters: UTF-8 continuation bytes do not count) of `offset` within one line.
+    static func column(of offset: Int, in line: some Collection<UInt8>) -> Int {
+        1 + line.prefix(offset).reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+import FirePack
+import FirePackInterop
+import FirePackStreams
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The tool never damages what was there and never reports as complete what is not: each case runs the built binary.
+@Suite("firepack tool: nothing lost", .serialized)
+struct NothingLostTests {
+    let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-safe-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
+    func write(_ text: String, to name: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: path(name))) }
+    func copyFixture(_ fixture: String, to name: String) throws {
+        try FileManager.default.copyItem(atPath: Tool.repository.appendingPathComponent(fixture).path, toPath: path(name))
+    }
+    /// Files in the test folder, temporary ones included.
+    func files() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) }
+
+    func documentCount(_ stream: String) throws -> Int {
+        let reader = try DocumentStreamReader(source: FileSource(path: path(stream)))
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        return count
+    }
+
+    @Test func writingOverTheInputIsRefused() throws {
+        try copyFixture("Fixtures/books.fpks", to: "same.fpks")
+        let original = try bytes("same.fpks")
+        try Tool.run(["convert", path("same.fpks"), path("same.jsonl"), "--collection", "books", "--id-field", "id"])
+        for arguments in [["convert", path("same.jsonl"), path("same.jsonl"), "--collection", "books", "--id-field", "id"],
+                          ["convert", path("same.fpks"), path("same.fpks")],
+                          ["convert", path("same.fpks"), directory.path + "/./sub/../same.fpks"],
+                          ["validate", path("same.fpks"), "--repair", path("same.fpks")]] {
+            let result = try Tool.run(arguments)
+            #expect(result.status == 2 && result.stderr.contains("is the input file"), "\(arguments): \(result.stderr)")
+        }
+        // The same file under another name (a hard link) is found by device and inode.
+        try FileManager.default.linkItem(atPath: path("same.fpks"), toPath: path("link.fpks"))
+        #expect(try Tool.run(["convert", path("same.fpks"), path("link.fpks")]).status == 2)
+        #expect(try bytes("same.fpks") == original)
+        #expect(try files() == ["same.fpks", "same.jsonl", "link.fpks"])
+        // --in-place replaces the input once the new contents are complete: nothing is lost.
+        let inPlace = try Tool.run(["convert", path("same.fpks"), path("same.fpks"), "--in-place", "--quiet"])
+        #expect(inPlace.status == 0, "\(inPlace.stderr)")
+        #expect(try documentCount("same.fpks") == 5)
+        let repaired = try Tool.run(["validate", path("same.jsonl"), "--from", "jsonl", "--repair", path("same.jsonl")])
+        #expect(repaired.status == 2)   // --repair is for streams: still a usage error, the file untouched
+        #expect(try Tool.run(["validate", path("same.fpks"), "--repair", path("same.fpks"), "--in-place"]).status == 0)
+        #expect(try documentCount("same.fpks") == 5)
+    }
+
+    /// A big JSON-lines input that takes a debug build a few seconds to convert.
+    func bigInput() throws -> String {
+        let name = "big.jsonl"
+        if FileManager.default.fileExists(atPath: path(name)) { return path(name) }
+        var text = ""
+        text.reserveCapacity(40 << 20)
+        for index in 0..<400_000 { text += #"{"id": "b\#(index)", "title": "A book with a title long enough", "pages": \#(index)}"# + "\n" }
+        try write(text, to: name)
+        return path(name)
+    }
+
+    @Test("SIGINT and SIGTERM mid-conversion leave the old destination and no temporary file",
+          arguments: [("out.fpks", SIGINT, Int32(130)), ("out.jsonl.gz", SIGINT, 130), ("out.json", SIGTERM, 143)])
+    func interruptedConversions(destination: String, signal: Int32, status: Int32) throws {
+        let input = try bigInput()
+        try copyFixture("Fixtures/books.fpks", to: "old")
+        try FileManager.default.moveItem(atPath: path("old"), toPath: path(destination))
+        let old = try bytes(destination)
+        let before = try files()
+        let process = Process()
+        process.executableURL = Tool.binary
+        process.arguments = ["convert", input, path(destination), "--collection", "b", "--id-field", "id"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Wait until the conversion is under way (its temporary file exists), then interrupt it.
+        let deadline = Date().addingTimeInterval(20)
+        while try files().count == before.count && Date() < deadline { usleep(20_000) }
+        usleep(300_000)
+        kill(process.processIdentifier, signal)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == status, "\(stderr)")
+        #expect(stderr.contains("interrupted by SIG") && stderr.contains(" record(s)") && stderr.split(separator: "\n").count == 1, "\(stderr)")
+        #expect(try bytes(destination) == old)
+        #expect(try files() == before)
+    }
+
+    @Test func aFailedConversionLeavesNothing() throws {
+        // A syntax error on line 3000 of JSON lines: line and column in the message, no output at all.
+        var lines = (0..<5_000).map { #"{"id": "b\#($0)", "n": \#($0)}"# }
+        lines[2_999] = #"{"id": "b2999", "n": 2999,}"#
+        try write(lines.joined(separator: "\n"), to: "broken.jsonl")
+        try copyFixture("Fixtures/books.fpks", to: "keep.fpks")
+        let kept = try bytes("keep.fpks")
+        for output in ["new.fpks", "keep.fpks", "new.firestore.json", "new.pb", "new.json", "new.jsonl.gz"] {
+            let before = try files()
+            let result = try Tool.run(["convert", path("broken.jsonl"), path(output), "--collection", "c", "--id-field", "id", "--quiet"])
+            #expect(result.status == 1 && result.stderr.contains("line 3000, column 27"), "\(output): \(result.stderr)")
+            #expect(try files() == before, "\(output)")
+        }
+        #expect(try bytes("keep.fpks") == kept)
+        // A pending server timestamp cannot be written as REST JSON or protobuf: the message names the tool's flag.
+        for output in ["articles.firestore.json", "articles.pb"] {
+            let result = try Tool.run(["convert", "Fixtures/articles.json", path(output), "--collection", "a", "--id-field", "id"])
+            #expect(result.status == 1 && result.stderr.contains("--resolve-server-timestamps"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path(output)))
+        }
+    }
+
+    @Test func aStreamCutAtARecordBoundaryIsNotClosed() throws {
+        let stream = try [UInt8](Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/generated-books.fpks")))
+        let complete = try Tool.run(["validate", "Fixtures/generated-books.fpks"])
+        #expect(complete.status == 0 && complete.text.contains("3000 document(s), closed"), "\(complete.text)")
+        // Cut where record 100 starts: a crash between records, or a partial copy.
+        let reader = try DocumentStreamReader(source: MemorySource(stream))
+        var offsets: [Int] = []
+        while let record = try reader.nextRecord() { offsets.append(record.offset) }
+        try Data(stream[..<offsets[100]]).write(to: URL(fileURLWithPath: path("cut.fpks")))
+        let cut = try Tool.run(["validate", path("cut.fpks")])
+        #expect(cut.status == 1 && cut.stderr.contains("not closed after record 100"), "\(cut.stderr)")
+        let allowed = try Tool.run(["validate", path("cut.fpks"), "--allow-unclosed"])
+        #expect(allowed.status == 0 && allowed.stderr.contains("warning") && allowed.text.contains("100 document(s)"))
+        // --repair keeps every intact record and closes the stream.
+        let repair = try Tool.run(["validate", path("cut.fpks"), "--repair", path("fixed.fpks")])
+        #expect(repair.status == 1 && repair.text.contains("100 intact record(s) written, stream closed"))
+        let fixed = try Tool.run(["validate", path("fixed.fpks")])
+        #expect(fixed.status == 0 && fixed.text.contains("100 document(s), closed"), "\(fixed.text)")
+        // Converting a stream that was not closed says so.
+        let converted = try Tool.run(["convert", path("cut.fpks"), path("cut.jsonl"), "--quiet"])
+        #expect(converted.status == 0 && converted.stderr.contains("not closed after record 100"))
+    }
+
+    @Test func documentIDs() throws {
+        try write(#"{"id": "a", "n": 1}"# + "\n" + #"{"n": 2}"# + "\n" + #"{"id": "c", "n": 3}"# + "\n", to: "ids.jsonl")
+        let missing = try Tool.run(["convert", path("ids.jsonl"), path("ids.fpks"), "--collection", "c", "--id-field", "id"])
+        #expect(missing.status == 1 && missing.stderr.contains("line 2") && missing.stderr.contains("--generate-missing-ids"))
+        #expect(!FileManager.default.fileExists(atPath: path("ids.fpks")))
+        func run(_ extra: [String]) throws -> [Document] {
+            let result = try Tool.run(["convert", path("ids.jsonl"), "-", "--to", "firestore-json", "--collection", "c", "--id-field", "id"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try result.text.split(separator: "\n").map { try FirestoreJSON.document(from: Array($0.utf8)) }
+        }
+        let generated = try run(["--generate-missing-ids"])
+        #expect(generated.map(\.reference.documentID)[0] == "a" && generated[1].reference.documentID.count == 20)
+        #expect(generated[0].fields["id"] == nil)
+        let first = try run(["--generate-missing-ids", "--deterministic"]), second = try run(["--generate-missing-ids", "--deterministic"])
+        #expect(first == second)
+        #expect(try run(["--generate-missing-ids"])[1].reference != generated[1].reference)
+        let kept = try run(["--keep-id-field", "--generate-missing-ids"])
+        #expect(kept[0].fields["id"] == "a" && kept[2].fields["id"] == "c")
+        #expect(try Tool.run(["convert", path("ids.jsonl"), "-", "--to", "jsonl", "--generate-missing-ids"]).status == 2)
+    }
+
+    @Test func inputsAUserActuallyHas() throws {
+        // One object is not silently a one-document stream.
+        try write(#"{"title": "Dune"}"#, to: "one.json")
+        let object = try Tool.run(["convert", path("one.json"), path("one.fpks")])
+        #expect(object.status == 1 && object.stderr.contains("wrap it in [ ]"), "\(object.stderr)")
+        // A UTF-8 byte order mark is accepted.
+        try Data([0xEF, 0xBB, 0xBF] + Array(#"[{"id": "x"}]"#.utf8)).write(to: URL(fileURLWithPath: path("bom.json")))
+        #expect(try Tool.run(["convert", path("bom.json"), path("bom.fpks"), "--id-field", "id"]).status == 0)
+        // Integers outside Int64: an error naming the path, unless doubles are asked for.
+        try write(#"{"big": 18446744073709551615}"#, to: "big.json")
+        let big = try Tool.run(["convert", path("big.json"), path("big.fpk")])
+        #expect(big.status == 1 && big.stderr.contains("$.big") && big.stderr.contains("outside Int64"), "\(big.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("big.fpk")))
+        #expect(try Tool.run(["convert", path("big.json"), path("big.fpk"), "--large-integers-as-doubles"]).status == 0)
+        // Operating-system errors in words.
+        let absent = try Tool.run(["convert", path("absent.json"), path("x.fpk")])
+        #expect(absent.status == 1 && absent.stderr.contains("No such file or directory"), "\(absent.stderr)")
+        let folder = try Tool.run(["convert", directory.path, path("x.fpk"), "--from", "json"])
+        #expect(folder.status == 1 && folder.stderr.contains("Is a directory"), "\(folder.stderr)")
+        #expect(!folder.stderr.contains("errno"))
+        // A destination that cannot be written is found before the work (here: before any measurement).
+        let svg = try Tool.run(["bench", "Fixtures/books.json", "--svg", "/nonexistent/chart.svg", "--runs", "1"])
+        #expect(svg.status == 1 && svg.stderr.contains("No such file or directory") && svg.text.isEmpty, "\(svg.stderr)")
+        #expect(try Tool.run(["--version"]).text.hasPrefix("firepack "))
+    }
+
+    @Test func standardInputByMagicBytesAndGzipThroughPipes() throws {
+        let stream = try [UInt8](Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        let plain = try Tool.run(["convert", "-", "-", "--to", "firestore-json"], stdin: stream)
+        #expect(plain.status == 0 && plain.text.split(separator: "\n").count == 5, "\(plain.stderr)")
+        let gzipped = try Tool.run(["convert", "-", "-", "--to", "fpks.gz"], stdin: stream)
+        #expect(gzipped.status == 0 && gzipped.stdout.starts(with: [0x1F, 0x8B]))
+        let back = try Tool.run(["convert", "-", "-", "--to", "firestore-json"], stdin: gzipped.stdout)
+        #expect(back.status == 0 && back.text == plain.text, "\(back.stderr)")
+        let fpk = try Tool.run(["convert", "-", "-", "--to", "json"],
+                               stdin: [UInt8](try Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpk"))))
+        #expect(fpk.status == 0 && fpk.text.hasPrefix("["))
+        let unknown = try Tool.run(["convert", "-", "-", "--to", "json"], stdin: Array("{}".utf8))
+        #expect(unknown.status == 2 && unknown.stderr.contains("--from"))
+    }
+}
