@@ -1,10 +1,6 @@
 import FirePack
+import Foundation   // mkstemps(3), fsync(2), rename(2), from the platform's C library
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A file written all or nothing: bytes go to a temporary file in the destination's folder, and `finish()` flushes
 /// it to disk (fsync), renames it over the destination and syncs the folder. Until then the destination is
@@ -95,6 +91,4 @@ public final class AtomicFileSink: ByteSink {
 }
 
 /// The system's description of `errno` ("No such file or directory").
-package func systemError(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code))
-}
+func systemError(_ code: Int32 = errno) -> String { FileDescriptorIO.systemErrorDescription(code) }

@@ -1,14 +1,5 @@
 import FirePack
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation   // open(2), close(2), fstat(2), from the platform's C library
 
 /// Somewhere bytes come from, a chunk at a time (a file, standard input, a gzip decompressor).
 public protocol ByteSource: AnyObject {
@@ -50,11 +41,7 @@ public final class FileSource: ByteSource {
     deinit { if ownsDescriptor { close(descriptor) } }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        while true {
-            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            if errno != EINTR { throw FirePackError(.ioFailure, "read failed: \(systemError())") }
-        }
+        try FileDescriptorIO.readSome(into: buffer, from: descriptor)
     }
 }
 
@@ -77,15 +64,7 @@ public final class FileSink: ByteSink {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw FirePackError(.ioFailure, "write failed: \(systemError())")
-            }
-            offset += written
-        }
+        try FileDescriptorIO.writeAll(bytes, to: descriptor)
     }
 
     public func finish() throws {
@@ -121,7 +100,7 @@ public final class MemorySource: ByteSource {
 }
 
 /// Reads a whole source into memory (for single-value formats; streams never do this).
-public func readAll(_ source: ByteSource, limit: Int = 1 << 31) throws -> [UInt8] {
+package func readAll(_ source: ByteSource, limit: Int = 1 << 31) throws -> [UInt8] {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {

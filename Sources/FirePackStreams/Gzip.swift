@@ -112,7 +112,7 @@ public final class GzipSink: ByteSink {
 }
 
 /// zlib's CRC-32 (the checksum of stream records).
-public func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+package func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
     guard let base = bytes.baseAddress else { return 0 }
     // zlib takes a 32-bit length: larger buffers go through in pieces (`uInt(count)` would trap past 4 GiB).
     var crc: uLong = 0

@@ -40,9 +40,12 @@ struct Bench: ParsableCommand {
         var bytes: Int
     }
 
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+    }
+
     func run() throws {
         let inputs = files.isEmpty ? try Self.defaultFiles() : files
-        guard runs >= 1 else { throw CommandFailure.usage("--runs must be at least 1") }
         // Opened now: an unwritable --svg destination fails before the measurements, not after them.
         let chartSink = try svg.map { try Files.sink($0, gzip: false) }
         var rows: [Row] = []

@@ -70,6 +70,7 @@ struct Convert: ParsableCommand {
     var inPlace = false
 
     func validate() throws {
+        _ = try resolveTime()
         if generateMissingIds && idField == nil { throw ValidationError("--generate-missing-ids needs --id-field") }
         if keepIdField && idField == nil { throw ValidationError("--keep-id-field needs --id-field") }
     }
@@ -157,7 +158,7 @@ struct Convert: ParsableCommand {
         guard let resolveServerTimestamps else { return nil }
         if resolveServerTimestamps == "now" { return Timestamp() }
         do { return try Timestamp(rfc3339: resolveServerTimestamps) } catch {
-            throw CommandFailure.usage("--resolve-server-timestamps takes now or an RFC 3339 timestamp, not \(resolveServerTimestamps.debugDescription)")
+            throw ValidationError("--resolve-server-timestamps takes now or an RFC 3339 timestamp, not \(resolveServerTimestamps.debugDescription)")
         }
     }
 
@@ -191,12 +192,12 @@ struct Convert: ParsableCommand {
             }
         case .firestoreJSON:
             return ChunkedOutput(sink) { document, buffer in
-                buffer += try FirestoreJSON.jsonBytes(for: document)
+                buffer += try document.firestoreJSONBytes()
                 buffer.append(0x0A)
             }
         case .firestoreProto:
-            if singleDocument { return ChunkedOutput(sink) { document, buffer in buffer += try FirestoreProto.encode(document) } }
-            return ChunkedOutput(sink) { document, buffer in try FirestoreProto.appendDelimited(document, to: &buffer) }
+            if singleDocument { return ChunkedOutput(sink) { document, buffer in buffer += try document.firestoreProtoBytes() } }
+            return ChunkedOutput(sink) { document, buffer in try document.appendFirestoreProtoDelimited(to: &buffer) }
         }
     }
 }

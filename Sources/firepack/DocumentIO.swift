@@ -67,7 +67,7 @@ final class FirestoreJSONInput: DocumentInput {
     func next() throws -> Document? {
         while let line = try lines.next() {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            do { return try FirestoreJSON.document(from: line) } catch {
+            do { return try Document(firestoreJSON: line) } catch {
                 throw FirePackError(error.code, offset: error.offset,
                                     "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
                                     path: error.path)
@@ -110,7 +110,7 @@ final class FirestoreProtoInput: DocumentInput {
         }
         if terminated && length <= 256 << 20 {
             try fill(index + length)
-            if index + length <= pending.count, let document = try? FirestoreProto.decodeDocument(Array(pending[index..<index + length])) {
+            if index + length <= pending.count, let document = try? Document(firestoreProto: Array(pending[index..<index + length])) {
                 pending.removeFirst(index + length)
                 count += 1
                 return document
@@ -123,7 +123,7 @@ final class FirestoreProtoInput: DocumentInput {
         let message = pending
         pending = []
         count = 1
-        return try FirestoreProto.decodeDocument(message)
+        return try Document(firestoreProto: message)
     }
     var problems: [String] { [] }
 }

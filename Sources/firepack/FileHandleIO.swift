@@ -1,9 +1,5 @@
+import Foundation
 import FirePackStreams
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Standard output and error, and whole-file reads for the single-value commands.
 enum FileHandleIO {

@@ -1,10 +1,5 @@
 import ArgumentParser
 import FirePack
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `firepack`: convert, inspect, validate and measure FirePack data.
 ///
@@ -22,6 +17,9 @@ struct FirePackCommand: ParsableCommand {
         subcommands: [Convert.self, Inspect.self, Validate.self, Stats.self, Bench.self]
     )
 
+    /// Runs the command; every failure leaves through ArgumentParser's `exit(withError:)` with the documented code:
+    /// a `CommandFailure` as one line and its code, a usage error (ArgumentParser's `ValidationError`, code 64) as
+    /// 2, `--help` and `--version` as 0.
     static func main() {
         Interruption.install()
         do {
@@ -29,21 +27,15 @@ struct FirePackCommand: ParsableCommand {
             try command.run()
         } catch let failure as CommandFailure {
             FileHandleIO.writeError("firepack: \(failure.message)\n")
-            Glibc.exit(failure.exitCode)
+            exit(withError: ExitCode(failure.exitCode))
         } catch let error as FirePackError {
             FileHandleIO.writeError("firepack: \(error)\n")
-            Glibc.exit(1)
+            exit(withError: ExitCode.failure)
         } catch {
-            let code = exitCode(for: error)
+            guard exitCode(for: error).rawValue == ExitCode.validationFailure.rawValue else { exit(withError: error) }
             let message = fullMessage(for: error)
-            if code == .success {
-                // --help and --version: their text goes to standard output.
-                FileHandleIO.print(message)
-                Glibc.exit(0)
-            }
             FileHandleIO.writeError(message + (message.hasSuffix("\n") ? "" : "\n"))
-            // Usage errors (ArgumentParser's 64) are reported as 2, as documented.
-            Glibc.exit(code.rawValue == 64 ? 2 : code.rawValue)
+            exit(withError: ExitCode(2))
         }
     }
 }

@@ -3,9 +3,6 @@ import FirePack
 import FirePackInterop
 import FirePackStreams
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The file formats the tool reads and writes (each optionally gzip-compressed, `.gz`).
 enum FileFormat: String, ExpressibleByArgument, CaseIterable {

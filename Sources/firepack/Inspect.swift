@@ -33,6 +33,12 @@ struct Inspect: ParsableCommand {
     @Option(help: "For streams: the record (document) to show, counting from 0; --path then looks inside its fields.")
     var record: Int?
 
+    func validate() throws {
+        if record != nil, let (format, _) = FileFormat.resolve(input.from, path: file), !format.isStream {
+            throw ValidationError("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto)")
+        }
+    }
+
     func run() throws {
         let (format, gzip) = try input.format()
         if format.isStream {

@@ -1,9 +1,7 @@
+import Foundation
 import Dispatch
 import FirePackStreams
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// SIGINT and SIGTERM: remove every unfinished output file (the destinations stay as they were), say in one line
 /// what happened and how far the work got, and exit 130 / 143.
@@ -17,9 +15,9 @@ enum Interruption {
 
     /// Installs the handlers; call once, before any output is opened.
     static func install() {
-        for (signal, name, status) in [(SIGINT, "SIGINT", Int32(130)), (SIGTERM, "SIGTERM", Int32(143))] {
-            Glibc.signal(signal, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+        for (number, name, status) in [(SIGINT, "SIGINT", Int32(130)), (SIGTERM, "SIGTERM", Int32(143))] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 let removed = AtomicFileSink.discardAllPending()
                 let records = recordsDone.load(ordering: .relaxed)

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A one-line progress bar on standard error (bytes, records, rate, ETA), shown only when standard error is a
 /// terminal, the input is larger than a few megabytes, and `--quiet` is not given; redrawn in place and cut to the

@@ -42,6 +42,17 @@ struct Validate: ParsableCommand {
     @Option(help: "Maximum container nesting depth.")
     var maxDepth = ReaderLimits.default.maxDepth
 
+    func validate() throws {
+        // What the name says can be checked before anything is read; a format told by the first bytes is checked in run().
+        if let (format, _) = FileFormat.resolve(input.from, path: file) {
+            if repair != nil && format != .fpks { throw ValidationError("--repair works on document streams (fpks)") }
+            if canonical && format != .fpk && format != .fpks {
+                throw ValidationError("--canonical checks FirePack bytes (fpk, fpks), not \(format.rawValue)")
+            }
+        }
+        if inPlace && repair == nil { throw ValidationError("--in-place goes with --repair") }
+    }
+
     func run() throws {
         let (format, gzip) = try input.format()
         if repair != nil && format != .fpks { throw CommandFailure.usage("--repair works on document streams (fpks)") }

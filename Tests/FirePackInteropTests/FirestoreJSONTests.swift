@@ -5,7 +5,7 @@ import FirePack
 
 @Suite("Firestore REST JSON")
 struct FirestoreJSONTests {
-    func text(_ value: Value) throws -> String { String(decoding: try FirestoreJSON.jsonBytes(for: value), as: UTF8.self) }
+    func text(_ value: Value) throws -> String { String(decoding: try value.firestoreJSONBytes(), as: UTF8.self) }
 
     @Test func everyTypeInItsRESTForm() throws {
         #expect(try text(nil) == #"{"nullValue":null}"#)
@@ -28,7 +28,7 @@ struct FirestoreJSONTests {
     }
 
     @Test func readingAcceptsTheAlternatives() throws {
-        func read(_ text: String) throws -> Value { try FirestoreJSON.value(from: Array(text.utf8)) }
+        func read(_ text: String) throws -> Value { try Value(firestoreJSON: Array(text.utf8)) }
         #expect(try read(#"{"integerValue": 42}"#) == 42)
         #expect(try read(#"{"nullValue": "NULL_VALUE"}"#) == nil)
         #expect(try read(#"{"doubleValue": 2}"#) == 2.0)
@@ -41,19 +41,19 @@ struct FirestoreJSONTests {
         let document = Document(reference: try DocumentReference(path: "projects/p/databases/(default)/documents/books/dune"),
                                 fields: ["title": "Dune", "pages": 412, "tags": ["sf"]],
                                 createTime: Timestamp(seconds: 1, nanoseconds: 500), updateTime: Timestamp(seconds: 2, nanoseconds: 0))
-        let bytes = try FirestoreJSON.jsonBytes(for: document)
+        let bytes = try document.firestoreJSONBytes()
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"name":"projects/p/databases/(default)/documents/books/dune","fields":{"title":{"stringValue":"Dune"},"pages":{"integerValue":"412"},"tags":{"arrayValue":{"values":[{"stringValue":"sf"}]}}},"createTime":"1970-01-01T00:00:01.0000005Z","updateTime":"1970-01-01T00:00:02Z"}"#)
-        #expect(try FirestoreJSON.document(from: bytes) == document)
-        let pretty = try FirestoreJSON.jsonBytes(for: document, pretty: true)
-        #expect(try FirestoreJSON.document(from: pretty) == document)
+        #expect(try Document(firestoreJSON: bytes) == document)
+        let pretty = try document.firestoreJSONBytes(pretty: true)
+        #expect(try Document(firestoreJSON: pretty) == document)
         let empty = Document(reference: try DocumentReference(path: "a/b"), fields: [:])
-        #expect(try FirestoreJSON.document(from: FirestoreJSON.jsonBytes(for: empty)) == empty)
+        #expect(try Document(firestoreJSON: empty.firestoreJSONBytes()) == empty)
     }
 
     @Test func serverTimestampsMustBeResolvedFirst() throws {
-        #expect(throws: FirePackError.self) { try FirestoreJSON.jsonBytes(for: ["a": [.serverTimestamp]]) }
+        #expect(throws: FirePackError.self) { try (["a": [.serverTimestamp]] as Value).firestoreJSONBytes() }
         do {
-            _ = try FirestoreJSON.jsonBytes(for: ["a": [.serverTimestamp]])
+            _ = try (["a": [.serverTimestamp]] as Value).firestoreJSONBytes()
         } catch {
             #expect(error.path == [.key("a"), .index(0)])
         }
@@ -62,7 +62,7 @@ struct FirestoreJSONTests {
     @Test func malformedInputNamesThePath() {
         func fails(_ text: String, path: String, sourceLocation: SourceLocation = #_sourceLocation) {
             do {
-                _ = try FirestoreJSON.value(from: Array(text.utf8))
+                _ = try Value(firestoreJSON: Array(text.utf8))
                 Issue.record("accepted \(text)", sourceLocation: sourceLocation)
             } catch {
                 #expect(error.pathDescription == path, "\(error)", sourceLocation: sourceLocation)
@@ -76,8 +76,8 @@ struct FirestoreJSONTests {
         fails(#"{"geoPointValue": {"latitude": 91, "longitude": 0}}"#, path: "$.geoPointValue")
         fails(#"{"fooValue": 1}"#, path: "$.fooValue")
         fails(#"[1]"#, path: "$")
-        #expect(throws: FirePackError.self) { try FirestoreJSON.document(from: Array(#"{"fields": {}}"#.utf8)) }
-        #expect(throws: FirePackError.self) { try FirestoreJSON.value(from: Array(#"{"stringValue": "#.utf8)) }
+        #expect(throws: FirePackError.self) { try Document(firestoreJSON: Array(#"{"fields": {}}"#.utf8)) }
+        #expect(throws: FirePackError.self) { try Value(firestoreJSON: Array(#"{"stringValue": "#.utf8)) }
     }
 
     @Test("seeded random values round-trip (NaN payloads become NaN, as in Firestore)")
@@ -85,7 +85,7 @@ struct FirestoreJSONTests {
         var generator = RandomValuesForJSON(seed: 77)
         for index in 0..<400 {
             let value = restRepresentable(generator.value())
-            let back = try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: value))
+            let back = try Value(firestoreJSON: value.firestoreJSONBytes())
             #expect(back == value, "case \(index): \(value)")
         }
     }
@@ -94,7 +94,7 @@ struct FirestoreJSONTests {
     func corpusRoundTrip(name: String) throws {
         guard CorpusFiles.isAvailable else { print(CorpusFiles.skipMessage); return }
         let value = try Value(json: CorpusFiles.load(name))
-        #expect(try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: value)) == value)
+        #expect(try Value(firestoreJSON: value.firestoreJSONBytes()) == value)
     }
 
     /// Replaces what the REST form cannot hold: the server-timestamp sentinel (by null) and NaN payloads.
@@ -118,19 +118,19 @@ struct FirestoreJSONTruncationTests {
         for length in 0..<text.count {
             let prefix = Array(text[..<length])
             do {
-                _ = try FirestoreJSON.document(from: prefix)
+                _ = try Document(firestoreJSON: prefix)
                 Issue.record("prefix of \(length) bytes decoded")
             } catch {
                 #expect(error.offset.map { $0 <= length } == true, "prefix of \(length) bytes: \(error)")
             }
         }
-        #expect(throws: Never.self) { try FirestoreJSON.document(from: text) }
+        #expect(throws: Never.self) { try Document(firestoreJSON: text) }
     }
 
     @Test func aNumberCutOffAtTheEndIsTruncated() {
         let text = Array(#"{"name":"books/b","fields":{"x":{"integerValue":"#.utf8)
-        #expect(throws: FirePackError.self) { try FirestoreJSON.document(from: text) }
-        do { _ = try FirestoreJSON.document(from: text) } catch {
+        #expect(throws: FirePackError.self) { try Document(firestoreJSON: text) }
+        do { _ = try Document(firestoreJSON: text) } catch {
             #expect(error.code == .truncated)
             #expect(error.offset == text.count)
         }
@@ -142,7 +142,7 @@ struct FirestoreJSONDocumentShapeTests {
     @Test func anUnknownMemberIsAnErrorNotDropped() {
         let text = Array(#"{"name":"books/b","fields":{},"extra":1}"#.utf8)
         do {
-            _ = try FirestoreJSON.document(from: text)
+            _ = try Document(firestoreJSON: text)
             Issue.record("a document with an extra member was accepted")
         } catch {
             #expect(error.code == .invalidDocument)
@@ -152,7 +152,7 @@ struct FirestoreJSONDocumentShapeTests {
     }
 
     @Test func fieldsMayBeLeftOutOfAnEmptyDocument() throws {
-        let document = try FirestoreJSON.document(from: Array(#"{"name":"books/b"}"#.utf8))
+        let document = try Document(firestoreJSON: Array(#"{"name":"books/b"}"#.utf8))
         #expect(document.fields.isEmpty && document.reference.path == "books/b")
     }
 }

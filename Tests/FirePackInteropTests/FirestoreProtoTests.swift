@@ -6,11 +6,11 @@ import FirePack
 @Suite("Firestore protobuf")
 struct FirestoreProtoTests {
     @Test func wireBytesForSimpleValues() throws {
-        #expect(try FirestoreProto.encode(true) == [0x08, 0x01])
-        #expect(try FirestoreProto.encode(-1) == [0x10] + [UInt8](repeating: 0xFF, count: 9) + [0x01])
-        #expect(try FirestoreProto.encode(nil) == [0x58, 0x00])
-        #expect(try FirestoreProto.encode("hi") == [0x8A, 0x01, 0x02, 0x68, 0x69])
-        #expect(try FirestoreProto.encode(["a": 1]) == [0x32, 0x09, 0x0A, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01])
+        #expect(try Value.boolean(true).firestoreProtoBytes() == [0x08, 0x01])
+        #expect(try Value.integer(-1).firestoreProtoBytes() == [0x10] + [UInt8](repeating: 0xFF, count: 9) + [0x01])
+        #expect(try Value.null.firestoreProtoBytes() == [0x58, 0x00])
+        #expect(try Value.string("hi").firestoreProtoBytes() == [0x8A, 0x01, 0x02, 0x68, 0x69])
+        #expect(try (["a": 1] as Value).firestoreProtoBytes() == [0x32, 0x09, 0x0A, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01])
     }
 
     @Test func anyOrderIsAcceptedAndUnknownValueFieldsAreRefused() throws {
@@ -18,26 +18,26 @@ struct FirestoreProtoTests {
         // Timestamp's other fields cannot carry Firestore data, so they are skipped as protobuf does.
         let timestamp: [UInt8] = [0x10, 0x05, 0x38, 0x2A, 0x4D, 1, 2, 3, 4, 0x08, 0x03]
         let value: [UInt8] = [0x52, UInt8(timestamp.count)] + timestamp
-        #expect(try FirestoreProto.decodeValue(value) == .timestamp(Timestamp(seconds: 3, nanoseconds: 5)))
+        #expect(try Value(firestoreProto: value) == .timestamp(Timestamp(seconds: 3, nanoseconds: 5)))
         // An unknown field of the Value (here 1023) would be a value FirePack cannot convert: refused, not dropped.
-        #expect(throws: FirePackError.self) { try FirestoreProto.decodeValue(value + [0xF8, 0x3F, 0x01]) }
-        do { _ = try FirestoreProto.decodeValue(value + [0xF8, 0x3F, 0x01]) } catch {
+        #expect(throws: FirePackError.self) { try Value(firestoreProto: value + [0xF8, 0x3F, 0x01]) }
+        do { _ = try Value(firestoreProto: value + [0xF8, 0x3F, 0x01]) } catch {
             #expect(error.code == .invalidValue && error.offset == value.count)
         }
         // The same for a Document: field 5 is not one of name, fields, createTime, updateTime.
-        let document = try FirestoreProto.encode(Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1]))
-        do { _ = try FirestoreProto.decodeDocument(document + [0x28, 0x01]); Issue.record("unknown document field accepted") } catch {
+        let document = try (Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1])).firestoreProtoBytes()
+        do { _ = try Document(firestoreProto: document + [0x28, 0x01]); Issue.record("unknown document field accepted") } catch {
             #expect(error.code == .invalidDocument && error.offset == document.count)
         }
         // A oneof with two members set: the last wins, as protobuf requires.
-        #expect(try FirestoreProto.decodeValue([0x08, 0x01, 0x10, 0x07]) == 7)
-        #expect(try FirestoreProto.decodeValue([]) == .null)
+        #expect(try Value(firestoreProto: [0x08, 0x01, 0x10, 0x07]) == 7)
+        #expect(try Value(firestoreProto: []) == .null)
     }
 
     @Test func hostileInputIsRejectedWithAnOffset() {
         func fails(_ bytes: [UInt8], _ code: FirePackError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
             do {
-                _ = try FirestoreProto.decodeValue(bytes)
+                _ = try Value(firestoreProto: bytes)
                 Issue.record("accepted \(bytes)", sourceLocation: sourceLocation)
             } catch {
                 #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
@@ -67,7 +67,7 @@ struct FirestoreProtoTests {
     func fixLength(_ bytes: [UInt8]) -> [UInt8] { [0x4A] + lengthPrefix(bytes.count - 2) + bytes.dropFirst(2) }
 
     @Test func serverTimestampsHaveNoProtobufForm() {
-        #expect(throws: FirePackError.self) { try FirestoreProto.encode(["pending": .serverTimestamp]) }
+        #expect(throws: FirePackError.self) { try (["pending": .serverTimestamp] as Value).firestoreProtoBytes() }
     }
 
     @Test("seeded random values round-trip (sentinels aside)")
@@ -75,7 +75,7 @@ struct FirestoreProtoTests {
         var generator = RandomValuesForJSON(seed: 123)
         for index in 0..<400 {
             let value = withoutSentinels(generator.value())
-            #expect(try FirestoreProto.decodeValue(FirestoreProto.encode(value)) == value, "case \(index)")
+            #expect(try Value(firestoreProto: value.firestoreProtoBytes()) == value, "case \(index)")
         }
     }
 
@@ -83,7 +83,7 @@ struct FirestoreProtoTests {
     func corpusRoundTrip(name: String) throws {
         guard CorpusFiles.isAvailable else { print(CorpusFiles.skipMessage); return }
         let value = try Value(json: CorpusFiles.load(name))
-        #expect(try FirestoreProto.decodeValue(FirestoreProto.encode(value)) == value)
+        #expect(try Value(firestoreProto: value.firestoreProtoBytes()) == value)
     }
 
     @Test func delimitedDocumentStreams() throws {
@@ -92,11 +92,11 @@ struct FirestoreProtoTests {
             Document(reference: try DocumentReference(path: "books/b\(index)"), fields: ["index": .integer(Int64(index)), "title": "Book"],
                      updateTime: Timestamp(seconds: Int64(index), nanoseconds: 0))
         }
-        for document in documents { try FirestoreProto.appendDelimited(document, to: &stream) }
-        #expect(try FirestoreProto.decodeDelimitedDocuments(stream) == documents)
+        for document in documents { try document.appendFirestoreProtoDelimited(to: &stream) }
+        #expect(try [Document](firestoreProtoDelimited: stream) == documents)
         stream.removeLast(3)
         do {
-            _ = try FirestoreProto.decodeDelimitedDocuments(stream)
+            _ = try [Document](firestoreProtoDelimited: stream)
             Issue.record("accepted a truncated stream")
         } catch {
             #expect(error.code == .lengthOutOfBounds || error.message.contains("record 49"), "\(error)")
@@ -119,14 +119,14 @@ struct FirestoreVectorFormTests {
 
     @Test func vectorsRoundTripThroughBothFormats() throws {
         let vector = Value.vector(VectorValue([1.5, 2]))
-        #expect(try FirestoreProto.decodeValue(FirestoreProto.encode(vector)) == vector)
-        #expect(try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: vector)) == vector)
+        #expect(try Value(firestoreProto: vector.firestoreProtoBytes()) == vector)
+        #expect(try Value(firestoreJSON: vector.firestoreJSONBytes()) == vector)
     }
 
     /// A map that only looks like a vector would come back as a vector: refused, with its path, not converted.
     @Test func aVectorShapedMapIsRefusedNotRetyped() throws {
         let document: Value = ["outer": ["inner": vectorShaped]]
-        for write in [{ try FirestoreProto.encode(document) }, { try FirestoreJSON.jsonBytes(for: document) }] as [() throws -> [UInt8]] {
+        for write in [{ try document.firestoreProtoBytes() }, { try document.firestoreJSONBytes() }] as [() throws -> [UInt8]] {
             do {
                 _ = try write()
                 Issue.record("a vector-shaped map was written")
@@ -138,6 +138,6 @@ struct FirestoreVectorFormTests {
         }
         // With other keys, or non-numbers, it is an ordinary map.
         let ordinary: Value = ["__type__": "__vector__", "value": ["x"]]
-        #expect(try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: ordinary)) == ordinary)
+        #expect(try Value(firestoreJSON: ordinary.firestoreJSONBytes()) == ordinary)
     }
 }

@@ -77,11 +77,11 @@ struct ProtobufCCrossCheckTests {
 
     /// Checks one value both ways.
     func check(_ value: Value, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let encoded = try FirestoreProto.encode(value)
+        let encoded = try value.firestoreProtoBytes()
         let description = try #require(cDescription(value: encoded), "protobuf-c rejected FirePack's encoding of \(value)", sourceLocation: sourceLocation)
         #expect(description == describe(value), "field by field, \(value)", sourceLocation: sourceLocation)
         let repacked = try #require(cRepack(value: encoded), sourceLocation: sourceLocation)
-        #expect(try FirestoreProto.decodeValue(repacked) == value, "protobuf-c's encoding read by FirePack, \(value)", sourceLocation: sourceLocation)
+        #expect(try Value(firestoreProto: repacked) == value, "protobuf-c's encoding read by FirePack, \(value)", sourceLocation: sourceLocation)
         #expect(repacked == encoded, "FirePack writes the same bytes as protobuf-c, \(value)", sourceLocation: sourceLocation)
     }
 
@@ -107,19 +107,19 @@ struct ProtobufCCrossCheckTests {
     @Test func negativeZeroInAGeoPoint() throws {
         // FirePack writes -0.0 explicitly so its sign survives; protobuf-c reads it exactly.
         let value = Value.geoPoint(GeoPoint(latitude: -0.0, longitude: 1))
-        let encoded = try FirestoreProto.encode(value)
+        let encoded = try value.firestoreProtoBytes()
         #expect(cDescription(value: encoded) == describe(value))
-        #expect(try FirestoreProto.decodeValue(encoded) == value)
+        #expect(try Value(firestoreProto: encoded) == value)
     }
 
     @Test func documentsBothWays() throws {
         let document = Document(reference: try DocumentReference(path: "projects/p/databases/(default)/documents/books/dune"),
                                 fields: ["title": "Dune", "pages": 412, "nested": ["a": [true, nil]], "when": .timestamp(Timestamp(seconds: 5, nanoseconds: 6))],
                                 createTime: Timestamp(seconds: 1, nanoseconds: 2), updateTime: Timestamp(seconds: 3, nanoseconds: 0))
-        let encoded = try FirestoreProto.encode(document)
+        let encoded = try document.firestoreProtoBytes()
         #expect(cDescription(document: encoded) == describe(document))
         let repacked = try #require(cRepack(document: encoded))
-        #expect(try FirestoreProto.decodeDocument(repacked) == document)
+        #expect(try Document(firestoreProto: repacked) == document)
         #expect(repacked == encoded)
         // A delimited stream of protobuf-c's encodings reads back document by document.
         var stream: [UInt8] = []
@@ -127,12 +127,12 @@ struct ProtobufCCrossCheckTests {
             var copy = document
             copy.fields["index"] = .integer(Int64(index))
             var prefix: [UInt8] = []
-            let message = try #require(cRepack(document: try FirestoreProto.encode(copy)))
+            let message = try #require(cRepack(document: try copy.firestoreProtoBytes()))
             var length = message.count
             repeat { prefix.append(UInt8(length & 0x7F) | (length > 0x7F ? 0x80 : 0)); length >>= 7 } while length > 0
             stream += prefix + message
         }
-        let documents = try FirestoreProto.decodeDelimitedDocuments(stream)
+        let documents = try [Document](firestoreProtoDelimited: stream)
         #expect(documents.map { $0.fields["index"] } == (0..<5).map { .integer(Int64($0)) })
     }
 
@@ -144,11 +144,11 @@ struct ProtobufCCrossCheckTests {
 
     @Test("what protobuf-c rejects, FirePack rejects too")
     func truncatedMessages() throws {
-        let encoded = try FirestoreProto.encode(["a": [1, "xyz", ["b": 2.5]]])
+        let encoded = try (["a": [1, "xyz", ["b": 2.5]]] as Value).firestoreProtoBytes()
         for length in 1..<encoded.count {
             let prefix = Array(encoded[..<length])
             let cAccepts = cDescription(value: prefix) != nil
-            let firePackAccepts = (try? FirestoreProto.decodeValue(prefix)) != nil
+            let firePackAccepts = (try? Value(firestoreProto: prefix)) != nil
             if !cAccepts { #expect(!firePackAccepts, "FirePack accepted a truncation protobuf-c rejects (\(length) bytes)") }
         }
     }

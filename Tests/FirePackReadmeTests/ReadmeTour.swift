@@ -49,7 +49,7 @@ func readmeBlock1(print: @escaping (Any...) -> Void) throws {
         for _ in 0..<map.count {
             if try reader.readKey() == "pages" { print(try reader.readInteger()) } else { try reader.skipValue() }   // 216
         }
-        try reader.exitContainer(map)
+        try reader.exitMap(map)
     }
 }
 

@@ -105,7 +105,7 @@ struct FormatExamplesTests {
             #expect(throws: FirePackError.self) { try reader.peekType() }
             try reader.skipValue()
             #expect(try reader.readInteger() == 7)
-            try reader.exitContainer(array)
+            try reader.exitArray(array)
         }
         assertDecodeFails(input, .unsupportedExtension, offset: 2)
     }

@@ -98,7 +98,7 @@ func readThroughCursor(_ reader: inout FirePackReader) throws -> Value {
         let container = try reader.enterArray()
         var elements: [Value] = []
         for _ in 0..<container.count { elements.append(try readThroughCursor(&reader)) }
-        try reader.exitContainer(container)
+        try reader.exitArray(container)
         return .array(elements)
     case .map:
         let container = try reader.enterMap()
@@ -107,7 +107,7 @@ func readThroughCursor(_ reader: inout FirePackReader) throws -> Value {
             let key = try reader.readKey().string
             map[key] = try readThroughCursor(&reader)
         }
-        try reader.exitContainer(container)
+        try reader.exitMap(container)
         return .map(map)
     }
 }

@@ -26,7 +26,7 @@ struct ZeroCopyTests {
             _ = try reader.readKey()
             let vector = try reader.readVector()
             #expect(inside(vector.storage.baseAddress) && Array(vector) == [0.5, 1.5, 2.5])
-            try reader.exitContainer(map)
+            try reader.exitMap(map)
             #expect(reader.isAtEnd)
             let viaLookup = try #require(try reader.root["title"]).stringView()
             #expect(viaLookup.utf8.baseAddress == title.utf8.baseAddress)
@@ -45,20 +45,20 @@ struct ZeroCopyTests {
             #expect(reader.readerIndex == before + 3 + 10_000)
             try reader.skipValue()
             #expect(try reader.readInteger() == 5)
-            try reader.exitContainer(array)
+            try reader.exitArray(array)
         }
     }
 
-    @Test("exitContainer refuses a cursor that is not at the container's end")
+    @Test("exitArray refuses a cursor that is not at the container's end")
     func exitChecksTheEnd() throws {
         try FirePackReader.withReader(Value.array([1, 2]).firePackBytes()) { reader in
             let array = try reader.enterArray()
             _ = try reader.readInteger()
-            #expect(throws: FirePackError.self) { try reader.exitContainer(array) }
+            #expect(throws: FirePackError.self) { try reader.exitArray(array) }
             _ = try reader.readInteger()
             #expect(reader.isAtEnd)
             #expect(throws: FirePackError.self) { try reader.readInteger() }
-            try reader.exitContainer(array)
+            try reader.exitArray(array)
         }
     }
 }

@@ -150,7 +150,7 @@ struct NothingLostTests {
         func run(_ extra: [String]) throws -> [Document] {
             let result = try Tool.run(["convert", path("ids.jsonl"), "-", "--to", "firestore-json", "--collection", "c", "--id-field", "id"] + extra)
             #expect(result.status == 0, "\(result.stderr)")
-            return try result.text.split(separator: "\n").map { try FirestoreJSON.document(from: Array($0.utf8)) }
+            return try result.text.split(separator: "\n").map { try Document(firestoreJSON: Array($0.utf8)) }
         }
         let generated = try run(["--generate-missing-ids"])
         #expect(generated.map(\.reference.documentID)[0] == "a" && generated[1].reference.documentID.count == 20)

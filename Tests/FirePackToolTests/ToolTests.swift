@@ -69,7 +69,7 @@ struct ToolTests {
         let naming = file.contains(".jsonl") ? ["--collection", "books", "--id-field", "id"] : []
         let result = try Tool.run(["convert", file, "-", "--to", "firestore-json"] + naming)
         #expect(result.status == 0, "\(result.stderr)")
-        return try result.text.split(separator: "\n").map { try FirestoreJSON.document(from: Array($0.utf8)) }
+        return try result.text.split(separator: "\n").map { try Document(firestoreJSON: Array($0.utf8)) }
     }
 
     static let extensions = ["fpks", "jsonl", "firestore.json", "pb", "fpks.gz", "jsonl.gz", "firestore.json.gz", "pb.gz"]
@@ -163,7 +163,7 @@ struct ToolTests {
     @Test func oneDocumentIsOneProtobufMessage() throws {
         let single = try Tool.run(["convert", "-", "-", "--from", "json", "--to", "firestore-proto", "--collection", "c", "--id-field", "id"],
                                   stdin: Array(#"{"id": "x", "n": 1}"#.utf8))
-        let document = try FirestoreProto.decodeDocument(single.stdout)
+        let document = try Document(firestoreProto: single.stdout)
         #expect(document.reference.path == "c/x" && document.fields == ["n": 1])
         let back = try Tool.run(["convert", "-", "-", "--from", "firestore-proto", "--to", "firestore-json"], stdin: single.stdout)
         #expect(back.text == #"{"name":"c/x","fields":{"n":{"integerValue":"1"}}}"# + "\n")
@@ -173,7 +173,7 @@ struct ToolTests {
         let result = try Tool.run(["convert", "Fixtures/articles.json", "-", "--to", "firestore-json", "--collection", "posts",
                                    "--resolve-server-timestamps", "2024-05-06T07:08:09Z"])
         #expect(result.status == 0, "\(result.stderr)")
-        let documents = try result.text.split(separator: "\n").map { try FirestoreJSON.document(from: Array($0.utf8)) }
+        let documents = try result.text.split(separator: "\n").map { try Document(firestoreJSON: Array($0.utf8)) }
         #expect(documents.count == 4)
         #expect(documents.allSatisfy { $0.reference.parent.path == "posts" && $0.reference.documentID.count == 20 })
         #expect(documents[1].fields["createdAt"] == .timestamp(try Timestamp(rfc3339: "2024-05-06T07:08:09Z")))

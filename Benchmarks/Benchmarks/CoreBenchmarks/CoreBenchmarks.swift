@@ -72,7 +72,7 @@ func scan(_ reader: inout FirePackReader) throws -> Int {
             if isMap { checksum &+= try reader.readKey().count }
             checksum &+= try scan(&reader)
         }
-        try reader.exitContainer(container)
+        try container.isMap ? reader.exitMap(container) : reader.exitArray(container)
     case .string: checksum &+= try reader.readString().count
     case .integer: checksum &+= Int(truncatingIfNeeded: try reader.readInteger())
     case .double: checksum &+= Int(try reader.readDouble().bitPattern & 0xFF)
@@ -97,11 +97,11 @@ func skipElements(_ reader: inout FirePackReader) throws -> Int {
                 try reader.skipValue()
                 skipped += 1
             }
-            try reader.exitContainer(inner)
+            try inner.isMap ? reader.exitMap(inner) : reader.exitArray(inner)
         } else {
             try reader.skipValue()
         }
     }
-    try reader.exitContainer(root)
+    try root.isMap ? reader.exitMap(root) : reader.exitArray(root)
     return skipped
 }

@@ -24,8 +24,8 @@ let benchmarks: @Sendable () -> Void = {
         let json = try! Data(contentsOf: corpus.appendingPathComponent("\(name).json"))
         let value = try! Value(json: json)
         let any = value.anyValue
-        let rest = try! FirestoreJSON.jsonBytes(for: value)
-        let proto = try! FirestoreProto.encode(value)
+        let rest = try! value.firestoreJSONBytes()
+        let proto = try! value.firestoreProtoBytes()
         let minified = value.jsonBytes()
         print("sizes \(name): json \(json.count) minified \(minified.count) rest \(rest.count) proto \(proto.count) firepack \(value.firePackBytes().count)")
 
@@ -49,16 +49,16 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations { blackHole(try Value(any: any)) }
         }
         Benchmark("REST JSON parse/\(name)") { benchmark in
-            for _ in benchmark.scaledIterations { blackHole(try FirestoreJSON.value(from: rest)) }
+            for _ in benchmark.scaledIterations { blackHole(try Value(firestoreJSON: rest)) }
         }
         Benchmark("REST JSON write/\(name)") { benchmark in
-            for _ in benchmark.scaledIterations { blackHole(try FirestoreJSON.jsonBytes(for: value)) }
+            for _ in benchmark.scaledIterations { blackHole(try value.firestoreJSONBytes()) }
         }
         Benchmark("Protobuf decode/\(name)") { benchmark in
-            for _ in benchmark.scaledIterations { blackHole(try FirestoreProto.decodeValue(proto)) }
+            for _ in benchmark.scaledIterations { blackHole(try Value(firestoreProto: proto)) }
         }
         Benchmark("Protobuf encode/\(name)") { benchmark in
-            for _ in benchmark.scaledIterations { blackHole(try FirestoreProto.encode(value)) }
+            for _ in benchmark.scaledIterations { blackHole(try value.firestoreProtoBytes()) }
         }
     }
 }

@@ -31,10 +31,10 @@ func handWrittenDecode(_ bytes: [UInt8]) throws -> [Book] {
                 else if key == "author" { author = try reader.readString().string }
                 else { try reader.skipValue() }
             }
-            try reader.exitContainer(map)
+            try reader.exitMap(map)
             books.append(Book(title: title, numberOfPages: pages, author: author))
         }
-        try reader.exitContainer(array)
+        try reader.exitArray(array)
         return books
     }
 }

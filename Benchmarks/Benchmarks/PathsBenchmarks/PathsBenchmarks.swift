@@ -44,7 +44,7 @@ func register<T: Codable>(_ name: String, _ values: [T]) {
     let json = try! jsonEncoder.encode(values)
     let dictionary = try! dictionaryEncoder.encodeToAny(values)
     let plist = try! plistEncoder.encode(values)
-    let proto = try! FirestoreProto.encode(firePackEncoder.encodeToValue(values))
+    let proto = try! (firePackEncoder.encodeToValue(values)).firestoreProtoBytes()
 
     Benchmark("Encode \(name)/FirePackEncoder") { benchmark in
         for _ in benchmark.scaledIterations {
@@ -79,9 +79,9 @@ func register<T: Codable>(_ name: String, _ values: [T]) {
         for _ in benchmark.scaledIterations { blackHole(try plistDecoder.decode([T].self, from: plist)) }
     }
     Benchmark("Encode \(name)/FirePack protobuf transcoder") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try FirestoreProto.encode(firePackEncoder.encodeToValue(values))) }
+        for _ in benchmark.scaledIterations { blackHole(try (firePackEncoder.encodeToValue(values)).firestoreProtoBytes()) }
     }
     Benchmark("Decode \(name)/FirePack protobuf transcoder") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode([T].self, from: FirestoreProto.decodeValue(proto))) }
+        for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode([T].self, from: Value(firestoreProto: proto))) }
     }
 }

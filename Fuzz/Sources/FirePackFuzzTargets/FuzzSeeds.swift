@@ -30,9 +30,9 @@ public enum FuzzSeeds {
             return sampleValues.map { $0.jsonBytes() } + files(".json")
         case "rest-json":
             let lines = files(".firestore.json").flatMap { $0.split(separator: UInt8(ascii: "\n")).map(Array.init) }
-            return sampleValues.compactMap { try? FirestoreJSON.jsonBytes(for: $0) } + documents.compactMap { try? FirestoreJSON.jsonBytes(for: $0) } + lines
+            return sampleValues.compactMap { try? ($0).firestoreJSONBytes() } + documents.compactMap { try? ($0).firestoreJSONBytes() } + lines
         case "proto":
-            return sampleValues.compactMap { try? FirestoreProto.encode($0) } + documents.compactMap { try? FirestoreProto.encode($0) }
+            return sampleValues.compactMap { try? ($0).firestoreProtoBytes() } + documents.compactMap { try? ($0).firestoreProtoBytes() }
         case "stream":
             return [streamBytes(sampleDocuments), streamBytes(Array(documents.prefix(20)))] + files(".fpks")
         case "gzip":

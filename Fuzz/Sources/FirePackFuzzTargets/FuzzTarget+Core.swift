@@ -24,13 +24,13 @@ extension FuzzTarget {
         // Every other format the tool converts to: what converts must read back as the same value.
         let json = check.attempt("JSON back") { try Value(json: decoded.jsonBytes()) }
         check.expect(json == decoded, "the reversible JSON round trip changed the value")
-        if let rest = check.attempt("REST JSON", { try FirestoreJSON.jsonBytes(for: decoded) }) {
+        if let rest = check.attempt("REST JSON", { try decoded.firestoreJSONBytes() }) {
             // REST JSON has one NaN ("NaN"), as Firestore has: payloads are the one thing it may not keep.
-            let back = check.attempt("REST JSON back") { try FirestoreJSON.value(from: rest) }
+            let back = check.attempt("REST JSON back") { try Value(firestoreJSON: rest) }
             check.expect(back.map { $0.equalsIgnoringNaNPayloads(decoded) } ?? false, "the REST JSON round trip changed the value")
         }
-        if let proto = check.attempt("protobuf", { try FirestoreProto.encode(decoded) }) {
-            let back = check.attempt("protobuf back") { try FirestoreProto.decodeValue(proto) }
+        if let proto = check.attempt("protobuf", { try decoded.firestoreProtoBytes() }) {
+            let back = check.attempt("protobuf back") { try Value(firestoreProto: proto) }
             check.expect(back == decoded, "the protobuf round trip changed the value")
         }
         for deterministic in [false, true] {
@@ -100,14 +100,14 @@ extension FuzzTarget {
         case .array:
             let container = try reader.enterArray()
             for _ in 0..<container.count { try walk(&reader) }
-            try reader.exitContainer(container)
+            try reader.exitArray(container)
         case .map:
             let container = try reader.enterMap()
             for _ in 0..<container.count {
                 _ = try reader.readKey().string
                 try walk(&reader)
             }
-            try reader.exitContainer(container)
+            try reader.exitMap(container)
         }
     }
 

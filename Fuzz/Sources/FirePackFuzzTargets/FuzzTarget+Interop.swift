@@ -17,12 +17,12 @@ extension FuzzTarget {
     /// Firestore REST typed JSON, as a value and as a document; whatever reads is written and reads back the same.
     public static let restJSON = FuzzTarget(name: "rest-json", summary: "FirestoreJSON value and document; round trip") { input in
         var check = FuzzCheck(input)
-        if let value = check.attempt("value", { try FirestoreJSON.value(from: input) }) {
-            let again = check.attempt("re-read value") { try FirestoreJSON.value(from: FirestoreJSON.jsonBytes(for: value)) }
+        if let value = check.attempt("value", { try Value(firestoreJSON: input) }) {
+            let again = check.attempt("re-read value") { try Value(firestoreJSON: value.firestoreJSONBytes()) }
             check.expect(again.map { $0.equalsIgnoringNaNPayloads(value) } ?? false, "the REST JSON value round trip changed the value")
         }
-        if let document = check.attempt("document", { try FirestoreJSON.document(from: input) }) {
-            let again = check.attempt("re-read document") { try FirestoreJSON.document(from: FirestoreJSON.jsonBytes(for: document)) }
+        if let document = check.attempt("document", { try Document(firestoreJSON: input) }) {
+            let again = check.attempt("re-read document") { try Document(firestoreJSON: document.firestoreJSONBytes()) }
             check.expect(again.map { $0.equalsIgnoringNaNPayloads(document) } ?? false, "the REST JSON document round trip changed the document")
         }
         return check.outcome
@@ -31,15 +31,15 @@ extension FuzzTarget {
     /// Firestore protobuf: a Value message, a Document message and varint-delimited Documents; round trips.
     public static let proto = FuzzTarget(name: "proto", summary: "FirestoreProto Value, Document, delimited stream; round trip") { input in
         var check = FuzzCheck(input)
-        if let value = check.attempt("value", { try FirestoreProto.decodeValue(input) }) {
-            let again = check.attempt("re-read value") { try FirestoreProto.decodeValue(FirestoreProto.encode(value)) }
+        if let value = check.attempt("value", { try Value(firestoreProto: input) }) {
+            let again = check.attempt("re-read value") { try Value(firestoreProto: value.firestoreProtoBytes()) }
             check.expect(again == value, "the protobuf value round trip changed the value")
         }
-        if let document = check.attempt("document", { try FirestoreProto.decodeDocument(input) }) {
-            let again = check.attempt("re-read document") { try FirestoreProto.decodeDocument(FirestoreProto.encode(document)) }
+        if let document = check.attempt("document", { try Document(firestoreProto: input) }) {
+            let again = check.attempt("re-read document") { try Document(firestoreProto: document.firestoreProtoBytes()) }
             check.expect(again == document, "the protobuf document round trip changed the document")
         }
-        _ = check.attempt("delimited") { try FirestoreProto.decodeDelimitedDocuments(input) }
+        _ = check.attempt("delimited") { try [Document](firestoreProtoDelimited: input) }
         return check.outcome
     }
 }

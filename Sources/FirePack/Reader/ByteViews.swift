@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A validated UTF-8 string inside the reader's input: no bytes are copied until you ask for a `String`.
 ///
@@ -33,7 +26,7 @@ public struct StringView: CustomStringConvertible {
     public static func == (view: StringView, other: String) -> Bool {
         var other = other
         return other.withUTF8 { bytes in
-            bytes.count == view.utf8.count && (bytes.count == 0 || memcmp(bytes.baseAddress!, view.utf8.baseAddress!, bytes.count) == 0)
+            bytes.count == view.utf8.count && (bytes.count == 0 || ByteComparison.equal(bytes.baseAddress!, view.utf8.baseAddress!, count: bytes.count))
         }
     }
 }

@@ -60,13 +60,13 @@ extension ReaderInput {
     func collectKeyLiterals(at offset: Int, limit: Int, into literals: inout Set<Int>) throws(FirePackError) {
         let tag = try self.tag(at: offset, limit: limit)
         guard (0xA0...0xBF).contains(tag) || tag == Tag.array || tag == Tag.map else { return }
-        let header = try readContainerHeader(at: offset, limit: limit, depth: 0)
+        let header = try getContainerHeader(at: offset, limit: limit, depth: 0)
         var cursor = header.bodyStart
         for _ in 0..<header.count {
             if header.isMap {
-                let (keyHeader, _) = try Varint.read(base, at: cursor, limit: header.end)
+                let (keyHeader, _) = try Varint.get(base, at: cursor, limit: header.end)
                 if keyHeader & 1 == 0 { literals.insert(cursor) }
-                cursor = try readKey(at: cursor, limit: header.end).next
+                cursor = try getKey(at: cursor, limit: header.end).next
             }
             try collectKeyLiterals(at: cursor, limit: header.end, into: &literals)
             cursor = try valueEnd(at: cursor, limit: header.end)

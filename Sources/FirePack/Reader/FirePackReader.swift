@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Cursor rules: every `read…`, `enter…` and `skipValue()` either succeeds and moves `readerIndex` past what it read,
 /// or throws and leaves `readerIndex` where it was. Reads never go past the end of the innermost container entered,
-/// so a container whose length disagrees with its elements is caught by `exitContainer(_:)`. Strings and bytes come
+/// so a container whose length disagrees with its elements is caught by `exitMap(_:)` / `exitArray(_:)`. Strings and bytes come
 /// back as views into the input, valid while the input is.
 ///
 /// Opening the bytes locates the root value's end and its key table (O(1)); nothing else is read until asked for.
@@ -103,70 +103,70 @@ public struct FirePackReader {
 
     /// Reads a boolean.
     public mutating func readBoolean() throws(FirePackError) -> Bool {
-        let (value, next) = try input.readBoolean(at: readerIndex, limit: limit)
+        let (value, next) = try input.getBoolean(at: readerIndex, limit: limit)
         readerIndex = next
         return value
     }
 
     /// Reads an integer.
     public mutating func readInteger() throws(FirePackError) -> Int64 {
-        let (value, next) = try input.readInteger(at: readerIndex, limit: limit)
+        let (value, next) = try input.getInteger(at: readerIndex, limit: limit)
         readerIndex = next
         return value
     }
 
     /// Reads a double (an integer is a type mismatch: the two are distinct types).
     public mutating func readDouble() throws(FirePackError) -> Double {
-        let (value, next) = try input.readDouble(at: readerIndex, limit: limit)
+        let (value, next) = try input.getDouble(at: readerIndex, limit: limit)
         readerIndex = next
         return value
     }
 
     /// Reads a timestamp.
     public mutating func readTimestamp() throws(FirePackError) -> Timestamp {
-        let (value, next) = try input.readTimestamp(at: readerIndex, limit: limit)
+        let (value, next) = try input.getTimestamp(at: readerIndex, limit: limit)
         readerIndex = next
         return value
     }
 
     /// Reads a geopoint.
     public mutating func readGeoPoint() throws(FirePackError) -> GeoPoint {
-        let (value, next) = try input.readGeoPoint(at: readerIndex, limit: limit)
+        let (value, next) = try input.getGeoPoint(at: readerIndex, limit: limit)
         readerIndex = next
         return value
     }
 
     /// Reads a string as a validated view into the input.
     public mutating func readString() throws(FirePackError) -> StringView {
-        let (start, count, next) = try input.readString(at: readerIndex, limit: limit)
+        let (start, count, next) = try input.getString(at: readerIndex, limit: limit)
         readerIndex = next
         return StringView(input.bytes(from: start, count: count))
     }
 
     /// Reads bytes as a view into the input.
     public mutating func readBytes() throws(FirePackError) -> BytesView {
-        let (start, count, next) = try input.readLengthPrefixed(at: readerIndex, limit: limit, tag: Tag.bytes, expecting: "bytes")
+        let (start, count, next) = try input.getLengthPrefixed(at: readerIndex, limit: limit, tag: Tag.bytes, expecting: "bytes")
         readerIndex = next
         return BytesView(input.bytes(from: start, count: count))
     }
 
     /// Reads a document reference (its path is validated).
     public mutating func readReference() throws(FirePackError) -> DocumentReference {
-        let (value, next) = try input.readReference(at: readerIndex, limit: limit)
+        let (value, next) = try input.getReference(at: readerIndex, limit: limit)
         readerIndex = next
         return value
     }
 
     /// Reads a vector as a view of its elements in the input.
     public mutating func readVector() throws(FirePackError) -> VectorView {
-        let (start, count, next) = try input.readVector(at: readerIndex, limit: limit)
+        let (start, count, next) = try input.getVector(at: readerIndex, limit: limit)
         readerIndex = next
         return VectorView(input.bytes(from: start, count: count * 8))
     }
 }
 
 extension FirePackReader {
-    /// An entered array or map: how many elements it has, and what `exitContainer(_:)` needs to leave it.
+    /// An entered array or map: how many elements it has, and what `exitMap(_:)` or `exitArray(_:)` needs to leave it.
     public struct Container: Sendable {
         /// The number of elements (or map entries).
         public let count: Int
@@ -176,18 +176,20 @@ extension FirePackReader {
         let outerLimit: Int
     }
 
-    /// Enters the array at the cursor; read `count` elements, then call `exitContainer(_:)`.
+    /// Enters the array at the cursor; read `count` elements, then call `exitArray(_:)`. On success the cursor is
+    /// at the first element; on failure it stays.
     public mutating func enterArray() throws(FirePackError) -> Container {
         try enterContainer(map: false)
     }
 
-    /// Enters the map at the cursor; read `count` key/value pairs (`readKey()`, then the value), then exit.
+    /// Enters the map at the cursor; read `count` key/value pairs (`readKey()`, then the value), then call
+    /// `exitMap(_:)`. On success the cursor is at the first key; on failure it stays.
     public mutating func enterMap() throws(FirePackError) -> Container {
         try enterContainer(map: true)
     }
 
     private mutating func enterContainer(map: Bool) throws(FirePackError) -> Container {
-        let header = try input.readContainerHeader(at: readerIndex, limit: limit, depth: depth + 1)
+        let header = try input.getContainerHeader(at: readerIndex, limit: limit, depth: depth + 1)
         guard header.isMap == map else {
             throw .typeMismatch(expected: map ? "map" : "array", foundTag: input.byte(at: readerIndex), at: readerIndex)
         }
@@ -198,9 +200,21 @@ extension FirePackReader {
         return container
     }
 
-    /// Leaves a container entered with `enterArray()` / `enterMap()`; throws `lengthMismatch` (cursor unmoved) unless
-    /// the cursor is exactly at its end.
-    public mutating func exitContainer(_ container: Container) throws(FirePackError) {
+    /// Leaves an array entered with `enterArray()`; throws `lengthMismatch` (cursor unmoved) unless the cursor is
+    /// exactly at its end.
+    public mutating func exitArray(_ array: Container) throws(FirePackError) {
+        precondition(!array.isMap, "exitArray(_:) with a map: use exitMap(_:)")
+        try exitContainer(array)
+    }
+
+    /// Leaves a map entered with `enterMap()`; throws `lengthMismatch` (cursor unmoved) unless the cursor is exactly
+    /// at its end.
+    public mutating func exitMap(_ map: Container) throws(FirePackError) {
+        precondition(map.isMap, "exitMap(_:) with an array: use exitArray(_:)")
+        try exitContainer(map)
+    }
+
+    private mutating func exitContainer(_ container: Container) throws(FirePackError) {
         guard readerIndex == container.end else {
             throw FirePackError(.lengthMismatch, offset: readerIndex, "container ends at byte \(container.end), not here")
         }
@@ -210,7 +224,7 @@ extension FirePackReader {
 
     /// Reads the next map key (a literal or a reference), validated as UTF-8, as a view into the input.
     public mutating func readKey() throws(FirePackError) -> StringView {
-        let (start, count, next) = try input.readKey(at: readerIndex, limit: limit)
+        let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
         try input.validateUTF8(start: start, count: count, what: "key")
         readerIndex = next
         return StringView(input.bytes(from: start, count: count))
@@ -252,7 +266,7 @@ extension FirePackReader {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw .truncated(at: 0, needing: "a value") }
         let end = try ReaderInput.locateRootEnd(base, count: bytes.count, limits: limits)
         guard end < bytes.count, base.load(fromByteOffset: end, as: UInt8.self) == Tag.keyTable else { return end }
-        let (entries, widthOffset) = try Varint.read(base, at: end + 1, limit: bytes.count)
+        let (entries, widthOffset) = try Varint.get(base, at: end + 1, limit: bytes.count)
         guard widthOffset < bytes.count else { throw .truncated(at: widthOffset, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
         guard entries >= 1, (1...8).contains(width) else { throw FirePackError(.badKeyTable, offset: end, "malformed key table") }

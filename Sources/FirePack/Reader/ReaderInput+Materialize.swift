@@ -19,10 +19,10 @@ struct Materializer {
         case 0x00...0x7F: return (.integer(Int64(tag)), offset + 1)
         case 0xE0...0xFF: return (.integer(Int64(Int8(bitPattern: tag))), offset + 1)
         case 0x80...0x9F, Tag.string:
-            let (start, count, next) = try input.readString(at: offset, limit: limit)
+            let (start, count, next) = try input.getString(at: offset, limit: limit)
             return (.string(UTF8Validation.makeString(validated: input.bytes(from: start, count: count))), next)
         case 0xA0...0xAF, Tag.array:
-            let header = try input.readContainerHeader(at: offset, limit: limit, depth: depth + 1)
+            let header = try input.getContainerHeader(at: offset, limit: limit, depth: depth + 1)
             var elements: [Value] = []
             elements.reserveCapacity(header.count)
             var cursor = header.bodyStart
@@ -34,7 +34,7 @@ struct Materializer {
             try Self.checkEnd(cursor, header, containerAt: offset)
             return (.array(elements), header.end)
         case 0xB0...0xBF, Tag.map:
-            let header = try input.readContainerHeader(at: offset, limit: limit, depth: depth + 1)
+            let header = try input.getContainerHeader(at: offset, limit: limit, depth: depth + 1)
             var map = MapValue(reservingCapacity: header.count)
             var cursor = header.bodyStart
             for _ in 0..<header.count {
@@ -53,25 +53,25 @@ struct Materializer {
         case Tag.true: return (.boolean(true), offset + 1)
         case Tag.serverTimestamp: return (.serverTimestamp, offset + 1)
         case Tag.int8...Tag.int64:
-            let (integer, next) = try input.readInteger(at: offset, limit: limit)
+            let (integer, next) = try input.getInteger(at: offset, limit: limit)
             return (.integer(integer), next)
         case Tag.float32, Tag.float64:
-            let (double, next) = try input.readDouble(at: offset, limit: limit)
+            let (double, next) = try input.getDouble(at: offset, limit: limit)
             return (.double(double), next)
         case Tag.timestampSeconds, Tag.timestamp:
-            let (timestamp, next) = try input.readTimestamp(at: offset, limit: limit)
+            let (timestamp, next) = try input.getTimestamp(at: offset, limit: limit)
             return (.timestamp(timestamp), next)
         case Tag.geoPoint:
-            let (point, next) = try input.readGeoPoint(at: offset, limit: limit)
+            let (point, next) = try input.getGeoPoint(at: offset, limit: limit)
             return (.geoPoint(point), next)
         case Tag.bytes:
-            let (start, count, next) = try input.readLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
+            let (start, count, next) = try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
             return (.bytes(Data(input.bytes(from: start, count: count))), next)
         case Tag.reference:
-            let (reference, next) = try input.readReference(at: offset, limit: limit)
+            let (reference, next) = try input.getReference(at: offset, limit: limit)
             return (.reference(reference), next)
         case Tag.vector:
-            let (start, count, next) = try input.readVector(at: offset, limit: limit)
+            let (start, count, next) = try input.getVector(at: offset, limit: limit)
             return (.vector(VectorView(input.bytes(from: start, count: count * 8)).vectorValue), next)
         case Tag.extension:
             _ = try input.valueEnd(at: offset, limit: limit)
@@ -84,7 +84,7 @@ struct Materializer {
 
     /// Reads a map key as a validated String.
     mutating func key(at offset: Int, limit: Int) throws(FirePackError) -> (String, next: Int) {
-        let (header, next) = try Varint.read(input.base, at: offset, limit: limit)
+        let (header, next) = try Varint.get(input.base, at: offset, limit: limit)
         if header & 1 == 1 {
             let index = header >> 1
             if index < referencedKeys.count, let cached = referencedKeys[index] { return (cached, next) }
@@ -95,7 +95,7 @@ struct Materializer {
             referencedKeys[index] = key
             return (key, next)
         }
-        let (start, count, after) = try input.readKey(at: offset, limit: limit)
+        let (start, count, after) = try input.getKey(at: offset, limit: limit)
         try input.validateUTF8(start: start, count: count, what: "key")
         return (UTF8Validation.makeString(validated: input.bytes(from: start, count: count)), after)
     }

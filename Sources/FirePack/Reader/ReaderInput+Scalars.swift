@@ -6,7 +6,7 @@ extension ReaderInput {
         return byte(at: offset)
     }
 
-    func readInteger(at offset: Int, limit: Int) throws(FirePackError) -> (Int64, next: Int) {
+    func getInteger(at offset: Int, limit: Int) throws(FirePackError) -> (Int64, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         switch tag {
         case 0x00...0x7F: return (Int64(tag), offset + 1)
@@ -28,7 +28,7 @@ extension ReaderInput {
         }
     }
 
-    func readDouble(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
+    func getDouble(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         switch tag {
         case Tag.float32:
@@ -42,7 +42,7 @@ extension ReaderInput {
         }
     }
 
-    func readBoolean(at offset: Int, limit: Int) throws(FirePackError) -> (Bool, next: Int) {
+    func getBoolean(at offset: Int, limit: Int) throws(FirePackError) -> (Bool, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         switch tag {
         case Tag.true: return (true, offset + 1)
@@ -51,7 +51,7 @@ extension ReaderInput {
         }
     }
 
-    func readTimestamp(at offset: Int, limit: Int) throws(FirePackError) -> (Timestamp, next: Int) {
+    func getTimestamp(at offset: Int, limit: Int) throws(FirePackError) -> (Timestamp, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         switch tag {
         case Tag.timestampSeconds:
@@ -69,7 +69,7 @@ extension ReaderInput {
         }
     }
 
-    func readGeoPoint(at offset: Int, limit: Int) throws(FirePackError) -> (GeoPoint, next: Int) {
+    func getGeoPoint(at offset: Int, limit: Int) throws(FirePackError) -> (GeoPoint, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         guard tag == Tag.geoPoint else { throw .typeMismatch(expected: "geopoint", foundTag: tag, at: offset) }
         try require(17, at: offset, limit: limit, for: "a geopoint")
@@ -83,7 +83,7 @@ extension ReaderInput {
     }
 
     /// A string's UTF-8 bytes, validated.
-    func readString(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+    func getString(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         let start: Int, length: Int
         if tag & 0xE0 == Tag.fixStringBase {
@@ -91,7 +91,7 @@ extension ReaderInput {
             start = offset + 1
             try require(1 + length, at: offset, limit: limit, for: "a string")
         } else if tag == Tag.string {
-            (length, start) = try readLength(at: offset + 1, limit: limit, of: "a string")
+            (length, start) = try getLength(at: offset + 1, limit: limit, of: "a string")
         } else {
             throw .typeMismatch(expected: "string", foundTag: tag, at: offset)
         }
@@ -100,15 +100,15 @@ extension ReaderInput {
     }
 
     /// The payload of a `CE` bytes or `CF` reference value.
-    func readLengthPrefixed(at offset: Int, limit: Int, tag expected: UInt8, expecting what: String) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+    func getLengthPrefixed(at offset: Int, limit: Int, tag expected: UInt8, expecting what: String) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         guard tag == expected else { throw .typeMismatch(expected: what, foundTag: tag, at: offset) }
-        let (length, start) = try readLength(at: offset + 1, limit: limit, of: what)
+        let (length, start) = try getLength(at: offset + 1, limit: limit, of: what)
         return (start, length, start + length)
     }
 
-    func readReference(at offset: Int, limit: Int) throws(FirePackError) -> (DocumentReference, next: Int) {
-        let (start, length, next) = try readLengthPrefixed(at: offset, limit: limit, tag: Tag.reference, expecting: "reference")
+    func getReference(at offset: Int, limit: Int) throws(FirePackError) -> (DocumentReference, next: Int) {
+        let (start, length, next) = try getLengthPrefixed(at: offset, limit: limit, tag: Tag.reference, expecting: "reference")
         try validateUTF8(start: start, count: length, what: "reference path")
         let path = UTF8Validation.makeString(validated: bytes(from: start, count: length))
         if let problem = ReferencePath.problem(in: path, naming: .document) {
@@ -118,10 +118,10 @@ extension ReaderInput {
     }
 
     /// A vector's element count and where its binary64 elements start.
-    func readVector(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+    func getVector(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         guard tag == Tag.vector else { throw .typeMismatch(expected: "vector", foundTag: tag, at: offset) }
-        let (elements, start) = try Varint.read(base, at: offset + 1, limit: limit)
+        let (elements, start) = try Varint.get(base, at: offset + 1, limit: limit)
         guard elements <= limits.maxElementCount else {
             throw FirePackError(.limitExceeded, offset: offset, "\(elements) vector elements exceed the limit of \(limits.maxElementCount)")
         }
@@ -144,19 +144,19 @@ extension ReaderInput {
     /// Reads an array or map header and checks its count against its length and the reader's limits.
     ///
     /// `depth` is the depth of the container's elements; it must not exceed `limits.maxDepth`.
-    func readContainerHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
+    func getContainerHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
         let tag = try tag(at: offset, limit: limit)
         let count: Int, bodyStart: Int, end: Int
         switch tag {
         case 0xA0...0xBF:
             count = Int(tag & 0x0F)
-            let (length, next) = try readLength(at: offset + 1, limit: limit, of: "a container")
+            let (length, next) = try getLength(at: offset + 1, limit: limit, of: "a container")
             bodyStart = next
             end = next + length
         case Tag.array, Tag.map:
-            let (length, next) = try readLength(at: offset + 1, limit: limit, of: "a container")
+            let (length, next) = try getLength(at: offset + 1, limit: limit, of: "a container")
             end = next + length
-            (count, bodyStart) = try Varint.read(base, at: next, limit: end)
+            (count, bodyStart) = try Varint.get(base, at: next, limit: end)
         default:
             throw .typeMismatch(expected: "array or map", foundTag: tag, at: offset)
         }

@@ -42,7 +42,7 @@ struct ReaderInput {
         guard base.load(fromByteOffset: rootEnd, as: UInt8.self) == Tag.keyTable else {
             throw FirePackError(.trailingBytes, offset: rootEnd, "\(count - rootEnd) bytes follow the value")
         }
-        let (entries, widthOffset) = try Varint.read(base, at: rootEnd + 1, limit: count)
+        let (entries, widthOffset) = try Varint.get(base, at: rootEnd + 1, limit: count)
         guard entries >= 1 else { throw FirePackError(.badKeyTable, offset: rootEnd, "key table has no entries") }
         guard widthOffset < count else { throw .truncated(at: widthOffset, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
@@ -105,8 +105,8 @@ struct ReaderInput {
 
     /// Reads a varint length at `offset` and checks that that many bytes follow before `limit`.
     @inline(__always)
-    func readLength(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError) -> (length: Int, next: Int) {
-        let (length, next) = try Varint.read(base, at: offset, limit: limit)
+    func getLength(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError) -> (length: Int, next: Int) {
+        let (length, next) = try Varint.get(base, at: offset, limit: limit)
         guard length <= limit &- next else {
             throw FirePackError(.lengthOutOfBounds, offset: offset,
                                 "\(what()) of \(length) bytes reaches past the end (\(limit - next) bytes left)")
@@ -124,20 +124,20 @@ struct ReaderInput {
         case 0x80...0x9F:
             size = 1 + Int(tag & 0x1F)
         case 0xA0...0xBF, Tag.array, Tag.map:
-            let (length, next) = try readLength(at: offset + 1, limit: limit, of: "a container")
+            let (length, next) = try getLength(at: offset + 1, limit: limit, of: "a container")
             return next + length
         case Tag.string, Tag.bytes, Tag.reference:
-            let (length, next) = try readLength(at: offset + 1, limit: limit, of: Tag.typeName(of: tag))
+            let (length, next) = try getLength(at: offset + 1, limit: limit, of: Tag.typeName(of: tag))
             return next + length
         case Tag.vector:
-            let (elements, next) = try Varint.read(base, at: offset + 1, limit: limit)
+            let (elements, next) = try Varint.get(base, at: offset + 1, limit: limit)
             guard elements <= (limit - next) / 8 else {
                 throw FirePackError(.lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
             }
             return next + elements * 8
         case Tag.extension:
-            let (_, lengthOffset) = try Varint.read(base, at: offset + 1, limit: limit)
-            let (length, next) = try readLength(at: lengthOffset, limit: limit, of: "an extension")
+            let (_, lengthOffset) = try Varint.get(base, at: offset + 1, limit: limit)
+            let (length, next) = try getLength(at: lengthOffset, limit: limit, of: "an extension")
             return next + length
         case Tag.int8: size = 2
         case Tag.int16: size = 3
@@ -158,8 +158,8 @@ struct ReaderInput {
     ///
     /// Returns where the key's bytes are and the offset after the key; the bytes are not yet checked for UTF-8.
     @inline(__always)
-    func readKey(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
-        let (header, next) = try Varint.read(base, at: offset, limit: limit)
+    func getKey(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+        let (header, next) = try Varint.get(base, at: offset, limit: limit)
         if header & 1 == 0 {
             let length = header >> 1
             guard length <= limit &- next else {
@@ -186,7 +186,7 @@ struct ReaderInput {
         guard literal < offset else {
             throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) points at byte \(literal), not before the reference")
         }
-        guard let (header, next) = try? Varint.read(base, at: literal, limit: rootEnd), header & 1 == 0,
+        guard let (header, next) = try? Varint.get(base, at: literal, limit: rootEnd), header & 1 == 0,
               header >> 1 <= rootEnd - next else {
             throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) does not point at a key literal")
         }

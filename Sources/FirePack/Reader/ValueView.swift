@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
 #endif
 
 /// A lazy view of one value inside a reader's input: lookups by key, index or path decode only what they touch.
@@ -29,21 +27,21 @@ public struct ValueView {
     public var isNull: Bool { input.byte(at: offset) == Tag.null }
 
     /// The value as an integer.
-    public func integer() throws(FirePackError) -> Int64 { try input.readInteger(at: offset, limit: endOffset).0 }
+    public func integer() throws(FirePackError) -> Int64 { try input.getInteger(at: offset, limit: endOffset).0 }
     /// The value as a double.
-    public func double() throws(FirePackError) -> Double { try input.readDouble(at: offset, limit: endOffset).0 }
+    public func double() throws(FirePackError) -> Double { try input.getDouble(at: offset, limit: endOffset).0 }
     /// The value as a boolean.
-    public func boolean() throws(FirePackError) -> Bool { try input.readBoolean(at: offset, limit: endOffset).0 }
+    public func boolean() throws(FirePackError) -> Bool { try input.getBoolean(at: offset, limit: endOffset).0 }
     /// The value as a timestamp.
-    public func timestamp() throws(FirePackError) -> Timestamp { try input.readTimestamp(at: offset, limit: endOffset).0 }
+    public func timestamp() throws(FirePackError) -> Timestamp { try input.getTimestamp(at: offset, limit: endOffset).0 }
     /// The value as a geopoint.
-    public func geoPoint() throws(FirePackError) -> GeoPoint { try input.readGeoPoint(at: offset, limit: endOffset).0 }
+    public func geoPoint() throws(FirePackError) -> GeoPoint { try input.getGeoPoint(at: offset, limit: endOffset).0 }
     /// The value as a document reference.
-    public func reference() throws(FirePackError) -> DocumentReference { try input.readReference(at: offset, limit: endOffset).0 }
+    public func reference() throws(FirePackError) -> DocumentReference { try input.getReference(at: offset, limit: endOffset).0 }
 
     /// The value as a validated string view into the input.
     public func stringView() throws(FirePackError) -> StringView {
-        let (start, count, _) = try input.readString(at: offset, limit: endOffset)
+        let (start, count, _) = try input.getString(at: offset, limit: endOffset)
         return StringView(input.bytes(from: start, count: count))
     }
 
@@ -52,13 +50,13 @@ public struct ValueView {
 
     /// The value as a bytes view into the input.
     public func bytes() throws(FirePackError) -> BytesView {
-        let (start, count, _) = try input.readLengthPrefixed(at: offset, limit: endOffset, tag: Tag.bytes, expecting: "bytes")
+        let (start, count, _) = try input.getLengthPrefixed(at: offset, limit: endOffset, tag: Tag.bytes, expecting: "bytes")
         return BytesView(input.bytes(from: start, count: count))
     }
 
     /// The value as a vector view into the input.
     public func vector() throws(FirePackError) -> VectorView {
-        let (start, count, _) = try input.readVector(at: offset, limit: endOffset)
+        let (start, count, _) = try input.getVector(at: offset, limit: endOffset)
         return VectorView(input.bytes(from: start, count: count * 8))
     }
 
@@ -72,8 +70,8 @@ public struct ValueView {
 
     /// The number of elements of an array, entries of a map, or elements of a vector.
     public func count() throws(FirePackError) -> Int {
-        if input.byte(at: offset) == Tag.vector { return try input.readVector(at: offset, limit: endOffset).count }
-        return try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1).count
+        if input.byte(at: offset) == Tag.vector { return try input.getVector(at: offset, limit: endOffset).count }
+        return try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).count
     }
 
     /// The value for `key` when this is a map holding it; nil when it does not or this is not a map.
@@ -92,13 +90,13 @@ public struct ValueView {
 
     /// The value for the key with these UTF-8 bytes, as `subscript(key:)`.
     public func entry(forKey query: UnsafeRawBufferPointer) throws(FirePackError) -> ValueView? {
-        let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+        let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
         guard header.isMap else { return nil }
         var cursor = header.bodyStart
         for _ in 0..<header.count {
-            let (start, count, afterKey) = try input.readKey(at: cursor, limit: header.end)
+            let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
             let valueEnd = try input.valueEnd(at: afterKey, limit: header.end)
-            if count == query.count && (count == 0 || memcmp(input.base + start, query.baseAddress!, count) == 0) {
+            if count == query.count && (count == 0 || ByteComparison.equal(input.base + start, query.baseAddress!, count: count)) {
                 return ValueView(input: input, offset: afterKey, endOffset: valueEnd, depth: depth + 1)
             }
             cursor = valueEnd
@@ -110,7 +108,7 @@ public struct ValueView {
     public subscript(index: Int) -> ValueView? {
         get throws(FirePackError) {
             guard type == .array, index >= 0 else { return nil }
-            let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+            let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
             guard index < header.count else { return nil }
             var cursor = header.bodyStart
             for _ in 0..<index { cursor = try input.valueEnd(at: cursor, limit: header.end) }
@@ -121,7 +119,7 @@ public struct ValueView {
 
     /// Calls `body` with each element of an array, in order.
     public func forEachElement(_ body: (ValueView) throws -> Void) throws {
-        let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+        let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
         guard !header.isMap else { throw FirePackError.typeMismatch(expected: "array", foundTag: input.byte(at: offset), at: offset) }
         var cursor = header.bodyStart
         for _ in 0..<header.count {
@@ -134,11 +132,11 @@ public struct ValueView {
 
     /// Calls `body` with each key (validated UTF-8) and value of a map, in order.
     public func forEachEntry(_ body: (StringView, ValueView) throws -> Void) throws {
-        let header = try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+        let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
         guard header.isMap else { throw FirePackError.typeMismatch(expected: "map", foundTag: input.byte(at: offset), at: offset) }
         var cursor = header.bodyStart
         for _ in 0..<header.count {
-            let (start, count, afterKey) = try input.readKey(at: cursor, limit: header.end)
+            let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
             try input.validateUTF8(start: start, count: count, what: "key")
             let end = try input.valueEnd(at: afterKey, limit: header.end)
             try body(StringView(input.bytes(from: start, count: count)), ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1))
@@ -150,12 +148,12 @@ public struct ValueView {
 
 extension ValueView {
     /// The value's tag byte as two hex digits (for debugging views such as `firepack inspect --offsets`).
-    public var tagHex: String { Tag.hex(input.byte(at: offset)) }
+    package var tagHex: String { Tag.hex(input.byte(at: offset)) }
 }
 
 extension ValueView {
     /// For an array or map: the offset of its first element (the bytes before it are the container's header).
-    public func contentOffset() throws(FirePackError) -> Int {
-        try input.readContainerHeader(at: offset, limit: endOffset, depth: depth + 1).bodyStart
+    package func contentOffset() throws(FirePackError) -> Int {
+        try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).bodyStart
     }
 }

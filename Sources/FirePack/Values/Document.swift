@@ -121,7 +121,7 @@ extension Document {
                                     "unexpected key \(key.string.debugDescription): a document is {name, fields[, createTime][, updateTime]}, in this order")
             }
         }
-        try reader.exitContainer(map)
+        try reader.exitMap(map)
         guard let reference, let fields else {
             throw FirePackError(.invalidDocument, offset: 0, "a document needs \(reference == nil ? "a \"name\" reference" : "\"fields\"")")
         }

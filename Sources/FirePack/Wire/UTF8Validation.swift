@@ -49,9 +49,9 @@ enum UTF8Validation {
 }
 
 /// The strict UTF-8 check FirePack applies to every string, for code that reads other formats.
-public enum UTF8Validator {
+package enum UTF8Validator {
     /// The offset of the first byte of the first invalid sequence in `bytes`, or nil when they are valid UTF-8.
-    public static func firstInvalidOffset(in bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func firstInvalidOffset(in bytes: UnsafeRawBufferPointer) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         return UTF8Validation.firstInvalidOffset(base, start: 0, count: bytes.count)
     }

@@ -28,15 +28,15 @@ package enum Varint {
     ///
     /// Returns the value (always below 2^63, so it converts to `Int` without trapping) and the offset after it.
     @inline(__always)
-    static func read(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
+    static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
         guard offset < limit else { throw .truncated(at: offset, needing: "a varint") }
         let first = base.load(fromByteOffset: offset, as: UInt8.self)
         if first < 0x80 { return (Int(first), offset + 1) }
-        return try readMultiByte(base, at: offset, limit: limit)
+        return try getMultiByte(base, at: offset, limit: limit)
     }
 
     @inline(never)
-    static func readMultiByte(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
+    static func getMultiByte(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var index = offset

@@ -1,22 +1,32 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation   // read(2) and write(2), from the platform's C library
 
-/// Raw `write(2)` with retries, for sinks that write to file descriptors.
-enum FileDescriptorIO {
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws {
+/// Reads and writes file descriptors, retrying interruptions: the one place FirePack's modules do so (the writer's
+/// file-descriptor sink, FirePackStreams' file sources and sinks).
+package enum FileDescriptorIO {
+    /// Writes all of `bytes`; throws `ioFailure` with the system's reason.
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(FirePackError) {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw FirePackError(.ioFailure, "write to file descriptor \(descriptor) failed: errno \(errno)")
+                throw FirePackError(.ioFailure, "write failed: \(systemErrorDescription())")
             }
             offset += written
         }
+    }
+
+    /// Reads up to `buffer.count` bytes; 0 at the end. Throws `ioFailure` with the system's reason.
+    package static func readSome(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32) throws(FirePackError) -> Int {
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw FirePackError(.ioFailure, "read failed: \(systemErrorDescription())") }
+        }
+    }
+
+    /// The system's description of an error number (`No such file or directory`), never a bare `errno 2`.
+    package static func systemErrorDescription(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code))
     }
 }

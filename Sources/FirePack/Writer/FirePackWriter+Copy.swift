@@ -21,20 +21,20 @@ extension FirePackWriter {
         let tag = try input.tag(at: offset, limit: limit)
         switch tag {
         case 0x80...0x9F, Tag.string:
-            let (start, count, next) = try input.readString(at: offset, limit: limit)
+            let (start, count, next) = try input.getString(at: offset, limit: limit)
             writeString(utf8: input.bytes(from: start, count: count))
             return next
         case Tag.bytes:
-            let (start, count, next) = try input.readLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
+            let (start, count, next) = try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
             writeBytes(input.bytes(from: start, count: count))
             return next
         case 0xA0...0xBF, Tag.array, Tag.map:
-            let header = try input.readContainerHeader(at: offset, limit: limit, depth: level + 1)
+            let header = try input.getContainerHeader(at: offset, limit: limit, depth: level + 1)
             header.isMap ? beginMap() : beginArray()
             var cursor = header.bodyStart
             for _ in 0..<header.count {
                 if header.isMap {
-                    let (start, count, afterKey) = try input.readKey(at: cursor, limit: header.end)
+                    let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
                     try input.validateUTF8(start: start, count: count, what: "key")
                     guard writeKey(utf8: input.bytes(from: start, count: count)) else {
                         throw FirePackError(.duplicateKey, offset: cursor, "a key appears twice in one map")

@@ -53,60 +53,59 @@ public final class FirePackWriter {
     public let options: Options
     var sink: Sink?
 
-    /// The mutable state, behind a pointer: stored `var`s of a class pay a dynamic exclusivity check on every
-    /// access, several per value written (callgrind: 30% of an encode); memory behind a pointer does not.
-    let state: UnsafeMutablePointer<WriterState>
+    /// The mutable state, behind a pointer (`ClassState`: no exclusivity check per access).
+    let state: ClassState<WriterState>
 
     var storage: UnsafeMutablePointer<UInt8> {
-        get { state.pointee.storage }
-        set { state.pointee.storage = newValue }
+        get { state.pointer.pointee.storage }
+        set { state.pointer.pointee.storage = newValue }
     }
     var capacity: Int {
-        get { state.pointee.capacity }
-        set { state.pointee.capacity = newValue }
+        get { state.pointer.pointee.capacity }
+        set { state.pointer.pointee.capacity = newValue }
     }
     /// The number of bytes in the buffer: where the next byte goes.
     public internal(set) var writerIndex: Int {
-        get { state.pointee.writerIndex }
-        set { state.pointee.writerIndex = newValue }
+        get { state.pointer.pointee.writerIndex }
+        set { state.pointer.pointee.writerIndex = newValue }
     }
     /// Start of the root value being written.
     var rootStart: Int {
-        get { state.pointee.rootStart }
-        set { state.pointee.rootStart = newValue }
+        get { state.pointer.pointee.rootStart }
+        set { state.pointer.pointee.rootStart = newValue }
     }
     /// End of the last complete root value (with its key table).
     var completedEnd: Int {
-        get { state.pointee.completedEnd }
-        set { state.pointee.completedEnd = newValue }
+        get { state.pointer.pointee.completedEnd }
+        set { state.pointer.pointee.completedEnd = newValue }
     }
     /// Number of open containers.
     public internal(set) var depth: Int {
-        get { state.pointee.depth }
-        set { state.pointee.depth = newValue }
+        get { state.pointer.pointee.depth }
+        set { state.pointer.pointee.depth = newValue }
     }
     /// The innermost open container, kept out of `outerFrames` so the hot path touches no array.
     var top: ContainerFrame {
-        get { state.pointee.top }
-        _modify { yield &state.pointee.top }
+        get { state.pointer.pointee.top }
+        _modify { yield &state.pointer.pointee.top }
     }
     var outerFrames: [ContainerFrame] {
-        get { state.pointee.outerFrames }
-        _modify { yield &state.pointee.outerFrames }
+        get { state.pointer.pointee.outerFrames }
+        _modify { yield &state.pointer.pointee.outerFrames }
     }
     /// Serial number of the last map begun, so the key table can tell a key repeated within one map.
     var mapSerial: Int {
-        get { state.pointee.mapSerial }
-        set { state.pointee.mapSerial = newValue }
+        get { state.pointer.pointee.mapSerial }
+        set { state.pointer.pointee.mapSerial = newValue }
     }
     /// The key-table entries written in each open map, innermost last (each frame knows where its own start).
     var openMapKeys: [Int32] {
-        get { state.pointee.openMapKeys }
-        _modify { yield &state.pointee.openMapKeys }
+        get { state.pointer.pointee.openMapKeys }
+        _modify { yield &state.pointer.pointee.openMapKeys }
     }
     var keys: WriterKeyTable {
-        get { state.pointee.keys }
-        _modify { yield &state.pointee.keys }
+        get { state.pointer.pointee.keys }
+        _modify { yield &state.pointer.pointee.keys }
     }
 
     /// Creates a writer; with a sink, `flush()` sends complete values there.
@@ -114,14 +113,12 @@ public final class FirePackWriter {
         self.options = options
         self.sink = sink
         let capacity = max(options.initialCapacity, 64)
-        state = .allocate(capacity: 1)
-        state.initialize(to: WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
+        state = ClassState(WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
     }
 
     deinit {
-        state.pointee.storage.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
+        state.pointer.pointee.storage.deallocate()
+        state.release()
     }
 
     /// Whether a value has been started and not yet completed.

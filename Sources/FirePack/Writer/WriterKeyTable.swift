@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
 #endif
 
 /// The writer's memory of the key literals in the current root value: an open-addressing hash table whose entries
@@ -47,7 +45,7 @@ struct WriterKeyTable {
             let entry = entries[occupant - 1]
             if entry.hash == hash && entry.length == key.count {
                 let bytesStart = entry.headerPosition + Varint.encodedSize(UInt64(entry.length) << 1)
-                if key.count == 0 || memcmp(buffer + bytesStart, key.baseAddress!, key.count) == 0 {
+                if key.count == 0 || ByteComparison.equal(buffer + bytesStart, key.baseAddress!, count: key.count) {
                     return (occupant - 1, slot)
                 }
             }

@@ -1,7 +1,8 @@
 import FirePack
 import Foundation
 
-/// The typed JSON of the Firestore REST API, both ways:
+/// The typed JSON of the Firestore REST API, both ways (public as `Value(firestoreJSON:)`, `firestoreJSONBytes()`
+/// and the same on `Document`):
 ///
 /// ```
 /// {"nullValue": null}                   {"booleanValue": true}
@@ -19,12 +20,12 @@ import Foundation
 /// keep them). Reading also accepts `integerValue` as a JSON number, and absent `values` / `fields` for empty containers.
 /// The server-timestamp sentinel has no REST value form (Firestore sends it as a field transform): writing one
 /// throws `invalidValue`; resolve it first with `Document.resolvingServerTimestamps(at:)`.
-public enum FirestoreJSON {
+enum FirestoreJSON {
     static let readOptions = JSONOptions(readsMarkers: false)
     static let writeOptions = JSONOptions(form: .plain)
 
     /// Reads one typed value from `Data`, `[UInt8]` or borrowed bytes, straight from the bytes.
-    public static func value(from bytes: some ContiguousBytes, maxDepth: Int = 100) throws(FirePackError) -> Value {
+    static func value(from bytes: some ContiguousBytes, maxDepth: Int = 100) throws(FirePackError) -> Value {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
             guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
             var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
@@ -38,7 +39,7 @@ public enum FirestoreJSON {
 
     /// Reads one document, straight from the bytes: `name` is required, `fields` may be absent (the REST API leaves it
     /// out of an empty document); any other member throws `invalidDocument`, so nothing is dropped.
-    public static func document(from bytes: some ContiguousBytes, maxDepth: Int = 100) throws(FirePackError) -> Document {
+    static func document(from bytes: some ContiguousBytes, maxDepth: Int = 100) throws(FirePackError) -> Document {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
             guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
             var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
@@ -70,14 +71,14 @@ public enum FirestoreJSON {
     }
 
     /// Writes one typed value as JSON text, straight into the output.
-    public static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
+    static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
         var writer = JSONTextWriter(options: writeOptions)
         try writer.writeTyped(value, path: [])
         return try pretty ? reindent(writer.output) : writer.output
     }
 
     /// Writes one document as JSON text, straight into the output.
-    public static func jsonBytes(for document: Document, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
+    static func jsonBytes(for document: Document, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
         var writer = JSONTextWriter(options: writeOptions)
         writer.append(#"{"name":"#)
         writer.writeString(document.reference.path)
@@ -89,16 +90,6 @@ public enum FirestoreJSON {
         if let updateTime = document.updateTime { writer.append(#","updateTime":"#); writer.writeString(updateTime.rfc3339String) }
         writer.append("}")
         return try pretty ? reindent(writer.output) : writer.output
-    }
-
-    /// A document from its parsed JSON (name, fields, optional times).
-    public static func document(fromJSON json: Value) throws(FirePackError) -> Document {
-        try document(from: json.jsonBytes(options: writeOptions))
-    }
-
-    /// A document as its JSON tree.
-    public static func documentJSON(_ document: Document) throws(FirePackError) -> Value {
-        try Value(json: jsonBytes(for: document), options: readOptions)
     }
 
     /// Compact REST JSON, indented (the typed form holds only plain JSON types, so nothing changes but whitespace).

@@ -1,7 +1,8 @@
 import FirePack
 import Foundation
 
-/// `google.firestore.v1.Value` and `google.firestore.v1.Document` in the protobuf wire format, both ways, written
+/// `google.firestore.v1.Value` and `google.firestore.v1.Document` in the protobuf wire format, both ways (public as
+/// `Value(firestoreProto:)`, `firestoreProtoBytes()` and the same on `Document`), written
 /// against the wire format directly (no generated code). Field numbers as in Firestore's document.proto:
 ///
 /// ```
@@ -16,23 +17,23 @@ import Foundation
 /// sentinel has no Value form (it is a field transform): writing one throws `invalidValue`. Reading skips unknown
 /// fields, accepts any field order, and for a oneof keeps the last field, as protobuf parsers must; a Value with no
 /// field set reads as null.
-public enum FirestoreProto {
+enum FirestoreProto {
     /// A `google.firestore.v1.Value` message.
-    public static func encode(_ value: Value) throws(FirePackError) -> [UInt8] {
+    static func encode(_ value: Value) throws(FirePackError) -> [UInt8] {
         var writer = ProtoWriter()
         try writeValueBody(value, into: &writer, path: [])
         return writer.bytes
     }
 
     /// A `google.firestore.v1.Document` message.
-    public static func encode(_ document: Document) throws(FirePackError) -> [UInt8] {
+    static func encode(_ document: Document) throws(FirePackError) -> [UInt8] {
         var writer = ProtoWriter()
         try writeDocument(document, into: &writer)
         return writer.bytes
     }
 
     /// Appends a document as a varint-length-delimited message (the `writeDelimitedTo` convention).
-    public static func appendDelimited(_ document: Document, to bytes: inout [UInt8]) throws(FirePackError) {
+    static func appendDelimited(_ document: Document, to bytes: inout [UInt8]) throws(FirePackError) {
         var writer = ProtoWriter()
         try writeDocument(document, into: &writer)
         var prefix = ProtoWriter()
@@ -42,7 +43,7 @@ public enum FirestoreProto {
     }
 
     /// Reads a `google.firestore.v1.Value` message.
-    public static func decodeValue(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+    static func decodeValue(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
             guard let base = raw.baseAddress else { return .null }
             return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).value(start: 0, end: raw.count, depth: 0)
@@ -50,7 +51,7 @@ public enum FirestoreProto {
     }
 
     /// Reads a `google.firestore.v1.Document` message.
-    public static func decodeDocument(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Document {
+    static func decodeDocument(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Document {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
             guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty document message") }
             return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).document(start: 0, end: raw.count)
@@ -58,14 +59,14 @@ public enum FirestoreProto {
     }
 
     /// Reads varint-length-delimited Document messages, one after another.
-    public static func decodeDelimitedDocuments(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> [Document] {
+    static func decodeDelimitedDocuments(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> [Document] {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
             guard let base = raw.baseAddress else { return [] }
             let values = ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits)
             var documents: [Document] = []
             var offset = 0
             while offset < raw.count {
-                let range = try values.reader.readLength(at: offset, end: raw.count)
+                let range = try values.reader.getLength(at: offset, end: raw.count)
                 let document: Document
                 do throws(FirePackError) {
                     document = try values.document(start: range.start, end: range.end)

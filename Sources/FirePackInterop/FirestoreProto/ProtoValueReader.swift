@@ -14,42 +14,42 @@ struct ProtoValueReader {
         var result = Value.null
         var offset = start
         while offset < end {
-            let (field, wireType, payload) = try reader.readTag(at: offset, end: end)
+            let (field, wireType, payload) = try reader.getTag(at: offset, end: end)
             switch (field, wireType) {
-            case (11, ProtoWire.varint): (result, offset) = (.null, try reader.readVarint(at: payload, end: end).1)
+            case (11, ProtoWire.varint): (result, offset) = (.null, try reader.getVarint(at: payload, end: end).1)
             case (1, ProtoWire.varint):
-                let (flag, next) = try reader.readVarint(at: payload, end: end)
+                let (flag, next) = try reader.getVarint(at: payload, end: end)
                 (result, offset) = (.boolean(flag != 0), next)
             case (2, ProtoWire.varint):
-                let (integer, next) = try reader.readVarint(at: payload, end: end)
+                let (integer, next) = try reader.getVarint(at: payload, end: end)
                 (result, offset) = (.integer(Int64(bitPattern: integer)), next)
             case (3, ProtoWire.fixed64):
                 let (bits, next) = try reader.readFixed64(at: payload, end: end)
                 (result, offset) = (.double(Double(bitPattern: bits)), next)
             case (10, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (result, offset) = (.timestamp(try timestamp(range)), range.end)
             case (17, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (result, offset) = (.string(try reader.readString(range)), range.end)
             case (18, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (result, offset) = (.bytes(Data(UnsafeRawBufferPointer(start: reader.base + range.start, count: range.end - range.start))), range.end)
             case (5, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 let path = try reader.readString(range)
                 do { result = .reference(try DocumentReference(path: path)) } catch {
                     throw FirePackError(.invalidReference, offset: range.start, error.message)
                 }
                 offset = range.end
             case (8, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (result, offset) = (.geoPoint(try geoPoint(range)), range.end)
             case (9, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (result, offset) = (.array(try array(range, depth: depth)), range.end)
             case (6, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 let map = try fields(range, fieldNumber: 1, depth: depth)
                 result = FirestoreVectorForm.vector(in: map).map(Value.vector) ?? .map(map)
                 offset = range.end
@@ -65,13 +65,13 @@ struct ProtoValueReader {
         var seconds: Int64 = 0, nanos: Int64 = 0
         var offset = range.start
         while offset < range.end {
-            let (field, wireType, payload) = try reader.readTag(at: offset, end: range.end)
+            let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
             switch (field, wireType) {
             case (1, ProtoWire.varint):
-                let (value, next) = try reader.readVarint(at: payload, end: range.end)
+                let (value, next) = try reader.getVarint(at: payload, end: range.end)
                 (seconds, offset) = (Int64(bitPattern: value), next)
             case (2, ProtoWire.varint):
-                let (value, next) = try reader.readVarint(at: payload, end: range.end)
+                let (value, next) = try reader.getVarint(at: payload, end: range.end)
                 (nanos, offset) = (Int64(Int32(truncatingIfNeeded: value)), next)
             default: offset = try reader.skip(wireType: wireType, at: payload, end: range.end)
             }
@@ -86,7 +86,7 @@ struct ProtoValueReader {
         var latitude = 0.0, longitude = 0.0
         var offset = range.start
         while offset < range.end {
-            let (field, wireType, payload) = try reader.readTag(at: offset, end: range.end)
+            let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
             switch (field, wireType) {
             case (1, ProtoWire.fixed64):
                 let (bits, next) = try reader.readFixed64(at: payload, end: range.end)
@@ -106,9 +106,9 @@ struct ProtoValueReader {
         var elements: [Value] = []
         var offset = range.start
         while offset < range.end {
-            let (field, wireType, payload) = try reader.readTag(at: offset, end: range.end)
+            let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
             if field == 1 && wireType == ProtoWire.lengthDelimited {
-                let element = try reader.readLength(at: payload, end: range.end)
+                let element = try reader.getLength(at: payload, end: range.end)
                 do {
                     elements.append(try value(start: element.start, end: element.end, depth: depth + 1))
                 } catch {
@@ -131,22 +131,22 @@ struct ProtoValueReader {
         var map = MapValue()
         var offset = range.start
         while offset < range.end {
-            let (field, wireType, payload) = try reader.readTag(at: offset, end: range.end)
+            let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
             guard field == fieldNumber && wireType == ProtoWire.lengthDelimited else {
                 offset = try reader.skip(wireType: wireType, at: payload, end: range.end)
                 continue
             }
-            let entry = try reader.readLength(at: payload, end: range.end)
+            let entry = try reader.getLength(at: payload, end: range.end)
             var key = "", element = Value.null
             var cursor = entry.start
             while cursor < entry.end {
-                let (entryField, entryWireType, entryPayload) = try reader.readTag(at: cursor, end: entry.end)
+                let (entryField, entryWireType, entryPayload) = try reader.getTag(at: cursor, end: entry.end)
                 switch (entryField, entryWireType) {
                 case (1, ProtoWire.lengthDelimited):
-                    let keyRange = try reader.readLength(at: entryPayload, end: entry.end)
+                    let keyRange = try reader.getLength(at: entryPayload, end: entry.end)
                     (key, cursor) = (try reader.readString(keyRange), keyRange.end)
                 case (2, ProtoWire.lengthDelimited):
-                    let valueRange = try reader.readLength(at: entryPayload, end: entry.end)
+                    let valueRange = try reader.getLength(at: entryPayload, end: entry.end)
                     do {
                         element = try value(start: valueRange.start, end: valueRange.end, depth: depth + 1)
                     } catch {
@@ -172,21 +172,21 @@ struct ProtoValueReader {
         var createTime: Timestamp?, updateTime: Timestamp?
         var offset = start
         while offset < end {
-            let (field, wireType, payload) = try reader.readTag(at: offset, end: end)
+            let (field, wireType, payload) = try reader.getTag(at: offset, end: end)
             switch (field, wireType) {
             case (1, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (name, offset) = (try reader.readString(range), range.end)
             case (2, ProtoWire.lengthDelimited):
                 // Each map entry is its own field 2 occurrence: read this one entry.
-                let entryEnd = try reader.readLength(at: payload, end: end).end
+                let entryEnd = try reader.getLength(at: payload, end: end).end
                 for (key, value) in try fields((offset, entryEnd), fieldNumber: 2, depth: 0) { documentFields[key] = value }
                 offset = entryEnd
             case (3, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (createTime, offset) = (try timestamp(range), range.end)
             case (4, ProtoWire.lengthDelimited):
-                let range = try reader.readLength(at: payload, end: end)
+                let range = try reader.getLength(at: payload, end: end)
                 (updateTime, offset) = (try timestamp(range), range.end)
             default:
                 throw FirePackError(.invalidDocument, offset: offset, "field \(field) (wire type \(wireType)) is not a google.firestore.v1.Document field FirePack can convert")

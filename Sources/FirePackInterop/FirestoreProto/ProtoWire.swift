@@ -66,7 +66,7 @@ struct ProtoReader {
     func fail(_ offset: Int, _ message: String) -> FirePackError { FirePackError(.invalidValue, offset: offset, message) }
 
     /// A protobuf varint (non-minimal forms allowed, as protobuf parsers must).
-    func readVarint(at offset: Int, end: Int) throws(FirePackError) -> (UInt64, Int) {
+    func getVarint(at offset: Int, end: Int) throws(FirePackError) -> (UInt64, Int) {
         var result: UInt64 = 0
         var index = offset
         var shift: UInt64 = 0
@@ -83,15 +83,15 @@ struct ProtoReader {
     }
 
     /// A field's tag: its number, its wire type, and where its payload starts.
-    func readTag(at offset: Int, end: Int) throws(FirePackError) -> (field: Int, wireType: Int, next: Int) {
-        let (tag, next) = try readVarint(at: offset, end: end)
+    func getTag(at offset: Int, end: Int) throws(FirePackError) -> (field: Int, wireType: Int, next: Int) {
+        let (tag, next) = try getVarint(at: offset, end: end)
         guard tag >> 3 > 0, tag >> 3 <= 536_870_911 else { throw fail(offset, "protobuf field number \(tag >> 3) is invalid") }
         return (Int(tag >> 3), Int(tag & 7), next)
     }
 
     /// The payload range of a length-delimited field whose length starts at `offset`.
-    func readLength(at offset: Int, end: Int) throws(FirePackError) -> (start: Int, end: Int) {
-        let (length, start) = try readVarint(at: offset, end: end)
+    func getLength(at offset: Int, end: Int) throws(FirePackError) -> (start: Int, end: Int) {
+        let (length, start) = try getVarint(at: offset, end: end)
         guard length <= UInt64(end - start) else {
             throw FirePackError(.lengthOutOfBounds, offset: offset, "protobuf length \(length) reaches past the end of its message")
         }
@@ -106,11 +106,11 @@ struct ProtoReader {
     /// Skips a field of an unknown number (protobuf parsers must tolerate them).
     func skip(wireType: Int, at offset: Int, end: Int) throws(FirePackError) -> Int {
         switch wireType {
-        case ProtoWire.varint: return try readVarint(at: offset, end: end).1
+        case ProtoWire.varint: return try getVarint(at: offset, end: end).1
         case ProtoWire.fixed64:
             guard end - offset >= 8 else { throw FirePackError(.truncated, offset: offset, "protobuf fixed64 runs past the end") }
             return offset + 8
-        case ProtoWire.lengthDelimited: return try readLength(at: offset, end: end).end
+        case ProtoWire.lengthDelimited: return try getLength(at: offset, end: end).end
         case ProtoWire.fixed32:
             guard end - offset >= 4 else { throw FirePackError(.truncated, offset: offset, "protobuf fixed32 runs past the end") }
             return offset + 4

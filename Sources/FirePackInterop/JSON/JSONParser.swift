@@ -1,15 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation   // strtod(3), from the platform's C library: correctly rounded, no allocation
 import FirePack
 
 /// A recursive-descent JSON parser over borrowed bytes, building `Value`s directly.
@@ -83,7 +72,7 @@ struct JSONParser {
 
     mutating func expectLiteral(_ literal: StaticString) throws(FirePackError) {
         let length = literal.utf8CodeUnitCount
-        guard count - index >= length, memcmp(base + index, literal.utf8Start, length) == 0 else {
+        guard count - index >= length, ByteComparison.equal(base + index, literal.utf8Start, count: length) else {
             throw fail("invalid literal (expected \(literal))")
         }
         index += length

@@ -163,12 +163,12 @@ struct CodableOptionsTests {
                 if try reader.readKey() == "books" {
                     let array = try reader.enterArray()
                     for _ in 0..<array.count { decoded.append(try FirePackDecoder().decode(BookWithTags.self, from: &reader)) }
-                    try reader.exitContainer(array)
+                    try reader.exitArray(array)
                 } else {
                     try reader.skipValue()
                 }
             }
-            try reader.exitContainer(map)
+            try reader.exitMap(map)
             #expect(decoded == books)
         }
     }

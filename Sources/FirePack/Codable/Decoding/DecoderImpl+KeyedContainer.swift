@@ -49,7 +49,7 @@ struct MapReader {
         let input = decoder.input
         var position = header.bodyStart
         for _ in 0..<header.count {
-            guard let (start, count, afterKey) = try? input.readKey(at: position, limit: header.end),
+            guard let (start, count, afterKey) = try? input.getKey(at: position, limit: header.end),
                   let valueEnd = try? input.valueEnd(at: afterKey, limit: header.end) else { break }
             if UTF8Validation.firstInvalidOffset(input.base, start: start, count: count) == nil {
                 names.append(UTF8Validation.makeString(validated: input.bytes(from: start, count: count)))
@@ -65,7 +65,7 @@ struct MapReader {
         var position = header.bodyStart
         for _ in 0..<header.count {
             let entry = position
-            let (start, count, afterKey) = try decoder.wrap { () throws(FirePackError) in try input.readKey(at: position, limit: header.end) }
+            let (start, count, afterKey) = try decoder.wrap { () throws(FirePackError) in try input.getKey(at: position, limit: header.end) }
             try decoder.wrap { () throws(FirePackError) in try input.validateUTF8(start: start, count: count, what: "key") }
             let raw = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
             switch decoder.options.keyStrategy {
@@ -83,7 +83,7 @@ struct MapReader {
         if let convertedKeys {
             guard let entry = convertedKeys.first(where: { $0.key == name })?.entry else { return nil }
             let input = decoder.input
-            let (_, _, afterKey) = try decoder.wrap { () throws(FirePackError) in try input.readKey(at: entry, limit: header.end) }
+            let (_, _, afterKey) = try decoder.wrap { () throws(FirePackError) in try input.getKey(at: entry, limit: header.end) }
             return (afterKey, try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) })
         }
         var name = name
@@ -101,9 +101,9 @@ struct MapReader {
                     index = 0
                     position = header.bodyStart
                 }
-                let (start, count, afterKey) = try input.readKey(at: position, limit: header.end)
+                let (start, count, afterKey) = try input.getKey(at: position, limit: header.end)
                 let valueEnd = try input.valueEnd(at: afterKey, limit: header.end)
-                if count == wanted.count && (count == 0 || memcmp(input.base + start, wanted.baseAddress!, count) == 0) {
+                if count == wanted.count && (count == 0 || ByteComparison.equal(input.base + start, wanted.baseAddress!, count: count)) {
                     decoder.keyCursors[depth] = KeyCursor(map: mapOffset, offset: valueEnd, index: index + 1)
                     return (afterKey, valueEnd)
                 }

@@ -27,7 +27,7 @@ extension DecoderImpl {
     func decodeString(at offset: Int, end: Int) throws -> String {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         guard tag & 0xE0 == Tag.fixStringBase || tag == Tag.string else { throw typeMismatch(String.self, at: offset) }
-        let (start, count, _) = try wrap { () throws(FirePackError) in try input.readString(at: offset, limit: end) }
+        let (start, count, _) = try wrap { () throws(FirePackError) in try input.getString(at: offset, limit: end) }
         return UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
     }
 
@@ -46,13 +46,13 @@ extension DecoderImpl {
         if tag <= 0x7F { if let small = I(exactly: tag) { return small } }
         switch ValueType(tag: tag) {
         case .integer:
-            let value = try wrap { () throws(FirePackError) in try input.readInteger(at: offset, limit: end).0 }
+            let value = try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 }
             guard let result = I(exactly: value) else {
                 throw DecodingError.dataCorrupted(context("Number \(value) does not fit in \(I.self)", at: offset))
             }
             return result
         case .double:
-            let value = try wrap { () throws(FirePackError) in try input.readDouble(at: offset, limit: end).0 }
+            let value = try wrap { () throws(FirePackError) in try input.getDouble(at: offset, limit: end).0 }
             guard let result = I(exactly: value) else {
                 let why = value.rounded(.towardZero) == value ? "does not fit in \(I.self)" : "is not a whole number, as \(I.self) needs"
                 throw DecodingError.dataCorrupted(context("Number \(value) \(why)", at: offset))
@@ -69,13 +69,13 @@ extension DecoderImpl {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         switch ValueType(tag: tag) {
         case .double:
-            let double = try wrap { () throws(FirePackError) in try input.readDouble(at: offset, limit: end).0 }
+            let double = try wrap { () throws(FirePackError) in try input.getDouble(at: offset, limit: end).0 }
             if !double.isFinite, case .throw = options.floatStrategy {
                 throw DecodingError.dataCorrupted(context(
                     "Found \(double), and the decoder's nonConformingFloatDecodingStrategy is .throw", at: offset))
             }
             return double
-        case .integer: return Double(try wrap { () throws(FirePackError) in try input.readInteger(at: offset, limit: end).0 })
+        case .integer: return Double(try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
         case .string:
             if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options.floatStrategy {
                 let string = try decodeString(at: offset, end: end)
@@ -106,19 +106,19 @@ extension DecoderImpl {
         if T.self == URL.self { result.initialize(to: unsafeBitCast(try decodeURL(), to: T.self)); return true }
         if T.self == GeoPoint.self {
             try expect(.geoPoint, for: GeoPoint.self)
-            let point = try wrap { () throws(FirePackError) in try input.readGeoPoint(at: offset, limit: end).0 }
+            let point = try wrap { () throws(FirePackError) in try input.getGeoPoint(at: offset, limit: end).0 }
             result.initialize(to: unsafeBitCast(point, to: T.self))
             return true
         }
         if T.self == DocumentReference.self {
             try expect(.reference, for: DocumentReference.self)
-            let reference = try wrap { () throws(FirePackError) in try input.readReference(at: offset, limit: end).0 }
+            let reference = try wrap { () throws(FirePackError) in try input.getReference(at: offset, limit: end).0 }
             result.initialize(to: unsafeBitCast(reference, to: T.self))
             return true
         }
         if T.self == VectorValue.self {
             try expect(.vector, for: VectorValue.self)
-            let (start, count, _) = try wrap { () throws(FirePackError) in try input.readVector(at: offset, limit: end) }
+            let (start, count, _) = try wrap { () throws(FirePackError) in try input.getVector(at: offset, limit: end) }
             result.initialize(to: unsafeBitCast(VectorView(input.bytes(from: start, count: count * 8)).vectorValue, to: T.self))
             return true
         }
@@ -147,7 +147,7 @@ extension DecoderImpl {
             let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
             let decimal: Decimal
             if ValueType(tag: tag) == .integer {
-                decimal = Decimal(try wrap { () throws(FirePackError) in try input.readInteger(at: offset, limit: end).0 })
+                decimal = Decimal(try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
             } else {
                 let double = try decodeDouble(at: offset, end: end)
                 decimal = Decimal(string: double.description) ?? Decimal(double)
@@ -171,7 +171,7 @@ extension DecoderImpl {
 
     func decodeTimestamp(as type: Any.Type) throws -> Timestamp {
         try expect(.timestamp, for: type)
-        return try wrap { () throws(FirePackError) in try input.readTimestamp(at: offset, limit: end).0 }
+        return try wrap { () throws(FirePackError) in try input.getTimestamp(at: offset, limit: end).0 }
     }
 
     func decodeDate() throws -> Date {
@@ -201,7 +201,7 @@ extension DecoderImpl {
         case .bytes:
             try expect(.bytes, for: Data.self)
             let (start, count, _) = try wrap { () throws(FirePackError) in
-                try input.readLengthPrefixed(at: offset, limit: end, tag: Tag.bytes, expecting: "bytes")
+                try input.getLengthPrefixed(at: offset, limit: end, tag: Tag.bytes, expecting: "bytes")
             }
             return Data(input.bytes(from: start, count: count))
         case .deferredToData: return try Data(from: self)

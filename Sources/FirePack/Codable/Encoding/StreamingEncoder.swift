@@ -12,43 +12,41 @@ final class StreamingEncoder: Encoder {
 
     let writer: FirePackWriter
     let options: EncoderOptions
-    /// The mutable state, behind a pointer to avoid a dynamic exclusivity check per access (as in the writer).
-    let state: UnsafeMutablePointer<StreamingEncoderState>
+    /// The mutable state, behind a pointer (`ClassState`: no exclusivity check per access).
+    let state: ClassState<StreamingEncoderState>
 
     init(writer: FirePackWriter, options: EncoderOptions) {
         self.writer = writer
         self.options = options
-        state = .allocate(capacity: 1)
-        state.initialize(to: StreamingEncoderState())
+        state = ClassState(StreamingEncoderState())
     }
 
     deinit {
-        state.deinitialize(count: 1)
-        state.deallocate()
+        state.release()
     }
 
     var path: [PathEntry] {
-        get { state.pointee.path }
-        _modify { yield &state.pointee.path }
+        get { state.pointer.pointee.path }
+        _modify { yield &state.pointer.pointee.path }
     }
     /// The identity of the Codable container behind each open writer container, outermost first.
     var openContainers: [Int] {
-        get { state.pointee.openContainers }
-        _modify { yield &state.pointee.openContainers }
+        get { state.pointer.pointee.openContainers }
+        _modify { yield &state.pointer.pointee.openContainers }
     }
     var nextContainerID: Int {
-        get { state.pointee.nextContainerID }
-        set { state.pointee.nextContainerID = newValue }
+        get { state.pointer.pointee.nextContainerID }
+        set { state.pointer.pointee.nextContainerID = newValue }
     }
     /// Where the value being encoded started (to catch a second value written through one encoder).
     var valueStart: Int {
-        get { state.pointee.valueStart }
-        set { state.pointee.valueStart = newValue }
+        get { state.pointer.pointee.valueStart }
+        set { state.pointer.pointee.valueStart = newValue }
     }
     /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
     var bypassKeyStrategy: Bool {
-        get { state.pointee.bypassKeyStrategy }
-        set { state.pointee.bypassKeyStrategy = newValue }
+        get { state.pointer.pointee.bypassKeyStrategy }
+        set { state.pointer.pointee.bypassKeyStrategy = newValue }
     }
 
     var codingPath: [any CodingKey] { path.map(\.codingKey) }
