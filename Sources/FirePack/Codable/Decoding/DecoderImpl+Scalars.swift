@@ -1,27 +1,27 @@
 import Foundation
 
 extension DecoderImpl {
-    /// Decodes the Swift scalars (String, Bool, every integer width, Double, Float) into `result`; returns false
-    /// for other types. Checked with `T.self == X.self` and then reinterpreted with `unsafeBitCast` (the types are
-    /// identical), because in unspecialized generic code an `as? T` cast and an `Optional<T>` result each cost a
-    /// runtime metadata lookup per value (callgrind: a fifth of all instructions).
+    /// Decodes a Swift scalar (`NativeScalar`) into `result`, reinterpreted with `unsafeBitCast` (the types are
+    /// identical): in unspecialized generic code an `as? T` cast and an `Optional<T>` result each cost a runtime
+    /// metadata lookup per value (callgrind: a fifth of all instructions).
     @inline(__always)
-    func decodeScalar<T>(_ type: T.Type, at offset: Int, end: Int, into result: UnsafeMutablePointer<T>) throws -> Bool {
-        if T.self == String.self { result.initialize(to: unsafeBitCast(try decodeString(at: offset, end: end), to: T.self)); return true }
-        if T.self == Int.self { result.initialize(to: unsafeBitCast(try decodeInteger(Int.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == Bool.self { result.initialize(to: unsafeBitCast(try decodeBool(at: offset, end: end), to: T.self)); return true }
-        if T.self == Double.self { result.initialize(to: unsafeBitCast(try decodeDouble(at: offset, end: end), to: T.self)); return true }
-        if T.self == Int64.self { result.initialize(to: unsafeBitCast(try decodeInteger(Int64.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == Float.self { result.initialize(to: unsafeBitCast(try decodeFloat(at: offset, end: end), to: T.self)); return true }
-        if T.self == Int32.self { result.initialize(to: unsafeBitCast(try decodeInteger(Int32.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == Int16.self { result.initialize(to: unsafeBitCast(try decodeInteger(Int16.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == Int8.self { result.initialize(to: unsafeBitCast(try decodeInteger(Int8.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == UInt.self { result.initialize(to: unsafeBitCast(try decodeInteger(UInt.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == UInt64.self { result.initialize(to: unsafeBitCast(try decodeInteger(UInt64.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == UInt32.self { result.initialize(to: unsafeBitCast(try decodeInteger(UInt32.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == UInt16.self { result.initialize(to: unsafeBitCast(try decodeInteger(UInt16.self, at: offset, end: end), to: T.self)); return true }
-        if T.self == UInt8.self { result.initialize(to: unsafeBitCast(try decodeInteger(UInt8.self, at: offset, end: end), to: T.self)); return true }
-        return false
+    func decodeScalar<T>(_ scalar: NativeScalar, at offset: Int, end: Int, into result: UnsafeMutablePointer<T>) throws {
+        switch scalar {
+        case .string: result.initialize(to: unsafeBitCast(try decodeString(at: offset, end: end), to: T.self))
+        case .int: result.initialize(to: unsafeBitCast(try decodeInteger(Int.self, at: offset, end: end), to: T.self))
+        case .bool: result.initialize(to: unsafeBitCast(try decodeBool(at: offset, end: end), to: T.self))
+        case .double: result.initialize(to: unsafeBitCast(try decodeDouble(at: offset, end: end), to: T.self))
+        case .int64: result.initialize(to: unsafeBitCast(try decodeInteger(Int64.self, at: offset, end: end), to: T.self))
+        case .float: result.initialize(to: unsafeBitCast(try decodeFloat(at: offset, end: end), to: T.self))
+        case .int32: result.initialize(to: unsafeBitCast(try decodeInteger(Int32.self, at: offset, end: end), to: T.self))
+        case .int16: result.initialize(to: unsafeBitCast(try decodeInteger(Int16.self, at: offset, end: end), to: T.self))
+        case .int8: result.initialize(to: unsafeBitCast(try decodeInteger(Int8.self, at: offset, end: end), to: T.self))
+        case .uint: result.initialize(to: unsafeBitCast(try decodeInteger(UInt.self, at: offset, end: end), to: T.self))
+        case .uint64: result.initialize(to: unsafeBitCast(try decodeInteger(UInt64.self, at: offset, end: end), to: T.self))
+        case .uint32: result.initialize(to: unsafeBitCast(try decodeInteger(UInt32.self, at: offset, end: end), to: T.self))
+        case .uint16: result.initialize(to: unsafeBitCast(try decodeInteger(UInt16.self, at: offset, end: end), to: T.self))
+        case .uint8: result.initialize(to: unsafeBitCast(try decodeInteger(UInt8.self, at: offset, end: end), to: T.self))
+        }
     }
 
     func decodeString(at offset: Int, end: Int) throws -> String {
@@ -97,53 +97,40 @@ extension DecoderImpl {
         return Float(double)
     }
 
-    /// The types Firestore stores natively and the Foundation types with a mapping, at the current value, into
-    /// `result`; false for everything else (same technique as `decodeScalar`).
-    func decodeSpecial<T>(_ type: T.Type, into result: UnsafeMutablePointer<T>) throws -> Bool {
-        if T.self == Date.self { result.initialize(to: unsafeBitCast(try decodeDate(), to: T.self)); return true }
-        if T.self == Timestamp.self { result.initialize(to: unsafeBitCast(try decodeTimestamp(as: Timestamp.self), to: T.self)); return true }
-        if T.self == Data.self { result.initialize(to: unsafeBitCast(try decodeData(), to: T.self)); return true }
-        if T.self == URL.self { result.initialize(to: unsafeBitCast(try decodeURL(), to: T.self)); return true }
-        if T.self == GeoPoint.self {
+    /// A non-scalar native type (`NativeSpecial`) at the current value, into `result` (same technique as
+    /// `decodeScalar`).
+    func decodeSpecial<T>(_ kind: NativeSpecial, into result: UnsafeMutablePointer<T>) throws {
+        switch kind {
+        case .date: result.initialize(to: unsafeBitCast(try decodeDate(), to: T.self))
+        case .timestamp: result.initialize(to: unsafeBitCast(try decodeTimestamp(as: Timestamp.self), to: T.self))
+        case .data: result.initialize(to: unsafeBitCast(try decodeData(), to: T.self))
+        case .url: result.initialize(to: unsafeBitCast(try decodeURL(), to: T.self))
+        case .geoPoint:
             try expect(.geoPoint, for: GeoPoint.self)
             let point = try wrap { () throws(FirePackError) in try input.getGeoPoint(at: offset, limit: end).0 }
             result.initialize(to: unsafeBitCast(point, to: T.self))
-            return true
-        }
-        if T.self == DocumentReference.self {
+        case .reference:
             try expect(.reference, for: DocumentReference.self)
             let reference = try wrap { () throws(FirePackError) in try input.getReference(at: offset, limit: end).0 }
             result.initialize(to: unsafeBitCast(reference, to: T.self))
-            return true
-        }
-        if T.self == VectorValue.self {
+        case .vector:
             try expect(.vector, for: VectorValue.self)
             let (start, count, _) = try wrap { () throws(FirePackError) in try input.getVector(at: offset, limit: end) }
             result.initialize(to: unsafeBitCast(VectorView(input.bytes(from: start, count: count * 8)).vectorValue, to: T.self))
-            return true
-        }
-        if T.self == Value.self {
+        case .value:
             var materializer = Materializer(input: input)
             let value = try wrap { () throws(FirePackError) in try materializer.value(at: offset, limit: end, depth: depth).0 }
             result.initialize(to: unsafeBitCast(value, to: T.self))
-            return true
-        }
-        if T.self == DocumentIDMarker.self {
+        case .documentID:
             result.initialize(to: unsafeBitCast(DocumentIDMarker(reference: options.reference), to: T.self))
-            return true
-        }
-        if T.self == ServerTimestampProbe.self {
+        case .serverTimestampProbe:
             let pending = (try? input.tag(at: offset, limit: end)) == Tag.serverTimestamp
             result.initialize(to: unsafeBitCast(ServerTimestampProbe(isPending: pending, estimate: pending ? options.serverTimestampEstimate : nil), to: T.self))
-            return true
-        }
-        if T.self == UUID.self {
+        case .uuid:
             let string = try decodeString(at: offset, end: end)
             guard let uuid = UUID(uuidString: string) else { throw DecodingError.dataCorrupted(context("Invalid UUID string \(string.debugDescription)", at: offset)) }
             result.initialize(to: unsafeBitCast(uuid, to: T.self))
-            return true
-        }
-        if T.self == Decimal.self {
+        case .decimal:
             let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
             let decimal: Decimal
             if ValueType(tag: tag) == .integer {
@@ -153,9 +140,9 @@ extension DecoderImpl {
                 decimal = Decimal(string: double.description) ?? Decimal(double)
             }
             result.initialize(to: unsafeBitCast(decimal, to: T.self))
-            return true
+        case .serverTimestamp:
+            throw DecodingError.typeMismatch(T.self, context("The server-timestamp marker is encode-only", at: offset))
         }
-        return false
     }
 
     func decodeURL() throws -> URL {

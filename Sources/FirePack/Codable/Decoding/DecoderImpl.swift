@@ -85,19 +85,22 @@ final class DecoderImpl: Decoder {
     /// Decodes a `T` from the value at `offset` (which ends at `end`, inside `depth` containers); the caller has
     /// pushed its path entry.
     ///
-    /// Scalars and the types Firestore stores natively are read directly (matched with `T.self == X.self`, which
-    /// costs a pointer comparison, not a protocol-conformance lookup); anything else runs `T(from:)` with this
-    /// decoder moved to the value.
+    /// Scalars and the types Firestore stores natively (`NativeType`) are read directly; anything else runs
+    /// `T(from:)` with this decoder moved to the value.
     func decode<T: Decodable>(_ type: T.Type, at offset: Int, end: Int, depth: Int) throws -> T {
         // One uninitialized T on the stack, filled by the typed paths: no Optional<T> to look up at run time.
         try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
             let slot = buffer.baseAddress!
-            if try decodeScalar(type, at: offset, end: end, into: slot) { return slot.move() }
-            return try decodeNonScalar(type, at: offset, end: end, depth: depth, into: slot)
+            let native = NativeType(T.self)
+            if case .scalar(let scalar)? = native {
+                try decodeScalar(scalar, at: offset, end: end, into: slot)
+                return slot.move()
+            }
+            return try decodeNonScalar(type, native, at: offset, end: end, depth: depth, into: slot)
         }
     }
 
-    private func decodeNonScalar<T: Decodable>(_ type: T.Type, at offset: Int, end: Int, depth: Int,
+    private func decodeNonScalar<T: Decodable>(_ type: T.Type, _ native: NativeType?, at offset: Int, end: Int, depth: Int,
                                                 into slot: UnsafeMutablePointer<T>) throws -> T {
         let savedOffset = self.offset, savedEnd = self.end, savedDepth = self.depth
         self.offset = offset
@@ -108,7 +111,10 @@ final class DecoderImpl: Decoder {
             self.end = savedEnd
             self.depth = savedDepth
         }
-        if try decodeSpecial(type, into: slot) { return slot.move() }
+        if case .special(let kind)? = native {
+            try decodeSpecial(kind, into: slot)
+            return slot.move()
+        }
         // Only with a key strategy does it matter whether T is [String: …]; the default path makes no such check.
         if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
         return try T(from: self)

@@ -11,12 +11,12 @@ enum EncodingSpecial {
 }
 
 extension EncoderOptions {
-    /// Firestore's native types, the sentinels, and Foundation types with a mapping; nil for everything else.
-    /// Matched with `T.self == X.self` (a pointer comparison, no protocol-conformance lookup).
-    func special<T>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> EncodingSpecial? {
-        if T.self == Date.self { return try date(unsafeBitCast(value, to: Date.self)) }
-        if T.self == Timestamp.self { return .value(.timestamp(unsafeBitCast(value, to: Timestamp.self))) }
-        if T.self == Data.self {
+    /// What to write for a value of a non-scalar native type (`NativeSpecial`), by this encoder's strategies.
+    func special<T>(_ kind: NativeSpecial, _ value: T) throws -> EncodingSpecial {
+        switch kind {
+        case .date: return try date(unsafeBitCast(value, to: Date.self))
+        case .timestamp: return .value(.timestamp(unsafeBitCast(value, to: Timestamp.self)))
+        case .data:
             let data = unsafeBitCast(value, to: Data.self)
             switch dataStrategy {
             case .bytes: return .value(.bytes(data))
@@ -24,17 +24,18 @@ extension EncoderOptions {
             case .base64: return .value(.string(data.base64EncodedString()))
             case .custom(let encode): return .custom { try encode(data, $0) }
             }
+        case .geoPoint: return .value(.geoPoint(unsafeBitCast(value, to: GeoPoint.self)))
+        case .reference: return .value(.reference(unsafeBitCast(value, to: DocumentReference.self)))
+        case .vector: return .value(.vector(unsafeBitCast(value, to: VectorValue.self)))
+        case .value: return .value(unsafeBitCast(value, to: Value.self))
+        case .serverTimestamp: return .value(.serverTimestamp)
+        case .documentID: return .skip
+        case .url: return .value(.string(unsafeBitCast(value, to: URL.self).absoluteString))
+        case .uuid: return .value(.string(unsafeBitCast(value, to: UUID.self).uuidString))
+        case .decimal: return .value(.double(Double(unsafeBitCast(value, to: Decimal.self).description) ?? .nan))
+        case .serverTimestampProbe:
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "The server-timestamp probe is decode-only"))
         }
-        if T.self == GeoPoint.self { return .value(.geoPoint(unsafeBitCast(value, to: GeoPoint.self))) }
-        if T.self == DocumentReference.self { return .value(.reference(unsafeBitCast(value, to: DocumentReference.self))) }
-        if T.self == VectorValue.self { return .value(.vector(unsafeBitCast(value, to: VectorValue.self))) }
-        if T.self == Value.self { return .value(unsafeBitCast(value, to: Value.self)) }
-        if T.self == ServerTimestampMarker.self { return .value(.serverTimestamp) }
-        if T.self == DocumentIDMarker.self { return .skip }
-        if T.self == URL.self { return .value(.string(unsafeBitCast(value, to: URL.self).absoluteString)) }
-        if T.self == UUID.self { return .value(.string(unsafeBitCast(value, to: UUID.self).uuidString)) }
-        if T.self == Decimal.self { return .value(.double(Double(unsafeBitCast(value, to: Decimal.self).description) ?? .nan)) }
-        return nil
     }
 
     func date(_ date: Date) throws -> EncodingSpecial {

@@ -58,17 +58,18 @@ final class StreamingEncoder: Encoder {
 
     /// Writes one value at the writer's current position (a root value, an array element, or a map value).
     func encodeValue<T: Encodable>(_ value: T) throws {
-        if try encodeScalar(value) { return }
-        if let special = try options.special(value, codingPath: codingPath) {
-            switch special {
+        switch NativeType(T.self) {
+        case .scalar(let scalar)?: try encodeScalar(scalar, value)
+        case .special(let kind)?:
+            switch try options.special(kind, value) {
             case .value(let native): writer.write(native)
             case .skip: throw NeedsTree()
             case .custom(let encode): try encodeNested { try encode(self) }
             }
-            return
+        case nil:
+            if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
+            try encodeNested { try value.encode(to: self) }
         }
-        if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
-        try encodeNested { try value.encode(to: self) }
     }
 
     /// Runs an `encode(to:)` for the value at the current position, then closes what it opened; a value that wrote
@@ -171,26 +172,25 @@ final class StreamingEncoder: Encoder {
         }
     }
 
-    /// The scalars, written without a detour; returns false for other types. Each is matched with
-    /// `T.self == X.self` and reinterpreted with `unsafeBitCast` (the types are identical): an `as!` cast in this
-    /// unspecialized generic code costs a runtime cast per value.
+    /// Writes a scalar without a detour (`NativeScalar`; the value is reinterpreted with `unsafeBitCast`).
     @inline(__always)
-    func encodeScalar<T>(_ value: T) throws -> Bool {
-        if T.self == String.self { writer.writeString(unsafeBitCast(value, to: String.self)); return true }
-        if T.self == Int.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int.self))); return true }
-        if T.self == Bool.self { writer.writeBoolean(unsafeBitCast(value, to: Bool.self)); return true }
-        if T.self == Double.self { try writeDouble(unsafeBitCast(value, to: Double.self)); return true }
-        if T.self == Int64.self { writer.writeInteger(unsafeBitCast(value, to: Int64.self)); return true }
-        if T.self == Float.self { try writeDouble(Double(unsafeBitCast(value, to: Float.self))); return true }
-        if T.self == Int32.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int32.self))); return true }
-        if T.self == Int16.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int16.self))); return true }
-        if T.self == Int8.self { writer.writeInteger(Int64(unsafeBitCast(value, to: Int8.self))); return true }
-        if T.self == UInt.self { writer.writeInteger(try options.int64(unsafeBitCast(value, to: UInt.self), codingPath: codingPath)); return true }
-        if T.self == UInt64.self { writer.writeInteger(try options.int64(unsafeBitCast(value, to: UInt64.self), codingPath: codingPath)); return true }
-        if T.self == UInt32.self { writer.writeInteger(Int64(unsafeBitCast(value, to: UInt32.self))); return true }
-        if T.self == UInt16.self { writer.writeInteger(Int64(unsafeBitCast(value, to: UInt16.self))); return true }
-        if T.self == UInt8.self { writer.writeInteger(Int64(unsafeBitCast(value, to: UInt8.self))); return true }
-        return false
+    func encodeScalar<T>(_ scalar: NativeScalar, _ value: T) throws {
+        switch scalar {
+        case .string: writer.writeString(unsafeBitCast(value, to: String.self))
+        case .int: writer.writeInteger(Int64(unsafeBitCast(value, to: Int.self)))
+        case .bool: writer.writeBoolean(unsafeBitCast(value, to: Bool.self))
+        case .double: try writeDouble(unsafeBitCast(value, to: Double.self))
+        case .int64: writer.writeInteger(unsafeBitCast(value, to: Int64.self))
+        case .float: try writeDouble(Double(unsafeBitCast(value, to: Float.self)))
+        case .int32: writer.writeInteger(Int64(unsafeBitCast(value, to: Int32.self)))
+        case .int16: writer.writeInteger(Int64(unsafeBitCast(value, to: Int16.self)))
+        case .int8: writer.writeInteger(Int64(unsafeBitCast(value, to: Int8.self)))
+        case .uint: writer.writeInteger(try options.int64(unsafeBitCast(value, to: UInt.self), codingPath: codingPath))
+        case .uint64: writer.writeInteger(try options.int64(unsafeBitCast(value, to: UInt64.self), codingPath: codingPath))
+        case .uint32: writer.writeInteger(Int64(unsafeBitCast(value, to: UInt32.self)))
+        case .uint16: writer.writeInteger(Int64(unsafeBitCast(value, to: UInt16.self)))
+        case .uint8: writer.writeInteger(Int64(unsafeBitCast(value, to: UInt8.self)))
+        }
     }
 }
 

@@ -68,9 +68,10 @@ final class ValueEncoderImpl: Encoder {
 
     /// Encodes `value` at `path` into a `Value`.
     func box<T: Encodable>(_ value: T) throws -> Value {
-        if let scalar = try scalar(value) { return scalar }
-        if let special = try options.special(value, codingPath: codingPath) {
-            switch special {
+        switch NativeType(T.self) {
+        case .scalar(let scalar)?: return try box(scalar, value)
+        case .special(let kind)?:
+            switch try options.special(kind, value) {
             case .value(let native): return native
             case .skip:
                 throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "@DocumentID can only be a property of a keyed type"))
@@ -79,6 +80,7 @@ final class ValueEncoderImpl: Encoder {
                 try encode(nested)
                 return nested.resolved()
             }
+        case nil: break
         }
         let nested = ValueEncoderImpl(options: options, path: path)
         if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { nested.bypassKeyStrategy = true }
@@ -94,23 +96,23 @@ final class ValueEncoderImpl: Encoder {
         return .double(double)
     }
 
-    func scalar<T>(_ value: T) throws -> Value? {
-        switch value {
-        case let string as String where T.self == String.self: return .string(string)
-        case let int as Int where T.self == Int.self: return .integer(Int64(int))
-        case let bool as Bool where T.self == Bool.self: return .boolean(bool)
-        case let double as Double where T.self == Double.self: return try boxDouble(double)
-        case let float as Float where T.self == Float.self: return try boxDouble(Double(float))
-        case let int as Int64 where T.self == Int64.self: return .integer(int)
-        case let int as Int32 where T.self == Int32.self: return .integer(Int64(int))
-        case let int as Int16 where T.self == Int16.self: return .integer(Int64(int))
-        case let int as Int8 where T.self == Int8.self: return .integer(Int64(int))
-        case let uint as UInt where T.self == UInt.self: return .integer(try options.int64(uint, codingPath: codingPath))
-        case let uint as UInt64 where T.self == UInt64.self: return .integer(try options.int64(uint, codingPath: codingPath))
-        case let uint as UInt32 where T.self == UInt32.self: return .integer(Int64(uint))
-        case let uint as UInt16 where T.self == UInt16.self: return .integer(Int64(uint))
-        case let uint as UInt8 where T.self == UInt8.self: return .integer(Int64(uint))
-        default: return nil
+    /// A scalar as a `Value` (`NativeScalar`; the value is reinterpreted with `unsafeBitCast`).
+    func box<T>(_ scalar: NativeScalar, _ value: T) throws -> Value {
+        switch scalar {
+        case .string: return .string(unsafeBitCast(value, to: String.self))
+        case .int: return .integer(Int64(unsafeBitCast(value, to: Int.self)))
+        case .bool: return .boolean(unsafeBitCast(value, to: Bool.self))
+        case .double: return try boxDouble(unsafeBitCast(value, to: Double.self))
+        case .int64: return .integer(unsafeBitCast(value, to: Int64.self))
+        case .float: return try boxDouble(Double(unsafeBitCast(value, to: Float.self)))
+        case .int32: return .integer(Int64(unsafeBitCast(value, to: Int32.self)))
+        case .int16: return .integer(Int64(unsafeBitCast(value, to: Int16.self)))
+        case .int8: return .integer(Int64(unsafeBitCast(value, to: Int8.self)))
+        case .uint: return .integer(try options.int64(unsafeBitCast(value, to: UInt.self), codingPath: codingPath))
+        case .uint64: return .integer(try options.int64(unsafeBitCast(value, to: UInt64.self), codingPath: codingPath))
+        case .uint32: return .integer(Int64(unsafeBitCast(value, to: UInt32.self)))
+        case .uint16: return .integer(Int64(unsafeBitCast(value, to: UInt16.self)))
+        case .uint8: return .integer(Int64(unsafeBitCast(value, to: UInt8.self)))
         }
     }
 
