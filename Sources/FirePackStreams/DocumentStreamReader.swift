@@ -179,10 +179,7 @@ public final class DocumentStreamReader {
             do {
                 return (record, try Document(firePackBytes: record.payload, limits: limits))
             } catch {
-                // Offsets inside the payload are counted from the stream's first byte, as everywhere (FORMAT.md §7).
-                let payloadStart = record.offset + DocumentStreamFormat.recordHeaderLength
-                let inStream = FirePackError(error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
-                try report(inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
+                try reportInvalidDocument(error, in: record)
             }
         }
         return nil
@@ -192,14 +189,34 @@ public final class DocumentStreamReader {
     /// that does not decode as `T` is a problem like a damaged one (code `decodingFailed`, the record's offset, the
     /// `DecodingError` in the reason): thrown in `.stopAtFirstError` mode, else added to `problems` and skipped.
     public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> (reference: DocumentReference, value: T)? {
-        while let (number, offset, document) = try next() {
+        while let record = try nextRecord() {
+            // Straight from the record's bytes: the document's shape is checked, its fields decoded in place.
+            let reference: DocumentReference
+            var fields: FirePackReader?
             do {
-                return (document.reference, try document.data(as: type, decoder: decoder))
+                reference = try Document.scanRecord(record.payload, limits: limits) { reader throws(FirePackError) in
+                    fields = reader
+                    try reader.skipValue()
+                }.reference
             } catch {
-                try report(offset, .decodingFailed, "\(document.reference.path) does not decode as \(T.self): \(error)", number: number)
+                try reportInvalidDocument(error, in: record)
+                continue
+            }
+            do {
+                return (reference, try decoder.decode(type, from: &fields!, in: reference))
+            } catch {
+                try report(record.offset, .decodingFailed, "\(reference.path) does not decode as \(T.self): \(error)", number: record.number)
             }
         }
         return nil
+    }
+
+    /// Reports a record whose payload checks out but is not a document; offsets inside the payload are counted from
+    /// the stream's first byte, as everywhere (FORMAT.md §7).
+    func reportInvalidDocument(_ error: FirePackError, in record: StreamRecord) throws {
+        let payloadStart = record.offset + DocumentStreamFormat.recordHeaderLength
+        let inStream = FirePackError(error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
+        try report(inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
     }
 
     /// Reads the close record at `start`: at the end of the stream it completes it (returns true); followed by more

@@ -86,13 +86,28 @@ extension Document {
     }
 
     private init(borrowing bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
+        var fields: MapValue?
+        let (reference, createTime, updateTime) = try Self.scanRecord(bytes, limits: limits) { reader throws(FirePackError) in
+            guard case .map(let value) = try reader.readValue() else { preconditionFailure("the scan checked for a map") }
+            fields = value
+        }
+        self.init(reference: reference, fields: fields!, createTime: createTime, updateTime: updateTime)
+    }
+
+    /// Walks a document record in §9's strict shape — `name` (a reference), `fields` (a map), then optionally
+    /// `createTime` and `updateTime`, in this order and nothing else — and hands `readFields` the reader at the
+    /// fields map, which it must read or skip. The one parser of document records: `Document(firePackBytes:)`
+    /// materializes the fields, a stream's `next(as:)` decodes a type straight from them.
+    package static func scanRecord(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits,
+                                   readFields: (inout FirePackReader) throws(FirePackError) -> Void)
+        throws(FirePackError) -> (reference: DocumentReference, createTime: Timestamp?, updateTime: Timestamp?) {
         var reader = try FirePackReader(bytes: bytes, limits: limits)
         guard try reader.peekType() == .map else {
             throw FirePackError(.invalidDocument, offset: reader.readerIndex, "a document is a map, not \(try reader.peekType())")
         }
         let map = try reader.enterMap()
         var reference: DocumentReference?
-        var fields: MapValue?
+        var hasFields = false
         var createTime: Timestamp?, updateTime: Timestamp?
         for _ in 0..<map.count {
             let keyOffset = reader.readerIndex
@@ -103,17 +118,17 @@ extension Document {
                     throw FirePackError(.invalidDocument, offset: reader.readerIndex, "a document's \(key) must be a \(type), not a \(found)")
                 }
             }
-            if key == "name" && reference == nil && fields == nil {
+            if key == "name" && reference == nil && !hasFields {
                 try expect(.reference)
                 reference = try reader.readReference()
-            } else if key == "fields" && reference != nil && fields == nil {
+            } else if key == "fields" && reference != nil && !hasFields {
                 try expect(.map)
-                guard case .map(let value) = try reader.readValue() else { preconditionFailure("peeked a map") }
-                fields = value
-            } else if key == "createTime" && fields != nil && createTime == nil && updateTime == nil {
+                try readFields(&reader)
+                hasFields = true
+            } else if key == "createTime" && hasFields && createTime == nil && updateTime == nil {
                 try expect(.timestamp)
                 createTime = try reader.readTimestamp()
-            } else if key == "updateTime" && fields != nil && updateTime == nil {
+            } else if key == "updateTime" && hasFields && updateTime == nil {
                 try expect(.timestamp)
                 updateTime = try reader.readTimestamp()
             } else {
@@ -122,9 +137,9 @@ extension Document {
             }
         }
         try reader.exitMap(map)
-        guard let reference, let fields else {
+        guard let reference, hasFields else {
             throw FirePackError(.invalidDocument, offset: 0, "a document needs \(reference == nil ? "a \"name\" reference" : "\"fields\"")")
         }
-        self.init(reference: reference, fields: fields, createTime: createTime, updateTime: updateTime)
+        return (reference, createTime, updateTime)
     }
 }
