@@ -98,9 +98,11 @@ def corpus_sizes():
         mp_text = f"{len(mp):,} | {len(gzip.compress(mp)):,}" if mp else "(msgpack not installed) | —"
         ratio = f"{100 * len(packed) / len(mp):.1f}%" if mp else "—"
         # The Firestore forms: the file's top-level object as one document's fields.
-        rest = subprocess.run([str(firepack), "convert", str(path), "-", "--to", "firestore-json", "--collection", "c", "--id-field", "__none__"],
-                              capture_output=True, check=True).stdout
-        proto = subprocess.run([str(firepack), "convert", str(path), "-", "--to", "firestore-proto", "--collection", "c", "--id-field", "__none__"],
+        # A stream of one document: the object wrapped in [ ] (one object alone is not silently a stream).
+        wrapped = b"[" + path.read_bytes() + b"]"
+        rest = subprocess.run([str(firepack), "convert", "-", "-", "--from", "json", "--to", "firestore-json", "--collection", "c"],
+                              input=wrapped, capture_output=True, check=True).stdout
+        proto = subprocess.run([str(firepack), "convert", str(path), "-", "--to", "firestore-proto", "--collection", "c"],
                                capture_output=True, check=True).stdout
         rows.append(f"| {name} | {len(minified):,} | {len(gzip.compress(minified)):,} | {len(packed):,} | {len(gzip.compress(packed)):,} | {mp_text} | "
                     f"{len(rest):,} | {len(gzip.compress(rest)):,} | {len(proto):,} | {len(gzip.compress(proto)):,} | "

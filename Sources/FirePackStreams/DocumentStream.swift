@@ -40,9 +40,8 @@ public enum DocumentStreamFormat {
 /// as it was.
 public final class DocumentStreamWriter {
     let sink: ByteSink
-    let payload: FirePackWriter
-    var buffer: [UInt8] = []
-    let flushThreshold: Int
+    /// The one buffer: record headers and payloads are written straight into it, and its sink is the stream's.
+    let writer: FirePackWriter
     /// The stream's format version: 2 for new streams; appending to a version-1 stream keeps it version 1, which
     /// has no close record.
     public let version: UInt8
@@ -60,17 +59,17 @@ public final class DocumentStreamWriter {
 
     init(sink: ByteSink, header: Bool, version: UInt8, existingRecords: Int, deterministic: Bool, flushThreshold: Int = 1 << 20) {
         self.sink = sink
-        self.payload = FirePackWriter(options: .init(deterministic: deterministic))
-        self.flushThreshold = flushThreshold
+        writer = FirePackWriter(options: .init(deterministic: deterministic, initialCapacity: flushThreshold + 4096,
+                                               flushThreshold: flushThreshold),
+                                sink: FirePackWriter.Sink { try sink.write($0) })
         self.version = version
         self.existingRecords = existingRecords
-        buffer.reserveCapacity(flushThreshold + 4096)
-        if header { buffer += DocumentStreamFormat.header }
+        if header { writer.writeFraming(DocumentStreamFormat.header) }
     }
 
     deinit {
         // Nothing appended is lost: buffered records reach the sink; the stream stays "not closed".
-        if !closed { try? flush() }
+        if !closed { try? writer.flush() }
     }
 
     /// Writes a new stream at `path` all or nothing: records go to a temporary file beside it, and `close()`
@@ -102,11 +101,23 @@ public final class DocumentStreamWriter {
         return try DocumentStreamWriter(sink: FileSink(path: path), deterministic: deterministic)
     }
 
-    /// Appends one document.
+    /// Appends one document: the record header, then the document written straight after it, then the length and
+    /// CRC-32 filled in (one buffer, no copy).
     public func append(_ document: Document) throws {
         precondition(!closed, "append after close()")
-        document.write(to: payload)
-        try appendPayload()
+        let recordStart = writer.writerIndex
+        writer.writeFraming(DocumentStreamFormat.syncMarker + [0, 0, 0, 0, 0, 0, 0, 0])   // length and CRC, set below
+        let payloadStart = writer.writerIndex
+        document.write(to: writer)
+        let length = writer.writerIndex - payloadStart
+        guard length <= UInt32.max else {
+            writer.discardCompleted(from: recordStart)
+            throw FirePackError(.limitExceeded, "a record of \(length) bytes is too large")
+        }
+        writer.setFraming(UInt32(length), at: recordStart + 4)
+        writer.setFraming(writer.withUnsafeWrittenBytes(from: payloadStart) { crc32($0) }, at: recordStart + 8)
+        recordCount += 1
+        try writer.flushIfNeeded()
     }
 
     /// Appends an `Encodable` value as the fields of the document at `reference`.
@@ -114,31 +125,16 @@ public final class DocumentStreamWriter {
         try append(Document(reference: reference, from: value, encoder: encoder))
     }
 
-    func appendPayload() throws {
-        try payload.withUnsafeWrittenBytes { bytes in
-            guard bytes.count <= UInt32.max else { throw FirePackError(.limitExceeded, "a record of \(bytes.count) bytes is too large") }
-            buffer += DocumentStreamFormat.syncMarker
-            withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer += $0 }
-            withUnsafeBytes(of: crc32(bytes).littleEndian) { buffer += $0 }
-            buffer.append(contentsOf: bytes)
-        }
-        payload.clear()
-        recordCount += 1
-        if buffer.count >= flushThreshold { try flush() }
-    }
-
     /// Passes buffered records to the sink.
     public func flush() throws {
-        guard !buffer.isEmpty else { return }
-        try buffer.withUnsafeBytes { try sink.write($0) }
-        buffer.removeAll(keepingCapacity: true)
+        try writer.flush()
     }
 
     /// Writes the close record (version 2), flushes and finishes the sink; on an atomic destination this is when
     /// the file appears. The writer takes no more records.
     public func close() throws {
         guard !closed else { return }
-        if version >= 2 { buffer += DocumentStreamFormat.closeRecord(recordCount: existingRecords + recordCount) }
+        if version >= 2 { writer.writeFraming(DocumentStreamFormat.closeRecord(recordCount: existingRecords + recordCount)) }
         try flush()
         closed = true
         try sink.finish()

@@ -99,33 +99,28 @@ struct Convert: ParsableCommand {
                                     largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
         do {
             if !inputFormat.isStream && !outputFormat.isStream {
-                var value = try readValue(inputFormat, source, naming: naming)
+                // Value to value (fpk ↔ json): kept exactly, not read as documents.
+                var value = try inputFormat.readValue(FirePackStreams.readAll(source), file: input, largeIntegers: naming.largeIntegers)
                 if let time { value = value.resolvingServerTimestamps(at: time) }
-                try writeValue(value, outputFormat, sink)
+                try outputFormat.write(value, to: sink, options: DocumentOutputOptions(naming: naming, deterministic: deterministic,
+                                                                                      pretty: pretty, plain: plain, singleDocument: false))
                 progress.summary(records: 1, written: outputCounter.count, generatedIDs: 0, to: output)
                 return
             }
-            var singleDocument = false
-            let documents: DocumentInput
-            switch inputFormat {
-            case .fpk, .json:
-                let value = try readValue(inputFormat, source, naming: naming)
-                if case .map = value {
-                    // One object is one document: a single protobuf message, never a silent one-document stream.
-                    guard outputFormat == .firestoreProto else {
-                        throw CommandFailure(message: "\(input) holds one JSON object, not an array of documents: wrap it in [ ] for a one-document \(outputFormat.rawValue) stream, or convert it to .json or .fpk")
-                    }
-                    singleDocument = true
-                }
-                documents = ValueInput(value, naming: naming)
-            default: documents = try inputFormat.documentInput(source, file: input, naming: naming)
+            // One table of formats (FileFormat.documentInput / documentOutput): single values (fpk, json) read as
+            // their documents and are written as an array of them; streams document by document.
+            let documents = try inputFormat.documentInput(source, file: input, naming: naming)
+            let singleObject = (documents as? ValueInput)?.isSingleObject ?? false
+            if singleObject && outputFormat != .firestoreProto {
+                // One object is one document: a single protobuf message, never a silent one-document stream.
+                throw CommandFailure(message: "\(input) holds one JSON object, not an array of documents: wrap it in [ ] for a one-document \(outputFormat.rawValue) stream, or convert it to .json or .fpk")
             }
-            var collected: [Value] = []
-            let destination: DocumentOutput? = try makeOutput(outputFormat, sink, naming: naming, singleDocument: singleDocument)
+            let destination = try outputFormat.documentOutput(sink, options: DocumentOutputOptions(
+                naming: naming, deterministic: deterministic, pretty: pretty, plain: plain, singleDocument: singleObject))
             var records = 0
             while let next = try documents.next() {
                 let document = time.map { next.resolvingServerTimestamps(at: $0) } ?? next
-                if let destination { try destination.write(document) } else { collected.append(naming.value(of: document)) }
+                try destination.write(document)
                 records += 1
                 Interruption.recordsDone.store(records, ordering: .relaxed)
                 progress.update(records: records)
@@ -137,7 +132,7 @@ struct Convert: ParsableCommand {
                 let outcome = output == "-" ? "\(records) intact record(s) converted" : "\(output) not written"
                 throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome) (keep the intact records with firepack validate --repair)")
             }
-            if let destination { try destination.finish() } else { try writeValue(.array(collected), outputFormat, sink) }
+            try destination.finish()
             progress.summary(records: records, written: outputCounter.count, generatedIDs: naming.generatedCount, to: output)
         } catch let error as FirePackError {
             throw CommandFailure.data(input, Self.namingToolOptions(error))
@@ -167,37 +162,5 @@ struct Convert: ParsableCommand {
         guard path != "-" else { return "documents" }
         let name = (path as NSString).lastPathComponent
         return String(name.split(separator: ".").first ?? "documents")
-    }
-
-    func readValue(_ format: FileFormat, _ source: ByteSource, naming: DocumentNaming) throws -> Value {
-        let bytes = try FirePackStreams.readAll(source)
-        return try format.readValue(bytes, file: input, largeIntegers: naming.largeIntegers)
-    }
-
-    func writeValue(_ value: Value, _ format: FileFormat, _ sink: ByteSink) throws {
-        let bytes = format.encode(value, deterministic: deterministic, pretty: pretty, plain: plain)
-        try bytes.withUnsafeBytes { try sink.write($0) }
-        try sink.finish()
-    }
-
-    func makeOutput(_ format: FileFormat, _ sink: ByteSink, naming: DocumentNaming, singleDocument: Bool) throws -> DocumentOutput? {
-        let jsonOptions = JSONOptions(form: plain ? .plain : .reversible, sortedKeys: deterministic)
-        switch format {
-        case .fpk, .json: return nil
-        case .fpks: return try StreamOutput(sink, deterministic: deterministic)
-        case .jsonl:
-            return ChunkedOutput(sink) { document, buffer in
-                buffer += naming.value(of: document).jsonBytes(options: jsonOptions)
-                buffer.append(0x0A)
-            }
-        case .firestoreJSON:
-            return ChunkedOutput(sink) { document, buffer in
-                buffer += try document.firestoreJSONBytes()
-                buffer.append(0x0A)
-            }
-        case .firestoreProto:
-            if singleDocument { return ChunkedOutput(sink) { document, buffer in buffer += try document.firestoreProtoBytes() } }
-            return ChunkedOutput(sink) { document, buffer in try document.appendFirestoreProtoDelimited(to: &buffer) }
-        }
     }
 }

@@ -132,12 +132,40 @@ final class FirestoreProtoInput: DocumentInput {
 final class ValueInput: DocumentInput {
     var iterator: IndexingIterator<[Value]>
     let naming: DocumentNaming
+    /// Whether the value is one object (one document) rather than an array of them.
+    let isSingleObject: Bool
     init(_ value: Value, naming: DocumentNaming) {
         if case .array(let elements) = value { iterator = elements.makeIterator() } else { iterator = [value].makeIterator() }
+        if case .map = value { isSingleObject = true } else { isSingleObject = false }
         self.naming = naming
     }
     func next() throws -> Document? { try iterator.next().map { try naming.document(from: $0, line: nil) } }
     var problems: [String] { [] }
+}
+
+/// How documents are written: naming (for plain JSON), key order and JSON style.
+struct DocumentOutputOptions {
+    var naming: DocumentNaming
+    var deterministic: Bool
+    var pretty: Bool
+    var plain: Bool
+    /// One document in, one out: a single protobuf message rather than a delimited stream.
+    var singleDocument: Bool
+
+    var json: JSONOptions { JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic) }
+}
+
+/// A single-value format (fpk, json): the documents collected and written at the end as one array.
+final class CollectingOutput: DocumentOutput {
+    let format: FileFormat
+    let sink: ByteSink
+    let options: DocumentOutputOptions
+    var values: [Value] = []
+    init(_ format: FileFormat, _ sink: ByteSink, options: DocumentOutputOptions) {
+        (self.format, self.sink, self.options) = (format, sink, options)
+    }
+    func write(_ document: Document) throws { values.append(options.naming.value(of: document)) }
+    func finish() throws { try format.write(.array(values), to: sink, options: options) }
 }
 
 final class StreamOutput: DocumentOutput {
@@ -171,6 +199,38 @@ final class ChunkedOutput: DocumentOutput {
 }
 
 extension FileFormat {
+    /// Where documents go in this format: streams document by document, single values (fpk, json) collected.
+    func documentOutput(_ sink: ByteSink, options: DocumentOutputOptions) throws -> DocumentOutput {
+        let json = options.json
+        switch self {
+        case .fpk, .json: return CollectingOutput(self, sink, options: options)
+        case .fpks: return try StreamOutput(sink, deterministic: options.deterministic)
+        case .jsonl:
+            let naming = options.naming
+            var lineOptions = json
+            lineOptions.pretty = false
+            return ChunkedOutput(sink) { document, buffer in
+                buffer += naming.value(of: document).jsonBytes(options: lineOptions)
+                buffer.append(0x0A)
+            }
+        case .firestoreJSON:
+            return ChunkedOutput(sink) { document, buffer in
+                buffer += try document.firestoreJSONBytes()
+                buffer.append(0x0A)
+            }
+        case .firestoreProto:
+            if options.singleDocument { return ChunkedOutput(sink) { document, buffer in buffer += try document.firestoreProtoBytes() } }
+            return ChunkedOutput(sink) { document, buffer in try document.appendFirestoreProtoDelimited(to: &buffer) }
+        }
+    }
+
+    /// Writes one whole value in this single-value format (fpk, or json for every other format) and finishes the sink.
+    func write(_ value: Value, to sink: ByteSink, options: DocumentOutputOptions) throws {
+        let bytes = encode(value, deterministic: options.deterministic, pretty: options.pretty, plain: options.plain)
+        try bytes.withUnsafeBytes { try sink.write($0) }
+        try sink.finish()
+    }
+
     /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole.
     func documentInput(_ source: ByteSource, file: String, naming: DocumentNaming) throws -> DocumentInput {
         switch self {

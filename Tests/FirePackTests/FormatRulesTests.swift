@@ -169,6 +169,13 @@ struct DocumentRecordTests {
         let document = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1],
                                 createTime: Timestamp(seconds: 1, nanoseconds: 0), updateTime: Timestamp(seconds: 2, nanoseconds: 0))
         #expect(try Document(firePackBytes: document.firePackBytes()) == document)
+        // Deterministic output sorts the fields' keys but keeps the record's own order, so it reads back too.
+        let unsorted = Document(reference: document.reference, fields: ["z": 1, "a": ["y": 2, "b": 3]],
+                                createTime: document.createTime, updateTime: document.updateTime)
+        let deterministic = unsorted.firePackBytes(deterministic: true)
+        let sorted = Document(reference: document.reference, fields: ["a": ["b": 3, "y": 2], "z": 1],
+                              createTime: document.createTime, updateTime: document.updateTime)
+        #expect(try Document(firePackBytes: deterministic) == sorted)
         #expect(try decode(.map(["name": name, "fields": [:]])).fields.isEmpty)
         #expect(try decode(.map(["name": name, "fields": [:], "updateTime": time])).updateTime != nil)
     }

@@ -161,6 +161,14 @@ struct NothingLostTests {
         let kept = try run(["--keep-id-field", "--generate-missing-ids"])
         #expect(kept[0].fields["id"] == "a" && kept[2].fields["id"] == "c")
         #expect(try Tool.run(["convert", path("ids.jsonl"), "-", "--to", "jsonl", "--generate-missing-ids"]).status == 2)
+        // Deterministic streams are reproducible byte for byte and read back (the record keeps §9's key order).
+        let once = try Tool.run(["convert", path("ids.jsonl"), "-", "--to", "fpks", "--collection", "c", "--id-field", "id",
+                                 "--generate-missing-ids", "--deterministic"])
+        let twice = try Tool.run(["convert", path("ids.jsonl"), "-", "--to", "fpks", "--collection", "c", "--id-field", "id",
+                                  "--generate-missing-ids", "--deterministic"])
+        #expect(once.status == 0 && once.stdout == twice.stdout)
+        let check = try Tool.run(["validate", "-", "--from", "fpks"], stdin: once.stdout)
+        #expect(check.status == 0 && check.text.contains("3 document(s), closed"), "\(check.stderr)")
     }
 
     @Test func inputsAUserActuallyHas() throws {

@@ -62,9 +62,23 @@ extension Document {
         return writer.takeBytes()
     }
 
-    /// Writes the document as one value (keys sorted when the writer is deterministic).
+    /// Writes the document as one value, straight into the writer (no temporary `Value`): its keys always in §9's
+    /// order (`name`, `fields`, `createTime`, `updateTime`), the fields' keys sorted when the writer is deterministic.
     public func write(to writer: FirePackWriter) {
-        writer.write(value)
+        writer.beginMap()
+        writer.writeKey("name")
+        writer.writeReference(reference)
+        writer.writeKey("fields")
+        writer.write(.map(fields))
+        if let createTime {
+            writer.writeKey("createTime")
+            writer.writeTimestamp(createTime)
+        }
+        if let updateTime {
+            writer.writeKey("updateTime")
+            writer.writeTimestamp(updateTime)
+        }
+        writer.endMap()
     }
 
     /// The document as a `Value`: `{name, fields, createTime?, updateTime?}`.

@@ -1,0 +1,31 @@
+extension FirePackWriter {
+    /// Appends raw framing bytes between root values (a stream's record header, a file header): they count as
+    /// complete, so `flush()` sends them with the values around them. Only at depth 0.
+    package func writeFraming(_ bytes: some Collection<UInt8>) {
+        precondition(depth == 0, "framing goes between root values, not inside one")
+        reserve(bytes.count)
+        for (offset, byte) in bytes.enumerated() { storage[writerIndex + offset] = byte }
+        writerIndex += bytes.count
+        completedEnd = writerIndex
+    }
+
+    /// Overwrites four framing bytes at `index` (inside the complete bytes still buffered) with `value`, little-endian.
+    package func setFraming(_ value: UInt32, at index: Int) {
+        precondition(index >= 0 && index + 4 <= completedEnd, "framing is set inside the complete, buffered bytes")
+        storeLittleEndian(value, at: index)
+    }
+
+    /// Runs `body` over the complete bytes from `start` (a buffer index, as `writerIndex` gives) to the end.
+    package func withUnsafeWrittenBytes<R>(from start: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(start >= 0 && start <= completedEnd, "the start lies inside the complete, buffered bytes")
+        return try body(UnsafeRawBufferPointer(start: storage + start, count: completedEnd - start))
+    }
+
+    /// Drops the complete bytes from `index` on (a record that turned out too large), as if never written.
+    package func discardCompleted(from index: Int) {
+        precondition(depth == 0 && index >= 0 && index <= completedEnd, "only complete bytes at depth 0 can be dropped")
+        writerIndex = index
+        completedEnd = index
+        keys.reset()
+    }
+}
