@@ -12,6 +12,8 @@ public enum DocumentStreamFormat {
     public static let closeMarker: [UInt8] = [0xF3, 0x50, 0x52, 0x45]
     /// Marker, length and CRC.
     public static let recordHeaderLength = 12
+    /// A record header with length and CRC still zero, for the writer to fill in.
+    static let recordHeaderTemplate: [UInt8] = syncMarker + [0, 0, 0, 0, 0, 0, 0, 0]
     /// Marker, record count (uint64) and CRC.
     public static let closeRecordLength = 16
 
@@ -106,7 +108,7 @@ public final class DocumentStreamWriter {
     public func append(_ document: Document) throws {
         precondition(!closed, "append after close()")
         let recordStart = writer.writerIndex
-        writer.writeFraming(DocumentStreamFormat.syncMarker + [0, 0, 0, 0, 0, 0, 0, 0])   // length and CRC, set below
+        writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)   // length and CRC are set below
         let payloadStart = writer.writerIndex
         document.write(to: writer)
         let length = writer.writerIndex - payloadStart
