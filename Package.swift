@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -8,14 +9,26 @@ let package = Package(
         .library(name: "FirePack", targets: ["FirePack"]),
         .library(name: "FirePackInterop", targets: ["FirePackInterop"]),
         .library(name: "FirePackStreams", targets: ["FirePackStreams"]),
+        // `@FirePackCodable`: generated coding. Only this product (and its tests) builds swift-syntax.
+        .library(name: "FirePackMacros", targets: ["FirePackMacros"]),
     ],
     dependencies: [
-        // Only the command-line tool depends on a package; the libraries depend on nothing.
+        // The command-line tool depends on swift-argument-parser and the macro plugin on swift-syntax; the FirePack,
+        // FirePackInterop and FirePackStreams libraries depend on no package.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         .target(name: "FirePack"),
         .target(name: "FirePackInterop", dependencies: ["FirePack"]),
+        // The compiler plugin that expands `@FirePackCodable`, and the library that declares the macro.
+        .macro(name: "FirePackMacrosPlugin", dependencies: [
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        ]),
+        .target(name: "FirePackMacros", dependencies: ["FirePack", "FirePackMacrosPlugin"]),
         // zlib from the system (Debian zlib1g-dev): CRC-32 for stream records and gzip.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "FirePackStreams", dependencies: ["FirePack", "CZlib"]),
@@ -43,6 +56,13 @@ let package = Package(
                 path: "Fuzz/Sources/FirePackFuzzTargets"),
         .testTarget(name: "FirePackFuzzRegressionTests", dependencies: ["FirePackFuzzTargets", "FirePackTestSupport"],
                     exclude: ["Crashers"]),
+        // Expansion of every supported shape and every diagnostic, with swift-syntax's macro test support.
+        .testTarget(name: "FirePackMacrosTests", dependencies: [
+            "FirePackMacrosPlugin",
+            .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+        ]),
+        // The generated path against the Codable path: same bytes, same values, same errors.
+        .testTarget(name: "FirePackGeneratedTests", dependencies: ["FirePack", "FirePackMacros", "FirePackStreams", "FirePackTestSupport"]),
         .testTarget(name: "FirePackProtobufCTests", dependencies: ["FirePack", "FirePackInterop", "CFirestoreProto", "FirePackTestSupport"]),
     ]
 )

@@ -35,7 +35,7 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         // Codable models of every field of the corpus files.
-        .target(name: "CorpusModels", path: "Sources/CorpusModels"),
+        .target(name: "CorpusModels", dependencies: [.product(name: "FirePackMacros", package: "FirePack")], path: "Sources/CorpusModels"),
         .executableTarget(
             name: "CorpusBenchmarks",
             dependencies: [
@@ -48,7 +48,7 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         // The guide's models, shared by the benchmarks and the profiling workload.
-        .target(name: "GuideModels", dependencies: [.product(name: "FirePack", package: "FirePack")], path: "Sources/GuideModels"),
+        .target(name: "GuideModels", dependencies: [.product(name: "FirePack", package: "FirePack"), .product(name: "FirePackMacros", package: "FirePack")], path: "Sources/GuideModels"),
         .executableTarget(
             name: "CoreBenchmarks",
             dependencies: [

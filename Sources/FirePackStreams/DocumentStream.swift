@@ -111,6 +111,11 @@ public final class DocumentStreamWriter {
         writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)   // length and CRC are set below
         let payloadStart = writer.writerIndex
         document.write(to: writer)
+        try finishRecord(from: recordStart, payloadStart: payloadStart)
+    }
+
+    /// Fills in the length and CRC-32 of the record that starts at `recordStart`, whose document is complete.
+    private func finishRecord(from recordStart: Int, payloadStart: Int) throws {
         let length = writer.writerIndex - payloadStart
         guard length <= UInt32.max else {
             writer.discardCompleted(from: recordStart)
@@ -123,7 +128,34 @@ public final class DocumentStreamWriter {
     }
 
     /// Appends an `Encodable` value as the fields of the document at `reference`.
+    ///
+    /// A type with generated coding (`@FirePackCodable`) is written straight into the record; any other through a
+    /// `Document`. On error nothing of the record stays.
     public func append<T: Encodable>(_ value: T, reference: DocumentReference, encoder: FirePackEncoder = FirePackEncoder()) throws {
+        precondition(!closed, "append after close()")
+        if encoder.hasGeneratedCoding(T.self) {
+            let recordStart = writer.writerIndex
+            writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)
+            let payloadStart = writer.writerIndex
+            // The document's entries in §9's order, the fields written in place by the generated code.
+            writer.beginMap()
+            writer.writeKey("name")
+            writer.writeReference(reference)
+            writer.writeKey("fields")
+            let written: Bool
+            do { written = try encoder.encodeGeneratedFields(value, into: writer) } catch {
+                writer.abandonRootValue(truncatingTo: payloadStart)
+                writer.discardCompleted(from: recordStart)
+                throw error
+            }
+            if written {
+                writer.endMap()
+                try finishRecord(from: recordStart, payloadStart: payloadStart)
+                return
+            }
+            writer.abandonRootValue(truncatingTo: payloadStart)
+            writer.discardCompleted(from: recordStart)
+        }
         try append(Document(reference: reference, from: value, encoder: encoder))
     }
 

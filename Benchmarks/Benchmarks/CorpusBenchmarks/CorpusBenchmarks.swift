@@ -19,6 +19,22 @@ let benchmarks: @Sendable () -> Void = {
     register("twitter", Twitter.self, corpus)
     register("citm_catalog", CitmCatalog.self, corpus)
     register("canada", Canada.self, corpus)
+
+    // Hand-written rows for one corpus model: the limit generated coding is measured against.
+    let canada = try! JSONDecoder().decode(Canada.self, from: Data(contentsOf: corpus.appendingPathComponent("canada.json")))
+    let canadaBytes = try! FirePackEncoder().encodeToBytes(canada)
+    precondition(try! handWrittenDecodeCanada(canadaBytes).features.count == canada.features.count)
+    let writer = FirePackWriter()
+    Benchmark("Encode canada model/hand-written FirePack") { benchmark in
+        for _ in benchmark.scaledIterations {
+            handWrittenEncode(canada, into: writer)
+            blackHole(writer.writerIndex)
+            writer.clear()
+        }
+    }
+    Benchmark("Decode canada model/hand-written FirePack") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try handWrittenDecodeCanada(canadaBytes)) }
+    }
 }
 
 func register<T: Codable>(_ name: String, _ type: T.Type, _ corpus: URL) {
@@ -26,6 +42,10 @@ func register<T: Codable>(_ name: String, _ type: T.Type, _ corpus: URL) {
     let jsonDecoder = JSONDecoder(), jsonEncoder = JSONEncoder()
     let value = try! jsonDecoder.decode(T.self, from: json)
     let firePackEncoder = FirePackEncoder(), firePackDecoder = FirePackDecoder()
+    // The same coders with generated coding off: every type through its Codable conformance.
+    let codableEncoder = FirePackEncoder(), codableDecoder = FirePackDecoder()
+    codableEncoder.usesGeneratedCoding = false
+    codableDecoder.usesGeneratedCoding = false
     let firePack = try! firePackEncoder.encodeToBytes(value)
     let dictionaryEncoder = DictionaryEncoder(), dictionaryDecoder = DictionaryDecoder()
     let dictionary = try! dictionaryEncoder.encodeToAny(value)
@@ -34,13 +54,27 @@ func register<T: Codable>(_ name: String, _ type: T.Type, _ corpus: URL) {
     let plist = try! plistEncoder.encode(value)
     let writer = FirePackWriter()
 
-    Benchmark("Decode \(name) model/FirePackDecoder") { benchmark in
+    Benchmark("Decode \(name) model/FirePackDecoder @FirePackCodable") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode(T.self, from: firePack)) }
     }
-    Benchmark("Encode \(name) model/FirePackEncoder") { benchmark in
+    Benchmark("Encode \(name) model/FirePackEncoder @FirePackCodable") { benchmark in
         for _ in benchmark.scaledIterations {
             try firePackEncoder.encode(value, into: writer)
             writer.clear()
+        }
+    }
+    Benchmark("Decode \(name) model/FirePackDecoder Codable") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try codableDecoder.decode(T.self, from: firePack)) }
+    }
+    Benchmark("Encode \(name) model/FirePackEncoder Codable") { benchmark in
+        for _ in benchmark.scaledIterations {
+            try codableEncoder.encode(value, into: writer)
+            writer.clear()
+        }
+    }
+    Benchmark("Decode \(name) model/JSONSerialization + DictionaryDecoder") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try dictionaryDecoder.decode(T.self, from: try JSONSerialization.jsonObject(with: json)))
         }
     }
     Benchmark("Decode \(name) model/JSONDecoder") { benchmark in

@@ -14,6 +14,9 @@ let benchmarks: @Sendable () -> Void = {
         let tagged = (0..<count).map(makeBookWithTags)
         register("\(count) Book", books)
         register("\(count) BookWithTags", tagged)
+        register("\(count) ProgrammingLanguage", (0..<count).map(makeLanguage))
+        register("\(count) Office", (0..<count).map(makeOffice))
+        register("\(count) Article", (0..<count).map(makeArticle))
 
         let writer = FirePackWriter()
         Benchmark("Encode \(count) Book/hand-written FirePack") { benchmark in
@@ -27,12 +30,28 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("Decode \(count) Book/hand-written FirePack") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try handWrittenDecode(bytes)) }
         }
+        Benchmark("Encode \(count) BookWithTags/hand-written FirePack") { benchmark in
+            for _ in benchmark.scaledIterations {
+                handWrittenEncode(tagged, into: writer)
+                blackHole(writer.writerIndex)
+                writer.clear()
+            }
+        }
+        let taggedBytes = try! FirePackEncoder().encodeToBytes(tagged)
+        precondition(try! handWrittenDecodeTagged(taggedBytes) == tagged, "the hand-written decoder reads what FirePackEncoder writes")
+        Benchmark("Decode \(count) BookWithTags/hand-written FirePack") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try handWrittenDecodeTagged(taggedBytes)) }
+        }
     }
 }
 
 /// Encode and decode `values` through each path.
 func register<T: Codable>(_ name: String, _ values: [T]) {
     let firePackEncoder = FirePackEncoder(), firePackDecoder = FirePackDecoder()
+    // The same coders with generated coding off: every type through its Codable conformance.
+    let codableEncoder = FirePackEncoder(), codableDecoder = FirePackDecoder()
+    codableEncoder.usesGeneratedCoding = false
+    codableDecoder.usesGeneratedCoding = false
     let jsonEncoder = JSONEncoder(), jsonDecoder = JSONDecoder()
     let dictionaryEncoder = DictionaryEncoder(), dictionaryDecoder = DictionaryDecoder()
     let plistEncoder = PropertyListEncoder()
@@ -46,14 +65,23 @@ func register<T: Codable>(_ name: String, _ values: [T]) {
     let plist = try! plistEncoder.encode(values)
     let proto = try! (firePackEncoder.encodeToValue(values)).firestoreProtoBytes()
 
-    Benchmark("Encode \(name)/FirePackEncoder") { benchmark in
+    Benchmark("Encode \(name)/FirePackEncoder @FirePackCodable") { benchmark in
         for _ in benchmark.scaledIterations {
             try firePackEncoder.encode(values, into: writer)
             writer.clear()
         }
     }
-    Benchmark("Decode \(name)/FirePackDecoder") { benchmark in
+    Benchmark("Decode \(name)/FirePackDecoder @FirePackCodable") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode([T].self, from: firePack)) }
+    }
+    Benchmark("Encode \(name)/FirePackEncoder Codable") { benchmark in
+        for _ in benchmark.scaledIterations {
+            try codableEncoder.encode(values, into: writer)
+            writer.clear()
+        }
+    }
+    Benchmark("Decode \(name)/FirePackDecoder Codable") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try codableDecoder.decode([T].self, from: firePack)) }
     }
     Benchmark("Encode \(name)/JSONEncoder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try jsonEncoder.encode(values)) }

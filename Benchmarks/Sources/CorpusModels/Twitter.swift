@@ -1,11 +1,15 @@
+import FirePackMacros
+
 // Codable models covering every field of twitter.json (properties named exactly as its keys).
 
 /// twitter.json: a search API response.
+@FirePackCodable
 public struct Twitter: Codable {
     public var statuses: [Status]
     public var search_metadata: SearchMetadata
 }
 
+@FirePackCodable
 public struct SearchMetadata: Codable {
     public var completed_in: Double
     public var max_id: Int64
@@ -18,6 +22,7 @@ public struct SearchMetadata: Codable {
     public var since_id_str: String
 }
 
+@FirePackCodable
 public struct Status: Codable {
     public var metadata: StatusMetadata
     public var created_at: String
@@ -47,6 +52,7 @@ public struct Status: Codable {
 }
 
 /// The same fields as a status, without a nested retweet.
+@FirePackCodable
 public struct RetweetedStatus: Codable {
     public var metadata: StatusMetadata
     public var created_at: String
@@ -74,11 +80,13 @@ public struct RetweetedStatus: Codable {
     public var lang: String
 }
 
+@FirePackCodable
 public struct StatusMetadata: Codable {
     public var result_type: String
     public var iso_language_code: String
 }
 
+@FirePackCodable
 public struct User: Codable {
     public var id: Int64
     public var id_str: String
@@ -122,15 +130,18 @@ public struct User: Codable {
     public var notifications: Bool
 }
 
+@FirePackCodable
 public struct UserEntities: Codable {
     public var description: URLList
     public var url: URLList?
 }
 
+@FirePackCodable
 public struct URLList: Codable {
     public var urls: [URLEntity]
 }
 
+@FirePackCodable
 public struct Entities: Codable {
     public var hashtags: [Hashtag]
     public var symbols: [Hashtag]
@@ -139,11 +150,13 @@ public struct Entities: Codable {
     public var media: [Media]?
 }
 
+@FirePackCodable
 public struct Hashtag: Codable {
     public var text: String
     public var indices: [Int]
 }
 
+@FirePackCodable
 public struct URLEntity: Codable {
     public var url: String
     public var expanded_url: String
@@ -151,6 +164,7 @@ public struct URLEntity: Codable {
     public var indices: [Int]
 }
 
+@FirePackCodable
 public struct Mention: Codable {
     public var screen_name: String
     public var name: String
@@ -159,6 +173,7 @@ public struct Mention: Codable {
     public var indices: [Int]
 }
 
+@FirePackCodable
 public struct Media: Codable {
     public var id: Int64
     public var id_str: String
@@ -174,6 +189,7 @@ public struct Media: Codable {
     public var source_status_id_str: String?
 }
 
+@FirePackCodable
 public struct Sizes: Codable {
     public var medium: Size
     public var small: Size
@@ -181,6 +197,7 @@ public struct Sizes: Codable {
     public var large: Size
 }
 
+@FirePackCodable
 public struct Size: Codable {
     public var w: Int
     public var h: Int

@@ -1,9 +1,11 @@
 import FirePack
+import FirePackMacros
 import Foundation
 
 // The guide's models ("Map Cloud Firestore data with Swift Codable"), as the benchmarks use them.
 
 /// The guide's Book.
+@FirePackCodable
 public struct Book: Codable, Equatable {
     /// A book.
     public init(id: String? = nil, title: String, numberOfPages: Int, author: String) {
@@ -16,6 +18,7 @@ public struct Book: Codable, Equatable {
 }
 
 /// The guide's cover images.
+@FirePackCodable
 public struct CoverImages: Codable, Equatable {
     /// Cover images.
     public init(small: URL, medium: URL?, large: URL) { (self.small, self.medium, self.large) = (small, medium, large) }
@@ -64,6 +67,7 @@ public struct Color: Codable, Equatable {
 }
 
 /// A tag with a color.
+@FirePackCodable
 public struct Tag: Codable, Equatable {
     /// A tag.
     public init(title: String, color: Color) { (self.title, self.color) = (title, color) }
@@ -72,6 +76,7 @@ public struct Tag: Codable, Equatable {
 }
 
 /// The guide's book with cover images, genres and tags.
+@FirePackCodable
 public struct BookWithTags: Codable, Equatable {
     /// A tagged book.
     public init(id: String? = nil, title: String, numberOfPages: Int, author: String, cover: CoverImages?, genres: [String], tags: [Tag]) {
@@ -85,6 +90,66 @@ public struct BookWithTags: Codable, Equatable {
     public var cover: CoverImages?
     public var genres: [String]
     public var tags: [Tag]
+}
+
+/// The guide's programming language, with keys renamed by `CodingKeys` and one property left out.
+@FirePackCodable
+public struct ProgrammingLanguage: Codable, Equatable {
+    public var name: String
+    public var year: Date
+    public var reducedName: String = "unknown"
+
+    enum CodingKeys: String, CodingKey {
+        case name = "language_name"
+        case year
+    }
+
+    /// A language.
+    public init(name: String, year: Date) { (self.name, self.year) = (name, year) }
+}
+
+/// The guide's office, with a geopoint.
+@FirePackCodable
+public struct Office: Codable, Equatable {
+    public var name: String
+    public var location: GeoPoint
+
+    /// An office.
+    public init(name: String, location: GeoPoint) { (self.name, self.location) = (name, location) }
+}
+
+/// The guide's article, with server timestamps, an explicit null and a reference.
+@FirePackCodable
+public struct Article: Codable, Equatable {
+    public var title: String
+    @ServerTimestamp public var createdAt: Timestamp?
+    @ServerTimestamp public var updatedAt: Date?
+    @ExplicitNull public var deletedAt: Date?
+    public var author: DocumentReference?
+
+    /// An article.
+    public init(title: String, createdAt: Timestamp?, updatedAt: Date?, author: DocumentReference?) {
+        (self.title, self.author) = (title, author)
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// The `index`th language of a benchmark collection.
+public func makeLanguage(_ index: Int) -> ProgrammingLanguage {
+    ProgrammingLanguage(name: "Language \(index)", year: Date(timeIntervalSince1970: Double(index) * 86_400))
+}
+
+/// The `index`th office of a benchmark collection.
+public func makeOffice(_ index: Int) -> Office {
+    Office(name: "Office \(index)", location: GeoPoint(latitude: Double(index % 180) - 90, longitude: Double(index % 360) - 180))
+}
+
+/// The `index`th article of a benchmark collection (every other one with pending server timestamps).
+public func makeArticle(_ index: Int) -> Article {
+    Article(title: "Article \(index)", createdAt: index % 2 == 0 ? nil : Timestamp(seconds: Int64(index), nanoseconds: 0),
+            updatedAt: index % 2 == 0 ? nil : Date(timeIntervalSince1970: Double(index)),
+            author: try? DocumentReference(path: "authors/a\(index % 10)"))
 }
 
 /// The `index`th book of a benchmark collection.

@@ -21,7 +21,9 @@ public struct Document: Hashable, Sendable {
 
     /// A document whose fields are `value` encoded; throws `EncodingError.invalidValue` unless it encodes as a map.
     public init<T: Encodable>(reference: DocumentReference, from value: T, encoder: FirePackEncoder = FirePackEncoder()) throws {
-        guard case .map(let fields) = try encoder.encodeToValue(value) else {
+        // Generated coding writes bytes faster than the tree encoder builds a tree; the tree is then read from them.
+        let tree = encoder.hasGeneratedCoding(T.self) ? try Value(firePackBytes: encoder.encodeToBytes(value)) : try encoder.encodeToValue(value)
+        guard case .map(let fields) = tree else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription:
                 "\(T.self) does not encode as a map, so it cannot be the fields of document \(reference.path)"))
         }

@@ -54,7 +54,7 @@ extension FirePackWriter {
     }
 
     /// Drops a root value in progress, as if it had never been started.
-    func abandonRootValue(truncatingTo index: Int) {
+    package func abandonRootValue(truncatingTo index: Int) {
         writerIndex = index
         depth = 0
         outerFrames.removeAll(keepingCapacity: true)

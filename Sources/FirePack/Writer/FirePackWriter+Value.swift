@@ -1,6 +1,11 @@
 extension FirePackWriter {
     /// Writes a whole `Value` tree; in deterministic mode, map keys are sorted by their UTF-8 bytes.
     public func write(_ value: Value) {
+        write(value, sortingKeys: options.deterministic)
+    }
+
+    /// Writes a whole `Value` tree, its map keys sorted by their UTF-8 bytes when `sortingKeys`.
+    func write(_ value: Value, sortingKeys: Bool) {
         switch value {
         case .null: writeNull()
         case .boolean(let b): writeBoolean(b)
@@ -15,19 +20,19 @@ extension FirePackWriter {
         case .serverTimestamp: writeServerTimestamp()
         case .array(let elements):
             beginArray()
-            for element in elements { write(element) }
+            for element in elements { write(element, sortingKeys: sortingKeys) }
             endArray()
         case .map(let map):
             beginMap()
-            if options.deterministic {
+            if sortingKeys {
                 for position in Self.sortedPositions(of: map) {
                     writeKey(map.keys[position])
-                    write(map.values[position])
+                    write(map.values[position], sortingKeys: true)
                 }
             } else {
                 for position in map.indices {
                     writeKey(map.keys[position])
-                    write(map.values[position])
+                    write(map.values[position], sortingKeys: false)
                 }
             }
             endMap()

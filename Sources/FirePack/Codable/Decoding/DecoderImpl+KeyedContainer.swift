@@ -91,27 +91,40 @@ struct MapReader {
     }
 
     private func search(for wanted: UnsafeRawBufferPointer) throws -> (offset: Int, end: Int)? {
-        let input = decoder.input
         var cursor = decoder.keyCursors[depth]
         if cursor.map != mapOffset { cursor = KeyCursor(map: mapOffset, offset: header.bodyStart, index: 0) }
-        var position = cursor.offset, index = cursor.index
         do {
-            for _ in 0..<header.count {
-                if index == header.count {
-                    index = 0
-                    position = header.bodyStart
-                }
-                let (start, count, afterKey) = try input.getKey(at: position, limit: header.end)
-                let valueEnd = try input.valueEnd(at: afterKey, limit: header.end)
-                if count == wanted.count && (count == 0 || ByteComparison.equal(input.base + start, wanted.baseAddress!, count: count)) {
-                    decoder.keyCursors[depth] = KeyCursor(map: mapOffset, offset: valueEnd, index: index + 1)
-                    return (afterKey, valueEnd)
-                }
-                position = valueEnd
-                index += 1
+            guard let found = try Self.search(for: wanted, in: decoder.input, header: header, position: &cursor.offset, index: &cursor.index) else {
+                return nil
             }
+            decoder.keyCursors[depth] = cursor
+            return found
         } catch {
             throw decoder.corrupted(error)
+        }
+    }
+
+    /// Finds the entry whose key's bytes are `wanted`, starting at entry `index` (at `position`) and wrapping around
+    /// once; on a match, moves `position`/`index` past it. The one key search of both the Codable path and generated
+    /// coding (`FirePackValueReader`).
+    @inline(__always)
+    static func search(for wanted: UnsafeRawBufferPointer, in input: ReaderInput, header: ContainerHeader,
+                       position start: inout Int, index startIndex: inout Int) throws(FirePackError) -> (offset: Int, end: Int)? {
+        var position = start, index = startIndex
+        for _ in 0..<header.count {
+            if index == header.count {
+                index = 0
+                position = header.bodyStart
+            }
+            let (keyStart, count, afterKey) = try input.getKey(at: position, limit: header.end)
+            let valueEnd = try input.valueEnd(at: afterKey, limit: header.end)
+            if count == wanted.count && (count == 0 || ByteComparison.equal(input.base + keyStart, wanted.baseAddress!, count: count)) {
+                start = valueEnd
+                startIndex = index + 1
+                return (afterKey, valueEnd)
+            }
+            position = valueEnd
+            index += 1
         }
         return nil
     }
@@ -188,22 +201,10 @@ extension DecoderImpl {
             try map.nestedDecoder(named: key.stringValue, entry: .key(key), requireKey: nil)
         }
 
-        func decode(_ type: String.Type, forKey key: Key) throws -> String {
-            let location = try locate(key)
-            return try map.withEntry(.key(key)) { try map.decoder.decodeString(at: location.offset, end: location.end) }
-        }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-            let location = try locate(key)
-            return try map.withEntry(.key(key)) { try map.decoder.decodeBool(at: location.offset, end: location.end) }
-        }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-            let location = try locate(key)
-            return try map.withEntry(.key(key)) { try map.decoder.decodeDouble(at: location.offset, end: location.end) }
-        }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-            let location = try locate(key)
-            return try map.withEntry(.key(key)) { try map.decoder.decodeFloat(at: location.offset, end: location.end) }
-        }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key, at: try locate(key), read: decoder.decodeString) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key, at: try locate(key), read: decoder.decodeBool) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key, at: try locate(key)) { try decoder.decodeDouble(at: $0, end: $1) } }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(key, at: try locate(key), read: decoder.decodeFloat) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
@@ -215,10 +216,46 @@ extension DecoderImpl {
         func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
 
+        // The scalar `decodeIfPresent` overloads: the protocol's default versions ask `contains(_:)`, which cannot
+        // throw, so damaged bytes would read as a missing key; these find the key once and throw what they find.
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try scalarIfPresent(key, read: decoder.decodeString) }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(key, read: decoder.decodeBool) }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try scalarIfPresent(key) { try decoder.decodeDouble(at: $0, end: $1) } }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try scalarIfPresent(key, read: decoder.decodeFloat) }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try integerIfPresent(type, key) }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try integerIfPresent(type, key) }
+
+        private var decoder: DecoderImpl { map.decoder }
+
+        /// Reads a scalar at `location` with `key` on the coding path of any error.
+        @inline(__always)
+        private func scalar<T>(_ key: Key, at location: (offset: Int, end: Int), read: (Int, Int) throws -> T) throws -> T {
+            try map.withEntry(.key(key)) { try read(location.offset, location.end) }
+        }
+
+        /// nil when the map lacks `key` or holds null there; otherwise the scalar.
+        @inline(__always)
+        private func scalarIfPresent<T>(_ key: Key, read: (Int, Int) throws -> T) throws -> T? {
+            guard let location = try map.find(named: key.stringValue), !map.isNull(at: location) else { return nil }
+            return try scalar(key, at: location, read: read)
+        }
+
         @inline(__always)
         private func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
-            let location = try locate(key)
-            return try map.withEntry(.key(key)) { try map.decoder.decodeInteger(type, at: location.offset, end: location.end) }
+            try scalar(key, at: try locate(key)) { try decoder.decodeInteger(type, at: $0, end: $1) }
+        }
+
+        @inline(__always)
+        private func integerIfPresent<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I? {
+            try scalarIfPresent(key) { try decoder.decodeInteger(type, at: $0, end: $1) }
         }
     }
 }

@@ -73,6 +73,11 @@ final class DecoderImpl: Decoder {
 
     /// Reads the header of the container at the current value, turning null and other types into DecodingErrors.
     func containerHeader(expectingMap: Bool, for type: Any.Type) throws -> ContainerHeader {
+        try containerHeader(expectingMap: expectingMap, for: type, at: offset, end: end, depth: depth)
+    }
+
+    /// Reads the header of the container at `offset` (a value ending at `end`, inside `depth` containers).
+    func containerHeader(expectingMap: Bool, for type: Any.Type, at offset: Int, end: Int, depth: Int) throws -> ContainerHeader {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         if tag == Tag.null {
             throw DecodingError.valueNotFound(type, context("Expected \(expectingMap ? "a map" : "an array") but found null", at: offset))
@@ -116,7 +121,13 @@ final class DecoderImpl: Decoder {
             return slot.move()
         }
         // Only with a key strategy does it matter whether T is [String: …]; the default path makes no such check.
-        if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
+        if !options.usesDefaultKeys {
+            if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
+        } else if options.usesGeneratedCoding, let generated = T.self as? any FirePackDecodable.Type {
+            // Generated coding (`@FirePackCodable`), at this same value; see `decodeGenerated`.
+            try generated.decodeGenerated(into: UnsafeMutableRawPointer(slot), decoder: self, at: offset, end: end, depth: depth)
+            return slot.move()
+        }
         return try T(from: self)
     }
 

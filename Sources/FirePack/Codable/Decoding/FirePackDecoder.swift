@@ -43,6 +43,12 @@ public final class FirePackDecoder: Sendable {
         get { state.withLock { $0.serverTimestampEstimate } }
         set { state.withLock { $0.serverTimestampEstimate = newValue } }
     }
+    /// Whether types with generated coding (`@FirePackCodable`) are read through it; true by default. Either way the
+    /// values and errors are the same: false reads every type through its `Decodable` conformance (to compare the two).
+    public var usesGeneratedCoding: Bool {
+        get { state.withLock { $0.usesGeneratedCoding } }
+        set { state.withLock { $0.usesGeneratedCoding = newValue } }
+    }
     /// Values for your types' `init(from:)` to read from `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { state.withLock { $0.userInfo } }
@@ -115,6 +121,7 @@ struct DecoderOptions: Sendable {
     var userInfo: [CodingUserInfoKey: any Sendable] = [:]
     var limits: ReaderLimits = .default
     var reference: DocumentReference?
+    var usesGeneratedCoding = true
 
     var usesDefaultKeys: Bool {
         if case .useDefaultKeys = keyStrategy { return true }

@@ -44,6 +44,12 @@ public final class FirePackEncoder: Sendable {
         get { outputFormatting.contains(.sortedKeys) }
         set { state.withLock { if newValue { $0.outputFormatting.insert(.sortedKeys) } else { $0.outputFormatting.remove(.sortedKeys) } } }
     }
+    /// Whether types with generated coding (`@FirePackCodable`) are written through it; true by default. Either way
+    /// the bytes are the same: false writes every type through its `Encodable` conformance (to compare the two).
+    public var usesGeneratedCoding: Bool {
+        get { state.withLock { $0.usesGeneratedCoding } }
+        set { state.withLock { $0.usesGeneratedCoding = newValue } }
+    }
     /// Values for your types' `encode(to:)` to read from `encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { state.withLock { $0.userInfo } }
@@ -81,7 +87,20 @@ public final class FirePackEncoder: Sendable {
         }
         let deterministic = options.deterministic
         let start = writer.writerIndex
-        if !deterministic && !writer.options.deterministic {
+        if options.takesGeneratedPath, let generated = T.self as? any FirePackEncodable.Type {
+            // Generated coding (`@FirePackCodable`): straight into the writer, keys sorted at compile time when
+            // deterministic. Whatever it cannot honour (a key written twice) goes to the tree path below.
+            do {
+                try generated.encodeTopLevel(value, writer: writer, options: options,
+                                             sortsKeys: deterministic || writer.options.deterministic)
+                return
+            } catch is StreamingEncoder.NeedsTree {
+                writer.abandonRootValue(truncatingTo: start)
+            } catch {
+                writer.abandonRootValue(truncatingTo: start)
+                throw error
+            }
+        } else if !deterministic && !writer.options.deterministic {
             let encoder = StreamingEncoder(writer: writer, options: options)
             do {
                 try encoder.encodeRoot(value)
@@ -120,8 +139,12 @@ struct EncoderOptions: Sendable {
     var floatStrategy: FirePackEncoder.NonConformingFloatEncodingStrategy = .allow
     var outputFormatting: FirePackEncoder.OutputFormatting = []
     var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    var usesGeneratedCoding = true
 
     var deterministic: Bool { outputFormatting.contains(.sortedKeys) }
+
+    /// Whether generated coding may be used: it is on, and keys are not converted (generated keys are fixed).
+    var takesGeneratedPath: Bool { usesGeneratedCoding && usesDefaultKeys }
 
     var usesDefaultKeys: Bool {
         if case .useDefaultKeys = keyStrategy { return true }

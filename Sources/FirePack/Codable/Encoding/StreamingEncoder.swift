@@ -67,7 +67,13 @@ final class StreamingEncoder: Encoder {
             case .custom(let encode): try encodeNested { try encode(self) }
             }
         case nil:
-            if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
+            if !options.usesDefaultKeys {
+                if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
+            } else if options.usesGeneratedCoding, let generated = T.self as? any FirePackEncodable.Type {
+                // Generated coding (`@FirePackCodable`), at this same position.
+                try generated.encodeGenerated(value, encoder: self)
+                return
+            }
             try encodeNested { try value.encode(to: self) }
         }
     }

@@ -1,0 +1,55 @@
+/// A type that decodes itself from FirePack bytes directly, with no Codable containers: what `@FirePackCodable`
+/// generates (import `FirePackMacros`).
+///
+/// `FirePackDecoder` calls `init(firePack:)` by itself wherever a value of the type is decoded (at the top level, in
+/// arrays and optionals, inside generated or plain `Decodable` types), unless a key decoding strategy is set. The
+/// generated initializer reads exactly what the type's `Decodable` conformance reads and throws the same errors.
+public protocol FirePackDecodable: Decodable {
+    /// Decodes a value from the FirePack value `reader` is positioned at.
+    init(firePack reader: inout FirePackValueReader) throws
+}
+
+/// A type that encodes itself as FirePack bytes directly, with no Codable containers: what `@FirePackCodable`
+/// generates (import `FirePackMacros`).
+///
+/// `FirePackEncoder` calls `encode(firePack:)` by itself wherever a value of the type is encoded, unless a key
+/// encoding strategy is set; the bytes are those its `Encodable` conformance gives.
+public protocol FirePackEncodable: Encodable {
+    /// Writes the value as one FirePack value.
+    func encode(firePack writer: inout FirePackValueWriter) throws
+}
+
+extension FirePackDecodable {
+    /// Runs `init(firePack:)` for the value at `offset` into `slot`, from inside the Codable path (`DecoderImpl`):
+    /// the decoder's coding path is set aside, so errors come out relative and get it back as a prefix.
+    static func decodeGenerated(into slot: UnsafeMutableRawPointer, decoder: DecoderImpl, at offset: Int, end: Int,
+                                depth: Int) throws {
+        let outerPath = decoder.path
+        decoder.path = []
+        defer { decoder.path = outerPath }
+        var reader = FirePackValueReader(decoder: decoder, offset: offset, end: end, depth: depth)
+        do {
+            slot.initializeMemory(as: Self.self, to: try Self(firePack: &reader))
+        } catch let error as DecodingError where !outerPath.isEmpty {
+            throw error.prefixingPath(outerPath.map(\.codingKey))
+        }
+    }
+}
+
+extension FirePackEncodable {
+    /// Runs `encode(firePack:)` for `value` (of type `Self`) from inside the streaming Codable path, at the writer's
+    /// position; errors come out relative to the encoder's coding path and get it back as a prefix.
+    static func encodeGenerated<T>(_ value: T, encoder: StreamingEncoder) throws {
+        let outerPath = encoder.path
+        encoder.path = []
+        defer { encoder.path = outerPath }
+        var writer = FirePackValueWriter(writer: encoder.writer, options: encoder.options, sortsKeys: false, codable: encoder)
+        do {
+            try withUnsafePointer(to: value) { pointer in
+                try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.encode(firePack: &writer)
+            }
+        } catch let error as EncodingError where !outerPath.isEmpty {
+            throw error.prefixingPath(outerPath.map(\.codingKey))
+        }
+    }
+}

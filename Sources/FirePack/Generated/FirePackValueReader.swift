@@ -1,0 +1,270 @@
+import Foundation
+
+/// The FirePack value a generated `init(firePack:)` decodes (`FirePackDecodable`), read straight from the bytes.
+///
+/// Generated code calls `readFields()` once, then `decode(forKey:in:)` or `decodeIfPresent(forKey:in:)` per stored
+/// property, in declaration order. Keys are matched as raw bytes, starting after the previous match, so keys read in
+/// the order they were written cost one comparison each. Values of generated types, arrays and optionals of them and
+/// Swift's scalars are read here directly; everything else through the Codable path at the same position.
+///
+/// Reading follows `FirePackDecoder` exactly: the same keys are found, the same bytes read, and the same
+/// `DecodingError`s thrown, with the same coding path (built only when an error propagates), byte offset and document.
+public struct FirePackValueReader {
+    /// The Codable path's decoder for this call: its options, input, and the primitives both paths share.
+    let decoder: DecoderImpl
+    /// The value being decoded: where it starts and ends, and how many containers enclose it.
+    var offset: Int
+    var end: Int
+    var depth: Int
+
+    init(decoder: DecoderImpl, offset: Int, end: Int, depth: Int) {
+        self.decoder = decoder
+        self.offset = offset
+        self.end = end
+        self.depth = depth
+    }
+
+    /// A map being read field by field: where it is, and where the next key search starts.
+    public struct Fields {
+        let mapOffset: Int
+        let header: ContainerHeader
+        var position: Int
+        var index = 0
+    }
+
+    /// The user info the decoder was given.
+    public var userInfo: [CodingUserInfoKey: Any] { decoder.userInfo }
+
+    /// Starts reading the map at the reader's value; throws `typeMismatch` or `valueNotFound` (for null) as a keyed
+    /// container would.
+    public func readFields() throws -> Fields {
+        let header = try decoder.containerHeader(expectingMap: true, for: [String: Any].self, at: offset, end: end, depth: depth)
+        return Fields(mapOffset: offset, header: header, position: header.bodyStart)
+    }
+
+    /// Where the value for `key` is, or nil when the map lacks it.
+    @inline(__always)
+    func find(_ key: StaticString, in fields: inout Fields) throws -> (offset: Int, end: Int)? {
+        let wanted = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        do {
+            return try MapReader.search(for: wanted, in: decoder.input, header: fields.header, position: &fields.position, index: &fields.index)
+        } catch {
+            throw decoder.corrupted(error)
+        }
+    }
+
+    /// Where the value for `key` is; throws `keyNotFound` when the map lacks it.
+    @inline(__always)
+    func locate(_ key: StaticString, in fields: inout Fields) throws -> (offset: Int, end: Int) {
+        guard let location = try find(key, in: &fields) else {
+            let name = key.description
+            throw DecodingError.keyNotFound(AnyCodingKey(stringValue: name),
+                                            decoder.contextAtPath([], "No value for key \(name.debugDescription) in the map", at: fields.mapOffset))
+        }
+        return location
+    }
+
+    func isNull(at location: (offset: Int, end: Int)) -> Bool {
+        (try? decoder.input.tag(at: location.offset, limit: location.end)) == Tag.null
+    }
+
+    /// Runs `body`, putting `key` in front of the coding path of a `DecodingError` it throws.
+    @inline(__always)
+    func under<R>(_ key: StaticString, _ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as DecodingError {
+            throw error.prefixingPath([AnyCodingKey(stringValue: key.description)])
+        }
+    }
+
+    /// Decodes a generated type (or a native one) at `location`, one container deeper than the map.
+    @inline(__always)
+    func decodeValue<T: FirePackDecodable>(_ type: T.Type, at location: (offset: Int, end: Int)) throws -> T {
+        var reader = FirePackValueReader(decoder: decoder, offset: location.offset, end: location.end, depth: depth + 1)
+        return try T(firePack: &reader)
+    }
+
+    /// Decodes any other `Decodable` at `location` through the Codable path.
+    @inline(__always)
+    func decodeCodable<T: Decodable>(_ type: T.Type, at location: (offset: Int, end: Int)) throws -> T {
+        try decoder.decode(type, at: location.offset, end: location.end, depth: depth + 1)
+    }
+}
+
+// MARK: - Fields
+
+extension FirePackValueReader {
+    /// Decodes the value for `key` of a type with generated (or native) coding; throws `keyNotFound` when absent.
+    public func decode<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decodeValue(T.self, at: location) }
+    }
+
+    /// Decodes the value for `key` of a type with generated (or native) coding; nil when absent or null.
+    public func decodeIfPresent<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+        guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
+        return try under(key) { try decodeValue(T.self, at: location) }
+    }
+
+    /// Decodes the value for `key` of any other `Decodable` type, through its `init(from:)`.
+    public func decode<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decodeCodable(T.self, at: location) }
+    }
+
+    /// Decodes the value for `key` of any other `Decodable` type; nil when absent or null.
+    public func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+        guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
+        return try under(key) { try decodeCodable(T.self, at: location) }
+    }
+
+    /// Decodes a string for `key`.
+    public func decode(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws -> String {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decoder.decodeString(at: location.offset, end: location.end) }
+    }
+
+    /// Decodes an integer for `key`.
+    public func decode(_ type: Int.Type, forKey key: StaticString, in fields: inout Fields) throws -> Int {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decoder.decodeInteger(Int.self, at: location.offset, end: location.end) }
+    }
+
+    /// Decodes a 64-bit integer for `key`.
+    public func decode(_ type: Int64.Type, forKey key: StaticString, in fields: inout Fields) throws -> Int64 {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decoder.decodeInteger(Int64.self, at: location.offset, end: location.end) }
+    }
+
+    /// Decodes a double for `key`.
+    public func decode(_ type: Double.Type, forKey key: StaticString, in fields: inout Fields) throws -> Double {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decoder.decodeDouble(at: location.offset, end: location.end) }
+    }
+
+    /// Decodes a boolean for `key`.
+    public func decode(_ type: Bool.Type, forKey key: StaticString, in fields: inout Fields) throws -> Bool {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decoder.decodeBool(at: location.offset, end: location.end) }
+    }
+
+    /// Decodes an optional string for `key`; nil when absent or null.
+    public func decodeIfPresent(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws -> String? {
+        guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
+        return try under(key) { try decoder.decodeString(at: location.offset, end: location.end) }
+    }
+
+    /// Decodes an optional integer for `key`; nil when absent or null.
+    public func decodeIfPresent(_ type: Int.Type, forKey key: StaticString, in fields: inout Fields) throws -> Int? {
+        guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
+        return try under(key) { try decoder.decodeInteger(Int.self, at: location.offset, end: location.end) }
+    }
+
+    /// Decodes a property whose type is not written in the declaration (`var count = 0`), by its type at run time.
+    public func decodeInferred<T: Decodable>(forKey key: StaticString, in fields: inout Fields) throws -> T {
+        let location = try locate(key, in: &fields)
+        return try under(key) { try decodeCodable(T.self, at: location) }
+    }
+
+    /// Decodes a property-wrapped property (its backing storage): FirePack's wrappers by their own rules, any other
+    /// wrapper through its `init(from:)`.
+    public func decodeWrapped<W: Decodable>(forKey key: StaticString, in fields: inout Fields) throws -> W {
+        if let wrapper = W.self as? any FieldWrapper.Type {
+            return try wrapper.decodeField(from: self, forKey: key, in: &fields) as! W
+        }
+        return try decode(W.self, forKey: key, in: &fields)
+    }
+}
+
+// MARK: - Property wrappers
+
+extension FirePackValueReader {
+    /// Decodes a `DocumentID` property (written as a type, not as a wrapper) as the keyed container does.
+    public func decode<T>(_ type: DocumentID<T>.Type, forKey key: StaticString, in fields: inout Fields) throws -> DocumentID<T> {
+        try DocumentID<T>.decodeField(from: self, forKey: key, in: &fields)
+    }
+
+    /// Decodes a `ServerTimestamp` property (written as a type, not as a wrapper) as the keyed container does.
+    public func decode<T>(_ type: ServerTimestamp<T>.Type, forKey key: StaticString, in fields: inout Fields) throws -> ServerTimestamp<T> {
+        try ServerTimestamp<T>.decodeField(from: self, forKey: key, in: &fields)
+    }
+
+    /// Decodes an `ExplicitNull` property (written as a type, not as a wrapper) as the keyed container does.
+    public func decode<T: Decodable>(_ type: ExplicitNull<T>.Type, forKey key: StaticString, in fields: inout Fields) throws -> ExplicitNull<T> {
+        try ExplicitNull<T>.decodeField(from: self, forKey: key, in: &fields)
+    }
+}
+
+/// FirePack's property wrappers, which decide for themselves what a missing key or null means.
+protocol FieldWrapper {
+    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self
+}
+
+extension DocumentID: FieldWrapper {
+    /// Filled from the document's reference, ignoring any stored field; nil without a reference.
+    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self {
+        guard let reference = reader.decoder.options.reference else { return DocumentID(wrappedValue: nil) }
+        return DocumentID(wrappedValue: try Value.wrap(reference))
+    }
+}
+
+extension ServerTimestamp: FieldWrapper {
+    /// Nil for a missing key, null, or the pending sentinel (the decoder's estimate, when it has one).
+    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self {
+        guard let location = try reader.find(key, in: &fields), !reader.isNull(at: location) else { return ServerTimestamp(wrappedValue: nil) }
+        if (try? reader.decoder.input.tag(at: location.offset, limit: location.end)) == Tag.serverTimestamp {
+            return ServerTimestamp(wrappedValue: reader.decoder.options.serverTimestampEstimate.map(Value.wrap))
+        }
+        return ServerTimestamp(wrappedValue: try reader.under(key) { try reader.decodeCodable(Value.self, at: location) })
+    }
+}
+
+extension ExplicitNull: FieldWrapper where Value: Decodable {
+    /// A missing key or null give nil.
+    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self {
+        ExplicitNull(wrappedValue: try reader.decodeIfPresent(Value.self, forKey: key, in: &fields))
+    }
+}
+
+// MARK: - Whole values
+
+extension FirePackValueReader {
+    /// Decodes an array of a generated (or native) element type, element by element, as an unkeyed container would.
+    public func decodeArray<Element: FirePackDecodable>(of type: Element.Type) throws -> [Element] {
+        let header = try decoder.containerHeader(expectingMap: false, for: [Any].self, at: offset, end: end, depth: depth)
+        var elements: [Element] = []
+        elements.reserveCapacity(header.count)
+        var position = header.bodyStart
+        let input = decoder.input
+        for index in 0..<header.count {
+            let elementEnd = try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: position, limit: header.end) }
+            do {
+                elements.append(try decodeValue(Element.self, at: (position, elementEnd)))
+            } catch let error as DecodingError {
+                throw error.prefixingPath([AnyCodingKey(index: index)])
+            }
+            position = elementEnd
+        }
+        return elements
+    }
+
+    /// Decodes an optional of a generated (or native) type: nil for null.
+    public mutating func decodeOptional<Wrapped: FirePackDecodable>(of type: Wrapped.Type) throws -> Wrapped? {
+        if isNull(at: (offset, end)) { return nil }
+        return try Wrapped(firePack: &self)
+    }
+
+    /// Decodes an enum from its raw value, with the error `RawRepresentable`'s `init(from:)` gives for an unknown one.
+    public mutating func decodeRawValue<T: RawRepresentable>(_ type: T.Type) throws -> T where T.RawValue: FirePackDecodable {
+        let raw = try T.RawValue(firePack: &self)
+        guard let value = T(rawValue: raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [],
+                debugDescription: "Cannot initialize \(T.self) from invalid \(T.RawValue.self) value \(raw)"))
+        }
+        return value
+    }
+
+    /// Decodes a native type (Firestore's types and Foundation's mapped ones) as `FirePackDecoder` does.
+    func decodeNative<T: Decodable>(_ type: T.Type) throws -> T {
+        try decoder.decode(type, at: offset, end: end, depth: depth)
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+
+/// Where a generated `encode(firePack:)` writes its value (`FirePackEncodable`): straight into the encoder's
+/// `FirePackWriter`.
+///
+/// Generated code calls `beginFields()`, then `encode(_:forKey:)` or `encodeIfPresent(_:forKey:)` per stored property
+/// (in ascending key order when `sortsKeys`), then `endFields()`. Values of generated types, arrays and optionals of
+/// them and Swift's scalars are written here directly; everything else through the Codable path at the same position.
+/// The bytes are those `FirePackEncoder` writes for the type's `Encodable` conformance.
+public struct FirePackValueWriter {
+    /// The writer the encoder appends to.
+    let writer: FirePackWriter
+    /// The encoder's options for this call.
+    let options: EncoderOptions
+    /// Whether map keys must be written in ascending UTF-8 byte order (deterministic output).
+    public let sortsKeys: Bool
+    /// The Codable path's encoder for values without generated coding, made when first needed.
+    var codable: StreamingEncoder?
+
+    init(writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool, codable: StreamingEncoder?) {
+        self.writer = writer
+        self.options = options
+        self.sortsKeys = sortsKeys
+        self.codable = codable
+    }
+
+    /// The user info the encoder was given.
+    public var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    /// Starts the value's map.
+    public func beginFields() { writer.beginMap() }
+
+    /// Ends the value's map.
+    public func endFields() { writer.endMap() }
+
+    /// Writes a map key; a key already in the map sends the whole value to the tree path, as the Codable path does.
+    @inline(__always)
+    func writeKey(_ key: StaticString) throws {
+        guard writer.writeKey(utf8: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)) else {
+            throw StreamingEncoder.NeedsTree()
+        }
+    }
+
+    /// Runs `body`, putting `key` in front of the coding path of an `EncodingError` it throws.
+    @inline(__always)
+    func under(_ key: StaticString, _ body: () throws -> Void) throws {
+        do { try body() } catch let error as EncodingError {
+            throw error.prefixingPath([AnyCodingKey(stringValue: key.description)])
+        }
+    }
+
+    /// Writes a double, or what the non-conforming float strategy makes of NaN and ±∞.
+    @inline(__always)
+    func writeDouble(_ double: Double) throws {
+        if !double.isFinite, let string = try options.nonConforming(double, codingPath: []) {
+            writer.writeString(string)
+        } else {
+            writer.writeDouble(double)
+        }
+    }
+}
+
+// MARK: - Fields
+
+extension FirePackValueWriter {
+    /// Writes `value` (of a type with generated or native coding) under `key`.
+    public mutating func encode<T: FirePackEncodable>(_ value: T, forKey key: StaticString) throws {
+        try writeKey(key)
+        try under(key) { try value.encode(firePack: &self) }
+    }
+
+    /// Writes `value` under `key`, or nothing for nil.
+    public mutating func encodeIfPresent<T: FirePackEncodable>(_ value: T?, forKey key: StaticString) throws {
+        guard let value else { return }
+        try encode(value, forKey: key)
+    }
+
+    /// Writes `value` of any other `Encodable` type under `key`, through its `encode(to:)`.
+    public mutating func encode<T: Encodable>(_ value: T, forKey key: StaticString) throws {
+        try writeKey(key)
+        try under(key) { try encodeCodable(value) }
+    }
+
+    /// Writes `value` of any other `Encodable` type under `key`, or nothing for nil.
+    public mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: StaticString) throws {
+        guard let value else { return }
+        try encode(value, forKey: key)
+    }
+
+    /// Writes a string under `key`.
+    public func encode(_ value: String, forKey key: StaticString) throws {
+        try writeKey(key)
+        writer.writeString(value)
+    }
+
+    /// Writes an integer under `key`.
+    public func encode(_ value: Int, forKey key: StaticString) throws {
+        try writeKey(key)
+        writer.writeInteger(Int64(value))
+    }
+
+    /// Writes a 64-bit integer under `key`.
+    public func encode(_ value: Int64, forKey key: StaticString) throws {
+        try writeKey(key)
+        writer.writeInteger(value)
+    }
+
+    /// Writes a double under `key`.
+    public func encode(_ value: Double, forKey key: StaticString) throws {
+        try writeKey(key)
+        try under(key) { try writeDouble(value) }
+    }
+
+    /// Writes a boolean under `key`.
+    public func encode(_ value: Bool, forKey key: StaticString) throws {
+        try writeKey(key)
+        writer.writeBoolean(value)
+    }
+
+    /// Writes a string under `key`, or nothing for nil.
+    public func encodeIfPresent(_ value: String?, forKey key: StaticString) throws {
+        guard let value else { return }
+        try encode(value, forKey: key)
+    }
+
+    /// Writes an integer under `key`, or nothing for nil.
+    public func encodeIfPresent(_ value: Int?, forKey key: StaticString) throws {
+        guard let value else { return }
+        try encode(value, forKey: key)
+    }
+}
+
+// MARK: - Property wrappers
+
+extension FirePackValueWriter {
+    /// Leaves a `@DocumentID` out of the data.
+    public func encode<T>(_ value: DocumentID<T>, forKey key: StaticString) throws {}
+
+    /// Writes a `@ServerTimestamp`: the time, or the server-timestamp sentinel for nil.
+    public mutating func encode<T>(_ value: ServerTimestamp<T>, forKey key: StaticString) throws {
+        guard let time = value.wrappedValue else {
+            try writeKey(key)
+            writer.writeServerTimestamp()
+            return
+        }
+        try encode(time, forKey: key)
+    }
+
+    /// Writes an `@ExplicitNull`: the value, or null for nil.
+    public mutating func encode<T: Encodable>(_ value: ExplicitNull<T>, forKey key: StaticString) throws {
+        guard let wrapped = value.wrappedValue else {
+            try writeKey(key)
+            writer.writeNull()
+            return
+        }
+        try encode(wrapped, forKey: key)
+    }
+}
+
+// MARK: - Whole values
+
+extension FirePackValueWriter {
+    /// Writes an array of a generated (or native) element type, element by element.
+    public mutating func encodeArray<Element: FirePackEncodable>(_ elements: [Element]) throws {
+        writer.beginArray()
+        for (index, element) in elements.enumerated() {
+            do { try element.encode(firePack: &self) } catch let error as EncodingError {
+                throw error.prefixingPath([AnyCodingKey(index: index)])
+            }
+        }
+        writer.endArray()
+    }
+
+    /// Writes an enum as its raw value.
+    public mutating func encodeRawValue<T: RawRepresentable>(_ value: T) throws where T.RawValue: FirePackEncodable {
+        try value.rawValue.encode(firePack: &self)
+    }
+
+    /// Writes a native type (Firestore's types and Foundation's mapped ones) as `FirePackEncoder` does.
+    mutating func encodeNative<T: Encodable>(_ value: T) throws {
+        if case .special(let kind)? = NativeType(T.self), case .value(let native) = try options.special(kind, value) {
+            writer.write(native, sortingKeys: sortsKeys)
+        } else {
+            // A custom or deferred Date/Data strategy runs with an Encoder.
+            try encodeCodable(value)
+        }
+    }
+
+    /// Writes any other `Encodable` through the Codable path: the streaming encoder, or in deterministic mode a
+    /// `Value` tree written with sorted keys (what the Codable path does for the whole value).
+    mutating func encodeCodable<T: Encodable>(_ value: T) throws {
+        if sortsKeys {
+            writer.write(try ValueEncoder(options: options).encodeRoot(value), sortingKeys: true)
+            return
+        }
+        let encoder: StreamingEncoder
+        if let codable {
+            encoder = codable
+        } else {
+            encoder = StreamingEncoder(writer: writer, options: options)
+            codable = encoder
+        }
+        let outerPath = encoder.path
+        encoder.path = []
+        defer { encoder.path = outerPath }
+        try encoder.encodeValue(value)
+    }
+}
+
+extension FirePackEncodable {
+    /// Encodes `value` (of type `Self`) as a root value from `FirePackEncoder`.
+    static func encodeTopLevel<T>(_ value: T, writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool) throws {
+        var valueWriter = FirePackValueWriter(writer: writer, options: options, sortsKeys: sortsKeys, codable: nil)
+        try withUnsafePointer(to: value) { pointer in
+            try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.encode(firePack: &valueWriter)
+        }
+    }
+}
+
+extension FirePackEncoder {
+    /// Whether this encoder writes `T` through generated coding (the type has it and the options allow it).
+    package func hasGeneratedCoding<T>(_ type: T.Type) -> Bool {
+        options.takesGeneratedPath && T.self is any FirePackEncodable.Type
+    }
+
+    /// Writes `value` through its generated coding at `writer`'s position, inside a value the caller is writing (a
+    /// document's fields). Returns false when the value needs the tree path instead (the caller discards what was
+    /// written); throws `EncodingError.invalidValue` when it is not a map, and whatever encoding throws.
+    package func encodeGeneratedFields<T: Encodable>(_ value: T, into writer: FirePackWriter) throws -> Bool {
+        let options = self.options
+        guard options.takesGeneratedPath, let generated = T.self as? any FirePackEncodable.Type else { return false }
+        let start = writer.writerIndex
+        do {
+            try generated.encodeTopLevel(value, writer: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)
+        } catch is StreamingEncoder.NeedsTree {
+            return false
+        }
+        let tag = writer.storage[start]
+        guard tag == Tag.map || tag & 0xF0 == Tag.fixMapBase else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(T.self) does not encode as a map"))
+        }
+        return true
+    }
+}

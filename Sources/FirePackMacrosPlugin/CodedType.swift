@@ -1,0 +1,197 @@
+import SwiftSyntax
+
+/// What `@FirePackCodable` reads from a struct or class: the stored properties synthesized `Codable` would code, under
+/// the keys it would use.
+struct CodedProperty {
+    /// The property's name (without backticks).
+    var name: String
+    /// The map key (the `CodingKeys` raw value, or the name).
+    var key: String
+    /// The declared type, when written.
+    var type: TypeSyntax?
+    /// Whether the property has a property wrapper (coded through its backing storage `_name`).
+    var isWrapped: Bool
+    /// A `let` with an initial value: encoded, never decoded (as synthesized `Codable` does).
+    var isInitializedConstant: Bool
+
+    /// Whether synthesized `Codable` treats the property as optional (`encodeIfPresent` / `decodeIfPresent`).
+    var isOptional: Bool {
+        guard !isWrapped, let type else { return false }
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        if let identifier = type.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional" { return true }
+        if let member = type.as(MemberTypeSyntax.self), member.name.text == "Optional",
+           member.baseType.trimmedDescription == "Swift" { return true }
+        return false
+    }
+
+    /// The type inside the optional, for an optional property.
+    var wrappedOptionalType: TypeSyntax? {
+        guard let type else { return nil }
+        if let optional = type.as(OptionalTypeSyntax.self) { return optional.wrappedType.trimmed }
+        if let optional = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return optional.wrappedType.trimmed }
+        if let identifier = type.as(IdentifierTypeSyntax.self), let argument = identifier.genericArgumentClause?.arguments.first {
+            return argument.argument.as(TypeSyntax.self)?.trimmed
+        }
+        if let member = type.as(MemberTypeSyntax.self), let argument = member.genericArgumentClause?.arguments.first {
+            return argument.argument.as(TypeSyntax.self)?.trimmed
+        }
+        return nil
+    }
+
+    /// The call that decodes the property (generated code passes the type, so that overloads rank by it).
+    var decodeCall: String {
+        if isWrapped { return "decodeWrapped(forKey: \(keyLiteral), in: &fields)" }
+        if isOptional, let wrapped = wrappedOptionalType { return "decodeIfPresent(\(metatype(wrapped)), forKey: \(keyLiteral), in: &fields)" }
+        if let type, !isOptional { return "decode(\(metatype(type)), forKey: \(keyLiteral), in: &fields)" }
+        return "decodeInferred(forKey: \(keyLiteral), in: &fields)"
+    }
+
+    private func metatype(_ type: TypeSyntax) -> String {
+        let text = type.trimmedDescription
+        // `any P`, `some P` and function types need parentheses before `.self`.
+        return type.is(IdentifierTypeSyntax.self) || type.is(MemberTypeSyntax.self) || type.is(ArrayTypeSyntax.self)
+            || type.is(DictionaryTypeSyntax.self) ? "\(text).self" : "(\(text)).self"
+    }
+
+    /// The expression that reads the stored value (`self._name` for wrapped properties).
+    var storage: String { isWrapped ? "self._\(name)" : "self.\(name)" }
+
+    /// The key as a Swift string literal.
+    var keyLiteral: String {
+        var literal = "\""
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\"": literal += "\\\""
+            case "\\": literal += "\\\\"
+            case "\n": literal += "\\n"
+            case "\r": literal += "\\r"
+            case "\t": literal += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    literal += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    literal.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return literal + "\""
+    }
+}
+
+/// Attributes that are not property wrappers.
+private let nonWrapperAttributes: Set<String> = [
+    "available", "objc", "nonobjc", "MainActor", "preconcurrency", "inline", "inlinable", "usableFromInline",
+    "discardableResult", "NSCopying", "NSManaged", "IBOutlet", "IBInspectable", "GKInspectable", "unsafe",
+]
+
+extension DeclGroupSyntax {
+    /// The stored instance properties, in declaration order, with the keys synthesized `Codable` would use; nil keys
+    /// mean the property is excluded by `CodingKeys`.
+    func codedProperties() -> [CodedProperty] {
+        let codingKeys = codingKeyNames()
+        var properties: [CodedProperty] = []
+        for member in memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            let modifiers = Set(variable.modifiers.map(\.name.text))
+            if modifiers.contains("static") || modifiers.contains("class") || modifiers.contains("lazy") { continue }
+            let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+            let isWrapped = variable.attributes.contains { element in
+                guard let attribute = element.as(AttributeSyntax.self) else { return false }
+                return !nonWrapperAttributes.contains(attribute.attributeName.trimmedDescription)
+            }
+            let bindings = Array(variable.bindings)
+            for (index, binding) in bindings.enumerated() {
+                guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self), binding.isStored else { continue }
+                let name = pattern.identifier.text.trimmingBackticks
+                // `var a, b: Int`: the type written after the last name applies to the names before it.
+                var type = binding.typeAnnotation?.type
+                if type == nil && binding.initializer == nil {
+                    type = bindings[(index + 1)...].first { $0.typeAnnotation != nil }?.typeAnnotation?.type
+                }
+                let key: String
+                if let codingKeys {
+                    guard let renamed = codingKeys[name] else { continue }
+                    key = renamed
+                } else {
+                    key = name
+                }
+                properties.append(CodedProperty(name: name, key: key, type: type?.trimmed, isWrapped: isWrapped,
+                                                isInitializedConstant: isLet && binding.initializer != nil))
+            }
+        }
+        return properties
+    }
+
+    /// The cases of a nested `CodingKeys` enum, by case name, with their keys; nil without one.
+    func codingKeyNames() -> [String: String]? {
+        for member in memberBlock.members {
+            guard let keys = member.decl.as(EnumDeclSyntax.self), keys.name.text == "CodingKeys" else { continue }
+            var names: [String: String] = [:]
+            for keyMember in keys.memberBlock.members {
+                guard let caseDecl = keyMember.decl.as(EnumCaseDeclSyntax.self) else { continue }
+                for element in caseDecl.elements {
+                    let name = element.name.text.trimmingBackticks
+                    if let literal = element.rawValue?.value.as(StringLiteralExprSyntax.self), let value = literal.representedLiteralValue {
+                        names[name] = value
+                    } else {
+                        names[name] = name
+                    }
+                }
+            }
+            return names
+        }
+        return nil
+    }
+
+    /// Whether the type declares `init(from:)` or `encode(to:)` itself.
+    func declaresCodableRequirement(initFrom: Bool) -> Syntax? {
+        for member in memberBlock.members {
+            if initFrom, let initializer = member.decl.as(InitializerDeclSyntax.self) {
+                let labels = initializer.signature.parameterClause.parameters.map(\.firstName.text)
+                if labels == ["from"] { return Syntax(initializer) }
+            }
+            if !initFrom, let function = member.decl.as(FunctionDeclSyntax.self), function.name.text == "encode" {
+                let labels = function.signature.parameterClause.parameters.map(\.firstName.text)
+                if labels == ["to"] { return Syntax(function) }
+            }
+        }
+        return nil
+    }
+
+    /// The names in the inheritance clause.
+    var inheritedNames: [String] {
+        inheritanceClause?.inheritedTypes.map { $0.type.trimmedDescription } ?? []
+    }
+
+    /// `public`, `package` or nothing: what the generated members need to satisfy the conformance.
+    var memberAccess: String {
+        for modifier in modifiers {
+            switch modifier.name.tokenKind {
+            case .keyword(.public), .keyword(.open): return "public "
+            case .keyword(.package): return "package "
+            default: continue
+            }
+        }
+        return ""
+    }
+}
+
+extension PatternBindingSyntax {
+    /// Whether the binding stores a value (no accessors, or only `willSet`/`didSet` observers).
+    var isStored: Bool {
+        guard let accessorBlock else { return true }
+        switch accessorBlock.accessors {
+        case .getter: return false
+        case .accessors(let accessors):
+            return accessors.allSatisfy { accessor in
+                accessor.accessorSpecifier.tokenKind == .keyword(.willSet) || accessor.accessorSpecifier.tokenKind == .keyword(.didSet)
+            }
+        }
+    }
+}
+
+extension String {
+    var trimmingBackticks: String {
+        hasPrefix("`") && hasSuffix("`") && count >= 2 ? String(dropFirst().dropLast()) : self
+    }
+}

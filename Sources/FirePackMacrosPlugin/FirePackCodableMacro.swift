@@ -1,0 +1,174 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@FirePackCodable`: conformances to `FirePackDecodable` / `FirePackEncodable` whose requirements read and write
+/// FirePack bytes directly, coding what synthesized `Codable` codes, under the same keys, in the same order.
+///
+/// Structs and enums get their generated members in the extension (so a struct keeps its memberwise initializer);
+/// classes get them as members, since a class's `required` initializer must be in its body.
+public struct FirePackCodableMacro: MemberMacro, ExtensionMacro {
+    public static func expansion(of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+                                 conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+        // Diagnostics come from the extension role, which runs for every declaration.
+        guard let classDecl = declaration.as(ClassDeclSyntax.self),
+              let plan = try? CodingPlan(declaration, diagnose: nil) else { return [] }
+        let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
+        return plan.members(initKeyword: isFinal ? "init" : "required init")
+    }
+
+    public static func expansion(of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+                                 providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+                                 in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
+        // A declaration it cannot generate for gets its diagnostics and no extension.
+        guard let plan = try? CodingPlan(declaration, diagnose: { diagnostic, node in
+            context.diagnose(Diagnostic(node: node, message: diagnostic))
+        }) else { return [] }
+        var conformances: [String] = []
+        let wanted = Set(protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" })
+        if plan.decodes && wanted.contains("FirePackDecodable") { conformances.append("FirePackDecodable") }
+        if plan.encodes && wanted.contains("FirePackEncodable") { conformances.append("FirePackEncodable") }
+        guard !conformances.isEmpty else { return [] }
+        let members = declaration.is(ClassDeclSyntax.self) ? [] : plan.members(initKeyword: "init")
+        let body = members.map { $0.description }.joined(separator: "\n\n")
+        let decl: DeclSyntax = body.isEmpty
+            ? "extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {}"
+            : """
+            extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {
+            \(raw: body)
+            }
+            """
+        return [decl.cast(ExtensionDeclSyntax.self)]
+    }
+}
+
+/// What to generate for one declaration, checked.
+struct CodingPlan {
+    enum Shape {
+        case fields([CodedProperty])
+        case rawValueEnum
+    }
+
+    let shape: Shape
+    let decodes: Bool
+    let encodes: Bool
+    let access: String
+
+    /// Reads the declaration; reports every reason it cannot be generated to `diagnose` and throws.
+    init(_ declaration: some DeclGroupSyntax,
+         diagnose: ((FirePackCodableDiagnostic, Syntax) -> Void)?) throws {
+        var failed = false
+        func fail(_ diagnostic: FirePackCodableDiagnostic, _ node: some SyntaxProtocol) {
+            diagnose?(diagnostic, Syntax(node))
+            failed = true
+        }
+        let names = declaration.inheritedNames
+        let namesCodable = names.contains("Codable")
+        let namesDecodable = names.contains("Decodable"), namesEncodable = names.contains("Encodable")
+        // Without a visible conformance (declared in another extension), generate both directions.
+        decodes = namesCodable || namesDecodable || !namesEncodable
+        encodes = namesCodable || namesEncodable || !namesDecodable
+        access = declaration.memberAccess
+
+        if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+            for member in enumDecl.memberBlock.members {
+                guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+                for element in caseDecl.elements where element.parameterClause != nil { fail(.associatedValues, element) }
+            }
+            let rawTypes: Set<String> = ["String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16",
+                                         "UInt32", "UInt64", "Double", "Float"]
+            if !failed && !(names.first.map(rawTypes.contains) ?? false) { fail(.noRawType, enumDecl.name) }
+            shape = .rawValueEnum
+        } else if declaration.is(StructDeclSyntax.self) || declaration.is(ClassDeclSyntax.self) {
+            if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) { fail(.customInitFrom, custom) }
+            if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) { fail(.customEncodeTo, custom) }
+            let properties = declaration.codedProperties()
+            let hasStoredProperty = declaration.memberBlock.members.contains { member in
+                guard let variable = member.decl.as(VariableDeclSyntax.self),
+                      !variable.modifiers.contains(where: { $0.name.text == "static" || $0.name.text == "class" }) else { return false }
+                return variable.bindings.contains(where: \.isStored)
+            }
+            if !hasStoredProperty { fail(.noStoredProperties, declaration.introducer) }
+            var seen: Set<String> = []
+            for property in properties where !seen.insert(property.key).inserted { fail(.duplicateKey, declaration.introducer) }
+            shape = .fields(properties)
+        } else {
+            fail(.unsupportedDeclaration, declaration.introducer)
+            shape = .rawValueEnum
+        }
+        if failed { throw DiagnosticsEmitted() }
+    }
+
+    /// `init(firePack:)` and `encode(firePack:)`, as the directions require.
+    func members(initKeyword: String) -> [DeclSyntax] {
+        var members: [DeclSyntax] = []
+        switch shape {
+        case .rawValueEnum:
+            if decodes {
+                members.append("""
+                    \(raw: access)\(raw: initKeyword)(firePack reader: inout FirePackValueReader) throws {
+                        self = try reader.decodeRawValue(Self.self)
+                    }
+                    """)
+            }
+            if encodes {
+                members.append("""
+                    \(raw: access)func encode(firePack writer: inout FirePackValueWriter) throws {
+                        try writer.encodeRawValue(self)
+                    }
+                    """)
+            }
+        case .fields(let properties):
+            if decodes { members.append(decodeMember(properties, initKeyword: initKeyword)) }
+            if encodes { members.append(encodeMember(properties)) }
+        }
+        // Re-indented as a whole: the bodies are assembled from lines.
+        return members.map { $0.formatted().cast(DeclSyntax.self) }
+    }
+
+    private func decodeMember(_ properties: [CodedProperty], initKeyword: String) -> DeclSyntax {
+        let decoded = properties.filter { !$0.isInitializedConstant }
+        var lines: [String] = []
+        if decoded.isEmpty {
+            lines.append("_ = try reader.readFields()")
+        } else {
+            lines.append("var fields = try reader.readFields()")
+            for property in decoded {
+                lines.append("\(property.storage) = try reader.\(property.decodeCall)")
+            }
+        }
+        return """
+            \(raw: access)\(raw: initKeyword)(firePack reader: inout FirePackValueReader) throws {
+                \(raw: lines.joined(separator: "\n"))
+            }
+            """
+    }
+
+    private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
+        func statements(_ properties: [CodedProperty]) -> CodeBlockItemListSyntax {
+            CodeBlockItemListSyntax(properties.map { property in
+                let method = property.isOptional ? "encodeIfPresent" : "encode"
+                return CodeBlockItemSyntax(item: .expr("try writer.\(raw: method)(\(raw: property.storage), forKey: \(raw: property.keyLiteral))"))
+            })
+        }
+        // Deterministic output sorts keys by their UTF-8 bytes: the order is fixed here, at compile time.
+        let sorted = properties.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+        var body: [CodeBlockItemSyntax] = [CodeBlockItemSyntax(item: .expr("writer.beginFields()"))]
+        if sorted.map(\.key) == properties.map(\.key) {
+            body += statements(properties)
+        } else {
+            let choice = IfExprSyntax(
+                conditions: [ConditionElementSyntax(condition: .expression("writer.sortsKeys"))],
+                body: CodeBlockSyntax(statements: statements(sorted)),
+                elseKeyword: .keyword(.else),
+                elseBody: .codeBlock(CodeBlockSyntax(statements: statements(properties))))
+            body.append(CodeBlockItemSyntax(item: .expr(ExprSyntax(choice))))
+        }
+        body.append(CodeBlockItemSyntax(item: .expr("writer.endFields()")))
+        let function = try! FunctionDeclSyntax("\(raw: access)func encode(firePack writer: inout FirePackValueWriter) throws") {
+            for item in body { item }
+        }
+        return DeclSyntax(function)
+    }
+}

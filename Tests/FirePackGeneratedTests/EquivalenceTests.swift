@@ -1,0 +1,76 @@
+import FirePack
+import FirePackTestSupport
+import Foundation
+import Testing
+
+/// The generated path is a faster way to the same bytes: same encodings, same decoded values, same errors.
+@Suite struct EquivalenceTests {
+    /// One random instance of each model, as a closure that checks it both ways.
+    static func models(_ generator: inout ModelGenerator) -> [(name: String, encoded: [UInt8], check: ([UInt8], DocumentReference?) -> Outcome)] {
+        func entry<T: Codable>(_ value: T) -> (String, [UInt8], ([UInt8], DocumentReference?) -> Outcome) {
+            expectSameEncoding(value)
+            let encoded = (try? Paths.encoder(generated: false).encodeToBytes(value)) ?? []
+            return ("\(T.self)", encoded, { bytes, reference in expectSameDecoding(T.self, bytes, in: reference) })
+        }
+        return [
+            entry(generator.book()), entry(generator.bookWithTags()), entry(generator.language()), entry(generator.office()),
+            entry(generator.article()), entry(generator.shelf()), entry(generator.everything()), entry(generator.holder()),
+            entry((0..<generator.count()).map { _ in generator.bookWithTags() }),
+            entry(["a": generator.book(), "b": generator.book()]),
+            entry([generator.everything()] as [Everything?]),
+            entry(Genre.allCases[generator.count(0...3)]), entry(Priority.allCases[generator.count(0...2)]),
+        ]
+    }
+
+    @Test func randomInstancesEncodeToTheSameBytesAndDecodeToTheSameValues() throws {
+        var generator = ModelGenerator(seed: 0xF12E_0001)
+        var checked = 0
+        for _ in 0..<150 {
+            for model in Self.models(&generator) where !model.encoded.isEmpty {
+                let reference = try DocumentReference(path: "books/b\(checked % 7)")
+                let outcome = model.check(model.encoded, checked % 2 == 0 ? nil : reference)
+                #expect(!outcome.isFailure, "\(model.name) did not decode: \(outcome)")
+                checked += 1
+            }
+        }
+        #expect(checked > 1_500)
+    }
+
+    /// At least 100,000 damaged inputs (truncated, bit-flipped, inserted, deleted, overwritten, duplicated): both paths
+    /// throw the same error or return equal values.
+    @Test func mutatedInputsFailOrSucceedTheSameWay() throws {
+        var generator = ModelGenerator(seed: 0xF12E_0002)
+        var bases: [(name: String, encoded: [UInt8], check: ([UInt8], DocumentReference?) -> Outcome)] = []
+        for _ in 0..<12 { bases += Self.models(&generator).filter { !$0.encoded.isEmpty } }
+        var rng = SeededGenerator(seed: 0xF12E_0003)
+        let reference = try DocumentReference(path: "shelves/s1/books/b2")
+        var failures = 0, successes = 0
+        for index in 0..<100_000 {
+            let base = bases[index % bases.count]
+            let damaged = ByteMutation.mutated(base.encoded, using: &rng)
+            if base.check(damaged, index % 3 == 0 ? reference : nil).isFailure { failures += 1 } else { successes += 1 }
+        }
+        // Both kinds of outcome were compared, in numbers.
+        #expect(failures > 10_000)
+        #expect(successes > 1_000)
+    }
+
+    @Test func encodingErrorsAreTheSame() throws {
+        var generator = ModelGenerator(seed: 0xF12E_0004)
+        var everything = generator.everything()
+        everything.uint64 = .max
+        expectSameEncoding(everything)
+        expectSameEncoding(PlainHolder(label: "x", book: generator.book(), articles: [], everything: everything))
+        let outcome = Outcome { try Paths.encoder(generated: true).encodeToBytes([everything]).description }
+        #expect(outcome.description.contains("path [0].uint64"), "\(outcome)")
+
+        everything.uint64 = 1
+        everything.double = .nan
+        for generated in [true, false] {
+            let encoder = Paths.encoder(generated: generated)
+            encoder.nonConformingFloatEncodingStrategy = .throw
+            let outcome = Outcome { try encoder.encodeToBytes(["k": everything]).description }
+            #expect(outcome.description.contains("path .k.double"), "\(outcome)")
+        }
+    }
+}

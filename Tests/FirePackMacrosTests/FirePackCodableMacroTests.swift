@@ -1,0 +1,228 @@
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacros
+import SwiftSyntaxMacrosTestSupport
+import XCTest
+import FirePackMacrosPlugin
+
+/// The macro as the compiler sees it: both roles, with the conformances it may add.
+private let macros: [String: MacroSpec] = [
+    "FirePackCodable": MacroSpec(type: FirePackCodableMacro.self, conformances: ["FirePackDecodable", "FirePackEncodable"]),
+]
+
+/// Expansion of every supported shape and every diagnostic.
+final class FirePackCodableMacroTests: XCTestCase {
+    func testStructWithWrappersOptionalsDefaultsAndInferredTypes() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            public struct Book: Codable {
+                @DocumentID var id: String?
+                var title: String
+                var pages: Int = 0
+                let kind = "book"
+                var cover: Cover?
+                var tags: [String]
+                var count = 3
+                static var shared = 1
+                var computed: Int { pages * 2 }
+            }
+            """,
+            expandedSource: """
+            public struct Book: Codable {
+                @DocumentID var id: String?
+                var title: String
+                var pages: Int = 0
+                let kind = "book"
+                var cover: Cover?
+                var tags: [String]
+                var count = 3
+                static var shared = 1
+                var computed: Int { pages * 2 }
+            }
+
+            extension Book: FirePackDecodable, FirePackEncodable {
+                public init(firePack reader: inout FirePackValueReader) throws {
+                    var fields = try reader.readFields()
+                    self._id = try reader.decodeWrapped(forKey: "id", in: &fields)
+                    self.title = try reader.decode(String.self, forKey: "title", in: &fields)
+                    self.pages = try reader.decode(Int.self, forKey: "pages", in: &fields)
+                    self.cover = try reader.decodeIfPresent(Cover.self, forKey: "cover", in: &fields)
+                    self.tags = try reader.decode([String].self, forKey: "tags", in: &fields)
+                    self.count = try reader.decodeInferred(forKey: "count", in: &fields)
+                }
+
+                public func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    if writer.sortsKeys {
+                        try writer.encode(self.count, forKey: "count")
+                        try writer.encodeIfPresent(self.cover, forKey: "cover")
+                        try writer.encode(self._id, forKey: "id")
+                        try writer.encode(self.kind, forKey: "kind")
+                        try writer.encode(self.pages, forKey: "pages")
+                        try writer.encode(self.tags, forKey: "tags")
+                        try writer.encode(self.title, forKey: "title")
+                    } else {
+                        try writer.encode(self._id, forKey: "id")
+                        try writer.encode(self.title, forKey: "title")
+                        try writer.encode(self.pages, forKey: "pages")
+                        try writer.encode(self.kind, forKey: "kind")
+                        try writer.encodeIfPresent(self.cover, forKey: "cover")
+                        try writer.encode(self.tags, forKey: "tags")
+                        try writer.encode(self.count, forKey: "count")
+                    }
+                    writer.endFields()
+                }
+            }
+            """,
+            macroSpecs: macros)
+    }
+
+    func testCodingKeysRenameAndExclude() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            struct Language: Codable {
+                var name: String
+                var year: Date
+                var reducedName: String = "unknown"
+                enum CodingKeys: String, CodingKey {
+                    case name = "language_name"
+                    case year
+                }
+            }
+            """,
+            expandedSource: """
+            struct Language: Codable {
+                var name: String
+                var year: Date
+                var reducedName: String = "unknown"
+                enum CodingKeys: String, CodingKey {
+                    case name = "language_name"
+                    case year
+                }
+            }
+
+            extension Language: FirePackDecodable, FirePackEncodable {
+                init(firePack reader: inout FirePackValueReader) throws {
+                    var fields = try reader.readFields()
+                    self.name = try reader.decode(String.self, forKey: "language_name", in: &fields)
+                    self.year = try reader.decode(Date.self, forKey: "year", in: &fields)
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    try writer.encode(self.name, forKey: "language_name")
+                    try writer.encode(self.year, forKey: "year")
+                    writer.endFields()
+                }
+            }
+            """,
+            macroSpecs: macros)
+    }
+
+    func testClassGetsRequiredInitializerInItsBody() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            class Shelf: Codable {
+                var name: String
+                var books: [Book]?
+            }
+            """,
+            expandedSource: """
+            class Shelf: Codable {
+                var name: String
+                var books: [Book]?
+
+                required init(firePack reader: inout FirePackValueReader) throws {
+                    var fields = try reader.readFields()
+                    self.name = try reader.decode(String.self, forKey: "name", in: &fields)
+                    self.books = try reader.decodeIfPresent([Book].self, forKey: "books", in: &fields)
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    if writer.sortsKeys {
+                        try writer.encodeIfPresent(self.books, forKey: "books")
+                        try writer.encode(self.name, forKey: "name")
+                    } else {
+                        try writer.encode(self.name, forKey: "name")
+                        try writer.encodeIfPresent(self.books, forKey: "books")
+                    }
+                    writer.endFields()
+                }
+            }
+
+            extension Shelf: FirePackDecodable, FirePackEncodable {
+            }
+            """,
+            macroSpecs: macros)
+    }
+
+    func testRawValueEnumAndOneDirection() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            enum Genre: String, Codable {
+                case fiction, poetry
+            }
+            @FirePackCodable
+            struct Out: Encodable {
+                var a: Int
+            }
+            """,
+            expandedSource: """
+            enum Genre: String, Codable {
+                case fiction, poetry
+            }
+            struct Out: Encodable {
+                var a: Int
+            }
+
+            extension Genre: FirePackDecodable, FirePackEncodable {
+                init(firePack reader: inout FirePackValueReader) throws {
+                    self = try reader.decodeRawValue(Self.self)
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    try writer.encodeRawValue(self)
+                }
+            }
+
+            extension Out: FirePackEncodable {
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    try writer.encode(self.a, forKey: "a")
+                    writer.endFields()
+                }
+            }
+            """,
+            macroSpecs: macros)
+    }
+
+    func testDiagnosticsNameTheFix() {
+        let cases: [(String, String, Int, Int)] = [
+            ("enum Shape: Codable {\n    case circle(Double), square\n}",
+             "@FirePackCodable cannot generate coding for an enum with associated values; remove @FirePackCodable (the enum keeps its Codable conformance and FirePack codes it through Codable)", 3, 10),
+            ("enum Plain: Codable {\n    case a, b\n}",
+             "@FirePackCodable generates coding for enums with a raw type (String or an integer or floating-point type); give the enum a raw type, or remove @FirePackCodable", 2, 6),
+            ("struct Custom: Codable {\n    var a: Int\n    init(from decoder: any Decoder) throws { a = 1 }\n}",
+             "@FirePackCodable would bypass this type's own init(from:); remove @FirePackCodable (FirePackDecoder then calls your init(from:)), or remove init(from:) to have both generated", 4, 5),
+            ("struct Custom: Codable {\n    var a: Int\n    func encode(to encoder: any Encoder) throws {}\n}",
+             "@FirePackCodable would bypass this type's own encode(to:); remove @FirePackCodable (FirePackEncoder then calls your encode(to:)), or remove encode(to:) to have both generated", 4, 5),
+            ("struct Computed: Codable {\n    var a: Int { 1 }\n}",
+             "@FirePackCodable found no stored properties to code (a computed-only type); remove @FirePackCodable, or write init(from:)/encode(to:) for the type", 2, 1),
+            ("struct Twice: Codable {\n    var a: Int\n    var b: Int\n    enum CodingKeys: String, CodingKey {\n        case a = \"x\", b = \"x\"\n    }\n}",
+             "two properties are coded under the same key; give each a distinct key in CodingKeys", 2, 1),
+            ("protocol P {}",
+             "@FirePackCodable applies to structs, classes and enums with a raw type; remove it from this declaration", 2, 1),
+            ("actor A {\n    var a = 1\n}",
+             "@FirePackCodable applies to structs, classes and enums with a raw type; remove it from this declaration", 2, 1),
+        ]
+        for (declaration, message, line, column) in cases {
+            assertMacroExpansion("@FirePackCodable\n" + declaration, expandedSource: declaration,
+                                 diagnostics: [DiagnosticSpec(message: message, line: line, column: column)],
+                                 macroSpecs: macros)
+        }
+    }
+}
