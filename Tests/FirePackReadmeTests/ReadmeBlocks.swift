@@ -8,6 +8,9 @@ struct ReadmeBlock {
     var code: [String]
     /// The block's imports.
     var imports: [String]
+    /// Declarations with an attached macro (`@FirePackCodable`), which must be at file scope: the lines from the
+    /// attribute to the closing brace at column 0.
+    var declarations: [String] = []
     /// One entry per `print` line: the comment at its end, or the comment line right after it.
     var expectedOutput: [String]
 
@@ -20,9 +23,14 @@ struct ReadmeBlock {
             guard lines[index] == "```swift" else { index += 1; continue }
             var block = ReadmeBlock(line: index + 1, code: [], imports: [], expectedOutput: [])
             index += 1
+            var hoisting = false
             while index < lines.count && lines[index] != "```" {
                 let line = lines[index]
-                if line.hasPrefix("import ") { block.imports.append(line) } else { block.code.append(line) }
+                if line.hasPrefix("@FirePackCodable") { hoisting = true }
+                if hoisting {
+                    block.declarations.append(line)
+                    if line == "}" { hoisting = false }
+                } else if line.hasPrefix("import ") { block.imports.append(line) } else { block.code.append(line) }
                 if line.contains("print(") {
                     if let comment = line.range(of: " // ", options: .backwards) {
                         block.expectedOutput.append(String(line[comment.upperBound...]).trimmingCharacters(in: .whitespaces))
@@ -54,6 +62,10 @@ struct ReadmeBlock {
 
         """
         for (number, block) in blocks.enumerated() {
+            if !block.declarations.isEmpty {
+                source += "\n// README.md line \(block.line): declarations with a macro, at file scope.\n"
+                source += block.declarations.joined(separator: "\n") + "\n"
+            }
             source += "\n/// README.md line \(block.line).\n"
             source += "func readmeBlock\(number + 1)(print: @escaping (Any...) -> Void) throws {\n"
             for line in block.code {

@@ -38,7 +38,8 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
         let taggedBytes = try! FirePackEncoder().encodeToBytes(tagged)
-        precondition(try! handWrittenDecodeTagged(taggedBytes) == tagged, "the hand-written decoder reads what FirePackEncoder writes")
+        precondition(try! handWrittenDecodeTagged(taggedBytes) == FirePackDecoder().decode([BookWithTags].self, from: taggedBytes),
+                     "the hand-written decoder reads what FirePackDecoder reads")
         Benchmark("Decode \(count) BookWithTags/hand-written FirePack") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try handWrittenDecodeTagged(taggedBytes)) }
         }
@@ -63,7 +64,8 @@ func register<T: Codable>(_ name: String, _ values: [T]) {
     let json = try! jsonEncoder.encode(values)
     let dictionary = try! dictionaryEncoder.encodeToAny(values)
     let plist = try! plistEncoder.encode(values)
-    let proto = try! (firePackEncoder.encodeToValue(values)).firestoreProtoBytes()
+    // Pending server timestamps have no protobuf form (Article): that path is left out for such values.
+    let proto = try? (firePackEncoder.encodeToValue(values)).firestoreProtoBytes()
 
     Benchmark("Encode \(name)/FirePackEncoder @FirePackCodable") { benchmark in
         for _ in benchmark.scaledIterations {
@@ -106,6 +108,7 @@ func register<T: Codable>(_ name: String, _ values: [T]) {
     Benchmark("Decode \(name)/PropertyListDecoder binary") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try plistDecoder.decode([T].self, from: plist)) }
     }
+    guard let proto else { return }
     Benchmark("Encode \(name)/FirePack protobuf transcoder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try (firePackEncoder.encodeToValue(values)).firestoreProtoBytes()) }
     }

@@ -3,7 +3,7 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode [iterations]
+//   ProfileCodable encode|decode|books|encodeBooks [iterations]
 let mode = CommandLine.arguments.dropFirst().first ?? "decode"
 let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
 let book = makeBookWithTags(1)
@@ -15,7 +15,11 @@ let booksBytes = try encoder.encodeToBytes(books)
 let writer = FirePackWriter()
 var checksum = 0
 for _ in 0..<iterations {
-    if mode == "books" {
+    if mode == "encodeBooks" {
+        try encoder.encode(books, into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
+    } else if mode == "books" {
         checksum &+= try decoder.decode([Book].self, from: booksBytes).count
     } else if mode == "encode" {
         try encoder.encode(book, into: writer)

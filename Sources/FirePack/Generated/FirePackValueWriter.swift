@@ -163,9 +163,15 @@ extension FirePackValueWriter {
     /// Writes an array of a generated (or native) element type, element by element.
     public mutating func encodeArray<Element: FirePackEncodable>(_ elements: [Element]) throws {
         writer.beginArray()
-        for (index, element) in elements.enumerated() {
-            do { try element.encode(firePack: &self) } catch let error as EncodingError {
-                throw error.prefixingPath([AnyCodingKey(index: index)])
+        // By index over the buffer: unspecialized across modules, `enumerated()` allocated a box per element for
+        // its `(offset, element)?` (callgrind: one malloc per element, 4% of instructions in tuple metadata).
+        try elements.withUnsafeBufferPointer { buffer in
+            var index = 0
+            while index < buffer.count {
+                do { try buffer[index].encode(firePack: &self) } catch let error as EncodingError {
+                    throw error.prefixingPath([AnyCodingKey(index: index)])
+                }
+                index += 1
             }
         }
         writer.endArray()

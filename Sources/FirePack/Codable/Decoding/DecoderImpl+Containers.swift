@@ -74,13 +74,15 @@ extension DecoderImpl {
     }
 
     /// The current value, read as one value.
+    ///
+    /// Three words, so that the `any SingleValueDecodingContainer` holding it needs no heap box (a fourth word cost
+    /// one allocation per value); its coding path is the decoder's, which is the value's while its `init(from:)` runs.
     struct SingleValueContainer: SingleValueDecodingContainer {
         let decoder: DecoderImpl
         let offset: Int
         let end: Int
-        let pathDepth: Int
 
-        var codingPath: [any CodingKey] { decoder.path.prefix(pathDepth).map(\.codingKey) }
+        var codingPath: [any CodingKey] { decoder.codingPath }
 
         func decodeNil() -> Bool { (try? decoder.input.tag(at: offset, limit: end)) == Tag.null }
 

@@ -63,7 +63,7 @@ final class DecoderImpl: Decoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleValueContainer(decoder: self, offset: offset, end: end, pathDepth: path.count)
+        SingleValueContainer(decoder: self, offset: offset, end: end)
     }
 
     /// Decodes the root value.
