@@ -11,12 +11,29 @@ let package = Package(
         .library(name: "FirePackStreams", targets: ["FirePackStreams"]),
         // `@FirePackCodable`: generated coding. Only this product (and its tests) builds swift-syntax.
         .library(name: "FirePackMacros", targets: ["FirePackMacros"]),
+        // swift-nio `ByteBuffer` reading and writing; built with the `FirePackNIO` trait.
+        .library(name: "FirePackNIO", targets: ["FirePackNIO"]),
+        // Hummingbird 2 request decoding, response encoding and content negotiation; the `FirePackHummingbird` trait.
+        .library(name: "FirePackHummingbird", targets: ["FirePackHummingbird"]),
+    ],
+    // Server integrations are off by default: a package that depends on FirePack without naming these traits
+    // neither fetches nor builds swift-nio or Hummingbird (SwiftPM prunes dependencies used only by disabled traits).
+    traits: [
+        .trait(name: "FirePackNIO", description: "The FirePackNIO module: FirePack in and out of swift-nio ByteBuffers."),
+        .trait(name: "FirePackHummingbird", description: "The FirePackHummingbird module (and FirePackNIO): FirePack bodies in Hummingbird 2.",
+               enabledTraits: ["FirePackNIO"]),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         // The command-line tool depends on swift-argument-parser and the macro plugin on swift-syntax; the FirePack,
         // FirePackInterop and FirePackStreams libraries depend on no package.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Only with the FirePackNIO / FirePackHummingbird traits. Hummingbird's own default traits (swift-configuration
+        // support, full Foundation) are not needed here.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "FirePack"),
@@ -29,6 +46,15 @@ let package = Package(
             .product(name: "SwiftDiagnostics", package: "swift-syntax"),
         ]),
         .target(name: "FirePackMacros", dependencies: ["FirePack", "FirePackMacrosPlugin"]),
+        // Each module compiles to nothing unless its trait is enabled (`swift build --traits FirePackHummingbird`).
+        .target(name: "FirePackNIO", dependencies: [
+            "FirePack", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["FirePackNIO"])),
+        ]),
+        .target(name: "FirePackHummingbird", dependencies: [
+            "FirePack", "FirePackNIO",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["FirePackHummingbird"])),
+            .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
+        ]),
         // zlib from the system (Debian zlib1g-dev): CRC-32 for stream records and gzip.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "FirePackStreams", dependencies: ["FirePack", "CZlib"]),
@@ -63,6 +89,31 @@ let package = Package(
         ]),
         // The generated path against the Codable path: same bytes, same values, same errors.
         .testTarget(name: "FirePackGeneratedTests", dependencies: ["FirePack", "FirePackMacros", "FirePackStreams", "FirePackTestSupport"]),
+        .testTarget(name: "FirePackNIOTests", dependencies: [
+            "FirePackNIO", "FirePackMacros", "FirePackTestSupport",
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["FirePackNIO"])),
+        ]),
+        .testTarget(name: "FirePackHummingbirdTests", dependencies: [
+            "FirePackHummingbird", "FirePackMacros",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["FirePackHummingbird"])),
+        ]),
+        // The example service (Examples/BookService): a Hummingbird server with JSON and FirePack routes, its client,
+        // and the integration tests that start it on a loopback port. Built with the FirePackHummingbird trait.
+        .target(name: "BookService", dependencies: [
+            "FirePackHummingbird", "FirePackMacros",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["FirePackHummingbird"])),
+            .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
+            .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
+            .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["FirePackHummingbird"])),
+        ], path: "Examples/BookService/Sources/BookService"),
+        .executableTarget(name: "book-service", dependencies: [
+            "BookService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Examples/BookService/Sources/book-service"),
+        .executableTarget(name: "book-client", dependencies: [
+            "BookService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Examples/BookService/Sources/book-client"),
+        .testTarget(name: "BookServiceTests", dependencies: ["BookService", "FirePackTestSupport"], path: "Examples/BookService/Tests/BookServiceTests"),
         .testTarget(name: "FirePackProtobufCTests", dependencies: ["FirePack", "FirePackInterop", "CFirestoreProto", "FirePackTestSupport"]),
     ]
 )

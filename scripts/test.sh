@@ -15,5 +15,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
 
-swift build --build-tests
-swift test --skip-build 2>&1 | tee .build/test-output.txt
+# Everything, the optional FirePackNIO / FirePackHummingbird modules and the example service included.
+swift build --build-tests --traits FirePackHummingbird
+swift test --skip-build --traits FirePackHummingbird 2>&1 | tee .build/test-output.txt
+# The claim that the traits keep swift-nio and Hummingbird away from FirePack-only users, checked.
+bash scripts/check-footprint.sh

@@ -229,6 +229,10 @@ Why the missed targets are missed, as measured (callgrind on `Benchmarks/Sources
 {bench.strip()}
 ```
 """
+    # The HTTP load test runs separately (scripts/load-test.py writes its section); keep its latest results.
+    load_test = ROOT / "Benchmarks/Results/load-test.md"
+    if load_test.exists():
+        text = text.rstrip("\n") + "\n\n" + load_test.read_text(encoding="utf-8")
     (ROOT / "BENCHMARKS.md").write_text(text, encoding="utf-8")
     print("wrote BENCHMARKS.md and Docs/benchmarks.svg")
 

@@ -116,8 +116,30 @@ public final class FirePackWriter {
         state = ClassState(WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
     }
 
+    /// Creates a writer that writes into `buffer`, memory the caller owns, until a value needs more room than it has.
+    ///
+    /// Then the writer moves what it has written into memory of its own and goes on there: check
+    /// `isWritingInBorrowedMemory` when done. The caller keeps `buffer` valid and unused for as long as that is true;
+    /// the writer never frees it. Used to encode straight into another library's buffer (FirePackNIO's
+    /// `ByteBuffer.writeFirePack`).
+    package init(options: Options = Options(), borrowing buffer: UnsafeMutableRawBufferPointer) {
+        self.options = options
+        self.sink = nil
+        if let base = buffer.baseAddress, buffer.count >= 64 {
+            var initial = WriterState(storage: base.bindMemory(to: UInt8.self, capacity: buffer.count), capacity: buffer.count)
+            initial.ownsStorage = false
+            state = ClassState(initial)
+        } else {
+            let capacity = max(options.initialCapacity, 64)
+            state = ClassState(WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
+        }
+    }
+
+    /// Whether the writer is still writing into the memory it was created `borrowing`.
+    package var isWritingInBorrowedMemory: Bool { !state.pointer.pointee.ownsStorage }
+
     deinit {
-        state.pointer.pointee.storage.deallocate()
+        if state.pointer.pointee.ownsStorage { state.pointer.pointee.storage.deallocate() }
         state.release()
     }
 
@@ -206,7 +228,7 @@ public final class FirePackWriter {
         let newCapacity = max(capacity * 2, writerIndex + count)
         let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newStorage.update(from: storage, count: writerIndex)
-        storage.deallocate()
+        if state.pointer.pointee.ownsStorage { storage.deallocate() } else { state.pointer.pointee.ownsStorage = true }
         storage = newStorage
         capacity = newCapacity
     }
@@ -244,6 +266,8 @@ public final class FirePackWriter {
 struct WriterState {
     var storage: UnsafeMutablePointer<UInt8>
     var capacity: Int
+    /// False while `storage` is memory the writer was created borrowing (never freed by the writer).
+    var ownsStorage = true
     var writerIndex = 0
     var rootStart = 0
     var completedEnd = 0

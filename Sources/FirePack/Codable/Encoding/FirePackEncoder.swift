@@ -81,6 +81,16 @@ public final class FirePackEncoder: Sendable {
         try encode(value, into: writer, options: options)
     }
 
+    /// Encodes the value as one root value into `buffer` (memory the caller owns) while it fits, and returns the
+    /// writer that holds the bytes: still in `buffer` when `isWritingInBorrowedMemory`, else in the writer's own
+    /// memory. For FirePackNIO's `ByteBuffer.writeFirePack`.
+    package func encode<T: Encodable>(_ value: T, borrowing buffer: UnsafeMutableRawBufferPointer) throws -> FirePackWriter {
+        let options = self.options
+        let writer = FirePackWriter(options: .init(deterministic: options.deterministic), borrowing: buffer)
+        try encode(value, into: writer, options: options)
+        return writer
+    }
+
     func encode<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
         guard !writer.isInsideValue else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "The writer is inside a value: FirePackEncoder appends whole root values"))
