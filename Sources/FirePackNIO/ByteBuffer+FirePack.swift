@@ -16,7 +16,7 @@ extension ByteBuffer {
     public mutating func writeFirePack<T: Encodable>(_ value: T, encoder: FirePackEncoder = FirePackEncoder(),
                                                      minimumWritableBytes: Int = 1024) throws -> Int {
         var spilled: FirePackWriter?
-        let written = try writeWithUnsafeMutableBytes(minimumWritableBytes: Swift.max(minimumWritableBytes, 64)) { space in
+        let written = try writeWithUnsafeMutableBytes(minimumWritableBytes: minimumWritableBytes) { space in
             let writer = try encoder.encode(value, borrowing: space)
             guard writer.isWritingInBorrowedMemory else {
                 spilled = writer

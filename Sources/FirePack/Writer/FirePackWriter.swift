@@ -109,11 +109,23 @@ public final class FirePackWriter {
     }
 
     /// Creates a writer; with a sink, `flush()` sends complete values there.
-    public init(options: Options = Options(), sink: Sink? = nil) {
+    public convenience init(options: Options = Options(), sink: Sink? = nil) {
+        self.init(options: options, sink: sink, borrowedStorage: nil)
+    }
+
+    /// Starts in `borrowedStorage` when it is given and holds at least 64 bytes, else in a buffer of its own.
+    private init(options: Options, sink: Sink?, borrowedStorage: UnsafeMutableRawBufferPointer?) {
         self.options = options
         self.sink = sink
-        let capacity = max(options.initialCapacity, 64)
-        state = ClassState(WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
+        if let borrowedStorage, let base = borrowedStorage.baseAddress, borrowedStorage.count >= 64 {
+            var initial = WriterState(storage: base.bindMemory(to: UInt8.self, capacity: borrowedStorage.count),
+                                      capacity: borrowedStorage.count)
+            initial.ownsStorage = false
+            state = ClassState(initial)
+        } else {
+            let capacity = max(options.initialCapacity, 64)
+            state = ClassState(WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
+        }
     }
 
     /// Creates a writer that writes into `buffer`, memory the caller owns, until a value needs more room than it has.
@@ -122,17 +134,8 @@ public final class FirePackWriter {
     /// `isWritingInBorrowedMemory` when done. The caller keeps `buffer` valid and unused for as long as that is true;
     /// the writer never frees it. Used to encode straight into another library's buffer (FirePackNIO's
     /// `ByteBuffer.writeFirePack`).
-    package init(options: Options = Options(), borrowing buffer: UnsafeMutableRawBufferPointer) {
-        self.options = options
-        self.sink = nil
-        if let base = buffer.baseAddress, buffer.count >= 64 {
-            var initial = WriterState(storage: base.bindMemory(to: UInt8.self, capacity: buffer.count), capacity: buffer.count)
-            initial.ownsStorage = false
-            state = ClassState(initial)
-        } else {
-            let capacity = max(options.initialCapacity, 64)
-            state = ClassState(WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
-        }
+    package convenience init(options: Options = Options(), borrowing buffer: UnsafeMutableRawBufferPointer) {
+        self.init(options: options, sink: nil, borrowedStorage: buffer)
     }
 
     /// Whether the writer is still writing into the memory it was created `borrowing`.
