@@ -62,7 +62,7 @@ let package = Package(
             "FirePack", "FirePackInterop", "FirePackStreams", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Shared by the test targets (a seeded random generator).
-        .target(name: "FirePackTestSupport", path: "Tests/FirePackTestSupport"),
+        .target(name: "FirePackTestSupport", dependencies: ["FirePack"], path: "Tests/FirePackTestSupport"),
         .testTarget(name: "FirePackTests", dependencies: ["FirePack", "FirePackTestSupport"]),
         .testTarget(name: "FirePackInteropTests", dependencies: ["FirePack", "FirePackInterop", "FirePackTestSupport"]),
         // A file of Firestore-SDK-style code (the guide's models and calls) that must compile unchanged.

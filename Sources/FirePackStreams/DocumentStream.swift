@@ -132,31 +132,41 @@ public final class DocumentStreamWriter {
     /// A type with generated coding (`@FirePackCodable`) is written straight into the record; any other through a
     /// `Document`. On error nothing of the record stays.
     public func append<T: Encodable>(_ value: T, reference: DocumentReference, encoder: FirePackEncoder = FirePackEncoder()) throws {
-        precondition(!closed, "append after close()")
-        if encoder.hasGeneratedCoding(T.self) {
-            let recordStart = writer.writerIndex
-            writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)
-            let payloadStart = writer.writerIndex
-            // The document's entries in §9's order, the fields written in place by the generated code.
-            writer.beginMap()
-            writer.writeKey("name")
-            writer.writeReference(reference)
-            writer.writeKey("fields")
-            let written: Bool
-            do { written = try encoder.encodeGeneratedFields(value, into: writer) } catch {
-                writer.abandonRootValue(truncatingTo: payloadStart)
-                writer.discardCompleted(from: recordStart)
-                throw error
-            }
-            if written {
-                writer.endMap()
-                try finishRecord(from: recordStart, payloadStart: payloadStart)
-                return
-            }
-            writer.abandonRootValue(truncatingTo: payloadStart)
-            writer.discardCompleted(from: recordStart)
+        if encoder.hasGeneratedCoding(T.self),
+           try append(reference: reference, writingFields: { writer in try encoder.encodeGeneratedFields(value, into: writer) }) {
+            return
         }
         try append(Document(reference: reference, from: value, encoder: encoder))
+    }
+
+    /// Appends the document at `reference` whose fields `writeFields` writes into the record in place, as one map
+    /// value; it returns false, having written nothing, when it cannot (the caller then takes another path).
+    ///
+    /// On error, or when `writeFields` returns false, nothing of the record stays.
+    package func append(reference: DocumentReference, writingFields writeFields: (FirePackWriter) throws -> Bool) throws -> Bool {
+        precondition(!closed, "append after close()")
+        let recordStart = writer.writerIndex
+        writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)
+        let payloadStart = writer.writerIndex
+        // The document's entries in §9's order, the fields written in place.
+        writer.beginMap()
+        writer.writeKey("name")
+        writer.writeReference(reference)
+        writer.writeKey("fields")
+        let written: Bool
+        do { written = try writeFields(writer) } catch {
+            writer.abandonRootValue(truncatingTo: payloadStart)
+            writer.discardCompleted(from: recordStart)
+            throw error
+        }
+        guard written else {
+            writer.abandonRootValue(truncatingTo: payloadStart)
+            writer.discardCompleted(from: recordStart)
+            return false
+        }
+        writer.endMap()
+        try finishRecord(from: recordStart, payloadStart: payloadStart)
+        return true
     }
 
     /// Passes buffered records to the sink.

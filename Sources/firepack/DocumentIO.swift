@@ -45,19 +45,59 @@ final class JSONLinesInput: DocumentInput {
         self.naming = naming
         jsonOptions = JSONOptions(largeIntegers: naming.largeIntegers)
     }
+
     func next() throws -> Document? {
         while let line = try lines.next() {
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            let value: Value
-            do { value = try Value(json: line, options: jsonOptions) } catch {
-                throw FirePackError(error.code, offset: error.offset,
-                                    "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
-                                    path: error.path)
-            }
-            return try naming.document(from: value, line: lines.lineNumber)
+            if isBlank(line) { continue }
+            return try document(from: line)
         }
         return nil
     }
+
+    /// Appends the next line's document to `stream` — its fields written straight from the text into the record, no
+    /// tree built — and returns false at the end. Lines the direct path does not take (not a plain object, an
+    /// escaped key, a malformed line) go through `document(from:)`, which also reports what is wrong, so both paths
+    /// write the same bytes and throw the same errors. The stream must not be deterministic (sorted keys).
+    func appendNext(to stream: DocumentStreamWriter) throws -> Bool {
+        while let line = try lines.next() {
+            if isBlank(line) { continue }
+            let appended = try line.withUnsafeBytes { text in
+                // `__name__` where FirePack writes it, last, is found from the end; anywhere else by a scan of the members.
+                let name: Value?, id: Value?
+                if let path = JSONTranscoding.lastMemberString(named: naming.memberNames[0], in: text) {
+                    (name, id) = (.string(path), nil)
+                } else {
+                    guard let members = JSONTranscoding.members(named: naming.memberNames, in: text, options: jsonOptions) else { return false }
+                    (name, id) = (members[0], members.count > 1 ? members[1] : nil)
+                }
+                // A line that fails here fails on the tree path too (which says why); a record is counted twice only then.
+                guard let (reference, consumedKey) = try? naming.reference(name: name, id: id, line: lines.lineNumber) else { return false }
+                let skipping = consumedKey == nil ? nil : consumedKey == "__name__" ? naming.memberNames[0] : naming.memberNames[1]
+                // Errors of the sink pass through; text the direct path cannot write leaves no record behind.
+                return try stream.append(reference: reference, writingFields: { writer in
+                    do { try JSONTranscoding.writeObject(text, skipping: skipping, options: jsonOptions, into: writer) } catch { return false }
+                    return true
+                })
+            }
+            if !appended { try stream.append(document(from: line)) }
+            return true
+        }
+        return false
+    }
+
+    private func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+
+    /// The line's document through a tree, with errors naming the line and column.
+    private func document(from line: ArraySlice<UInt8>) throws -> Document {
+        let value: Value
+        do { value = try Value(json: line, options: jsonOptions) } catch {
+            throw FirePackError(error.code, offset: error.offset,
+                                "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
+                                path: error.path)
+        }
+        return try naming.document(from: value, line: lines.lineNumber)
+    }
+
     var problems: [String] { [] }
 }
 
@@ -170,7 +210,12 @@ final class CollectingOutput: DocumentOutput {
 
 final class StreamOutput: DocumentOutput {
     let writer: DocumentStreamWriter
-    init(_ sink: ByteSink, deterministic: Bool) throws { writer = try DocumentStreamWriter(sink: sink, deterministic: deterministic) }
+    /// Whether map keys are sorted (then records are written from trees).
+    let deterministic: Bool
+    init(_ sink: ByteSink, deterministic: Bool) throws {
+        writer = try DocumentStreamWriter(sink: sink, deterministic: deterministic)
+        self.deterministic = deterministic
+    }
     func write(_ document: Document) throws { try writer.append(document) }
     func finish() throws { try writer.close() }
 }

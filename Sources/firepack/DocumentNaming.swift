@@ -33,39 +33,56 @@ final class DocumentNaming {
     /// `--id-field`, or with `--generate-missing-ids`) a new ID; a missing ID field is otherwise an error naming
     /// the record.
     func document(from value: Value, line: Int?) throws -> Document {
-        let record = recordCount
-        recordCount += 1
-        let position = line.map { "line \($0): " } ?? "record \(record): "
+        let position = self.position(line: line)
         guard case .map(var fields) = value else {
+            recordCount += 1
             throw FirePackError(.invalidValue, "\(position)a document must be a JSON object, not \(value.type)")
         }
-        let path: String
-        if let name = fields["__name__"] {
-            fields["__name__"] = nil
+        let (reference, consumedKey) = try reference(name: fields["__name__"], id: idField.flatMap { fields[$0] }, line: line)
+        if let consumedKey { fields[consumedKey] = nil }
+        return Document(reference: reference, fields: fields)
+    }
+
+    /// The names of the members `reference(name:id:line:)` reads: `__name__`, and the ID field when there is one.
+    private(set) lazy var memberNames: [[UInt8]] = [Array("__name__".utf8)] + (idField.map { [Array($0.utf8)] } ?? [])
+
+    /// The reference of the next record, from the values of its `__name__` and ID-field members (nil when absent),
+    /// and the member to leave out of its fields (nil: none); counts the record (and a generated ID).
+    func reference(name: Value?, id: Value?, line: Int?) throws -> (DocumentReference, consumedKey: String?) {
+        let position = self.position(line: line)
+        let record = recordCount
+        recordCount += 1
+        let path: String, consumedKey: String?
+        if let name {
+            consumedKey = "__name__"
             switch name {
             case .string(let text): path = text
             case .reference(let reference): path = reference.path
             default: throw FirePackError(.invalidValue, "\(position)__name__ must be a document path")
             }
-        } else if let idField, let id = fields[idField] {
+        } else if let idField, let id {
             switch id {
             case .string(let text): path = collection + "/" + text
             case .integer(let number): path = collection + "/" + String(number)
             default: throw FirePackError(.invalidValue, "\(position)the id field \(idField.debugDescription) must be a string or integer")
             }
-            if !keepsIDField { fields[idField] = nil }
+            consumedKey = keepsIDField ? nil : idField
         } else if let idField, !generatesMissingIDs {
             throw FirePackError(.invalidValue, "\(position)the document has no \(idField.debugDescription) field (--id-field); "
                                 + "add --generate-missing-ids to give such documents new IDs")
         } else {
             path = generatedPath(record: record)
+            consumedKey = nil
         }
         do {
-            return Document(reference: try DocumentReference(path: path), fields: fields)
+            return (try DocumentReference(path: path), consumedKey)
         } catch {
             throw FirePackError(.invalidReference, "\(position)\(error.message)")
         }
     }
+
+    /// `line L: ` for JSON lines, `record R: ` for the next record of a single value.
+    private func position(line: Int?) -> String { line.map { "line \($0): " } ?? "record \(recordCount): " }
 
     /// A path with a new 20-character ID, random or (deterministic) derived from the collection and record number.
     func generatedPath(record: Int) -> String {

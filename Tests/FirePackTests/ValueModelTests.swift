@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirePackTestSupport
 @testable import FirePack
 
 @Suite("Value model")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirePackTestSupport
 @testable import FirePack
 
 /// Splits concatenated root values with `encodedLength(ofValueAt:)` and decodes each.

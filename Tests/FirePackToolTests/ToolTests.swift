@@ -90,6 +90,44 @@ struct ToolTests {
         }
     }
 
+    /// JSON lines into a stream take the direct path (no tree); `--resolve-server-timestamps` forces the tree path,
+    /// which must write the same bytes when no line holds a server timestamp, and report the same errors.
+    @Test func jsonLinesToAStreamWriteWhatTheTreePathWrites() throws {
+        var lines = [
+            #"{"title":"Dune","pages":412,"published":{"__timestamp__":"1965-08-01T00:00:00Z"},"__name__":"books/dune"}"#,
+            #"{"__name__":"books/first","tags":[{"t":"a"},{"t":"b"}],"id":"not the id"}"#,
+            #"{"k\n":"escaped key","__name__":"books/escaped"}"#,
+            #"{"__name__":{"__reference__":"books/by-reference"},"x":[1,2.5,-0.0,null,true]}"#,
+            #"{"m":{"__map__":{"__bytes__":"AAE="}},"g":{"__geopoint__":[1.5,-2]},"d":{"__double__":"NaN"},"__name__":"books/markers"}"#,
+            #"  {"id":"spaced","nested":{"__name__":"not the document's","deep":{"a":{"b":{"c":1}}}}, "__name__" : "books/spaced" }  "#,
+            "",
+        ]
+        for index in 0..<300 { lines.append(#"{"title":"Book \#(index)","n":\#(index),"t":{"__timestamp__":"2020-01-01T00:00:0\#(index % 10)Z"},"__name__":"books/b\#(index)"}"#) }
+        let input = path("mixed.jsonl")
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
+        for extra in [[String](), ["--id-field", "id", "--generate-missing-ids", "--collection", "c"]] {
+            let direct = try Tool.run(["convert", input, path("direct.fpks"), "--quiet"] + extra)
+            let tree = try Tool.run(["convert", input, path("tree.fpks"), "--quiet", "--resolve-server-timestamps", "now"] + extra)
+            #expect(direct.status == 0 && tree.status == 0, "\(direct.stderr) \(tree.stderr)")
+            if extra.isEmpty {
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path("direct.fpks"))) == Data(contentsOf: URL(fileURLWithPath: path("tree.fpks"))))
+            } else {
+                // Generated IDs differ run to run: compare the documents with the spaced line's (given) ID.
+                let read = { (file: String) throws -> [Document] in try DocumentStreamReader(source: FileSource(path: self.path(file))).documents.map { $0 } }
+                let (directDocuments, treeDocuments) = (try read("direct.fpks"), try read("tree.fpks"))
+                #expect(directDocuments.count == treeDocuments.count && directDocuments.count == lines.count - 1)
+                #expect(zip(directDocuments, treeDocuments).allSatisfy { $0.fields == $1.fields })
+            }
+        }
+        // A bad line: the same message on both paths, and no output file.
+        try Data((lines.prefix(3) + [#"{"a":1,"a":2,"__name__":"books/dup"}"#]).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
+        let direct = try Tool.run(["convert", input, path("bad-direct.fpks"), "--quiet"])
+        let tree = try Tool.run(["convert", input, path("bad-tree.fpks"), "--quiet", "--resolve-server-timestamps", "now"])
+        #expect(direct.status != 0 && direct.stderr == tree.stderr.replacingOccurrences(of: "bad-tree", with: "bad-direct"))
+        #expect(direct.stderr.contains("line 4") && direct.stderr.contains("appears twice"))
+        #expect(!FileManager.default.fileExists(atPath: path("bad-direct.fpks")))
+    }
+
     @Test func singleValueFormatsAndBack() throws {
         let fixture = try Value(json: Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.json")))
         for (a, b) in [("fpk", "json"), ("json", "fpk"), ("fpk.gz", "json.gz"), ("fpk", "fpks"), ("fpks", "json")] {

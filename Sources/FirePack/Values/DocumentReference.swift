@@ -88,20 +88,37 @@ enum ReferencePath {
     /// starts with `projects/P/databases/D/documents/` and what follows is a relative path of the kind; otherwise
     /// the whole path must be a relative path: collection, document, collection, … — an even number of segments for
     /// a document, an odd number for a collection.
+    ///
+    /// One pass over the bytes, no allocation: every document read from FirePack, JSON or a stream checks its path
+    /// here (splitting the path into an array of segments was 7% of converting JSON lines to a stream).
     static func problem(in path: String, naming kind: Kind) -> String? {
-        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        for segment in segments {
-            if segment.isEmpty { return "it has an empty segment" }
-            if segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) { return "a segment is '.' or '..'" }
-            if DocumentReference.isReserved(segment) { return "a segment of the form __…__ is reserved" }
+        var path = path
+        return path.withUTF8 { bytes in
+            var segments = 0, start = 0, fullForm = true
+            for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: "/") {
+                let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if segment.isEmpty { return "it has an empty segment" }
+                if segment[0] == UInt8(ascii: "."), segment.count == 1 || (segment.count == 2 && segment[1] == UInt8(ascii: ".")) {
+                    return "a segment is '.' or '..'"
+                }
+                if DocumentReference.isReserved(segment) { return "a segment of the form __…__ is reserved" }
+                switch segments {
+                case 0: fullForm = segment.elementsEqual("projects".utf8)
+                case 2: fullForm = fullForm && segment.elementsEqual("databases".utf8)
+                case 4: fullForm = fullForm && segment.elementsEqual("documents".utf8)
+                default: break
+                }
+                segments += 1
+                start = end + 1
+            }
+            let wantsEven = kind == .document
+            if fullForm && segments > 5 && ((segments - 5) % 2 == 0) == wantsEven { return nil }
+            if (segments % 2 == 0) != wantsEven {
+                return wantsEven ? "it has an odd number of segments (a collection, not a document)"
+                                 : "it has an even number of segments (a document, not a collection)"
+            }
+            return nil
         }
-        let wantsEven = kind == .document
-        if fullFormPrefixLength(segments) == 5 && segments.count > 5 && ((segments.count - 5) % 2 == 0) == wantsEven { return nil }
-        if (segments.count % 2 == 0) != wantsEven {
-            return wantsEven ? "it has an odd number of segments (a collection, not a document)"
-                             : "it has an even number of segments (a document, not a collection)"
-        }
-        return nil
     }
 
     /// Whether `lhs` orders before `rhs` segment by segment, each compared by its UTF-8 bytes (Firestore's order).

@@ -56,9 +56,17 @@ extension Timestamp {
     /// Parses RFC 3339 (`2014-10-02T15:01:23.045123456Z`, `…+02:00`, `t`/`z` and a space separator accepted), with up
     /// to nine fractional digits; years may carry a sign and more than four digits, as `rfc3339String` writes them.
     public init(rfc3339 text: String) throws(FirePackError) {
-        var utf8 = Array(text.utf8)[...]
+        var text = text
+        self = try text.withUTF8 { bytes in
+            Result { () throws(FirePackError) in try Timestamp(rfc3339: UnsafeRawBufferPointer(bytes)) }
+        }.get()
+    }
+
+    /// Parses RFC 3339 from UTF-8 bytes, as `init(rfc3339:)` does from a string, without copying them.
+    package init(rfc3339 bytes: UnsafeRawBufferPointer) throws(FirePackError) {
+        var utf8 = bytes[...]
         func fail(_ why: String) -> FirePackError {
-            FirePackError(.invalidTimestamp, "\(text.debugDescription) is not an RFC 3339 timestamp: \(why)")
+            FirePackError(.invalidTimestamp, "\(String(decoding: bytes, as: UTF8.self).debugDescription) is not an RFC 3339 timestamp: \(why)")
         }
         func digits(_ count: Int) throws(FirePackError) -> Int64 {
             guard utf8.count >= count else { throw fail("too short") }

@@ -146,8 +146,23 @@ struct JSONParser {
         return .map(map)
     }
 
+    /// Where a scanned string's UTF-8 bytes are: in the input (no escapes) or, unescaped, in `scratch`.
+    enum ScannedString {
+        case inInput(start: Int, count: Int)
+        case inScratch
+    }
+
     /// Parses a string starting at its opening quote.
     mutating func parseString() throws(FirePackError) -> String {
+        switch try scanString() {
+        case .inInput(let start, let length): String(decoding: UnsafeRawBufferPointer(start: base + start, count: length), as: UTF8.self)
+        case .inScratch: String(decoding: scratch, as: UTF8.self)
+        }
+    }
+
+    /// Scans a string starting at its opening quote, checking its escapes and UTF-8, and moves past it: strings without
+    /// escapes stay in the input, others are unescaped into `scratch`.
+    mutating func scanString() throws(FirePackError) -> ScannedString {
         let start = index + 1
         var cursor = start
         // Fast path: no escapes.
@@ -156,14 +171,15 @@ struct JSONParser {
             if current == UInt8(ascii: "\"") {
                 try validate(start: start, count: cursor - start)
                 index = cursor + 1
-                return String(decoding: UnsafeRawBufferPointer(start: base + start, count: cursor - start), as: UTF8.self)
+                return .inInput(start: start, count: cursor - start)
             }
             if current == UInt8(ascii: "\\") { break }
             if current < 0x20 { throw fail("unescaped control character in a string", at: cursor) }
             cursor += 1
         }
         guard cursor < count else { throw FirePackError(.truncated, offset: index, "input ends inside a string") }
-        return try parseEscapedString(from: start, firstEscape: cursor)
+        try unescapeString(from: start, firstEscape: cursor)
+        return .inScratch
     }
 
     func validate(start: Int, count: Int) throws(FirePackError) {
@@ -172,9 +188,10 @@ struct JSONParser {
         }
     }
 
-    /// Parses a string with escapes whose content starts at `start`; the fast path has already scanned up to the first
-    /// escape at `firstEscape` (no quote, no control character before it), so scanning resumes there.
-    mutating func parseEscapedString(from start: Int, firstEscape: Int) throws(FirePackError) -> String {
+    /// Unescapes a string whose content starts at `start` into `scratch` and moves past its closing quote; the fast
+    /// path has already scanned up to the first escape at `firstEscape` (no quote, no control character before it), so
+    /// scanning resumes there.
+    mutating func unescapeString(from start: Int, firstEscape: Int) throws(FirePackError) {
         scratch.removeAll(keepingCapacity: true)
         var cursor = firstEscape
         var segmentStart = start
@@ -184,7 +201,7 @@ struct JSONParser {
             if current == UInt8(ascii: "\"") || current == UInt8(ascii: "\\") {
                 try validate(start: segmentStart, count: cursor - segmentStart)
                 scratch.append(contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: cursor - segmentStart))
-                if current == UInt8(ascii: "\"") { index = cursor + 1; return String(decoding: scratch, as: UTF8.self) }
+                if current == UInt8(ascii: "\"") { index = cursor + 1; return }
                 cursor = try appendEscape(at: cursor)
                 segmentStart = cursor
                 continue

@@ -1,31 +1,35 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import FirePackTestSupport
-@testable import FirePack
+#endif
+import FirePack
 
 /// Seeded random `Value` trees rich in edge cases: extreme integers, NaN payloads, −0.0, empty containers, shared keys.
-struct RandomValues {
-    var rng: SeededGenerator
-    var maxDepth = 4
-    var maxWidth = 8
+public struct RandomValues {
+    public var rng: SeededGenerator
+    public var maxDepth = 4
+    public var maxWidth = 8
 
-    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
+    /// A generator whose trees depend only on `seed`.
+    public init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
 
-    static let edgeIntegers: [Int64] = [0, 1, -1, 31, 32, 127, 128, -32, -33, -128, -129, 255, 256, 32_767, 32_768,
+    public static let edgeIntegers: [Int64] = [0, 1, -1, 31, 32, 127, 128, -32, -33, -128, -129, 255, 256, 32_767, 32_768,
                                         -32_768, -32_769, Int64(Int32.max), Int64(Int32.max) + 1, Int64(Int32.min),
                                         Int64(Int32.min) - 1, .max, .min]
-    static let edgeDoubles: [Double] = [0.0, -0.0, 1.5, -2.25, .infinity, -.infinity, .nan, -.nan,
+    public static let edgeDoubles: [Double] = [0.0, -0.0, 1.5, -2.25, .infinity, -.infinity, .nan, -.nan,
                                         Double(bitPattern: 0x7FF8_0000_0000_0001), Double(bitPattern: 0x7FF0_0000_0000_0001),
                                         Double(bitPattern: 0xFFF4_0000_dead_beef), .leastNonzeroMagnitude,
                                         .greatestFiniteMagnitude, .ulpOfOne, 0.1, 1e300, Double(Float.greatestFiniteMagnitude),
                                         Double(Float.leastNonzeroMagnitude), 3.4028235677973366e38]
-    static let sharedKeys = ["id", "name", "title", "created_at", "a", "", "ключ", "🔥", "tags", "nested.key", "x y"]
-    static let strings = ["", "a", "hello", "héllo wörld", "日本語のテキスト", "emoji 👩‍👩‍👧‍👦", String(repeating: "z", count: 31),
+    public static let sharedKeys = ["id", "name", "title", "created_at", "a", "", "ключ", "🔥", "tags", "nested.key", "x y"]
+    public static let strings = ["", "a", "hello", "héllo wörld", "日本語のテキスト", "emoji 👩‍👩‍👧‍👦", String(repeating: "z", count: 31),
                           String(repeating: "y", count: 32), "\u{0}nul", "line\nbreak"]
 
-    mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &rng) }
-    mutating func chance(_ percent: Int) -> Bool { int(0..<100) < percent }
+    public mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &rng) }
+    public mutating func chance(_ percent: Int) -> Bool { int(0..<100) < percent }
 
-    mutating func value(depth: Int = 0) -> Value {
+    public mutating func value(depth: Int = 0) -> Value {
         let containerChance = depth < maxDepth ? 30 : 0
         if chance(containerChance) {
             return chance(50) ? .array(array(depth: depth)) : .map(map(depth: depth))
@@ -49,13 +53,13 @@ struct RandomValues {
         }
     }
 
-    mutating func timestamp() -> Timestamp {
+    public mutating func timestamp() -> Timestamp {
         let seconds: Int64 = chance(30) ? [Int64.min, .max, -62_135_596_800, 253_402_300_799, 0, -1][int(0..<6)] : Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng)
         let nanos: Int32 = chance(40) ? [0, 999_999_999, 1][int(0..<3)] : Int32.random(in: 0..<1_000_000_000, using: &rng)
         return try! Timestamp(validatingSeconds: seconds, nanoseconds: nanos)   // nanos are in range
     }
 
-    mutating func string() -> String {
+    public mutating func string() -> String {
         if chance(60) { return Self.strings[int(0..<Self.strings.count)] }
         let scalars = (0..<int(0..<50)).map { _ -> Character in
             let code = chance(70) ? UInt32(int(0x20..<0x7F)) : UInt32(int(0xA0..<0xD7FF))
@@ -64,12 +68,12 @@ struct RandomValues {
         return String(scalars)
     }
 
-    mutating func array(depth: Int) -> [Value] {
+    public mutating func array(depth: Int) -> [Value] {
         let count = chance(10) ? int(16..<40) : int(0..<maxWidth)
         return (0..<count).map { _ in value(depth: depth + 1) }
     }
 
-    mutating func map(depth: Int) -> MapValue {
+    public mutating func map(depth: Int) -> MapValue {
         var map = MapValue()
         let count = chance(10) ? int(16..<30) : int(0..<maxWidth)
         for _ in 0..<count {
@@ -80,34 +84,3 @@ struct RandomValues {
     }
 }
 
-/// Rebuilds a `Value` through the cursor API alone (enter/exit, readKey, typed reads), to check it against `readValue()`.
-func readThroughCursor(_ reader: inout FirePackReader) throws -> Value {
-    switch try reader.peekType() {
-    case .null: _ = try reader.readNull(); return .null
-    case .boolean: return .boolean(try reader.readBoolean())
-    case .integer: return .integer(try reader.readInteger())
-    case .double: return .double(try reader.readDouble())
-    case .timestamp: return .timestamp(try reader.readTimestamp())
-    case .string: return .string(try reader.readString().string)
-    case .bytes: return .bytes(try reader.readBytes().data)
-    case .reference: return .reference(try reader.readReference())
-    case .geoPoint: return .geoPoint(try reader.readGeoPoint())
-    case .vector: return .vector(try reader.readVector().vectorValue)
-    case .serverTimestamp: _ = try reader.readServerTimestamp(); return .serverTimestamp
-    case .array:
-        let container = try reader.enterArray()
-        var elements: [Value] = []
-        for _ in 0..<container.count { elements.append(try readThroughCursor(&reader)) }
-        try reader.exitArray(container)
-        return .array(elements)
-    case .map:
-        let container = try reader.enterMap()
-        var map = MapValue()
-        for _ in 0..<container.count {
-            let key = try reader.readKey().string
-            map[key] = try readThroughCursor(&reader)
-        }
-        try reader.exitMap(container)
-        return .map(map)
-    }
-}
