@@ -60,7 +60,7 @@ public final class DocumentStreamReader {
     let source: ByteSource
     let mode: ErrorMode
     let maxRecordLength: Int
-    let limits: ReaderLimits
+    package let limits: ReaderLimits
     /// Manually allocated, so a record's payload view stays valid until the next read.
     var storage: UnsafeMutableRawPointer
     var capacity: Int
@@ -176,13 +176,20 @@ public final class DocumentStreamReader {
     /// The next intact document with its record (whose payload stays valid until the next read), or nil at the end.
     public func nextDocumentRecord() throws -> (record: StreamRecord, document: Document)? {
         while let record = try nextRecord() {
-            do {
-                return (record, try Document(firePackBytes: record.payload, limits: limits))
-            } catch {
-                try reportInvalidDocument(error, in: record)
-            }
+            if let document = try document(in: record) { return (record, document) }
         }
         return nil
+    }
+
+    /// The document `record` holds, or nil when it is not a valid one: a problem like a damaged record, thrown in
+    /// `.stopAtFirstError` mode, else added to `problems`.
+    package func document(in record: StreamRecord) throws -> Document? {
+        do {
+            return try Document(firePackBytes: record.payload, limits: limits)
+        } catch {
+            try reportInvalidDocument(error, in: record)
+            return nil
+        }
     }
 
     /// The next intact document's fields decoded as `T` (with `@DocumentID` filled), or nil at the end. A record

@@ -122,6 +122,10 @@ struct Convert: ParsableCommand {
             let step: () throws -> Bool
             if time == nil, let lines = documents as? JSONLinesInput, let stream = destination as? StreamOutput, !stream.deterministic {
                 step = { try lines.appendNext(to: stream.writer) }
+            } else if time == nil, outputFormat == .jsonl, let records = documents as? StreamInput, let output = destination as? ChunkedOutput {
+                // And a stream into JSON lines: each record's fields written as JSON from its bytes.
+                let options = DocumentOutputOptions(naming: naming, deterministic: deterministic, pretty: false, plain: plain, singleDocument: false).json
+                step = { try records.appendNextJSONLine(to: output, naming: naming, options: options) }
             } else {
                 step = {
                     guard let next = try documents.next() else { return false }

@@ -26,14 +26,49 @@ final class StreamInput: DocumentInput {
     }
     func next() throws -> Document? {
         guard let (_, _, document) = try reader.next() else {
-            if case .notClosed(let count) = reader.completion {
-                FileHandleIO.writeError("firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n")
-            }
+            reportNotClosed()
             return nil
         }
         return document
     }
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
+
+    /// Appends the next intact record's document to `output` as one JSON line — written from the record's bytes, no
+    /// tree built — and returns false at the end. Records the direct path does not take (sorted keys, a field named
+    /// like the document's path member, bytes it refuses) go through the tree, which also reports damaged ones.
+    func appendNextJSONLine(to output: ChunkedOutput, naming: DocumentNaming, options: JSONOptions) throws -> Bool {
+        while let record = try reader.nextRecord() {
+            var fields: FirePackReader?
+            var written = false
+            if let reference = try? Document.scanRecord(record.payload, limits: reader.limits, readFields: { reader throws(FirePackError) in
+                fields = reader
+                try reader.skipValue()
+            }).reference {
+                let member = naming.member(for: reference)
+                switch fields.map({ try? $0.peekValueView() }) {
+                case .none: written = JSONTranscoding.appendObject(nil, appending: member, options: options, to: &output.buffer)   // no fields: empty
+                case .some(.some(let view)): written = JSONTranscoding.appendObject(view, appending: member, options: options, to: &output.buffer)
+                case .some(.none): break
+                }
+            }
+            if written {
+                output.buffer.append(0x0A)
+            } else {
+                guard let document = try reader.document(in: record) else { continue }
+                try output.encodeIntoBuffer(document)
+            }
+            try output.flushIfNeeded()
+            return true
+        }
+        reportNotClosed()
+        return false
+    }
+
+    private func reportNotClosed() {
+        if case .notClosed(let count) = reader.completion {
+            FileHandleIO.writeError("firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n")
+        }
+    }
 }
 
 final class JSONLinesInput: DocumentInput {
@@ -231,6 +266,14 @@ final class ChunkedOutput: DocumentOutput {
     }
     func write(_ document: Document) throws {
         try encode(document, &buffer)
+        try flushIfNeeded()
+    }
+
+    /// Adds the document's encoding to the buffer without flushing.
+    func encodeIntoBuffer(_ document: Document) throws { try encode(document, &buffer) }
+
+    /// Writes the buffer to the sink once it holds 1 MiB or more.
+    func flushIfNeeded() throws {
         if buffer.count >= 1 << 20 { try flush() }
     }
     func flush() throws {

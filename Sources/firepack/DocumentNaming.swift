@@ -97,14 +97,17 @@ final class DocumentNaming {
         return collectionReference.document(using: &generator).path
     }
 
+    /// The member `value(of:)` adds to a document's fields: its ID under `--id-field`, else its path under `__name__`.
+    func member(for reference: DocumentReference) -> (key: String, value: String) {
+        if let idField { return (idField, reference.documentID) }
+        return ("__name__", reference.path)
+    }
+
     /// A plain object from a document: its fields plus its ID under `--id-field`, or its path under `__name__`.
     func value(of document: Document) -> Value {
         var fields = document.fields
-        if let idField {
-            fields[idField] = .string(document.reference.documentID)
-        } else {
-            fields["__name__"] = .string(document.reference.path)
-        }
+        let (key, value) = member(for: document.reference)
+        fields[key] = .string(value)
         return .map(fields)
     }
 }

@@ -122,3 +122,90 @@ import FirePackTestSupport
         #expect(directBytes(Array(#"{"__map__":{"a":1}}"#.utf8)) == nil)
     }
 }
+
+/// The direct FirePack → JSON path (`JSONTranscoding.appendObject`, used by `firepack convert` for streams to JSON
+/// lines) against the tree path: the same text, or nothing where the tree rejects the bytes.
+@Suite struct JSONFromBytesTests {
+    static let extra = (key: "__name__", value: "books/b")
+
+    /// The tree path's line for the map `bytes` hold, or nil when they do not hold a map.
+    func treeText(_ bytes: [UInt8], options: JSONOptions) -> [UInt8]? {
+        guard case .map(var map)? = try? Value(firePackBytes: bytes), map[Self.extra.key] == nil else { return nil }
+        map[Self.extra.key] = .string(Self.extra.value)
+        return Value.map(map).jsonBytes(options: options)
+    }
+
+    func directText(_ bytes: [UInt8], options: JSONOptions) -> [UInt8]? {
+        var output = Array("previous line\n".utf8)
+        let written = bytes.withUnsafeBytes { raw -> Bool in
+            guard let reader = try? FirePackReader(bytes: raw) else { return false }
+            return JSONTranscoding.appendObject(reader.root, appending: Self.extra, options: options, to: &output)
+        }
+        #expect(output.starts(with: Array("previous line\n".utf8)))
+        if !written { #expect(output.count == 14, "a refused object leaves the output as it was") }
+        return written ? Array(output.dropFirst(14)) : nil
+    }
+
+    @Test func randomMapsWriteTheTreePathsText() throws {
+        var random = RandomValues(seed: 20)
+        var direct = 0, attempted = 0
+        for _ in 0..<3_000 {
+            let map = random.map(depth: 0)
+            guard map[Self.extra.key] == nil else { continue }
+            attempted += 2
+            let bytes = Value.map(map).firePackBytes()
+            for options in [JSONOptions(), JSONOptions(form: .plain)] {
+                let tree = try #require(treeText(bytes, options: options))
+                let text = directText(bytes, options: options)
+                #expect(text == nil || text == tree)
+                if text != nil { direct += 1 }
+            }
+        }
+        #expect(direct == attempted, "the direct path took every well-formed map")
+        // Sorted keys and pretty output are the tree's; so is a field named like the extra member.
+        let bytes = Value.map(["b": 1, "a": 2]).firePackBytes()
+        #expect(directText(bytes, options: JSONOptions(sortedKeys: true)) == nil)
+        #expect(directText(bytes, options: JSONOptions(pretty: true)) == nil)
+        #expect(directText(Value.map(["__name__": "x"]).firePackBytes(), options: JSONOptions()) == nil)
+        // An empty document: only the extra member.
+        var output: [UInt8] = []
+        #expect(JSONTranscoding.appendObject(nil, appending: Self.extra, options: JSONOptions(), to: &output))
+        #expect(String(decoding: output, as: UTF8.self) == #"{"__name__":"books/b"}"#)
+    }
+
+    /// Damaged bytes: the direct path writes nothing the tree rejects, and the tree's text otherwise.
+    @Test func damagedBytesTakeNoOtherWay() throws {
+        var random = RandomValues(seed: 21)
+        var rng = SeededGenerator(seed: 22)
+        var agreed = 0
+        for _ in 0..<10_000 {
+            let map = random.map(depth: 0)
+            var bytes = Value.map(map).firePackBytes()
+            for _ in 0..<Int.random(in: 1...3, using: &rng) { ByteMutation.random(using: &rng).apply(to: &bytes, using: &rng) }
+            guard let text = directText(bytes, options: JSONOptions()) else { continue }
+            let tree = try #require(treeText(bytes, options: JSONOptions()), "the direct path wrote bytes the tree rejects: \(bytes)")
+            #expect(text == tree)
+            agreed += 1
+        }
+        #expect(agreed > 300)
+    }
+
+    /// Duplicate keys, in small maps and in maps past the pairwise check, are refused as the tree refuses them.
+    @Test func duplicateKeysAreRefused() throws {
+        for size in [2, 40] {
+            let writer = FirePackWriter()
+            writer.beginMap()
+            for index in 0..<size {
+                writer.writeKey("k\(index)")
+                writer.writeInteger(Int64(index))
+            }
+            writer.endMap()
+            var bytes = writer.writtenBytes
+            // Make the last key equal to the first: "k<n-1>" → "k0" needs the same length, so rename k1 → k0 in place.
+            let k1 = try #require(bytes.firstRange(of: Array("k1".utf8)))
+            bytes[k1.upperBound - 1] = UInt8(ascii: "0")
+            #expect((try? Value(firePackBytes: bytes)) == nil)
+            #expect(directText(bytes, options: JSONOptions()) == nil)
+        }
+    }
+}

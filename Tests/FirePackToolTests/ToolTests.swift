@@ -111,6 +111,12 @@ struct ToolTests {
             #expect(direct.status == 0 && tree.status == 0, "\(direct.stderr) \(tree.stderr)")
             if extra.isEmpty {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path("direct.fpks"))) == Data(contentsOf: URL(fileURLWithPath: path("tree.fpks"))))
+                // And back: a stream into JSON lines is written from the records' bytes, the same text as through trees.
+                for form in [[String](), ["--plain"], ["--id-field", "id"]] {
+                    let back = try Tool.run(["convert", path("direct.fpks"), "-", "--to", "jsonl"] + form)
+                    let backTree = try Tool.run(["convert", path("direct.fpks"), "-", "--to", "jsonl", "--resolve-server-timestamps", "now"] + form)
+                    #expect(back.status == 0 && back.stdout == backTree.stdout && back.stdout.count > 10_000, "\(back.stderr)")
+                }
             } else {
                 // Generated IDs differ run to run: compare the documents with the spaced line's (given) ID.
                 let read = { (file: String) throws -> [Document] in try DocumentStreamReader(source: FileSource(path: self.path(file))).documents.map { $0 } }

@@ -16,6 +16,12 @@ struct JSONTextWriter {
         output.reserveCapacity(256)
     }
 
+    /// A writer that appends to `output`.
+    init(options: JSONOptions, output: [UInt8]) {
+        self.options = options
+        self.output = output
+    }
+
     mutating func append(_ text: StaticString) {
         output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -90,11 +96,11 @@ struct JSONTextWriter {
         output.append(UInt8(ascii: "}"))
     }
 
-    mutating func writeMarker(_ marker: String, _ payload: (inout JSONTextWriter) -> Void) {
+    mutating func writeMarker(_ marker: String, _ payload: (inout JSONTextWriter) throws -> Void) rethrows {
         output.append(UInt8(ascii: "{"))
         writeString(marker)
         options.pretty ? append(": ") : output.append(UInt8(ascii: ":"))
-        payload(&self)
+        try payload(&self)
         output.append(UInt8(ascii: "}"))
     }
 
@@ -113,30 +119,34 @@ struct JSONTextWriter {
     }
 
     mutating func writeString(_ string: String) {
-        output.append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { bytes in
-            var segmentStart = 0
-            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<offset]))
-                segmentStart = offset + 1
-                switch byte {
-                case 0x22: append("\\\"")
-                case 0x5C: append("\\\\")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
-                case 0x08: append("\\b")
-                case 0x0C: append("\\f")
-                default:
-                    append("\\u00")
-                    let digits: [UInt8] = Array("0123456789abcdef".utf8)
-                    output.append(digits[Int(byte >> 4)])
-                    output.append(digits[Int(byte & 0xF)])
-                }
+        string.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes UTF-8 bytes as a JSON string, escaping quotes, backslashes and control characters.
+    mutating func writeString(utf8 bytes: UnsafeRawBufferPointer) {
+        output.append(UInt8(ascii: "\""))
+        var segmentStart = 0
+        for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[segmentStart..<offset]))
+            segmentStart = offset + 1
+            switch byte {
+            case 0x22: append("\\\"")
+            case 0x5C: append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            default:
+                append("\\u00")
+                output.append(Self.hexDigits[Int(byte >> 4)])
+                output.append(Self.hexDigits[Int(byte & 0xF)])
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart...]))
         }
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[segmentStart...]))
         output.append(UInt8(ascii: "\""))
     }
+
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
