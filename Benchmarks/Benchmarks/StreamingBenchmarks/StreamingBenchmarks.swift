@@ -5,7 +5,10 @@ import FirePackStreams
 import Foundation
 
 /// Streaming on a generated stream of at least 1 GB (8 MB in smoke mode), written to a temporary file in setup and
-/// removed in teardown: throughput and peak memory of writing it, and of converting it to JSON lines.
+/// removed in teardown: throughput and peak memory of writing it, and of converting it to JSON lines. Then what users
+/// run: `firepack convert` (the main package's release build) between JSON lines and `.fpks` on ≥ 512 MB, with the
+/// tool's own peak memory; with `FIREPACK_BASELINE_FIREPACK=<binary>` the same conversions of an earlier build too,
+/// as "before" rows of the same run.
 let benchmarks: @Sendable () -> Void = {
     let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
     let target = smoke ? 8 << 20 : 1 << 30
@@ -30,6 +33,52 @@ let benchmarks: @Sendable () -> Void = {
                   _ = try? writeStream(to: stream, atLeast: target)
               },
               teardown: { try? FileManager.default.removeItem(at: directory) })
+
+    // firepack convert, each way; the input's size and the tool's peak resident memory as custom metrics.
+    let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/release/firepack").path
+    guard FileManager.default.isExecutableFile(atPath: tool) else {
+        print("\(tool) is absent (swift build -c release --product firepack): firepack convert benchmarks skipped")
+        return
+    }
+    let toolTarget = smoke ? 8 << 20 : 512 << 20
+    let jsonLines = directory.appendingPathComponent("input.jsonl").path
+    let converted = directory.appendingPathComponent("converted").path
+    var binaries = [("firepack convert", tool)]
+    if let baseline = ProcessInfo.processInfo.environment["FIREPACK_BASELINE_FIREPACK"] { binaries.append(("firepack convert, before", baseline)) }
+    let toolConfiguration = Benchmark.Configuration(metrics: [.wallClock, .custom("input MB"), .custom("tool peak memory MB")],
+                                                    maxDuration: .seconds(1), maxIterations: smoke ? 1 : 3)
+    for (label, binary) in binaries {
+        for (name, input, format) in [("JSON lines to fpks", jsonLines, "fpks"), ("fpks to JSON lines", stream, "jsonl")] {
+            Benchmark("Stream \(name) ≥512 MB/\(label)", configuration: toolConfiguration,
+                      closure: { benchmark in
+                          var peak = 0
+                          for _ in benchmark.scaledIterations { peak = max(peak, try runTool(binary, ["convert", input, converted, "--to", format, "--quiet"])) }
+                          let size = (try FileManager.default.attributesOfItem(atPath: input)[.size] as? NSNumber)?.intValue ?? 0
+                          benchmark.measurement(.custom("input MB"), size >> 20)
+                          benchmark.measurement(.custom("tool peak memory MB"), peak >> 10)
+                      },
+                      setup: {
+                          try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                          _ = try writeStream(to: stream, atLeast: toolTarget)
+                          try runTool(tool, ["convert", stream, jsonLines, "--quiet"])
+                      },
+                      teardown: { try? FileManager.default.removeItem(at: directory) })
+        }
+    }
+}
+
+/// Runs the tool and waits; returns its peak resident memory in KiB (from wait4). A failure fails the benchmark.
+@discardableResult
+func runTool(_ binary: String, _ arguments: [String]) throws -> Int {
+    var pid: pid_t = 0
+    let argv = ([binary] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    guard posix_spawn(&pid, binary, nil, nil, argv, environ) == 0 else { throw CocoaError(.executableNotLoadable) }
+    var status: Int32 = 0
+    var usage = rusage()
+    guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { throw CocoaError(.fileWriteUnknown) }
+    return usage.ru_maxrss
 }
 
 /// Writes generated book documents until the file holds at least `bytes`; returns the document count.

@@ -127,4 +127,10 @@ struct DecoderOptions: Sendable {
         if case .useDefaultKeys = keyStrategy { return true }
         return false
     }
+
+    /// Whether dates decode from native timestamps (the default strategy).
+    var dateStrategyIsTimestamp: Bool {
+        if case .timestamp = dateStrategy { return true }
+        return false
+    }
 }
