@@ -133,12 +133,15 @@ func register<T: Codable>(_ name: String, _ inputs: Inputs<T>) {
         let dictionary = inputs.dictionary
         for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode([T].self, from: dictionary)) }
     }, setup: { _ = inputs.dictionary })
-    Benchmark("Decode \(name)/JSONSerialization + DictionaryDecoder", closure: { benchmark in
-        let json = inputs.json
-        for _ in benchmark.scaledIterations {
-            blackHole(try dictionaryDecoder.decode([T].self, from: try JSONSerialization.jsonObject(with: json)))
-        }
-    }, setup: { _ = inputs.json })
+    // Article's reference is a string in JSON, which the dictionary path does not read as a reference: left out.
+    if T.self != Article.self {
+        Benchmark("Decode \(name)/JSONSerialization + DictionaryDecoder", closure: { benchmark in
+            let json = inputs.json
+            for _ in benchmark.scaledIterations {
+                blackHole(try dictionaryDecoder.decode([T].self, from: try JSONSerialization.jsonObject(with: json)))
+            }
+        }, setup: { _ = inputs.json })
+    }
     Benchmark("Encode \(name)/PropertyListEncoder binary", closure: { benchmark in
         let values = inputs.values
         for _ in benchmark.scaledIterations { blackHole(try plistEncoder.encode(values)) }
