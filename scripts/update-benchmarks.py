@@ -225,8 +225,8 @@ path, `@FirePackCodable`, with the peers in the same run; profiles are callgrind
 - **canada.json smaller than MessagePack.** 5% larger: 55,000 `[lng, lat]` pairs each pay a 1-byte length after the
   tag (what makes every container skippable in O(1)), which MessagePack's fixarray does not. A homogeneous
   numeric-array form (one tag, count, untagged binary64s) would save that and the per-element tag byte.
-- **Zero-copy scan of canada ≥ 1 GB/s.** 0.64 GB/s: it visits all 111,080 doubles through `ValueView` closures
-  across a module boundary (nothing there is `@inlinable` yet); twitter and citm answer at 15 and 170+ GB/s
+- **Zero-copy scan of canada ≥ 1 GB/s.** Below it (the table gives the rate): it visits all 111,080 doubles through `ValueView` closures
+  across a module boundary (nothing there is `@inlinable` yet); twitter and citm answer at several GB/s
   because they skip almost everything.
 
 ## The guide's models, every path
