@@ -7,7 +7,7 @@ import FirePack
 
 /// JSON text written straight from FirePack bytes (a `ValueView`), without a `Value` tree: the text
 /// `write(view.value())` writes, checked as strictly (every byte, UTF-8, duplicate keys), at a fraction of the cost.
-/// Sorted keys need the tree: these functions are for `options.sortedKeys == false`.
+/// Sorted keys and pretty output need the tree: these functions are for compact output in the order written.
 extension JSONTextWriter {
     /// Writes the value `view` shows. Throws what reading it as a tree would throw (perhaps another of its problems,
     /// first); the output then holds a partial value, which the caller drops.
