@@ -209,8 +209,11 @@ path, `@FirePackCodable`, with the peers in the same run; profiles are callgrind
   `@FirePackCodable` `Color` (or a raw-value enum) removes it.
 - **Article (decode about 5.3× JSONDecoder), twitter (about 6×).** Article's two `@ServerTimestamp`s are now read in
   place (they went through a Codable decoder per field: 8% of its time), yet an Article still takes about 1.9 µs
-  against 0.5 µs for a Book: its `@ExplicitNull Date?`, the `Date` conversions and the optional reference (its path
-  checked segment by segment) are the suspects, not yet profiled. twitter is mostly optional nested structs and
+  against 0.5 µs for a Book. perf on `ProfileCodable articles`: about a third of the time is the Swift runtime's
+  dynamic casts and generic-metadata lookups — the generated code decodes each wrapped property through
+  `decodeWrapped<W>`, which asks `W.self as? any FieldWrapper.Type` and instantiates `ServerTimestamp<T>` /
+  `ExplicitNull<T>` metadata per field and document. Having the macro call the wrapper's own overload
+  (`decode(ServerTimestamp<Timestamp>.self, …)`) removes the cast. twitter is mostly optional nested structs and
   strings, each an allocation the result owns (2,642 against JSONDecoder's 15,000).
 - **canada (decode 2.6× hand-written).** 111,080 coordinates in `[[Double]]`: the generated path decodes arrays of
   arrays of doubles element by element through the generic array reader; the hand-written code reads the pairs

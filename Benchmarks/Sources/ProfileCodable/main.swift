@@ -3,7 +3,7 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|encodeBooks [iterations]
+//   ProfileCodable encode|decode|books|encodeBooks|articles [iterations]
 let mode = CommandLine.arguments.dropFirst().first ?? "decode"
 let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
 let book = makeBookWithTags(1)
@@ -12,6 +12,7 @@ let decoder = FirePackDecoder()
 let bytes = try encoder.encodeToBytes(book)
 let books = (0..<1_000).map(makeBook)
 let booksBytes = try encoder.encodeToBytes(books)
+let articlesBytes = try encoder.encodeToBytes((0..<1_000).map(makeArticle))
 let writer = FirePackWriter()
 var checksum = 0
 for _ in 0..<iterations {
@@ -19,6 +20,8 @@ for _ in 0..<iterations {
         try encoder.encode(books, into: writer)
         checksum &+= writer.writerIndex
         writer.clear()
+    } else if mode == "articles" {
+        checksum &+= try decoder.decode([Article].self, from: articlesBytes).count
     } else if mode == "books" {
         checksum &+= try decoder.decode([Book].self, from: booksBytes).count
     } else if mode == "encode" {
