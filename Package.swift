@@ -36,8 +36,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .target(name: "FirePack"),
-        .target(name: "FirePackInterop", dependencies: ["FirePack"]),
+        // The C library's functions from the platform's headers (FoundationEssentials does not re-export them).
+        .systemLibrary(name: "CFirePackSystem"),
+        .target(name: "FirePack", dependencies: ["CFirePackSystem"]),
+        .target(name: "FirePackInterop", dependencies: ["FirePack", "CFirePackSystem"]),
         // The compiler plugin that expands `@FirePackCodable`, and the library that declares the macro.
         .macro(name: "FirePackMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntax", package: "swift-syntax"),
@@ -57,7 +59,7 @@ let package = Package(
         ]),
         // zlib from the system (Debian zlib1g-dev): CRC-32 for stream records and gzip.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "FirePackStreams", dependencies: ["FirePack", "CZlib"]),
+        .target(name: "FirePackStreams", dependencies: ["FirePack", "CFirePackSystem", "CZlib"]),
         .executableTarget(name: "firepack", dependencies: [
             "FirePack", "FirePackInterop", "FirePackStreams", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

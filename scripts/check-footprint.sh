@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds a throwaway package that depends on the FirePack product alone (default traits) and checks that it neither
-# downloads nor builds swift-nio or Hummingbird, and builds none of swift-syntax. Prints what it did download.
+# downloads nor builds swift-nio or Hummingbird, builds none of swift-syntax, and runs without Foundation proper (its
+# internationalization and ICU libraries): FirePack uses FoundationEssentials only. Prints what it did download.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -28,4 +29,7 @@ for module in NIOCore Hummingbird SwiftSyntax FirePackNIO FirePackHummingbird; d
   fi
 done
 [ "$(.build/debug/App)" = "ok" ] || { echo "error: the FirePack-only program did not run" >&2; exit 1; }
+if ldd .build/debug/App | grep -E 'libFoundation\.so|FoundationInternationalization|FoundationICU' >&2; then
+  echo "error: a FirePack-only program loads Foundation beyond FoundationEssentials (above)" >&2; exit 1
+fi
 echo "Footprint check passed."

@@ -1,5 +1,5 @@
 import FirePack
-import Foundation   // mkstemps(3), fsync(2), rename(2), from the platform's C library
+import CFirePackSystem   // mkstemps(3), fsync(2), rename(2)
 import Synchronization
 
 /// A file written all or nothing: bytes go to a temporary file in the destination's folder, and `finish()` flushes
@@ -67,7 +67,7 @@ public final class AtomicFileSink: ByteSink {
         Self.pending.withLock { _ = $0.remove(temporaryPath) }
         let slash = destination.lastIndex(of: "/")
         let folder = slash.map { String(destination[..<$0]) } ?? "."
-        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY)
+        let directory = firepack_open(folder.isEmpty ? "/" : folder, O_RDONLY, 0)
         if directory >= 0 { fsync(directory); close(directory) }
     }
 
@@ -91,4 +91,4 @@ public final class AtomicFileSink: ByteSink {
 }
 
 /// The system's description of `errno` ("No such file or directory").
-func systemError(_ code: Int32 = errno) -> String { FileDescriptorIO.systemErrorDescription(code) }
+func systemError(_ code: Int32 = firepack_errno()) -> String { FileDescriptorIO.systemErrorDescription(code) }

@@ -1,5 +1,10 @@
 import FirePack
-import Foundation   // open(2), close(2), fstat(2), from the platform's C library
+import CFirePackSystem   // open(2), close(2), fstat(2)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Somewhere bytes come from, a chunk at a time (a file, standard input, a gzip decompressor).
 public protocol ByteSource: AnyObject {
@@ -28,10 +33,10 @@ public final class FileSource: ByteSource {
 
     /// Opens a file for reading.
     public convenience init(path: String) throws {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = firepack_open(path, O_RDONLY, 0)
         guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError())") }
         var status = stat()
-        if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
+        if fstat(descriptor, &status) == 0 && (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR) {
             close(descriptor)
             throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError(EISDIR))")
         }
@@ -58,7 +63,7 @@ public final class FileSink: ByteSink {
 
     /// Creates (or truncates, or with `append` extends) a file for writing.
     public convenience init(path: String, append: Bool = false) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
+        let descriptor = firepack_open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
         guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for writing: \(systemError())") }
         self.init(descriptor: descriptor, ownsDescriptor: true)
     }

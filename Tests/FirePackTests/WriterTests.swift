@@ -74,7 +74,7 @@ struct WriterTests {
     func fileDescriptorSink() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-sink-\(UUID().uuidString).fpk")
         defer { try? FileManager.default.removeItem(at: url) }
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
         let writer = FirePackWriter(sink: .fileDescriptor(handle.fileDescriptor))
         writer.writeFileHeader()

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The types FirePack's coders handle themselves rather than through their `Codable` conformance: the one list every
 /// coder (FirePackDecoder, the streaming and tree encoders) switches on, exhaustively, so a new native type is one

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How pending server timestamps read from a `Document`, as the Firestore SDK's `ServerTimestampBehavior`.
 public enum ServerTimestampBehavior: Sendable, Hashable {

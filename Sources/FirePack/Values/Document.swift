@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A Firestore document: its reference, its fields, and when known its create and update times.
 public struct Document: Hashable, Sendable {

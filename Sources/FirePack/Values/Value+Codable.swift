@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `Value` through other coders (JSONEncoder, PropertyListEncoder, …). FirePack's own coders pass it through natively.
 ///

@@ -1,4 +1,4 @@
-import Foundation   // read(2) and write(2), from the platform's C library
+import CFirePackSystem   // read(2), write(2), strerror(3)
 
 /// Reads and writes file descriptors, retrying interruptions: the one place FirePack's modules do so (the writer's
 /// file-descriptor sink, FirePackStreams' file sources and sinks).
@@ -9,7 +9,7 @@ package enum FileDescriptorIO {
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
-                if errno == EINTR { continue }
+                if firepack_errno() == EINTR { continue }
                 throw FirePackError(.ioFailure, "write failed: \(systemErrorDescription())")
             }
             offset += written
@@ -21,12 +21,12 @@ package enum FileDescriptorIO {
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
-            if errno != EINTR { throw FirePackError(.ioFailure, "read failed: \(systemErrorDescription())") }
+            if firepack_errno() != EINTR { throw FirePackError(.ioFailure, "read failed: \(systemErrorDescription())") }
         }
     }
 
     /// The system's description of an error number (`No such file or directory`), never a bare `errno 2`.
-    package static func systemErrorDescription(_ code: Int32 = errno) -> String {
+    package static func systemErrorDescription(_ code: Int32 = firepack_errno()) -> String {
         String(cString: strerror(code))
     }
 }

@@ -1,5 +1,9 @@
 import FirePack
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes `Encodable` types as `[String: Any]` with exactly FirePackEncoder's mapping and options: the
 /// "dictionary path", the shape of the Firestore SDK's `Firestore.Encoder` (which is also its name here).

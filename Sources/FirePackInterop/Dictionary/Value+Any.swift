@@ -1,5 +1,5 @@
 import FirePack
-import Foundation
+import Foundation   // NSNumber and NSNull, which `[String: Any]` values hold (FoundationEssentials has neither)
 
 /// The pending server-timestamp sentinel in `[String: Any]` form (what `FieldValue.serverTimestamp()` is to the SDK).
 public struct ServerTimestampSentinel: Hashable, Sendable {

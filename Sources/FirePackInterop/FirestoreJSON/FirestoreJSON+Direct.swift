@@ -1,5 +1,9 @@
 import FirePack
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The REST typed form read straight from the JSON bytes, with no intermediate tree of single-key objects.
 extension JSONParser {

@@ -1,5 +1,9 @@
 import FirePack
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The typed JSON of the Firestore REST API, both ways (public as `Value(firestoreJSON:)`, `firestoreJSONBytes()`
 /// and the same on `Document`):

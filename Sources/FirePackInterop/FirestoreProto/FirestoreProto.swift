@@ -1,5 +1,9 @@
 import FirePack
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `google.firestore.v1.Value` and `google.firestore.v1.Document` in the protobuf wire format, both ways (public as
 /// `Value(firestoreProto:)`, `firestoreProtoBytes()` and the same on `Document`), written

@@ -1,5 +1,9 @@
 import FirePack
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads Firestore's Value and Document messages straight from the bytes into `Value`s.
 struct ProtoValueReader {

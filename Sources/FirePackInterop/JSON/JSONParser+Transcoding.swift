@@ -1,4 +1,4 @@
-import Foundation   // memchr(3), from the platform's C library, as JSONParser.swift takes strtod(3)
+import CFirePackSystem   // memchr(3)
 import FirePack
 
 /// JSON text written straight into a `FirePackWriter`, without a `Value` tree: the bytes

@@ -1,4 +1,4 @@
-import Foundation   // strtod(3), from the platform's C library: correctly rounded, no allocation
+import CFirePackSystem   // strtod(3): correctly rounded, no allocation
 import FirePack
 
 /// A recursive-descent JSON parser over borrowed bytes, building `Value`s directly.

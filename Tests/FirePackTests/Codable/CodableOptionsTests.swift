@@ -26,16 +26,39 @@ struct CodableOptionsTests {
         #expect(try encoded(.secondsSince1970, .secondsSince1970) == .double(1_412_262_083.5))
         #expect(try encoded(.millisecondsSince1970, .millisecondsSince1970) == .double(1_412_262_083_500))
         #expect(try encoded(.iso8601, .iso8601, date: date.addingTimeInterval(-0.5)) == "2014-10-02T15:01:23Z")
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-        #expect(try encoded(.formatted(formatter), .formatted(formatter)) == "2014-10-02 15:01:23.500")
+        // A text format of whole milliseconds since 1970 ("ms:1412262083500").
+        let format = DateTextFormat(string: { "ms:\(Int64(($0.timeIntervalSince1970 * 1000).rounded()))" },
+                                    date: { text in
+                                        guard text.hasPrefix("ms:"), let ms = Int64(text.dropFirst(3)) else { return nil }
+                                        return Date(timeIntervalSince1970: Double(ms) / 1000)
+                                    })
+        #expect(try encoded(.formatted(format), .formatted(format)) == "ms:1412262083500")
         let custom = try encoded(.custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(Int(date.timeIntervalSince1970 * 2))
         }, .custom { decoder in Date(timeIntervalSince1970: Double(try decoder.singleValueContainer().decode(Int.self)) / 2) })
         #expect(custom == 2_824_524_167)
+    }
+
+    @Test func formattedDateThatDoesNotParseNamesItsOffsetAndPath() throws {
+        let decoder = FirePackDecoder()
+        decoder.dateDecodingStrategy = .formatted(DateTextFormat(string: { _ in "" }, date: { _ in nil }))
+        struct Stored: Codable { var when: String; var payload: Data }
+        let bytes = try FirePackEncoder().encodeToBytes(Stored(when: "soon", payload: Data()))
+        // The string starts where the reader is after the map's header and its first key.
+        let offset = try FirePackReader.withReader(bytes) { reader in
+            _ = try reader.enterMap()
+            _ = try reader.readKey()
+            return reader.readerIndex
+        }
+        #expect(throws: DecodingError.self) { try decoder.decode(Event.self, from: bytes) }
+        do {
+            _ = try decoder.decode(Event.self, from: bytes)
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.codingPath.map(\.stringValue) == ["when"])
+            #expect(context.debugDescription.contains("Date string \"soon\" does not match the format"))
+            #expect(context.debugDescription.contains("at byte \(offset)"))
+        }
     }
 
     @Test func dataStrategies() throws {

@@ -33,6 +33,48 @@ struct CoderParityTests {
         }
     }
 
+    /// A key chosen at run time, written and read through a keyed container.
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    struct OneKey: Codable {
+        var key: String
+        init(key: String) { self.key = key }
+        init(from decoder: any Decoder) throws { key = try decoder.container(keyedBy: AnyKey.self).allKeys[0].stringValue }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(1, forKey: AnyKey(stringValue: key))
+        }
+    }
+
+    @Test func snakeCaseKeysAreJSONCodersKeysForRandomKeys() throws {
+        // Letters of every case class (ǅ and ᾈ are title case, ß lower case without an upper-case form, Ⅷ a number
+        // that has case), modifier letters and symbols, digits, marks, format characters, punctuation and underscores.
+        let alphabet = Array("aAbBzZéÉßΣσςǅᾈİıﬁⅧʰ09_-'’.:·^`\u{0301}\u{00AD} 日")
+        var rng = SeededGenerator(seed: 0x5_7a_4e)
+        var keys = ["myURLProperty", "myURL2Property", "dataID42x", "h1H2h3", "one_two_3four", "x_1y", "a_ßb", "__a_b__", "_", "A"]
+        for _ in 0..<3_000 {
+            keys.append(String((0..<Int.random(in: 1...9, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }))
+        }
+        let json = JSONEncoder(), fromJSON = JSONDecoder()
+        json.keyEncodingStrategy = .convertToSnakeCase
+        fromJSON.keyDecodingStrategy = .convertFromSnakeCase
+        let encoder = FirePackEncoder(), decoder = FirePackDecoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        for key in keys {
+            let jsonKey = try JSONDecoder().decode([String: Int].self, from: json.encode(OneKey(key: key))).keys.first!
+            guard case .map(let map) = try Value(firePackBytes: encoder.encode(OneKey(key: key))) else { Issue.record("not a map"); return }
+            #expect(map.keys.first == jsonKey, "snake case of \(key.debugDescription)")
+            let jsonBack = try fromJSON.decode(OneKey.self, from: JSONEncoder().encode([key: 1])).key
+            let back = try decoder.decode(OneKey.self, from: FirePackEncoder().encode([key: 1])).key
+            #expect(back == jsonBack, "camel case of \(key.debugDescription)")
+        }
+    }
+
     @Test func deferredStrategiesWriteWhatTheTypesThemselvesWrite() throws {
         let event = Event(when: Date(timeIntervalSince1970: 1_000.25), payload: Data([1, 2, 250]), ratio: 0.5)
         let encoder = FirePackEncoder()

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Marks `[String: T]`, whose keys no key strategy may change.
 protocol StringKeyedDictionaryMarker {}

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension DecoderImpl {
     /// Decodes a Swift scalar (`NativeScalar`) into `result`, reinterpreted with `unsafeBitCast` (the types are
@@ -173,10 +177,10 @@ extension DecoderImpl {
                 throw DecodingError.dataCorrupted(context("Expected an ISO 8601 date, found \(string.debugDescription)", at: offset))
             }
             return timestamp.dateValue()
-        case .formatted(let formatter):
+        case .formatted(let format):
             let string = try decodeString(at: offset, end: end)
-            guard let date = formatter.date(from: string) else {
-                throw DecodingError.dataCorrupted(context("Date string \(string.debugDescription) does not match the formatter", at: offset))
+            guard let date = format.date(string) else {
+                throw DecodingError.dataCorrupted(context("Date string \(string.debugDescription) does not match the format", at: offset))
             }
             return date
         case .custom(let decode): return try decode(self)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one `Decoder` object a decode call uses: it moves from value to value as containers descend, and keeps the
 /// coding path as a stack that becomes `[CodingKey]` only when asked for (errors, or your own code).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension FirePackDecoder {
     /// How `Date` is read: Foundation's cases, plus `.timestamp`, Firestore's default.
@@ -13,8 +17,8 @@ extension FirePackDecoder {
         case millisecondsSince1970
         /// From an ISO 8601 / RFC 3339 string, with or without fractional seconds (kept to the nanosecond).
         case iso8601
-        /// From a string read by the formatter.
-        case formatted(DateFormatter)
+        /// From a string read by the format (`.formatted(someDateFormatter)` with `import FirePackInterop`).
+        case formatted(DateTextFormat)
         /// Your closure decodes the date from the decoder it is given.
         case custom(@Sendable (any Decoder) throws -> Date)
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the encoders do with a value before falling back to its `encode(to:)`.
 enum EncodingSpecial {
@@ -46,7 +50,7 @@ extension EncoderOptions {
         case .millisecondsSince1970: return .value(.double(date.timeIntervalSince1970 * 1000))
         // Foundation's own ISO 8601 style, as JSONEncoder uses it: whole seconds, and its calendar for early dates.
         case .iso8601: return .value(.string(date.formatted(.iso8601)))
-        case .formatted(let formatter): return .value(.string(formatter.string(from: date)))
+        case .formatted(let format): return .value(.string(format.string(date)))
         case .custom(let encode): return .custom { try encode(date, $0) }
         }
     }

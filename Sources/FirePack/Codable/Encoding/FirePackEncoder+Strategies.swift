@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension FirePackEncoder {
     /// How `Date` is written: Foundation's cases, plus `.timestamp`, Firestore's default.
@@ -14,8 +18,8 @@ extension FirePackEncoder {
         /// An ISO 8601 string in UTC without fractional seconds (`2014-10-02T15:01:23Z`), byte for byte what
         /// JSONEncoder writes.
         case iso8601
-        /// A string written by the formatter.
-        case formatted(DateFormatter)
+        /// A string written by the format (`.formatted(someDateFormatter)` with `import FirePackInterop`).
+        case formatted(DateTextFormat)
         /// Your closure encodes the date into the encoder it is given.
         case custom(@Sendable (Date, any Encoder) throws -> Void)
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Encodes `Encodable` types as FirePack bytes with the mapping semantics of the Firestore SDK's Codable support.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The fast encoder: one object for a whole value, writing straight into a `FirePackWriter`.
 ///

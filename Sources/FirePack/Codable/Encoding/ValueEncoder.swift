@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes `Encodable` types into a `Value` tree, honouring every container pattern Codable allows (containers
 /// written in any order, super encoders, a key written twice keeps its last value, as JSONEncoder does).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A type `@ServerTimestamp` can hold: `Timestamp` or `Date`.
 public protocol ServerTimestampWrappable {
