@@ -43,7 +43,7 @@ final class FirePackCodableMacroTests: XCTestCase {
             extension Book: FirePackDecodable, FirePackEncodable {
                 public init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
-                    self._id = try reader.decodeWrapped(forKey: "id", in: &fields)
+                    self._id = try reader.decode(DocumentID<String>.self, forKey: "id", in: &fields)
                     self.title = try reader.decode(String.self, forKey: "title", in: &fields)
                     self.pages = try reader.decode(Int.self, forKey: "pages", in: &fields)
                     self.cover = try reader.decodeIfPresent(Cover.self, forKey: "cover", in: &fields)
@@ -69,6 +69,54 @@ final class FirePackCodableMacroTests: XCTestCase {
                         try writer.encodeIfPresent(self.cover, forKey: "cover")
                         try writer.encode(self.tags, forKey: "tags")
                         try writer.encode(self.count, forKey: "count")
+                    }
+                    writer.endFields()
+                }
+            }
+            """,
+            macroSpecs: macros)
+    }
+
+    func testFirePackWrappersByBackingTypeOtherWrappersAtRunTime() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            struct Post: Codable {
+                @ServerTimestamp var at: Timestamp?
+                @FirePack.ExplicitNull var gone: Swift.Optional<Date>
+                @Clamped var level: Int
+                @ServerTimestamp @Logged var both: Date?
+            }
+            """,
+            expandedSource: """
+            struct Post: Codable {
+                @ServerTimestamp var at: Timestamp?
+                @FirePack.ExplicitNull var gone: Swift.Optional<Date>
+                @Clamped var level: Int
+                @ServerTimestamp @Logged var both: Date?
+            }
+
+            extension Post: FirePackDecodable, FirePackEncodable {
+                init(firePack reader: inout FirePackValueReader) throws {
+                    var fields = try reader.readFields()
+                    self._at = try reader.decode(ServerTimestamp<Timestamp>.self, forKey: "at", in: &fields)
+                    self._gone = try reader.decode(FirePack.ExplicitNull<Date>.self, forKey: "gone", in: &fields)
+                    self._level = try reader.decodeWrapped(forKey: "level", in: &fields)
+                    self._both = try reader.decodeWrapped(forKey: "both", in: &fields)
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    if writer.sortsKeys {
+                        try writer.encode(self._at, forKey: "at")
+                        try writer.encode(self._both, forKey: "both")
+                        try writer.encode(self._gone, forKey: "gone")
+                        try writer.encode(self._level, forKey: "level")
+                    } else {
+                        try writer.encode(self._at, forKey: "at")
+                        try writer.encode(self._gone, forKey: "gone")
+                        try writer.encode(self._level, forKey: "level")
+                        try writer.encode(self._both, forKey: "both")
                     }
                     writer.endFields()
                 }

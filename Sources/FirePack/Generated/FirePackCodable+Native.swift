@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Swift's scalars, Firestore's types and Foundation's mapped types, arrays and optionals: the types generated code
 // reads and writes directly. Each reads and writes exactly what the Codable path does for it.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The FirePack value a generated `init(firePack:)` decodes (`FirePackDecodable`), read straight from the bytes.
 ///
@@ -238,6 +242,24 @@ extension ExplicitNull: FieldWrapper where Value: Decodable {
 extension FirePackValueReader {
     /// Decodes an array of a generated (or native) element type, element by element, as an unkeyed container would.
     public func decodeArray<Element: FirePackDecodable>(of type: Element.Type) throws -> [Element] {
+        // Arrays of the commonest scalars are read by concrete code: through `Element`'s witness, each element cost a
+        // reader, a generic call and a generic append (canada.json's coordinates are two-double arrays).
+        if Element.self == Double.self {
+            return unsafeBitCast(try decodeElements { [decoder] in try decoder.decodeDouble(at: $0, end: $1) }, to: [Element].self)
+        }
+        if Element.self == String.self {
+            return unsafeBitCast(try decodeElements { [decoder] in try decoder.decodeString(at: $0, end: $1) }, to: [Element].self)
+        }
+        if Element.self == Int.self {
+            return unsafeBitCast(try decodeElements { [decoder] in try decoder.decodeInteger(Int.self, at: $0, end: $1) }, to: [Element].self)
+        }
+        return try decodeElements { try decodeValue(Element.self, at: ($0, $1)) }
+    }
+
+    /// Reads the array at the reader's value, each element with `read(offset, end)`, putting the element's index in
+    /// front of the coding path of a `DecodingError` it throws.
+    @inline(__always)
+    private func decodeElements<Element>(_ read: (Int, Int) throws -> Element) throws -> [Element] {
         let header = try decoder.containerHeader(expectingMap: false, for: [Any].self, at: offset, end: end, depth: depth)
         var elements: [Element] = []
         elements.reserveCapacity(header.count)
@@ -246,7 +268,7 @@ extension FirePackValueReader {
         for index in 0..<header.count {
             let elementEnd = try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: position, limit: header.end) }
             do {
-                elements.append(try decodeValue(Element.self, at: (position, elementEnd)))
+                elements.append(try read(position, elementEnd))
             } catch let error as DecodingError {
                 throw error.prefixingPath([AnyCodingKey(index: index)])
             }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a generated `encode(firePack:)` writes its value (`FirePackEncodable`): straight into the encoder's
 /// `FirePackWriter`.
@@ -162,13 +166,29 @@ extension FirePackValueWriter {
 extension FirePackValueWriter {
     /// Writes an array of a generated (or native) element type, element by element.
     public mutating func encodeArray<Element: FirePackEncodable>(_ elements: [Element]) throws {
+        // Arrays of the commonest scalars are written by concrete code, as `FirePackValueReader.decodeArray` reads them.
+        if Element.self == Double.self {
+            try encodeElements(unsafeBitCast(elements, to: [Double].self)) { try $0.writeDouble($1) }
+        } else if Element.self == String.self {
+            try encodeElements(unsafeBitCast(elements, to: [String].self)) { $0.writer.writeString($1) }
+        } else if Element.self == Int.self {
+            try encodeElements(unsafeBitCast(elements, to: [Int].self)) { $0.writer.writeInteger(Int64($1)) }
+        } else {
+            try encodeElements(elements) { try $1.encode(firePack: &$0) }
+        }
+    }
+
+    /// Writes an array, each element with `write`, putting the element's index in front of the coding path of an
+    /// `EncodingError` it throws.
+    @inline(__always)
+    private mutating func encodeElements<Element>(_ elements: [Element], _ write: (inout Self, Element) throws -> Void) throws {
         writer.beginArray()
         // By index over the buffer: unspecialized across modules, `enumerated()` allocated a box per element for
         // its `(offset, element)?` (callgrind: one malloc per element, 4% of instructions in tuple metadata).
         try elements.withUnsafeBufferPointer { buffer in
             var index = 0
             while index < buffer.count {
-                do { try buffer[index].encode(firePack: &self) } catch let error as EncodingError {
+                do { try write(&self, buffer[index]) } catch let error as EncodingError {
                     throw error.prefixingPath([AnyCodingKey(index: index)])
                 }
                 index += 1
