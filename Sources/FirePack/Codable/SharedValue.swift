@@ -1,0 +1,24 @@
+/// A value held in one shared, immutable object: a copy costs one retain however large the value, and a change makes
+/// a new object (the decoder's settings, read once per call and changed rarely).
+struct SharedValue<Value: Sendable>: Sendable {
+    private final class Storage: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private var storage: Storage
+
+    init(_ value: Value) { storage = Storage(value) }
+
+    /// The value.
+    var value: Value {
+        @inline(__always) get { storage.value }
+    }
+
+    /// Changes the value; other copies keep the value they had.
+    mutating func update(_ change: (inout Value) -> Void) {
+        var value = storage.value
+        change(&value)
+        storage = Storage(value)
+    }
+}
