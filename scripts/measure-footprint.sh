@@ -2,7 +2,8 @@
 # What FirePack adds to a program: builds, in release, a minimal program that uses the FirePack product alone (with
 # the Swift runtime linked dynamically and statically) and the firepack tool, and prints a Markdown table of their
 # sizes (as built and stripped) and of the Foundation libraries they load. `scripts/measure-footprint.sh [PACKAGE]`
-# measures the FirePack checkout at PACKAGE (default: this one), so that two commits can be compared.
+# measures the FirePack checkout at PACKAGE (default: this one), so that two commits can be compared; with FIREPACK_TOOL
+# set to a release firepack already built from that checkout, the tool is not built again.
 set -euo pipefail
 root="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
 work="$(mktemp -d)"
@@ -37,5 +38,9 @@ row "FirePack only" dynamic "$work/app-dynamic/release/App"
 (cd "$work/app" && swift build -c release --static-swift-stdlib --scratch-path "$work/app-static" >"$work/log" 2>&1) || { cat "$work/log"; exit 1; }
 row "FirePack only" static "$work/app-static/release/App"
 [ "$("$work/app-static/release/App")" = "Dune" ] || { echo "error: the static program did not run" >&2; exit 1; }
-(cd "$root" && swift build -c release --product firepack --scratch-path "$work/tool" >"$work/log" 2>&1) || { cat "$work/log"; exit 1; }
-row "firepack" dynamic "$work/tool/release/firepack"
+tool="${FIREPACK_TOOL:-}"
+if [ -z "$tool" ]; then
+  (cd "$root" && swift build -c release --product firepack --scratch-path "$work/tool" >"$work/log" 2>&1) || { cat "$work/log"; exit 1; }
+  tool="$work/tool/release/firepack"
+fi
+row "firepack" dynamic "$tool"

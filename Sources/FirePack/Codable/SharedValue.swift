@@ -1,5 +1,5 @@
 /// A value held in one shared, immutable object: a copy costs one retain however large the value, and a change makes
-/// a new object (the decoder's settings, read once per call and changed rarely).
+/// a new object (the coders' settings, read once per call and changed rarely).
 struct SharedValue<Value: Sendable>: Sendable {
     private final class Storage: Sendable {
         let value: Value

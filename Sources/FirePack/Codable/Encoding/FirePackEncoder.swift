@@ -147,21 +147,56 @@ public final class FirePackEncoder: Sendable {
 
 /// A snapshot of the encoder's settings for one top-level call.
 struct EncoderOptions: Sendable {
-    var dateStrategy: FirePackEncoder.DateEncodingStrategy = .timestamp
-    var dataStrategy: FirePackEncoder.DataEncodingStrategy = .bytes
-    var keyStrategy: FirePackEncoder.KeyEncodingStrategy = .useDefaultKeys
-    var floatStrategy: FirePackEncoder.NonConformingFloatEncodingStrategy = .allow
-    var outputFormatting: FirePackEncoder.OutputFormatting = []
-    var userInfo: [CodingUserInfoKey: any Sendable] = [:]
-    var usesGeneratedCoding = true
+    /// What the encoder's properties set.
+    struct Settings: Sendable {
+        var dateStrategy: FirePackEncoder.DateEncodingStrategy = .timestamp
+        var dataStrategy: FirePackEncoder.DataEncodingStrategy = .bytes
+        var keyStrategy: FirePackEncoder.KeyEncodingStrategy = .useDefaultKeys
+        var floatStrategy: FirePackEncoder.NonConformingFloatEncodingStrategy = .allow
+        var outputFormatting: FirePackEncoder.OutputFormatting = []
+        var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+        var usesGeneratedCoding = true
+    }
 
-    var deterministic: Bool { outputFormatting.contains(.sortedKeys) }
+    /// Shared with the encoder: one retain per call, as `DecoderOptions`.
+    private var settings = SharedValue(Settings())
+
+    var dateStrategy: FirePackEncoder.DateEncodingStrategy {
+        get { settings.value.dateStrategy }
+        set { settings.update { $0.dateStrategy = newValue } }
+    }
+    var dataStrategy: FirePackEncoder.DataEncodingStrategy {
+        get { settings.value.dataStrategy }
+        set { settings.update { $0.dataStrategy = newValue } }
+    }
+    var keyStrategy: FirePackEncoder.KeyEncodingStrategy {
+        get { settings.value.keyStrategy }
+        set { settings.update { $0.keyStrategy = newValue } }
+    }
+    var floatStrategy: FirePackEncoder.NonConformingFloatEncodingStrategy {
+        get { settings.value.floatStrategy }
+        set { settings.update { $0.floatStrategy = newValue } }
+    }
+    var outputFormatting: FirePackEncoder.OutputFormatting {
+        get { settings.value.outputFormatting }
+        set { settings.update { $0.outputFormatting = newValue } }
+    }
+    var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { settings.value.userInfo }
+        set { settings.update { $0.userInfo = newValue } }
+    }
+    var usesGeneratedCoding: Bool {
+        get { settings.value.usesGeneratedCoding }
+        set { settings.update { $0.usesGeneratedCoding = newValue } }
+    }
+
+    var deterministic: Bool { settings.value.outputFormatting.contains(.sortedKeys) }
 
     /// Whether generated coding may be used: it is on, and keys are not converted (generated keys are fixed).
-    var takesGeneratedPath: Bool { usesGeneratedCoding && usesDefaultKeys }
+    var takesGeneratedPath: Bool { settings.value.usesGeneratedCoding && usesDefaultKeys }
 
     var usesDefaultKeys: Bool {
-        if case .useDefaultKeys = keyStrategy { return true }
+        if case .useDefaultKeys = settings.value.keyStrategy { return true }
         return false
     }
 }
