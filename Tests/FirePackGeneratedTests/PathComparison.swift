@@ -83,6 +83,20 @@ func expectSameDecoding<T: Codable>(_ type: T.Type, _ bytes: [UInt8], in referen
     return generated
 }
 
+/// For a type with generated coding, also the overloads the compiler picks where the type is known to have it
+/// (specialized for `T`, with generated coding on and off): the same outcome as the `Decodable` calls above.
+@discardableResult
+func expectSameDecodingSpecialized<T: Codable & FirePackDecodable>(_ type: T.Type, _ bytes: [UInt8], in reference: DocumentReference? = nil,
+                                                                   sourceLocation: SourceLocation = #_sourceLocation) -> Outcome {
+    let dynamic = expectSameDecoding(T.self, bytes, in: reference, sourceLocation: sourceLocation)
+    for generated in [true, false] {
+        let specialized = Outcome { try fingerprint(Paths.decoder(generated: generated).decode(T.self, from: bytes, in: reference)) }
+        #expect(specialized == dynamic, "decoding \(T.self) from \(bytes.count) bytes, specialized, generated: \(generated)",
+                sourceLocation: sourceLocation)
+    }
+    return dynamic
+}
+
 /// Encodes `value` through both paths (normal and deterministic) and expects the same bytes or the same error.
 func expectSameEncoding<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) {
     for deterministic in [false, true] {
@@ -90,4 +104,31 @@ func expectSameEncoding<T: Encodable>(_ value: T, sourceLocation: SourceLocation
         let codable = Outcome { try Paths.encoder(generated: false, deterministic: deterministic).encodeToBytes(value).description }
         #expect(generated == codable, "encoding \(T.self), deterministic: \(deterministic)", sourceLocation: sourceLocation)
     }
+}
+
+/// For a type with generated coding, also the specialized overloads (each way, with generated coding on and off).
+func expectSameEncodingSpecialized<T: Encodable & FirePackEncodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) {
+    expectSameEncoding(value, sourceLocation: sourceLocation)
+    for deterministic in [false, true] {
+        let dynamic = Outcome { try encodeDynamically(value, deterministic: deterministic).description }
+        for generated in [true, false] {
+            let encoder = Paths.encoder(generated: generated, deterministic: deterministic)
+            let bytes = Outcome { try encoder.encodeToBytes(value).description }
+            let data = Outcome { try [UInt8](encoder.encode(value)).description }
+            let appended = Outcome { () throws -> String in
+                let writer = FirePackWriter()
+                try encoder.encode(value, into: writer)
+                return writer.writtenBytes.description
+            }
+            for (name, outcome) in [("encodeToBytes", bytes), ("encode", data), ("encode(into:)", appended)] {
+                #expect(outcome == dynamic, "\(name) \(T.self) specialized, generated: \(generated), deterministic: \(deterministic)",
+                        sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
+
+/// `encodeToBytes` called where `T` is only known to be `Encodable` (the overload that finds generated coding at run time).
+private func encodeDynamically<T: Encodable>(_ value: T, deterministic: Bool) throws -> [UInt8] {
+    try Paths.encoder(generated: true, deterministic: deterministic).encodeToBytes(value)
 }

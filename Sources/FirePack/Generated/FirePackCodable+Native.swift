@@ -177,21 +177,25 @@ extension Decimal: FirePackDecodable, FirePackEncodable {
 
 extension Array: FirePackDecodable where Element: FirePackDecodable {
     /// Reads an array, element by element.
+    @inlinable
     public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decodeArray(of: Element.self) }
 }
 
 extension Array: FirePackEncodable where Element: FirePackEncodable {
     /// Writes an array, element by element.
+    @inlinable
     public func encode(firePack writer: inout FirePackValueWriter) throws { try writer.encodeArray(self) }
 }
 
 extension Optional: FirePackDecodable where Wrapped: FirePackDecodable {
     /// Reads null as nil, anything else as the wrapped type.
+    @inlinable
     public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decodeOptional(of: Wrapped.self) }
 }
 
 extension Optional: FirePackEncodable where Wrapped: FirePackEncodable {
     /// Writes nil as null.
+    @inlinable
     public func encode(firePack writer: inout FirePackValueWriter) throws {
         if let value = self { try value.encode(firePack: &writer) } else { writer.writer.writeNull() }
     }

@@ -11,11 +11,14 @@ import Foundation
 /// (in ascending key order when `sortsKeys`), then `endFields()`. Values of generated types, arrays and optionals of
 /// them and Swift's scalars are written here directly; everything else through the Codable path at the same position.
 /// The bytes are those `FirePackEncoder` writes for the type's `Encodable` conformance.
+///
+/// As `FirePackValueReader`'s, the generic entry points are `@inlinable`, so that they are specialized for the
+/// generated type in the module that encodes it.
 public struct FirePackValueWriter {
     /// The writer the encoder appends to.
-    let writer: FirePackWriter
+    @usableFromInline let writer: FirePackWriter
     /// The encoder's options for this call.
-    let options: EncoderOptions
+    @usableFromInline let options: EncoderOptions
     /// Whether map keys must be written in ascending UTF-8 byte order (deterministic output).
     public let sortsKeys: Bool
     /// The Codable path's encoder for values without generated coding, made when first needed.
@@ -28,6 +31,12 @@ public struct FirePackValueWriter {
         self.codable = codable
     }
 
+    /// A writer of one root value into `writer`.
+    @usableFromInline
+    init(root writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool) {
+        self.init(writer: writer, options: options, sortsKeys: sortsKeys, codable: nil)
+    }
+
     /// The user info the encoder was given.
     public var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
@@ -38,7 +47,7 @@ public struct FirePackValueWriter {
     public func endFields() { writer.endMap() }
 
     /// Writes a map key; a key already in the map sends the whole value to the tree path, as the Codable path does.
-    @inline(__always)
+    @usableFromInline
     func writeKey(_ key: StaticString) throws {
         guard writer.writeKey(utf8: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)) else {
             throw StreamingEncoder.NeedsTree()
@@ -46,11 +55,23 @@ public struct FirePackValueWriter {
     }
 
     /// Runs `body`, putting `key` in front of the coding path of an `EncodingError` it throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     func under(_ key: StaticString, _ body: () throws -> Void) throws {
-        do { try body() } catch let error as EncodingError {
-            throw error.prefixingPath([AnyCodingKey(stringValue: key.description)])
-        }
+        do { try body() } catch { throw Self.prefixing(error, key: key) }
+    }
+
+    /// `error` with `key` in front of its coding path when it is an `EncodingError`; any other error as it is.
+    @usableFromInline
+    static func prefixing(_ error: any Error, key: StaticString) -> any Error {
+        guard let error = error as? EncodingError else { return error }
+        return error.prefixingPath([AnyCodingKey(stringValue: key.description)])
+    }
+
+    /// `error` with the array index `index` in front of its coding path when it is an `EncodingError`.
+    @usableFromInline
+    static func prefixing(_ error: any Error, index: Int) -> any Error {
+        guard let error = error as? EncodingError else { return error }
+        return error.prefixingPath([AnyCodingKey(index: index)])
     }
 
     /// Writes a double, or what the non-conforming float strategy makes of NaN and ±∞.
@@ -68,12 +89,14 @@ public struct FirePackValueWriter {
 
 extension FirePackValueWriter {
     /// Writes `value` (of a type with generated or native coding) under `key`.
+    @inlinable
     public mutating func encode<T: FirePackEncodable>(_ value: T, forKey key: StaticString) throws {
         try writeKey(key)
         try under(key) { try value.encode(firePack: &self) }
     }
 
     /// Writes `value` under `key`, or nothing for nil.
+    @inlinable
     public mutating func encodeIfPresent<T: FirePackEncodable>(_ value: T?, forKey key: StaticString) throws {
         guard let value else { return }
         try encode(value, forKey: key)
@@ -165,39 +188,45 @@ extension FirePackValueWriter {
 
 extension FirePackValueWriter {
     /// Writes an array of a generated (or native) element type, element by element.
+    @inlinable
     public mutating func encodeArray<Element: FirePackEncodable>(_ elements: [Element]) throws {
-        // Arrays of the commonest scalars are written by concrete code, as `FirePackValueReader.decodeArray` reads them.
+        // Arrays of the commonest scalars are written by concrete code, as `FirePackValueReader.decodeArray` reads them;
+        // specialized, these comparisons are decided at compile time.
         if Element.self == Double.self {
-            try encodeElements(unsafeBitCast(elements, to: [Double].self)) { try $0.writeDouble($1) }
+            try encodeDoubles(unsafeBitCast(elements, to: [Double].self))
         } else if Element.self == String.self {
-            try encodeElements(unsafeBitCast(elements, to: [String].self)) { $0.writer.writeString($1) }
+            encodeStrings(unsafeBitCast(elements, to: [String].self))
         } else if Element.self == Int.self {
-            try encodeElements(unsafeBitCast(elements, to: [Int].self)) { $0.writer.writeInteger(Int64($1)) }
+            encodeInts(unsafeBitCast(elements, to: [Int].self))
         } else {
             try encodeElements(elements) { try $1.encode(firePack: &$0) }
         }
     }
 
+    @usableFromInline
+    mutating func encodeDoubles(_ elements: [Double]) throws { try encodeElements(elements) { try $0.writeDouble($1) } }
+
+    @usableFromInline
+    mutating func encodeStrings(_ elements: [String]) { writer.beginArray(); for element in elements { writer.writeString(element) }; writer.endArray() }
+
+    @usableFromInline
+    mutating func encodeInts(_ elements: [Int]) { writer.beginArray(); for element in elements { writer.writeInteger(Int64(element)) }; writer.endArray() }
+
     /// Writes an array, each element with `write`, putting the element's index in front of the coding path of an
     /// `EncodingError` it throws.
-    @inline(__always)
-    private mutating func encodeElements<Element>(_ elements: [Element], _ write: (inout Self, Element) throws -> Void) throws {
+    @inlinable @inline(__always)
+    mutating func encodeElements<Element>(_ elements: [Element], _ write: (inout Self, Element) throws -> Void) throws {
         writer.beginArray()
-        // By index over the buffer: unspecialized across modules, `enumerated()` allocated a box per element for
-        // its `(offset, element)?` (callgrind: one malloc per element, 4% of instructions in tuple metadata).
-        try elements.withUnsafeBufferPointer { buffer in
-            var index = 0
-            while index < buffer.count {
-                do { try write(&self, buffer[index]) } catch let error as EncodingError {
-                    throw error.prefixingPath([AnyCodingKey(index: index)])
-                }
-                index += 1
-            }
+        var index = 0
+        for element in elements {
+            do { try write(&self, element) } catch { throw Self.prefixing(error, index: index) }
+            index += 1
         }
         writer.endArray()
     }
 
     /// Writes an enum as its raw value.
+    @inlinable
     public mutating func encodeRawValue<T: RawRepresentable>(_ value: T) throws where T.RawValue: FirePackEncodable {
         try value.rawValue.encode(firePack: &self)
     }

@@ -133,11 +133,12 @@ extension ReaderInput {
 }
 
 /// A container's header: how many elements, where they start and where the container ends.
+@usableFromInline
 struct ContainerHeader {
-    var count: Int
-    var isMap: Bool
-    var bodyStart: Int
-    var end: Int
+    @usableFromInline var count: Int
+    @usableFromInline var isMap: Bool
+    @usableFromInline var bodyStart: Int
+    @usableFromInline var end: Int
 }
 
 extension ReaderInput {

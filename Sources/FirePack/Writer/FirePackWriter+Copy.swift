@@ -54,6 +54,7 @@ extension FirePackWriter {
     }
 
     /// Drops a root value in progress, as if it had never been started.
+    @usableFromInline
     package func abandonRootValue(truncatingTo index: Int) {
         writerIndex = index
         depth = 0

@@ -53,59 +53,59 @@ public final class FirePackWriter {
     public let options: Options
     var sink: Sink?
 
-    /// The mutable state, behind a pointer (`ClassState`: no exclusivity check per access).
-    let state: ClassState<WriterState>
+    /// The mutable state, accessed without exclusivity checks (see `DecoderState`).
+    @exclusivity(unchecked) var state: WriterState
 
     var storage: UnsafeMutablePointer<UInt8> {
-        get { state.pointer.pointee.storage }
-        set { state.pointer.pointee.storage = newValue }
+        get { state.storage }
+        set { state.storage = newValue }
     }
     var capacity: Int {
-        get { state.pointer.pointee.capacity }
-        set { state.pointer.pointee.capacity = newValue }
+        get { state.capacity }
+        set { state.capacity = newValue }
     }
     /// The number of bytes in the buffer: where the next byte goes.
     public internal(set) var writerIndex: Int {
-        get { state.pointer.pointee.writerIndex }
-        set { state.pointer.pointee.writerIndex = newValue }
+        get { state.writerIndex }
+        set { state.writerIndex = newValue }
     }
     /// Start of the root value being written.
     var rootStart: Int {
-        get { state.pointer.pointee.rootStart }
-        set { state.pointer.pointee.rootStart = newValue }
+        get { state.rootStart }
+        set { state.rootStart = newValue }
     }
     /// End of the last complete root value (with its key table).
     var completedEnd: Int {
-        get { state.pointer.pointee.completedEnd }
-        set { state.pointer.pointee.completedEnd = newValue }
+        get { state.completedEnd }
+        set { state.completedEnd = newValue }
     }
     /// Number of open containers.
     public internal(set) var depth: Int {
-        get { state.pointer.pointee.depth }
-        set { state.pointer.pointee.depth = newValue }
+        get { state.depth }
+        set { state.depth = newValue }
     }
     /// The innermost open container, kept out of `outerFrames` so the hot path touches no array.
     var top: ContainerFrame {
-        get { state.pointer.pointee.top }
-        _modify { yield &state.pointer.pointee.top }
+        get { state.top }
+        _modify { yield &state.top }
     }
     var outerFrames: [ContainerFrame] {
-        get { state.pointer.pointee.outerFrames }
-        _modify { yield &state.pointer.pointee.outerFrames }
+        get { state.outerFrames }
+        _modify { yield &state.outerFrames }
     }
     /// Serial number of the last map begun, so the key table can tell a key repeated within one map.
     var mapSerial: Int {
-        get { state.pointer.pointee.mapSerial }
-        set { state.pointer.pointee.mapSerial = newValue }
+        get { state.mapSerial }
+        set { state.mapSerial = newValue }
     }
     /// The key-table entries written in each open map, innermost last (each frame knows where its own start).
     var openMapKeys: [Int32] {
-        get { state.pointer.pointee.openMapKeys }
-        _modify { yield &state.pointer.pointee.openMapKeys }
+        get { state.openMapKeys }
+        _modify { yield &state.openMapKeys }
     }
     var keys: WriterKeyTable {
-        get { state.pointer.pointee.keys }
-        _modify { yield &state.pointer.pointee.keys }
+        get { state.keys }
+        _modify { yield &state.keys }
     }
 
     /// Creates a writer; with a sink, `flush()` sends complete values there.
@@ -121,10 +121,10 @@ public final class FirePackWriter {
             var initial = WriterState(storage: base.bindMemory(to: UInt8.self, capacity: borrowedStorage.count),
                                       capacity: borrowedStorage.count)
             initial.ownsStorage = false
-            state = ClassState(initial)
+            state = initial
         } else {
             let capacity = max(options.initialCapacity, 64)
-            state = ClassState(WriterState(storage: .allocate(capacity: capacity), capacity: capacity))
+            state = WriterState(storage: .allocate(capacity: capacity), capacity: capacity)
         }
     }
 
@@ -139,11 +139,10 @@ public final class FirePackWriter {
     }
 
     /// Whether the writer is still writing into the memory it was created `borrowing`.
-    package var isWritingInBorrowedMemory: Bool { !state.pointer.pointee.ownsStorage }
+    package var isWritingInBorrowedMemory: Bool { !state.ownsStorage }
 
     deinit {
-        if state.pointer.pointee.ownsStorage { state.pointer.pointee.storage.deallocate() }
-        state.release()
+        if state.ownsStorage { state.storage.deallocate() }
     }
 
     /// Whether a value has been started and not yet completed.
@@ -231,7 +230,7 @@ public final class FirePackWriter {
         let newCapacity = max(capacity * 2, writerIndex + count)
         let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newStorage.update(from: storage, count: writerIndex)
-        if state.pointer.pointee.ownsStorage { storage.deallocate() } else { state.pointer.pointee.ownsStorage = true }
+        if state.ownsStorage { storage.deallocate() } else { state.ownsStorage = true }
         storage = newStorage
         capacity = newCapacity
     }

@@ -9,48 +9,44 @@ import Foundation
 final class DecoderImpl: Decoder {
     let input: ReaderInput
     let options: DecoderOptions
-    /// The mutable state, behind a pointer (`ClassState`: no exclusivity check per access).
-    let state: ClassState<DecoderState>
+    /// The mutable state, accessed without exclusivity checks (see `DecoderState`).
+    @exclusivity(unchecked) var state: DecoderState
 
     init(input: ReaderInput, options: DecoderOptions, offset: Int, end: Int, depth: Int) {
         self.input = input
         self.options = options
-        state = ClassState(DecoderState(offset: offset, end: end, depth: depth))
-    }
-
-    deinit {
-        state.release()
+        state = DecoderState(offset: offset, end: end, depth: depth)
     }
 
     /// The value the decoder is positioned at.
     var offset: Int {
-        get { state.pointer.pointee.offset }
-        set { state.pointer.pointee.offset = newValue }
+        get { state.offset }
+        set { state.offset = newValue }
     }
     /// The end of the current value.
     var end: Int {
-        get { state.pointer.pointee.end }
-        set { state.pointer.pointee.end = newValue }
+        get { state.end }
+        set { state.end = newValue }
     }
     /// Containers enclosing the current value (bounded by the reader's depth limit).
     var depth: Int {
-        get { state.pointer.pointee.depth }
-        set { state.pointer.pointee.depth = newValue }
+        get { state.depth }
+        set { state.depth = newValue }
     }
     /// The coding path: one entry per level below the root.
     var path: [PathEntry] {
-        get { state.pointer.pointee.path }
-        _modify { yield &state.pointer.pointee.path }
+        get { state.path }
+        _modify { yield &state.path }
     }
     /// Resume points of the keyed containers open at each depth (see `MapReader`).
     var keyCursors: [KeyCursor] {
-        get { state.pointer.pointee.keyCursors }
-        _modify { yield &state.pointer.pointee.keyCursors }
+        get { state.keyCursors }
+        _modify { yield &state.keyCursors }
     }
     /// Set while decoding `[String: T]`, whose keys the key strategy must not touch.
     var bypassKeyStrategy: Bool {
-        get { state.pointer.pointee.bypassKeyStrategy }
-        set { state.pointer.pointee.bypassKeyStrategy = newValue }
+        get { state.bypassKeyStrategy }
+        set { state.bypassKeyStrategy = newValue }
     }
 
     var codingPath: [any CodingKey] { path.map(\.codingKey) }
@@ -166,6 +162,13 @@ final class DecoderImpl: Decoder {
 }
 
 /// The decoder's mutable state (see `DecoderImpl.state`).
+///
+/// The hot classes (the decoder, the streaming encoder and `FirePackWriter`) keep their mutable state in one stored
+/// property marked `@exclusivity(unchecked)`: each access to a class's stored `var` otherwise pays a dynamic
+/// exclusivity check, several per value written or read (callgrind: 30% of an encode, about a hundred checks per
+/// small document decoded). Kept inline rather than behind a pointer, the state costs no allocation of its own (one
+/// `Book` decoded: 300 fewer instructions). The classes never let the state escape, and only one thread uses one at a
+/// time (they are not `Sendable`).
 struct DecoderState {
     var offset: Int
     var end: Int

@@ -95,15 +95,20 @@ public final class FirePackDecoder: Sendable {
     }
 
     func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, options: DecoderOptions) throws -> T {
+        try rootDecoder(bytes, options: options).decodeRoot(type)
+    }
+
+    /// The decoder of one top-level call, at the root value of `bytes`.
+    func rootDecoder(_ bytes: UnsafeRawBufferPointer, options: DecoderOptions) throws -> DecoderImpl {
         let input: ReaderInput
         do { input = try ReaderInput(bytes, rootStart: 0, limits: options.limits) } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: Self.describe(error, options.reference), underlyingError: error))
         }
-        let decoder = DecoderImpl(input: input, options: options, offset: 0, end: input.rootEnd, depth: 0)
-        return try decoder.decodeRoot(type)
+        return DecoderImpl(input: input, options: options, offset: 0, end: input.rootEnd, depth: 0)
     }
 
     /// The options for one top-level call, read under the lock once.
+    @usableFromInline
     func options(reference: DocumentReference?) -> DecoderOptions {
         var options = state.withLock { $0 }
         options.reference = reference
@@ -117,6 +122,7 @@ public final class FirePackDecoder: Sendable {
 
 /// A snapshot of the decoder's settings for one top-level call: the settings, shared with the decoder (one retain
 /// per call; copying them field by field cost a twentieth of a one-document decode, callgrind), and the document.
+@usableFromInline
 struct DecoderOptions: Sendable {
     /// What the decoder's properties set.
     struct Settings: Sendable {
@@ -171,6 +177,9 @@ struct DecoderOptions: Sendable {
         if case .useDefaultKeys = settings.value.keyStrategy { return true }
         return false
     }
+
+    /// Whether generated coding may be used: it is on, and keys are not converted (generated keys are fixed).
+    var takesGeneratedPath: Bool { settings.value.usesGeneratedCoding && usesDefaultKeys }
 
     /// Whether dates decode from native timestamps (the default strategy).
     var dateStrategyIsTimestamp: Bool {

@@ -95,10 +95,9 @@ public final class FirePackEncoder: Sendable {
         return writer
     }
 
+    @usableFromInline
     func encode<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
-        guard !writer.isInsideValue else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "The writer is inside a value: FirePackEncoder appends whole root values"))
-        }
+        guard !writer.isInsideValue else { throw Self.insideValue(value) }
         let deterministic = options.deterministic
         let start = writer.writerIndex
         if options.takesGeneratedPath, let generated = T.self as? any FirePackEncodable.Type {
@@ -126,8 +125,15 @@ public final class FirePackEncoder: Sendable {
                 throw error
             }
         }
+        try encodeThroughTree(value, into: writer, options: options)
+    }
+
+    /// Encodes the value as a `Value` tree, then writes the tree: the path of deterministic output and of values the
+    /// streaming paths cannot write (a key written twice).
+    @usableFromInline
+    func encodeThroughTree<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
         let tree = try ValueEncoder(options: options).encodeRoot(value)
-        if deterministic && !writer.options.deterministic {
+        if options.deterministic && !writer.options.deterministic {
             let sorted = FirePackWriter(options: .init(deterministic: true))
             sorted.write(tree)
             sorted.withUnsafeWrittenBytes { bytes in writer.appendCompleteValues(bytes) }
@@ -136,16 +142,24 @@ public final class FirePackEncoder: Sendable {
         }
     }
 
+    /// The error for a root value written while the writer is inside another value.
+    @usableFromInline
+    static func insideValue(_ value: Any) -> EncodingError {
+        EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "The writer is inside a value: FirePackEncoder appends whole root values"))
+    }
+
     /// The value as a `Value` tree, with this encoder's strategies.
     public func encodeToValue<T: Encodable>(_ value: T) throws -> Value {
         try ValueEncoder(options: options).encodeRoot(value)
     }
 
     /// The options for one top-level call, read under the lock once.
+    @usableFromInline
     var options: EncoderOptions { state.withLock { $0 } }
 }
 
 /// A snapshot of the encoder's settings for one top-level call.
+@usableFromInline
 struct EncoderOptions: Sendable {
     /// What the encoder's properties set.
     struct Settings: Sendable {
@@ -190,9 +204,11 @@ struct EncoderOptions: Sendable {
         set { settings.update { $0.usesGeneratedCoding = newValue } }
     }
 
+    @usableFromInline
     var deterministic: Bool { settings.value.outputFormatting.contains(.sortedKeys) }
 
     /// Whether generated coding may be used: it is on, and keys are not converted (generated keys are fixed).
+    @usableFromInline
     var takesGeneratedPath: Bool { settings.value.usesGeneratedCoding && usesDefaultKeys }
 
     var usesDefaultKeys: Bool {

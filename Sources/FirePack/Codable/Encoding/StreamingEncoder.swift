@@ -16,41 +16,37 @@ final class StreamingEncoder: Encoder {
 
     let writer: FirePackWriter
     let options: EncoderOptions
-    /// The mutable state, behind a pointer (`ClassState`: no exclusivity check per access).
-    let state: ClassState<StreamingEncoderState>
+    /// The mutable state, accessed without exclusivity checks (see `DecoderState`).
+    @exclusivity(unchecked) var state: StreamingEncoderState
 
     init(writer: FirePackWriter, options: EncoderOptions) {
         self.writer = writer
         self.options = options
-        state = ClassState(StreamingEncoderState())
-    }
-
-    deinit {
-        state.release()
+        state = StreamingEncoderState()
     }
 
     var path: [PathEntry] {
-        get { state.pointer.pointee.path }
-        _modify { yield &state.pointer.pointee.path }
+        get { state.path }
+        _modify { yield &state.path }
     }
     /// The identity of the Codable container behind each open writer container, outermost first.
     var openContainers: [Int] {
-        get { state.pointer.pointee.openContainers }
-        _modify { yield &state.pointer.pointee.openContainers }
+        get { state.openContainers }
+        _modify { yield &state.openContainers }
     }
     var nextContainerID: Int {
-        get { state.pointer.pointee.nextContainerID }
-        set { state.pointer.pointee.nextContainerID = newValue }
+        get { state.nextContainerID }
+        set { state.nextContainerID = newValue }
     }
     /// Where the value being encoded started (to catch a second value written through one encoder).
     var valueStart: Int {
-        get { state.pointer.pointee.valueStart }
-        set { state.pointer.pointee.valueStart = newValue }
+        get { state.valueStart }
+        set { state.valueStart = newValue }
     }
     /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
     var bypassKeyStrategy: Bool {
-        get { state.pointer.pointee.bypassKeyStrategy }
-        set { state.pointer.pointee.bypassKeyStrategy = newValue }
+        get { state.bypassKeyStrategy }
+        set { state.bypassKeyStrategy = newValue }
     }
 
     var codingPath: [any CodingKey] { path.map(\.codingKey) }

@@ -1,11 +1,10 @@
 import FirePack
-import GuideModels
 import Foundation
 
-// The practical limit: the same FirePack bytes as FirePackEncoder writes for `Book`, written and read by hand with
-// the writer and the cursor, no Codable.
+// The practical limit, for the benchmarks and the profiling workload: the same FirePack bytes as FirePackEncoder
+// writes for `Book`, written and read by hand with the writer and the cursor, no Codable.
 
-func handWrittenEncode(_ books: [Book], into writer: FirePackWriter) {
+public func handWrittenEncode(_ books: [Book], into writer: FirePackWriter) {
     writer.beginArray()
     for book in books {
         writer.beginMap()
@@ -17,7 +16,7 @@ func handWrittenEncode(_ books: [Book], into writer: FirePackWriter) {
     writer.endArray()
 }
 
-func handWrittenDecode(_ bytes: [UInt8]) throws -> [Book] {
+public func handWrittenDecode(_ bytes: [UInt8]) throws -> [Book] {
     try FirePackReader.withReader(bytes) { reader in
         let array = try reader.enterArray()
         var books: [Book] = []
@@ -42,7 +41,7 @@ func handWrittenDecode(_ bytes: [UInt8]) throws -> [Book] {
 
 // The same for `BookWithTags`: nested maps, arrays, optional fields, URLs and the colour's hex string.
 
-func handWrittenEncode(_ books: [BookWithTags], into writer: FirePackWriter) {
+public func handWrittenEncode(_ books: [BookWithTags], into writer: FirePackWriter) {
     writer.beginArray()
     for book in books {
         writer.beginMap()
@@ -75,9 +74,10 @@ func handWrittenEncode(_ books: [BookWithTags], into writer: FirePackWriter) {
     writer.endArray()
 }
 
-struct HandWrittenError: Error {}
+/// A document the hand-written decoder cannot read.
+public struct HandWrittenError: Error {}
 
-func handWrittenDecodeTagged(_ bytes: [UInt8]) throws -> [BookWithTags] {
+public func handWrittenDecodeTagged(_ bytes: [UInt8]) throws -> [BookWithTags] {
     try FirePackReader.withReader(bytes) { reader in
         let array = try reader.enterArray()
         var books: [BookWithTags] = []
