@@ -107,23 +107,25 @@ extension UInt64: FirePackDecodable, FirePackEncodable {
 
 extension Timestamp: FirePackDecodable, FirePackEncodable {
     /// Reads the value as `FirePackDecoder` does.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decodeNative(Timestamp.self) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeTimestamp(as: Timestamp.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the value as `FirePackEncoder` does.
-    public func encode(firePack writer: inout FirePackValueWriter) throws { try writer.encodeNative(self) }
+    public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeTimestamp(self) }
 }
 
 extension GeoPoint: FirePackDecodable, FirePackEncodable {
     /// Reads the value as `FirePackDecoder` does.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decodeNative(GeoPoint.self) }
+    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeGeoPoint(at: reader.offset, end: reader.end) }
     /// Writes the value as `FirePackEncoder` does.
-    public func encode(firePack writer: inout FirePackValueWriter) throws { try writer.encodeNative(self) }
+    public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeGeoPoint(self) }
 }
 
 extension DocumentReference: FirePackDecodable, FirePackEncodable {
     /// Reads the value as `FirePackDecoder` does.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decodeNative(DocumentReference.self) }
+    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeReference(at: reader.offset, end: reader.end) }
     /// Writes the value as `FirePackEncoder` does.
-    public func encode(firePack writer: inout FirePackValueWriter) throws { try writer.encodeNative(self) }
+    public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeReference(self) }
 }
 
 extension VectorValue: FirePackDecodable, FirePackEncodable {
@@ -142,9 +144,18 @@ extension Value: FirePackDecodable, FirePackEncodable {
 
 extension Date: FirePackDecodable, FirePackEncodable {
     /// Reads the value as `FirePackDecoder` does (by the decoder's date strategy).
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decodeNative(Date.self) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        // The default strategy reads a timestamp in place; the others may need a `Decoder` (`.custom`, `.deferredToDate`).
+        if reader.decoder.options.dateStrategyIsTimestamp {
+            self = try reader.decoder.decodeTimestamp(as: Date.self, at: reader.offset, end: reader.end).dateValue()
+        } else {
+            self = try reader.decodeNative(Date.self)
+        }
+    }
     /// Writes the value as `FirePackEncoder` does (by the encoder's date strategy).
-    public func encode(firePack writer: inout FirePackValueWriter) throws { try writer.encodeNative(self) }
+    public func encode(firePack writer: inout FirePackValueWriter) throws {
+        if case .timestamp = writer.options.dateStrategy { writer.writer.writeTimestamp(Timestamp(date: self)) } else { try writer.encodeNative(self) }
+    }
 }
 
 extension Data: FirePackDecodable, FirePackEncodable {

@@ -161,26 +161,49 @@ extension FirePackValueWriter {
 
 extension FirePackValueWriter {
     /// Leaves a `@DocumentID` out of the data.
+    @inlinable
     public func encode<T>(_ value: DocumentID<T>, forKey key: StaticString) throws {}
 
     /// Writes a `@ServerTimestamp`: the time, or the server-timestamp sentinel for nil.
+    @inlinable
     public mutating func encode<T>(_ value: ServerTimestamp<T>, forKey key: StaticString) throws {
-        guard let time = value.wrappedValue else {
-            try writeKey(key)
-            writer.writeServerTimestamp()
-            return
-        }
+        guard let time = value.wrappedValue else { return try writeServerTimestamp(forKey: key) }
+        try encode(time, forKey: key)
+    }
+
+    /// Writes a `@ServerTimestamp` of a type with native coding (`Timestamp`, `Date`).
+    @inlinable
+    public mutating func encode<T: FirePackEncodable>(_ value: ServerTimestamp<T>, forKey key: StaticString) throws {
+        guard let time = value.wrappedValue else { return try writeServerTimestamp(forKey: key) }
         try encode(time, forKey: key)
     }
 
     /// Writes an `@ExplicitNull`: the value, or null for nil.
+    @inlinable
     public mutating func encode<T: Encodable>(_ value: ExplicitNull<T>, forKey key: StaticString) throws {
-        guard let wrapped = value.wrappedValue else {
-            try writeKey(key)
-            writer.writeNull()
-            return
-        }
+        guard let wrapped = value.wrappedValue else { return try writeNull(forKey: key) }
         try encode(wrapped, forKey: key)
+    }
+
+    /// Writes an `@ExplicitNull` of a type with generated (or native) coding.
+    @inlinable
+    public mutating func encode<T: FirePackEncodable>(_ value: ExplicitNull<T>, forKey key: StaticString) throws {
+        guard let wrapped = value.wrappedValue else { return try writeNull(forKey: key) }
+        try encode(wrapped, forKey: key)
+    }
+
+    /// Writes the server-timestamp sentinel under `key`.
+    @usableFromInline
+    func writeServerTimestamp(forKey key: StaticString) throws {
+        try writeKey(key)
+        writer.writeServerTimestamp()
+    }
+
+    /// Writes null under `key`.
+    @usableFromInline
+    func writeNull(forKey key: StaticString) throws {
+        try writeKey(key)
+        writer.writeNull()
     }
 }
 

@@ -106,19 +106,13 @@ extension DecoderImpl {
     func decodeSpecial<T>(_ kind: NativeSpecial, into result: UnsafeMutablePointer<T>) throws {
         switch kind {
         case .date: result.initialize(to: unsafeBitCast(try decodeDate(), to: T.self))
-        case .timestamp: result.initialize(to: unsafeBitCast(try decodeTimestamp(as: Timestamp.self), to: T.self))
+        case .timestamp: result.initialize(to: unsafeBitCast(try decodeTimestamp(as: Timestamp.self, at: offset, end: end), to: T.self))
         case .data: result.initialize(to: unsafeBitCast(try decodeData(), to: T.self))
         case .url: result.initialize(to: unsafeBitCast(try decodeURL(), to: T.self))
-        case .geoPoint:
-            try expect(.geoPoint, for: GeoPoint.self)
-            let point = try wrap { () throws(FirePackError) in try input.getGeoPoint(at: offset, limit: end).0 }
-            result.initialize(to: unsafeBitCast(point, to: T.self))
-        case .reference:
-            try expect(.reference, for: DocumentReference.self)
-            let reference = try wrap { () throws(FirePackError) in try input.getReference(at: offset, limit: end).0 }
-            result.initialize(to: unsafeBitCast(reference, to: T.self))
+        case .geoPoint: result.initialize(to: unsafeBitCast(try decodeGeoPoint(at: offset, end: end), to: T.self))
+        case .reference: result.initialize(to: unsafeBitCast(try decodeReference(at: offset, end: end), to: T.self))
         case .vector:
-            try expect(.vector, for: VectorValue.self)
+            try expect(.vector, for: VectorValue.self, at: offset, end: end)
             let (start, count, _) = try wrap { () throws(FirePackError) in try input.getVector(at: offset, limit: end) }
             result.initialize(to: unsafeBitCast(VectorView(input.bytes(from: start, count: count * 8)).vectorValue, to: T.self))
         case .value:
@@ -155,19 +149,33 @@ extension DecoderImpl {
         return url
     }
 
-    func expect(_ expected: ValueType, for type: Any.Type) throws {
+    /// Throws `typeMismatch` (or `valueNotFound` for null) unless the value at `offset` is of the `expected` type.
+    func expect(_ expected: ValueType, for type: Any.Type, at offset: Int, end: Int) throws {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
-        guard ValueType(tag: tag) == expected else { throw typeMismatch(type, at: offset) }
+        guard ValueType(tag: tag) == expected else { throw typeMismatch(type, at: offset, end: end) }
     }
 
-    func decodeTimestamp(as type: Any.Type) throws -> Timestamp {
-        try expect(.timestamp, for: type)
+    /// The timestamp at `offset` (decoded as `type`, which errors name).
+    func decodeTimestamp(as type: Any.Type, at offset: Int, end: Int) throws -> Timestamp {
+        try expect(.timestamp, for: type, at: offset, end: end)
         return try wrap { () throws(FirePackError) in try input.getTimestamp(at: offset, limit: end).0 }
+    }
+
+    /// The geopoint at `offset`.
+    func decodeGeoPoint(at offset: Int, end: Int) throws -> GeoPoint {
+        try expect(.geoPoint, for: GeoPoint.self, at: offset, end: end)
+        return try wrap { () throws(FirePackError) in try input.getGeoPoint(at: offset, limit: end).0 }
+    }
+
+    /// The document reference at `offset`.
+    func decodeReference(at offset: Int, end: Int) throws -> DocumentReference {
+        try expect(.reference, for: DocumentReference.self, at: offset, end: end)
+        return try wrap { () throws(FirePackError) in try input.getReference(at: offset, limit: end).0 }
     }
 
     func decodeDate() throws -> Date {
         switch options.dateStrategy {
-        case .timestamp: return try decodeTimestamp(as: Date.self).dateValue()
+        case .timestamp: return try decodeTimestamp(as: Date.self, at: offset, end: end).dateValue()
         case .deferredToDate: return try Date(from: self)
         case .secondsSince1970: return Date(timeIntervalSince1970: try decodeDouble(at: offset, end: end))
         case .millisecondsSince1970: return Date(timeIntervalSince1970: try decodeDouble(at: offset, end: end) / 1000)
@@ -190,7 +198,7 @@ extension DecoderImpl {
     func decodeData() throws -> Data {
         switch options.dataStrategy {
         case .bytes:
-            try expect(.bytes, for: Data.self)
+            try expect(.bytes, for: Data.self, at: offset, end: end)
             let (start, count, _) = try wrap { () throws(FirePackError) in
                 try input.getLengthPrefixed(at: offset, limit: end, tag: Tag.bytes, expecting: "bytes")
             }

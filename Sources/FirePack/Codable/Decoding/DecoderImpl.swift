@@ -152,8 +152,8 @@ final class DecoderImpl: Decoder {
     }
 
     /// `Expected to decode Int but found string`, with offset and document.
-    func typeMismatch(_ type: Any.Type, expected: String? = nil, at offset: Int) -> DecodingError {
-        let tag = (try? input.tag(at: offset, limit: end)) ?? 0
+    func typeMismatch(_ type: Any.Type, expected: String? = nil, at offset: Int, end: Int? = nil) -> DecodingError {
+        let tag = (try? input.tag(at: offset, limit: end ?? self.end)) ?? 0
         if tag == Tag.null {
             return .valueNotFound(type, context("Expected \(type) value but found null instead", at: offset))
         }
