@@ -93,7 +93,7 @@ let package = Package(
         // Not a benchmark: a fixed workload to profile with valgrind --tool=callgrind.
         .executableTarget(
             name: "ProfileCodable",
-            dependencies: ["GuideModels", .product(name: "FirePack", package: "FirePack")],
+            dependencies: ["GuideModels", "CorpusModels", .product(name: "FirePack", package: "FirePack")],
             path: "Sources/ProfileCodable"
         ),
     ]

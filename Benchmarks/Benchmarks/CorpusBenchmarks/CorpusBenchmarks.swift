@@ -37,7 +37,9 @@ let benchmarks: @Sendable () -> Void = {
     }
 }
 
-func register<T: Codable>(_ name: String, _ type: T.Type, _ corpus: URL) {
+/// Each path for one corpus model. `T`'s generated coding is known here, as at a user's call site with a concrete type,
+/// so the coders' calls resolve to the overloads specialized for it (what a call where `T` is only `Codable` would not).
+func register<T: Codable & FirePackDecodable & FirePackEncodable>(_ name: String, _ type: T.Type, _ corpus: URL) {
     let json = try! Data(contentsOf: corpus.appendingPathComponent("\(name).json"))
     let jsonDecoder = JSONDecoder(), jsonEncoder = JSONEncoder()
     let value = try! jsonDecoder.decode(T.self, from: json)

@@ -59,7 +59,7 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// One workload's values and their encoded forms, each built on first use.
-final class Inputs<T: Codable>: @unchecked Sendable {
+final class Inputs<T: Codable & FirePackDecodable & FirePackEncodable>: @unchecked Sendable {
     private let make: () -> [T]
     /// The values themselves.
     lazy var values: [T] = make()
@@ -81,8 +81,10 @@ final class Inputs<T: Codable>: @unchecked Sendable {
     init(_ make: @escaping () -> [T]) { self.make = make }
 }
 
-/// Encode and decode the workload through each path; each benchmark builds only the inputs it reads.
-func register<T: Codable>(_ name: String, _ inputs: Inputs<T>) {
+/// Encode and decode the workload through each path; each benchmark builds only the inputs it reads. `T`'s generated
+/// coding is known here, as at a user's call site with a concrete type, so the coders' calls resolve to the overloads
+/// specialized for it (what a call where `T` is only `Codable` would not).
+func register<T: Codable & FirePackDecodable & FirePackEncodable>(_ name: String, _ inputs: Inputs<T>) {
     let firePackEncoder = FirePackEncoder(), firePackDecoder = FirePackDecoder()
     // The same coders with generated coding off: every type through its Codable conformance.
     let codableEncoder = FirePackEncoder(), codableDecoder = FirePackDecoder()

@@ -1,3 +1,4 @@
+import CorpusModels
 import FirePack
 import GuideModels
 import Foundation
@@ -6,6 +7,8 @@ import Foundation
 //   ProfileCodable encode|decode|books|encodeBooks|articles|oneBook|encodeOneBook [iterations]
 // the hand-written cursor code for the same bytes: handDecode|handBooks|handOneBook|handEncodeOneBook; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOneBook|jsonEncodeOneBook.
+// The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
+// jsonTwitter|jsonCitm|jsonCanada (JSONDecoder), handCanada.
 // Run it twice with different iteration counts and subtract: the difference is the cost of the extra iterations alone.
 let mode = CommandLine.arguments.dropFirst().first ?? "decode"
 let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
@@ -23,7 +26,46 @@ let jsonEncoder = JSONEncoder(), jsonDecoder = JSONDecoder()
 let oneBookJSON = try jsonEncoder.encode(oneBook), booksJSON = try jsonEncoder.encode(books), taggedJSON = try jsonEncoder.encode([book])
 let writer = FirePackWriter()
 var checksum = 0
-for _ in 0..<iterations {
+
+/// A corpus model read from ../shared/corpus with JSONDecoder, and its FirePack and JSON bytes.
+func corpus<T: Codable & FirePackEncodable>(_ name: String, as type: T.Type) throws -> (value: T, bytes: [UInt8], json: Data) {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/\(name).json")
+    let json = try Data(contentsOf: file)
+    let value = try JSONDecoder().decode(T.self, from: json)
+    return (value, try encoder.encodeToBytes(value), try JSONEncoder().encode(value))
+}
+let corpusName = ["twitter": "twitter", "citm": "citm_catalog", "canada": "canada"]
+    .first { mode.lowercased().hasSuffix($0.key) }?.value
+if let corpusName {
+    // One model per run; each mode decodes, encodes or decodes JSON.
+    func run<T: Codable & FirePackDecodable & FirePackEncodable>(_ type: T.Type) throws {
+        let (value, bytes, json) = try corpus(corpusName, as: T.self)
+        for _ in 0..<iterations {
+            if mode.hasPrefix("encode") {
+                try encoder.encode(value, into: writer)
+                checksum &+= writer.writerIndex
+                writer.clear()
+            } else if mode.hasPrefix("json") {
+                blackHole(try jsonDecoder.decode(T.self, from: json))
+            } else if mode == "handCanada" {
+                blackHole(try handWrittenDecodeCanada(bytes))
+            } else {
+                blackHole(try decoder.decode(T.self, from: bytes))
+            }
+        }
+    }
+    switch corpusName {
+    case "twitter": try run(Twitter.self)
+    case "citm_catalog": try run(CitmCatalog.self)
+    default: try run(Canada.self)
+    }
+}
+
+/// Keeps a result alive so the optimizer cannot drop the work.
+@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+for _ in 0..<(corpusName == nil ? iterations : 0) {
     if mode == "encodeBooks" {
         try encoder.encode(books, into: writer)
         checksum &+= writer.writerIndex

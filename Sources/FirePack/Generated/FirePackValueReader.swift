@@ -39,6 +39,8 @@ public struct FirePackValueReader {
         let header: ContainerHeader
         var position: Int
         var index = 0
+        /// The map's region in the decoder's `MapEntryCache`, or -1 (a small map).
+        var region = -1
     }
 
     /// The user info the decoder was given.
@@ -48,15 +50,29 @@ public struct FirePackValueReader {
     /// container would.
     public func readFields() throws -> Fields {
         let header = try decoder.containerHeader(expectingMap: true, for: [String: Any].self, at: offset, end: end, depth: depth)
-        return Fields(mapOffset: offset, header: header, position: header.bodyStart)
+        var fields = Fields(mapOffset: offset, header: header, position: header.bodyStart)
+        if header.count > MapEntryCache.threshold {
+            fields.region = decoder.mapEntries.open(mapOffset: offset, depth: depth, count: header.count)
+        }
+        return fields
     }
 
     /// Where the value for `key` is, or nil when the map lacks it.
     @usableFromInline
     func find(_ key: StaticString, in fields: inout Fields) throws -> (offset: Int, end: Int)? {
         let wanted = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        let input = decoder.input
         do {
-            return try MapReader.search(for: wanted, in: decoder.input, header: fields.header, position: &fields.position, index: &fields.index)
+            if fields.region < 0 {
+                var located = 0
+                return try MapReader.search(for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
+                                            located: &located)
+            }
+            let header = fields.header
+            return try decoder.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, located) throws(FirePackError) in
+                try MapReader.search(for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
+                                     cache: cache, located: &located)
+            }
         } catch {
             throw decoder.corrupted(error)
         }

@@ -98,7 +98,9 @@ struct MapReader {
         var cursor = decoder.keyCursors[depth]
         if cursor.map != mapOffset { cursor = KeyCursor(map: mapOffset, offset: header.bodyStart, index: 0) }
         do {
-            guard let found = try Self.search(for: wanted, in: decoder.input, header: header, position: &cursor.offset, index: &cursor.index) else {
+            var located = 0
+            guard let found = try Self.search(for: wanted, in: decoder.input, header: header, position: &cursor.offset, index: &cursor.index,
+                                              located: &located) else {
                 return nil
             }
             decoder.keyCursors[depth] = cursor
@@ -110,24 +112,37 @@ struct MapReader {
 
     /// Finds the entry whose key's bytes are `wanted`, starting at entry `index` (at `position`) and wrapping around
     /// once; on a match, moves `position`/`index` past it. The one key search of both the Codable path and generated
-    /// coding (`FirePackValueReader`).
+    /// coding (`FirePackValueReader`), which passes the entries it has located before (`MapEntryCache`): entries
+    /// below `located` are read from `cache`, and each entry located next is added to it.
     @inline(__always)
     static func search(for wanted: UnsafeRawBufferPointer, in input: ReaderInput, header: ContainerHeader,
-                       position start: inout Int, index startIndex: inout Int) throws(FirePackError) -> (offset: Int, end: Int)? {
+                       position start: inout Int, index startIndex: inout Int,
+                       cache: UnsafeMutablePointer<MapEntry>? = nil, located: inout Int) throws(FirePackError) -> (offset: Int, end: Int)? {
         var position = start, index = startIndex
         for _ in 0..<header.count {
             if index == header.count {
                 index = 0
                 position = header.bodyStart
             }
-            let (keyStart, count, afterKey) = try input.getKey(at: position, limit: header.end)
-            let valueEnd = try input.valueEnd(at: afterKey, limit: header.end)
-            if count == wanted.count && (count == 0 || ByteComparison.equal(input.base + keyStart, wanted.baseAddress!, count: count)) {
-                start = valueEnd
-                startIndex = index + 1
-                return (afterKey, valueEnd)
+            let entry: MapEntry
+            if let cache, index < located {
+                entry = cache[index]
+            } else {
+                let (keyStart, count, afterKey) = try input.getKey(at: position, limit: header.end)
+                entry = MapEntry(keyStart: keyStart, keyCount: count, valueOffset: afterKey,
+                                 valueEnd: try input.valueEnd(at: afterKey, limit: header.end))
+                if let cache, index == located {
+                    cache[index] = entry
+                    located += 1
+                }
             }
-            position = valueEnd
+            if entry.keyCount == wanted.count
+                && (entry.keyCount == 0 || ByteComparison.equal(input.base + entry.keyStart, wanted.baseAddress!, count: entry.keyCount)) {
+                start = entry.valueEnd
+                startIndex = index + 1
+                return (entry.valueOffset, entry.valueEnd)
+            }
+            position = entry.valueEnd
             index += 1
         }
         return nil

@@ -43,6 +43,11 @@ final class DecoderImpl: Decoder {
         get { state.keyCursors }
         _modify { yield &state.keyCursors }
     }
+    /// The entries of wide maps that generated coding has located (`MapEntryCache`).
+    var mapEntries: MapEntryCache {
+        get { state.mapEntries }
+        _modify { yield &state.mapEntries }
+    }
     /// Set while decoding `[String: T]`, whose keys the key strategy must not touch.
     var bypassKeyStrategy: Bool {
         get { state.bypassKeyStrategy }
@@ -175,6 +180,7 @@ struct DecoderState {
     var depth: Int
     var path: [PathEntry] = []
     var keyCursors: [KeyCursor] = []
+    var mapEntries = MapEntryCache()
     var bypassKeyStrategy = false
 }
 

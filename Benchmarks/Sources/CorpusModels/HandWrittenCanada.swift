@@ -1,10 +1,9 @@
-import CorpusModels
 import FirePack
 
 // The practical limit for one corpus model: canada.json's feature collection read and written by hand with the
 // cursor and the writer, the same bytes as FirePackEncoder writes for `Canada`.
 
-func handWrittenEncode(_ canada: Canada, into writer: FirePackWriter) {
+public func handWrittenEncode(_ canada: Canada, into writer: FirePackWriter) {
     writer.beginMap()
     writer.writeKey("type"); writer.writeString(canada.type)
     writer.writeKey("features")
@@ -40,7 +39,7 @@ func handWrittenEncode(_ canada: Canada, into writer: FirePackWriter) {
 
 struct HandWrittenError: Error {}
 
-func handWrittenDecodeCanada(_ bytes: [UInt8]) throws -> Canada {
+public func handWrittenDecodeCanada(_ bytes: [UInt8]) throws -> Canada {
     try FirePackReader.withReader(bytes) { reader in
         let root = try reader.enterMap()
         var type = "", features: [Feature] = []
