@@ -59,7 +59,9 @@ let package = Package(
         ]),
         // zlib from the system (Debian zlib1g-dev): CRC-32 for stream records and gzip.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "FirePackStreams", dependencies: ["FirePack", "CFirePackSystem", "CZlib"]),
+        // CRC-32 with carry-less multiplication (x86-64), for stream records; zlib's table-driven crc32 elsewhere.
+        .target(name: "CFirePackCRC32"),
+        .target(name: "FirePackStreams", dependencies: ["FirePack", "CFirePackSystem", "CZlib", "CFirePackCRC32"]),
         .executableTarget(name: "firepack", dependencies: [
             "FirePack", "FirePackInterop", "FirePackStreams", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -71,7 +73,7 @@ let package = Package(
         .testTarget(name: "FirePackSDKStyleTests", dependencies: ["FirePack", "FirePackInterop"]),
         // Compiles and runs README.md's Swift blocks (ReadmeTour.swift is generated from them).
         .testTarget(name: "FirePackReadmeTests", dependencies: ["FirePack", "FirePackInterop", "FirePackMacros"]),
-        .testTarget(name: "FirePackStreamsTests", dependencies: ["FirePack", "FirePackStreams", "FirePackTestSupport"]),
+        .testTarget(name: "FirePackStreamsTests", dependencies: ["FirePack", "FirePackStreams", "FirePackTestSupport", "CFirePackCRC32"]),
         // Runs the built firepack binary end to end.
         .testTarget(name: "FirePackToolTests", dependencies: ["firepack", "FirePack", "FirePackInterop", "FirePackStreams"]),
         // The independent protobuf implementation the interop tests check against: protobuf-c (Debian

@@ -1,3 +1,4 @@
+import CFirePackCRC32
 import CZlib
 import FirePack
 
@@ -111,11 +112,25 @@ public final class GzipSink: ByteSink {
     }
 }
 
-/// zlib's CRC-32 (the checksum of stream records).
+/// zlib's CRC-32 (the checksum of stream records): by carry-less multiplication where the CPU has it
+/// (`CFirePackCRC32`), for the longest multiple of 16 bytes from 64 on, and zlib's `crc32` for the rest.
 package func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
     guard let base = bytes.baseAddress else { return 0 }
+    var crc: UInt32 = 0
+    var offset = 0
+    if bytes.count >= 64 && firepack_crc32_fold_available() == 1 {
+        let folded = bytes.count & ~15
+        crc = firepack_crc32_fold(crc, base.assumingMemoryBound(to: UInt8.self), folded)
+        offset = folded
+    }
+    return zlibCRC32(crc, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+}
+
+/// zlib's table-driven CRC-32 of `bytes`, continuing `crc`.
+package func zlibCRC32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    guard let base = bytes.baseAddress else { return crc }
     // zlib takes a 32-bit length: larger buffers go through in pieces (`uInt(count)` would trap past 4 GiB).
-    var crc: uLong = 0
+    var crc = uLong(crc)
     var offset = 0
     while offset < bytes.count {
         let piece = min(bytes.count - offset, Int(UInt32.max))

@@ -46,8 +46,8 @@ final class StreamInput: DocumentInput {
             }).reference {
                 let member = naming.member(for: reference)
                 switch fields.map({ try? $0.peekValueView() }) {
-                case .none: written = JSONTranscoding.appendObject(nil, appending: member, options: options, to: &output.buffer)   // no fields: empty
-                case .some(.some(let view)): written = JSONTranscoding.appendObject(view, appending: member, options: options, to: &output.buffer)
+                case .none: written = JSONTranscoding.appendObject(nil, appending: member, options: options, to: output.buffer)   // no fields: empty
+                case .some(.some(let view)): written = JSONTranscoding.appendObject(view, appending: member, options: options, to: output.buffer)
                 case .some(.none): break
                 }
             }
@@ -258,19 +258,19 @@ final class StreamOutput: DocumentOutput {
 /// Text outputs (JSON lines, Firestore JSON lines, delimited protobuf) buffered and written in chunks.
 final class ChunkedOutput: DocumentOutput {
     let sink: ByteSink
-    let encode: (Document, inout [UInt8]) throws -> Void
-    var buffer: [UInt8] = []
-    init(_ sink: ByteSink, encode: @escaping (Document, inout [UInt8]) throws -> Void) {
+    let encode: (Document, ByteOutput) throws -> Void
+    let buffer = ByteOutput(capacity: 1 << 20 + 1 << 16)
+    init(_ sink: ByteSink, encode: @escaping (Document, ByteOutput) throws -> Void) {
         self.sink = sink
         self.encode = encode
     }
     func write(_ document: Document) throws {
-        try encode(document, &buffer)
+        try encode(document, buffer)
         try flushIfNeeded()
     }
 
     /// Adds the document's encoding to the buffer without flushing.
-    func encodeIntoBuffer(_ document: Document) throws { try encode(document, &buffer) }
+    func encodeIntoBuffer(_ document: Document) throws { try encode(document, buffer) }
 
     /// Writes the buffer to the sink once it holds 1 MiB or more.
     func flushIfNeeded() throws {
@@ -278,7 +278,7 @@ final class ChunkedOutput: DocumentOutput {
     }
     func flush() throws {
         try buffer.withUnsafeBytes { try sink.write($0) }
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeAll()
     }
     func finish() throws {
         try flush()
@@ -298,17 +298,21 @@ extension FileFormat {
             var lineOptions = json
             lineOptions.pretty = false
             return ChunkedOutput(sink) { document, buffer in
-                buffer += naming.value(of: document).jsonBytes(options: lineOptions)
+                buffer.append(contentsOf: naming.value(of: document).jsonBytes(options: lineOptions))
                 buffer.append(0x0A)
             }
         case .firestoreJSON:
             return ChunkedOutput(sink) { document, buffer in
-                buffer += try document.firestoreJSONBytes()
+                buffer.append(contentsOf: try document.firestoreJSONBytes())
                 buffer.append(0x0A)
             }
         case .firestoreProto:
-            if options.singleDocument { return ChunkedOutput(sink) { document, buffer in buffer += try document.firestoreProtoBytes() } }
-            return ChunkedOutput(sink) { document, buffer in try document.appendFirestoreProtoDelimited(to: &buffer) }
+            if options.singleDocument { return ChunkedOutput(sink) { document, buffer in buffer.append(contentsOf: try document.firestoreProtoBytes()) } }
+            return ChunkedOutput(sink) { document, buffer in
+                var delimited: [UInt8] = []
+                try document.appendFirestoreProtoDelimited(to: &delimited)
+                buffer.append(contentsOf: delimited)
+            }
         }
     }
 

@@ -136,11 +136,13 @@ import FirePackTestSupport
     }
 
     func directText(_ bytes: [UInt8], options: JSONOptions) -> [UInt8]? {
-        var output = Array("previous line\n".utf8)
+        let buffer = ByteOutput(capacity: 16)   // small: appends must grow it
+        buffer.append(contentsOf: Array("previous line\n".utf8))
         let written = bytes.withUnsafeBytes { raw -> Bool in
             guard let reader = try? FirePackReader(bytes: raw) else { return false }
-            return JSONTranscoding.appendObject(reader.root, appending: Self.extra, options: options, to: &output)
+            return JSONTranscoding.appendObject(reader.root, appending: Self.extra, options: options, to: buffer)
         }
+        let output = buffer.bytes
         #expect(output.starts(with: Array("previous line\n".utf8)))
         if !written { #expect(output.count == 14, "a refused object leaves the output as it was") }
         return written ? Array(output.dropFirst(14)) : nil
@@ -168,9 +170,9 @@ import FirePackTestSupport
         #expect(directText(bytes, options: JSONOptions(pretty: true)) == nil)
         #expect(directText(Value.map(["__name__": "x"]).firePackBytes(), options: JSONOptions()) == nil)
         // An empty document: only the extra member.
-        var output: [UInt8] = []
-        #expect(JSONTranscoding.appendObject(nil, appending: Self.extra, options: JSONOptions(), to: &output))
-        #expect(String(decoding: output, as: UTF8.self) == #"{"__name__":"books/b"}"#)
+        let output = ByteOutput()
+        #expect(JSONTranscoding.appendObject(nil, appending: Self.extra, options: JSONOptions(), to: output))
+        #expect(String(decoding: output.bytes, as: UTF8.self) == #"{"__name__":"books/b"}"#)
     }
 
     /// Damaged bytes: the direct path writes nothing the tree rejects, and the tree's text otherwise.

@@ -171,12 +171,12 @@ extension JSONTextWriter {
         switch value {
         case .null: append(#"{"nullValue":null}"#)
         case .boolean(let flag): append(flag ? #"{"booleanValue":true}"# : #"{"booleanValue":false}"#)
-        case .integer(let integer): append(#"{"integerValue":""#); append(String(integer)); append(#""}"#)
+        case .integer(let integer): append(#"{"integerValue":""#); writeInteger(integer); append(#""}"#)
         case .double(let double):
             append(#"{"doubleValue":"#)
             if double.isNaN { append(#""NaN""#) } else if double.isInfinite { append(double < 0 ? #""-Infinity""# : #""Infinity""#) } else { append(double.description) }
             append("}")
-        case .timestamp(let timestamp): append(#"{"timestampValue":"#); writeString(timestamp.rfc3339String); append("}")
+        case .timestamp(let timestamp): append(#"{"timestampValue":"#); timestamp.withRFC3339Bytes { writeString(utf8: $0) }; append("}")
         case .string(let string): append(#"{"stringValue":"#); writeString(string); append("}")
         case .bytes(let data): append(#"{"bytesValue":"#); writeString(data.base64EncodedString()); append("}")
         case .reference(let reference): append(#"{"referenceValue":"#); writeString(reference.path); append("}")
@@ -187,7 +187,7 @@ extension JSONTextWriter {
             guard !elements.isEmpty else { append(#"{"arrayValue":{}}"#); return }
             append(#"{"arrayValue":{"values":["#)
             for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+                if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
                 try writeTyped(element, path: path + [.index(index)])
             }
             append("]}}")
@@ -200,7 +200,7 @@ extension JSONTextWriter {
         case .vector(let vector):
             append(#"{"mapValue":{"fields":{"__type__":{"stringValue":"__vector__"},"value":{"arrayValue":{"values":["#)
             for (index, element) in vector.array.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+                if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
                 try writeTyped(.double(element), path: path)
             }
             append("]}}}}}")
@@ -210,13 +210,13 @@ extension JSONTextWriter {
     }
 
     mutating func writeTypedFields(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
-        output.append(UInt8(ascii: "{"))
+        output.pointee.append(UInt8(ascii: "{"))
         for (index, (key, element)) in map.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
+            if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
             writeString(key)
-            output.append(UInt8(ascii: ":"))
+            output.pointee.append(UInt8(ascii: ":"))
             try writeTyped(element, path: path + [.key(key)])
         }
-        output.append(UInt8(ascii: "}"))
+        output.pointee.append(UInt8(ascii: "}"))
     }
 }

@@ -76,24 +76,24 @@ enum FirestoreJSON {
 
     /// Writes one typed value as JSON text, straight into the output.
     static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        var writer = JSONTextWriter(options: writeOptions)
-        try writer.writeTyped(value, path: [])
-        return try pretty ? reindent(writer.output) : writer.output
+        let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in try writer.writeTyped(value, path: []) }
+        return try pretty ? reindent(compact) : compact
     }
 
     /// Writes one document as JSON text, straight into the output.
     static func jsonBytes(for document: Document, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        var writer = JSONTextWriter(options: writeOptions)
-        writer.append(#"{"name":"#)
-        writer.writeString(document.reference.path)
-        if !document.fields.isEmpty {
-            writer.append(#","fields":"#)
-            try writer.writeTypedFields(document.fields, path: [.key("fields")])
+        let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
+            writer.append(#"{"name":"#)
+            writer.writeString(document.reference.path)
+            if !document.fields.isEmpty {
+                writer.append(#","fields":"#)
+                try writer.writeTypedFields(document.fields, path: [.key("fields")])
+            }
+            if let createTime = document.createTime { writer.append(#","createTime":"#); writer.writeString(createTime.rfc3339String) }
+            if let updateTime = document.updateTime { writer.append(#","updateTime":"#); writer.writeString(updateTime.rfc3339String) }
+            writer.append("}")
         }
-        if let createTime = document.createTime { writer.append(#","createTime":"#); writer.writeString(createTime.rfc3339String) }
-        if let updateTime = document.updateTime { writer.append(#","updateTime":"#); writer.writeString(updateTime.rfc3339String) }
-        writer.append("}")
-        return try pretty ? reindent(writer.output) : writer.output
+        return try pretty ? reindent(compact) : compact
     }
 
     /// Compact REST JSON, indented (the typed form holds only plain JSON types, so nothing changes but whitespace).

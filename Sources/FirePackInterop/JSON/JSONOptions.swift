@@ -56,6 +56,8 @@ enum JSONMarker {
     static let map = ReversibleMarker.map.rawValue
 
     static let all = Set(ReversibleMarker.allCases.map(\.rawValue))
+    /// `{"__timestamp__":`, the opening of the commonest marker.
+    static let timestampOpening = Array("{\"\(timestamp)\":".utf8)
 }
 
 extension FirePackError.Code {

@@ -17,21 +17,22 @@ extension JSONTextWriter {
         switch type {
         case .null: _ = try view.value(); append("null")
         case .boolean: try view.boolean() ? append("true") : append("false")
-        case .integer: append(String(try view.integer()))
+        case .integer: writeInteger(try view.integer())
         case .double: writeDouble(try view.double())
         case .string: writeString(utf8: try view.stringView().utf8)
-        case .timestamp, .geoPoint, .reference, .bytes, .vector, .serverTimestamp:
+        case .timestamp: writeTimestamp(try view.timestamp())
+        case .geoPoint, .reference, .bytes, .vector, .serverTimestamp:
             // Small and rare next to strings and numbers: through the tree, one value at a time.
             write(try view.value())
         case .array:
             var first = true
-            output.append(UInt8(ascii: "["))
+            output.pointee.append(UInt8(ascii: "["))
             try view.forEachElement { element in
-                if !first { output.append(UInt8(ascii: ",")) }
+                if !first { output.pointee.append(UInt8(ascii: ",")) }
                 first = false
                 try write(element)
             }
-            output.append(UInt8(ascii: "]"))
+            output.pointee.append(UInt8(ascii: "]"))
         case .map:
             let count = try view.count()
             if reversible && count == 1 {
@@ -52,34 +53,43 @@ extension JSONTextWriter {
         let count = try view.count()
         if count > Self.pairwiseKeyCheckLimit { try checkUnique(view) }
         var extraKey = extra?.key ?? ""
+        // Tested in the loop as a flag and bytes, not through `extra` (its strings were retained and released per entry).
+        let hasExtra = extra != nil
         try extraKey.withUTF8 { extraKey in
+            let extraKey = UnsafeRawBufferPointer(extraKey)
             try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.pairwiseKeyCheckLimit) { seen in
                 var written = 0
-                output.append(UInt8(ascii: "{"))
+                output.pointee.append(UInt8(ascii: "{"))
                 try view.forEachEntry { key, value in
                     let bytes = key.utf8
-                    if extra != nil && bytes.elementsEqual(extraKey) { throw FirePackError(.invalidValue, "the extra key is among the entries") }
+                    if hasExtra && Self.equal(bytes, extraKey) { throw FirePackError(.invalidValue, "the extra key is among the entries") }
                     if count <= Self.pairwiseKeyCheckLimit {
-                        for index in 0..<written where seen[index].elementsEqual(bytes) {
+                        for index in 0..<written where Self.equal(seen[index], bytes) {
                             throw FirePackError(.duplicateKey, "a key appears twice in one map")
                         }
                         seen[written] = bytes
                     }
-                    if written > 0 { output.append(UInt8(ascii: ",")) }
+                    if written > 0 { output.pointee.append(UInt8(ascii: ",")) }
                     written += 1
                     writeString(utf8: bytes)
-                    output.append(UInt8(ascii: ":"))
+                    output.pointee.append(UInt8(ascii: ":"))
                     try write(value)
                 }
                 if let extra {
-                    if written > 0 { output.append(UInt8(ascii: ",")) }
+                    if written > 0 { output.pointee.append(UInt8(ascii: ",")) }
                     writeString(extra.key)
-                    output.append(UInt8(ascii: ":"))
+                    output.pointee.append(UInt8(ascii: ":"))
                     writeString(extra.value)
                 }
-                output.append(UInt8(ascii: "}"))
+                output.pointee.append(UInt8(ascii: "}"))
             }
         }
+    }
+
+    /// Whether two keys' bytes are equal: lengths first, then the bytes (`elementsEqual` walked them one at a time).
+    @inline(__always)
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count))
     }
 
     /// Maps with more keys than this are checked for duplicates in one pass through a set instead of pairwise.
@@ -101,12 +111,13 @@ extension JSONTranscoding {
     /// Returns false, leaving `output` as it was, when the tree must do it: sorted keys, pretty output, `extra`'s key
     /// among the fields or a marker, or bytes the tree path would reject (which it then reports).
     package static func appendObject(_ fields: ValueView?, appending extra: (key: String, value: String), options: JSONOptions,
-                                     to output: inout [UInt8]) -> Bool {
-        guard !options.sortedKeys, !options.pretty, ReversibleMarker(rawValue: extra.key) == nil else { return false }
+                                     to output: ByteOutput) -> Bool {
+        // The marker check by bytes and lengths: `ReversibleMarker(rawValue:)`, a string switch, was 3% of converting a
+        // stream to JSON lines (perf), for the one key every record appends.
+        guard !options.sortedKeys, !options.pretty,
+              !JSONParser.markerKeys.contains(where: { $0.count == extra.key.utf8.count && $0.elementsEqual(extra.key.utf8) }) else { return false }
         let mark = output.count
-        var writer = JSONTextWriter(options: options, output: [])
-        swap(&writer.output, &output)
-        defer { swap(&writer.output, &output) }
+        var writer = JSONTextWriter(options: options, output: output)   // `output` is the caller's, alive throughout
         do {
             if let fields {
                 try writer.writeEntries(of: fields, appending: extra)
@@ -115,7 +126,7 @@ extension JSONTranscoding {
             }
             return true
         } catch {
-            writer.output.removeSubrange(mark...)
+            output.truncate(to: mark)
             return false
         }
     }

@@ -5,30 +5,34 @@ import Foundation
 #endif
 import FirePack
 
-/// Writes JSON text straight into a byte array.
+/// Writes JSON text straight into a byte buffer.
 struct JSONTextWriter {
     let options: JSONOptions
-    var output: [UInt8] = []
+    /// Where the text goes: a `ByteOutput`'s storage, which the caller keeps alive while it uses the writer.
+    let output: UnsafeMutablePointer<ByteOutputStorage>
     var depth = 0
 
-    init(options: JSONOptions) {
+    /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
+    init(options: JSONOptions, output: ByteOutput) {
         self.options = options
-        output.reserveCapacity(256)
+        self.output = output.storage
     }
 
-    /// A writer that appends to `output`.
-    init(options: JSONOptions, output: [UInt8]) {
-        self.options = options
-        self.output = output
+    /// Runs `body` with a writer into a new buffer and returns the text it wrote.
+    static func text<E: Error>(options: JSONOptions, _ body: (inout JSONTextWriter) throws(E) -> Void) throws(E) -> [UInt8] {
+        let output = ByteOutput(capacity: 256)
+        var writer = JSONTextWriter(options: options, output: output)
+        try body(&writer)
+        return withExtendedLifetime(output) { output.bytes }
     }
 
-    mutating func append(_ text: StaticString) {
-        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    func append(_ text: StaticString) {
+        output.pointee.append(text)
     }
 
-    mutating func append(_ text: String) {
+    func append(_ text: String) {
         var text = text
-        text.withUTF8 { output.append(contentsOf: $0) }
+        text.withUTF8 { output.pointee.append(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func write(_ value: Value) {
@@ -36,11 +40,10 @@ struct JSONTextWriter {
         switch value {
         case .null: append("null")
         case .boolean(let flag): flag ? append("true") : append("false")
-        case .integer(let integer): append(String(integer))
+        case .integer(let integer): writeInteger(integer)
         case .double(let double): writeDouble(double)
         case .string(let string): writeString(string)
-        case .timestamp(let timestamp):
-            reversible ? writeMarker(JSONMarker.timestamp) { $0.writeString(timestamp.rfc3339String) } : writeString(timestamp.rfc3339String)
+        case .timestamp(let timestamp): writeTimestamp(timestamp)
         case .geoPoint(let point):
             if reversible {
                 writeMarker(JSONMarker.geoPoint) { $0.write(.array([.double(point.latitude), .double(point.longitude)])) }
@@ -58,16 +61,16 @@ struct JSONTextWriter {
             reversible ? writeMarker(JSONMarker.serverTimestamp) { $0.append("true") } : append("null")
         case .array(let elements):
             guard !elements.isEmpty else { append("[]"); return }
-            output.append(UInt8(ascii: "["))
+            output.pointee.append(UInt8(ascii: "["))
             depth += 1
             for (position, element) in elements.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
+                if position > 0 { output.pointee.append(UInt8(ascii: ",")) }
                 newline()
                 write(element)
             }
             depth -= 1
             newline()
-            output.append(UInt8(ascii: "]"))
+            output.pointee.append(UInt8(ascii: "]"))
         case .map(let map):
             if reversible, map.count == 1, JSONMarker.all.contains(map.keys[0]) {
                 writeMarker(JSONMarker.map) { $0.writeEntries(of: map) }
@@ -79,35 +82,35 @@ struct JSONTextWriter {
 
     mutating func writeEntries(of map: MapValue) {
         guard !map.isEmpty else { append("{}"); return }
-        output.append(UInt8(ascii: "{"))
+        output.pointee.append(UInt8(ascii: "{"))
         depth += 1
         let positions = options.sortedKeys
             ? map.indices.sorted { map.keys[$0].utf8.lexicographicallyPrecedes(map.keys[$1].utf8) }
             : Array(map.indices)
         for (count, position) in positions.enumerated() {
-            if count > 0 { output.append(UInt8(ascii: ",")) }
+            if count > 0 { output.pointee.append(UInt8(ascii: ",")) }
             newline()
             writeString(map.keys[position])
-            options.pretty ? append(": ") : output.append(UInt8(ascii: ":"))
+            options.pretty ? append(": ") : output.pointee.append(UInt8(ascii: ":"))
             write(map.values[position])
         }
         depth -= 1
         newline()
-        output.append(UInt8(ascii: "}"))
+        output.pointee.append(UInt8(ascii: "}"))
     }
 
     mutating func writeMarker(_ marker: String, _ payload: (inout JSONTextWriter) throws -> Void) rethrows {
-        output.append(UInt8(ascii: "{"))
+        output.pointee.append(UInt8(ascii: "{"))
         writeString(marker)
-        options.pretty ? append(": ") : output.append(UInt8(ascii: ":"))
+        options.pretty ? append(": ") : output.pointee.append(UInt8(ascii: ":"))
         try payload(&self)
-        output.append(UInt8(ascii: "}"))
+        output.pointee.append(UInt8(ascii: "}"))
     }
 
     mutating func newline() {
         guard options.pretty else { return }
-        output.append(0x0A)
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+        output.pointee.append(0x0A)
+        for _ in 0..<depth * 2 { output.pointee.append(UInt8(ascii: " ")) }
     }
 
     /// Finite doubles in the shortest form that reads back to the same bits (always with `.` or an exponent, so they
@@ -118,35 +121,122 @@ struct JSONTextWriter {
         writeMarker(JSONMarker.double) { $0.writeString(text) }
     }
 
-    mutating func writeString(_ string: String) {
+    func writeString(_ string: String) {
         var string = string
         string.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Writes UTF-8 bytes as a JSON string, escaping quotes, backslashes and control characters.
-    mutating func writeString(utf8 bytes: UnsafeRawBufferPointer) {
-        output.append(UInt8(ascii: "\""))
-        var segmentStart = 0
-        for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[segmentStart..<offset]))
-            segmentStart = offset + 1
-            switch byte {
-            case 0x22: append("\\\"")
-            case 0x5C: append("\\\\")
-            case 0x0A: append("\\n")
-            case 0x0D: append("\\r")
-            case 0x09: append("\\t")
-            case 0x08: append("\\b")
-            case 0x0C: append("\\f")
-            default:
-                append("\\u00")
-                output.append(Self.hexDigits[Int(byte >> 4)])
-                output.append(Self.hexDigits[Int(byte & 0xF)])
-            }
-        }
-        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[segmentStart...]))
-        output.append(UInt8(ascii: "\""))
+    /// A timestamp: RFC 3339 text, in its marker when reversible.
+    mutating func writeTimestamp(_ timestamp: Timestamp) {
+        // The marker's opening bytes written whole, not through `writeMarker` (its closure copied the writer).
+        if options.form == .reversible { output.pointee.append(contentsOf: JSONMarker.timestampOpening) }
+        timestamp.withRFC3339Bytes { writeString(utf8: $0) }
+        if options.form == .reversible { output.pointee.append(UInt8(ascii: "}")) }
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// An integer in decimal, written from a stack buffer in one append (through `String(_:)` it cost a string per
+    /// number, perf).
+    func writeInteger(_ integer: Int64) {
+        output.pointee.append(atMost: 20) { text in
+            var digits = 0, rest = integer.magnitude
+            repeat { digits += 1; rest /= 10 } while rest > 0
+            let length = digits + (integer < 0 ? 1 : 0)
+            var magnitude = integer.magnitude
+            for index in stride(from: length - 1, through: length - digits, by: -1) {
+                text[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            }
+            if integer < 0 { text[0] = UInt8(ascii: "-") }
+            return length
+        }
+    }
+
+    /// Writes UTF-8 bytes as a JSON string, escaping quotes, backslashes and control characters.
+    func writeString(utf8 bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        // At most six bytes per byte (`\u00XX`) and the quotes, written in place.
+        output.pointee.append(atMost: 2 + 6 * count) { text in
+            text[0] = UInt8(ascii: "\"")
+            guard let base = bytes.baseAddress else {
+                text[1] = UInt8(ascii: "\"")
+                return 2
+            }
+            // Most strings need no escape: then they are copied whole (a byte at a time they were 13% of converting a
+            // document stream to JSON lines, callgrind).
+            if !Self.needsEscape(base, count: count) {
+                UnsafeMutableRawPointer(text + 1).copyMemory(from: base, byteCount: count)
+                text[count + 1] = UInt8(ascii: "\"")
+                return count + 2
+            }
+            var written = 1
+            var segmentStart = 0
+            @inline(__always) func copySegment(to end: Int) {
+                if end > segmentStart {
+                    UnsafeMutableRawPointer(text + written).copyMemory(from: base + segmentStart, byteCount: end - segmentStart)
+                    written += end - segmentStart
+                }
+            }
+            for offset in 0..<count {
+                let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                copySegment(to: offset)
+                segmentStart = offset + 1
+                text[written] = UInt8(ascii: "\\")
+                switch byte {
+                case 0x22: text[written + 1] = UInt8(ascii: "\""); written += 2
+                case 0x5C: text[written + 1] = UInt8(ascii: "\\"); written += 2
+                case 0x0A: text[written + 1] = UInt8(ascii: "n"); written += 2
+                case 0x0D: text[written + 1] = UInt8(ascii: "r"); written += 2
+                case 0x09: text[written + 1] = UInt8(ascii: "t"); written += 2
+                case 0x08: text[written + 1] = UInt8(ascii: "b"); written += 2
+                case 0x0C: text[written + 1] = UInt8(ascii: "f"); written += 2
+                default:
+                    text[written + 1] = UInt8(ascii: "u")
+                    text[written + 2] = UInt8(ascii: "0")
+                    text[written + 3] = UInt8(ascii: "0")
+                    text[written + 4] = Self.hexDigit(byte >> 4)
+                    text[written + 5] = Self.hexDigit(byte & 0xF)
+                    written += 6
+                }
+            }
+            copySegment(to: count)
+            text[written] = UInt8(ascii: "\"")
+            return written + 1
+        }
+    }
+
+    /// Whether any of the `count` bytes at `base` is below 0x20, a quote or a backslash: eight bytes at a time, the
+    /// last (or only) word overlapping the one before, so no byte is tested alone.
+    @inline(__always)
+    static func needsEscape(_ base: UnsafeRawPointer, count: Int) -> Bool {
+        @inline(__always) func special(_ word: UInt64) -> Bool {
+            // A byte below 0x20, a quote or a backslash, found exactly by these bit tests (carries only ever set bits
+            // above a byte that qualifies).
+            let quotes = word ^ 0x2222_2222_2222_2222, backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let found = (word &- 0x2020_2020_2020_2020) & ~word
+                | (quotes &- 0x0101_0101_0101_0101) & ~quotes
+                | (backslashes &- 0x0101_0101_0101_0101) & ~backslashes
+            return found & 0x8080_8080_8080_8080 != 0
+        }
+        if count >= 8 {
+            var offset = 0
+            while offset &+ 8 <= count {
+                if special(base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return true }
+                offset &+= 8
+            }
+            return offset < count && special(base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+        }
+        // Under eight bytes: two overlapping halves, or single bytes, padded with "A"s (which need no escape).
+        var word: UInt64 = 0x4141_4141_4141_4141
+        if count >= 4 {
+            word = UInt64(base.loadUnaligned(as: UInt32.self)) | UInt64(base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+        } else {
+            for offset in 0..<count { word = word << 8 | UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) }
+        }
+        return special(word)
+    }
+
+    /// The lowercase hex digit of a nibble (computed: a table in a global array was retained on every call).
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble }
 }

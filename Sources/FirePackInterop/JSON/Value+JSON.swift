@@ -28,9 +28,7 @@ extension Value {
 extension Value {
     /// The value as UTF-8 JSON text; with the reversible form (default), `Value(json:)` reads it back exactly.
     public func jsonBytes(options: JSONOptions = JSONOptions()) -> [UInt8] {
-        var writer = JSONTextWriter(options: options)
-        writer.write(self)
-        return writer.output
+        JSONTextWriter.text(options: options) { $0.write(self) }
     }
 
     /// The value as JSON text.
