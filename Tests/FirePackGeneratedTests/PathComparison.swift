@@ -80,6 +80,16 @@ func expectSameDecoding<T: Codable>(_ type: T.Type, _ bytes: [UInt8], in referen
     let generated = Outcome { try fingerprint(Paths.decoder(generated: true).decode(T.self, from: bytes, in: reference)) }
     let codable = Outcome { try fingerprint(Paths.decoder(generated: false).decode(T.self, from: bytes, in: reference)) }
     #expect(generated == codable, "decoding \(T.self) from \(bytes.count) bytes", sourceLocation: sourceLocation)
+    // The same bytes as a tree (what `Document.data(as:)` holds), decoded through scratch bytes without key references:
+    // the same value, or an error too (its byte offset is in the scratch bytes).
+    if let tree = try? Value(firePackBytes: bytes) {
+        let fromTree = Outcome { try fingerprint(Paths.decoder(generated: true).decode(T.self, from: tree, in: reference)) }
+        if case .success = generated {
+            #expect(fromTree == generated, "decoding \(T.self) from a tree", sourceLocation: sourceLocation)
+        } else {
+            #expect(fromTree.isFailure, "decoding \(T.self) from a tree: \(fromTree)", sourceLocation: sourceLocation)
+        }
+    }
     return generated
 }
 

@@ -22,6 +22,7 @@ let articlesBytes = try encoder.encodeToBytes((0..<1_000).map(makeArticle))
 let oneBook = [makeBook(1)]
 let oneBookBytes = try encoder.encodeToBytes(oneBook)
 let taggedBytes = try encoder.encodeToBytes([book])
+let taggedValue = try Value(firePackBytes: taggedBytes)
 let jsonEncoder = JSONEncoder(), jsonDecoder = JSONDecoder()
 let oneBookJSON = try jsonEncoder.encode(oneBook), booksJSON = try jsonEncoder.encode(books), taggedJSON = try jsonEncoder.encode([book])
 let writer = FirePackWriter()
@@ -97,6 +98,9 @@ for _ in 0..<(corpusName == nil ? iterations : 0) {
         checksum &+= try jsonDecoder.decode([BookWithTags].self, from: taggedJSON).count
     } else if mode == "jsonEncodeOneBook" {
         checksum &+= try jsonEncoder.encode(oneBook).count
+    } else if mode == "valueDecode" {
+        // A tree (what REST JSON, protobuf and Document hold) decoded through FirePackDecoder.
+        checksum &+= try decoder.decode([BookWithTags].self, from: taggedValue).count
     } else if mode == "books" {
         checksum &+= try decoder.decode([Book].self, from: booksBytes).count
     } else if mode == "encode" {

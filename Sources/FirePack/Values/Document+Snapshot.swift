@@ -23,8 +23,7 @@ extension Document {
                                    decoder: FirePackDecoder = FirePackDecoder()) throws -> T {
         var options = decoder.options(reference: reference)
         if serverTimestampBehavior == .estimate { options.serverTimestampEstimate = serverTimestampEstimate }
-        let bytes = Value.map(fields).firePackBytes()
-        return try bytes.withUnsafeBytes { try decoder.decode(type, from: $0, options: options) }
+        return try Value.map(fields).withScratchFirePackBytes { try decoder.decode(type, from: $0, options: options) }
     }
 
     /// The field at `fieldPath` (dot-separated names; a name holding `.`, `` ` `` or other characters beyond letters,

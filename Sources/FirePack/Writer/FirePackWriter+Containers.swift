@@ -70,6 +70,21 @@ extension FirePackWriter {
         return true
     }
 
+    /// Writes the key of the next map entry as a literal, past the key table: for keys known to be unique in their map
+    /// (a `MapValue`'s) when the writer makes no key references, so the table has nothing to find.
+    func writeLiteralKey(_ key: String) {
+        precondition(depth > 0 && top.isMap && top.expectingKey, "writeKey(_:) outside a map or twice in a row")
+        var key = key
+        key.withUTF8 { key in
+            let header = UInt64(key.count) << 1
+            reserve(10 + key.count)
+            top.expectingKey = false
+            if key.isEmpty { top.hasEmptyKey = true }
+            writerIndex &+= Varint.write(header, to: storage + writerIndex)
+            appendRaw(UnsafeRawBufferPointer(key))
+        }
+    }
+
     /// Whether the key of `entry` was already written in the innermost open map.
     ///
     /// Maps are numbered as they begin, so a key last written in a map numbered below this one was not written in

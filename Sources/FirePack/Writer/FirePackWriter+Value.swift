@@ -29,6 +29,12 @@ extension FirePackWriter {
                     writeKey(map.keys[position])
                     write(map.values[position], sortingKeys: true)
                 }
+            } else if !options.keyReferences {
+                // A map's keys are unique: without references there is nothing to look up in the key table.
+                for position in map.indices {
+                    writeLiteralKey(map.keys[position])
+                    write(map.values[position], sortingKeys: false)
+                }
             } else {
                 for position in map.indices {
                     writeKey(map.keys[position])
@@ -51,5 +57,14 @@ extension Value {
         let writer = FirePackWriter(options: .init(deterministic: deterministic))
         writer.write(self)
         return writer.takeBytes()
+    }
+
+    /// Calls `body` with the value written as FirePack bytes for `FirePackDecoder` to read and drop: no key
+    /// references (keys are written as they come, with no key table to consult), into a buffer sized for the tree.
+    /// The one decoder reads trees this way (`decode(_:from: Value)`, `Document.data(as:)`).
+    package func withScratchFirePackBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let writer = FirePackWriter(options: .init(keyReferences: false))
+        writer.write(self)
+        return try writer.withUnsafeWrittenBytes(body)
     }
 }
