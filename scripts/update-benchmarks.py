@@ -35,11 +35,12 @@ def parse(markdown):
             cells = [c.strip() for c in line.split("|")[2:-1]]
             scale = {"(M)": 1, "(K)": 1 / 1024, "(G)": 1024}.get(re.search(r"\((.)\)", line.split("|")[1].split("peak")[1]).group(0) if re.search(r"\((.)\)", line.split("|")[1].split("peak")[1]) else "(M)", 1)
             results[name]["memory"] = float(cells[2]) * scale
-        elif name and line.startswith(("| input MB", "| tool peak memory MB")):
-            # Custom metrics of the firepack convert benchmarks (StreamingBenchmarks), in MB.
+        elif name and line.startswith(("| input KiB", "| output KiB", "| tool peak memory MB")):
+            # Custom metrics of the firepack convert benchmarks (StreamingBenchmarks): sizes in KiB, memory in MB.
             cells = [c.strip() for c in line.split("|")[2:-1]]
             scale = 1000 if "(K)" in line else 1
-            results[name]["input MB" if line.startswith("| input MB") else "tool memory"] = float(cells[2]) * scale
+            key = {"| input KiB": "input KiB", "| output KiB": "output KiB"}.get(line[:12].rstrip(), "tool memory")
+            results[name][key] = float(cells[2]) * scale
         elif name and line.startswith("| Malloc (total)"):
             scale = 1000 if "(K)" in line else 1
             cells = [c.strip() for c in line.split("|")[2:-1]]
@@ -141,15 +142,22 @@ def main():
             rate = size / r["ns"]
             scans.append(f"| {name} | {fmt_time(r['ns'])} | {rate:.2f} GB/s |")
             checks.append((f"Zero-copy question on {name}: ≥ 1 GB/s (GB/s)", rate, 1.0))
-    streaming = ["| benchmark | p50 | throughput | peak memory |", "|---|---:|---:|---:|"]
+    streaming = ["| benchmark | p50 | input | output | MB/s of input | MB/s of JSON | peak memory |", "|---|---:|---:|---:|---:|---:|---:|"]
     for n, r in sorted(results.items()):
         if n.startswith("Stream ") and "ns" in r:
-            if "input MB" in r:
-                # firepack convert: the tool's own peak resident memory, throughput on its input.
-                rate = r["input MB"] * 1.048576 / (r["ns"] / 1e9)
-                streaming.append(f"| {n} (input {r['input MB']:.0f} MiB) | {fmt_time(r['ns'])} | {rate:.1f} MB/s | {r.get('tool memory', 0):.0f} MB |")
+            if "input KiB" in r:
+                # firepack convert: the tool's own peak resident memory; rates on its input and on the JSON side.
+                seconds = r["ns"] / 1e9
+                input_mb, output_mb = r["input KiB"] * 1024 / 1e6, r.get("output KiB", 0) * 1024 / 1e6
+                json_mb = input_mb if "JSON lines to" in n else output_mb
+                streaming.append(f"| {n} | {fmt_time(r['ns'])} | {input_mb:.0f} MB | {output_mb:.0f} MB | {input_mb / seconds:.1f} | "
+                                 f"{json_mb / seconds:.1f} | {r.get('tool memory', 0):.0f} MB |")
+                if "before" not in n:
+                    target = 100 if "JSON lines to" in n else 150
+                    checks.append((f"{n.split('/')[0]}: ≥ {target} MB/s (MB/s of input)", input_mb / seconds, target))
+                    checks.append((f"{n.split('/')[0]}: MB/s of JSON text (info)", json_mb / seconds, 0))
             else:
-                streaming.append(f"| {n} | {fmt_time(r['ns'])} | — | {r.get('memory', 0):.0f} MB |")
+                streaming.append(f"| {n} | {fmt_time(r['ns'])} | — | — | — | — | {r.get('memory', 0):.0f} MB |")
     pairs = {}
     for n, r in results.items():
         if n.startswith("Stream ") and "/firepack convert" in n and "ns" in r:
@@ -169,7 +177,8 @@ def main():
     for label, value, threshold in checks:
         # A negative threshold means "at most": the measured ratio must not exceed it.
         met = value <= -threshold if threshold < 0 else value >= threshold
-        target_lines.append(f"| {label} | {value:.2f}{'×' if 'Size' not in label else ''} | {'yes' if met else '**no**'} |")
+        unit = " MB/s" if "MB/s" in label else " GB/s" if "GB/s" in label else "" if "Size" in label else "×"
+        target_lines.append(f"| {label} | {value:.2f}{unit} | {'yes' if met else '**no**'} |")
 
     text = f"""# FirePack benchmarks
 

@@ -46,7 +46,8 @@ let benchmarks: @Sendable () -> Void = {
     let converted = directory.appendingPathComponent("converted").path
     var binaries = [("firepack convert", tool)]
     if let baseline = ProcessInfo.processInfo.environment["FIREPACK_BASELINE_FIREPACK"] { binaries.append(("firepack convert, before", baseline)) }
-    let toolConfiguration = Benchmark.Configuration(metrics: [.wallClock, .custom("input MB"), .custom("tool peak memory MB")],
+    // Sizes in KiB: the JSON side of each conversion (its input or its output) gives the rate both directions share.
+    let toolConfiguration = Benchmark.Configuration(metrics: [.wallClock, .custom("input KiB"), .custom("output KiB"), .custom("tool peak memory MB")],
                                                     maxDuration: .seconds(1), maxIterations: smoke ? 1 : 3)
     for (label, binary) in binaries {
         for (name, input, format) in [("JSON lines to fpks", jsonLines, "fpks"), ("fpks to JSON lines", stream, "jsonl")] {
@@ -54,8 +55,9 @@ let benchmarks: @Sendable () -> Void = {
                       closure: { benchmark in
                           var peak = 0
                           for _ in benchmark.scaledIterations { peak = max(peak, try runTool(binary, ["convert", input, converted, "--to", format, "--quiet"])) }
-                          let size = (try FileManager.default.attributesOfItem(atPath: input)[.size] as? NSNumber)?.intValue ?? 0
-                          benchmark.measurement(.custom("input MB"), size >> 20)
+                          func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0 }
+                          benchmark.measurement(.custom("input KiB"), size(input) >> 10)
+                          benchmark.measurement(.custom("output KiB"), size(converted) >> 10)
                           benchmark.measurement(.custom("tool peak memory MB"), peak >> 10)
                       },
                       setup: {
