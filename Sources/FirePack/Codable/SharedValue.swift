@@ -22,3 +22,18 @@ struct SharedValue<Value: Sendable>: Sendable {
         storage = Storage(value)
     }
 }
+
+/// Coder options whose settings live in one `SharedValue`: `options.dateStrategy` reads and writes
+/// `settings.value.dateStrategy` (a key path known at compile time, read as the stored property itself).
+protocol SharedSettings: Sendable {
+    associatedtype Settings: Sendable
+    var settings: SharedValue<Settings> { get set }
+}
+
+extension SharedSettings {
+    /// A setting; writing one makes the snapshot's own copy of the settings.
+    subscript<T>(dynamicMember keyPath: WritableKeyPath<Settings, T>) -> T {
+        get { settings.value[keyPath: keyPath] }
+        set { settings.update { $0[keyPath: keyPath] = newValue } }
+    }
+}

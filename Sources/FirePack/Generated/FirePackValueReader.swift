@@ -66,12 +66,12 @@ public struct FirePackValueReader {
             if fields.region < 0 {
                 var located = 0
                 return try MapReader.search(for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
-                                            located: &located)
+                                            located: &located, keys: &decoder.state.keyReferences)
             }
-            let header = fields.header
-            return try decoder.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, located) throws(FirePackError) in
+            let header = fields.header, decoder = decoder
+            return try decoder.state.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, located) throws(FirePackError) in
                 try MapReader.search(for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
-                                     cache: cache, located: &located)
+                                     cache: cache, located: &located, keys: &decoder.state.keyReferences)
             }
         } catch {
             throw decoder.corrupted(error)

@@ -30,7 +30,7 @@ struct MapEntryCache {
         var depth: Int
         var base: Int
         /// Entries located so far: a prefix of the map, in order.
-        var located: Int
+        var located = 0
     }
 
     var regions: [MapRegion] = []
@@ -42,7 +42,7 @@ struct MapEntryCache {
             entries.removeSubrange(last.base...)
             regions.removeLast()
         }
-        regions.append(MapRegion(mapOffset: mapOffset, depth: depth, base: entries.count, located: 0))
+        regions.append(MapRegion(mapOffset: mapOffset, depth: depth, base: entries.count))
         entries.append(contentsOf: repeatElement(MapEntry(keyStart: 0, keyCount: 0, valueOffset: 0, valueEnd: 0), count: count))
         return regions.count - 1
     }
@@ -60,4 +60,3 @@ struct MapEntryCache {
         }
     }
 }
-

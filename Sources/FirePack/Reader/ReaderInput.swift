@@ -160,19 +160,31 @@ struct ReaderInput {
     @inline(__always)
     func getKey(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
         let (header, next) = try Varint.get(base, at: offset, limit: limit)
-        if header & 1 == 0 {
-            let length = header >> 1
-            guard length <= limit &- next else {
-                throw FirePackError(.lengthOutOfBounds, offset: offset, "key of \(length) bytes reaches past the end")
-            }
-            return (next, length, next + length)
-        }
+        if header & 1 == 0 { return try Self.literalKey(header: header, next: next, at: offset, limit: limit) }
         let (start, count) = try resolveKeyReference(header >> 1, at: offset)
         return (start, count, next)
     }
 
+    /// The key literal whose header (`header`, read at `offset`) ends at `next`: its bytes and what follows them.
+    @inline(__always)
+    static func literalKey(header: Int, next: Int, at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+        let length = header >> 1
+        guard length <= limit &- next else {
+            throw FirePackError(.lengthOutOfBounds, offset: offset, "key of \(length) bytes reaches past the end")
+        }
+        return (next, length, next + length)
+    }
+
     /// Finds the literal that key-table entry `index` points at.
     func resolveKeyReference(_ index: Int, at offset: Int) throws(FirePackError) -> (start: Int, count: Int) {
+        let (_, start, count) = try keyLiteral(index, forReferenceAt: offset)
+        return (start, count)
+    }
+
+    /// The literal key-table entry `index` points at, for a reference at `offset`: where the literal starts, and
+    /// where its bytes are. Only the check that the literal comes before the reference depends on `offset`
+    /// (`KeyReferenceMemo` repeats that one alone).
+    func keyLiteral(_ index: Int, forReferenceAt offset: Int) throws(FirePackError) -> (literal: Int, start: Int, count: Int) {
         guard index < keyTableCount else {
             throw FirePackError(.badKeyReference, offset: offset, "key reference \(index) but the key table has \(keyTableCount) entries")
         }
@@ -183,14 +195,20 @@ struct ReaderInput {
         // A reference always follows the literal it repeats (Docs/FORMAT.md §3): an entry pointing at or after the
         // reference could otherwise make a key refer to itself or to bytes not yet read.
         let literal = rootStart + target
-        guard literal < offset else {
-            throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) points at byte \(literal), not before the reference")
-        }
+        try Self.checkLiteral(literal, of: index, precedes: offset)
         guard let (header, next) = try? Varint.get(base, at: literal, limit: rootEnd), header & 1 == 0,
               header >> 1 <= rootEnd - next else {
             throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) does not point at a key literal")
         }
-        return (next, header >> 1)
+        return (literal, next, header >> 1)
+    }
+
+    /// Throws unless the literal of key-table entry `index`, at `literal`, comes before the reference at `offset`.
+    @inline(__always)
+    static func checkLiteral(_ literal: Int, of index: Int, precedes offset: Int) throws(FirePackError) {
+        guard literal < offset else {
+            throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) points at byte \(literal), not before the reference")
+        }
     }
 
     /// Throws `invalidUTF8` unless the bytes are valid UTF-8.

@@ -100,7 +100,7 @@ struct MapReader {
         do {
             var located = 0
             guard let found = try Self.search(for: wanted, in: decoder.input, header: header, position: &cursor.offset, index: &cursor.index,
-                                              located: &located) else {
+                                              located: &located, keys: &decoder.state.keyReferences) else {
                 return nil
             }
             decoder.keyCursors[depth] = cursor
@@ -113,11 +113,13 @@ struct MapReader {
     /// Finds the entry whose key's bytes are `wanted`, starting at entry `index` (at `position`) and wrapping around
     /// once; on a match, moves `position`/`index` past it. The one key search of both the Codable path and generated
     /// coding (`FirePackValueReader`), which passes the entries it has located before (`MapEntryCache`): entries
-    /// below `located` are read from `cache`, and each entry located next is added to it.
+    /// below `located` are read from `cache`, and each entry located next is added to it. Key references resolve
+    /// through the call's `KeyReferenceMemo`.
     @inline(__always)
     static func search(for wanted: UnsafeRawBufferPointer, in input: ReaderInput, header: ContainerHeader,
                        position start: inout Int, index startIndex: inout Int,
-                       cache: UnsafeMutablePointer<MapEntry>? = nil, located: inout Int) throws(FirePackError) -> (offset: Int, end: Int)? {
+                       cache: UnsafeMutablePointer<MapEntry>? = nil, located: inout Int,
+                       keys: inout KeyReferenceMemo) throws(FirePackError) -> (offset: Int, end: Int)? {
         var position = start, index = startIndex
         for _ in 0..<header.count {
             if index == header.count {
@@ -128,7 +130,7 @@ struct MapReader {
             if let cache, index < located {
                 entry = cache[index]
             } else {
-                let (keyStart, count, afterKey) = try input.getKey(at: position, limit: header.end)
+                let (keyStart, count, afterKey) = try keys.getKey(at: position, limit: header.end, in: input)
                 entry = MapEntry(keyStart: keyStart, keyCount: count, valueOffset: afterKey,
                                  valueEnd: try input.valueEnd(at: afterKey, limit: header.end))
                 if let cache, index == located {

@@ -15,7 +15,7 @@ final class DecoderImpl: Decoder {
     init(input: ReaderInput, options: DecoderOptions, offset: Int, end: Int, depth: Int) {
         self.input = input
         self.options = options
-        state = DecoderState(offset: offset, end: end, depth: depth)
+        state = DecoderState(offset: offset, end: end, depth: depth, keyReferences: KeyReferenceMemo(for: input))
     }
 
     /// The value the decoder is positioned at.
@@ -180,6 +180,7 @@ struct DecoderState {
     var depth: Int
     var path: [PathEntry] = []
     var keyCursors: [KeyCursor] = []
+    var keyReferences: KeyReferenceMemo
     var mapEntries = MapEntryCache()
     var bypassKeyStrategy = false
 }

@@ -124,10 +124,12 @@ public final class FirePackDecoder: Sendable {
     }
 }
 
-/// A snapshot of the decoder's settings for one top-level call: the settings, shared with the decoder (one retain
-/// per call; copying them field by field cost a twentieth of a one-document decode, callgrind), and the document.
+/// A snapshot of the decoder's settings for one top-level call: the settings, shared with the decoder
+/// (`SharedSettings`: one retain per call; copying them field by field cost a twentieth of a one-document decode,
+/// callgrind), and the document.
 @usableFromInline
-struct DecoderOptions: Sendable {
+@dynamicMemberLookup
+struct DecoderOptions: SharedSettings {
     /// What the decoder's properties set.
     struct Settings: Sendable {
         var dateStrategy: FirePackDecoder.DateDecodingStrategy = .timestamp
@@ -140,42 +142,9 @@ struct DecoderOptions: Sendable {
         var usesGeneratedCoding = true
     }
 
-    private var settings = SharedValue(Settings())
+    var settings = SharedValue(Settings())
     /// The document being decoded, if any.
     var reference: DocumentReference?
-
-    var dateStrategy: FirePackDecoder.DateDecodingStrategy {
-        get { settings.value.dateStrategy }
-        set { settings.update { $0.dateStrategy = newValue } }
-    }
-    var dataStrategy: FirePackDecoder.DataDecodingStrategy {
-        get { settings.value.dataStrategy }
-        set { settings.update { $0.dataStrategy = newValue } }
-    }
-    var keyStrategy: FirePackDecoder.KeyDecodingStrategy {
-        get { settings.value.keyStrategy }
-        set { settings.update { $0.keyStrategy = newValue } }
-    }
-    var floatStrategy: FirePackDecoder.NonConformingFloatDecodingStrategy {
-        get { settings.value.floatStrategy }
-        set { settings.update { $0.floatStrategy = newValue } }
-    }
-    var serverTimestampEstimate: Timestamp? {
-        get { settings.value.serverTimestampEstimate }
-        set { settings.update { $0.serverTimestampEstimate = newValue } }
-    }
-    var userInfo: [CodingUserInfoKey: any Sendable] {
-        get { settings.value.userInfo }
-        set { settings.update { $0.userInfo = newValue } }
-    }
-    var limits: ReaderLimits {
-        get { settings.value.limits }
-        set { settings.update { $0.limits = newValue } }
-    }
-    var usesGeneratedCoding: Bool {
-        get { settings.value.usesGeneratedCoding }
-        set { settings.update { $0.usesGeneratedCoding = newValue } }
-    }
 
     var usesDefaultKeys: Bool {
         if case .useDefaultKeys = settings.value.keyStrategy { return true }

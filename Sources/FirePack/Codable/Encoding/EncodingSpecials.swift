@@ -22,7 +22,7 @@ extension EncoderOptions {
         case .timestamp: return .value(.timestamp(unsafeBitCast(value, to: Timestamp.self)))
         case .data:
             let data = unsafeBitCast(value, to: Data.self)
-            switch dataStrategy {
+            switch self.dataStrategy {
             case .bytes: return .value(.bytes(data))
             case .deferredToData: return .custom { try data.encode(to: $0) }
             case .base64: return .value(.string(data.base64EncodedString()))
@@ -43,7 +43,7 @@ extension EncoderOptions {
     }
 
     func date(_ date: Date) throws -> EncodingSpecial {
-        switch dateStrategy {
+        switch self.dateStrategy {
         case .timestamp: return .value(.timestamp(Timestamp(date: date)))
         case .deferredToDate: return .custom { try date.encode(to: $0) }
         case .secondsSince1970: return .value(.double(date.timeIntervalSince1970))
@@ -58,7 +58,7 @@ extension EncoderOptions {
     /// What to write for NaN or ±∞ under the non-conforming float strategy: nil for the double itself, a string for
     /// `.convertToString`; throws for `.throw`. Callers test `isFinite` first, so finite numbers cost one compare.
     func nonConforming(_ double: Double, codingPath: @autoclosure () -> [any CodingKey]) throws -> String? {
-        switch floatStrategy {
+        switch self.floatStrategy {
         case .allow: return nil
         case .throw:
             throw EncodingError.invalidValue(double, .init(codingPath: codingPath(),
@@ -80,7 +80,7 @@ extension EncoderOptions {
 
     /// The map key for a coding key under the key strategy.
     func mapKey(_ key: any CodingKey, codingPath: @autoclosure () -> [any CodingKey]) -> String {
-        switch keyStrategy {
+        switch self.keyStrategy {
         case .useDefaultKeys: key.stringValue
         case .convertToSnakeCase: KeyConversion.snakeCase(key.stringValue)
         case .custom(let convert): convert(codingPath() + [key]).stringValue

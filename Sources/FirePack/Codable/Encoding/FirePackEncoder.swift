@@ -158,9 +158,11 @@ public final class FirePackEncoder: Sendable {
     var options: EncoderOptions { state.withLock { $0 } }
 }
 
-/// A snapshot of the encoder's settings for one top-level call.
+/// A snapshot of the encoder's settings for one top-level call: `options.dateStrategy` and the like read the shared
+/// settings (`SharedSettings`).
 @usableFromInline
-struct EncoderOptions: Sendable {
+@dynamicMemberLookup
+struct EncoderOptions: SharedSettings {
     /// What the encoder's properties set.
     struct Settings: Sendable {
         var dateStrategy: FirePackEncoder.DateEncodingStrategy = .timestamp
@@ -172,37 +174,7 @@ struct EncoderOptions: Sendable {
         var usesGeneratedCoding = true
     }
 
-    /// Shared with the encoder: one retain per call, as `DecoderOptions`.
-    private var settings = SharedValue(Settings())
-
-    var dateStrategy: FirePackEncoder.DateEncodingStrategy {
-        get { settings.value.dateStrategy }
-        set { settings.update { $0.dateStrategy = newValue } }
-    }
-    var dataStrategy: FirePackEncoder.DataEncodingStrategy {
-        get { settings.value.dataStrategy }
-        set { settings.update { $0.dataStrategy = newValue } }
-    }
-    var keyStrategy: FirePackEncoder.KeyEncodingStrategy {
-        get { settings.value.keyStrategy }
-        set { settings.update { $0.keyStrategy = newValue } }
-    }
-    var floatStrategy: FirePackEncoder.NonConformingFloatEncodingStrategy {
-        get { settings.value.floatStrategy }
-        set { settings.update { $0.floatStrategy = newValue } }
-    }
-    var outputFormatting: FirePackEncoder.OutputFormatting {
-        get { settings.value.outputFormatting }
-        set { settings.update { $0.outputFormatting = newValue } }
-    }
-    var userInfo: [CodingUserInfoKey: any Sendable] {
-        get { settings.value.userInfo }
-        set { settings.update { $0.userInfo = newValue } }
-    }
-    var usesGeneratedCoding: Bool {
-        get { settings.value.usesGeneratedCoding }
-        set { settings.update { $0.usesGeneratedCoding = newValue } }
-    }
+    var settings = SharedValue(Settings())
 
     @usableFromInline
     var deterministic: Bool { settings.value.outputFormatting.contains(.sortedKeys) }
