@@ -128,11 +128,22 @@ extension StreamingEncoder {
     }
 
     /// The value at the current position, written once.
+    /// Three words, so that the `any SingleValueEncodingContainer` holding it needs no box (four words, it cost an
+    /// allocation per value: two per `BookWithTags`, for its tags' colours, callgrind).
     struct SingleValueContainer: SingleValueEncodingContainer {
         let encoder: StreamingEncoder
         let start: Int
-        let depth: Int
-        let pathDepth: Int
+        /// The writer's depth (high 32 bits) and the coding path's (low 32 bits) when the container was made.
+        private let depths: UInt64
+
+        init(encoder: StreamingEncoder, start: Int, depth: Int, pathDepth: Int) {
+            self.encoder = encoder
+            self.start = start
+            depths = UInt64(UInt32(truncatingIfNeeded: depth)) << 32 | UInt64(UInt32(truncatingIfNeeded: pathDepth))
+        }
+
+        var depth: Int { Int(depths >> 32) }
+        var pathDepth: Int { Int(depths & 0xFFFF_FFFF) }
 
         var codingPath: [any CodingKey] { encoder.path.prefix(pathDepth).map(\.codingKey) }
 
