@@ -44,12 +44,8 @@ final class StreamInput: DocumentInput {
                 fields = reader
                 try reader.skipValue()
             }).reference {
-                let member = naming.member(for: reference)
-                switch fields.map({ try? $0.peekValueView() }) {
-                case .none: written = JSONTranscoding.appendObject(nil, appending: member, options: options, to: output.buffer)   // no fields: empty
-                case .some(.some(let view)): written = JSONTranscoding.appendObject(view, appending: member, options: options, to: output.buffer)
-                case .some(.none): break
-                }
+                // No fields map: an empty document.
+                written = JSONTranscoding.appendObject(fields, appending: naming.member(for: reference), options: options, to: output.buffer)
             }
             if written {
                 output.buffer.append(0x0A)

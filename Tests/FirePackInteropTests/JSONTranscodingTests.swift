@@ -140,7 +140,7 @@ import FirePackTestSupport
         buffer.append(contentsOf: Array("previous line\n".utf8))
         let written = bytes.withUnsafeBytes { raw -> Bool in
             guard let reader = try? FirePackReader(bytes: raw) else { return false }
-            return JSONTranscoding.appendObject(reader.root, appending: Self.extra, options: options, to: buffer)
+            return JSONTranscoding.appendObject(reader, appending: Self.extra, options: options, to: buffer)
         }
         let output = buffer.bytes
         #expect(output.starts(with: Array("previous line\n".utf8)))

@@ -26,8 +26,6 @@ let benchmarks: @Sendable () -> Void = {
         let any = value.anyValue
         let rest = try! value.firestoreJSONBytes()
         let proto = try! value.firestoreProtoBytes()
-        let minified = value.jsonBytes()
-        print("sizes \(name): json \(json.count) minified \(minified.count) rest \(rest.count) proto \(proto.count) firepack \(value.firePackBytes().count)")
 
         Benchmark("JSONSerialization parse/\(name)") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try JSONSerialization.jsonObject(with: json)) }

@@ -58,6 +58,8 @@ enum JSONMarker {
     static let all = Set(ReversibleMarker.allCases.map(\.rawValue))
     /// `{"__timestamp__":`, the opening of the commonest marker.
     static let timestampOpening = Array("{\"\(timestamp)\":".utf8)
+    /// `{"__map__":`, which escapes a map whose one key is a marker.
+    static let mapOpening = Array("{\"\(map)\":".utf8)
 }
 
 extension FirePackError.Code {

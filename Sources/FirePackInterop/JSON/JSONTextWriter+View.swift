@@ -5,78 +5,80 @@ import Foundation
 #endif
 import FirePack
 
-/// JSON text written straight from FirePack bytes (a `ValueView`), without a `Value` tree: the text
-/// `write(view.value())` writes, checked as strictly (every byte, UTF-8, duplicate keys), at a fraction of the cost.
-/// Sorted keys and pretty output need the tree: these functions are for compact output in the order written.
+/// JSON text written straight from FirePack bytes, read with a cursor (`FirePackReader`), without a `Value` tree: the
+/// text `write(reader.readValue())` writes, checked as strictly (every byte, UTF-8, duplicate keys, container lengths),
+/// at a fraction of the cost. Sorted keys and pretty output need the tree: these functions are for compact output in
+/// the order written. (Walked through `ValueView`'s closures, a closure context per container and per entry was a
+/// sixth of converting a document stream to JSON lines, perf.)
 extension JSONTextWriter {
-    /// Writes the value `view` shows. Throws what reading it as a tree would throw (perhaps another of its problems,
-    /// first); the output then holds a partial value, which the caller drops.
-    mutating func write(_ view: ValueView) throws {
+    /// Writes the value at the cursor and moves past it. Throws what reading it as a tree would throw (perhaps another
+    /// of its problems, first); the output then holds a partial value, which the caller drops.
+    mutating func write(_ reader: inout FirePackReader) throws {
         let reversible = options.form == .reversible
-        guard let type = view.type else { _ = try view.value(); return }
+        guard let type = try? reader.peekType() else { _ = try reader.readValue(); return }
         switch type {
-        case .null: _ = try view.value(); append("null")
-        case .boolean: try view.boolean() ? append("true") : append("false")
-        case .integer: writeInteger(try view.integer())
-        case .double: writeDouble(try view.double())
-        case .string: writeString(utf8: try view.stringView().utf8)
-        case .timestamp: writeTimestamp(try view.timestamp())
+        case .null: _ = try reader.readValue(); append("null")
+        case .boolean: try reader.readBoolean() ? append("true") : append("false")
+        case .integer: writeInteger(try reader.readInteger())
+        case .double: writeDouble(try reader.readDouble())
+        case .string: writeString(utf8: try reader.readString().utf8)
+        case .timestamp: writeTimestamp(try reader.readTimestamp())
         case .geoPoint, .reference, .bytes, .vector, .serverTimestamp:
             // Small and rare next to strings and numbers: through the tree, one value at a time.
-            write(try view.value())
+            write(try reader.readValue())
         case .array:
-            var first = true
+            let array = try reader.enterArray()
             output.pointee.append(UInt8(ascii: "["))
-            try view.forEachElement { element in
-                if !first { output.pointee.append(UInt8(ascii: ",")) }
-                first = false
-                try write(element)
+            for index in 0..<array.count {
+                if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
+                try write(&reader)
             }
+            try reader.exitArray(array)
             output.pointee.append(UInt8(ascii: "]"))
         case .map:
-            let count = try view.count()
-            if reversible && count == 1 {
-                var isMarker = false
-                try view.forEachEntry { key, _ in isMarker = JSONParser.markerKeys.contains { $0.elementsEqual(key.utf8) } }
-                if isMarker {
-                    try writeMarker(JSONMarker.map) { writer in try writer.writeEntries(of: view) }
-                    return
-                }
-            }
-            try writeEntries(of: view)
+            try writeEntries(from: &reader, escapingMarker: reversible)
         }
     }
 
-    /// Writes a map's entries as an object (`{…}`), with `extra` as a last member, refusing a key that appears twice
-    /// (or `extra`'s key among the entries).
-    mutating func writeEntries(of view: ValueView, appending extra: (key: String, value: String)? = nil) throws {
-        let count = try view.count()
-        if count > Self.pairwiseKeyCheckLimit { try checkUnique(view) }
+    /// Writes the map at the cursor as an object (`{…}`), with `extra` as a last member, refusing a key that appears
+    /// twice (or `extra`'s key among the entries), and moves past it. With `escapingMarker`, a map whose one key is a
+    /// reversible marker is written escaped, inside `{"__map__": …}`.
+    mutating func writeEntries(from reader: inout FirePackReader, appending extra: (key: String, value: String)? = nil,
+                               escapingMarker: Bool = false) throws {
+        let mapStart = reader
+        let map = try reader.enterMap()
+        if map.count > Self.pairwiseKeyCheckLimit { try checkUnique(mapStart.peekValueView()) }
+        var escaped = false
+        if escapingMarker && map.count == 1 {
+            var peek = reader
+            let key = try peek.readKey().utf8
+            escaped = JSONParser.markerKeys.contains { marker in marker.withUnsafeBytes { Self.equal($0, key) } }
+        }
+        if escaped { output.pointee.append(contentsOf: JSONMarker.mapOpening) }
         var extraKey = extra?.key ?? ""
         // Tested in the loop as a flag and bytes, not through `extra` (its strings were retained and released per entry).
         let hasExtra = extra != nil
         try extraKey.withUTF8 { extraKey in
             let extraKey = UnsafeRawBufferPointer(extraKey)
             try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.pairwiseKeyCheckLimit) { seen in
-                var written = 0
                 output.pointee.append(UInt8(ascii: "{"))
-                try view.forEachEntry { key, value in
-                    let bytes = key.utf8
-                    if hasExtra && Self.equal(bytes, extraKey) { throw FirePackError(.invalidValue, "the extra key is among the entries") }
-                    if count <= Self.pairwiseKeyCheckLimit {
-                        for index in 0..<written where Self.equal(seen[index], bytes) {
+                for index in 0..<map.count {
+                    let key = try reader.readKey().utf8
+                    if hasExtra && Self.equal(key, extraKey) { throw FirePackError(.invalidValue, "the extra key is among the entries") }
+                    if map.count <= Self.pairwiseKeyCheckLimit {
+                        for earlier in 0..<index where Self.equal(seen[earlier], key) {
                             throw FirePackError(.duplicateKey, "a key appears twice in one map")
                         }
-                        seen[written] = bytes
+                        seen[index] = key
                     }
-                    if written > 0 { output.pointee.append(UInt8(ascii: ",")) }
-                    written += 1
-                    writeString(utf8: bytes)
+                    if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
+                    writeString(utf8: key)
                     output.pointee.append(UInt8(ascii: ":"))
-                    try write(value)
+                    try write(&reader)
                 }
+                try reader.exitMap(map)
                 if let extra {
-                    if written > 0 { output.pointee.append(UInt8(ascii: ",")) }
+                    if map.count > 0 { output.pointee.append(UInt8(ascii: ",")) }
                     writeString(extra.key)
                     output.pointee.append(UInt8(ascii: ":"))
                     writeString(extra.value)
@@ -84,6 +86,7 @@ extension JSONTextWriter {
                 output.pointee.append(UInt8(ascii: "}"))
             }
         }
+        if escaped { output.pointee.append(UInt8(ascii: "}")) }
     }
 
     /// Whether two keys' bytes are equal: lengths first, then the bytes (`elementsEqual` walked them one at a time).
@@ -105,12 +108,12 @@ extension JSONTextWriter {
 }
 
 extension JSONTranscoding {
-    /// Appends the map `fields` as a one-line JSON object with `extra` as its last member — what
+    /// Appends the map at `fields`' cursor as a one-line JSON object with `extra` as its last member — what
     /// `Value.map(fields + extra).jsonBytes(options:)` writes — to `output`; nil `fields` is an empty map.
     ///
     /// Returns false, leaving `output` as it was, when the tree must do it: sorted keys, pretty output, `extra`'s key
     /// among the fields or a marker, or bytes the tree path would reject (which it then reports).
-    package static func appendObject(_ fields: ValueView?, appending extra: (key: String, value: String), options: JSONOptions,
+    package static func appendObject(_ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
                                      to output: ByteOutput) -> Bool {
         // The marker check by bytes and lengths: `ReversibleMarker(rawValue:)`, a string switch, was 3% of converting a
         // stream to JSON lines (perf), for the one key every record appends.
@@ -119,8 +122,8 @@ extension JSONTranscoding {
         let mark = output.count
         var writer = JSONTextWriter(options: options, output: output)   // `output` is the caller's, alive throughout
         do {
-            if let fields {
-                try writer.writeEntries(of: fields, appending: extra)
+            if var fields {
+                try writer.writeEntries(from: &fields, appending: extra)
             } else {
                 writer.writeEntries(of: MapValue([(extra.key, .string(extra.value))]))
             }
