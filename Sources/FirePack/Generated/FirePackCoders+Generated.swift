@@ -17,9 +17,16 @@ extension FirePackDecoder {
     public func decode<T: FirePackDecodable>(_ type: T.Type, from bytes: some ContiguousBytes, in reference: DocumentReference? = nil) throws -> T {
         try bytes.withUnsafeBytes { raw in
             var reader = try rootReader(raw, reference: reference)
+            defer { recycle(&reader) }
             guard reader.takesGeneratedPath else { return try reader.decodeThroughCodable(type) }
             return try T(firePack: &reader)
         }
+    }
+
+    /// Hands the context of a finished call back (`recycle(_:)`); the reader is not used again.
+    @usableFromInline
+    func recycle(_ reader: inout FirePackValueReader) {
+        recycle(&reader.decoder)
     }
 
     /// A reader at the root value of `bytes`, for one top-level call.

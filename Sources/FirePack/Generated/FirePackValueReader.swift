@@ -19,8 +19,9 @@ import Foundation
 /// of `[Element]` and its conformances at run time (callgrind: 1,400 of the 6,500 instructions of decoding one `Book`,
 /// and another 1,300 in `reserveCapacity` and `append` of an unspecialized array).
 public struct FirePackValueReader {
-    /// The Codable path's decoder for this call: its options, input, and the primitives both paths share.
-    let decoder: DecoderImpl
+    /// The Codable path's decoder for this call: its options, input, and the primitives both paths share (a `var`
+    /// only so that the top-level call can hand it back to `FirePackDecoder.recycle`).
+    var decoder: DecoderImpl
     /// The value being decoded: where it starts and ends, and how many containers enclose it.
     var offset: Int
     var end: Int

@@ -47,6 +47,17 @@ struct MapEntryCache {
         return regions.count - 1
     }
 
+    /// Whether no region is open.
+    var isEmpty: Bool { regions.isEmpty }
+    /// The entries it can hold without growing.
+    var capacity: Int { entries.capacity }
+
+    /// Forgets every region, keeping the storage for the next decode.
+    mutating func removeAll(keepingCapacity: Bool) {
+        regions.removeAll(keepingCapacity: keepingCapacity)
+        entries.removeAll(keepingCapacity: keepingCapacity)
+    }
+
     /// Runs `body` with region `index`'s entries and located count, or with nil when the region no longer belongs to
     /// the map at `mapOffset`.
     mutating func withRegion<R>(_ index: Int, mapOffset: Int, count: Int,

@@ -12,7 +12,7 @@ struct KeyReferenceMemo {
     static let minimumInputSize = 2048
 
     /// Whether references are remembered (the input is large enough and has a key table).
-    private let isOn: Bool
+    let isOn: Bool
     /// Per key-table index: the literal's offset (-1 until resolved), its bytes' start and count.
     private var literals: [(literal: Int, start: Int, count: Int)] = []
 

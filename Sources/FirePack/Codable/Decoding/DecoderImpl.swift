@@ -7,8 +7,10 @@ import Foundation
 /// The one `Decoder` object a decode call uses: it moves from value to value as containers descend, and keeps the
 /// coding path as a stack that becomes `[CodingKey]` only when asked for (errors, or your own code).
 final class DecoderImpl: Decoder {
-    let input: ReaderInput
-    let options: DecoderOptions
+    /// The bytes of this call; replaced only by `prepare`, between calls (see `FirePackDecoder.makeDecoder`).
+    @exclusivity(unchecked) private(set) var input: ReaderInput
+    /// The options of this call; replaced only by `prepare`, between calls.
+    @exclusivity(unchecked) private(set) var options: DecoderOptions
     /// The mutable state, accessed without exclusivity checks (see `DecoderState`).
     @exclusivity(unchecked) var state: DecoderState
 
@@ -16,6 +18,30 @@ final class DecoderImpl: Decoder {
         self.input = input
         self.options = options
         state = DecoderState(offset: offset, end: end, depth: depth, keyReferences: KeyReferenceMemo(for: input))
+    }
+
+    /// Makes a decoder that finished a top-level call ready for the next, as a new one would be, keeping the capacity
+    /// of its stacks. Only its owner calls this, while no container of the previous call is alive.
+    func prepare(input: ReaderInput, options: DecoderOptions, offset: Int, end: Int, depth: Int) {
+        self.input = input
+        self.options = options
+        state.offset = offset
+        state.end = end
+        state.depth = depth
+        // Emptied only when not empty: `removeAll(keepingCapacity:)` on an empty array still makes a new buffer.
+        if !state.path.isEmpty { state.path.removeAll(keepingCapacity: true) }
+        if !state.keyCursors.isEmpty { state.keyCursors.removeAll(keepingCapacity: true) }
+        if state.keyReferences.isOn || input.count >= KeyReferenceMemo.minimumInputSize {
+            state.keyReferences = KeyReferenceMemo(for: input)
+        }
+        if !state.mapEntries.isEmpty { state.mapEntries.removeAll(keepingCapacity: true) }
+        state.bypassKeyStrategy = false
+    }
+
+    /// Whether keeping this decoder for the next call holds little memory: its stacks are as small as most calls
+    /// need (a call that located the entries of a wide map may have grown them to the map's size).
+    var isWorthKeeping: Bool {
+        state.path.capacity <= 64 && state.keyCursors.capacity <= 64 && state.mapEntries.capacity <= 1_024
     }
 
     /// The value the decoder is positioned at.
