@@ -4,8 +4,8 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|encodeBooks|articles|oneBook|encodeOneBook [iterations]
-// the hand-written cursor code for the same bytes: handDecode|handBooks|handOneBook|handEncodeOneBook; and Foundation's
+//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|oneBook|encodeOneBook [iterations]
+// the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
 // jsonTwitter|jsonCitm|jsonCanada (JSONDecoder), handCanada.
@@ -23,6 +23,7 @@ let oneBook = [makeBook(1)]
 let oneBookBytes = try encoder.encodeToBytes(oneBook)
 let taggedBytes = try encoder.encodeToBytes([book])
 let taggedValue = try Value(firePackBytes: taggedBytes)
+let manyTaggedBytes = try encoder.encodeToBytes((0..<1_000).map(makeBookWithTags))
 let jsonEncoder = JSONEncoder(), jsonDecoder = JSONDecoder()
 let oneBookJSON = try jsonEncoder.encode(oneBook), booksJSON = try jsonEncoder.encode(books), taggedJSON = try jsonEncoder.encode([book])
 let writer = FirePackWriter()
@@ -88,6 +89,10 @@ for _ in 0..<(corpusName == nil ? iterations : 0) {
         writer.clear()
     } else if mode == "handBooks" {
         checksum &+= try handWrittenDecode(booksBytes).count
+    } else if mode == "manyTagged" {
+        checksum &+= try decoder.decode([BookWithTags].self, from: manyTaggedBytes).count
+    } else if mode == "handManyTagged" {
+        checksum &+= try handWrittenDecodeTagged(manyTaggedBytes).count
     } else if mode == "handDecode" {
         checksum &+= try handWrittenDecodeTagged(taggedBytes).count
     } else if mode == "jsonOneBook" {

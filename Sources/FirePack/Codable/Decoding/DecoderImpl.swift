@@ -154,7 +154,8 @@ final class DecoderImpl: Decoder {
         // Only with a key strategy does it matter whether T is [String: …]; the default path makes no such check.
         if !options.usesDefaultKeys {
             if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
-        } else if options.usesGeneratedCoding, let generated = T.self as? any FirePackDecodable.Type {
+        } else if options.usesGeneratedCoding,
+                  let generated = state.generatedTypes.conformance(of: T.self, { $0 as? any FirePackDecodable.Type }) {
             // Generated coding (`@FirePackCodable`), at this same value; see `decodeGenerated`.
             try generated.decodeGenerated(into: UnsafeMutableRawPointer(slot), decoder: self, at: offset, end: end, depth: depth)
             return slot.move()
@@ -209,6 +210,8 @@ struct DecoderState {
     var keyReferences: KeyReferenceMemo
     var mapEntries = MapEntryCache()
     var bypassKeyStrategy = false
+    /// Which types met so far have generated coding (kept across calls: a conformance does not change).
+    var generatedTypes = GeneratedConformanceMemo<any FirePackDecodable.Type>()
 }
 
 /// One level of the coding path.

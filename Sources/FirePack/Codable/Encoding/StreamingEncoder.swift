@@ -69,7 +69,8 @@ final class StreamingEncoder: Encoder {
         case nil:
             if !options.usesDefaultKeys {
                 if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
-            } else if options.usesGeneratedCoding, let generated = T.self as? any FirePackEncodable.Type {
+            } else if options.usesGeneratedCoding,
+                      let generated = state.generatedTypes.conformance(of: T.self, { $0 as? any FirePackEncodable.Type }) {
                 // Generated coding (`@FirePackCodable`), at this same position.
                 try generated.encodeGenerated(value, encoder: self)
                 return
@@ -207,4 +208,6 @@ struct StreamingEncoderState {
     var nextContainerID = 0
     var valueStart = 0
     var bypassKeyStrategy = false
+    /// Which types met so far have generated coding.
+    var generatedTypes = GeneratedConformanceMemo<any FirePackEncodable.Type>()
 }
