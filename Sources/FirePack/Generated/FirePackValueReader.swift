@@ -65,14 +65,14 @@ public struct FirePackValueReader {
         let input = decoder.input
         do {
             if fields.region < 0 {
-                var located = 0
+                var progress = MapEntryCache.Progress()
                 return try MapReader.search(for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
-                                            located: &located, keys: &decoder.state.keyReferences)
+                                            progress: &progress, keys: &decoder.state.keyReferences)
             }
             let header = fields.header, decoder = decoder
-            return try decoder.state.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, located) throws(FirePackError) in
+            return try decoder.state.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, progress) throws(FirePackError) in
                 try MapReader.search(for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
-                                     cache: cache, located: &located, keys: &decoder.state.keyReferences)
+                                     cache: cache, progress: &progress, keys: &decoder.state.keyReferences)
             }
         } catch {
             throw decoder.corrupted(error)

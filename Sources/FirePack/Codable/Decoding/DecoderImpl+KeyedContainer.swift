@@ -98,9 +98,9 @@ struct MapReader {
         var cursor = decoder.keyCursors[depth]
         if cursor.map != mapOffset { cursor = KeyCursor(map: mapOffset, offset: header.bodyStart, index: 0) }
         do {
-            var located = 0
+            var progress = MapEntryCache.Progress()
             guard let found = try Self.search(for: wanted, in: decoder.input, header: header, position: &cursor.offset, index: &cursor.index,
-                                              located: &located, keys: &decoder.state.keyReferences) else {
+                                              progress: &progress, keys: &decoder.state.keyReferences) else {
                 return nil
             }
             decoder.keyCursors[depth] = cursor
@@ -113,13 +113,17 @@ struct MapReader {
     /// Finds the entry whose key's bytes are `wanted`, starting at entry `index` (at `position`) and wrapping around
     /// once; on a match, moves `position`/`index` past it. The one key search of both the Codable path and generated
     /// coding (`FirePackValueReader`), which passes the entries it has located before (`MapEntryCache`): entries
-    /// below `located` are read from `cache`, and each entry located next is added to it. Key references resolve
+    /// below `progress.located` are read from `cache`, and each entry located next is added to it. Key references resolve
     /// through the call's `KeyReferenceMemo`.
     @inline(__always)
     static func search(for wanted: UnsafeRawBufferPointer, in input: ReaderInput, header: ContainerHeader,
                        position start: inout Int, index startIndex: inout Int,
-                       cache: UnsafeMutablePointer<MapEntry>? = nil, located: inout Int,
+                       cache: UnsafeMutablePointer<MapEntry>? = nil, progress: inout MapEntryCache.Progress,
                        keys: inout KeyReferenceMemo) throws(FirePackError) -> (offset: Int, end: Int)? {
+        if cache != nil && progress.located == header.count
+            && progress.signature & MapEntryCache.Progress.signatureBit(wanted.baseAddress, count: wanted.count) == 0 {
+            return nil
+        }
         var position = start, index = startIndex
         for _ in 0..<header.count {
             if index == header.count {
@@ -127,15 +131,16 @@ struct MapReader {
                 position = header.bodyStart
             }
             let entry: MapEntry
-            if let cache, index < located {
+            if let cache, index < progress.located {
                 entry = cache[index]
             } else {
                 let (keyStart, count, afterKey) = try keys.getKey(at: position, limit: header.end, in: input)
                 entry = MapEntry(keyStart: keyStart, keyCount: count, valueOffset: afterKey,
                                  valueEnd: try input.valueEnd(at: afterKey, limit: header.end))
-                if let cache, index == located {
+                if let cache, index == progress.located {
                     cache[index] = entry
-                    located += 1
+                    progress.located += 1
+                    progress.signature |= MapEntryCache.Progress.signatureBit(input.base + keyStart, count: count)
                 }
             }
             if entry.keyCount == wanted.count
