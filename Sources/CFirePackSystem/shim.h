@@ -14,3 +14,14 @@ static inline int firepack_errno(void) { return errno; }
 
 /// open(2) with a mode (variadic in C, which Swift cannot call).
 static inline int firepack_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+
+/// Starts writing `count` bytes of `descriptor` at `offset` to disk without waiting for them, and lets the system drop
+/// them from its cache once they are written: posix_fadvise(POSIX_FADV_DONTNEED) where the system has it (Linux starts
+/// writeback for the range); nothing elsewhere.
+static inline void firepack_start_writeback(int descriptor, off_t offset, off_t count) {
+#if defined(POSIX_FADV_DONTNEED)
+    (void)posix_fadvise(descriptor, offset, count, POSIX_FADV_DONTNEED);
+#else
+    (void)descriptor; (void)offset; (void)count;
+#endif
+}

@@ -15,14 +15,28 @@ public final class AtomicFileSink: ByteSink {
     public let temporaryPath: String
     private let file: FileSink
     private var done = false
+    /// Bytes written so far, and how many of them have been handed to the system to write out (`write(_:)`).
+    private var written: off_t = 0
+    private var handedOver: off_t = 0
+    /// Every this many bytes, the ones before are handed to the system to write out while writing goes on
+    /// (`firepack_start_writeback`): the disk works alongside the conversion instead of all at once in `finish()`'s
+    /// fsync, and a long stream does not fill the page cache. StreamingBenchmarks, one run with both builds:
+    /// `.fpks` → JSON lines 5.06 → 4.43 s, JSON lines → `.fpks` 5.88 → 5.47 s (540 and 665 MB of input).
+    private let writebackInterval: off_t
+
+    /// Creates the temporary file for `destination`; throws `ioFailure` (with the system's reason) when its folder
+    /// cannot be written, so that a bad destination is found before any work is done.
+    public convenience init(destination: String) throws {
+        try self.init(destination: destination, writebackInterval: 32 << 20)
+    }
 
     /// Every temporary file not yet finished or discarded, so that a signal handler can remove them all.
     private static let pending = Mutex<Set<String>>([])
 
-    /// Creates the temporary file for `destination`; throws `ioFailure` (with the system's reason) when its folder
-    /// cannot be written, so that a bad destination is found before any work is done.
-    public init(destination: String) throws {
+    /// The same, handing written bytes to the system every `writebackInterval` bytes (tests use small ones).
+    package init(destination: String, writebackInterval: Int) throws {
         self.destination = destination
+        self.writebackInterval = off_t(max(1, writebackInterval))
         let slash = destination.lastIndex(of: "/")
         let folder = slash.map { String(destination[..<$0]) } ?? "."
         let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
@@ -47,7 +61,14 @@ public final class AtomicFileSink: ByteSink {
     deinit { if !done { discard() } }
 
     /// Writes to the temporary file.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws { try file.write(bytes) }
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try file.write(bytes)
+        written += off_t(bytes.count)
+        if written - handedOver >= writebackInterval {
+            firepack_start_writeback(file.descriptor, handedOver, written - handedOver)
+            handedOver = written
+        }
+    }
 
     /// Flushes the temporary file to disk and renames it over the destination; throws `ioFailure` (and removes the
     /// temporary file) when any step fails, leaving the destination as it was.

@@ -16,7 +16,8 @@ import Synchronization
 /// surfaces as `DecodingError.dataCorrupted` wrapping the `FirePackError`.
 ///
 /// Like JSONDecoder it is `Sendable`: one decoder can be shared by every thread; its options are read once per
-/// top-level call under a lock.
+/// top-level call under a lock. It keeps the decoding context of a finished call for the next one, so a decoder kept
+/// and reused (one per service, say) decodes small documents faster than one made per call.
 public final class FirePackDecoder: Sendable {
     private let state = Mutex(DecoderOptions())
     /// A decoding context that finished a call, kept for the next one (`makeDecoder` / `recycle`): an owned

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import FirePackTestSupport
+import FirePackStreams
+
+/// A file written all or nothing, with its bytes handed to the system to write out as they go.
+@Suite struct AtomicFileSinkTests {
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Chunks of every size, handed over every 4 KiB: the destination keeps its old bytes until `finish()`, then
+    /// holds exactly what was written, and no temporary file is left.
+    @Test func writesEveryByteAndReplacesTheDestinationOnlyWhenFinished() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("out.jsonl").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: destination))
+        var rng = SeededGenerator(seed: 0xA70)
+        var expected: [UInt8] = []
+        let sink = try AtomicFileSink(destination: destination, writebackInterval: 4096)
+        while expected.count < 1 << 20 {
+            let chunk = (0..<Int.random(in: 1...20_000, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            try chunk.withUnsafeBytes { try sink.write($0) }
+            expected += chunk
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data("old".utf8))
+        #expect(FileManager.default.fileExists(atPath: sink.temporaryPath))
+        try sink.finish()
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: destination))) == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.jsonl"])
+    }
+
+    /// A discarded sink leaves the destination as it was and removes its temporary file.
+    @Test func discardLeavesTheDestinationAlone() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("out.fpks").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: destination))
+        let sink = try AtomicFileSink(destination: destination, writebackInterval: 1024)
+        let bytes = [UInt8](repeating: 7, count: 100_000)
+        try bytes.withUnsafeBytes { try sink.write($0) }
+        sink.discard()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data("old".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.fpks"])
+    }
+}
