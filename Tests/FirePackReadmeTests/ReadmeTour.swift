@@ -6,7 +6,7 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(31, readmeBlock1), (78, readmeBlock2), (171, readmeBlock3)]
+    [(31, readmeBlock1), (78, readmeBlock2), (174, readmeBlock3)]
 }
 
 /// README.md line 31.
@@ -93,7 +93,7 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 171.
+/// README.md line 174.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)
