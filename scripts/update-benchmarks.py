@@ -257,7 +257,7 @@ def main():
             "record: the CRC-32 (carry-less multiplication), a strict read of the record (every string's UTF-8, the "
             "reference's path), the fields walked once and written, and the output written to a file that is synced "
             "(`fsync`) before it replaces the destination. These rows run the `firepack` binary on 512 MB files and vary "
-            "by a quarter between runs on this shared 2-core machine (the previous full run: 133 and 151 MB/s).",
+            "by a quarter between runs on this shared 2-core machine (three full runs on 2026-11-24: 95–133 and 119–156 MB/s).",
         ])),
     ]
     why = "\n".join(text for applies, text in reasons if applies) or "- Every target was met in this run."
