@@ -12,13 +12,20 @@ struct KeyReferenceMemo {
     static let minimumInputSize = 2048
 
     /// Whether references are remembered (the input is large enough and has a key table).
-    let isOn: Bool
+    private var isOn: Bool
     /// Per key-table index: the literal's offset (-1 until resolved), its bytes' start and count.
     private var literals: [(literal: Int, start: Int, count: Int)] = []
 
     /// A memo for the references of `input`.
     init(for input: ReaderInput) {
         isOn = input.count >= Self.minimumInputSize && input.keyTableCount > 0
+    }
+
+    /// Makes the memo one for `input`, as `init(for:)` would; a memo that is off stays as it is for a small input
+    /// (nothing to forget, and no new array to release).
+    @inline(__always)
+    mutating func reset(for input: ReaderInput) {
+        if isOn || input.count >= Self.minimumInputSize { self = KeyReferenceMemo(for: input) }
     }
 
     /// Reads the key at `offset` as `ReaderInput.getKey` does, resolving a reference through the memo.

@@ -31,9 +31,7 @@ final class DecoderImpl: Decoder {
         // Emptied only when not empty: `removeAll(keepingCapacity:)` on an empty array still makes a new buffer.
         if !state.path.isEmpty { state.path.removeAll(keepingCapacity: true) }
         if !state.keyCursors.isEmpty { state.keyCursors.removeAll(keepingCapacity: true) }
-        if state.keyReferences.isOn || input.count >= KeyReferenceMemo.minimumInputSize {
-            state.keyReferences = KeyReferenceMemo(for: input)
-        }
+        state.keyReferences.reset(for: input)
         if !state.mapEntries.isEmpty { state.mapEntries.removeAll(keepingCapacity: true) }
         state.bypassKeyStrategy = false
     }

@@ -21,9 +21,10 @@ import Synchronization
 public final class FirePackDecoder: Sendable {
     private let state = Mutex(DecoderOptions())
     /// A decoding context that finished a call, kept for the next one (`makeDecoder` / `recycle`): an owned
-    /// `DecoderImpl` as the bits of its opaque pointer (a pointer is not `Sendable`, its bits are), or 0. Creating and destroying the context was 550 of the 4,100
-    /// instructions of decoding one `Book` (callgrind); taking and returning it is one atomic exchange each. Two
-    /// threads decoding at once simply find it taken, and one of them makes a new one.
+    /// `DecoderImpl` as the bits of its opaque pointer (a pointer is not `Sendable`, its bits are), or 0. Creating and
+    /// destroying the context was 550 of the 4,100 instructions of decoding one `Book` (callgrind); taking and
+    /// returning it is one atomic exchange each. Two threads decoding at once simply find it taken, and one of them
+    /// makes a new one.
     private let spare = Atomic<UInt>(0)
 
     /// How `Date` is read; `.timestamp` by default.
@@ -73,11 +74,7 @@ public final class FirePackDecoder: Sendable {
     /// Creates a decoder with Firestore's defaults.
     public init() {}
 
-    deinit {
-        if let kept = UnsafeRawPointer(bitPattern: spare.exchange(0, ordering: .acquiring)) {
-            Unmanaged<DecoderImpl>.fromOpaque(kept).release()
-        }
-    }
+    deinit { _ = takeSpare() }
 
     /// Decodes a value from a bare FirePack encoding in `Data`, `[UInt8]` or borrowed bytes (any `ContiguousBytes`).
     ///
@@ -129,12 +126,17 @@ public final class FirePackDecoder: Sendable {
     /// The decoding context for one top-level call: the one a previous call left (`recycle`), prepared for this call,
     /// or a new one. The call hands it back to `recycle` when it returns or throws.
     func makeDecoder(input: ReaderInput, options: DecoderOptions, offset: Int, end: Int, depth: Int) -> DecoderImpl {
-        guard let kept = UnsafeRawPointer(bitPattern: spare.exchange(0, ordering: .acquiring)) else {
+        guard let decoder = takeSpare() else {
             return DecoderImpl(input: input, options: options, offset: offset, end: end, depth: depth)
         }
-        let decoder = Unmanaged<DecoderImpl>.fromOpaque(kept).takeRetainedValue()
         decoder.prepare(input: input, options: options, offset: offset, end: end, depth: depth)
         return decoder
+    }
+
+    /// The kept context, now the caller's alone, or nil when none is kept (or another call has it).
+    private func takeSpare() -> DecoderImpl? {
+        guard let kept = UnsafeRawPointer(bitPattern: spare.exchange(0, ordering: .acquiring)) else { return nil }
+        return Unmanaged<DecoderImpl>.fromOpaque(kept).takeRetainedValue()
     }
 
     /// Keeps the context of a finished call for the next one, unless something else still holds it (a type's
