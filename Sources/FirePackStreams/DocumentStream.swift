@@ -117,9 +117,16 @@ public final class DocumentStreamWriter {
     /// Fills in the length and CRC-32 of the record that starts at `recordStart`, whose document is complete.
     private func finishRecord(from recordStart: Int, payloadStart: Int) throws {
         let length = writer.writerIndex - payloadStart
-        guard length <= UInt32.max else {
+        // What readers refuse is never written: the record is dropped before it reaches the sink (Docs/FORMAT.md §6, §8).
+        if let violation = writer.limitViolation {
+            writer.resetLimitViolation()
             writer.discardCompleted(from: recordStart)
-            throw FirePackError(.limitExceeded, "a record of \(length) bytes is too large")
+            throw FirePackError(violation.code, offset: violation.offset, "record \(existingRecords + recordCount) not written: \(violation.message)",
+                                path: violation.path)
+        }
+        guard length <= DocumentStreamFormat.defaultMaxRecordLength else {
+            writer.discardCompleted(from: recordStart)
+            throw FirePackError(.limitExceeded, "record \(existingRecords + recordCount) not written: its document takes \(length) bytes, past the record limit of \(DocumentStreamFormat.defaultMaxRecordLength) that readers enforce (Docs/FORMAT.md §8)")
         }
         writer.setFraming(UInt32(length), at: recordStart + 4)
         writer.setFraming(writer.withUnsafeWrittenBytes(from: payloadStart) { crc32($0) }, at: recordStart + 8)

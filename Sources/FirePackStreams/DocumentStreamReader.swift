@@ -70,8 +70,16 @@ public final class DocumentStreamReader {
     var bufferOffset = 0
     var sourceEnded = false
     var nextNumber = 0
-    /// The damaged records skipped so far.
+    /// The first `maxKeptProblems` damaged records skipped so far (`problemCount` counts them all).
     public private(set) var problems: [StreamProblem] = []
+    /// How many problems `problems` keeps: past it, problems are only counted (`problemCount`, `problemCounts`), so
+    /// that a reader holds one record whatever the stream holds (a million damaged records would otherwise be
+    /// a million descriptions).
+    public var maxKeptProblems = 1_000
+    /// Every problem found so far, kept in `problems` or not.
+    public private(set) var problemCount = 0
+    /// Every problem found so far, by kind.
+    public private(set) var problemCounts: [FirePackError.Code: Int] = [:]
     /// The error that ended a `documents` or `values(as:)` sequence early, if one did.
     public internal(set) var stoppedBy: (any Error)?
     /// The stream's format version (1 or 2).
@@ -80,6 +88,12 @@ public final class DocumentStreamReader {
     public private(set) var completion: StreamCompletion?
     /// Records found so far, intact or damaged (what a close record counts).
     public var recordsFound: Int { nextNumber }
+    /// Bytes of payloads whose CRC-32 did not match: checking work that resynchronisation spent on damage.
+    var failedChecksumBytes = 0
+    /// How much failed checking the reader accepts at its position: twice the bytes read so far, plus two records.
+    /// Damage from the outside world (bit flips, a torn copy) stays far below it; a reader of a crafted stream stops
+    /// checking claims it cannot afford and reports them instead, so its time stays linear in the stream's size.
+    var checksumAllowance: Int { 2 * (bufferOffset + start) + 2 * maxRecordLength }
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
     public init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
@@ -145,17 +159,25 @@ public final class DocumentStreamReader {
             try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length)
             guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
                 // Either the last record is torn, or its length is damaged: look for a later record before giving up.
-                let problemIndex = problems.count
-                try report(recordOffset, .truncated, "the stream ends inside a record of \(length) bytes (a torn last record)")
                 if try resynchronize() {
-                    problems[problemIndex].code = .lengthOutOfBounds
-                    problems[problemIndex].reason = "record length \(length) is damaged (it runs past the end of the stream)"
+                    try report(recordOffset, .lengthOutOfBounds, "record length \(length) is damaged (it runs past the end of the stream)")
+                } else {
+                    try report(recordOffset, .truncated, "the stream ends inside a record of \(length) bytes (a torn last record)")
                 }
                 continue
             }
             let payloadStart = start + DocumentStreamFormat.recordHeaderLength
             let payload = UnsafeRawBufferPointer(start: storage + payloadStart, count: length)
+            guard failedChecksumBytes + length <= checksumAllowance else {
+                // Resynchronisation never rescans without bound: record headers that each claim a long record over the
+                // same bytes would make every byte checked once per header (Docs/FORMAT.md §8, "Bounded work").
+                try report(recordOffset, .limitExceeded,
+                           "a record of \(length) bytes left unchecked: records that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)")
+                try resynchronize()
+                continue
+            }
             guard crc32(payload) == checksum else {
+                failedChecksumBytes += length
                 try report(recordOffset, .badChecksum, "CRC-32 mismatch (the record is damaged)")
                 try resynchronize()
                 continue
@@ -253,7 +275,9 @@ public final class DocumentStreamReader {
         let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
         if number == nil { nextNumber += 1 }
         if mode == .stopAtFirstError { throw problem }
-        problems.append(problem)
+        problemCount += 1
+        problemCounts[code, default: 0] += 1
+        if problems.count < maxKeptProblems { problems.append(problem) }
     }
 
     /// Moves to the next sync marker after the current position whose record header is plausible; returns whether
@@ -296,23 +320,31 @@ public final class DocumentStreamReader {
     }
 
     /// Makes at least `count` unconsumed bytes available unless the source ends first; the buffer never holds more
-    /// than one record plus one chunk.
+    /// than twice one record plus one chunk.
+    ///
+    /// Linear in the stream however many records claim more bytes than follow them: unconsumed bytes are moved to the
+    /// front only once the consumed part is at least half the buffer (so each move is paid for by as many bytes passed
+    /// over), and the buffer otherwise grows by doubling. Moving them on every call cost a rescan of the rest per
+    /// fake record header (HostileInputTests).
     func fill(atLeast count: Int) throws {
         guard end - start < count, !sourceEnded else { return }
-        if start > 0 {
-            if end > start { storage.copyMemory(from: storage + start, byteCount: end - start) }
+        if start + count > capacity {
+            let kept = end - start
+            if start >= capacity / 2 && count <= capacity {
+                if kept > 0 { storage.copyMemory(from: storage + start, byteCount: kept) }
+            } else {
+                let grown = max(capacity * 2, count + (1 << 16))
+                let buffer = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
+                if kept > 0 { buffer.copyMemory(from: storage + start, byteCount: kept) }
+                storage.deallocate()
+                storage = buffer
+                capacity = grown
+            }
             bufferOffset += start
-            end -= start
+            end = kept
             start = 0
         }
-        if capacity < count {
-            let grown = UnsafeMutableRawPointer.allocate(byteCount: count + (1 << 16), alignment: 16)
-            grown.copyMemory(from: storage, byteCount: end)
-            storage.deallocate()
-            storage = grown
-            capacity = count + (1 << 16)
-        }
-        while end < count && !sourceEnded {
+        while end - start < count && !sourceEnded {
             let read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
             if read == 0 { sourceEnded = true } else { end += read }
         }

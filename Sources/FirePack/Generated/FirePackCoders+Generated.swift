@@ -90,6 +90,7 @@ extension FirePackEncoder {
             guard Self.needsTree(error) else { throw error }
             try encodeThroughTree(value, into: writer, options: options)
         }
+        try Self.checkLimits(of: value, in: writer, from: start)
     }
 
     /// Whether `error` asks for the tree path (a key written twice).

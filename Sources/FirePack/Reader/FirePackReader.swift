@@ -269,7 +269,9 @@ extension FirePackReader {
         let (entries, widthOffset) = try Varint.get(base, at: end + 1, limit: bytes.count)
         guard widthOffset < bytes.count else { throw .truncated(at: widthOffset, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
-        guard entries >= 1, (1...8).contains(width) else { throw FirePackError(.badKeyTable, offset: end, "malformed key table") }
+        guard entries >= 1, (1...8).contains(width), entries <= end / 2 else {
+            throw FirePackError(.badKeyTable, offset: end, "malformed key table")
+        }
         guard entries <= (bytes.count - widthOffset - 1) / width else { throw .truncated(at: bytes.count, needing: "the key table") }
         return widthOffset + 1 + entries * width
     }

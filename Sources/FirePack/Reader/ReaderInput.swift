@@ -44,6 +44,12 @@ struct ReaderInput {
         }
         let (entries, widthOffset) = try Varint.get(base, at: rootEnd + 1, limit: count)
         guard entries >= 1 else { throw FirePackError(.badKeyTable, offset: rootEnd, "key table has no entries") }
+        // Each entry names a non-empty key literal of the value, two bytes at least: a longer table names bytes that
+        // are not there, and would make readers hold state in proportion to a claim rather than to the input.
+        guard entries <= (rootEnd - rootStart) / 2 else {
+            throw FirePackError(.badKeyTable, offset: rootEnd,
+                                "key table of \(entries) entries for a value of \(rootEnd - rootStart) bytes (at most one entry per 2 bytes)")
+        }
         guard widthOffset < count else { throw .truncated(at: widthOffset, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
         guard (1...8).contains(width) else {

@@ -41,12 +41,11 @@ extension FirePackWriter {
         reserve(10 + length)
         if length > 0 {
             // Every key goes through the table: it finds repeats for references and duplicates within this map.
-            let hash = WriterKeyTable.hash(key)
-            let (found, slot) = keys.find(key, hash: hash, in: storage)
+            let (found, slot, hash) = keys.find(key, in: storage)
             if let entry = found {
-                if isRepeatInThisMap(entry: entry) { return false }
+                if keys.entries[entry].lastMap == top.serial { return false }   // written in this map already
+                openMapKeys.append(OpenMapKey(entry: Int32(entry), previousMap: keys.entries[entry].lastMap))
                 keys.entries[entry].lastMap = top.serial
-                openMapKeys.append(Int32(entry))
                 let assigned = keys.entries[entry].referenceIndex
                 let index = assigned >= 0 ? Int(assigned) : keys.referenceCount
                 let referenceHeader = UInt64(index) << 1 | 1
@@ -58,7 +57,7 @@ extension FirePackWriter {
                 }
             } else {
                 keys.insert(headerPosition: writerIndex, length: length, hash: hash, slot: slot, map: top.serial)
-                openMapKeys.append(Int32(keys.entries.count - 1))
+                openMapKeys.append(OpenMapKey(entry: Int32(keys.entries.count - 1), previousMap: 0))
             }
         } else {
             if top.hasEmptyKey { return false }
@@ -85,23 +84,13 @@ extension FirePackWriter {
         }
     }
 
-    /// Whether the key of `entry` was already written in the innermost open map.
-    ///
-    /// Maps are numbered as they begin, so a key last written in a map numbered below this one was not written in
-    /// this one, and one last written in this very map was. Only a key last written in a map nested inside this one
-    /// needs a look at this map's own key list.
-    @inline(__always)
-    func isRepeatInThisMap(entry: Int) -> Bool {
-        let last = keys.entries[entry].lastMap
-        if last < top.serial { return false }
-        if last == top.serial { return true }
-        return openMapKeys[top.keysStart...].contains(Int32(entry))
-    }
-
     func beginContainer(isMap: Bool) {
         willWriteValue()
         if depth > 0 { outerFrames.append(top) }
         depth += 1
+        if depth > options.limits.maxDepth {
+            noteLimitViolation(.depthLimitExceeded, at: writerIndex, "containers nested \(depth) deep, past the limit of \(options.limits.maxDepth)")
+        }
         reserve(Tag.reservedContainerHeader)
         if isMap { mapSerial &+= 1 }
         top = ContainerFrame(headerStart: writerIndex, count: 0, isMap: isMap, expectingKey: isMap, serial: mapSerial,
@@ -116,6 +105,10 @@ extension FirePackWriter {
         let bodyStart = top.headerStart + Tag.reservedContainerHeader
         let bodyLength = writerIndex - bodyStart
         let count = top.count
+        if count > options.limits.maxElementCount {
+            noteLimitViolation(.limitExceeded, at: top.headerStart,
+                               "\(isMap ? "a map" : "an array") of \(count) elements, past the limit of \(options.limits.maxElementCount)")
+        }
         let fixed = count <= Tag.fixContainerMaxCount
         let lengthField = fixed ? bodyLength : Varint.encodedSize(count) + bodyLength
         let headerSize = 1 + Varint.encodedSize(lengthField) + (fixed ? 0 : Varint.encodedSize(count))
@@ -136,10 +129,28 @@ extension FirePackWriter {
             out += Varint.write(UInt64(lengthField), to: out)
             _ = Varint.write(UInt64(count), to: out)
         }
-        if isMap { openMapKeys.removeSubrange(top.keysStart...) }
+        if isMap { closeMapKeys() }
         depth -= 1
         if depth > 0 { top = outerFrames.removeLast() }
         didWriteValue()
+    }
+
+    /// Gives each key of the map being closed the map it was last written in before this one.
+    ///
+    /// So an entry's `lastMap` is always the innermost *open* map that holds the key (maps are numbered as they
+    /// begin; a closed map's number never stays behind), and "was this key written in this map already?" is one
+    /// comparison, `lastMap == top.serial`, however many keys the map has or its children repeat. Without the
+    /// restore, a key last written in a closed child map needed a scan of the parent's keys: quadratic for
+    /// `{"k0": {"k1": 0}, "k1": {"k2": 0}, …}` (WriterTests, the hostile-keys case of HostileInputTests).
+    @inline(__always)
+    func closeMapKeys() {
+        var index = openMapKeys.count - 1
+        while index >= top.keysStart {
+            let key = openMapKeys[index]
+            keys.entries[Int(key.entry)].lastMap = key.previousMap
+            index -= 1
+        }
+        openMapKeys.removeSubrange(top.keysStart...)
     }
 
     /// Appends `D3 N W offsets…` for the root value just completed.

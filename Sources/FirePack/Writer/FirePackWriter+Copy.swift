@@ -61,5 +61,6 @@ extension FirePackWriter {
         outerFrames.removeAll(keepingCapacity: true)
         openMapKeys.removeAll(keepingCapacity: true)
         keys.reset()
+        state.limitViolation = nil
     }
 }

@@ -154,6 +154,9 @@ extension FirePackWriter {
     /// Writes a vector (`D2` + count + binary64 elements).
     public func writeVector(_ elements: [Double]) {
         willWriteValue()
+        if elements.count > options.limits.maxElementCount {
+            noteLimitViolation(.limitExceeded, at: writerIndex, "a vector of \(elements.count) elements, past the limit of \(options.limits.maxElementCount)")
+        }
         reserve(11 + elements.count * 8)
         storage[writerIndex] = Tag.vector
         writerIndex &+= 1 + Varint.write(UInt64(elements.count), to: storage + writerIndex + 1)

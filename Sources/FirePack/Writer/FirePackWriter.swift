@@ -30,14 +30,19 @@ public final class FirePackWriter {
         public var initialCapacity: Int
         /// `flushIfNeeded()` flushes once this many bytes of complete values are buffered.
         public var flushThreshold: Int
+        /// The readers' limits the output must stay within (Docs/FORMAT.md §6): a value that nests deeper or holds a
+        /// container with more elements is a `limitViolation`, which `flush()`, the coders and the stream writer
+        /// throw before any of its bytes leave the writer. What FirePack writes, FirePack reads back.
+        public var limits: ReaderLimits
 
         /// Creates options; every parameter has the default a fast, compact writer wants.
         public init(deterministic: Bool = false, keyReferences: Bool = true, initialCapacity: Int = 4096,
-                    flushThreshold: Int = 1 << 20) {
+                    flushThreshold: Int = 1 << 20, limits: ReaderLimits = .default) {
             self.deterministic = deterministic
             self.keyReferences = keyReferences
             self.initialCapacity = initialCapacity
             self.flushThreshold = flushThreshold
+            self.limits = limits
         }
     }
 
@@ -99,7 +104,7 @@ public final class FirePackWriter {
         set { state.mapSerial = newValue }
     }
     /// The key-table entries written in each open map, innermost last (each frame knows where its own start).
-    var openMapKeys: [Int32] {
+    var openMapKeys: [OpenMapKey] {
         get { state.openMapKeys }
         _modify { yield &state.openMapKeys }
     }
@@ -172,6 +177,7 @@ public final class FirePackWriter {
 
     /// Empties the buffer and abandons any value in progress, keeping the buffer's capacity.
     public func clear() {
+        state.limitViolation = nil
         writerIndex = 0
         rootStart = 0
         completedEnd = 0
@@ -195,6 +201,7 @@ public final class FirePackWriter {
     /// Without a sink this does nothing. If the sink throws, the buffer is left as it was.
     public func flush() throws {
         guard let sink, completedEnd > 0 else { return }
+        try checkLimits()
         try sink.write(UnsafeRawBufferPointer(start: storage, count: completedEnd))
         discardCompleted()
     }
@@ -233,6 +240,26 @@ public final class FirePackWriter {
         if state.ownsStorage { storage.deallocate() } else { state.ownsStorage = true }
         storage = newStorage
         capacity = newCapacity
+    }
+
+    /// The first readers' limit (`options.limits`) that the values written so far exceed, with the offset of the
+    /// offending container or vector counted from the start of its root value; nil while everything written reads
+    /// back. Cleared by `clear()` and by discarding the value (the stream writer does both for you).
+    public var limitViolation: FirePackError? { state.limitViolation }
+
+    /// Throws `limitViolation`, if there is one.
+    public func checkLimits() throws(FirePackError) {
+        if let violation = state.limitViolation { throw violation }
+    }
+
+    /// Forgets the limit violation (its value has been dropped).
+    package func resetLimitViolation() { state.limitViolation = nil }
+
+    /// Notes a value past the readers' limits, keeping the first.
+    @inline(never)
+    func noteLimitViolation(_ code: FirePackError.Code, at position: Int, _ message: String) {
+        guard state.limitViolation == nil else { return }
+        state.limitViolation = FirePackError(code, offset: position - rootStart, message + " (readers refuse it; Docs/FORMAT.md §6)")
     }
 
     /// Called before every value: a value at depth 0 starts a new root value.
@@ -277,8 +304,17 @@ struct WriterState {
     var top = ContainerFrame(headerStart: 0, count: 0, isMap: false, expectingKey: false, serial: 0, hasEmptyKey: false, keysStart: 0)
     var outerFrames: [ContainerFrame] = []
     var mapSerial = 0
-    var openMapKeys: [Int32] = []
+    var openMapKeys: [OpenMapKey] = []
     var keys = WriterKeyTable()
+    /// The first value written past `options.limits` (see `FirePackWriter.limitViolation`).
+    var limitViolation: FirePackError?
+}
+
+/// A key written in an open map: its key-table entry, and the map it was last written in before (restored when
+/// this map closes; `FirePackWriter.closeMapKeys()`).
+struct OpenMapKey {
+    var entry: Int32
+    var previousMap: Int
 }
 
 /// An open container: where its reserved header is and how many elements it has so far.

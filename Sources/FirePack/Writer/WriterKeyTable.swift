@@ -31,32 +31,66 @@ struct WriterKeyTable {
 
     mutating func reset() {
         for entry in entries { slots[Int(entry.slot)] = 0 }
+        usesStrongHash = false
         entries.removeAll(keepingCapacity: true)
         references.removeAll(keepingCapacity: true)
     }
 
-    /// Finds `key` among the remembered literals; otherwise returns the empty slot where it belongs.
-    func find(_ key: UnsafeRawBufferPointer, hash: UInt32, in buffer: UnsafeMutablePointer<UInt8>) -> (entry: Int?, slot: Int) {
-        let mask = slots.count - 1
-        var slot = Int(hash) & mask
+    /// Finds `key` among the remembered literals; otherwise returns the empty slot where it belongs and the key's
+    /// hash (for `insert`).
+    ///
+    /// Keys come from whoever writes the data (user JSON, a request body), so the table must not let them choose
+    /// collisions: the fast hash is seeded per process, and a probe sequence longer than `maximumProbes` — which
+    /// random keys essentially never reach at the table's load of at most one half — switches this table to Swift's
+    /// `Hasher` (SipHash, randomly seeded per process) for the rest of the root value. Either way a lookup costs a
+    /// bounded number of probes; HostileInputTests compares colliding keys with random ones.
+    mutating func find(_ key: UnsafeRawBufferPointer, in buffer: UnsafeMutablePointer<UInt8>) -> (entry: Int?, slot: Int, hash: UInt32) {
         while true {
-            let occupant = Int(slots[slot])
-            if occupant == 0 { return (nil, slot) }
-            let entry = entries[occupant - 1]
-            if entry.hash == hash && entry.length == key.count {
-                let bytesStart = entry.headerPosition + Varint.encodedSize(UInt64(entry.length) << 1)
-                if key.count == 0 || ByteComparison.equal(buffer + bytesStart, key.baseAddress!, count: key.count) {
-                    return (occupant - 1, slot)
+            let hash = usesStrongHash ? Self.strongHash(key) : Self.hash(key)
+            let mask = slots.count - 1
+            var slot = Int(hash) & mask
+            var probes = 0
+            while true {
+                let occupant = Int(slots[slot])
+                if occupant == 0 { break }
+                let entry = entries[occupant - 1]
+                if entry.hash == hash && entry.length == key.count {
+                    if key.count == 0 || ByteComparison.equal(buffer + literalStart(of: entry), key.baseAddress!, count: key.count) {
+                        return (occupant - 1, slot, hash)
+                    }
                 }
+                slot = (slot + 1) & mask
+                probes += 1
             }
-            slot = (slot + 1) & mask
+            if probes <= Self.maximumProbes || usesStrongHash { return (nil, slot, hash) }
+            switchToStrongHash(buffer)
         }
+    }
+
+    /// Probes after which a table stops trusting the fast hash.
+    static let maximumProbes = 64
+
+    /// Whether the table hashes with `Hasher` (after a suspiciously long probe sequence) until the next `reset()`.
+    private(set) var usesStrongHash = false
+
+    /// Where the bytes of `entry`'s literal start in the writer's buffer.
+    @inline(__always)
+    func literalStart(of entry: Entry) -> Int { entry.headerPosition + Varint.encodedSize(UInt64(entry.length) << 1) }
+
+    /// Rehashes every remembered literal with `Hasher`.
+    private mutating func switchToStrongHash(_ buffer: UnsafeMutablePointer<UInt8>) {
+        usesStrongHash = true
+        for index in entries.indices {
+            let entry = entries[index]
+            entries[index].hash = Self.strongHash(UnsafeRawBufferPointer(start: buffer + literalStart(of: entry), count: entry.length))
+        }
+        rehash(count: slots.count)
     }
 
     mutating func insert(headerPosition: Int, length: Int, hash: UInt32, slot: Int, map: Int) {
         entries.append(Entry(headerPosition: headerPosition, length: length, hash: hash, slot: Int32(slot), referenceIndex: -1, lastMap: map))
         slots[slot] = Int32(entries.count)
-        if entries.count * 2 > slots.count { rehash() }
+        if entries.count * 2 > slots.count { rehash(count: slots.count * 2) }
     }
 
     mutating func assignReference(toEntry entry: Int) {
@@ -73,8 +107,8 @@ struct WriterKeyTable {
         }
     }
 
-    private mutating func rehash() {
-        slots = [Int32](repeating: 0, count: slots.count * 2)
+    private mutating func rehash(count: Int) {
+        slots = [Int32](repeating: 0, count: count)
         let mask = slots.count - 1
         for index in entries.indices {
             var slot = Int(entries[index].hash) & mask
@@ -84,9 +118,15 @@ struct WriterKeyTable {
         }
     }
 
-    /// A fast 32-bit hash of a key's bytes (multiply-rotate over 8-byte words).
+    /// This process's seed for the fast hash, random in every process (the system's random source).
+    static let seed: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+
+    /// A fast 32-bit hash of a key's bytes (multiply-rotate over 8-byte words), seeded per process.
     static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
+        var state: UInt64 = seed ^ UInt64(key.count) &* 0x9E37_79B9_7F4A_7C15
         var offset = 0
         let count = key.count
         while offset + 8 <= count {
@@ -104,5 +144,12 @@ struct WriterKeyTable {
         state = (state ^ tail) &* 0xC4CE_B9FE_1A85_EC53
         state ^= state >> 29
         return UInt32(truncatingIfNeeded: state ^ (state >> 32))
+    }
+
+    /// A 32-bit hash of a key's bytes by `Hasher` (SipHash-1-3, randomly seeded per process).
+    static func strongHash(_ key: UnsafeRawBufferPointer) -> UInt32 {
+        var hasher = Hasher()
+        hasher.combine(bytes: key)
+        return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 }

@@ -80,6 +80,7 @@ struct JSONParser {
 
     mutating func parseArray(depth: Int) throws(FirePackError) -> Value {
         guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)") }
+        let start = index
         index += 1
         var elements: [Value] = []
         skipWhitespace()
@@ -90,6 +91,10 @@ struct JSONParser {
                 elements.append(try parseValue(depth: depth))
             } catch {
                 throw error.prefixingPath(with: .index(elements.count))
+            }
+            // The readers' element limit, checked as the array grows (not once it is all in memory).
+            if elements.count > ReaderLimits.default.maxElementCount {
+                throw FirePackError(.limitExceeded, offset: start, "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)")
             }
             skipWhitespace()
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an array") }

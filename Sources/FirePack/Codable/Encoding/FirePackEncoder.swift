@@ -97,6 +97,21 @@ public final class FirePackEncoder: Sendable {
 
     @usableFromInline
     func encode<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
+        let start = writer.writerIndex
+        try encodeValue(value, into: writer, options: options)
+        try Self.checkLimits(of: value, in: writer, from: start)
+    }
+
+    /// Throws, dropping the value just written, when it exceeds the readers' limits (`FirePackWriter.limitViolation`):
+    /// an encoder never produces bytes that a decoder refuses.
+    @usableFromInline
+    static func checkLimits(of value: Any, in writer: FirePackWriter, from start: Int) throws {
+        guard let violation = writer.limitViolation else { return }
+        writer.abandonRootValue(truncatingTo: start)
+        throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: violation.description, underlyingError: violation))
+    }
+
+    func encodeValue<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
         guard !writer.isInsideValue else { throw Self.insideValue(value) }
         let deterministic = options.deterministic
         let start = writer.writerIndex

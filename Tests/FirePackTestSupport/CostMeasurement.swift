@@ -1,0 +1,68 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Time and memory as the bounded-resources tests measure them: a hostile input's cost as a ratio to a benign input
+/// of the same size measured in the same run, and a child process's peak memory against a stated ceiling.
+public enum CostMeasurement {
+    /// The fastest of `repetitions` runs of `body`, in seconds (the minimum is the least disturbed by other work).
+    public static func seconds(repetitions: Int = 3, _ body: () throws -> Void) rethrows -> Double {
+        var best = Double.infinity
+        for _ in 0..<repetitions {
+            let start = ContinuousClock.now
+            try body()
+            let elapsed = ContinuousClock.now - start
+            best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        return best
+    }
+
+    /// `hostile`'s time over `benign`'s (each the fastest of `repetitions` runs), run alternately.
+    public static func ratio(repetitions: Int = 3, hostile: () throws -> Void, benign: () throws -> Void) rethrows -> (ratio: Double, hostile: Double, benign: Double) {
+        let benignTime = try seconds(repetitions: repetitions, benign)
+        let hostileTime = try seconds(repetitions: repetitions, hostile)
+        return (hostileTime / max(benignTime, 1e-6), hostileTime, benignTime)
+    }
+
+    /// What a child process did: its exit status (or 128 + signal), its peak resident memory and its standard error.
+    public struct ChildResult: Sendable {
+        public var status: Int32
+        public var peakMemoryBytes: Int
+        public var seconds: Double
+        public var stderr: String
+    }
+
+    /// Runs `executable` with `arguments` (standard input from /dev/null, standard output discarded) and returns its
+    /// status, peak RSS (`wait4`'s `ru_maxrss`, the child alone) and standard error.
+    public static func runChild(_ executable: String, _ arguments: [String]) throws -> ChildResult {
+        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("child-stderr-\(UUID().uuidString)").path
+        defer { unlink(errorPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let start = ContinuousClock.now
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let elapsed = ContinuousClock.now - start
+        let exited = status & 0x7F == 0
+        let code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let stderr = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        return ChildResult(status: code, peakMemoryBytes: Int(usage.ru_maxrss) * 1024,
+                           seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                           stderr: stderr)
+    }
+}

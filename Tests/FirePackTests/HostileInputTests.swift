@@ -1,0 +1,105 @@
+import Testing
+@testable import FirePack
+import FirePackTestSupport
+
+/// Hostile input costs time in proportion to its size: each case measures a hostile input against a benign one of the
+/// same size in the same run (the fastest of three runs each) and bounds the ratio. Sizes are small so that a debug
+/// build runs each case in well under a few seconds; `scripts/stress-hostile.py` runs the large versions against the
+/// release tool.
+@Suite("Hostile input: linear time, bounded state")
+struct HostileInputTests {
+    /// How much slower than a benign input of the same size a hostile one may be (the attacks measured 10–14×).
+    static let maximumRatio = 3.0
+
+    /// `{"k0": {"k1": 0}, "k1": {"k2": 0}, …}`: every key of the outer map was last written in a closed inner map.
+    /// The benign twin has the same shape and key lengths, its inner keys never repeated outside.
+    @Test func keysRepeatedFromClosedMapsCostLinearTime() throws {
+        let count = 20_000
+        func write(inner: (Int) -> String) -> [UInt8] {
+            let writer = FirePackWriter()
+            writer.beginMap()
+            for index in 0..<count {
+                writer.writeKey("k\(index)")
+                writer.beginMap()
+                writer.writeKey(inner(index + 1))
+                writer.writeInteger(0)
+                writer.endMap()
+            }
+            writer.endMap()
+            return writer.takeBytes()
+        }
+        var hostileBytes: [UInt8] = [], benignBytes: [UInt8] = []
+        let measured = CostMeasurement.ratio(hostile: { hostileBytes = write { "k\($0)" } },
+                                              benign: { benignBytes = write { "j\($0)" } })
+        #expect(measured.ratio < Self.maximumRatio, "hostile \(measured.hostile) s, benign \(measured.benign) s")
+        // The same bytes are still written: a repeat in the outer map is still a reference, never a second literal.
+        let value = try Value(firePackBytes: hostileBytes)
+        #expect(value["k5"]?["k6"] == .integer(0))
+        #expect(benignBytes.count > hostileBytes.count)   // the hostile keys are written once, then referenced
+    }
+
+    /// Keys chosen (with this process's seed, as an attacker who knew it would) to share the low bits of the fast hash
+    /// switch the table to `Hasher` and cost about as much as random keys of the same length; random keys never do.
+    @Test func collidingKeysSwitchTheTableToASeededHash() throws {
+        let count = 3_000
+        var colliding: [String] = []
+        var candidate = 0
+        while colliding.count < count {
+            let key = "key-\(candidate)"
+            candidate += 1
+            var bytes = Array(key.utf8)
+            let hash = bytes.withUnsafeMutableBytes { WriterKeyTable.hash(UnsafeRawBufferPointer($0)) }
+            if hash & 0x3FF == 0 { colliding.append(key) }
+        }
+        let random: [String] = (0..<count).map { index in
+            let base = colliding[index]
+            return "key-" + String(repeating: "x", count: base.utf8.count - 4 - String(index).count) + String(index)
+        }
+        func write(_ keys: [String]) -> FirePackWriter {
+            let writer = FirePackWriter()
+            writer.beginMap()
+            for key in keys { writer.writeKey(key); writer.writeNull() }
+            return writer
+        }
+        #expect(write(colliding).keys.usesStrongHash)
+        #expect(!write(random).keys.usesStrongHash)
+        let measured = CostMeasurement.ratio(hostile: { _ = write(colliding) }, benign: { _ = write(random) })
+        #expect(measured.ratio < Self.maximumRatio, "hostile \(measured.hostile) s, benign \(measured.benign) s")
+        // Still a correct table after the switch: every key found again (as a reference), none lost.
+        let writer = FirePackWriter()
+        writer.beginArray()
+        for _ in 0..<2 {
+            writer.beginMap()
+            for key in colliding { #expect(writer.writeKey(key)); writer.writeNull() }
+            writer.endMap()
+        }
+        #expect(writer.keys.usesStrongHash && writer.keys.referenceCount == count)
+        writer.endArray()
+        let value = try Value(firePackBytes: writer.takeBytes())
+        guard case .map(let second)? = value[1] else { Issue.record("not a map"); return }
+        #expect(second.count == count && second[colliding[count - 1]] == .null)
+    }
+
+    /// A key table longer than the value could name is refused when the input is opened, before any reader holds
+    /// state per entry (a 30,000,000-entry table behind an empty map took 506 MB).
+    @Test func aKeyTableIsBoundedByTheValuesSize() throws {
+        let value: Value = ["a": ["b": 1], "c": ["b": 2]]
+        let bytes = value.firePackBytes()
+        let tablePosition = try #require(bytes.lastIndex(of: UInt8(0xD3)))
+        let root = Array(bytes[..<tablePosition])
+        let entries = root.count / 2 + 1
+        var hostile = root + [UInt8(0xD3)]
+        var remaining = entries
+        repeat {
+            hostile.append(UInt8(remaining & 0x7F) | (remaining >= 0x80 ? 0x80 : 0))
+            remaining >>= 7
+        } while remaining > 0
+        hostile.append(1)
+        hostile += [UInt8](repeating: UInt8(2), count: entries)
+        let error = #expect(throws: FirePackError.self) { try Value(firePackBytes: hostile) }
+        #expect(error?.code == .badKeyTable && error?.offset == root.count, "\(String(describing: error))")
+        #expect(throws: FirePackError.self) { try FirePackReader.encodedLength(ofValueAt: hostile) }
+        // The writer's own tables stay far below the bound.
+        #expect(try Value(firePackBytes: bytes) == value)
+    }
+}
