@@ -32,6 +32,7 @@ let package = Package(
         // Only with the FirePackNIO / FirePackHummingbird traits. Hummingbird's own default traits (swift-configuration
         // support, full Foundation) are not needed here.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -56,6 +57,7 @@ let package = Package(
             "FirePack", "FirePackNIO",
             .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["FirePackHummingbird"])),
             .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
         ]),
         // zlib from the system (Debian zlib1g-dev): CRC-32 for stream records and gzip.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -110,6 +112,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
             .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio", condition: .when(traits: ["FirePackHummingbird"])),
             .product(name: "Logging", package: "swift-log", condition: .when(traits: ["FirePackHummingbird"])),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["FirePackHummingbird"])),
         ], path: "Examples/BookService/Sources/BookService"),
         .executableTarget(name: "book-service", dependencies: [
             "BookService", .product(name: "ArgumentParser", package: "swift-argument-parser"),

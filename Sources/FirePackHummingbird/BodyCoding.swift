@@ -2,6 +2,7 @@
 import FirePack
 import FirePackNIO
 import Hummingbird
+import NIOCore
 import NIOFoundationEssentialsCompat
 
 #if canImport(FoundationEssentials)
@@ -30,7 +31,10 @@ enum BodyCoding {
     /// Collects the body (413 past the context's `maxUploadSize`) and decodes it; bytes that do not decode are a 400.
     static func decode<T: Decodable>(_ type: T.Type, _ format: BodyFormat, from request: Request, context: some RequestContext,
                                      firePack: FirePackDecoder, json: JSONDecoder?) async throws -> T {
-        var body = try await request.body.collect(upTo: context.maxUploadSize)
+        var body: ByteBuffer
+        do { body = try await request.body.collect(upTo: context.maxUploadSize) } catch is NIOTooManyBytesError {
+            throw HTTPError(.contentTooLarge, message: tooLargeMessage(limit: context.maxUploadSize, format: format))
+        }
         do {
             switch format {
             case .firePack: return try body.readFirePack(type, decoder: firePack)
@@ -53,6 +57,11 @@ enum BodyCoding {
         let path = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? "." + key.stringValue }.joined()
         message += "; coding path: " + (path.hasPrefix(".") ? String(path.dropFirst()) : path.isEmpty ? "(the top level)" : path)
         return message
+    }
+
+    /// "The FirePack body is larger than this route's limit of 4,194,304 bytes (the request context's maxUploadSize)".
+    static func tooLargeMessage(limit: Int, format: BodyFormat) -> String {
+        "The \(format.name) body is larger than this route's limit of \(limit) bytes (the request context's maxUploadSize)"
     }
 
     /// A 415 answer naming the content types that are accepted.

@@ -42,11 +42,14 @@ extension ByteBuffer {
 
     /// Decodes a value from all the readable bytes, without copying them (an HTTP body, a framed message).
     ///
+    /// Bytes from a network are checked whole, skipped fields included, unless the decoder's `inputValidation` is
+    /// `.lazy` (as for every method here): a body `firepack validate` refuses is refused here too.
+    ///
     /// On success the reader index moves to the writer index. On failure it throws the decoder's `DecodingError`
     /// (byte offsets count from the reader index) and leaves the reader index where it was.
     public mutating func readFirePack<T: Decodable>(_ type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> T {
         let length = readableBytes
-        let value = try withUnsafeReadableBytes { try decoder.decode(type, from: $0) }
+        let value = try withUnsafeReadableBytes { try decoder.decode(type, fromUntrusted: $0) }
         moveReaderIndex(forwardBy: length)
         return value
     }
@@ -60,7 +63,7 @@ extension ByteBuffer {
         guard index >= readerIndex, length >= 0, index <= writerIndex, length <= writerIndex - index else { return nil }
         return try withUnsafeReadableBytes { readable in
             let start = index - readerIndex
-            return try decoder.decode(type, from: UnsafeRawBufferPointer(rebasing: readable[start ..< start + length]))
+            return try decoder.decode(type, fromUntrusted: UnsafeRawBufferPointer(rebasing: readable[start ..< start + length]))
         }
     }
 }

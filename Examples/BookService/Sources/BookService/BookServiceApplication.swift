@@ -2,6 +2,7 @@
 import FirePackHummingbird
 public import Hummingbird
 public import Logging
+import NIOCore
 
 /// The request context of the book service: bodies in FirePack or JSON, by `Content-Type` and `Accept`.
 public struct BookRequestContext: RequestContext {
@@ -41,19 +42,37 @@ public func makeBookRouter(store: BookStore) -> Router<BookRequestContext> {
         return book
     }
     books.post { request, context -> EditedResponse<[BookWithTags]> in
-        let created = store.create(try await request.decode(as: [BookWithTags].self, context: context))
+        let created = try store.create(try await request.decode(as: [BookWithTags].self, context: context))
         return EditedResponse(status: .created, response: created)
     }
     return router
 }
 
+/// How long a connection may wait: for a request (idle; also for a request head that never completes) and for a
+/// request's body once its head has arrived (read).
+public struct ConnectionTimeouts: Sendable {
+    /// A connection that sends no complete request head for this long is closed.
+    public var idle: Duration
+    /// A request whose body is not complete this long after its head is closed.
+    public var read: Duration
+
+    /// 30 seconds idle, 60 seconds for a body (a 4 MiB body at 70 kB/s).
+    public init(idle: Duration = .seconds(30), read: Duration = .seconds(60)) {
+        self.idle = idle
+        self.read = read
+    }
+}
+
 /// The book service on `host`:`port` (port 0 picks a free one; `onServerRunning` learns which).
 public func makeBookService(host: String = "127.0.0.1", port: Int = 8080, store: BookStore = BookStore(),
-                            logLevel: Logger.Level = .warning,
+                            timeouts: ConnectionTimeouts = ConnectionTimeouts(), logLevel: Logger.Level = .warning,
                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
     var logger = Logger(label: "book-service")
     logger.logLevel = logLevel
+    let read = TimeAmount(timeouts.read)
     return Application(router: makeBookRouter(store: store),
+                       server: .http1(configuration: .init(additionalChannelHandlers: [RequestReadTimeout(timeout: read)],
+                                                           idleTimeout: TimeAmount(timeouts.idle))),
                        configuration: .init(address: .hostname(host, port: port), serverName: "book-service"),
                        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
                        logger: logger)

@@ -8,11 +8,11 @@ import NIOCore
 import Testing
 
 /// Starts the service on a free loopback port, runs `body` with the port, and stops the service.
-func withBookService<Result: Sendable>(store: BookStore = BookStore(),
+func withBookService<Result: Sendable>(store: BookStore = BookStore(), timeouts: ConnectionTimeouts = ConnectionTimeouts(),
                                        _ body: @Sendable (Int) async throws -> Result) async throws -> Result {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     // Stopped by cancellation, which HummingbirdCore logs as an error: only critical messages are shown.
-    let service = makeBookService(port: 0, store: store, logLevel: .critical) { port in
+    let service = makeBookService(port: 0, store: store, timeouts: timeouts, logLevel: .critical) { port in
         continuation.yield(port)
         continuation.finish()
     }

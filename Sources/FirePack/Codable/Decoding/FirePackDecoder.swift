@@ -71,6 +71,34 @@ public final class FirePackDecoder: Sendable {
         set { state.withLock { $0.limits = newValue } }
     }
 
+    /// How much of the input a decode checks.
+    public enum InputValidation: Sendable, Hashable {
+        /// `.complete` where bytes come from a network (FirePackNIO's `readFirePack`/`getFirePack`, the Hummingbird
+        /// request decoders), `.lazy` elsewhere. The default.
+        case automatic
+        /// Only what the decoded type reads is checked; skipped fields and ignored keys are passed over in O(1)
+        /// without a look inside. For bytes you trust (written by FirePack, read from your own storage): fastest.
+        case lazy
+        /// The whole input is checked first, as `firepack validate` and `FirePackReader.validate` check it (every
+        /// string's and key's UTF-8, lengths, references, duplicate keys, the key table), skipped subtrees included,
+        /// in one pass that builds nothing (`FirePackReader.verify`): every door accepts and refuses the same bytes.
+        case complete
+    }
+
+    /// How much of the input a decode checks: `.automatic` by default (the whole input at network doors, what is
+    /// read elsewhere). BENCHMARKS.md shows the cost of `.complete` beside the lazy path.
+    public var inputValidation: InputValidation {
+        get { state.withLock { $0.inputValidation } }
+        set { state.withLock { $0.inputValidation = newValue } }
+    }
+
+    /// Decodes bytes that came from a network: the whole input is checked unless `inputValidation` is `.lazy`.
+    package func decode<T: Decodable>(_ type: T.Type, fromUntrusted bytes: UnsafeRawBufferPointer) throws -> T {
+        var options = options(reference: nil)
+        options.verifiesWholeInput = options.settings.value.inputValidation != .lazy
+        return try decode(type, from: bytes, options: options)
+    }
+
     /// Creates a decoder with Firestore's defaults.
     public init() {}
 
@@ -117,7 +145,13 @@ public final class FirePackDecoder: Sendable {
     /// The decoder of one top-level call, at the root value of `bytes`.
     func rootDecoder(_ bytes: UnsafeRawBufferPointer, options: DecoderOptions) throws -> DecoderImpl {
         let input: ReaderInput
-        do { input = try ReaderInput(bytes, rootStart: 0, limits: options.limits) } catch {
+        do {
+            input = try ReaderInput(bytes, rootStart: 0, limits: options.limits)
+            if options.verifiesWholeInput {
+                var verifier = InputVerifier(input: input)
+                try verifier.verify()
+            }
+        } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: Self.describe(error, options.reference), underlyingError: error))
         }
         return makeDecoder(input: input, options: options, offset: 0, end: input.rootEnd, depth: 0)
@@ -154,6 +188,7 @@ public final class FirePackDecoder: Sendable {
     func options(reference: DocumentReference?) -> DecoderOptions {
         var options = state.withLock { $0 }
         options.reference = reference
+        options.verifiesWholeInput = options.settings.value.inputValidation == .complete
         return options
     }
 
@@ -178,11 +213,14 @@ struct DecoderOptions: SharedSettings {
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         var limits: ReaderLimits = .default
         var usesGeneratedCoding = true
+        var inputValidation = FirePackDecoder.InputValidation.automatic
     }
 
     var settings = SharedValue(Settings())
     /// The document being decoded, if any.
     var reference: DocumentReference?
+    /// Whether this call checks the whole input before reading it (`FirePackDecoder.inputValidation`).
+    var verifiesWholeInput = false
 
     var usesDefaultKeys: Bool {
         if case .useDefaultKeys = settings.value.keyStrategy { return true }

@@ -1,0 +1,145 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Checks a whole encoding — every byte, skipped subtrees included — without building a tree: what
+/// `Value(firePackBytes:)` and `FirePackReader.validate` refuse, this refuses, with the same code at the same offset
+/// (`VerifyTests` compares them on mutated inputs). For bytes from outside (a request body, a file from a user):
+/// the lazy decoder checks only what the decoded type reads, so without this an ignored field could hold invalid
+/// UTF-8, a duplicate key or a damaged length that another door (the tool, a stricter reader) refuses.
+///
+/// Work is linear in the input: each value is visited once, keys are compared pairwise in maps of up to
+/// `pairwiseKeyLimit` entries and through a `Hasher`-keyed set (randomly seeded, so not floodable) in larger ones.
+struct InputVerifier {
+    let input: ReaderInput
+    /// Maps with more entries than this check duplicate keys through a set instead of pairwise.
+    static let pairwiseKeyLimit = 16
+    /// Offsets of every key literal's header, in ascending order (collected only when there is a key table).
+    private var literals: [Int] = []
+    /// Reused per map: where each key's bytes are.
+    private var keys: [(start: Int, count: Int)] = []
+
+    init(input: ReaderInput) { self.input = input }
+
+    /// Checks the root value and the key table.
+    mutating func verify() throws(FirePackError) {
+        let end = try value(at: input.rootStart, limit: input.rootEnd, depth: 0)
+        guard end == input.rootEnd else { throw FirePackError(.trailingBytes, offset: end, "bytes follow the value") }
+        guard input.keyTableCount > 0 else { return }
+        for index in 0..<input.keyTableCount {
+            let target = input.keyTableEntry(index)
+            guard target < input.rootEnd - input.rootStart, binarySearch(input.rootStart + target) else {
+                throw FirePackError(.badKeyTable, offset: input.keyTableStart + index * input.keyTableWidth,
+                                    "key-table entry \(index) points at byte \(target) of the value, which is not a key literal")
+            }
+        }
+    }
+
+    private func binarySearch(_ offset: Int) -> Bool {
+        var low = 0, high = literals.count
+        while low < high {
+            let middle = (low + high) / 2
+            if literals[middle] < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < literals.count && literals[low] == offset
+    }
+
+    /// Checks the value at `offset` and returns the offset after it.
+    private mutating func value(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> Int {
+        let tag = try input.tag(at: offset, limit: limit)
+        switch tag {
+        case 0x00...0x7F, 0xE0...0xFF, Tag.null, Tag.false, Tag.true, Tag.serverTimestamp: return offset + 1
+        case 0x80...0x9F, Tag.string: return try input.getString(at: offset, limit: limit).next
+        case 0xA0...0xAF, Tag.array:
+            let header = try input.getContainerHeader(at: offset, limit: limit, depth: depth + 1)
+            var cursor = header.bodyStart
+            for _ in 0..<header.count { cursor = try value(at: cursor, limit: header.end, depth: depth + 1) }
+            try Materializer.checkEnd(cursor, header, containerAt: offset)
+            return header.end
+        case 0xB0...0xBF, Tag.map:
+            return try map(at: offset, limit: limit, depth: depth)
+        case Tag.int8...Tag.int64: return try input.getInteger(at: offset, limit: limit).next
+        case Tag.float32, Tag.float64: return try input.getDouble(at: offset, limit: limit).next
+        case Tag.timestampSeconds, Tag.timestamp: return try input.getTimestamp(at: offset, limit: limit).next
+        case Tag.geoPoint: return try input.getGeoPoint(at: offset, limit: limit).next
+        case Tag.bytes: return try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes").next
+        case Tag.reference: return try input.getReference(at: offset, limit: limit).next
+        case Tag.vector: return try input.getVector(at: offset, limit: limit).next
+        case Tag.extension:
+            _ = try input.valueEnd(at: offset, limit: limit)
+            throw FirePackError(.unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
+        default:
+            _ = try input.valueEnd(at: offset, limit: limit)  // throws unknownTag with the right message
+            throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
+        }
+    }
+
+    private mutating func map(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> Int {
+        let header = try input.getContainerHeader(at: offset, limit: limit, depth: depth + 1)
+        let keysStart = keys.count
+        defer { keys.removeSubrange(keysStart...) }
+        var seen: Set<KeyBytes>?
+        var cursor = header.bodyStart
+        for _ in 0..<header.count {
+            let keyOffset = cursor
+            let (keyHeader, _) = try Varint.get(input.base, at: cursor, limit: header.end)
+            let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
+            try input.validateUTF8(start: start, count: count, what: "key")
+            if keyHeader & 1 == 0 && input.keyTableCount > 0 { literals.append(keyOffset) }
+            // After the value, as `Value(firePackBytes:)` checks it: the same first error for every input.
+            cursor = try value(at: afterKey, limit: header.end, depth: depth + 1)
+            if header.count <= Self.pairwiseKeyLimit {
+                for earlier in keys[keysStart...] where earlier.count == count
+                    && (count == 0 || ByteComparison.equal(input.base + earlier.start, input.base + start, count: count)) {
+                    throw duplicate(start: start, count: count, at: keyOffset)
+                }
+                keys.append((start, count))
+            } else {
+                if seen == nil { seen = Set(minimumCapacity: header.count) }
+                guard seen!.insert(KeyBytes(base: input.base, start: start, count: count)).inserted else {
+                    throw duplicate(start: start, count: count, at: keyOffset)
+                }
+            }
+        }
+        try Materializer.checkEnd(cursor, header, containerAt: offset)
+        return header.end
+    }
+
+    private func duplicate(start: Int, count: Int, at offset: Int) -> FirePackError {
+        let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+        return FirePackError(.duplicateKey, offset: offset, "key \(key.debugDescription) appears twice in one map")
+    }
+}
+
+/// A key's bytes in the input, hashed and compared by content.
+private struct KeyBytes: Hashable {
+    let base: UnsafeRawPointer
+    let start: Int
+    let count: Int
+
+    static func == (left: KeyBytes, right: KeyBytes) -> Bool {
+        left.count == right.count
+            && (left.count == 0 || ByteComparison.equal(left.base + left.start, right.base + right.start, count: left.count))
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: base + start, count: count))
+    }
+}
+
+extension FirePackReader {
+    /// Checks a bare encoding as strictly as `validate(_:limits:)` — structure, lengths, UTF-8 of every string and key,
+    /// references, duplicate keys, every key-table entry — skipped subtrees included, without building a `Value`:
+    /// for bytes from outside before a lazy read (FirePackDecoder's `inputValidation`). Throws the first problem with
+    /// its offset.
+    public static func verify(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) {
+        try bytes.withBorrowedBytes { bytes throws(FirePackError) in try verify(bytes, limits: limits) }
+    }
+
+    static func verify(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
+        var verifier = InputVerifier(input: try ReaderInput(bytes, rootStart: 0, limits: limits))
+        try verifier.verify()
+    }
+}
