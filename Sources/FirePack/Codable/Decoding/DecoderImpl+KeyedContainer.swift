@@ -46,7 +46,10 @@ struct MapReader {
 
     var codingPath: [any CodingKey] { decoder.path.prefix(pathDepth).map(\.codingKey) }
 
-    /// The keys as strings (converted by the key strategy), skipping any that are not valid UTF-8.
+    /// The keys as strings (converted by the key strategy). `allKeys` cannot throw, so an entry that cannot be read
+    /// (a key that is not UTF-8, a damaged length) ends the list with a *damaged-key marker* naming its offset:
+    /// decoding that key — as `Dictionary.init(from:)` does for every key it is given — throws the entry's error
+    /// with its byte offset. Nothing is skipped in silence.
     func keyNames() -> [String] {
         if let convertedKeys { return convertedKeys.map(\.key) }
         var names: [String] = []
@@ -54,13 +57,32 @@ struct MapReader {
         var position = header.bodyStart
         for _ in 0..<header.count {
             guard let (start, count, afterKey) = try? input.getKey(at: position, limit: header.end),
-                  let valueEnd = try? input.valueEnd(at: afterKey, limit: header.end) else { break }
-            if UTF8Validation.firstInvalidOffset(input.base, start: start, count: count) == nil {
-                names.append(UTF8Validation.makeString(validated: input.bytes(from: start, count: count)))
+                  UTF8Validation.firstInvalidOffset(input.base, start: start, count: count) == nil,
+                  let valueEnd = try? input.valueEnd(at: afterKey, limit: header.end) else {
+                names.append(Self.damagedKeyMarker + String(position))
+                break
             }
+            names.append(UTF8Validation.makeString(validated: input.bytes(from: start, count: count)))
             position = valueEnd
         }
         return names
+    }
+
+    /// Starts the name `keyNames()` gives an entry that cannot be read (U+FFFD, the replacement character, then the
+    /// entry's offset).
+    static let damagedKeyMarker = "\u{FFFD}damaged key at byte "
+
+    /// Throws the error of the damaged entry a damaged-key marker names (see `keyNames()`); returns when `name` is not
+    /// one, or its entry reads after all.
+    func throwIfDamagedKeyMarker(_ name: String) throws {
+        guard name.hasPrefix(Self.damagedKeyMarker), let position = Int(name.dropFirst(Self.damagedKeyMarker.count)),
+              position >= header.bodyStart, position < header.end else { return }
+        let input = decoder.input, limit = header.end
+        try decoder.wrap { () throws(FirePackError) in
+            let (start, count, afterKey) = try input.getKey(at: position, limit: limit)
+            try input.validateUTF8(start: start, count: count, what: "key")
+            _ = try input.valueEnd(at: afterKey, limit: limit)
+        }
     }
 
     static func convertKeys(decoder: DecoderImpl, header: ContainerHeader, codingPath: [any CodingKey]) throws -> [(key: String, entry: Int)] {
@@ -91,7 +113,9 @@ struct MapReader {
             return (afterKey, try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) })
         }
         var name = name
-        return try name.withUTF8 { try search(for: UnsafeRawBufferPointer($0)) }
+        if let found = try name.withUTF8({ try search(for: UnsafeRawBufferPointer($0)) }) { return found }
+        try throwIfDamagedKeyMarker(name)
+        return nil
     }
 
     private func search(for wanted: UnsafeRawBufferPointer) throws -> (offset: Int, end: Int)? {

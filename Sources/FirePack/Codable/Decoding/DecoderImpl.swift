@@ -158,7 +158,30 @@ final class DecoderImpl: Decoder {
             try generated.decodeGenerated(into: UnsafeMutableRawPointer(slot), decoder: self, at: offset, end: end, depth: depth)
             return slot.move()
         }
-        return try T(from: self)
+        do { return try T(from: self) } catch let error as DecodingError {
+            throw locating(error)
+        }
+    }
+
+    /// An error a type's own `init(from:)` threw (`DecodingError.dataCorruptedError(…)` and the like), given the byte
+    /// offset of the value it was decoding when it does not say where it is yet; the decoder's own errors already do.
+    @inline(never)
+    func locating(_ error: DecodingError) -> DecodingError {
+        func located(_ context: DecodingError.Context) -> DecodingError.Context? {
+            guard !context.debugDescription.contains("(at byte ") else { return nil }
+            var description = context.debugDescription
+            if description.hasSuffix(".") { description.removeLast() }
+            let suffix = self.context("", at: offset).debugDescription.dropFirst()   // " (at byte N …)."
+            return DecodingError.Context(codingPath: context.codingPath, debugDescription: description + " " + suffix,
+                                         underlyingError: context.underlyingError)
+        }
+        switch error {
+        case .dataCorrupted(let context): return located(context).map { .dataCorrupted($0) } ?? error
+        case .typeMismatch(let type, let context): return located(context).map { .typeMismatch(type, $0) } ?? error
+        case .valueNotFound(let type, let context): return located(context).map { .valueNotFound(type, $0) } ?? error
+        case .keyNotFound(let key, let context): return located(context).map { .keyNotFound(key, $0) } ?? error
+        @unknown default: return error
+        }
     }
 
     /// Runs a read, turning a `FirePackError` into `DecodingError.dataCorrupted` at the current path.
