@@ -21,4 +21,13 @@ enum FileHandleIO {
         let bytes = Array((text + "\n").utf8)
         try? bytes.withUnsafeBytes { try FileSink(descriptor: 1).write($0) }
     }
+
+    /// Writes a line to standard output; a failed write (a full disk, a closed pipe) fails the command, so that
+    /// output lost is never reported as success.
+    static func printChecked(_ text: String) throws {
+        let bytes = Array((text + "\n").utf8)
+        do { try bytes.withUnsafeBytes { try FileSink(descriptor: 1).write($0) } } catch {
+            throw CommandFailure(message: "standard output: cannot write: \(error)")
+        }
+    }
 }

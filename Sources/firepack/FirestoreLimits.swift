@@ -6,35 +6,52 @@ enum FirestoreLimits {
     static let maxDepth = 20
     static let maxFieldNameBytes = 1_500
 
-    /// Every violation in a document, as readable lines.
-    static func violations(in document: Document) -> [String] {
-        var problems: [String] = []
+    /// One broken rule: its kind (for grouping in reports) and a readable line.
+    struct Violation {
+        var kind: String
+        var text: String
+    }
+
+    /// Every violation in a document.
+    static func violations(in document: Document) -> [Violation] {
+        var problems: [Violation] = []
         let size = storageSize(of: document)
-        if size > maxDocumentSize { problems.append("document is \(size) bytes; Firestore allows \(maxDocumentSize)") }
+        if size > maxDocumentSize {
+            problems.append(Violation(kind: "document larger than \(maxDocumentSize) bytes", text: "document is \(size) bytes; Firestore allows \(maxDocumentSize)"))
+        }
         check(.map(document.fields), path: "", depth: 0, into: &problems)
         return problems
     }
 
 
-    static func check(_ value: Value, path: String, depth: Int, into problems: inout [String]) {
+    static func check(_ value: Value, path: String, depth: Int, into problems: inout [Violation]) {
+        func add(_ kind: String, _ text: String) { problems.append(Violation(kind: kind, text: text)) }
         switch value {
         case .map(let map):
-            if depth > maxDepth { problems.append("\(path): nested deeper than \(maxDepth) levels"); return }
+            if depth > maxDepth { add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels"); return }
             for (key, element) in map {
                 let here = path.isEmpty ? key : path + "." + key
-                if key.utf8.count > maxFieldNameBytes { problems.append("\(here): field name longer than \(maxFieldNameBytes) bytes") }
-                if DocumentReference.isReserved(key.utf8) && !(key == "__type__" && map["value"] != nil) { problems.append("\(here): field names like __x__ are reserved") }
-                if key.isEmpty { problems.append("\(path.isEmpty ? "(top level)" : path): empty field name") }
+                if key.utf8.count > maxFieldNameBytes {
+                    add("field name longer than \(maxFieldNameBytes) bytes", "\(here): field name longer than \(maxFieldNameBytes) bytes")
+                }
+                if DocumentReference.isReserved(key.utf8) && !(key == "__type__" && map["value"] != nil) {
+                    add("reserved field name (__x__)", "\(here): field names like __x__ are reserved")
+                }
+                if key.isEmpty { add("empty field name", "\(path.isEmpty ? "(top level)" : path): empty field name") }
                 check(element, path: here, depth: depth + 1, into: &problems)
             }
         case .array(let elements):
-            if depth > maxDepth { problems.append("\(path): nested deeper than \(maxDepth) levels"); return }
+            if depth > maxDepth { add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels"); return }
             for (index, element) in elements.enumerated() {
-                if case .array = element { problems.append("\(path)[\(index)]: Firestore does not allow an array directly inside an array") }
+                if case .array = element {
+                    add("array directly inside an array", "\(path)[\(index)]: Firestore does not allow an array directly inside an array")
+                }
                 check(element, path: "\(path)[\(index)]", depth: depth + 1, into: &problems)
             }
         case .timestamp(let timestamp):
-            if !Timestamp.firestoreRange.contains(timestamp) { problems.append("\(path): timestamp outside 0001-01-01 … 9999-12-31") }
+            if !Timestamp.firestoreRange.contains(timestamp) {
+                add("timestamp outside 0001-01-01 … 9999-12-31", "\(path): timestamp outside 0001-01-01 … 9999-12-31")
+            }
         default: break
         }
     }

@@ -42,6 +42,9 @@ struct Validate: ParsableCommand {
     @Option(help: "Maximum container nesting depth.")
     var maxDepth = ReaderLimits.default.maxDepth
 
+    @Option(help: "How many problems to print one by one; all are counted, and summed up by kind.")
+    var maxProblems = 20
+
     func validate() throws {
         // What the name says can be checked before anything is read; a format told by the first bytes is checked in run().
         if let (format, _) = FileFormat.resolve(input.from, path: file) {
@@ -51,6 +54,7 @@ struct Validate: ParsableCommand {
             }
         }
         if inPlace && repair == nil { throw ValidationError("--in-place goes with --repair") }
+        if maxProblems < 0 { throw ValidationError("--max-problems takes 0 or more") }
     }
 
     func run() throws {
@@ -58,7 +62,7 @@ struct Validate: ParsableCommand {
         if repair != nil && format != .fpks { throw CommandFailure.usage("--repair works on document streams (fpks)") }
         if let repair { try Files.refuseOverwriting(input: file, with: repair, option: "--repair", inPlace: inPlace) }
         let limits = ReaderLimits(maxDepth: maxDepth)
-        var problems: [String] = []
+        var problems = ProblemReport(maxExamples: maxProblems)
         var documents = 0
         var completion = ""
         let source = try Files.source(file, gzip: gzip)
@@ -69,21 +73,29 @@ struct Validate: ParsableCommand {
                 while let (record, document) = try reader.nextDocumentRecord() {
                     let (number, offset) = (record.number, record.offset)
                     documents += 1
-                    problems += Self.strictProblems(in: record.payload, at: offset + DocumentStreamFormat.recordHeaderLength,
-                                                    limits: limits, canonical: canonical).map { "record \(number): \($0)" }
+                    if let (kind, line) = Self.strictProblem(in: record.payload, at: offset + DocumentStreamFormat.recordHeaderLength,
+                                                             limits: limits, canonical: canonical) {
+                        problems.add(kind: kind, "record \(number): \(line)")
+                    }
                     try repaired?.append(document)
                     if firestoreLimits {
-                        problems += FirestoreLimits.violations(in: document).map { "record \(number) at byte \(offset) (\(document.reference.path)): \($0)" }
+                        for violation in FirestoreLimits.violations(in: document) {
+                            problems.add(kind: violation.kind, "record \(number) at byte \(offset) (\(document.reference.path)): \(violation.text)")
+                        }
                     }
                 }
-                problems += reader.problems.map(\.description)
+                // Damaged records: the reader keeps the first ones' descriptions and counts every one by kind.
+                for problem in reader.problems { problems.addExample(problem.description) }
+                for (code, count) in reader.problemCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    problems.add(kind: "damaged record (\(code))", count: count)
+                }
                 switch reader.completion {
                 case .closed(let recordCount) where recordCount != reader.recordsFound:
-                    problems.append("the close record counts \(recordCount) record(s) but \(reader.recordsFound) were found: records are missing")
+                    problems.add(kind: "records missing", "the close record counts \(recordCount) record(s) but \(reader.recordsFound) were found: records are missing")
                 case .closed: completion = "closed"
                 case .notClosed(let recordCount):
                     let what = "not closed after record \(recordCount) (the writer crashed, was interrupted or is still writing; --repair closes it)"
-                    if allowUnclosed { FileHandleIO.writeError("firepack: warning: \(file): \(what)\n") } else { problems.append(what) }
+                    if allowUnclosed { FileHandleIO.writeError("firepack: warning: \(file): \(what)\n") } else { problems.add(kind: "not closed", what) }
                 case .unknown, nil:
                     FileHandleIO.writeError("firepack: note: \(file): a version-1 stream, written before close records: whether it is complete cannot be told\n")
                 }
@@ -91,18 +103,25 @@ struct Validate: ParsableCommand {
                 if let repair { FileHandleIO.print("\(repair): \(documents) intact record(s) written, stream closed") }
             } else if format.isStream {
                 let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: "documents", idField: nil))
+                let lines = (input as? JSONLinesInput)?.lines ?? (input as? FirestoreJSONInput)?.lines
                 while let document = try input.next() {
                     documents += 1
-                    if firestoreLimits { problems += FirestoreLimits.violations(in: document).map { "\(document.reference.path): \($0)" } }
+                    guard firestoreLimits else { continue }
+                    // Named by line: a generated document ID would change from run to run.
+                    let name = lines.map { "line \($0.lineNumber)" } ?? "record \(documents - 1)"
+                    for violation in FirestoreLimits.violations(in: document) {
+                        problems.add(kind: violation.kind, "\(name) (\(document.reference.path)): \(violation.text)")
+                    }
                 }
             } else {
                 let bytes = try FirePackStreams.readAll(source)
                 let value = try format.readValue(bytes, file: file, limits: limits)
                 if format == .fpk {
-                    problems += bytes.withUnsafeBytes { raw in
-                        Self.strictProblems(in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]), at: Tag.fileHeaderLength,
-                                            limits: limits, canonical: canonical)
+                    let problem = bytes.withUnsafeBytes { raw in
+                        Self.strictProblem(in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]), at: Tag.fileHeaderLength,
+                                           limits: limits, canonical: canonical)
                     }
+                    if let (kind, line) = problem { problems.add(kind: kind, line) }
                 } else if canonical {
                     throw CommandFailure.usage("--canonical checks FirePack bytes (fpk, fpks), not \(format.rawValue)")
                 }
@@ -110,7 +129,9 @@ struct Validate: ParsableCommand {
                     let input = ValueInput(value, naming: DocumentNaming(collection: "documents", idField: nil))
                     while let document = try input.next() {
                         documents += 1
-                        problems += FirestoreLimits.violations(in: document).map { "\(document.reference.path): \($0)" }
+                        for violation in FirestoreLimits.violations(in: document) {
+                            problems.add(kind: violation.kind, "element \(documents - 1) (\(document.reference.path)): \(violation.text)")
+                        }
                     }
                 } else {
                     documents = 1
@@ -119,29 +140,30 @@ struct Validate: ParsableCommand {
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
-        for problem in problems { FileHandleIO.writeError("firepack: \(file): \(problem)\n") }
-        if canonical && problems.isEmpty { FileHandleIO.print("\(file): canonical") }
+        for line in problems.lines(prefix: "firepack: \(file): ") { FileHandleIO.writeError(line + "\n") }
+        if canonical && problems.isEmpty { try FileHandleIO.printChecked("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
         guard problems.isEmpty else {
-            throw CommandFailure(message: "\(file): invalid \(format.rawValue): \(problems.count) problem(s), \(unit) intact")
+            throw CommandFailure(message: "\(file): invalid \(format.rawValue): \(problems.total) problem(s), \(unit) intact")
         }
-        FileHandleIO.print("\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")")
+        try FileHandleIO.printChecked("\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")")
     }
 }
 
 extension Validate {
     /// What whole-input validation finds beyond decoding (a key-table entry that points at no key literal) and, with
-    /// `canonical`, the first byte that differs from the canonical encoding; offsets count from the file's start.
-    static func strictProblems(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits, canonical: Bool) -> [String] {
+    /// `canonical`, the first byte that differs from the canonical encoding, as a kind and a line; offsets count from
+    /// the file's start.
+    static func strictProblem(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits, canonical: Bool) -> (String, String)? {
         do {
             if canonical {
-                guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else { return [] }
-                return ["not canonical from byte \(base + offset) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)"]
+                guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else { return nil }
+                return ("not canonical", "not canonical from byte \(base + offset) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)")
             }
-            try FirePackReader.validate(payload, limits: limits)
-            return []
+            try FirePackReader.verify(payload, limits: limits)
+            return nil
         } catch {
-            return ["\(FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path))"]
+            return ("invalid value (\(error.code))", "\(FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path))")
         }
     }
 }

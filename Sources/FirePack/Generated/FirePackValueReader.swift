@@ -381,12 +381,23 @@ extension FirePackValueReader {
     /// Decodes an enum from its raw value, with the error `RawRepresentable`'s `init(from:)` gives for an unknown one.
     @inlinable
     public mutating func decodeRawValue<T: RawRepresentable>(_ type: T.Type) throws -> T where T.RawValue: FirePackDecodable {
+        let start = valueOffset
         let raw = try T.RawValue(firePack: &self)
         guard let value = T(rawValue: raw) else {
             throw DecodingError.dataCorrupted(.init(codingPath: [],
-                debugDescription: "Cannot initialize \(T.self) from invalid \(T.RawValue.self) value \(raw)"))
+                debugDescription: located("Cannot initialize \(T.self) from invalid \(T.RawValue.self) value \(raw)", at: start)))
         }
         return value
+    }
+
+    /// Where the value about to be read starts.
+    @usableFromInline
+    var valueOffset: Int { offset }
+
+    /// `message (at byte N in document D).`, as the decoder's own errors say where (`DecoderImpl.locating`).
+    @usableFromInline
+    func located(_ message: String, at offset: Int) -> String {
+        decoder.context(message, at: offset).debugDescription
     }
 
     /// Decodes a native type (Firestore's types and Foundation's mapped ones) as `FirePackDecoder` does.

@@ -169,8 +169,7 @@ final class DecoderImpl: Decoder {
     func locating(_ error: DecodingError) -> DecodingError {
         func located(_ context: DecodingError.Context) -> DecodingError.Context? {
             guard !context.debugDescription.contains("(at byte ") else { return nil }
-            var description = context.debugDescription
-            if description.hasSuffix(".") { description.removeLast() }
+            let description = context.debugDescription
             let suffix = self.context("", at: offset).debugDescription.dropFirst()   // " (at byte N …)."
             return DecodingError.Context(codingPath: context.codingPath, debugDescription: description + " " + suffix,
                                          underlyingError: context.underlyingError)
