@@ -121,7 +121,7 @@ struct Convert: ParsableCommand {
             // from the text straight into the record, without a tree (3× the throughput, see BENCHMARKS.md).
             let step: () throws -> Bool
             if time == nil, let lines = documents as? JSONLinesInput, let stream = destination as? StreamOutput, !stream.deterministic {
-                step = { try lines.appendNext(to: stream.writer) }
+                step = { try lines.appendNextNamingLine(to: stream.writer) }
             } else if time == nil, outputFormat == .jsonl, let records = documents as? StreamInput, let output = destination as? ChunkedOutput {
                 // And a stream into JSON lines: each record's fields written as JSON from its bytes.
                 let options = DocumentOutputOptions(naming: naming, deterministic: deterministic, pretty: false, plain: plain, singleDocument: false).json

@@ -116,10 +116,23 @@ final class JSONLinesInput: DocumentInput {
         return false
     }
 
+    /// `appendNext(to:)`, with a refusal of the stream writer (a document past the readers' limits) naming the line.
+    func appendNextNamingLine(to stream: DocumentStreamWriter) throws -> Bool {
+        do { return try appendNext(to: stream) } catch let error as FirePackError where !error.message.hasPrefix("line ") {
+            throw FirePackError(error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
+        }
+    }
+
     private func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
 
     /// The line's document through a tree, with errors naming the line and column.
     private func document(from line: ArraySlice<UInt8>) throws -> Document {
+        // A line that is an array or a string is not a document, however long: said without building its tree (a
+        // 40 MiB line of numbers once took a gigabyte to be told so).
+        if let first = line.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }),
+           first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") {
+            throw FirePackError(.invalidValue, "line \(lines.lineNumber): a document must be a JSON object, not \(first == UInt8(ascii: "[") ? "array" : "string")")
+        }
         let value: Value
         do { value = try Value(json: line, options: jsonOptions) } catch {
             throw FirePackError(error.code, offset: error.offset,
@@ -151,38 +164,55 @@ final class FirestoreJSONInput: DocumentInput {
 
 /// Varint-length-delimited Document messages, read one at a time; a file holding one message without a length
 /// prefix is read as that one document.
+///
+/// Memory is one message: a length above the record limit is an error before anything is read, and the one-message
+/// fallback reads at most that much (a file of zeros once made it read everything).
 final class FirestoreProtoInput: DocumentInput {
     let source: ByteSource
-    var pending: [UInt8] = []
+    /// Unread bytes are `buffer[start...]`.
+    var buffer: [UInt8] = []
+    var start = 0
     var ended = false
     var count = 0
+    /// The largest message read (FirePack's record limit; a Firestore document is at most 1 MiB).
+    let maxMessageLength = DocumentStreamFormat.defaultMaxRecordLength
 
     init(_ source: ByteSource) { self.source = source }
 
+    var available: Int { buffer.count - start }
+
+    /// Makes `needed` unread bytes available unless the input ends first; moves unread bytes to the front only once
+    /// half the buffer is read (linear however many messages there are).
     func fill(_ needed: Int) throws {
+        guard available < needed, !ended else { return }
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while pending.count < needed && !ended {
+        while available < needed && !ended {
             let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-            if read == 0 { ended = true } else { pending += chunk[..<read] }
+            if read == 0 { ended = true } else { buffer += chunk[..<read] }
         }
     }
 
     /// Delimited when the first length prefix frames a decodable Document; otherwise the whole input is one message.
     func next() throws -> Document? {
         try fill(10)
-        guard !pending.isEmpty else { return nil }
-        var length = 0, shift = 0, index = 0, terminated = false
-        while index < pending.count && index < 10 {
-            let byte = pending[index]
+        guard available > 0 else { return nil }
+        var length = 0, shift = 0, index = start, terminated = false
+        while index < buffer.count && index < start + 10 {
+            let byte = buffer[index]
             length |= Int(byte & 0x7F) << shift
             shift += 7
             index += 1
             if byte < 0x80 { terminated = true; break }
         }
-        if terminated && length <= 256 << 20 {
-            try fill(index + length)
-            if index + length <= pending.count, let document = try? Document(firestoreProto: Array(pending[index..<index + length])) {
-                pending.removeFirst(index + length)
+        let prefix = index - start
+        if terminated && length <= maxMessageLength {
+            try fill(prefix + length)
+            if prefix + length <= available, let document = try? Document(firestoreProto: Array(buffer[index..<index + length])) {
+                start = index + length
                 count += 1
                 return document
             }
@@ -190,9 +220,14 @@ final class FirestoreProtoInput: DocumentInput {
         guard count == 0 else {
             throw FirePackError(.invalidValue, "document message \(count) is damaged or cut short")
         }
-        try fill(Int.max)
-        let message = pending
-        pending = []
+        // One message without a prefix: at most the limit.
+        try fill(maxMessageLength + 1)
+        guard available <= maxMessageLength else {
+            throw FirePackError(.limitExceeded, offset: 0, "not varint-delimited Document messages, and more than \(maxMessageLength) bytes for a single message")
+        }
+        let message = Array(buffer[start...])
+        buffer = []
+        start = 0
         count = 1
         return try Document(firestoreProto: message)
     }
@@ -319,6 +354,14 @@ extension FileFormat {
         try sink.finish()
     }
 
+    /// A JSON file's documents: its top-level array's elements one at a time, or its one value.
+    static func jsonDocuments(_ source: ByteSource, file: String, naming: DocumentNaming) throws -> DocumentInput {
+        let (reader, restored) = try JSONArrayReader.open(source, options: JSONOptions(largeIntegers: naming.largeIntegers))
+        if let reader { return JSONArrayInput(reader, naming: naming) }
+        let rest = try FirePackStreams.readAll(source)
+        return ValueInput(try FileFormat.json.readValue(restored + rest, file: file, largeIntegers: naming.largeIntegers), naming: naming)
+    }
+
     /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole.
     func documentInput(_ source: ByteSource, file: String, naming: DocumentNaming) throws -> DocumentInput {
         switch self {
@@ -326,7 +369,10 @@ extension FileFormat {
         case .jsonl: JSONLinesInput(source, naming: naming)
         case .firestoreJSON: FirestoreJSONInput(source)
         case .firestoreProto: FirestoreProtoInput(source)
-        case .fpk, .json: ValueInput(try readValue(FirePackStreams.readAll(source), file: file, largeIntegers: naming.largeIntegers), naming: naming)
+        case .json:
+            // A top-level array streams element by element; any other JSON text is read whole.
+            try Self.jsonDocuments(source, file: file, naming: naming)
+        case .fpk: ValueInput(try readValue(FirePackStreams.readAll(source), file: file, largeIntegers: naming.largeIntegers), naming: naming)
         }
     }
 }

@@ -50,7 +50,7 @@ struct Stats: ParsableCommand {
             throw CommandFailure.data(file, error)
         }
         try gzipSink.finish()
-        FileHandleIO.print(report(format: format, documents: documents, census: census,
+        try FileHandleIO.printChecked(report(format: format, documents: documents, census: census,
                                   sizes: (packed.count, packedGzip.count, json.count)))
     }
 
@@ -63,8 +63,11 @@ struct Stats: ParsableCommand {
             lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: "%8@ %11d  %5.1f%%", count, bytes, 100 * Double(bytes) / Double(total)))
         }
         lines.append("")
-        let reuse = census.distinctKeys.isEmpty ? "" : String(format: " (%.1f uses each)", Double(census.keyOccurrences) / Double(census.distinctKeys.count))
-        lines.append("keys: \(census.keyOccurrences) written, \(census.distinctKeys.count) distinct\(reuse)")
+        let distinct = census.distinctKeys.count
+        let reuse = distinct == 0 ? "" : String(format: " (%.1f uses each)", Double(census.keyOccurrences) / Double(distinct))
+        let estimated = census.distinctKeys.isEstimate ? "about " : ""
+        let note = census.distinctKeys.isEstimate ? "; estimated past \(census.distinctKeys.exactLimit) distinct keys, ±1%" : ""
+        lines.append("keys: \(census.keyOccurrences) written, \(estimated)\(distinct) distinct\(reuse)\(note)")
         lines.append("deepest nesting: \(census.maxDepth)")
         lines.append("")
         lines.append(String(format: "FirePack        %11d bytes", sizes.packed))
@@ -79,7 +82,7 @@ struct Census {
     var counts: [String: Int] = [:]
     var bytes: [String: Int] = [:]
     var keyOccurrences = 0
-    var distinctKeys: Set<String> = []
+    var distinctKeys = DistinctCounter()
     var maxDepth = 0
 
     mutating func measure(_ encoding: [UInt8]) throws {

@@ -114,7 +114,17 @@ struct Validate: ParsableCommand {
                     }
                 }
             } else {
-                let bytes = try FirePackStreams.readAll(source)
+                // A top-level JSON array, element by element: memory for one element, whatever the file's size.
+                var prefix: [UInt8] = []
+                if format == .json {
+                    let (reader, restored) = try JSONArrayReader.open(source, options: JSONOptions(maxDepth: limits.maxDepth))
+                    if let reader {
+                        try validateElements(of: reader, documents: &documents, problems: &problems)
+                        return try report(problems, format: format, documents: documents, completion: "")
+                    }
+                    prefix = restored
+                }
+                let bytes = try prefix + FirePackStreams.readAll(source)
                 let value = try format.readValue(bytes, file: file, limits: limits)
                 if format == .fpk {
                     let problem = bytes.withUnsafeBytes { raw in
@@ -140,6 +150,29 @@ struct Validate: ParsableCommand {
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
+        try report(problems, format: format, documents: documents, completion: completion)
+    }
+
+    /// Checks a JSON array's elements (and, with --firestore-limits, each as a document).
+    func validateElements(of reader: JSONArrayReader, documents: inout Int, problems: inout ProblemReport) throws {
+        let naming = DocumentNaming(collection: "documents", idField: nil)
+        do {
+            while let element = try reader.next() {
+                documents += 1
+                guard firestoreLimits else { continue }
+                let document = try naming.document(from: element, line: nil)
+                for violation in FirestoreLimits.violations(in: document) {
+                    problems.add(kind: violation.kind, "element \(documents - 1) (\(document.reference.path)): \(violation.text)")
+                }
+            }
+        } catch let error as FirePackError {
+            throw CommandFailure.data(file, error)
+        }
+        if !firestoreLimits { documents = 1 }
+    }
+
+    /// Prints the problems and the verdict; throws (exit 1) when there are problems.
+    func report(_ problems: ProblemReport, format: FileFormat, documents: Int, completion: String) throws {
         for line in problems.lines(prefix: "firepack: \(file): ") { FileHandleIO.writeError(line + "\n") }
         if canonical && problems.isEmpty { try FileHandleIO.printChecked("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"

@@ -1,0 +1,174 @@
+import FirePack
+import FirePackInterop
+import FirePackStreams
+
+/// Reads a JSON text whose top level is an array one element at a time, holding one element: a 200 MB export
+/// converts in the memory of its largest document, not of its tree (1.42 GB before).
+///
+/// A byte scanner finds each element's extent (strings and their escapes, brackets by depth); the element is then
+/// parsed by the same parser as a whole file, and its errors are moved to the file's offset, line and column, so
+/// they read as a whole-file parse's would.
+final class JSONArrayReader {
+    let source: ByteSource
+    let options: JSONOptions
+    /// The largest element read (as `LineReader`'s longest line).
+    let maxElementLength: Int
+    private var buffer: [UInt8] = []
+    /// Unread bytes are `buffer[position...]`; `buffer[0]` is at file offset `bufferOffset`.
+    private var position = 0
+    private var bufferOffset = 0
+    private var ended = false
+    /// Line and column (from 1; characters, not bytes) of `buffer[position]`.
+    private var line = 1, column = 1
+    private var finished = false
+    /// Elements returned so far.
+    private(set) var count = 0
+
+    /// The reader, or nil (nothing consumed: `restored` holds every byte read) when the text is not an array.
+    static func open(_ source: ByteSource, options: JSONOptions, maxElementLength: Int = 256 << 20) throws -> (JSONArrayReader?, restored: [UInt8]) {
+        let reader = JSONArrayReader(source: source, options: options, maxElementLength: maxElementLength)
+        try reader.skipWhitespace()
+        // A byte order mark may precede the text (RFC 8259 §8.1).
+        if try reader.peek() == 0xEF {
+            try reader.fill(3)
+            if reader.available >= 3 && reader.buffer[reader.position + 1] == 0xBB && reader.buffer[reader.position + 2] == 0xBF {
+                reader.position += 3
+                try reader.skipWhitespace()
+            }
+        }
+        guard try reader.peek() == UInt8(ascii: "[") else { return (nil, reader.buffer) }
+        reader.advance()
+        return (reader, [])
+    }
+
+    private init(source: ByteSource, options: JSONOptions, maxElementLength: Int) {
+        self.source = source
+        self.options = options
+        self.maxElementLength = maxElementLength
+    }
+
+    private var available: Int { buffer.count - position }
+
+    private func fill(_ needed: Int) throws {
+        guard available < needed, !ended else { return }
+        if position > 0 && position >= buffer.count / 2 {
+            buffer.removeSubrange(0..<position)
+            bufferOffset += position
+            position = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while available < needed && !ended {
+            let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+            if read == 0 { ended = true } else { buffer += chunk[..<read] }
+        }
+    }
+
+    private func peek() throws -> UInt8? {
+        try fill(1)
+        return available > 0 ? buffer[position] : nil
+    }
+
+    /// Moves past one byte, keeping the line and column.
+    private func advance() {
+        let byte = buffer[position]
+        if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        position += 1
+    }
+
+    private func skipWhitespace() throws {
+        while let byte = try peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { advance() }
+    }
+
+    private func error(_ code: FirePackError.Code, _ message: String) -> FirePackError {
+        FirePackError(code, offset: bufferOffset + position, "line \(line), column \(column): \(message)")
+    }
+
+    /// The next element as a value, or nil after the closing bracket (when only whitespace may follow).
+    func next() throws -> Value? {
+        guard !finished else { return nil }
+        try skipWhitespace()
+        guard let first = try peek() else { throw error(.truncated, "input ends inside an array") }
+        if first == UInt8(ascii: "]") && count == 0 { return try finish() }
+        if count > 0 {
+            guard first == UInt8(ascii: ",") || first == UInt8(ascii: "]") else { throw error(.invalidJSON, "expected ',' or ']' in an array") }
+            if first == UInt8(ascii: "]") { return try finish() }
+            advance()
+            try skipWhitespace()
+        }
+        guard count < ReaderLimits.default.maxElementCount else {
+            throw error(.limitExceeded, "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)")
+        }
+        let (startLine, startColumn, startOffset) = (line, column, bufferOffset + position)
+        let length = try elementLength()
+        let element = buffer[position ..< position + length]
+        let value: Value
+        do { value = try Value(json: element, options: options) } catch {
+            let offset = error.offset ?? 0
+            let place = Self.place(of: offset, in: element, line: startLine, column: startColumn)
+            throw FirePackError(error.code, offset: startOffset + offset, "\(place): \(error.message)", path: [.index(count)] + error.path)
+        }
+        for _ in 0..<length { advance() }
+        count += 1
+        return value
+    }
+
+    /// After the closing bracket: only whitespace may follow.
+    private func finish() throws -> Value? {
+        advance()
+        try skipWhitespace()
+        if try peek() != nil { throw error(.trailingBytes, "text follows the JSON value") }
+        finished = true
+        return nil
+    }
+
+    /// The bytes of the element at `position`: up to the `,` or `]` (or white space) that ends it at depth 0.
+    private func elementLength() throws -> Int {
+        var index = position, depth = 0, inString = false, escaped = false
+        while true {
+            if index == buffer.count {
+                let offset = index - position
+                guard offset < maxElementLength else { throw error(.limitExceeded, "an array element longer than \(maxElementLength) bytes") }
+                try fill(offset + (1 << 16))
+                index = position + offset
+                if index == buffer.count { return index - position }   // the input ends: the parser says what is wrong
+            }
+            let byte = buffer[index]
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    if depth == 0 { return index - position }
+                    depth -= 1
+                case UInt8(ascii: ","), 0x20, 0x0A, 0x0D, 0x09:
+                    if depth == 0 { return index - position }
+                default: break
+                }
+            }
+            index += 1
+        }
+    }
+
+    /// `line L, column C` of `offset` inside an element that starts at `line`, `column`.
+    static func place(of offset: Int, in element: ArraySlice<UInt8>, line: Int, column: Int) -> String {
+        var line = line, column = column
+        for byte in element.prefix(offset) {
+            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return "line \(line), column \(column)"
+    }
+}
+
+/// The documents of a JSON array, one at a time.
+final class JSONArrayInput: DocumentInput {
+    let reader: JSONArrayReader
+    let naming: DocumentNaming
+    init(_ reader: JSONArrayReader, naming: DocumentNaming) { (self.reader, self.naming) = (reader, naming) }
+    func next() throws -> Document? {
+        guard let value = try reader.next() else { return nil }
+        return try naming.document(from: value, line: nil)
+    }
+    var problems: [String] { [] }
+}

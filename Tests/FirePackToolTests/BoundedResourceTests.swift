@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import FirePack
+import FirePackStreams
+import FirePackTestSupport
+
+/// Small hostile inputs cost the tool bounded memory and linear time, and what it writes it reads back: each case runs
+/// the built binary as a child and checks its peak memory (`wait4`) against a ceiling, and its messages.
+/// `scripts/stress-hostile.py` runs the same cases at full size against a release build.
+@Suite("firepack tool: bounded resources", .serialized)
+struct BoundedResourceTests {
+    let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-bounded-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// Well above the tool's own footprint (a debug build idles at about 30 MB), far below what the attacks took.
+    static let ceiling = 128 << 20
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Writes `chunks()` gzipped (or plain) to `name`, a chunk at a time.
+    func write(_ name: String, gzip: Bool, chunks: (ByteSink) throws -> Void) throws -> String {
+        let file = try FileSink(path: path(name))
+        let sink: ByteSink = gzip ? try GzipSink(file) : file
+        try chunks(sink)
+        try sink.finish()
+        return path(name)
+    }
+
+    func run(_ arguments: [String]) throws -> CostMeasurement.ChildResult {
+        try CostMeasurement.runChild(Tool.binary.path, arguments)
+    }
+
+    @Test func aLargeJSONArrayIsReadOneElementAtATime() throws {
+        // 8 MiB of `[0,0,…]`: a tree of four million values before.
+        let input = try write("zeros.json.gz", gzip: true) { sink in
+            let chunk = [UInt8](repeating: 0, count: 1 << 20).enumerated().map { $0.offset % 2 == 0 ? UInt8(ascii: "0") : UInt8(ascii: ",") }
+            try [UInt8(ascii: "[")].withUnsafeBytes { try sink.write($0) }
+            for _ in 0..<8 { try chunk.withUnsafeBytes { try sink.write($0) } }
+            try Array("0]".utf8).withUnsafeBytes { try sink.write($0) }
+        }
+        let result = try run(["validate", input])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.peakMemoryBytes < Self.ceiling, "\(result.peakMemoryBytes) bytes")
+        // As documents, the same file is refused at its first element, with its place.
+        let converted = try run(["convert", input, path("zeros.fpks"), "--collection", "c"])
+        #expect(converted.status == 1 && converted.stderr.contains("a document must be a JSON object"), "\(converted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("zeros.fpks")))
+    }
+
+    @Test func aHugeLineThatIsNotAnObjectIsRefusedWithoutItsTree() throws {
+        let input = try write("line.jsonl.gz", gzip: true) { sink in
+            let chunk = (0..<(1 << 20)).map { $0 % 2 == 0 ? UInt8(ascii: "0") : UInt8(ascii: ",") }
+            try Array(#"{"a":1}"#.utf8 + [0x0A, UInt8(ascii: "[")]).withUnsafeBytes { try sink.write($0) }
+            for _ in 0..<8 { try chunk.withUnsafeBytes { try sink.write($0) } }
+            try Array("0]\n".utf8).withUnsafeBytes { try sink.write($0) }
+        }
+        let result = try run(["validate", input])
+        #expect(result.status == 1 && result.stderr.contains("line 2: a document must be a JSON object, not array"), "\(result.stderr)")
+        #expect(result.peakMemoryBytes < Self.ceiling, "\(result.peakMemoryBytes) bytes")
+    }
+
+    @Test func aMillionDamagedRecordsAreSummedUpNotListed() throws {
+        let damaged = 200_000
+        let input = try write("damaged.fpks.gz", gzip: true) { sink in
+            try DocumentStreamFormat.header.withUnsafeBytes { try sink.write($0) }
+            let record = DocumentStreamFormat.syncMarker + [0, 0, 0, 0, 1, 0, 0, 0]
+            let block = Array([[UInt8]](repeating: record, count: 10_000).joined())
+            for _ in 0..<(damaged / 10_000) { try block.withUnsafeBytes { try sink.write($0) } }
+        }
+        let result = try run(["validate", input, "--max-problems", "5"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(damaged) × damaged record (badChecksum)"), "\(result.stderr.prefix(2_000))")
+        #expect(result.stderr.split(separator: "\n").count < 20)
+        #expect(result.peakMemoryBytes < Self.ceiling, "\(result.peakMemoryBytes) bytes")
+    }
+
+    @Test func aKeyTableThatClaimsMoreThanTheValueIsRefusedAtOnce() throws {
+        // `{"a": 0}` followed by a key table of 3,000,000 one-byte entries.
+        let input = try write("table.fpk.gz", gzip: true) { sink in
+            var head: [UInt8] = [0x89, 0x46, 0x50, 0x4B, 0x01, 0xB1, 0x03, 0x02, 0x61, 0x00, 0xD3]
+            var count = 3_000_000
+            repeat { head.append(UInt8(count & 0x7F) | (count >= 0x80 ? 0x80 : 0)); count >>= 7 } while count > 0
+            head.append(1)
+            try head.withUnsafeBytes { try sink.write($0) }
+            let zeros = [UInt8](repeating: 0, count: 1_000_000)
+            for _ in 0..<3 { try zeros.withUnsafeBytes { try sink.write($0) } }
+        }
+        let result = try run(["validate", input])
+        #expect(result.status == 1 && result.stderr.contains("badKeyTable"), "\(result.stderr)")
+        #expect(result.peakMemoryBytes < Self.ceiling, "\(result.peakMemoryBytes) bytes")
+    }
+
+    @Test func aProtobufFileThatIsNoMessageIsReadOnlyToTheLimit() throws {
+        // 65 MiB of zeros: not delimited messages, and more than one message may be.
+        let input = try write("zeros.pb.gz", gzip: true) { sink in
+            let zeros = [UInt8](repeating: 0, count: 1 << 20)
+            for _ in 0..<65 { try zeros.withUnsafeBytes { try sink.write($0) } }
+        }
+        let result = try run(["validate", input])
+        #expect(result.status == 1 && result.stderr.contains("more than \(DocumentStreamFormat.defaultMaxRecordLength) bytes"), "\(result.stderr)")
+        #expect(result.peakMemoryBytes < 3 * DocumentStreamFormat.defaultMaxRecordLength, "\(result.peakMemoryBytes) bytes")
+    }
+
+    @Test func whatTheToolWritesItReadsBack() throws {
+        // A document of 65 MiB is over the record limit readers enforce: refused before a byte is written, naming the line.
+        let input = try write("big.jsonl", gzip: false) { sink in
+            try Array(#"{"a": 1}"#.utf8 + [0x0A] + #"{"s": ""#.utf8).withUnsafeBytes { try sink.write($0) }
+            let text = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+            for _ in 0..<65 { try text.withUnsafeBytes { try sink.write($0) } }
+            try Array("\"}\n".utf8).withUnsafeBytes { try sink.write($0) }
+        }
+        let result = try run(["convert", input, path("big.fpks"), "--collection", "c", "--quiet"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("line 2") && result.stderr.contains("record limit"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("big.fpks")))
+    }
+
+    @Test func repeatedProblemsAreGroupedByKind() throws {
+        let lines = (0..<3_000).map { #"{"__name__": "c/d\#($0)", "": 1}"# }.joined(separator: "\n")
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: path("empty-keys.jsonl")))
+        let result = try run(["validate", path("empty-keys.jsonl"), "--firestore-limits", "--max-problems", "3"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("line 1 (c/d0): (top level): empty field name"), "\(result.stderr)")
+        #expect(result.stderr.contains("3000 × empty field name") && result.stderr.contains("2997 not shown"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count < 10)
+    }
+}
