@@ -90,6 +90,17 @@ let package = Package(
             path: "Benchmarks/PathsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "HostileBenchmarks",
+            dependencies: [
+                "GuideModels",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "FirePack", package: "FirePack"),
+                .product(name: "FirePackStreams", package: "FirePack"),
+            ],
+            path: "Benchmarks/HostileBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         // Not a benchmark: a fixed workload to profile with valgrind --tool=callgrind.
         .executableTarget(
             name: "ProfileCodable",

@@ -5,7 +5,12 @@
     cd .. && python3 scripts/update-benchmarks.py .build/benchmarks.md
 
 It also runs `firepack bench` (release build) on ../shared/corpus and Fixtures for the Value-level comparison and
-the chart, and measures sizes (MessagePack through PyPI's msgpack when it is installed)."""
+the chart, and measures sizes (MessagePack through PyPI's msgpack when it is installed).
+
+    python3 scripts/update-benchmarks.py --hostile .build/hostile.md
+
+writes only the "Hostile input" section (Benchmarks/Results/hostile.md, from a run of --target HostileBenchmarks)
+and puts it in BENCHMARKS.md in place of the previous one; a full run keeps the latest."""
 import gzip
 import json
 import os
@@ -120,9 +125,71 @@ def corpus_sizes():
     return rows, checks
 
 
+def hostile_section(results):
+    """The "Hostile input" section: each hostile workload beside its benign twin from the same run."""
+    def p50(name):
+        return results[name]["ns"]
+    def time(ns):
+        return fmt_time(ns)
+    pairs = [
+        ("Writer keys/colliding (10,000)", "Writer keys/random (10,000)",
+         "10,000 keys of one map, colliding in the fast hash's low 10 bits for this process's seed"),
+        ("Writer keys/repeated from closed maps (20,000)", "Writer keys/distinct in closed maps (20,000)",
+         '`{"k0": {"k1": 0}, "k1": {"k2": 0}, …}`, 20,000 keys'),
+        ("Stream reader/8 MiB of records claiming 1 MiB", "Stream reader/8 MiB of zeros",
+         "8 MiB stream, a record header claiming 1 MiB every 4 KiB"),
+    ]
+    rows = []
+    for hostile, benign, what in pairs:
+        if hostile in results and benign in results:
+            rows.append(f"| {what} | {time(p50(hostile))} | {time(p50(benign))} | {p50(hostile) / p50(benign):.2f}× |")
+    lazy, whole, verify = "Decode 1,000 BookWithTags/lazy", "Decode 1,000 BookWithTags/whole input checked", "Verify 1,000 BookWithTags (no decode)"
+    validation = ""
+    if lazy in results and whole in results and verify in results:
+        validation = f"""
+What checking a whole untrusted input costs (`FirePackDecoder.inputValidation = .complete`, the default at the
+FirePackNIO and Hummingbird doors) beside the lazy path for trusted bytes, on 1,000 BookWithTags
+({results[lazy].get("mallocs", 0):.0f} and {results[whole].get("mallocs", 0):.0f} mallocs):
+
+| path | time (p50) | ratio to lazy |
+|---|---:|---:|
+| lazy decode (checks what the model reads) | {time(p50(lazy))} | 1.00× |
+| whole input checked, then decoded | {time(p50(whole))} | {p50(whole) / p50(lazy):.2f}× |
+| whole-input check alone (`FirePackReader.verify`) | {time(p50(verify))} | {p50(verify) / p50(lazy):.2f}× |
+"""
+    return f"""## Hostile input (HostileBenchmarks)
+
+Each hostile workload beside a benign one of the same size from the same run (p50 wall clock; the tests bound the
+ratio at 3× in every CI run, Docs/SAFETY.md lists the bounds):
+
+| workload | hostile | benign | ratio |
+|---|---:|---:|---:|
+{chr(10).join(rows)}
+{validation}"""
+
+
+def write_hostile(results):
+    section = hostile_section(results)
+    (ROOT / "Benchmarks/Results").mkdir(parents=True, exist_ok=True)
+    (ROOT / "Benchmarks/Results/hostile.md").write_text(section, encoding="utf-8")
+    path = ROOT / "BENCHMARKS.md"
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"## Hostile input \(HostileBenchmarks\)\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
+    marker = "\n## HTTP load test"
+    if marker in text:
+        before, after = text.split(marker, 1)
+        text = before.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n" + marker + after
+    else:
+        text += "\n\n" + section
+    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    print("wrote the Hostile input section of BENCHMARKS.md")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--hostile":
+        return write_hostile(parse(Path(sys.argv[2]).read_text(encoding="utf-8")))
     results = parse(Path(sys.argv[1]).read_text(encoding="utf-8"))
     subprocess.run(["swift", "build", "-c", "release", "--product", "firepack"], cwd=ROOT, check=True, capture_output=True)
     bench_files = [str(CORPUS / n) for n in ("twitter.json", "citm_catalog.json", "canada.json") if (CORPUS / n).exists()]
@@ -326,6 +393,10 @@ here the build before the conversions stopped building trees).
 {bench.strip()}
 ```
 """
+    if any(name.startswith("Writer keys/") for name in results):
+        text = text.rstrip("\n") + "\n\n" + hostile_section(results)
+    elif (ROOT / "Benchmarks/Results/hostile.md").exists():
+        text = text.rstrip("\n") + "\n\n" + (ROOT / "Benchmarks/Results/hostile.md").read_text(encoding="utf-8")
     # The HTTP load test runs separately (scripts/load-test.py writes its section); keep its latest results.
     load_test = ROOT / "Benchmarks/Results/load-test.md"
     if load_test.exists():

@@ -153,3 +153,20 @@ struct WriterKeyTable {
         return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 }
+
+/// What an attacker who knew this process's seed would send: for the hostile-input benchmarks and tests, not API.
+@_spi(Benchmarks) public enum KeyFlood {
+    /// `count` distinct keys (`key-N`) whose fast hash shares its low `bits` bits in this process.
+    public static func collidingKeys(count: Int, bits: Int = 10) -> [String] {
+        var keys: [String] = []
+        var candidate = 0
+        let mask = UInt32((1 << bits) - 1)
+        while keys.count < count {
+            var key = "key-\(candidate)"
+            candidate += 1
+            let hash = key.withUTF8 { WriterKeyTable.hash(UnsafeRawBufferPointer($0)) }
+            if hash & mask == 0 { keys.append(key) }
+        }
+        return keys
+    }
+}
