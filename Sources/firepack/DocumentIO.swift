@@ -210,9 +210,10 @@ final class FirestoreProtoInput: DocumentInput {
         }
         let prefix = index - start
         if terminated && length <= maxMessageLength {
-            try fill(prefix + length)
-            if prefix + length <= available, let document = try? Document(firestoreProto: Array(buffer[index..<index + length])) {
-                start = index + length
+            try fill(prefix + length)   // may move the unread bytes to the front: positions are relative to `start`
+            let body = start + prefix
+            if prefix + length <= available, let document = try? Document(firestoreProto: Array(buffer[body..<body + length])) {
+                start = body + length
                 count += 1
                 return document
             }

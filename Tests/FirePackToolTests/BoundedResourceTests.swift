@@ -128,3 +128,21 @@ struct BoundedResourceTests {
         #expect(result.stderr.split(separator: "\n").count < 10)
     }
 }
+
+extension BoundedResourceTests {
+    /// Delimited protobuf read in constant memory moves its unread bytes to the front now and then; every message
+    /// survives the move (a stress run found positions that did not follow it).
+    @Test func delimitedProtobufReadsEveryMessage() throws {
+        let count = 300
+        let lines = (0..<count).map { #"{"__name__": "c/d\#($0)", "blob": {"__bytes__": "\#(String(repeating: "QUFB", count: 4_000))"}}"# }
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path("blobs.jsonl")))
+        let toProto = try run(["convert", path("blobs.jsonl"), path("blobs.pb"), "--quiet"])
+        #expect(toProto.status == 0, "\(toProto.stderr)")
+        let back = try run(["convert", path("blobs.pb"), path("back.fpks"), "--quiet"])
+        #expect(back.status == 0, "\(back.stderr)")
+        let reader = try DocumentStreamReader(source: FileSource(path: path("back.fpks")))
+        var names: [String] = []
+        while let (_, _, document) = try reader.next() { names.append(document.reference.path) }
+        #expect(names == (0..<count).map { "c/d\($0)" })
+    }
+}
