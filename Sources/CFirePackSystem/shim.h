@@ -1,7 +1,10 @@
 // The C library functions FirePack calls (read/write/open/fsync/rename, strtod, memchr, strerror), from the
 // platform's own headers: Swift code imports this module instead of naming Glibc or Darwin, and needs no more of
 // Foundation than FoundationEssentials, which does not re-export the C library.
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,9 @@
 
 /// The calling thread's errno (a macro, which Swift cannot import).
 static inline int firepack_errno(void) { return errno; }
+
+/// Whether `descriptor` is open (fcntl(2) F_GETFD; variadic in C, which Swift cannot call).
+static inline int firepack_is_open(int descriptor) { return fcntl(descriptor, F_GETFD) >= 0; }
 
 /// open(2) with a mode (variadic in C, which Swift cannot call).
 static inline int firepack_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }

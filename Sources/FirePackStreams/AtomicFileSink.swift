@@ -6,8 +6,10 @@ import Synchronization
 /// it to disk (fsync), renames it over the destination and syncs the folder. Until then the destination is
 /// untouched; a sink that is discarded, or released without `finish()`, removes its temporary file.
 ///
-/// The temporary file is `.NAME.XXXXXX.partial` beside the destination, created with the destination's permissions
-/// (or the usual 0666 less the umask for a new file).
+/// The temporary file is `.NAME.fpPID-XXXXXX.partial` beside the destination (NAME shortened to fit NAME_MAX), created
+/// with the destination's permissions (or the usual 0666 less the umask for a new file). A destination that is a
+/// symbolic link is written through it. For outputs that are not regular files (devices, pipes, standard output),
+/// see `OutputFile`.
 public final class AtomicFileSink: ByteSink {
     /// Where the file will be once finished.
     public let destination: String
@@ -30,23 +32,38 @@ public final class AtomicFileSink: ByteSink {
         try self.init(destination: destination, writebackInterval: 32 << 20)
     }
 
-    /// Every temporary file not yet finished or discarded, so that a signal handler can remove them all.
-    private static let pending = Mutex<Set<String>>([])
+    /// Every temporary file not yet finished or discarded (as bytes), so that a signal handler can remove them all.
+    private static let pending = Mutex<[[CChar]: String]>([:])
+
+    /// The temporary file's name as the system takes it.
+    private let temporaryBytes: [CChar]
+    /// The destination's name as the system takes it (a symbolic link's final target).
+    private let destinationBytes: [CChar]
 
     /// The same, handing written bytes to the system every `writebackInterval` bytes (tests use small ones).
+    ///
+    /// A destination that is a symbolic link is written through it: its final target is replaced and the link stays.
+    /// The temporary name is `.NAME.fpPID-XXXXXX.partial`, NAME shortened so the whole fits in NAME_MAX (255 bytes);
+    /// the process ID lets a later run find what a killed one left (`removeStaleTemporaryFiles(besides:)`).
     package init(destination: String, writebackInterval: Int) throws {
         self.destination = destination
         self.writebackInterval = off_t(max(1, writebackInterval))
-        let slash = destination.lastIndex(of: "/")
-        let folder = slash.map { String(destination[..<$0]) } ?? "."
-        let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
-        var template = Array("\(folder.isEmpty ? "" : folder)/.\(name).XXXXXX.partial".utf8CString)
+        let target = try Self.resolvingLinks(Array(SystemPath.bytes(destination).dropLast()).map { UInt8(bitPattern: $0) })
+        destinationBytes = target.map { CChar(bitPattern: $0) } + [0]
+        let slash = target.lastIndex(of: UInt8(ascii: "/"))
+        let folder = slash.map { Array(target[..<$0]) } ?? []
+        let name = slash.map { Array(target[($0 + 1)...]) } ?? target
+        let suffix = Array(".fp\(getpid())-XXXXXX.partial".utf8)
+        let kept = Array(name.prefix(255 - 1 - suffix.count))
+        let prefix = slash == nil ? [] : (folder.isEmpty ? [UInt8(ascii: "/")] : folder + [UInt8(ascii: "/")])
+        var template = (prefix + [UInt8(ascii: ".")] + kept + suffix).map { CChar(bitPattern: $0) } + [0]
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
         guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(destination): cannot write there: \(systemError())") }
-        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        temporaryBytes = template
+        temporaryPath = SystemPath.display(template.dropLast().map { UInt8(bitPattern: $0) })
         var existing = stat()
         let mode: mode_t
-        if stat(destination, &existing) == 0 {
+        if stat(destinationBytes, &existing) == 0 {
             mode = existing.st_mode & 0o7777
         } else {
             let mask = umask(0)
@@ -55,7 +72,65 @@ public final class AtomicFileSink: ByteSink {
         }
         fchmod(descriptor, mode)
         file = FileSink(descriptor: descriptor, ownsDescriptor: true)
-        Self.pending.withLock { _ = $0.insert(temporaryPath) }
+        Self.pending.withLock { $0[template] = temporaryPath }
+    }
+
+    /// The final target of `path` when it is a symbolic link (followed up to 40 times, as the system does), else
+    /// `path`; a dangling link gives the path it points to, which the sink then creates.
+    static func resolvingLinks(_ path: [UInt8]) throws -> [UInt8] {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            let name = current.map { CChar(bitPattern: $0) } + [0]
+            guard lstat(name, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(name, &buffer, buffer.count - 1)
+            guard count > 0 else { return current }
+            let target = buffer[..<count].map { UInt8(bitPattern: $0) }
+            if target.first == UInt8(ascii: "/") {
+                current = target
+            } else if let slash = current.lastIndex(of: UInt8(ascii: "/")) {
+                current = Array(current[...slash]) + target
+            } else {
+                current = target
+            }
+        }
+        throw FirePackError(.ioFailure, "\(SystemPath.display(path)): too many levels of symbolic links")
+    }
+
+    /// Removes the temporary files that runs which have ended (killed, or on a machine that lost power) left beside
+    /// `destination`, and returns their names: files named as this sink names them whose process no longer runs.
+    package static func removeStaleTemporaryFiles(besides destination: String) -> [String] {
+        let path = Array(SystemPath.bytes(destination).dropLast()).map { UInt8(bitPattern: $0) }
+        let target = (try? resolvingLinks(path)) ?? path
+        let slash = target.lastIndex(of: UInt8(ascii: "/"))
+        let folder = slash.map { $0 == 0 ? [UInt8(ascii: "/")] : Array(target[..<$0]) } ?? [UInt8(ascii: ".")]
+        guard let directory = opendir(folder.map { CChar(bitPattern: $0) } + [0]) else { return [] }
+        defer { closedir(directory) }
+        var removed: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard let pid = Self.processID(inTemporaryName: name), pid != getpid() else { continue }
+            guard kill(pid, 0) != 0 && firepack_errno() == ESRCH else { continue }
+            let full = folder + [UInt8(ascii: "/")] + name
+            if unlink(full.map { CChar(bitPattern: $0) } + [0]) == 0 { removed.append(SystemPath.display(full)) }
+        }
+        return removed
+    }
+
+    /// The process ID in a temporary name `.NAME.fpPID-XXXXXX.partial`, or nil for any other name.
+    static func processID(inTemporaryName name: [UInt8]) -> pid_t? {
+        let suffix = Array(".partial".utf8)
+        guard name.first == UInt8(ascii: "."), name.count > 1 + 3 + 1 + 1 + 6 + suffix.count,
+              name.suffix(suffix.count).elementsEqual(suffix) else { return nil }
+        let beforeRandom = name.count - suffix.count - 6   // index of the '-' before XXXXXX
+        guard name[beforeRandom - 1] == UInt8(ascii: "-") else { return nil }
+        var index = beforeRandom - 2
+        var digits: [UInt8] = []
+        while index > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(name[index]) { digits.insert(name[index], at: 0); index -= 1 }
+        guard !digits.isEmpty, index >= 3, name[(index - 2)...index].elementsEqual(Array(".fp".utf8)),
+              let pid = pid_t(String(decoding: digits, as: UTF8.self)) else { return nil }
+        return pid
     }
 
     deinit { if !done { discard() } }
@@ -77,7 +152,7 @@ public final class AtomicFileSink: ByteSink {
         do {
             guard fsync(file.descriptor) == 0 else { throw FirePackError(.ioFailure, "\(destination): cannot flush to disk: \(systemError())") }
             try file.finish()
-            guard rename(temporaryPath, destination) == 0 else {
+            guard rename(temporaryBytes, destinationBytes) == 0 else {
                 throw FirePackError(.ioFailure, "\(destination): cannot replace: \(systemError())")
             }
         } catch {
@@ -85,10 +160,10 @@ public final class AtomicFileSink: ByteSink {
             throw error
         }
         done = true
-        Self.pending.withLock { _ = $0.remove(temporaryPath) }
-        let slash = destination.lastIndex(of: "/")
-        let folder = slash.map { String(destination[..<$0]) } ?? "."
-        let directory = firepack_open(folder.isEmpty ? "/" : folder, O_RDONLY, 0)
+        Self.pending.withLock { _ = $0.removeValue(forKey: temporaryBytes) }
+        let slash = destinationBytes.lastIndex(of: CChar(bitPattern: UInt8(ascii: "/")))
+        let folder = slash.map { $0 == 0 ? [CChar(bitPattern: UInt8(ascii: "/"))] : Array(destinationBytes[..<$0]) } ?? [CChar(bitPattern: UInt8(ascii: "."))]
+        let directory = firepack_open(folder + [0], O_RDONLY, 0)
         if directory >= 0 { fsync(directory); close(directory) }
     }
 
@@ -97,14 +172,14 @@ public final class AtomicFileSink: ByteSink {
         guard !done else { return }
         done = true
         try? file.finish()
-        unlink(temporaryPath)
-        Self.pending.withLock { _ = $0.remove(temporaryPath) }
+        unlink(temporaryBytes)
+        Self.pending.withLock { _ = $0.removeValue(forKey: temporaryBytes) }
     }
 
     /// Removes every temporary file not yet finished (for a signal handler that is about to exit); returns how many.
     package static func discardAllPending() -> Int {
         pending.withLock { paths in
-            for path in paths { unlink(path) }
+            for path in paths.keys { unlink(path) }
             defer { paths.removeAll() }
             return paths.count
         }

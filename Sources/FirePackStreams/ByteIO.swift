@@ -33,7 +33,7 @@ public final class FileSource: ByteSource {
 
     /// Opens a file for reading.
     public convenience init(path: String) throws {
-        let descriptor = firepack_open(path, O_RDONLY, 0)
+        let descriptor = firepack_open(SystemPath.bytes(path), O_RDONLY, 0)
         guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError())") }
         var status = stat()
         if fstat(descriptor, &status) == 0 && (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR) {
@@ -63,7 +63,7 @@ public final class FileSink: ByteSink {
 
     /// Creates (or truncates, or with `append` extends) a file for writing.
     public convenience init(path: String, append: Bool = false) throws {
-        let descriptor = firepack_open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
+        let descriptor = firepack_open(SystemPath.bytes(path), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
         guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for writing: \(systemError())") }
         self.init(descriptor: descriptor, ownsDescriptor: true)
     }

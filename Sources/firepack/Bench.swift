@@ -46,6 +46,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         let inputs = files.isEmpty ? try Self.defaultFiles() : files
+        if let svg { for input in inputs { try Files.refuseOverwriting(input: input, with: svg, option: "--svg", inPlace: false) } }
         // Opened now: an unwritable --svg destination fails before the measurements, not after them.
         let chartSink = try svg.map { try Files.sink($0, gzip: false) }
         var rows: [Row] = []
@@ -72,7 +73,7 @@ struct Bench: ParsableCommand {
                          + String(format: "%11d %7d %10d %7d   %6.1f%%", minified.count, try gzipSize(minified), packed.count, try gzipSize(packed),
                                   100 * Double(packed.count) / Double(max(minified.count, 1))))
         }
-        FileHandleIO.print(table(rows) + "\n\n" + sizes.joined(separator: "\n"))
+        try FileHandleIO.printChecked(table(rows) + "\n\n" + sizes.joined(separator: "\n"))
         if let svg, let chartSink {
             do {
                 try Array(chart(rows).utf8).withUnsafeBytes { try chartSink.write($0) }
@@ -80,7 +81,7 @@ struct Bench: ParsableCommand {
             } catch let error as FirePackError {
                 throw CommandFailure(message: "\(svg): cannot write the chart: \(error.message)")
             }
-            FileHandleIO.print("\nchart: \(svg)")
+            try FileHandleIO.printChecked("\nchart: \(svg)")
         }
     }
 

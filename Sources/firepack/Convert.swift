@@ -93,7 +93,7 @@ struct Convert: ParsableCommand {
         // Opened before any work: an unwritable destination is reported at once. A file changes only at the end.
         let outputCounter = CountingSink(try Files.sink(output, gzip: false))
         let sink: ByteSink = outputGzip ? try GzipSink(outputCounter) : outputCounter
-        let progress = Progress(total: Files.size(input), counter: counter, compressed: compressed, quiet: quiet || output == "-")
+        let progress = Progress(total: Files.size(input), counter: counter, compressed: compressed, quiet: quiet || OutputFile.isWrittenInPlace(output))
         let naming = DocumentNaming(collection: collection ?? Self.defaultCollection(input), idField: idField,
                                     generatesMissingIDs: generateMissingIds, keepsIDField: keepIdField, deterministic: deterministic,
                                     largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
@@ -143,7 +143,7 @@ struct Convert: ParsableCommand {
             // All or nothing: with damaged input records the output file is not written (standard output was).
             if !documents.problems.isEmpty {
                 for problem in documents.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
-                let outcome = output == "-" ? "\(records) intact record(s) converted" : "\(output) not written"
+                let outcome = OutputFile.isWrittenInPlace(output) ? "\(records) intact record(s) converted" : "\(output) not written"
                 throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome) (keep the intact records with firepack validate --repair)")
             }
             try destination.finish()

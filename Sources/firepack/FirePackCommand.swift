@@ -1,5 +1,7 @@
 import ArgumentParser
 import FirePack
+import FirePackStreams
+import Foundation
 
 /// `firepack`: convert, inspect, validate and measure FirePack data.
 ///
@@ -23,8 +25,11 @@ struct FirePackCommand: ParsableCommand {
     static func main() {
         Interruption.install()
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(rawArguments())
             try command.run()
+        } catch where FileDescriptorIO.brokenPipe.load(ordering: .relaxed) {
+            // The reader of the output went away (`firepack convert … - | head`): end as SIGPIPE ends a command.
+            Interruption.exitForBrokenPipe()
         } catch let failure as CommandFailure {
             FileHandleIO.writeError("firepack: \(failure.message)\n")
             exit(withError: ExitCode(failure.exitCode))
@@ -37,6 +42,16 @@ struct FirePackCommand: ParsableCommand {
             FileHandleIO.writeError(message + (message.hasSuffix("\n") ? "" : "\n"))
             exit(withError: ExitCode(2))
         }
+    }
+}
+
+/// The arguments as the system passed them: any that are not UTF-8 (a file named `in\xff.json`) are registered with
+/// `SystemPath` under a display form, so that the file they name is the one opened and messages show `\xff`.
+func rawArguments() -> [String] {
+    (1..<Int(CommandLine.argc)).map { index in
+        guard let argument = CommandLine.unsafeArgv[index] else { return "" }
+        let count = strlen(argument)
+        return SystemPath.register(argument: UnsafeRawBufferPointer(start: argument, count: count).map { $0 })
     }
 }
 

@@ -174,33 +174,44 @@ enum Files {
         return gzip ? try GzipSource(raw) : raw
     }
 
-    /// Standard output, or a file written all or nothing (`AtomicFileSink`): the destination changes only when the
-    /// returned sink's `finish()` succeeds; an error, an interruption or a sink released unfinished leaves it as it
-    /// was. The temporary file is created now, so an unwritable destination is reported before any work.
+    /// Where output goes (`OutputFile`): standard output, a descriptor, a device or a pipe written in place; a
+    /// regular file (through a symbolic link, its target) written all or nothing — it changes only when the returned
+    /// sink's `finish()` succeeds; an error, an interruption or a sink released unfinished leaves it as it was. The
+    /// temporary file is created now, so an unwritable destination is reported before any work; temporary files that
+    /// earlier, killed runs left beside it are removed and named.
     static func sink(_ path: String, gzip: Bool) throws -> ByteSink {
         let raw: ByteSink
-        do { raw = path == "-" ? FileSink(descriptor: 1) : try AtomicFileSink(destination: path) } catch let error as FirePackError {
+        do {
+            if !OutputFile.isWrittenInPlace(path) {
+                for stale in AtomicFileSink.removeStaleTemporaryFiles(besides: path) {
+                    FileHandleIO.writeError("firepack: removed \(stale), a temporary file left by an earlier run that was killed\n")
+                }
+            }
+            raw = NamingSink(path, try OutputFile.sink(atPath: path))
+        } catch let error as FirePackError {
             throw CommandFailure(message: error.message)
         }
         return gzip ? try GzipSink(raw) : raw
     }
 
     /// Refuses (a usage error) to write `output` when it is `input` — the same path or the same file by device and
-    /// inode — unless `inPlace` allows it; checked before anything is opened for writing. With `inPlace` the input
-    /// is replaced only once the new contents are complete, as every output is.
+    /// inode, a symbolic link to it included — unless `inPlace` allows it; checked before anything is opened for
+    /// writing. With `inPlace` the input is replaced only once the new contents are complete, as every output is.
     static func refuseOverwriting(input: String, with output: String, option: String, inPlace: Bool) throws {
         guard !inPlace, input != "-", output != "-" else { return }
         var inputStatus = stat(), outputStatus = stat()
-        let sameFile = stat(input, &inputStatus) == 0 && stat(output, &outputStatus) == 0
+        let sameFile = stat(SystemPath.bytes(input), &inputStatus) == 0 && stat(SystemPath.bytes(output), &outputStatus) == 0
             && inputStatus.st_dev == outputStatus.st_dev && inputStatus.st_ino == outputStatus.st_ino
+            && inputStatus.st_mode & S_IFMT == S_IFREG
         guard sameFile || URL(fileURLWithPath: input).standardized.path == URL(fileURLWithPath: output).standardized.path else { return }
         throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it (add --in-place to replace it safely once the new contents are complete)")
     }
 
     /// The size of a regular file, for progress; nil for pipes and standard input.
     static func size(_ path: String) -> Int? {
-        guard path != "-", let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-        return (attributes[.size] as? NSNumber)?.intValue
+        var status = stat()
+        guard path != "-", stat(SystemPath.bytes(path), &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(status.st_size)
     }
 }
 
@@ -250,6 +261,23 @@ final class LineReader {
             let count = try buffer.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
             if count == 0 { ended = true } else { end += count }
         }
+    }
+}
+
+/// Names the output in its write errors: `out.fpks: cannot write: No space left on device`, not the input's name.
+final class NamingSink: ByteSink {
+    let path: String
+    let downstream: ByteSink
+    init(_ path: String, _ downstream: ByteSink) { (self.path, self.downstream) = (path, downstream) }
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        do { try downstream.write(bytes) } catch let error as FirePackError { throw failure(error) }
+    }
+    func finish() throws {
+        do { try downstream.finish() } catch let error as FirePackError { throw failure(error) }
+    }
+    private func failure(_ error: FirePackError) -> CommandFailure {
+        let name = path == "-" ? "standard output" : path
+        return CommandFailure(message: error.message.hasPrefix(path + ":") ? error.message : "\(name): \(error.message)")
     }
 }
 

@@ -64,7 +64,7 @@ struct Inspect: ParsableCommand {
             while let document = try input.next() {
                 defer { number += 1 }
                 guard let record else {
-                    FileHandleIO.print("record \(number): \(document.reference.path) (\(document.fields.count) fields)")
+                    try FileHandleIO.printChecked("record \(number): \(document.reference.path) (\(document.fields.count) fields)")
                     continue
                 }
                 guard number == record else { continue }
@@ -96,7 +96,7 @@ struct Inspect: ParsableCommand {
                 }
                 var printer = TreePrinter(showOffsets: offsets)
                 try printer.print(view, label: nil, indent: 0)
-                FileHandleIO.print(String(printer.output.dropLast()))
+                try FileHandleIO.printChecked(String(printer.output.dropLast()))
             } catch let error as FirePackError {
                 throw CommandFailure.data(file, error)
             }

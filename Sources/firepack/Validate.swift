@@ -100,7 +100,7 @@ struct Validate: ParsableCommand {
                     FileHandleIO.writeError("firepack: note: \(file): a version-1 stream, written before close records: whether it is complete cannot be told\n")
                 }
                 try repaired?.close()
-                if let repair { FileHandleIO.print("\(repair): \(documents) intact record(s) written, stream closed") }
+                if let repair { try FileHandleIO.printChecked("\(repair): \(documents) intact record(s) written, stream closed") }
             } else if format.isStream {
                 let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: "documents", idField: nil))
                 let lines = (input as? JSONLinesInput)?.lines ?? (input as? FirestoreJSONInput)?.lines

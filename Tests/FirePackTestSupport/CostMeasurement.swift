@@ -29,6 +29,9 @@ public enum CostMeasurement {
         return (hostileTime / max(benignTime, 1e-6), hostileTime, benignTime)
     }
 
+    /// posix_spawn's error number.
+    public struct SpawnFailure: Error { public var code: Int32 }
+
     /// What a child process did: its exit status (or 128 + signal), its peak resident memory and its standard error.
     public struct ChildResult: Sendable {
         public var status: Int32
@@ -39,21 +42,31 @@ public enum CostMeasurement {
 
     /// Runs `executable` with `arguments` (standard input from /dev/null, standard output discarded) and returns its
     /// status, peak RSS (`wait4`'s `ru_maxrss`, the child alone) and standard error.
-    public static func runChild(_ executable: String, _ arguments: [String]) throws -> ChildResult {
+    public static func runChild(_ executable: String, _ arguments: [String], standardOutput: String = "/dev/null") throws -> ChildResult {
+        try runChild(executable, rawArguments: arguments.map { Array($0.utf8) }, standardOutput: standardOutput)
+    }
+
+    /// The same with arguments as bytes (file names that are not UTF-8) and standard output sent to a path.
+    public static func runChild(_ executable: String, rawArguments arguments: [[UInt8]], standardOutput: String = "/dev/null") throws -> ChildResult {
         let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("child-stderr-\(UUID().uuidString)").path
         defer { unlink(errorPath) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([Array(executable.utf8)] + arguments).map { bytes in
+            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
+            pointer[bytes.count] = 0
+            return pointer
+        } + [nil]
+        defer { for pointer in argv { pointer?.deallocate() } }
         var pid: pid_t = 0
         let start = ContinuousClock.now
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        guard spawned == 0 else { throw SpawnFailure(code: spawned) }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}

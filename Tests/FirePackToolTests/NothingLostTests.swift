@@ -69,8 +69,9 @@ struct NothingLostTests {
         return path(name)
     }
 
-    @Test("SIGINT and SIGTERM mid-conversion leave the old destination and no temporary file",
-          arguments: [("out.fpks", SIGINT, Int32(130)), ("out.jsonl.gz", SIGINT, 130), ("out.json", SIGTERM, 143)])
+    @Test("SIGINT, SIGTERM, SIGHUP and SIGQUIT mid-conversion leave the old destination and no temporary file",
+          arguments: [("out.fpks", SIGINT, Int32(130)), ("out.jsonl.gz", SIGINT, 130), ("out.json", SIGTERM, 143),
+                      ("out.fpks", SIGHUP, 129), ("out.jsonl", SIGQUIT, 131)])
     func interruptedConversions(destination: String, signal: Int32, status: Int32) throws {
         let input = try bigInput()
         try copyFixture("Fixtures/books.fpks", to: "old")
@@ -94,6 +95,27 @@ struct NothingLostTests {
         #expect(process.terminationStatus == status, "\(stderr)")
         #expect(stderr.contains("interrupted by SIG") && stderr.contains(" record(s)") && stderr.split(separator: "\n").count == 1, "\(stderr)")
         #expect(try bytes(destination) == old)
+        #expect(try files() == before)
+    }
+
+    /// The reader of standard output goes away (`firepack convert … - | head`): the command ends as SIGPIPE ends one
+    /// (status 141, no message), leaving nothing behind.
+    @Test func aClosedPipeEndsTheCommandQuietly() throws {
+        let input = try bigInput()
+        let before = try files()
+        let process = Process()
+        process.executableURL = Tool.binary
+        process.arguments = ["convert", input, "-", "--to", "jsonl", "--collection", "b", "--id-field", "id"]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        _ = output.fileHandleForReading.readData(ofLength: 100)
+        try output.fileHandleForReading.close()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 141, "\(stderr)")
+        #expect(!stderr.contains("write failed"), "\(stderr)")
         #expect(try files() == before)
     }
 

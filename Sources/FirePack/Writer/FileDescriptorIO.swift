@@ -1,16 +1,23 @@
 import CFirePackSystem   // read(2), write(2), strerror(3)
+import Synchronization
 
 /// Reads and writes file descriptors, retrying interruptions: the one place FirePack's modules do so (the writer's
 /// file-descriptor sink, FirePackStreams' file sources and sinks).
 package enum FileDescriptorIO {
+    /// Set when a write found its reader gone (EPIPE, with SIGPIPE ignored): a command-line tool then ends as the
+    /// signal would have ended it (status 141), quietly, rather than reporting a failure.
+    package static let brokenPipe = Atomic<Bool>(false)
+
     /// Writes all of `bytes`; throws `ioFailure` with the system's reason.
     package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(FirePackError) {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
-                if firepack_errno() == EINTR { continue }
-                throw FirePackError(.ioFailure, "write failed: \(systemErrorDescription())")
+                let code = firepack_errno()
+                if code == EINTR { continue }
+                if code == EPIPE { brokenPipe.store(true, ordering: .relaxed) }
+                throw FirePackError(.ioFailure, "write failed: \(systemErrorDescription(code))")
             }
             offset += written
         }
