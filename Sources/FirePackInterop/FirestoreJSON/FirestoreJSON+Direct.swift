@@ -85,14 +85,19 @@ extension JSONParser {
             }
         case "geoPointValue":
             guard case .map(let point) = try parseValue(depth: depth) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "geoPointValue is not an object") }
+            // Nothing dropped in silence: a member Firestore does not define (an altitude, say) is an error.
+            if let unknown = point.keys.first(where: { $0 != "latitude" && $0 != "longitude" }) {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, "unknown member \(unknown.debugDescription) in geoPointValue: it has latitude and longitude", path: [.key(unknown)])
+            }
             let latitude = point["latitude"]?.numberAsDouble ?? 0, longitude = point["longitude"]?.numberAsDouble ?? 0
             do { return .geoPoint(try GeoPoint(validatingLatitude: latitude, longitude: longitude)) } catch {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
             }
         case "arrayValue":
             var elements: [Value] = []
+            var sawValues = false
             try parseObjectMembers { (parser, key) throws(FirePackError) in
-                guard key == "values" else { _ = try parser.parseValue(depth: depth + 1); return }
+                try Self.requireOnlyMember("values", of: "arrayValue", key: key, seen: &sawValues, at: parser.index)
                 try parser.expect(UInt8(ascii: "["), "'['")
                 parser.skipWhitespace()
                 if parser.index < parser.count && parser.byte(parser.index) == UInt8(ascii: "]") { parser.index += 1; return }
@@ -114,14 +119,25 @@ extension JSONParser {
             return .array(elements)
         case "mapValue":
             var map = MapValue()
+            var sawFields = false
             try parseObjectMembers { (parser, key) throws(FirePackError) in
-                guard key == "fields" else { _ = try parser.parseValue(depth: depth + 1); return }
+                try Self.requireOnlyMember("fields", of: "mapValue", key: key, seen: &sawFields, at: parser.index)
                 map = try parser.parseTypedFields(depth: depth + 1)
             }
             return FirestoreVectorForm.vector(in: map).map(Value.vector) ?? .map(map)
         default:
             throw FirePackError(.invalidJSON, offset: payloadOffset, "unknown Firestore value \(kind.debugDescription)")
         }
+    }
+
+    /// Throws unless `key` is `member`, seen for the first time: `arrayValue` holds only `values` and `mapValue` only
+    /// `fields`, and anything else would be dropped in silence.
+    static func requireOnlyMember(_ member: String, of container: String, key: String, seen: inout Bool, at offset: Int) throws(FirePackError) {
+        guard key == member else {
+            throw FirePackError(.invalidJSON, offset: offset, "unknown member \(key.debugDescription) in \(container): it has only \(member)", path: [.key(key)])
+        }
+        guard !seen else { throw FirePackError(.duplicateKey, offset: offset, "\(container) has \(member) twice", path: [.key(key)]) }
+        seen = true
     }
 
     /// `{"name": typedValue, …}` as a map (a repeated key is an error).

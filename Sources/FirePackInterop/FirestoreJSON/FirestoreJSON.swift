@@ -49,8 +49,13 @@ enum FirestoreJSON {
             var parser = JSONParser(base: base, count: raw.count, maxDepth: maxDepth, readsMarkers: false)
             parser.skipWhitespace()
             var name: String?, fields = MapValue(), createTime: Timestamp?, updateTime: Timestamp?
+            var seen = Set<String>()
             try parser.parseObjectMembers { (parser, key) throws(FirePackError) in
                 let offset = parser.index
+                // A member given twice would keep one of them in silence (JSON leaves it to the reader).
+                guard seen.insert(key).inserted else {
+                    throw FirePackError(.duplicateKey, offset: offset, "document member \(key.debugDescription) appears twice", path: [.key(key)])
+                }
                 switch key {
                 case "name": name = try parser.parseStringPayload()
                 case "fields": fields = try parser.parseTypedFields(depth: 1)
