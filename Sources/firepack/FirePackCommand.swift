@@ -15,7 +15,11 @@ struct FirePackCommand: ParsableCommand {
             Exit codes: 0 success, 1 invalid data or a failed operation, 2 a usage error.
             Formats are inferred from file extensions (.fpk, .json); `-` reads standard input or writes standard output.
             """,
-        version: "firepack 0.3.0 (format version 1, stream version 2)",
+        version: """
+            firepack 0.4.0
+            reads: FirePack values (.fpk) format version 1; document streams (.fpks) versions 1 and 2
+            writes: FirePack values format version 1; document streams version 2
+            """,
         subcommands: [Convert.self, Inspect.self, Validate.self, Stats.self, Bench.self]
     )
 
@@ -24,8 +28,11 @@ struct FirePackCommand: ParsableCommand {
     /// 2, `--help` and `--version` as 0.
     static func main() {
         Interruption.install()
+        installPeakMemoryReport()
         do {
-            var command = try parseAsRoot(rawArguments())
+            let arguments = rawArguments()
+            try refuseHelpForUnknownSubcommand(arguments)
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch where FileDescriptorIO.brokenPipe.load(ordering: .relaxed) {
             // The reader of the output went away (`firepack convert … - | head`): end as SIGPIPE ends a command.
@@ -43,6 +50,33 @@ struct FirePackCommand: ParsableCommand {
             exit(withError: ExitCode(2))
         }
     }
+}
+
+/// `firepack help nosuch` is a usage error, not help for the whole tool with success.
+func refuseHelpForUnknownSubcommand(_ arguments: [String]) throws {
+    guard arguments.count > 1, arguments[0] == "help", !arguments[1].hasPrefix("-") else { return }
+    let names = FirePackCommand.configuration.subcommands.map { $0._commandName }
+    guard !names.contains(arguments[1]) else { return }
+    throw CommandFailure.usage("no subcommand '\(arguments[1])'; the subcommands are \(names.joined(separator: ", "))")
+}
+
+/// With `FIREPACK_REPORT_PEAK_MEMORY` set, reports the peak memory at exit (`reportPeakMemory`).
+func installPeakMemoryReport() {
+    guard ProcessInfo.processInfo.environment["FIREPACK_REPORT_PEAK_MEMORY"] != nil else { return }
+    atexit(peakMemoryAtExit)
+}
+
+/// `atexit`'s callback (a C function pointer: no captures).
+private let peakMemoryAtExit: @convention(c) () -> Void = { reportPeakMemory() }
+
+/// Writes `firepack: peak memory N bytes` (VmHWM, this program's own peak resident memory since it started) to
+/// standard error: for tests that bound the tool's memory (`FIREPACK_REPORT_PEAK_MEMORY`). A parent's `wait4`
+/// cannot tell it: Linux counts the memory of the process that spawned the tool into the child's maximum.
+func reportPeakMemory() {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return }
+    FileHandleIO.writeError("firepack: peak memory \(kilobytes * 1024) bytes\n")
 }
 
 /// The arguments as the system passed them: any that are not UTF-8 (a file named `in\xff.json`) are registered with

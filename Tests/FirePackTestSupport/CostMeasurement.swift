@@ -32,7 +32,9 @@ public enum CostMeasurement {
     /// posix_spawn's error number.
     public struct SpawnFailure: Error { public var code: Int32 }
 
-    /// What a child process did: its exit status (or 128 + signal), its peak resident memory and its standard error.
+    /// What a child process did: its exit status (or 128 + signal), its peak resident memory (its own report when it
+    /// gives one, `FIREPACK_REPORT_PEAK_MEMORY`; else `wait4`'s, which on Linux includes the spawning process's) and
+    /// its standard error.
     public struct ChildResult: Sendable {
         public var status: Int32
         public var peakMemoryBytes: Int
@@ -65,7 +67,13 @@ public enum CostMeasurement {
         defer { for pointer in argv { pointer?.deallocate() } }
         var pid: pid_t = 0
         let start = ContinuousClock.now
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        // The child reports its own peak memory (see `ChildResult.peakMemoryBytes`).
+        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("FIREPACK_REPORT_PEAK_MEMORY=1")]
+        var entry = environ
+        while let variable = entry.pointee { environment.append(strdup(variable)); entry += 1 }
+        environment.append(nil)
+        defer { for variable in environment { free(variable) } }
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environment)
         guard spawned == 0 else { throw SpawnFailure(code: spawned) }
         var status: Int32 = 0
         var usage = rusage()
@@ -73,8 +81,15 @@ public enum CostMeasurement {
         let elapsed = ContinuousClock.now - start
         let exited = status & 0x7F == 0
         let code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        let stderr = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-        return ChildResult(status: code, peakMemoryBytes: Int(usage.ru_maxrss) * 1024,
+        var stderr = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        // `wait4`'s maximum counts the memory of this (spawning) process too, on Linux: prefer the child's own report.
+        var peak = Int(usage.ru_maxrss) * 1024
+        if let line = stderr.split(separator: "\n").last(where: { $0.hasPrefix("firepack: peak memory ") }),
+           let bytes = Int(line.split(separator: " ")[3]) {
+            peak = bytes
+            stderr = stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { $0 != line }.joined(separator: "\n")
+        }
+        return ChildResult(status: code, peakMemoryBytes: peak,
                            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                            stderr: stderr)
     }

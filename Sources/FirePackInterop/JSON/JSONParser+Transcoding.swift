@@ -28,7 +28,7 @@ extension JSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             // parseNumber returns .integer or .double only: no allocation either way.
             writer.write(try parseNumber())
-        default: throw fail("unexpected character '\(Unicode.Scalar(byte(index)))'")
+        default: throw unexpectedCharacter()
         }
     }
 

@@ -36,6 +36,23 @@ struct JSONParser {
         FirePackError(.invalidJSON, offset: offset ?? index, message)
     }
 
+    /// "unexpected character 'N'", with the way to write it when it starts a literal JSON has not got (NaN,
+    /// Infinity: a double FirePack keeps exactly is written `{"__double__": "NaN"}`), and control bytes escaped.
+    func unexpectedCharacter() -> FirePackError {
+        let byte = self.byte(index)
+        let shown = byte < 0x20 || byte >= 0x7F ? "byte 0x" + String(byte, radix: 16, uppercase: true) : "'\(Unicode.Scalar(byte))'"
+        var message = "unexpected character \(shown)"
+        for literal in ["NaN", "Infinity", "-Infinity"] where matches(literal) {
+            message += "; JSON has no \(literal): write {\"__double__\": \"\(literal)\"} for FirePack's exact double"
+        }
+        return fail(message)
+    }
+
+    /// Whether the text at the cursor starts with `literal`.
+    func matches(_ literal: String) -> Bool {
+        literal.utf8.enumerated().allSatisfy { byte(index + $0.offset) == $0.element }
+    }
+
     mutating func parseDocument() throws(FirePackError) -> Value {
         // A UTF-8 byte order mark may precede the text (RFC 8259 §8.1 lets a parser ignore it).
         if count >= 3 && byte(0) == 0xEF && byte(1) == 0xBB && byte(2) == 0xBF { index = 3 }
@@ -66,7 +83,7 @@ struct JSONParser {
         case UInt8(ascii: "f"): try expectLiteral("false"); return .boolean(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw fail("unexpected character '\(Unicode.Scalar(byte(index)))'")
+        default: throw unexpectedCharacter()
         }
     }
 
