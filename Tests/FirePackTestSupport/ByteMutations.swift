@@ -39,3 +39,13 @@ public enum ByteMutation: Int, CaseIterable, Sendable {
         return bytes
     }
 }
+
+/// The varint (LEB128) encoding of `value`, for building FirePack bytes by hand in tests (Docs/FORMAT.md §1).
+public func varintBytes(_ value: Int) -> [UInt8] {
+    var value = value, bytes: [UInt8] = []
+    repeat {
+        bytes.append(UInt8(value & 0x7F) | (value >= 0x80 ? 0x80 : 0))
+        value >>= 7
+    } while value > 0
+    return bytes
+}

@@ -88,13 +88,7 @@ struct HostileInputTests {
         let tablePosition = try #require(bytes.lastIndex(of: UInt8(0xD3)))
         let root = Array(bytes[..<tablePosition])
         let entries = root.count / 2 + 1
-        var hostile = root + [UInt8(0xD3)]
-        var remaining = entries
-        repeat {
-            hostile.append(UInt8(remaining & 0x7F) | (remaining >= 0x80 ? 0x80 : 0))
-            remaining >>= 7
-        } while remaining > 0
-        hostile.append(1)
+        var hostile = root + [UInt8(0xD3)] + varintBytes(entries) + [1]
         hostile += [UInt8](repeating: UInt8(2), count: entries)
         let error = #expect(throws: FirePackError.self) { try Value(firePackBytes: hostile) }
         #expect(error?.code == .badKeyTable && error?.offset == root.count, "\(String(describing: error))")

@@ -32,8 +32,8 @@ struct VerifyTests {
 
     static func body(ignored: [UInt8]) -> [UInt8] {
         // [{"title": "Dune", "x": <ignored>}]
-        let map = [0xB2] + varint(13 + ignored.count) + [0x0A] + Array("title".utf8) + [0x84] + Array("Dune".utf8) + [0x02, 0x78] + ignored
-        return [0xA1] + varint(map.count) + map
+        let map = [0xB2] + varintBytes(13 + ignored.count) + [0x0A] + Array("title".utf8) + [0x84] + Array("Dune".utf8) + [0x02, 0x78] + ignored
+        return [0xA1] + varintBytes(map.count) + map
     }
 
     static let damagedIgnoredFields: [(String, [UInt8], FirePackError.Code)] = [
@@ -61,7 +61,7 @@ struct VerifyTests {
         }
         // Deep nesting in a skipped field: refused at the depth limit, not walked into.
         var deep: [UInt8] = [0x01]
-        for _ in 0..<200 { deep = [0xA1] + Self.varint(deep.count) + deep }
+        for _ in 0..<200 { deep = [0xA1] + varintBytes(deep.count) + deep }
         #expect(throws: DecodingError.self) { try strict.decode([Title].self, from: Self.body(ignored: deep)) }
         // And `.lazy` says the caller trusts the bytes, at every door.
         decoder.inputValidation = .lazy
@@ -84,14 +84,6 @@ struct VerifyTests {
         #expect(error?.code == .duplicateKey && error?.code == expected?.code && error?.offset == expected?.offset)
     }
 
-    static func varint(_ value: Int) -> [UInt8] {
-        var value = value, bytes: [UInt8] = []
-        repeat {
-            bytes.append(UInt8(value & 0x7F) | (value >= 0x80 ? 0x80 : 0))
-            value >>= 7
-        } while value > 0
-        return bytes
-    }
 
     static func range(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         var index = 0

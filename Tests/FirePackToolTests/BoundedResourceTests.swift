@@ -80,10 +80,7 @@ struct BoundedResourceTests {
     @Test func aKeyTableThatClaimsMoreThanTheValueIsRefusedAtOnce() throws {
         // `{"a": 0}` followed by a key table of 3,000,000 one-byte entries.
         let input = try write("table.fpk.gz", gzip: true) { sink in
-            var head: [UInt8] = [0x89, 0x46, 0x50, 0x4B, 0x01, 0xB1, 0x03, 0x02, 0x61, 0x00, 0xD3]
-            var count = 3_000_000
-            repeat { head.append(UInt8(count & 0x7F) | (count >= 0x80 ? 0x80 : 0)); count >>= 7 } while count > 0
-            head.append(1)
+            let head: [UInt8] = [0x89, 0x46, 0x50, 0x4B, 0x01, 0xB1, 0x03, 0x02, 0x61, 0x00, 0xD3] + varintBytes(3_000_000) + [1]
             try head.withUnsafeBytes { try sink.write($0) }
             let zeros = [UInt8](repeating: 0, count: 1_000_000)
             for _ in 0..<3 { try zeros.withUnsafeBytes { try sink.write($0) } }

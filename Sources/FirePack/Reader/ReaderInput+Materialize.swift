@@ -73,12 +73,8 @@ struct Materializer {
         case Tag.vector:
             let (start, count, next) = try input.getVector(at: offset, limit: limit)
             return (.vector(VectorView(input.bytes(from: start, count: count * 8)).vectorValue), next)
-        case Tag.extension:
-            _ = try input.valueEnd(at: offset, limit: limit)
-            throw FirePackError(.unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
         default:
-            _ = try input.valueEnd(at: offset, limit: limit)  // throws unknownTag with the right message
-            throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
+            try input.throwUndefinedValue(tag, at: offset, limit: limit)
         }
     }
 
@@ -105,5 +101,17 @@ struct Materializer {
             throw FirePackError(.lengthMismatch, offset: offset,
                                 "container of \(header.count) elements ends at byte \(cursor), its length says \(header.end)")
         }
+    }
+}
+
+extension ReaderInput {
+    /// Throws for a value no reader of format version 1 reads: an extension (`unsupportedExtension`), or a tag that is
+    /// not defined (`unknownTag`); a value whose extent is damaged throws that first, as `valueEnd` finds it.
+    func throwUndefinedValue(_ tag: UInt8, at offset: Int, limit: Int) throws(FirePackError) -> Never {
+        _ = try valueEnd(at: offset, limit: limit)
+        if tag == Tag.extension {
+            throw FirePackError(.unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
+        }
+        throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
     }
 }

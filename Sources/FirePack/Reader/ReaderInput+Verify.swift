@@ -67,12 +67,8 @@ struct InputVerifier {
         case Tag.bytes: return try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes").next
         case Tag.reference: return try input.getReference(at: offset, limit: limit).next
         case Tag.vector: return try input.getVector(at: offset, limit: limit).next
-        case Tag.extension:
-            _ = try input.valueEnd(at: offset, limit: limit)
-            throw FirePackError(.unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
         default:
-            _ = try input.valueEnd(at: offset, limit: limit)  // throws unknownTag with the right message
-            throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
+            try input.throwUndefinedValue(tag, at: offset, limit: limit)
         }
     }
 

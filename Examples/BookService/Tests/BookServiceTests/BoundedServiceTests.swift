@@ -1,6 +1,7 @@
 #if FirePackHummingbird
 import BookService
 import FirePack
+import FirePackTestSupport
 import Foundation
 import NIOCore
 import Testing
@@ -49,18 +50,10 @@ struct BoundedServiceTests {
     /// Arrays nested `depth` deep around `1`.
     static func nested(_ depth: Int) -> [UInt8] {
         var bytes: [UInt8] = [0x01]
-        for _ in 0..<depth { bytes = [0xA1] + varint(bytes.count) + bytes }
+        for _ in 0..<depth { bytes = [0xA1] + varintBytes(bytes.count) + bytes }
         return bytes
     }
 
-    static func varint(_ value: Int) -> [UInt8] {
-        var value = value, bytes: [UInt8] = []
-        repeat {
-            bytes.append(UInt8(value & 0x7F) | (value >= 0x80 ? 0x80 : 0))
-            value >>= 7
-        } while value > 0
-        return bytes
-    }
 
     /// `[ {…, "x": value} ]` from the encoding of a one-element array of maps (no key table), with the lengths redone.
     static func appendingField(to body: [UInt8], value: [UInt8]) throws -> [UInt8] {
@@ -74,9 +67,9 @@ struct BoundedServiceTests {
             let entries = Array(body[entriesStart ..< entriesEnd]) + [0x02, 0x78] + value
             let count = map.count + 1
             let mapBytes: [UInt8] = count <= 15
-                ? [0xB0 | UInt8(count)] + varint(entries.count) + entries
-                : [0xD1] + varint(varint(count).count + entries.count) + varint(count) + entries
-            return [0xA1] + varint(mapBytes.count) + mapBytes
+                ? [0xB0 | UInt8(count)] + varintBytes(entries.count) + entries
+                : [0xD1] + varintBytes(varintBytes(count).count + entries.count) + varintBytes(count) + entries
+            return [0xA1] + varintBytes(mapBytes.count) + mapBytes
         }
     }
 
