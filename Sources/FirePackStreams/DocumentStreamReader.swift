@@ -142,6 +142,9 @@ public final class DocumentStreamReader {
             if available < DocumentStreamFormat.recordHeaderLength {
                 try report(recordOffset, .truncated, "the stream ends inside a record header")
                 start = end
+                // A version-2 stream that ends in a torn record (its close record never written, or overwritten) is
+                // not closed, as one that ends at a record boundary is.
+                if completion == nil { completion = version >= 2 ? .notClosed(recordCount: nextNumber) : .unknown }
                 return nil
             }
             guard matchesMarker(at: start) else {

@@ -145,23 +145,6 @@ final class JSONLinesInput: DocumentInput {
     var problems: [String] { [] }
 }
 
-final class FirestoreJSONInput: DocumentInput {
-    let lines: LineReader
-    init(_ source: ByteSource) { lines = LineReader(source) }
-    func next() throws -> Document? {
-        while let line = try lines.next() {
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            do { return try Document(firestoreJSON: line) } catch {
-                throw FirePackError(error.code, offset: error.offset,
-                                    "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
-                                    path: error.path)
-            }
-        }
-        return nil
-    }
-    var problems: [String] { [] }
-}
-
 /// Varint-length-delimited Document messages, read one at a time; a file holding one message without a length
 /// prefix is read as that one document.
 ///

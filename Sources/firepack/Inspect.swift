@@ -1,5 +1,6 @@
 import ArgumentParser
 import FirePack
+import FirePackStreams
 import FirePackInterop
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -55,19 +56,36 @@ struct Inspect: ParsableCommand {
         try show(bytes, file: true)
     }
 
-    /// Lists a stream's records, or shows one of them.
+    /// Lists a stream's records, or shows one of them; with `--path` and no `--record`, that field of every record.
+    ///
+    /// Records are numbered as `validate` numbers them: a `.fpks` record's number counts damaged records too, and
+    /// each damaged record is listed in its place.
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
         let source = try Files.source(file, gzip: gzip)
         let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
-        var number = 0
+        let stream = (input as? StreamInput)?.reader
+        var number = 0, listedProblems = 0, count = 0
+        /// Lists the damaged records the reader has found since the last call, in their places.
+        func listDamage() throws {
+            guard let stream else { return }
+            while listedProblems < stream.problems.count {
+                let problem = stream.problems[listedProblems]
+                listedProblems += 1
+                if record == nil { try FileHandleIO.printChecked("record \(problem.recordNumber): damaged at byte \(problem.offset): \(problem.reason)") }
+            }
+        }
         do {
-            while let document = try input.next() {
-                defer { number += 1 }
+            while let next = try Self.nextDocument(input, stream: stream, count: &count) {
+                let (recordNumber, document) = next
+                number = recordNumber
+                try listDamage()
                 guard let record else {
-                    try FileHandleIO.printChecked("record \(number): \(document.reference.path) (\(document.fields.count) fields)")
+                    let summary = "record \(recordNumber): \(document.reference.path) (\(document.fields.count) fields)"
+                    guard let path else { try FileHandleIO.printChecked(summary); continue }
+                    try showField(path, of: document, record: recordNumber)
                     continue
                 }
-                guard number == record else { continue }
+                guard recordNumber == record else { continue }
                 if path != nil {
                     try show(Value.map(document.fields).firePackBytes(), file: false)
                 } else {
@@ -75,11 +93,40 @@ struct Inspect: ParsableCommand {
                 }
                 return
             }
+            try listDamage()
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
-        for problem in input.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
-        if let record { throw CommandFailure(message: "\(file): no record \(record) (the stream has \(number))") }
+        let damaged = stream?.problemCount ?? 0
+        if damaged > listedProblems { FileHandleIO.writeError("firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n") }
+        if damaged > 0 { FileHandleIO.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n") }
+        if let record { throw CommandFailure(message: "\(file): no record \(record) (the stream has \(stream?.recordsFound ?? number + 1))") }
+    }
+
+    /// The next document and its record number (a `.fpks` record's own number; else the count so far).
+    static func nextDocument(_ input: DocumentInput, stream: DocumentStreamReader?, count: inout Int) throws -> (Int, Document)? {
+        if let stream {
+            guard let (record, document) = try stream.nextDocumentRecord() else { return nil }
+            return (record.number, document)
+        }
+        guard let document = try input.next() else { return nil }
+        defer { count += 1 }
+        return (count, document)
+    }
+
+    /// `record N (path): field` — one line per record for `--path` without `--record`.
+    func showField(_ path: String, of document: Document, record: Int) throws {
+        let bytes = Value.map(document.fields).firePackBytes()
+        try bytes.withUnsafeBytes { raw in
+            let reader = try FirePackReader(bytes: raw)
+            guard let found = try reader.root.lookup(path) else {
+                try FileHandleIO.printChecked("record \(record) (\(document.reference.path)): no field at '\(path)'")
+                return
+            }
+            var printer = TreePrinter(showOffsets: false)
+            try printer.print(found, label: nil, indent: 0)
+            try FileHandleIO.printChecked("record \(record) (\(document.reference.path)): \(printer.output.dropLast())")
+        }
     }
 
     /// Prints the value in `bytes` (a `.fpk` file when `file`, else a bare encoding), or the field at `--path`.

@@ -25,8 +25,10 @@ final class JSONArrayReader {
     private(set) var count = 0
 
     /// The reader, or nil (nothing consumed: `restored` holds every byte read) when the text is not an array.
-    static func open(_ source: ByteSource, options: JSONOptions, maxElementLength: Int = 256 << 20) throws -> (JSONArrayReader?, restored: [UInt8]) {
+    static func open(_ source: ByteSource, options: JSONOptions, maxElementLength: Int = 256 << 20,
+                     startingAt place: JSONPlace = JSONPlace(offset: 0, line: 1, column: 1)) throws -> (JSONArrayReader?, restored: [UInt8]) {
         let reader = JSONArrayReader(source: source, options: options, maxElementLength: maxElementLength)
+        (reader.bufferOffset, reader.line, reader.column) = (place.offset, place.line, place.column)
         try reader.skipWhitespace()
         // A byte order mark may precede the text (RFC 8259 §8.1).
         if try reader.peek() == 0xEF {
@@ -85,6 +87,14 @@ final class JSONArrayReader {
 
     /// The next element as a value, or nil after the closing bracket (when only whitespace may follow).
     func next() throws -> Value? {
+        guard let (element, place) = try nextElement() else { return nil }
+        do { return try Value(json: element, options: options) } catch {
+            throw place.error(error.code, at: error.offset ?? 0, in: element, error.message, path: [.index(count - 1)] + error.path)
+        }
+    }
+
+    /// The next element's bytes and where it starts, or nil after the closing bracket.
+    func nextElement() throws -> (bytes: ArraySlice<UInt8>, place: JSONPlace)? {
         guard !finished else { return nil }
         try skipWhitespace()
         guard let first = try peek() else { throw error(.truncated, "input ends inside an array") }
@@ -98,22 +108,16 @@ final class JSONArrayReader {
         guard count < ReaderLimits.default.maxElementCount else {
             throw error(.limitExceeded, "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)")
         }
-        let (startLine, startColumn, startOffset) = (line, column, bufferOffset + position)
+        let place = JSONPlace(offset: bufferOffset + position, line: line, column: column)
         let length = try elementLength()
-        let element = buffer[position ..< position + length]
-        let value: Value
-        do { value = try Value(json: element, options: options) } catch {
-            let offset = error.offset ?? 0
-            let place = Self.place(of: offset, in: element, line: startLine, column: startColumn)
-            throw FirePackError(error.code, offset: startOffset + offset, "\(place): \(error.message)", path: [.index(count)] + error.path)
-        }
+        let element = ArraySlice(Array(buffer[position ..< position + length]))
         for _ in 0..<length { advance() }
         count += 1
-        return value
+        return (element, place)
     }
 
     /// After the closing bracket: only whitespace may follow.
-    private func finish() throws -> Value? {
+    private func finish() throws -> (bytes: ArraySlice<UInt8>, place: JSONPlace)? {
         advance()
         try skipWhitespace()
         if try peek() != nil { throw error(.trailingBytes, "text follows the JSON value") }

@@ -34,7 +34,7 @@ struct Stats: ParsableCommand {
             let text = value.jsonBytes()
             try text.withUnsafeBytes { try json.write($0) }
         }
-        var documents = 0
+        var documents = 0, damaged = 0
         do {
             if format.isStream {
                 let source = try Files.source(file, gzip: gzip)
@@ -43,6 +43,7 @@ struct Stats: ParsableCommand {
                     try add(.map(document.fields))
                     documents += 1
                 }
+                damaged = (input as? StreamInput)?.reader.problemCount ?? 0
             } else {
                 try add(format.readValue(FileHandleIO.read(file, gzip: gzip), file: file))
             }
@@ -51,16 +52,23 @@ struct Stats: ParsableCommand {
         }
         try gzipSink.finish()
         try FileHandleIO.printChecked(report(format: format, documents: documents, census: census,
-                                  sizes: (packed.count, packedGzip.count, json.count)))
+                                  sizes: (packed.count, packedGzip.count, json.count), damaged: damaged))
+        // Damage is reported as validate reports it (and counted in the first line above), never passed over.
+        if damaged > 0 {
+            throw CommandFailure(message: "\(file): \(damaged) damaged record(s) left out of these figures; firepack validate says which and why")
+        }
     }
 
-    func report(format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int)) -> String {
-        var lines = ["\(file): \(format.rawValue)\(format.isStream ? ", \(documents) documents" : "")", ""]
-        lines.append("type              values       bytes   share")
+    func report(format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int), damaged: Int = 0) -> String {
+        let damage = damaged > 0 ? ", \(damaged) damaged record(s) left out" : ""
+        var lines = ["\(file): \(format.rawValue)\(format.isStream ? ", \(documents) documents\(damage)" : "")", ""]
+        func column(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        lines.append("type            " + column("values", 10) + column("bytes", 13) + column("share", 8))
         let total = max(census.bytes.values.reduce(0, +), 1)
         for (name, bytes) in census.bytes.sorted(by: { $0.value > $1.value }) {
             let count = census.counts[name].map(String.init) ?? ""
-            lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: "%8@ %11d  %5.1f%%", count, bytes, 100 * Double(bytes) / Double(total)))
+            let share = String(format: "%.1f%%", 100 * Double(bytes) / Double(total))
+            lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0) + column(count, 10) + column(String(bytes), 13) + column(share, 8))
         }
         lines.append("")
         let distinct = census.distinctKeys.count

@@ -73,6 +73,7 @@ struct Validate: ParsableCommand {
                 while let (record, document) = try reader.nextDocumentRecord() {
                     let (number, offset) = (record.number, record.offset)
                     documents += 1
+                    Interruption.recordsDone.store(documents, ordering: .relaxed)
                     if let (kind, line) = Self.strictProblem(in: record.payload, at: offset + DocumentStreamFormat.recordHeaderLength,
                                                              limits: limits, canonical: canonical) {
                         problems.add(kind: kind, "record \(number): \(line)")
@@ -103,7 +104,7 @@ struct Validate: ParsableCommand {
                 if let repair { try FileHandleIO.printChecked("\(repair): \(documents) intact record(s) written, stream closed") }
             } else if format.isStream {
                 let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: "documents", idField: nil))
-                let lines = (input as? JSONLinesInput)?.lines ?? (input as? FirestoreJSONInput)?.lines
+                let lines = (input as? JSONLinesInput)?.lines
                 while let document = try input.next() {
                     documents += 1
                     guard firestoreLimits else { continue }

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import FirePack
+import FirePackStreams
+
+/// `validate`, `inspect` and `stats` number records the same way and all report damage; a stream whose close record
+/// gave way to a torn record is "not closed", as one cut at a record boundary is.
+@Suite("firepack tool: reports agree", .serialized)
+struct ReportsAgreeTests {
+    let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-reports-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Fixtures/books.fpks (hitchhiker, dune, emma, ulysses, kokoro) with one byte of record 1's payload flipped.
+    func damagedStream() throws -> String {
+        var bytes = [UInt8](try Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        let second = 6 + 12 + (Int(bytes[10]) | Int(bytes[11]) << 8)   // record 0's marker at 6, its length at 10
+        bytes[second + 12 + 20] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: path("damaged.fpks")))
+        return path("damaged.fpks")
+    }
+
+    @Test func everyCommandNumbersAndReportsTheDamagedRecordAlike() throws {
+        let stream = try damagedStream()
+        let validate = try Tool.run(["validate", stream])
+        #expect(validate.status == 1 && validate.stderr.contains("record 1 at byte"), "\(validate.stderr)")
+        let inspect = try Tool.run(["inspect", stream])
+        #expect(inspect.text.contains("record 1: damaged at byte"), "\(inspect.text)")
+        #expect(inspect.text.contains("record 2: books/emma"), "\(inspect.text)")
+        #expect(inspect.stderr.contains("1 damaged record(s)"), "\(inspect.stderr)")
+        let one = try Tool.run(["inspect", stream, "--record", "2", "--path", "title"])
+        #expect(one.status == 0 && one.text.contains("Emma"), "\(one.text) \(one.stderr)")
+        let stats = try Tool.run(["stats", stream])
+        #expect(stats.status == 1 && stats.text.contains("4 documents, 1 damaged record(s) left out"), "\(stats.text)")
+        #expect(stats.stderr.contains("1 damaged record(s)"), "\(stats.stderr)")
+    }
+
+    @Test func pathWithoutRecordShowsThatFieldOfEveryRecord() throws {
+        let result = try Tool.run(["inspect", "Fixtures/books.fpks", "--path", "title"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.text.split(separator: "\n")
+        #expect(lines.count == 5 && lines[2].hasPrefix("record 2 (books/emma): ") && lines[2].contains("Emma"), "\(result.text)")
+    }
+
+    @Test func aCloseRecordReplacedByATornRecordIsNotClosed() throws {
+        var bytes = [UInt8](try Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        bytes.removeLast(DocumentStreamFormat.closeRecordLength)
+        bytes += DocumentStreamFormat.syncMarker + [0x40, 0]   // a record header cut short
+        try Data(bytes).write(to: URL(fileURLWithPath: path("torn.fpks")))
+        let result = try Tool.run(["validate", path("torn.fpks")])
+        #expect(result.status == 1 && result.stderr.contains("not closed after record"), "\(result.stderr)")
+        #expect(!result.stderr.contains("version-1"), "\(result.stderr)")
+    }
+}
