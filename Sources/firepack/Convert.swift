@@ -97,6 +97,7 @@ struct Convert: ParsableCommand {
         let naming = DocumentNaming(collection: collection ?? Self.defaultCollection(input), idField: idField,
                                     generatesMissingIDs: generateMissingIds, keepsIDField: keepIdField, deterministic: deterministic,
                                     largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
+        var limitWarnings = ProblemReport(maxExamples: 5)
         do {
             if !inputFormat.isStream && !outputFormat.isStream {
                 // Value to value (fpk ↔ json): kept exactly, not read as documents.
@@ -127,9 +128,19 @@ struct Convert: ParsableCommand {
                 let options = DocumentOutputOptions(naming: naming, deterministic: deterministic, pretty: false, plain: plain, singleDocument: false).json
                 step = { try records.appendNextJSONLine(to: output, naming: naming, options: options) }
             } else {
+                // Firestore's own formats: a document Firestore would refuse is written, and said (grouped by kind).
+                let checksLimits = outputFormat == .firestoreJSON || outputFormat == .firestoreProto
+                var written = 0
                 step = {
                     guard let next = try documents.next() else { return false }
-                    try destination.write(time.map { next.resolvingServerTimestamps(at: $0) } ?? next)
+                    let document = time.map { next.resolvingServerTimestamps(at: $0) } ?? next
+                    if checksLimits {
+                        for violation in FirestoreLimits.violations(in: document) {
+                            limitWarnings.add(kind: violation.kind, "record \(written) (\(document.reference.path)): \(violation.text)")
+                        }
+                    }
+                    try destination.write(document)
+                    written += 1
                     return true
                 }
             }
@@ -147,6 +158,10 @@ struct Convert: ParsableCommand {
                 throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome) (keep the intact records with firepack validate --repair)")
             }
             try destination.finish()
+            if !limitWarnings.isEmpty {
+                FileHandleIO.writeError("firepack: warning: \(limitWarnings.total) problem(s) with Firestore's limits in \(output): Firestore would refuse these documents\n")
+                for line in limitWarnings.lines(prefix: "firepack: warning: ") { FileHandleIO.writeError(line + "\n") }
+            }
             progress.summary(records: records, written: outputCounter.count, generatedIDs: naming.generatedCount, to: output)
         } catch let error as FirePackError {
             throw CommandFailure.data(input, Self.namingToolOptions(error))

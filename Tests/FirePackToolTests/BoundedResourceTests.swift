@@ -9,11 +9,7 @@ import FirePackTestSupport
 /// `scripts/stress-hostile.py` runs the same cases at full size against a release build.
 @Suite("firepack tool: bounded resources", .serialized)
 struct BoundedResourceTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-bounded-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    let directory = Tool.temporaryDirectory("bounded")
 
     /// Well above the tool's own footprint (a debug build idles at about 30 MB), far below what the attacks took.
     static let ceiling = 128 << 20

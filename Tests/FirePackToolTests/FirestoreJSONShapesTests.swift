@@ -7,11 +7,7 @@ import FirePackStreams
 /// besides one document per line — with errors at the file's line and column.
 @Suite("firepack tool: Firestore REST JSON shapes", .serialized)
 struct FirestoreJSONShapesTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-rest-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    let directory = Tool.temporaryDirectory("rest")
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 

@@ -10,11 +10,7 @@ import Glibc
 /// The tool never damages what was there and never reports as complete what is not: each case runs the built binary.
 @Suite("firepack tool: nothing lost", .serialized)
 struct NothingLostTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-safe-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    let directory = Tool.temporaryDirectory("safe")
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
     func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }

@@ -13,11 +13,7 @@ import Glibc
 /// output reported, stale temporary files cleaned up. Runs as root in CI (as CI does); nothing here needs another user.
 @Suite("firepack tool: output paths", .serialized)
 struct OutputPathTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-out-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    let directory = Tool.temporaryDirectory("out")
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
     var books: String { Tool.repository.appendingPathComponent("Fixtures/books.json").path }

@@ -7,11 +7,7 @@ import FirePackStreams
 /// gave way to a torn record is "not closed", as one cut at a record boundary is.
 @Suite("firepack tool: reports agree", .serialized)
 struct ReportsAgreeTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-reports-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    let directory = Tool.temporaryDirectory("reports")
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
@@ -54,5 +50,19 @@ struct ReportsAgreeTests {
         let result = try Tool.run(["validate", path("torn.fpks")])
         #expect(result.status == 1 && result.stderr.contains("not closed after record"), "\(result.stderr)")
         #expect(!result.stderr.contains("version-1"), "\(result.stderr)")
+    }
+}
+
+extension ReportsAgreeTests {
+    /// Converting to Firestore's own formats writes what Firestore would refuse, and says so, grouped by kind.
+    @Test func firestoreFormatsWarnAboutFirestoresLimits() throws {
+        let lines = (0..<50).map { #"{"__name__": "c/d\#($0)", "": 1, "ok": 2}"# }.joined(separator: "\n")
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: path("empty.jsonl")))
+        let result = try Tool.run(["convert", path("empty.jsonl"), path("out.firestore.json"), "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: 50 problem(s) with Firestore's limits"), "\(result.stderr)")
+        #expect(result.stderr.contains("50 × empty field name") && result.stderr.split(separator: "\n").count < 12, "\(result.stderr)")
+        let clean = try Tool.run(["convert", "Fixtures/books.fpks", path("books.firestore.json"), "--quiet"])
+        #expect(clean.status == 0 && !clean.stderr.contains("warning"), "\(clean.stderr)")
     }
 }

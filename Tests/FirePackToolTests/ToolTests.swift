@@ -20,6 +20,13 @@ struct Tool {
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
+    /// A new folder for one suite's files (`firepack-NAME-UUID` in the system's temporary folder).
+    static func temporaryDirectory(_ name: String) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-\(name)-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
     @discardableResult
     static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Result {
         let process = Process()
@@ -45,11 +52,7 @@ struct Tool {
 
 @Suite("firepack tool", .serialized)
 struct ToolTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-tool-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    let directory = Tool.temporaryDirectory("tool")
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
