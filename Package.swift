@@ -9,6 +9,10 @@ let package = Package(
         .library(name: "FirePack", targets: ["FirePack"]),
         .library(name: "FirePackInterop", targets: ["FirePackInterop"]),
         .library(name: "FirePackStreams", targets: ["FirePackStreams"]),
+        // FirePack ↔ Apache Arrow (C Data and C Stream Interfaces), and its C ABI as a shared library for the Python
+        // package and other languages (Docs/ARROW.md).
+        .library(name: "FirePackArrow", targets: ["FirePackArrow"]),
+        .library(name: "FirePackArrowC", type: .dynamic, targets: ["FirePackArrowC"]),
         // `@FirePackCodable`: generated coding. Only this product (and its tests) builds swift-syntax.
         .library(name: "FirePackMacros", targets: ["FirePackMacros"]),
         // swift-nio `ByteBuffer` reading and writing; built with the `FirePackNIO` trait.
@@ -64,8 +68,12 @@ let package = Package(
         // CRC-32 with carry-less multiplication (x86-64), for stream records; zlib's table-driven crc32 elsewhere.
         .target(name: "CFirePackCRC32"),
         .target(name: "FirePackStreams", dependencies: ["FirePack", "CFirePackSystem", "CZlib", "CFirePackCRC32"]),
+        // The Arrow C Data Interface structs (a header of plain C structs; no Arrow library).
+        .target(name: "CArrowABI"),
+        .target(name: "FirePackArrow", dependencies: ["FirePack", "FirePackInterop", "FirePackStreams", "CArrowABI", "CFirePackSystem"]),
+        .target(name: "FirePackArrowC", dependencies: ["FirePackArrow", "FirePackStreams", "CArrowABI", "CFirePackSystem"]),
         .executableTarget(name: "firepack", dependencies: [
-            "FirePack", "FirePackInterop", "FirePackStreams", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "FirePack", "FirePackInterop", "FirePackStreams", "FirePackArrow", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Shared by the test targets (a seeded random generator).
         .target(name: "FirePackTestSupport", dependencies: ["FirePack"], path: "Tests/FirePackTestSupport"),
@@ -76,6 +84,7 @@ let package = Package(
         // Compiles and runs README.md's Swift blocks (ReadmeTour.swift is generated from them).
         .testTarget(name: "FirePackReadmeTests", dependencies: ["FirePack", "FirePackInterop", "FirePackMacros"]),
         .testTarget(name: "FirePackStreamsTests", dependencies: ["FirePack", "FirePackStreams", "FirePackTestSupport", "CFirePackCRC32"]),
+        .testTarget(name: "FirePackArrowTests", dependencies: ["FirePackArrow", "FirePack", "FirePackStreams", "CArrowABI", "FirePackTestSupport"]),
         // Runs the built firepack binary end to end.
         .testTarget(name: "FirePackToolTests", dependencies: ["firepack", "FirePack", "FirePackInterop", "FirePackStreams", "FirePackTestSupport"]),
         // The independent protobuf implementation the interop tests check against: protobuf-c (Debian

@@ -10,6 +10,8 @@ command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not
 for pkg in zlib1g-dev libprotobuf-c-dev protobuf-c-compiler; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
+# Java for Apache Spark (the Python package's Spark tests run a real local Spark session).
+command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "Installing: ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
@@ -20,3 +22,14 @@ swift build --build-tests --traits FirePackHummingbird
 swift test --skip-build --traits FirePackHummingbird 2>&1 | tee .build/test-output.txt
 # The claim that the traits keep swift-nio and Hummingbird away from FirePack-only users, checked.
 bash scripts/check-footprint.sh
+
+# The Python package and the engines (Docs/ARROW.md): a virtual environment with the pinned engines from PyPI, the
+# wheel built from python/ (it builds the native library in release mode and bundles the Swift runtime), installed
+# as a user would install it, then pytest: pyarrow, pandas, DuckDB, Polars, Ray Data and a local Spark session.
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q --disable-pip-version-check -r python/requirements-test.txt
+rm -rf .build/python-dist python/build
+.venv/bin/python -m build --wheel --no-isolation -o .build/python-dist python
+.venv/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps .build/python-dist/firepack-*.whl
+# From python/tests, so that `import firepack` is the installed wheel, not the source folder.
+(cd python/tests && PYSPARK_PYTHON="$PWD/../../.venv/bin/python" ../../.venv/bin/pytest -q -p no:cacheprovider .) 2>&1 | tee .build/python-test-output.txt

@@ -397,6 +397,10 @@ here the build before the conversions stopped building trees).
         text = text.rstrip("\n") + "\n\n" + hostile_section(results)
     elif (ROOT / "Benchmarks/Results/hostile.md").exists():
         text = text.rstrip("\n") + "\n\n" + (ROOT / "Benchmarks/Results/hostile.md").read_text(encoding="utf-8")
+    # The Arrow and engine benchmarks run from Python (python/benchmarks/engines.py writes their section).
+    arrow = ROOT / "Benchmarks/Results/arrow.md"
+    if arrow.exists():
+        text = text.rstrip("\n") + "\n\n" + arrow.read_text(encoding="utf-8")
     # The HTTP load test runs separately (scripts/load-test.py writes its section); keep its latest results.
     load_test = ROOT / "Benchmarks/Results/load-test.md"
     if load_test.exists():

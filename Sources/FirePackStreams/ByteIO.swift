@@ -115,3 +115,15 @@ package func readAll(_ source: ByteSource, limit: Int = 1 << 31) throws -> [UInt
         guard bytes.count <= limit else { throw FirePackError(.limitExceeded, "input larger than \(limit) bytes") }
     }
 }
+
+/// The first `count` bytes of `source` (fewer when it ends first): enough to tell a file's kind by its magic bytes.
+package func readPrefix(_ source: ByteSource, count: Int) throws -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+        let read = try bytes.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+        if read == 0 { break }
+        filled += read
+    }
+    return Array(bytes[..<filled])
+}

@@ -150,7 +150,8 @@ public final class DocumentStreamWriter {
     /// value; it returns false, having written nothing, when it cannot (the caller then takes another path).
     ///
     /// On error, or when `writeFields` returns false, nothing of the record stays.
-    package func append(reference: DocumentReference, writingFields writeFields: (FirePackWriter) throws -> Bool) throws -> Bool {
+    package func append(reference: DocumentReference, createTime: Timestamp? = nil, updateTime: Timestamp? = nil,
+                        writingFields writeFields: (FirePackWriter) throws -> Bool) throws -> Bool {
         precondition(!closed, "append after close()")
         let recordStart = writer.writerIndex
         writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)
@@ -171,6 +172,7 @@ public final class DocumentStreamWriter {
             writer.discardCompleted(from: recordStart)
             return false
         }
+        Document.writeTimes(createTime: createTime, updateTime: updateTime, to: writer)
         writer.endMap()
         try finishRecord(from: recordStart, payloadStart: payloadStart)
         return true

@@ -28,6 +28,12 @@ public struct StreamRecord {
     public var offset: Int
     /// The record's payload (a FirePack-encoded document), valid until the next read.
     public var payload: UnsafeRawBufferPointer
+
+    package init(number: Int, offset: Int, payload: UnsafeRawBufferPointer) {
+        self.number = number
+        self.offset = offset
+        self.payload = payload
+    }
 }
 
 /// Whether a stream was closed cleanly, known once its end is reached (Docs/FORMAT.md §8).
@@ -94,16 +100,16 @@ public final class DocumentStreamReader {
     /// Damage from the outside world (bit flips, a torn copy) stays far below it; a reader of a crafted stream stops
     /// checking claims it cannot afford and reports them instead, so its time stays linear in the stream's size.
     var checksumAllowance: Int { 2 * (bufferOffset + start) + 2 * maxRecordLength }
+    /// A range reader's end (`DocumentStreamReader+Range.swift`): the first intact record at or past it ends reading.
+    var rangeEnd = Int.max
+    /// Whether a range reader is still looking for its first intact record: what it passes over belongs to the range
+    /// before, so nothing is reported.
+    var synchronizing = false
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
-    public init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
-                limits: ReaderLimits = .default) throws {
-        self.source = source
-        self.mode = mode
-        self.maxRecordLength = maxRecordLength
-        capacity = 1 << 16
-        storage = .allocate(byteCount: capacity, alignment: 16)
-        self.limits = limits
+    public convenience init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+                            limits: ReaderLimits = .default) throws {
+        self.init(uncheckedSource: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits, version: 0)
         try fill(atLeast: DocumentStreamFormat.header.count)
         let header = DocumentStreamFormat.header
         guard end - start >= 4, (0..<4).allSatisfy({ byte($0) == header[$0] }) else {
@@ -118,6 +124,17 @@ public final class DocumentStreamReader {
             throw FirePackError(.unsupportedVersion, offset: 5, "stream flags 0x\(String(byte(5), radix: 16)); version \(version) defines none (the byte must be 00)")
         }
         start = header.count
+    }
+
+    /// A reader whose header was read elsewhere (a range reader's): nothing is read yet.
+    init(uncheckedSource source: ByteSource, mode: ErrorMode, maxRecordLength: Int, limits: ReaderLimits, version: UInt8) {
+        self.source = source
+        self.mode = mode
+        self.maxRecordLength = maxRecordLength
+        capacity = 1 << 16
+        storage = .allocate(byteCount: capacity, alignment: 16)
+        self.limits = limits
+        self.version = version
     }
 
     deinit { storage.deallocate() }
@@ -185,6 +202,13 @@ public final class DocumentStreamReader {
                 try resynchronize()
                 continue
             }
+            if recordOffset >= rangeEnd {
+                // The first intact record of the next range: this range ends here, whatever was reported before it.
+                start = end
+                sourceEnded = true
+                return nil
+            }
+            synchronizing = false
             start = payloadStart + length
             let number = nextNumber
             nextNumber += 1
@@ -245,7 +269,7 @@ public final class DocumentStreamReader {
 
     /// Reports a record whose payload checks out but is not a document; offsets inside the payload are counted from
     /// the stream's first byte, as everywhere (FORMAT.md §7).
-    func reportInvalidDocument(_ error: FirePackError, in record: StreamRecord) throws {
+    package func reportInvalidDocument(_ error: FirePackError, in record: StreamRecord) throws {
         let payloadStart = record.offset + DocumentStreamFormat.recordHeaderLength
         let inStream = FirePackError(error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
         try report(inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
@@ -275,6 +299,7 @@ public final class DocumentStreamReader {
     }
 
     func report(_ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil) throws {
+        if synchronizing { return }
         let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
         if number == nil { nextNumber += 1 }
         if mode == .stopAtFirstError { throw problem }

@@ -20,7 +20,7 @@ struct FirePackCommand: ParsableCommand {
             reads: FirePack values (.fpk) format version 1; document streams (.fpks) versions 1 and 2
             writes: FirePack values format version 1; document streams version 2
             """,
-        subcommands: [Convert.self, Inspect.self, Validate.self, Stats.self, Bench.self]
+        subcommands: [Convert.self, Inspect.self, Validate.self, Stats.self, Schema.self, Bench.self]
     )
 
     /// Runs the command; every failure leaves through ArgumentParser's `exit(withError:)` with the documented code:

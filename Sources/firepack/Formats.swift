@@ -93,14 +93,7 @@ enum FormatSniffer {
 
     /// The first `count` bytes (fewer at the end) and a source that reads them again, then the rest.
     static func peek(_ source: ByteSource, count: Int) throws -> ([UInt8], ByteSource) {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let read = try bytes.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
-            if read == 0 { break }
-            filled += read
-        }
-        bytes.removeLast(count - filled)
+        let bytes = try readPrefix(source, count: count)
         return (bytes, PrefixedSource(bytes, then: source))
     }
 }

@@ -76,14 +76,7 @@ extension Document {
         writer.writeReference(reference)
         writer.writeKey("fields")
         writer.write(.map(fields))
-        if let createTime {
-            writer.writeKey("createTime")
-            writer.writeTimestamp(createTime)
-        }
-        if let updateTime {
-            writer.writeKey("updateTime")
-            writer.writeTimestamp(updateTime)
-        }
+        Document.writeTimes(createTime: createTime, updateTime: updateTime, to: writer)
         writer.endMap()
     }
 
@@ -112,6 +105,18 @@ extension Document {
             fields = value
         }
         self.init(reference: reference, fields: fields!, createTime: createTime, updateTime: updateTime)
+    }
+
+    /// Writes a document record's optional `createTime` and `updateTime` entries (§9), the one place that does.
+    package static func writeTimes(createTime: Timestamp?, updateTime: Timestamp?, to writer: FirePackWriter) {
+        if let createTime {
+            writer.writeKey("createTime")
+            writer.writeTimestamp(createTime)
+        }
+        if let updateTime {
+            writer.writeKey("updateTime")
+            writer.writeTimestamp(updateTime)
+        }
     }
 
     /// Walks a document record in §9's strict shape — `name` (a reference), `fields` (a map), then optionally

@@ -1,0 +1,218 @@
+import CArrowABI
+import FirePack
+import FirePackInterop
+import FirePackStreams
+
+/// Reads FirePack documents into Arrow record batches, straight from each record's bytes into column buffers.
+///
+/// One reader reads one file, or one byte range of a stream (`offset`, `length`: Docs/ARROW.md, "Splits"). The
+/// schema is the caller's, or inferred from the file (all of it, or a sample) before the first batch. Damaged records
+/// are skipped and kept in `problems` (`skipDamaged`), or end reading with an error naming the record and its byte
+/// offset; a value that does not fit its column is an error naming the record, offset and field path, or a null
+/// counted in `warningCounts` (`nullsForMismatches`).
+public final class ArrowBatchReader {
+    /// How to read.
+    public struct Options: Sendable {
+        /// Rows per batch at most.
+        public var batchSize = 65_536
+        /// Bytes of column buffers per batch at most (a batch closes early when its columns reach it).
+        public var maxBatchBytes = 128 << 20
+        /// The columns wanted (nil: all), by top-level name; the others are skipped without being read.
+        public var columns: [String]?
+        /// The schema to read into (nil: inferred from the file).
+        public var schema: ArrowDocumentSchema?
+        /// How many records inference reads (nil: all of them).
+        public var sample: Int?
+        /// The byte range to read (Docs/ARROW.md, "Splits"): `offset` and `length` (nil: to the end).
+        public var offset = 0
+        public var length: Int?
+        /// Whether a value that does not fit its column becomes a null plus a counted warning.
+        public var nullsForMismatches = false
+        /// Whether damaged records are skipped and reported in `problems` (else the first one is an error).
+        public var skipDamaged = false
+
+        /// The defaults: 65,536 rows, all columns, the schema inferred from the whole file, errors on damage.
+        public init() {}
+    }
+
+    let source: FirePackRecordSource
+    let options: Options
+    /// The columns of the batches.
+    public let schema: ArrowDocumentSchema
+    /// Why fields are kept as JSON text, by path (inferred schemas only).
+    public let exactReasons: [String: String]
+    let context: ConversionContext
+    let nameBuilder: ColumnBuilder?
+    let createBuilder: ColumnBuilder?
+    let updateBuilder: ColumnBuilder?
+    let fieldsBuilder: ColumnBuilder
+    /// The builders in column order.
+    let builders: [ColumnBuilder]
+    /// Rows returned so far.
+    public private(set) var rowsRead = 0
+    /// Every builder that holds rows (the fields' struct and the document's own columns), and their state before the
+    /// current row, for taking a half-read record back.
+    var allBuilders: [ColumnBuilder] = []
+    var rowState: [Int] = []
+
+    /// Opens `path` (a `.fpks`, `.fpks.gz` or `.fpk`); infers the schema first when none is given.
+    public init(path: String, options: Options = Options()) throws {
+        self.options = options
+        var schema: ArrowDocumentSchema
+        var reasons: [String: String] = [:]
+        if let given = options.schema {
+            schema = given
+        } else {
+            (schema, reasons) = try DocumentProfile.of(paths: [path], sample: options.sample).schema()
+        }
+        if let columns = options.columns { schema = try schema.projected(to: columns) }
+        self.schema = schema
+        exactReasons = reasons
+        context = ConversionContext(nullsForMismatches: options.nullsForMismatches,
+                                    unknownFieldsAreErrors: options.schema == nil && options.sample != nil)
+        source = try FirePackRecordSource.open(path: path, offset: options.offset, length: options.length,
+                                               mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError)
+        func builder(_ name: String) -> ColumnBuilder? {
+            schema.columns.first { $0.name == name }.map { ColumnBuilder($0, path: $0.name) }
+        }
+        nameBuilder = builder(ArrowDocumentSchema.nameColumn)
+        createBuilder = builder(ArrowDocumentSchema.createTimeColumn)
+        updateBuilder = builder(ArrowDocumentSchema.updateTimeColumn)
+        let own: Set = [ArrowDocumentSchema.nameColumn, ArrowDocumentSchema.createTimeColumn, ArrowDocumentSchema.updateTimeColumn]
+        let fields = schema.columns.filter { !own.contains($0.name) }
+        fieldsBuilder = ColumnBuilder(ArrowColumn(name: "", type: .map(fields)), path: "")
+        fieldsBuilder.skipsUnknownFields = options.columns != nil
+        // The batch's columns in the schema's order.
+        var byName: [String: ColumnBuilder] = [:]
+        for child in fieldsBuilder.children { byName[child.column.name] = child }
+        for own in [nameBuilder, createBuilder, updateBuilder] { if let own { byName[own.column.name] = own } }
+        builders = schema.columns.map { byName[$0.name]! }
+        allBuilders = [fieldsBuilder] + [nameBuilder, createBuilder, updateBuilder].compactMap { $0 }
+    }
+
+    /// Damaged or invalid records skipped so far (the first thousand).
+    public var problems: [StreamProblem] { source.problems }
+    /// How many records were skipped as damaged or invalid.
+    public var problemCount: Int { source.problemCount }
+    /// Values turned into nulls because they did not fit their column, by field path (`nullsForMismatches`).
+    public var warningCounts: [String: Int] { context.warningCounts }
+    /// The first of them in words.
+    public var warningExamples: [String] { context.warningExamples }
+    /// Whether the stream was closed cleanly (known at its end; nil for a range that ends before it).
+    public var completion: StreamCompletion? { source.stream?.completion }
+
+    /// Fills `out` with the next record batch (a struct array of the columns, which the consumer releases);
+    /// returns false, leaving `out` untouched, when there are no more records.
+    public func nextBatch(into out: UnsafeMutablePointer<ArrowArray>) throws -> Bool {
+        var rows = 0
+        while rows < options.batchSize {
+            if rows & 63 == 63 && fieldsBuilder.bufferedBytes + (nameBuilder?.bufferedBytes ?? 0) >= options.maxBatchBytes { break }
+            guard let record = try source.nextRecord() else { break }
+            if try append(record) { rows += 1 }
+        }
+        guard rows > 0 else { return false }
+        rowsRead += rows
+        exportBatch(rows: rows, into: out)
+        return true
+    }
+
+    /// Appends one record's document as a row; false when it is not a valid document (reported, skipped).
+    ///
+    /// The record is read once, straight into the columns; every byte read is checked as it is read (what a
+    /// projection skips is skipped by its length). A record that turns out not to be a document half way is taken
+    /// back out of the columns and reported like a damaged one; a value that does not fit the schema is the caller's
+    /// error, not damage, and ends reading (or became a null, with `nullsForMismatches`).
+    func append(_ record: FirePackRecordSource.Record) throws -> Bool {
+        context.recordNumber = record.number
+        context.recordOffset = record.offset
+        context.schemaError = false
+        if options.skipDamaged {
+            rowState.removeAll(keepingCapacity: true)
+            for builder in allBuilders { builder.save(into: &rowState) }
+        }
+        let fieldsBuilder = self.fieldsBuilder, context = self.context
+        do throws(FirePackError) {
+            let document = try Document.scanRecord(record.payload, limits: .default) { reader throws(FirePackError) in
+                try fieldsBuilder.appendMap(&reader, context)
+            }
+            if let nameBuilder { try nameBuilder.appendString(document.reference.path) }
+            if let createBuilder { try append(document.createTime, to: createBuilder) }
+            if let updateBuilder { try append(document.updateTime, to: updateBuilder) }
+        } catch {
+            if !context.schemaError {
+                if options.skipDamaged {
+                    var index = 0
+                    for builder in allBuilders { builder.restore(from: rowState, at: &index) }
+                }
+                try source.reportInvalid(error, in: record)
+                return false
+            }
+            let offset = error.offset.map { $0 + record.payloadOffset } ?? record.offset
+            let path = error.path.isEmpty ? "" : ", field \(error.pathDescription)"
+            throw FirePackError(error.code, offset: offset,
+                                "\(source.path): record \(record.number) at byte \(record.offset)\(path): \(error.message)", path: error.path)
+        }
+        return true
+    }
+
+    func append(_ time: Timestamp?, to builder: ColumnBuilder) throws(FirePackError) {
+        guard let time else { return builder.appendNull() }
+        guard let nanoseconds = TimestampNanoseconds.of(time) else {
+            context.schemaError = true
+            throw FirePackError(.typeMismatch, "the document's \(builder.column.name) \(time) is outside what timestamp[ns] holds")
+        }
+        builder.values.append(nanoseconds)
+        builder.markValid()
+    }
+
+    /// Exports the built rows as one record batch: a struct array without nulls whose children are the columns.
+    func exportBatch(rows: Int, into out: UnsafeMutablePointer<ArrowArray>) {
+        let children = builders.map { builder in
+            let pointer = UnsafeMutablePointer<ArrowArray>.allocate(capacity: 1)
+            builder.export(into: pointer)
+            return pointer
+        }
+        // The fields' struct is not exported itself (its children are the batch's columns): start it over.
+        fieldsBuilder.resetLength()
+        let owner = ExportedArray(buffers: [nil], owned: [], children: children)
+        out.pointee = ArrowArray(length: Int64(rows), null_count: 0, offset: 0, n_buffers: 1, n_children: Int64(children.count),
+                                 buffers: owner.buffers, children: children.isEmpty ? nil : owner.children, dictionary: nil,
+                                 release: releaseExportedArray, private_data: Unmanaged.passRetained(owner).toOpaque())
+    }
+
+    /// The schema of the batches, with the inference notes in its metadata (`firepack.exact`).
+    public func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>) {
+        schema.exportSchema(into: out, metadata: ArrowDocumentSchema.metadata(exactReasons: exactReasons))
+    }
+}
+
+extension ArrowDocumentSchema {
+    /// Schema-level metadata: `firepack.format` (the mapping's version) and `firepack.exact`, a JSON object of the
+    /// field paths kept as JSON text and why.
+    public static func metadata(exactReasons: [String: String]) -> [(String, String)] {
+        var metadata = [("firepack.format", "1")]
+        if !exactReasons.isEmpty {
+            let entries = exactReasons.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\(JSONText.quoted($0.value))" }
+            metadata.append(("firepack.exact", "{" + entries.joined(separator: ",") + "}"))
+        }
+        return metadata
+    }
+}
+
+extension ColumnBuilder {
+    /// Starts a struct whose children were exported on their own over.
+    func resetLength() {
+        validity?.free()
+        validity = nil
+        length = 0
+        nullCount = 0
+    }
+}
+
+/// JSON string quoting for the few JSON texts the Arrow module writes (metadata, reports): FirePack's own JSON writer.
+public enum JSONText {
+    /// `text` as a JSON string literal.
+    public static func quoted(_ text: String) -> String {
+        String(decoding: Value.string(text).jsonBytes(), as: UTF8.self)
+    }
+}

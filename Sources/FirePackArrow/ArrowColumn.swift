@@ -1,0 +1,125 @@
+import FirePack
+
+/// The Arrow type of one column (or nested field), and the FirePack type it carries (Docs/ARROW.md, "Type mapping").
+public indirect enum ArrowColumnType: Hashable, Sendable {
+    /// Arrow `null` (`n`): a field that only ever held null.
+    case null
+    /// Arrow `bool` (`b`).
+    case boolean
+    /// Arrow `int64` (`l`).
+    case int64
+    /// Arrow `float64` (`g`), bit patterns kept.
+    case float64
+    /// Arrow `timestamp[ns, tz=UTC]` (`tsn:UTC`).
+    case timestamp
+    /// Arrow `string` (`u`).
+    case string
+    /// Arrow `binary` (`z`).
+    case binary
+    /// Arrow `string` holding a document's full path, marked `firepack.type: reference`.
+    case reference
+    /// Arrow `struct<latitude: float64, longitude: float64>`, marked `firepack.type: geopoint`.
+    case geoPoint
+    /// Arrow `list<float64>`, or `fixed_size_list<float64>[dimension]`, marked `firepack.type: vector`.
+    case vector(dimension: Int?)
+    /// Arrow `struct`: a FirePack map with these fields.
+    case map([ArrowColumn])
+    /// Arrow `list`: a FirePack array whose elements are `element` (named `item`).
+    case list(ArrowColumn)
+    /// Arrow `string` holding each value's JSON text in FirePack's reversible form, marked `firepack.type: value`: the exact form
+    /// of a field whose values disagree in type (or that Arrow cannot hold exactly otherwise).
+    case exact
+}
+
+/// What an Arrow null in a column stands for (metadata `firepack.null`).
+public enum ArrowNullMeaning: String, Hashable, Sendable {
+    /// The field is absent from the map (the default; no mark).
+    case absent
+    /// The field is present with the value null (mark `firepack.null: value`); list elements always are.
+    case value
+}
+
+/// One column of a FirePack table, or one field of a nested struct.
+public struct ArrowColumn: Hashable, Sendable {
+    /// The field's name (a map key; `__name__`, `__create_time__`, `__update_time__` for the document's own).
+    public var name: String
+    /// Its type.
+    public var type: ArrowColumnType
+    /// What an Arrow null stands for.
+    public var nullMeaning: ArrowNullMeaning
+
+    /// A column; nulls mean an absent field unless told otherwise.
+    public init(name: String, type: ArrowColumnType, nullMeaning: ArrowNullMeaning = .absent) {
+        self.name = name
+        self.type = type
+        self.nullMeaning = nullMeaning
+    }
+}
+
+/// The columns a FirePack stream becomes: the document's path, its fields, and its create and update times when
+/// some document has them.
+public struct ArrowDocumentSchema: Hashable, Sendable {
+    /// The name of the column holding each document's path.
+    public static let nameColumn = "__name__"
+    /// The name of the column holding each document's create time.
+    public static let createTimeColumn = "__create_time__"
+    /// The name of the column holding each document's update time.
+    public static let updateTimeColumn = "__update_time__"
+    /// The metadata key marking a column's FirePack type.
+    public static let typeKey = "firepack.type"
+    /// The metadata key saying what a column's nulls stand for.
+    public static let nullKey = "firepack.null"
+
+    /// Every column, the document's own first (`__name__`, then the times when present), then the fields.
+    public var columns: [ArrowColumn]
+
+    /// A schema of these columns.
+    public init(columns: [ArrowColumn]) { self.columns = columns }
+
+    /// Only the columns named in `names`, in the schema's order; a name it does not have throws.
+    public func projected(to names: [String]) throws(FirePackError) -> ArrowDocumentSchema {
+        let known = Set(columns.map(\.name))
+        if let unknown = names.first(where: { !known.contains($0) }) {
+            throw FirePackError(.invalidValue, "no column \(unknown.debugDescription): the schema has \(columns.map(\.name).joined(separator: ", "))")
+        }
+        let wanted = Set(names)
+        return ArrowDocumentSchema(columns: columns.filter { wanted.contains($0.name) })
+    }
+
+    /// Paths of the columns (and nested fields) kept as JSON text.
+    public var exactPaths: [String] {
+        var paths: [String] = []
+        func visit(_ column: ArrowColumn, _ prefix: String) {
+            let path = prefix.isEmpty ? column.name : prefix + "." + column.name
+            switch column.type {
+            case .exact: paths.append(path)
+            case .map(let fields): for field in fields { visit(field, path) }
+            case .list(let element): visit(element, path + "[]")
+            default: break
+            }
+        }
+        for column in columns { visit(column, "") }
+        return paths
+    }
+}
+
+extension ArrowColumnType {
+    /// The type in words, as `firepack schema` and errors show it.
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .boolean: "bool"
+        case .int64: "int64"
+        case .float64: "float64"
+        case .timestamp: "timestamp[ns, UTC]"
+        case .string: "string"
+        case .binary: "binary"
+        case .reference: "reference (string)"
+        case .geoPoint: "geopoint (struct)"
+        case .vector(let dimension): dimension.map { "vector (fixed_size_list<float64>[\($0)])" } ?? "vector (list<float64>)"
+        case .map(let fields): "struct<\(fields.map { "\($0.name): \($0.type.description)" }.joined(separator: ", "))>"
+        case .list(let element): "list<\(element.type.description)>"
+        case .exact: "JSON text (string)"
+        }
+    }
+}

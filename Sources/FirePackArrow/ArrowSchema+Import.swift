@@ -1,0 +1,103 @@
+import CArrowABI
+import FirePack
+
+// Reading an `ArrowSchema` produced elsewhere (pyarrow, Spark, DuckDB, Polars) into FirePack's column model. The
+// formats read are the ones Docs/ARROW.md maps (the Python package casts other Arrow types to them first); the
+// `firepack.type` marks in field metadata say which FirePack type a string or struct column carries.
+
+extension ArrowDocumentSchema {
+    /// The columns of a record batch's schema (a struct), read from the C Data Interface; the caller keeps ownership.
+    public init(importing schema: UnsafePointer<ArrowSchema>) throws(FirePackError) {
+        let format = String(cString: schema.pointee.format)
+        guard format == "+s" else {
+            throw FirePackError(.typeMismatch, "a record batch's schema is a struct (+s), not \(format.debugDescription)")
+        }
+        var columns: [ArrowColumn] = []
+        for index in 0..<Int(schema.pointee.n_children) {
+            columns.append(try ArrowColumn(importing: schema.pointee.children[index]!))
+        }
+        self.init(columns: columns)
+    }
+}
+
+extension ArrowColumn {
+    /// One field of an Arrow schema, read from the C Data Interface.
+    public init(importing schema: UnsafePointer<ArrowSchema>) throws(FirePackError) {
+        let name = schema.pointee.name.map { String(cString: $0) } ?? ""
+        let format = String(cString: schema.pointee.format)
+        let metadata = ArrowColumn.metadata(schema.pointee.metadata)
+        let mark = metadata[ArrowDocumentSchema.typeKey]
+        let nullMeaning: ArrowNullMeaning = metadata[ArrowDocumentSchema.nullKey] == "value" ? .value : .absent
+        func child(_ index: Int) throws(FirePackError) -> ArrowColumn {
+            guard index < Int(schema.pointee.n_children) else {
+                throw FirePackError(.typeMismatch, "field \(name.debugDescription): format \(format) without its child", path: [.key(name)])
+            }
+            return try ArrowColumn(importing: schema.pointee.children[index]!)
+        }
+        func unsupported(_ why: String) -> FirePackError {
+            FirePackError(.typeMismatch, "field \(name.debugDescription): \(why)", path: [.key(name)])
+        }
+        if schema.pointee.dictionary != nil { throw unsupported("dictionary-encoded columns are not read: decode them first") }
+        let type: ArrowColumnType
+        switch (format, mark) {
+        case ("n", _): type = .null
+        case ("b", _): type = .boolean
+        case ("l", _): type = .int64
+        case ("g", _): type = .float64
+        case (let f, _) where f.hasPrefix("tsn:"): type = .timestamp
+        case ("u", "reference"): type = .reference
+        case ("u", "value"): type = .exact
+        case ("u", _): type = .string
+        case ("z", _): type = .binary
+        case ("+s", "geopoint"):
+            let fields = try (0..<Int(schema.pointee.n_children)).map { (index) throws(FirePackError) in try child(index) }
+            guard fields.map(\.name) == ["latitude", "longitude"], fields.allSatisfy({ $0.type == .float64 }) else {
+                throw unsupported("a geopoint is struct<latitude: float64, longitude: float64>")
+            }
+            type = .geoPoint
+        case ("+s", _):
+            var fields: [ArrowColumn] = []
+            for index in 0..<Int(schema.pointee.n_children) { fields.append(try child(index)) }
+            type = .map(fields)
+        case ("+l", "vector"):
+            guard try child(0).type == .float64 else { throw unsupported("a vector is a list of float64") }
+            type = .vector(dimension: nil)
+        case ("+l", _):
+            type = .list(try child(0))
+        case (let f, let mark) where f.hasPrefix("+w:"):
+            guard let dimension = Int(f.dropFirst(3)), dimension >= 0 else { throw unsupported("bad format \(f)") }
+            let element = try child(0)
+            if mark == "vector" || element.type == .float64 {
+                guard element.type == .float64 else { throw unsupported("a vector is a list of float64") }
+                type = .vector(dimension: dimension)
+            } else {
+                throw unsupported("fixed_size_list of \(element.type.description) is read only as a vector (of float64)")
+            }
+        default:
+            throw unsupported("Arrow format \(format.debugDescription) has no FirePack type (Docs/ARROW.md lists the types read)")
+        }
+        self.init(name: name, type: type, nullMeaning: nullMeaning)
+    }
+
+    /// The C Data Interface's metadata: an int32 count, then each key and value as an int32 length and bytes.
+    static func metadata(_ pointer: UnsafePointer<CChar>?) -> [String: String] {
+        guard let pointer else { return [:] }
+        let raw = UnsafeRawPointer(pointer)
+        var offset = 0
+        func int32() -> Int {
+            defer { offset += 4 }
+            return Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
+        }
+        func text() -> String {
+            let count = int32()
+            defer { offset += count }
+            return String(decoding: UnsafeRawBufferPointer(start: raw + offset, count: count), as: UTF8.self)
+        }
+        var result: [String: String] = [:]
+        for _ in 0..<int32() {
+            let key = text()
+            result[key] = text()
+        }
+        return result
+    }
+}

@@ -1,0 +1,218 @@
+import CArrowABI
+import FirePack
+import FirePackInterop
+import FirePackStreams
+
+/// Writes Arrow record batches as FirePack documents to a `.fpks` stream, with the stream writer the tool uses
+/// (all or nothing on a regular file, a close record at the end).
+///
+/// Each row is one document: its path from the `__name__` column (or `collection/<idPrefix><row>` when there is
+/// none), its times from `__create_time__` / `__update_time__`, its fields from the other columns, read back to the
+/// FirePack types their `firepack.type` marks name (Docs/ARROW.md). A null is an absent field, or a null value where
+/// the column is marked `firepack.null: value`; list elements that are null are null values.
+public final class ArrowStreamWriter {
+    let output: DocumentStreamWriter
+    /// Where documents go when there is no `__name__` column: `collection/<idPrefix><row number>`.
+    public var collection: String?
+    /// What comes before each generated document ID's row number (so that writers of different parts of one table,
+    /// Spark tasks say, give distinct IDs).
+    public var idPrefix = ""
+    /// Rows written.
+    public private(set) var rowsWritten = 0
+
+    /// Starts a stream at `path`; nothing is there until `close()` succeeds.
+    public init(path: String) throws {
+        output = try DocumentStreamWriter.creatingAtomically(atPath: path)
+    }
+
+    /// Writes every row of one record batch (a struct array) whose schema is `schema`.
+    public func write(batch: UnsafePointer<ArrowArray>, schema: ArrowDocumentSchema) throws {
+        let batchArray = ImportedArray(batch)
+        guard batchArray.childCount == schema.columns.count else {
+            throw FirePackError(.typeMismatch, "a batch has \(batchArray.childCount) columns where its schema has \(schema.columns.count)")
+        }
+        var nameColumn: (ArrowColumn, ImportedArray)?, createColumn: (ArrowColumn, ImportedArray)?, updateColumn: (ArrowColumn, ImportedArray)?
+        var fields: [(ArrowColumn, ImportedArray)] = []
+        for (index, column) in schema.columns.enumerated() {
+            let pair = (column, batchArray.child(index))
+            switch column.name {
+            case ArrowDocumentSchema.nameColumn: nameColumn = pair
+            case ArrowDocumentSchema.createTimeColumn: createColumn = pair
+            case ArrowDocumentSchema.updateTimeColumn: updateColumn = pair
+            default: fields.append(pair)
+            }
+        }
+        if nameColumn == nil && collection == nil {
+            throw FirePackError(.invalidValue, "the table has no __name__ column to name its documents: give a collection to name them COLLECTION/<row>")
+        }
+        for row in 0..<batchArray.length {
+            let number = rowsWritten
+            do {
+                let reference: DocumentReference
+                if let (column, array) = nameColumn {
+                    guard column.type == .reference || column.type == .string, !array.isNull(row) else {
+                        throw FirePackError(.invalidValue, "__name__ must be a non-null string (a document path)", path: [.key("__name__")])
+                    }
+                    reference = try DocumentReference(path: try array.string(row))
+                } else {
+                    reference = try DocumentReference(path: "\(collection!)/\(idPrefix)\(number)")
+                }
+                let createTime = try createColumn.flatMap { (_, array) throws(FirePackError) in try array.isNull(row) ? nil : array.timestamp(row) }
+                let updateTime = try updateColumn.flatMap { (_, array) throws(FirePackError) in try array.isNull(row) ? nil : array.timestamp(row) }
+                var failure: FirePackError?
+                _ = try output.append(reference: reference, createTime: createTime, updateTime: updateTime) { writer in
+                    do throws(FirePackError) {
+                        try ArrowStreamWriter.writeMap(fields, row: row, to: writer)
+                    } catch {
+                        failure = error
+                        throw error
+                    }
+                    return true
+                }
+                if let failure { throw failure }
+            } catch let error as FirePackError {
+                throw FirePackError(error.code, "row \(number)\(error.path.isEmpty ? "" : ", field \(error.pathDescription)"): \(error.message)", path: error.path)
+            }
+            rowsWritten += 1
+        }
+    }
+
+    /// Writes the close record and makes the file appear.
+    public func close() throws { try output.close() }
+
+    static func writeMap(_ fields: [(ArrowColumn, ImportedArray)], row: Int, to writer: FirePackWriter) throws(FirePackError) {
+        writer.beginMap()
+        for (column, array) in fields {
+            if array.isNull(row) {
+                guard column.nullMeaning == .value else { continue }
+                writer.writeKey(column.name)
+                writer.writeNull()
+                continue
+            }
+            guard writer.writeKey(column.name) else {
+                throw FirePackError(.duplicateKey, "two columns are named \(column.name.debugDescription)", path: [.key(column.name)])
+            }
+            do throws(FirePackError) { try writeValue(column, array, row, to: writer) } catch {
+                throw error.prefixingPath(with: .key(column.name))
+            }
+        }
+        writer.endMap()
+    }
+
+    static func writeValue(_ column: ArrowColumn, _ array: ImportedArray, _ row: Int, to writer: FirePackWriter) throws(FirePackError) {
+        switch column.type {
+        case .null: writer.writeNull()
+        case .boolean: writer.writeBoolean(array.bit(row))
+        case .int64: writer.writeInteger(array.int64(row))
+        case .float64: writer.writeDouble(Double(bitPattern: UInt64(bitPattern: array.int64(row))))
+        case .timestamp: writer.writeTimestamp(try array.timestamp(row))
+        case .string: try array.withBytes(row) { (bytes) throws(FirePackError) in
+            if let bad = UTF8Validator.firstInvalidOffset(in: bytes) {
+                throw FirePackError(.invalidUTF8, "a string is not UTF-8 (byte \(bad) of it)")
+            }
+            writer.writeString(utf8: bytes)
+        }
+        case .binary: array.withBytes(row) { writer.writeBytes($0) }
+        case .reference: writer.writeReference(try DocumentReference(path: try array.string(row)))
+        case .exact: writer.write(try array.withBytes(row) { (bytes) throws(FirePackError) in try Value(json: bytes) })
+        case .geoPoint:
+            let latitude = array.child(0), longitude = array.child(1)
+            guard !latitude.isNull(row), !longitude.isNull(row) else {
+                throw FirePackError(.invalidGeoPoint, "a geopoint's latitude and longitude cannot be null")
+            }
+            writer.writeGeoPoint(try GeoPoint(validatingLatitude: latitude.double(row), longitude: longitude.double(row)))
+        case .vector(let dimension):
+            let (start, end) = dimension.map { ((array.offset + row) * $0, (array.offset + row + 1) * $0) } ?? array.listRange(row)
+            let element = array.elements()
+            var values: [Double] = []
+            values.reserveCapacity(end - start)
+            for index in start..<end {
+                guard !element.isNull(index) else { throw FirePackError(.invalidValue, "a vector element is null") }
+                values.append(element.double(index))
+            }
+            writer.writeVector(values)
+        case .map(let fields):
+            try writeMap(fields.enumerated().map { ($1, array.child($0)) }, row: row, to: writer)
+        case .list(let elementColumn):
+            let (start, end) = array.listRange(row)
+            let element = array.elements()
+            writer.beginArray()
+            for index in start..<end {
+                if element.isNull(index) {
+                    writer.writeNull()
+                    continue
+                }
+                do throws(FirePackError) { try writeValue(elementColumn, element, index, to: writer) } catch {
+                    throw error.prefixingPath(with: .index(index - start))
+                }
+            }
+            writer.endArray()
+        }
+    }
+}
+
+/// An Arrow array read in place (the consumer's side of the C Data Interface): its offset applied to every access.
+struct ImportedArray {
+    let array: UnsafePointer<ArrowArray>
+    /// The logical offset: the array's own plus, for a struct's field, the struct's.
+    let offset: Int
+
+    init(_ array: UnsafePointer<ArrowArray>, parentOffset: Int = 0) {
+        self.array = array
+        offset = Int(array.pointee.offset) + parentOffset
+    }
+
+    var length: Int { Int(array.pointee.length) }
+    var childCount: Int { Int(array.pointee.n_children) }
+
+    /// A struct's field: row `r` of the struct is row `r` of the field, both shifted by the struct's offset.
+    func child(_ index: Int) -> ImportedArray { ImportedArray(UnsafePointer(array.pointee.children[index]!), parentOffset: offset) }
+
+    /// A list's elements, indexed by the list's offsets as they are.
+    func elements() -> ImportedArray { ImportedArray(UnsafePointer(array.pointee.children[0]!)) }
+
+    func buffer(_ index: Int) -> UnsafeRawPointer? { array.pointee.buffers[index] }
+
+    func isNull(_ row: Int) -> Bool {
+        guard array.pointee.null_count != 0, array.pointee.n_buffers > 0, let validity = buffer(0) else { return false }
+        let bit = offset + row
+        return validity.load(fromByteOffset: bit >> 3, as: UInt8.self) & UInt8(1 << (bit & 7)) == 0
+    }
+
+    func bit(_ row: Int) -> Bool {
+        let bit = offset + row
+        return buffer(1)!.load(fromByteOffset: bit >> 3, as: UInt8.self) & UInt8(1 << (bit & 7)) != 0
+    }
+
+    func int64(_ row: Int) -> Int64 { buffer(1)!.loadUnaligned(fromByteOffset: (offset + row) * 8, as: Int64.self) }
+    func double(_ row: Int) -> Double { Double(bitPattern: UInt64(bitPattern: int64(row))) }
+
+    func timestamp(_ row: Int) throws(FirePackError) -> Timestamp {
+        let nanoseconds = int64(row)
+        let (seconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return remainder < 0 ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000_000))
+                             : try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(remainder))
+    }
+
+    /// A list's element range in its child (32-bit offsets).
+    func listRange(_ row: Int) -> (Int, Int) {
+        let offsets = buffer(1)!
+        let start = Int(offsets.loadUnaligned(fromByteOffset: (offset + row) * 4, as: Int32.self))
+        let end = Int(offsets.loadUnaligned(fromByteOffset: (offset + row + 1) * 4, as: Int32.self))
+        return (start, end)
+    }
+
+    func withBytes<R, E: Error>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        let (start, end) = listRange(row)
+        return try body(UnsafeRawBufferPointer(start: buffer(2)! + start, count: end - start))
+    }
+
+    func string(_ row: Int) throws(FirePackError) -> String {
+        try withBytes(row) { (bytes) throws(FirePackError) in
+            if let bad = UTF8Validator.firstInvalidOffset(in: bytes) {
+                throw FirePackError(.invalidUTF8, "a string is not UTF-8 (byte \(bad) of it)")
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

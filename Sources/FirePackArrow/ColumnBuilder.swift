@@ -1,0 +1,397 @@
+import CFirePackSystem
+import FirePack
+import FirePackInterop
+
+/// How a value that does not fit its column is handled, and what was counted.
+final class ConversionContext {
+    /// Whether a value that does not fit its column becomes a null plus a counted warning (else an error).
+    let nullsForMismatches: Bool
+    /// Whether a map key the schema does not have is an error (a sampled schema), or skipped (a schema the caller
+    /// chose: its columns are the ones wanted).
+    let unknownFieldsAreErrors: Bool
+    /// Mismatches turned into nulls, by field path.
+    var warningCounts: [String: Int] = [:]
+    /// The first few of them in words, with record and offset.
+    var warningExamples: [String] = []
+    /// The current record's number and offset, for messages.
+    var recordNumber = 0, recordOffset = 0
+    /// Whether the error being thrown is about the schema (a value that does not fit, a batch too large), not about
+    /// damaged bytes: set where such errors are thrown.
+    var schemaError = false
+
+    init(nullsForMismatches: Bool, unknownFieldsAreErrors: Bool) {
+        self.nullsForMismatches = nullsForMismatches
+        self.unknownFieldsAreErrors = unknownFieldsAreErrors
+    }
+}
+
+/// Builds one Arrow array (and its children) from FirePack values read in place: no `Value` per value, no copies
+/// but into the column buffers. One builder per column of the schema, reused batch after batch.
+///
+/// A builder is used by one reader on one thread, and no two accesses to its buffers overlap: the stored properties
+/// opt out of the runtime's dynamic exclusivity checks, which otherwise cost every append a call into the runtime
+/// (as `DecoderImpl`'s state does; see the note there).
+final class ColumnBuilder {
+    /// The column's type without payloads: switched on for every value (switching on `ArrowColumnType`, whose cases
+    /// carry arrays, would copy and release them each time).
+    enum Kind: UInt8 {
+        case null, boolean, int64, float64, timestamp, string, binary, reference, geoPoint, vector, map, list, exact
+        /// Plain struct<latitude: float64, longitude: float64> and list<float64> columns of a schema without marks,
+        /// which geopoints and vectors also read into.
+        case pointStruct, doubleList
+    }
+
+    let column: ArrowColumn
+    let kind: Kind
+    /// A `fixed_size_list` vector's dimension; nil for other columns.
+    let dimension: Int?
+    @exclusivity(unchecked) var length = 0
+    @exclusivity(unchecked) var nullCount = 0
+    /// Allocated when the first null arrives (till then every value is valid and the buffer is absent).
+    @exclusivity(unchecked) var validity: ArrowBitmap?
+    /// int64 / float64 / timestamp values; string, binary and list offsets.
+    @exclusivity(unchecked) var values = ArrowBuffer()
+    /// Boolean values.
+    @exclusivity(unchecked) var bits = ArrowBitmap()
+    /// String and binary bytes.
+    @exclusivity(unchecked) var data = ArrowBuffer()
+    /// Struct fields, a list's element, a geopoint's latitude and longitude, a vector's elements.
+    let children: [ColumnBuilder]
+    /// A struct's field names, for matching keys.
+    let childNames: [[UInt8]]
+    let childIndex: [String: Int]
+    /// The field names again, in one manually managed buffer (`nameStarts[i] ..< nameStarts[i + 1]`), and the
+    /// children as unretained references: matching a key and finding its column then costs no reference counting.
+    let nameBytes: UnsafeMutableRawPointer
+    let nameStarts: UnsafeMutablePointer<Int>
+    let childReferences: UnsafeMutablePointer<Unmanaged<ColumnBuilder>>
+    /// Whether keys that are not fields are skipped without a word (the document level of a projection).
+    var skipsUnknownFields = false
+    /// The field's path (`a.b[]`), for warnings.
+    let path: String
+
+    init(_ column: ArrowColumn, path: String) {
+        self.column = column
+        self.path = path
+        var names: [[UInt8]] = []
+        func join(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
+        switch column.type {
+        case .map(let fields):
+            children = fields.map { ColumnBuilder($0, path: join($0.name)) }
+            names = fields.map { Array($0.name.utf8) }
+        case .list(let element):
+            children = [ColumnBuilder(element, path: path + "[]")]
+        case .geoPoint:
+            children = [ColumnBuilder(ArrowColumn(name: "latitude", type: .float64), path: join("latitude")),
+                        ColumnBuilder(ArrowColumn(name: "longitude", type: .float64), path: join("longitude"))]
+        case .vector:
+            children = [ColumnBuilder(ArrowColumn(name: "item", type: .float64), path: path + "[]")]
+        default:
+            children = []
+        }
+        switch column.type {
+        case .null: kind = .null
+        case .boolean: kind = .boolean
+        case .int64: kind = .int64
+        case .float64: kind = .float64
+        case .timestamp: kind = .timestamp
+        case .string: kind = .string
+        case .binary: kind = .binary
+        case .reference: kind = .reference
+        case .geoPoint: kind = .geoPoint
+        case .vector: kind = .vector
+        case .map(let fields):
+            kind = fields.map(\.name) == ["latitude", "longitude"] && fields.allSatisfy({ $0.type == .float64 }) ? .pointStruct : .map
+        case .list(let element): kind = element.type == .float64 ? .doubleList : .list
+        case .exact: kind = .exact
+        }
+        if case .vector(let fixed) = column.type { dimension = fixed } else { dimension = nil }
+        childNames = names
+        let total = names.reduce(0) { $0 + $1.count }
+        let nameBuffer = UnsafeMutableRawPointer.allocate(byteCount: max(total, 1), alignment: 8)
+        let starts = UnsafeMutablePointer<Int>.allocate(capacity: names.count + 1)
+        var position = 0
+        for (index, name) in names.enumerated() {
+            starts[index] = position
+            for byte in name {
+                nameBuffer.storeBytes(of: byte, toByteOffset: position, as: UInt8.self)
+                position += 1
+            }
+        }
+        starts[names.count] = position
+        nameBytes = nameBuffer
+        nameStarts = starts
+        childReferences = .allocate(capacity: max(children.count, 1))
+        for (index, child) in children.enumerated() { childReferences[index] = Unmanaged.passUnretained(child) }
+        childIndex = Dictionary(names.enumerated().map { (String(decoding: $1, as: UTF8.self), $0) }, uniquingKeysWith: { a, _ in a })
+        if hasOffsets { values.append(Int32(0)) }
+    }
+
+    deinit {
+        values.free(); bits.free(); data.free(); validity?.free()
+        nameBytes.deallocate(); nameStarts.deallocate(); childReferences.deallocate()
+    }
+
+    /// Runs `body` with child `index`, unretained: `self` keeps its children alive (`children`) and nothing here
+    /// releases them, so a call into a child costs no reference counting.
+    @inline(__always)
+    func withChild<R>(_ index: Int, _ body: (ColumnBuilder) -> R) -> R {
+        childReferences[index]._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Whether field `index`'s name is `key`.
+    @inline(__always)
+    func fieldName(_ index: Int, equals key: UnsafeRawBufferPointer) -> Bool {
+        let start = nameStarts[index], count = nameStarts[index + 1] - start
+        return count == key.count && (count == 0 || memcmp(nameBytes + start, key.baseAddress!, count) == 0)
+    }
+
+    var hasOffsets: Bool {
+        switch kind {
+        case .string, .binary, .reference, .exact, .list, .doubleList: true
+        case .vector: dimension == nil
+        default: false
+        }
+    }
+
+    /// Bytes held in this builder's buffers and its children's: what a batch's size is measured by.
+    var bufferedBytes: Int {
+        values.count + data.count + (bits.length >> 3) + children.reduce(0) { $0 + $1.bufferedBytes }
+    }
+
+    @inline(__always)
+    func markValid() {
+        validity?.append(true)
+        length += 1
+    }
+
+    /// Appends a null (an absent field, a null value, or a value that did not fit): its children get one too.
+    func appendNull() {
+        if validity == nil {
+            var bitmap = ArrowBitmap()
+            bitmap.appendOnes(length)
+            validity = bitmap
+        }
+        validity!.append(false)
+        nullCount += 1
+        length += 1
+        switch kind {
+        case .int64, .float64, .timestamp: values.append(Int64(0))
+        case .boolean: bits.append(false)
+        case .string, .binary, .reference, .exact, .list, .doubleList: values.append(lastOffset)
+        case .vector:
+            if let dimension { for _ in 0..<dimension { withChild(0) { $0.appendDouble(0) } } } else { values.append(lastOffset) }
+        case .map, .geoPoint, .pointStruct:
+            for index in 0..<children.count { withChild(index) { $0.appendNull() } }
+        case .null: break
+        }
+    }
+
+    @inline(__always)
+    var lastOffset: Int32 { values.base.load(fromByteOffset: values.count - 4, as: Int32.self) }
+
+    @inline(__always)
+    func appendDouble(_ value: Double) {
+        values.append(bitsOf: value)
+        markValid()
+    }
+
+    func appendBytes(_ bytes: UnsafeRawBufferPointer) throws(FirePackError) {
+        data.append(bytes: bytes)
+        guard data.count <= Int(Int32.max) else {
+            throw FirePackError(.limitExceeded, "a column's text passes 2 GiB in one batch: use a smaller batch size")
+        }
+        values.append(Int32(data.count))
+        markValid()
+    }
+
+    func appendString(_ text: String) throws(FirePackError) {
+        var text = text
+        let result = text.withUTF8 { utf8 in Result { () throws(FirePackError) in try appendBytes(UnsafeRawBufferPointer(utf8)) } }
+        try result.get()
+    }
+
+    /// Appends the value at the reader's position and moves past it.
+    func append(_ reader: inout FirePackReader, _ context: ConversionContext) throws(FirePackError) {
+        let type = try reader.peekType()
+        if type == .null, kind != .exact {
+            try reader.skipValue()
+            appendNull()
+            return
+        }
+        switch (kind, type) {
+        case (.int64, .integer):
+            values.append(try reader.readInteger())
+            markValid()
+        case (.float64, .double):
+            appendDouble(try reader.readDouble())
+        case (.boolean, .boolean):
+            bits.append(try reader.readBoolean())
+            markValid()
+        case (.timestamp, .timestamp):
+            let time = try reader.readTimestamp()
+            guard let nanoseconds = TimestampNanoseconds.of(time) else {
+                return try mismatch("timestamp \(time) is outside what timestamp[ns] holds (1677-09-21…2262-04-11)", context)
+            }
+            values.append(nanoseconds)
+            markValid()
+        case (.string, .string):
+            try appendBytes(try reader.readString().utf8)
+        case (.binary, .bytes):
+            try appendBytes(try reader.readBytes().bytes)
+        // A schema from another engine has no marks: a reference also reads into a plain string column as its path,
+        // a geopoint into a struct of latitude and longitude, a vector into a list of float64 (Docs/ARROW.md, "Schemas").
+        case (.reference, .reference), (.string, .reference):
+            try appendString(try reader.readReference().path)
+        case (.geoPoint, .geoPoint), (.pointStruct, .geoPoint):
+            let point = try reader.readGeoPoint()
+            withChild(0) { $0.appendDouble(point.latitude) }
+            withChild(1) { $0.appendDouble(point.longitude) }
+            markValid()
+        case (.vector, .vector), (.doubleList, .vector):
+            let vector = try reader.readVector()
+            if let dimension, vector.count != dimension {
+                return try mismatch("a vector of \(vector.count) dimensions in a column of \(dimension)", context)
+            }
+            let elements = withChild(0) { element in
+                for index in vector.indices { element.appendDouble(vector[index]) }
+                return element.length
+            }
+            if dimension == nil { values.append(Int32(truncatingIfNeeded: elements)) }
+            markValid()
+        case (.map, .map), (.pointStruct, .map):
+            try appendMap(&reader, context)
+        case (.list, .array), (.doubleList, .array):
+            let array = try reader.enterArray()
+            let appended = withChild(0) { element -> Result<Int, FirePackError> in
+                for index in 0..<array.count {
+                    do throws(FirePackError) { try element.append(&reader, context) } catch {
+                        return .failure(error.prefixingPath(with: .index(index)))
+                    }
+                }
+                return .success(element.length)
+            }
+            let elements = try appended.get()
+            try reader.exitArray(array)
+            guard elements <= Int(Int32.max) else {
+                throw FirePackError(.limitExceeded, "a list column passes 2³¹ elements in one batch: use a smaller batch size")
+            }
+            values.append(Int32(elements))
+            markValid()
+        case (.exact, _):
+            // FirePack's reversible JSON: every type, bit and sentinel read back exactly (Docs/ARROW.md).
+            let text = try reader.readValue().jsonBytes()
+            try text.withUnsafeBytes { bytes in Result { () throws(FirePackError) in try appendBytes(bytes) } }.get()
+        default:
+            try mismatch("a \(type) where the schema has \(column.type.description)", context, skipping: &reader)
+        }
+    }
+
+    func appendMap(_ reader: inout FirePackReader, _ context: ConversionContext) throws(FirePackError) {
+        let map = try reader.enterMap()
+        let target = length + 1
+        var guess = 0
+        for _ in 0..<map.count {
+            let key = try reader.readKey()
+            // Fields usually come in the schema's order: try the one after the last match before the dictionary.
+            var index: Int?
+            if guess < childNames.count, fieldName(guess, equals: key.utf8) {
+                index = guess
+            } else {
+                index = childIndex[key.string]
+            }
+            guard let index else {
+                if skipsUnknownFields || !context.unknownFieldsAreErrors {
+                    try reader.skipValue()
+                    continue
+                }
+                let name = key.string
+                if context.nullsForMismatches {
+                    try reader.skipValue()
+                    context.warn(path: path.isEmpty ? name : path + "." + name, "field \(name.debugDescription) is not in the schema: skipped")
+                    continue
+                }
+                context.schemaError = true
+                throw FirePackError(.typeMismatch, offset: reader.readerIndex,
+                                    "field \(name.debugDescription) is not in the schema (inferred from a sample?): infer from more records or give a schema",
+                                    path: [.key(name)])
+            }
+            guess = index + 1
+            guard withChild(index, { $0.length }) < target else {
+                throw FirePackError(.duplicateKey, offset: reader.readerIndex, "key \(key.string.debugDescription) appears twice",
+                                    path: [.key(key.string)])
+            }
+            let appended = withChild(index) { child -> Result<Void, FirePackError> in
+                do throws(FirePackError) { try child.append(&reader, context) } catch { return .failure(error) }
+                return .success(())
+            }
+            if case .failure(let error) = appended { throw error.prefixingPath(with: .key(column(at: index))) }
+        }
+        try reader.exitMap(map)
+        for index in 0..<childNames.count {
+            withChild(index) { child in if child.length < target { child.appendNull() } }
+        }
+        markValid()
+    }
+
+    func column(at index: Int) -> String { String(decoding: childNames[index], as: UTF8.self) }
+
+    /// Appends this builder's state and its children's to `state`: what `restore` needs to take back a row.
+    func save(into state: inout [Int]) {
+        state.append(length)
+        state.append(nullCount)
+        state.append(values.count)
+        state.append(data.count)
+        state.append(bits.length)
+        state.append(validity?.length ?? -1)
+        for child in children { child.save(into: &state) }
+    }
+
+    /// Takes back everything appended since `save` wrote `state` (a row that failed half way).
+    func restore(from state: [Int], at index: inout Int) {
+        length = state[index]
+        nullCount = state[index + 1]
+        values.truncate(to: state[index + 2])
+        data.truncate(to: state[index + 3])
+        bits.truncate(to: state[index + 4])
+        if state[index + 5] < 0 {
+            validity?.free()
+            validity = nil
+        } else {
+            validity?.truncate(to: state[index + 5])
+        }
+        index += 6
+        for child in children { child.restore(from: state, at: &index) }
+    }
+
+    /// A value that does not fit: a null and a counted warning when the caller asked for that, else an error.
+    func mismatch(_ message: String, _ context: ConversionContext) throws(FirePackError) {
+        guard context.nullsForMismatches else {
+            context.schemaError = true
+            throw FirePackError(.typeMismatch, message)
+        }
+        context.warn(path: path, message)
+        appendNull()
+    }
+
+    func mismatch(_ message: String, _ context: ConversionContext, skipping reader: inout FirePackReader) throws(FirePackError) {
+        let offset = reader.readerIndex
+        guard context.nullsForMismatches else {
+            context.schemaError = true
+            throw FirePackError(.typeMismatch, offset: offset, message)
+        }
+        try reader.skipValue()
+        context.warn(path: path, message)
+        appendNull()
+    }
+}
+
+extension ConversionContext {
+    /// Counts a mismatch turned into a null, by field path.
+    func warn(path: String, _ message: String) {
+        warningCounts[path, default: 0] += 1
+        if warningExamples.count < 20 {
+            warningExamples.append("record \(recordNumber) at byte \(recordOffset), \(path): \(message)")
+        }
+    }
+}

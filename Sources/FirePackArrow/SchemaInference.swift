@@ -1,0 +1,211 @@
+import FirePack
+import FirePackStreams
+
+/// What the values seen at one field path were: the input of schema inference and of `firepack schema`.
+public final class FieldProfile {
+    /// How many values of each FirePack type were seen (null included).
+    public private(set) var typeCounts: [ValueType: Int] = [:]
+    /// How many times the field was present (its key in a map, or an element of an array).
+    public private(set) var present = 0
+    /// How many maps the field could have been in (the parent's maps); `absent` is the difference.
+    public internal(set) var parentCount = 0
+    /// Timestamps outside what `timestamp[ns]` holds (1677-09-21 to 2262-04-11).
+    public private(set) var timestampsOutOfRange = 0
+    /// The vector dimensions seen (up to a handful: more means "varies").
+    public private(set) var vectorDimensions: Set<Int> = []
+    /// The fields of the maps seen here, in first-seen order.
+    public private(set) var fields: [(name: String, profile: FieldProfile)] = []
+    var fieldIndex: [String: Int] = [:]
+    /// The elements of the arrays seen here.
+    public private(set) var element: FieldProfile?
+    /// How many maps were seen here: a field first seen later was absent from the earlier ones.
+    var mapCount = 0
+
+    /// An empty profile.
+    public init() {}
+
+    /// How many times the field was absent from a map that could have held it.
+    public var absent: Int { parentCount - present }
+    /// How many null values were seen.
+    public var nulls: Int { typeCounts[.null] ?? 0 }
+
+    func child(_ name: String) -> FieldProfile {
+        if let index = fieldIndex[name] { return fields[index].profile }
+        let profile = FieldProfile()
+        profile.parentCount = mapCount
+        fieldIndex[name] = fields.count
+        fields.append((name, profile))
+        return profile
+    }
+
+    /// Adds the value at the reader's position (and moves past it).
+    func add(_ reader: inout FirePackReader) throws(FirePackError) {
+        let type = try reader.peekType()
+        present += 1
+        typeCounts[type, default: 0] += 1
+        switch type {
+        case .map:
+            let map = try reader.enterMap()
+            for _ in 0..<map.count {
+                let key = try reader.readKey()
+                try child(key.string).add(&reader)
+            }
+            try reader.exitMap(map)
+            mapCount += 1
+            for (_, profile) in fields { profile.parentCount += 1 }
+        case .array:
+            let array = try reader.enterArray()
+            let element = self.element ?? FieldProfile()
+            self.element = element
+            for _ in 0..<array.count { element.parentCount += 1; try element.add(&reader) }
+            try reader.exitArray(array)
+        case .timestamp:
+            if TimestampNanoseconds.of(try reader.readTimestamp()) == nil { timestampsOutOfRange += 1 }
+        case .vector:
+            let count = try reader.readVector().count
+            if vectorDimensions.count <= 8 { vectorDimensions.insert(count) }
+        default:
+            try reader.skipValue()
+        }
+    }
+
+    /// Adds everything `other` saw (another file's or another sample's profile of the same path).
+    func merge(_ other: FieldProfile) {
+        for (type, count) in other.typeCounts { typeCounts[type, default: 0] += count }
+        present += other.present
+        parentCount += other.parentCount
+        timestampsOutOfRange += other.timestampsOutOfRange
+        if vectorDimensions.count <= 8 { vectorDimensions.formUnion(other.vectorDimensions) }
+        for (name, profile) in other.fields { child(name).merge(profile) }
+        for (name, profile) in fields where other.fieldIndex[name] == nil { profile.parentCount += other.mapCount }
+        mapCount += other.mapCount
+        if let otherElement = other.element {
+            if let element { element.merge(otherElement) } else { element = otherElement }
+        }
+    }
+
+    /// The column this profile becomes, and why it is kept exactly when it is.
+    func column(named name: String, path: String, inList: Bool, notes: inout [String: String]) -> ArrowColumn {
+        let kinds = typeCounts.keys.filter { $0 != .null }
+        let hasNull = nulls > 0
+        // In a map, a null and an absence are different things (Firestore queries tell them apart); when a field
+        // has both, only the exact form keeps the difference. List elements are never absent.
+        let nullMeaning: ArrowNullMeaning = !inList && absent > 0 ? .absent : .value
+        func exact(_ reason: String) -> ArrowColumn {
+            notes[path] = reason
+            return ArrowColumn(name: name, type: .exact, nullMeaning: .absent)
+        }
+        if hasNull && absent > 0 && !inList {
+            return exact("null in \(nulls) map(s) and absent from \(absent): kept as JSON text so that the difference survives")
+        }
+        guard kinds.count <= 1 else {
+            let seen = kinds.map { "\($0) ×\(typeCounts[$0]!)" }.sorted().joined(separator: ", ")
+            return exact("values of several types (\(seen)): kept as JSON text")
+        }
+        let type: ArrowColumnType
+        switch kinds.first {
+        case nil: type = .null
+        case .boolean: type = .boolean
+        case .integer: type = .int64
+        case .double: type = .float64
+        case .timestamp:
+            if timestampsOutOfRange > 0 {
+                return exact("\(timestampsOutOfRange) timestamp(s) outside 1677-09-21…2262-04-11, which timestamp[ns] cannot hold: kept as JSON text")
+            }
+            type = .timestamp
+        case .string: type = .string
+        case .bytes: type = .binary
+        case .reference: type = .reference
+        case .geoPoint: type = .geoPoint
+        case .vector: type = .vector(dimension: vectorDimensions.count == 1 ? vectorDimensions.first : nil)
+        case .serverTimestamp:
+            return exact("server-timestamp sentinels have no Arrow type: kept as JSON text")
+        case .map:
+            type = .map(fields.map { field in
+                field.profile.column(named: field.name, path: path + "." + field.name, inList: false, notes: &notes)
+            })
+        case .array:
+            let element = self.element ?? FieldProfile()
+            type = .list(element.column(named: "item", path: path + "[]", inList: true, notes: &notes))
+        case .null?: preconditionFailure("nulls are not kinds")
+        }
+        return ArrowColumn(name: name, type: type, nullMeaning: hasNull ? nullMeaning : .absent)
+    }
+}
+
+/// Nanoseconds since the epoch in an Int64, when a timestamp fits (`timestamp[ns]`).
+enum TimestampNanoseconds {
+    static func of(_ time: Timestamp) -> Int64? {
+        let (scaled, overflow) = time.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return nil }
+        let (sum, overflow2) = scaled.addingReportingOverflow(Int64(time.nanoseconds))
+        return overflow2 ? nil : sum
+    }
+}
+
+/// The profile of a stream's documents: the inference behind `infer_schema` and `firepack schema`.
+public struct DocumentProfile {
+    /// The fields of every document, as one map's profile.
+    public let fields = FieldProfile()
+    /// Documents read.
+    public private(set) var documents = 0
+    /// Documents with a create time, and with an update time.
+    public private(set) var createTimes = 0, updateTimes = 0
+    /// Damaged records met (they are skipped: inference reports them, the reader then reports them again).
+    public private(set) var problems: [StreamProblem] = []
+    /// How many problems there were in all.
+    public private(set) var problemCount = 0
+
+    /// An empty profile.
+    public init() {}
+
+    /// Profiles up to `sample` documents (nil: all) of each stream in `paths` (`.fpks` or `.fpk`).
+    public static func of(paths: [String], sample: Int?) throws -> DocumentProfile {
+        var profile = DocumentProfile()
+        var remaining = sample ?? .max
+        for path in paths where remaining > 0 {
+            let source = try FirePackRecordSource.open(path: path, offset: 0, length: nil, mode: .skipAndReport)
+            while remaining > 0, let record = try source.nextRecord() {
+                remaining -= 1
+                do throws(FirePackError) {
+                    try FirePackReader.verify(record.payload)
+                    try profile.add(record.payload)
+                } catch {
+                    try source.reportInvalid(error, in: record)
+                }
+            }
+            profile.problemCount += source.problemCount
+            profile.problems += source.problems.prefix(1_000 - profile.problems.count)
+        }
+        return profile
+    }
+
+    /// Adds one document record's payload.
+    mutating func add(_ payload: UnsafeRawBufferPointer) throws(FirePackError) {
+        let fields = self.fields
+        let times = try Document.scanRecord(payload, limits: .default) { reader throws(FirePackError) in
+            fields.parentCount += 1
+            try fields.add(&reader)
+        }
+        documents += 1
+        if times.createTime != nil { createTimes += 1 }
+        if times.updateTime != nil { updateTimes += 1 }
+    }
+
+    /// The schema the documents infer: `__name__`, the times when any document has them, then a column per field
+    /// in first-seen order; `exactReasons` says, per field path, why a field is kept as JSON text.
+    public func schema() throws(FirePackError) -> (schema: ArrowDocumentSchema, exactReasons: [String: String]) {
+        var notes: [String: String] = [:]
+        var columns = [ArrowColumn(name: ArrowDocumentSchema.nameColumn, type: .reference)]
+        if createTimes > 0 { columns.append(ArrowColumn(name: ArrowDocumentSchema.createTimeColumn, type: .timestamp)) }
+        if updateTimes > 0 { columns.append(ArrowColumn(name: ArrowDocumentSchema.updateTimeColumn, type: .timestamp)) }
+        let reserved = Set(columns.map(\.name))
+        for (name, profile) in fields.fields {
+            guard !reserved.contains(name) else {
+                throw FirePackError(.invalidValue, "a field is named \(name.debugDescription), the name of the column that holds the document's own \(name == "__name__" ? "path" : "time")", path: [.key(name)])
+            }
+            columns.append(profile.column(named: name, path: name, inList: false, notes: &notes))
+        }
+        return (ArrowDocumentSchema(columns: columns), notes)
+    }
+}

@@ -1,0 +1,56 @@
+import FirePack
+
+/// One line of a schema report: what was seen at a field path and the column it becomes.
+public struct FieldReport: Sendable {
+    /// The path: `a.b`, with `[]` for the elements of a list (`tags[]`).
+    public var path: String
+    /// How many values of each type were seen, null included, most frequent first.
+    public var types: [(type: String, count: Int)]
+    /// How many times the field was absent from a map that could have held it.
+    public var absent: Int
+    /// The column type inferred.
+    public var column: String
+    /// Why the field is kept as JSON text, when it is.
+    public var exactReason: String?
+}
+
+extension DocumentProfile {
+    /// Every field path seen, depth first in first-seen order, with what the inferred schema makes of it.
+    public func report() throws(FirePackError) -> [FieldReport] {
+        let (schema, reasons) = try schema()
+        var lines: [FieldReport] = []
+        func visit(_ profile: FieldProfile, path: String, column: ArrowColumn?) {
+            let types = profile.typeCounts.map { ($0.key.description, $0.value) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
+            lines.append(FieldReport(path: path, types: types, absent: profile.absent,
+                                     column: column?.type.description ?? "?", exactReason: reasons[path]))
+            if case .map(let fields)? = column?.type {
+                for (name, child) in profile.fields { visit(child, path: path + "." + name, column: fields.first { $0.name == name }) }
+            } else if column?.type != .exact {
+                for (name, child) in profile.fields { visit(child, path: path + "." + name, column: nil) }
+            }
+            if let element = profile.element, column?.type != .exact {
+                if case .list(let elementColumn)? = column?.type {
+                    visit(element, path: path + "[]", column: elementColumn)
+                } else if case .vector? = column?.type {
+                } else {
+                    visit(element, path: path + "[]", column: nil)
+                }
+            }
+        }
+        for (name, profile) in fields.fields {
+            visit(profile, path: name, column: schema.columns.first { $0.name == name })
+        }
+        return lines
+    }
+
+    /// The report as JSON: `{"documents": N, "problems": N, "fields": [{"path", "types", "absent", "column", "exact"}]}`.
+    public func reportJSON() throws(FirePackError) -> String {
+        let fields = try report().map { line in
+            let types = line.types.map { "\(JSONText.quoted($0.type)):\($0.count)" }.joined(separator: ",")
+            var text = "{\"path\":\(JSONText.quoted(line.path)),\"types\":{\(types)},\"absent\":\(line.absent),\"column\":\(JSONText.quoted(line.column))"
+            if let reason = line.exactReason { text += ",\"exact\":\(JSONText.quoted(reason))" }
+            return text + "}"
+        }
+        return "{\"documents\":\(documents),\"problems\":\(problemCount),\"fields\":[\(fields.joined(separator: ","))]}"
+    }
+}

@@ -1,0 +1,47 @@
+import FirePack
+import CFirePackSystem   // lseek(2)
+
+/// Reading one byte range of a stream: how N readers over N adjacent ranges share a stream (Docs/ARROW.md, "Splits").
+///
+/// The rule is Avro's: a range holds exactly the intact records whose sync marker starts inside it. A reader of
+/// `[offset, offset + length)` that does not start at the stream's beginning scans from `offset` for its first
+/// intact record (sync marker, length within the limit, matching CRC-32), reporting nothing it passes over: those
+/// bytes belong to the range before. It then reads record after record, past the range's end if need be, and stops
+/// at the first intact record whose marker is at or past the end. Damaged records are reported by the range whose
+/// walk meets them: the one that holds the last intact record before them. So every intact record is returned by
+/// exactly one range, and every damaged one reported by exactly one, wherever the boundaries fall — inside a record
+/// or inside a damaged region. Record numbers count from the range's first record; offsets are the stream's.
+extension DocumentStreamReader {
+    /// Opens the part `[offset, offset + length)` of the stream file at `path` (`length` nil: to the end).
+    ///
+    /// The stream header is read and checked first (`badMagic`, `unsupportedVersion` as for a whole stream); a range
+    /// that starts inside the header starts at the first record.
+    public static func reading(path: String, offset: Int, length: Int?, mode: ErrorMode = .skipAndReport,
+                               maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+                               limits: ReaderLimits = .default) throws -> DocumentStreamReader {
+        guard offset >= 0, (length ?? 0) >= 0 else {
+            throw FirePackError(.invalidValue, "a byte range needs offset ≥ 0 and length ≥ 0 (got \(offset), \(length ?? 0))")
+        }
+        let end = length.map { offset.addingReportingOverflow($0).overflow ? Int.max : offset + $0 } ?? Int.max
+        let whole = try DocumentStreamReader(source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+        if offset <= DocumentStreamFormat.header.count {
+            whole.rangeEnd = end
+            return whole
+        }
+        let file = try FileSource(path: path)
+        guard lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+            throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(offset): \(systemError())")
+        }
+        return DocumentStreamReader(rangeOf: file, version: whole.version, offset: offset, end: end, mode: mode,
+                                    maxRecordLength: maxRecordLength, limits: limits)
+    }
+
+    /// A reader positioned at `offset` of a stream of `version`, looking for its first intact record.
+    convenience init(rangeOf source: ByteSource, version: UInt8, offset: Int, end: Int, mode: ErrorMode,
+                     maxRecordLength: Int, limits: ReaderLimits) {
+        self.init(uncheckedSource: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits, version: version)
+        bufferOffset = offset
+        rangeEnd = end
+        synchronizing = true
+    }
+}

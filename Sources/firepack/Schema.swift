@@ -1,0 +1,61 @@
+import ArgumentParser
+import FirePack
+import FirePackArrow
+
+/// `firepack schema FILE…`: the Arrow columns the files become, with what was seen at every field path.
+struct Schema: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the columns .fpks files become in Arrow, pandas, DuckDB and Spark, with the types seen per field.",
+        discussion: """
+            For every field path: the column type inferred, how many values of each type were seen, how many times \
+            the field was absent, and why a field is kept as JSON text when its values disagree in type \
+            (Docs/ARROW.md). What a user needs before choosing a schema.
+
+            Examples:
+              firepack schema Fixtures/books.fpks
+              firepack schema export-*.fpks --sample 10000 --json
+            """
+    )
+
+    @Argument(help: "The .fpks, .fpks.gz or .fpk files, profiled together.")
+    var files: [String]
+
+    @Option(help: "Profile only this many documents (default: all).")
+    var sample: Int?
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one file") }
+        if let sample, sample <= 0 { throw ValidationError("--sample must be positive") }
+    }
+
+    func run() throws {
+        let profile: DocumentProfile
+        let lines: [FieldReport]
+        do {
+            profile = try DocumentProfile.of(paths: files, sample: sample)
+            lines = try profile.report()
+        } catch let error as FirePackError {
+            throw CommandFailure.data(files.count == 1 ? files[0] : files.joined(separator: ", "), error)
+        }
+        if json {
+            try FileHandleIO.printChecked(try profile.reportJSON())
+        } else {
+            var text = "\(files.joined(separator: ", ")): \(profile.documents) documents\n"
+            let width = min(40, lines.map(\.path.count).max() ?? 0)
+            for line in lines {
+                let types = line.types.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
+                let absent = line.absent > 0 ? ", absent \(line.absent)" : ""
+                let padded = line.path.count < width ? line.path + String(repeating: " ", count: width - line.path.count) : line.path
+                text += "  \(padded)  \(line.column) — \(types)\(absent)\n"
+                if let reason = line.exactReason { text += "  \(String(repeating: " ", count: width))  ↳ \(reason)\n" }
+            }
+            try FileHandleIO.printChecked(String(text.dropLast()))
+        }
+        if profile.problemCount > 0 {
+            throw CommandFailure(message: "\(files.joined(separator: ", ")): \(profile.problemCount) damaged record(s) left out of this profile; firepack validate says which and why")
+        }
+    }
+}

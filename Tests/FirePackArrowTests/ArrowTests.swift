@@ -1,0 +1,195 @@
+import CArrowABI
+import FirePack
+@testable import FirePackArrow
+import FirePackStreams
+import FirePackTestSupport
+import Foundation
+import Testing
+
+/// Writes `documents` as a stream file and returns its path.
+func writeStream(_ documents: [Document], name: String) throws -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-arrow-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let path = folder.appendingPathComponent(name).path
+    let writer = try DocumentStreamWriter.creatingAtomically(atPath: path)
+    for document in documents { try writer.append(document) }
+    try writer.close()
+    return path
+}
+
+/// Random documents whose fields are random values (every type, NaN payloads, extreme integers, deep nesting).
+func randomDocuments(count: Int, seed: UInt64) throws -> [Document] {
+    var random = RandomValues(seed: seed)
+    random.maxDepth = 3
+    return try (0..<count).map { index in
+        var fields = MapValue()
+        for key in ["a", "b", "c", "nested", "list"] where random.chance(80) {
+            fields[key] = random.value(depth: 1)
+        }
+        return Document(reference: try DocumentReference(path: "docs/d\(index)"), fields: fields,
+                        createTime: random.chance(50) ? Timestamp(seconds: Int64(index) * 1000, nanoseconds: Int32(index)) : nil)
+    }
+}
+
+/// Reads every batch of `path` and writes them back through the Arrow writer, returning the copy's path.
+func arrowCopy(of path: String, options: ArrowBatchReader.Options = .init()) throws -> String {
+    let reader = try ArrowBatchReader(path: path, options: options)
+    let copy = path + ".copy.fpks"
+    let writer = try ArrowStreamWriter(path: copy)
+    var schema = ArrowSchema()
+    reader.exportSchema(into: &schema)
+    defer { schema.release?(&schema) }
+    let imported = try ArrowDocumentSchema(importing: &schema)
+    #expect(imported == reader.schema)
+    var batch = ArrowArray()
+    while try reader.nextBatch(into: &batch) {
+        try writer.write(batch: &batch, schema: imported)
+        batch.release?(&batch)
+        #expect(batch.release == nil)
+    }
+    try writer.close()
+    return copy
+}
+
+func readDocuments(_ path: String) throws -> [Document] {
+    let reader = try DocumentStreamReader(source: FileSource(path: path), mode: .stopAtFirstError)
+    var documents: [Document] = []
+    while let (_, _, document) = try reader.next() { documents.append(document) }
+    return documents
+}
+
+/// `value` with every map's keys in sorted order (at every depth).
+func sortedKeys(_ value: Value) -> Value {
+    switch value {
+    case .map(let map):
+        var sorted = MapValue()
+        for key in map.keys.sorted() { sorted[key] = sortedKeys(map[key]!) }
+        return .map(sorted)
+    case .array(let elements): return .array(elements.map(sortedKeys))
+    default: return value
+    }
+}
+
+@Suite("FirePack ↔ Arrow")
+struct ArrowTests {
+    @Test("random documents go through Arrow and come back equal, keys in the schema's order", arguments: [1, 2, 3] as [UInt64])
+    func randomRoundTrip(seed: UInt64) throws {
+        let documents = try randomDocuments(count: 300, seed: seed)
+        let path = try writeStream(documents, name: "random.fpks")
+        var options = ArrowBatchReader.Options()
+        options.batchSize = 37
+        let copy = try arrowCopy(of: path, options: options)
+        // Arrow has one column order per schema: documents whose keys came in another order come back in the
+        // schema's (Firestore maps have no order; Docs/ARROW.md). Everything else is exact: types, bits, nulls.
+        let original = try readDocuments(path), copied = try readDocuments(copy)
+        #expect(original.count == documents.count && copied.count == documents.count)
+        for (before, after) in zip(original, copied) {
+            #expect(before.reference == after.reference && before.createTime == after.createTime)
+            #expect(sortedKeys(.map(before.fields)) == sortedKeys(.map(after.fields)), "\(before.reference.path)")
+        }
+    }
+
+    @Test("documents whose keys come in one order go through Arrow byte for byte")
+    func byteForByte() throws {
+        var random = RandomValues(seed: 11)
+        random.maxDepth = 3
+        let documents = try (0..<200).map { index in
+            var fields = MapValue()
+            for key in ["a", "b", "c", "nested", "list"] { fields[key] = random.value(depth: 1) }
+            return Document(reference: try DocumentReference(path: "docs/d\(index)"), fields: fields)
+        }
+        let path = try writeStream(documents, name: "ordered.fpks")
+        let copy = try arrowCopy(of: path)
+        #expect(try readDocuments(copy) == documents)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test("int64 and timestamp columns hold the values in place, with a validity bitmap only when there are nulls")
+    func columnBuffers() throws {
+        let documents = try (0..<10).map { index in
+            Document(reference: try DocumentReference(path: "n/\(index)"),
+                     fields: index == 3 ? ["t": .timestamp(Timestamp(seconds: -1, nanoseconds: 5))] : ["n": .integer(Int64(index) * 1_000_000_007), "t": .timestamp(Timestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789))])
+        }
+        let reader = try ArrowBatchReader(path: try writeStream(documents, name: "numbers.fpks"))
+        #expect(reader.schema.columns.map(\.name) == ["__name__", "n", "t"])
+        var batch = ArrowArray()
+        #expect(try reader.nextBatch(into: &batch))
+        defer { batch.release?(&batch) }
+        #expect(batch.length == 10 && batch.n_children == 3 && batch.null_count == 0)
+        let n = batch.children[1]!.pointee, t = batch.children[2]!.pointee
+        #expect(n.null_count == 1 && n.buffers[0] != nil)
+        #expect(t.null_count == 0 && t.buffers[0] == nil)
+        let values = n.buffers[1]!.assumingMemoryBound(to: Int64.self)
+        #expect(values[9] == 9_000_000_063)
+        let times = t.buffers[1]!.assumingMemoryBound(to: Int64.self)
+        #expect(times[0] == 1_700_000_000_123_456_789 && times[3] == -999_999_995)
+        #expect(try !reader.nextBatch(into: &batch) || batch.length == 0)
+    }
+
+    @Test("a field of several types is kept as JSON text, with the reason in the metadata")
+    func exactColumn() throws {
+        let documents = try [Value.integer(1), .double(1.5), .string("x")].enumerated().map { index, value in
+            Document(reference: try DocumentReference(path: "m/\(index)"), fields: ["v": value])
+        }
+        let path = try writeStream(documents, name: "mixed.fpks")
+        let (schema, reasons) = try DocumentProfile.of(paths: [path], sample: nil).schema()
+        #expect(schema.columns.last == ArrowColumn(name: "v", type: .exact))
+        #expect(reasons["v"]?.contains("several types") == true)
+        let copy = try arrowCopy(of: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
+@Suite("Splits: every record read once, every damaged record reported once")
+struct SplitTests {
+    /// The records (by offset) and problems (by offset) of one reader.
+    func read(_ reader: DocumentStreamReader) throws -> (records: [Int], problems: [Int]) {
+        var records: [Int] = []
+        while let record = try reader.nextRecord() { records.append(record.offset) }
+        return (records, reader.problems.map(\.offset))
+    }
+
+    @Test("adjacent ranges of any size agree with one whole read, damage included", arguments: [1, 13, 100, 977, 4096, 1 << 20])
+    func ranges(size: Int) throws {
+        let documents = try randomDocuments(count: 120, seed: 9)
+        let path = try writeStream(documents, name: "ranges.fpks")
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // A flipped payload byte (CRC mismatch), a destroyed sync marker, and a run of garbage inside a record.
+        var rng = SeededGenerator(seed: 4)
+        let third = bytes.count / 3
+        bytes[third] ^= 0x5A
+        if let marker = (2 * third..<bytes.count - 4).first(where: { bytes[$0...$0 + 3].elementsEqual(DocumentStreamFormat.syncMarker) }) {
+            bytes[marker + 1] = 0
+        }
+        for index in (bytes.count - 900)..<(bytes.count - 700) { bytes[index] = UInt8.random(in: 0...255, using: &rng) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let whole = try read(DocumentStreamReader(source: FileSource(path: path)))
+        #expect(whole.problems.count >= 2)
+        var records: [Int] = [], problems: [Int] = []
+        var offset = 0
+        while offset < bytes.count {
+            let part = try read(DocumentStreamReader.reading(path: path, offset: offset, length: size))
+            #expect(part.records.allSatisfy { $0 >= offset && $0 < offset + size } || offset <= DocumentStreamFormat.header.count)
+            records += part.records
+            problems += part.problems
+            offset += size
+        }
+        #expect(records == whole.records)
+        #expect(problems.sorted() == whole.problems.sorted())
+    }
+
+    @Test("split ranges cover the file; gzip and .fpk files are one range")
+    func splitRanges() throws {
+        let path = try writeStream(try randomDocuments(count: 20, seed: 2), name: "split.fpks")
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        let ranges = try StreamSplits.ranges(path: path, targetBytes: 1000)
+        #expect(ranges.first?.offset == 0 && ranges.map(\.length).reduce(0, +) == size)
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.offset + $0.length == $1.offset })
+        let gzip = path + ".gz"
+        let sink = try GzipSink(FileSink(path: gzip))
+        try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { try sink.write($0) }
+        try sink.finish()
+        #expect(try StreamSplits.ranges(path: gzip, targetBytes: 10).count == 1)
+        #expect(throws: FirePackError.self) { try StreamSplits.ranges(path: path, targetBytes: 0) }
+    }
+}

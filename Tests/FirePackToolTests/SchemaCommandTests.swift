@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import FirePack
+import FirePackStreams
+
+/// `firepack schema`: the columns a stream becomes in Arrow, with what was seen per field (Docs/ARROW.md).
+@Suite("firepack schema")
+struct SchemaCommandTests {
+    let directory = Tool.temporaryDirectory("schema")
+
+    @Test("per field path: the column, the types seen with counts, absences, and why a field is kept as JSON text")
+    func report() throws {
+        let path = directory.appendingPathComponent("mixed.fpks").path
+        let writer = try DocumentStreamWriter.creatingAtomically(atPath: path)
+        for (index, value) in [Value.integer(1), .double(2.5), .string("three")].enumerated() {
+            var fields: MapValue = ["v": value, "when": .timestamp(Timestamp(seconds: Int64(index), nanoseconds: 7))]
+            if index == 0 { fields["only"] = .boolean(true) }
+            try writer.append(Document(reference: try DocumentReference(path: "c/\(index)"), fields: fields))
+        }
+        try writer.close()
+        let text = try Tool.run(["schema", path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.text.contains(": 3 documents"))
+        #expect(text.text.contains("when  timestamp[ns, UTC] — timestamp 3"))
+        #expect(text.text.contains("only  bool — boolean 1, absent 2"))
+        #expect(text.text.contains("v     JSON text (string) — double 1, integer 1, string 1"))
+        #expect(text.text.contains("↳ values of several types"))
+        let json = try Tool.run(["schema", path, "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout)) as! [String: Any]
+        #expect(report["documents"] as? Int == 3)
+        let fields = report["fields"] as! [[String: Any]]
+        #expect(fields.map { $0["path"] as! String } == ["v", "when", "only"])
+        #expect((fields[2]["absent"] as? Int) == 2)
+    }
+
+    @Test("a damaged record is left out of the profile and fails the command; a file that is not a stream is an error")
+    func damage() throws {
+        var bytes = try [UInt8](Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        bytes[bytes.count / 2] ^= 0xFF
+        let damaged = directory.appendingPathComponent("damaged.fpks")
+        try Data(bytes).write(to: damaged)
+        let result = try Tool.run(["schema", damaged.path])
+        #expect(result.status == 1)
+        #expect(result.text.contains(": 4 documents"))
+        #expect(result.stderr.contains("1 damaged record(s) left out"))
+        let notStream = try Tool.run(["schema", "Fixtures/books.json"])
+        #expect(notStream.status == 1 && notStream.stderr.contains("books.json"))
+        #expect(try Tool.run(["schema"]).status == 2)   // a usage error, as for every subcommand
+    }
+}

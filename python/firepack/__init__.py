@@ -1,0 +1,171 @@
+"""FirePack documents as Apache Arrow.
+
+Reading decodes each record straight from its bytes into Arrow column buffers in the native core and hands the
+batches over through the Arrow C Stream Interface; writing takes Arrow batches the same way. The type mapping, the
+schema rules and the split rule are in Docs/ARROW.md.
+"""
+import warnings
+
+import pyarrow as pa
+
+from . import _native
+from ._native import FirePackError
+
+__all__ = ["read_table", "open_stream", "infer_schema", "schema_report", "write_table", "splits",
+           "FirePackError", "FirePackWarning"]
+
+
+class FirePackWarning(UserWarning):
+    """Damaged records skipped (`on_damage="skip"`) or values that did not fit their column turned into nulls
+    (`on_mismatch="null"`)."""
+
+
+def _flags(on_mismatch, on_damage):
+    if on_mismatch not in ("error", "null"):
+        raise ValueError(f"on_mismatch is 'error' or 'null', not {on_mismatch!r}")
+    if on_damage not in ("error", "skip"):
+        raise ValueError(f"on_damage is 'error' or 'skip', not {on_damage!r}")
+    return on_mismatch == "null", on_damage == "skip"
+
+
+def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, columns=None, sample=None,
+                on_mismatch="error", on_damage="error", problems=None):
+    """A `pyarrow.RecordBatchReader` over the documents of `path` (a `.fpks`, `.fpks.gz` or `.fpk`).
+
+    `offset`/`length` read one byte range: exactly the records whose sync marker starts in it, so adjacent ranges
+    read every record once (`splits`). `schema` (a `pyarrow.Schema`) is used as given; without one it is inferred
+    from the file (all of it, or `sample` records). `columns` reads only those top-level columns.
+
+    A value that does not fit its column raises `FirePackError` naming the record, byte offset and field path, or
+    with `on_mismatch="null"` becomes a null counted in a `FirePackWarning`. A damaged record raises, or with
+    `on_damage="skip"` is skipped and reported in a `FirePackWarning` (and appended to the list `problems`).
+    """
+    nulls, skip = _flags(on_mismatch, on_damage)
+    native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
+                                  schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip)
+    reader = native.record_batch_reader()
+    if not nulls and not skip:
+        return reader
+
+    def batches():
+        try:
+            yield from reader
+        except (pa.ArrowException, OSError) as error:
+            raise FirePackError(str(error)) from None
+        report = native.report()
+        if report["problem_count"]:
+            if problems is not None:
+                problems.extend(report["problems"])
+            warnings.warn(FirePackWarning(
+                f"{path}: {report['problem_count']} damaged record(s) skipped; first: "
+                + "; ".join(f"record {p['record']} at byte {p['offset']}: {p['reason']}" for p in report["problems"][:3])),
+                stacklevel=2)
+        if report["warnings"]:
+            counts = ", ".join(f"{field}: {count}" for field, count in report["warnings"].items())
+            warnings.warn(FirePackWarning(f"{path}: values that did not fit their column became nulls ({counts}); "
+                                          + "; ".join(report["warning_examples"][:3])), stacklevel=2)
+
+    return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+
+def read_table(path, columns=None, schema=None, **options):
+    """The documents of `path` as one `pyarrow.Table` (see `open_stream` for the options)."""
+    try:
+        return open_stream(path, schema=schema, columns=columns, **options).read_all()
+    except (pa.ArrowException, OSError) as error:
+        raise FirePackError(str(error)) from None
+
+
+def infer_schema(path, sample=None):
+    """The schema `read_table` would use: the union of every field over all records of `path` (a path or a list of
+    paths), or over the first `sample` records. Fields whose values disagree in type are kept as JSON text
+    (`firepack.type: value`); the schema's metadata `firepack.exact` says which and why."""
+    paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
+    return _native.infer_schema(paths, sample)[0]
+
+
+def schema_report(path, sample=None):
+    """What inference saw: `{"documents", "problems", "fields": [{"path", "types": {type: count}, "absent",
+    "column", "exact"?}]}`, the same as `firepack schema FILE --json`."""
+    paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
+    return _native.infer_schema(paths, sample)[1]
+
+
+def splits(path, target_bytes):
+    """Byte ranges `(offset, length)` of about `target_bytes` covering `path`, for parallel `open_stream` readers."""
+    return _native.splits(path, int(target_bytes))
+
+
+def write_table(data, path, *, collection=None, id_prefix=""):
+    """Writes a `pyarrow.Table`, `RecordBatch`, `RecordBatchReader`, iterable of batches, or anything with
+    `__arrow_c_stream__` (a Polars or pandas frame through pyarrow, a DuckDB relation) as a new `.fpks` at `path`,
+    all or nothing. Rows are named by the `__name__` column, or `collection/<id_prefix><row>`. Returns the number of
+    documents written. Columns of other Arrow types are cast to the mapped ones first (`Docs/ARROW.md`); a type
+    with no lossless FirePack form (decimals, durations, maps) raises."""
+    reader = _as_reader(data)
+    target = canonical_schema(reader.schema)
+    if target != reader.schema:
+        source = reader
+        reader = pa.RecordBatchReader.from_batches(target, (batch.cast(target) for batch in source))
+    return _native.write_stream(reader, path, collection=collection, id_prefix=id_prefix)
+
+
+def _as_reader(data):
+    if isinstance(data, pa.RecordBatchReader):
+        return data
+    if isinstance(data, pa.Table):
+        return pa.RecordBatchReader.from_batches(data.schema, data.to_batches())
+    if isinstance(data, pa.RecordBatch):
+        return pa.RecordBatchReader.from_batches(data.schema, [data])
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.RecordBatchReader.from_stream(data)
+    if hasattr(data, "to_arrow"):
+        return _as_reader(data.to_arrow())
+    batches = iter(data)
+    first = next(batches)
+
+    def chained():
+        yield first
+        yield from batches
+
+    return pa.RecordBatchReader.from_batches(first.schema, chained())
+
+
+def canonical_type(type_, name="value"):
+    """The Arrow type FirePack reads for `type_` (Docs/ARROW.md, "Writing"): integers → int64, floats → float64,
+    any string → string, any binary → binary, timestamps and dates → timestamp[ns, UTC], lists → list, dictionaries
+    → their values; structs and fixed-size lists keep their shape."""
+    t = pa.types
+    if t.is_null(type_) or t.is_boolean(type_):
+        return type_
+    if t.is_integer(type_):
+        return pa.int64()
+    if t.is_floating(type_):
+        return pa.float64()
+    if t.is_string(type_) or t.is_large_string(type_) or getattr(t, "is_string_view", lambda _: False)(type_):
+        return pa.string()
+    if t.is_binary(type_) or t.is_large_binary(type_) or t.is_fixed_size_binary(type_) \
+            or getattr(t, "is_binary_view", lambda _: False)(type_):
+        return pa.binary()
+    if t.is_timestamp(type_) or t.is_date(type_):
+        return pa.timestamp("ns", tz="UTC")
+    if t.is_dictionary(type_):
+        return canonical_type(type_.value_type, name)
+    if t.is_struct(type_):
+        return pa.struct([canonical_field(type_.field(i)) for i in range(type_.num_fields)])
+    if t.is_fixed_size_list(type_):
+        return pa.list_(canonical_field(type_.value_field), type_.list_size)
+    if t.is_list(type_) or t.is_large_list(type_) or getattr(t, "is_list_view", lambda _: False)(type_) \
+            or getattr(t, "is_large_list_view", lambda _: False)(type_):
+        return pa.list_(canonical_field(type_.value_field))
+    raise FirePackError(f"column {name!r}: Arrow type {type_} has no lossless FirePack type; cast it first "
+                        "(decimals to float64 or string, durations to int64)")
+
+
+def canonical_field(field):
+    return pa.field(field.name, canonical_type(field.type, field.name), nullable=True, metadata=field.metadata)
+
+
+def canonical_schema(schema):
+    """`schema` with every field's type made one FirePack reads (metadata kept)."""
+    return pa.schema([canonical_field(field) for field in schema], metadata=schema.metadata)

@@ -1,0 +1,80 @@
+"""`python -m firepack convert IN OUT`: FirePack ↔ Parquet through pyarrow, batch by batch (memory bounded by the
+batch size, not the file).
+
+    python -m firepack convert events.fpks events.parquet
+    python -m firepack convert events.parquet events.fpks
+    python -m firepack schema events.fpks
+"""
+import argparse
+import json
+import sys
+
+import pyarrow.parquet as pq
+
+import firepack
+
+FIREPACK_SUFFIXES = (".fpks", ".fpks.gz", ".fpk")
+
+
+def convert(arguments):
+    source, target = arguments.input, arguments.output
+    if source == target:
+        raise SystemExit("firepack: the output is the input")
+    if source.endswith(FIREPACK_SUFFIXES) and target.endswith(".parquet"):
+        reader = firepack.open_stream(source, batch_size=arguments.batch_size, on_damage=arguments.on_damage)
+        rows = 0
+        temporary = target + ".partial"
+        with pq.ParquetWriter(temporary, reader.schema, compression=arguments.compression) as writer:
+            for batch in reader:
+                writer.write_batch(batch)
+                rows += batch.num_rows
+        import os
+        os.replace(temporary, target)
+        print(f"{source} → {target}: {rows} documents", file=sys.stderr)
+    elif source.endswith(".parquet") and target.endswith(".fpks"):
+        parquet = pq.ParquetFile(source)
+        import pyarrow as pa
+        reader = pa.RecordBatchReader.from_batches(parquet.schema_arrow, parquet.iter_batches(batch_size=arguments.batch_size))
+        rows = firepack.write_table(reader, target, collection=arguments.collection)
+        print(f"{source} → {target}: {rows} documents", file=sys.stderr)
+    else:
+        raise SystemExit("firepack: convert reads .fpks/.fpks.gz/.fpk into .parquet, or .parquet into .fpks")
+
+
+def schema(arguments):
+    report = firepack.schema_report(arguments.input, sample=arguments.sample)
+    if arguments.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"{arguments.input}: {report['documents']} documents")
+    for field in report["fields"]:
+        types = ", ".join(f"{name} {count}" for name, count in field["types"].items())
+        note = f"  ({field['exact']})" if "exact" in field else ""
+        print(f"  {field['path']}: {field['column']} — {types}, absent {field['absent']}{note}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m firepack")
+    commands = parser.add_subparsers(dest="command", required=True)
+    c = commands.add_parser("convert", help="FirePack ↔ Parquet")
+    c.add_argument("input")
+    c.add_argument("output")
+    c.add_argument("--batch-size", type=int, default=65536)
+    c.add_argument("--compression", default="zstd")
+    c.add_argument("--collection", help="name documents COLLECTION/<row> when the table has no __name__ column")
+    c.add_argument("--on-damage", choices=["error", "skip"], default="error")
+    c.set_defaults(run=convert)
+    s = commands.add_parser("schema", help="the columns a file becomes, with the types seen per field")
+    s.add_argument("input")
+    s.add_argument("--sample", type=int)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(run=schema)
+    arguments = parser.parse_args(argv)
+    try:
+        arguments.run(arguments)
+    except firepack.FirePackError as error:
+        raise SystemExit(f"firepack: {error}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""The native core through ctypes: libFirePackArrowC.so's C ABI (Docs/ARROW.md, "The C ABI"). Arrow data crosses
+as C Data / C Stream Interface structs that pyarrow imports and exports; nothing here touches a value."""
+import ctypes
+import json
+import os
+from pathlib import Path
+
+
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [
+    ("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_void_p),
+    ("flags", ctypes.c_int64), ("n_children", ctypes.c_int64),
+    ("children", ctypes.c_void_p), ("dictionary", ctypes.c_void_p),
+    ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p),
+]
+
+
+class ArrowArrayStream(ctypes.Structure):
+    _fields_ = [
+        ("get_schema", ctypes.c_void_p), ("get_next", ctypes.c_void_p), ("get_last_error", ctypes.c_void_p),
+        ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p),
+    ]
+
+
+class FirePackError(Exception):
+    """A FirePack input or output that cannot be read or written as asked: the message names the file, the record,
+    its byte offset and the field path where there is one."""
+
+
+def _library_path() -> str:
+    override = os.environ.get("FIREPACK_NATIVE_LIB")
+    if override:
+        return override
+    return str(Path(__file__).resolve().parent / "lib" / "libFirePackArrowC.so")
+
+
+_lib = ctypes.CDLL(_library_path())
+_char_pp = ctypes.POINTER(ctypes.c_char_p)
+_error_p = ctypes.POINTER(ctypes.c_void_p)
+
+_lib.firepack_string_free.argtypes = [ctypes.c_void_p]
+_lib.firepack_string_free.restype = None
+_lib.firepack_reader_open.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                                      _char_pp, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32,
+                                      _error_p]
+_lib.firepack_reader_open.restype = ctypes.c_void_p
+_lib.firepack_reader_export_stream.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+_lib.firepack_reader_export_stream.restype = None
+_lib.firepack_reader_export_schema.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+_lib.firepack_reader_export_schema.restype = None
+_lib.firepack_reader_report.argtypes = [ctypes.c_void_p]
+_lib.firepack_reader_report.restype = ctypes.c_void_p
+_lib.firepack_reader_free.argtypes = [ctypes.c_void_p]
+_lib.firepack_reader_free.restype = None
+_lib.firepack_infer_schema.argtypes = [_char_pp, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, _error_p, _error_p]
+_lib.firepack_infer_schema.restype = ctypes.c_int32
+_lib.firepack_splits.argtypes = [ctypes.c_char_p, ctypes.c_int64, _error_p, _error_p]
+_lib.firepack_splits.restype = ctypes.c_int32
+_lib.firepack_write_stream.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _error_p]
+_lib.firepack_write_stream.restype = ctypes.c_int64
+
+
+def _take_string(pointer) -> str:
+    """A string the library returned, freed."""
+    if not pointer:
+        return ""
+    try:
+        return ctypes.string_at(pointer).decode("utf-8", "replace")
+    finally:
+        _lib.firepack_string_free(pointer)
+
+
+def _raise(error: ctypes.c_void_p):
+    raise FirePackError(_take_string(error.value))
+
+
+def _encode(path) -> bytes:
+    return os.fsencode(path)
+
+
+def _strings(values):
+    array = (ctypes.c_char_p * max(len(values), 1))(*[_encode(v) for v in values])
+    return ctypes.cast(array, _char_pp), array
+
+
+class NativeReader:
+    """One open reader: its batches as an Arrow C stream, and what it met (damaged records, nulled mismatches)."""
+
+    def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
+                 nulls_for_mismatches=False, skip_damaged=False):
+        error = ctypes.c_void_p()
+        names, keep = _strings(columns) if columns is not None else (None, None)
+        schema_struct = None
+        if schema is not None:
+            schema_struct = ArrowSchema()
+            schema._export_to_c(ctypes.addressof(schema_struct))
+        flags = (1 if nulls_for_mismatches else 0) | (2 if skip_damaged else 0)
+        self._handle = _lib.firepack_reader_open(
+            _encode(path), offset, -1 if length is None else length, batch_size, names,
+            len(columns) if columns is not None else 0,
+            ctypes.addressof(schema_struct) if schema_struct is not None else None,
+            -1 if sample is None else sample, flags, ctypes.byref(error))
+        del keep
+        if not self._handle:
+            _raise(error)
+
+    def record_batch_reader(self):
+        import pyarrow as pa
+        stream = ArrowArrayStream()
+        _lib.firepack_reader_export_stream(self._handle, ctypes.addressof(stream))
+        return pa.RecordBatchReader._import_from_c(ctypes.addressof(stream))
+
+    def schema(self):
+        import pyarrow as pa
+        struct = ArrowSchema()
+        _lib.firepack_reader_export_schema(self._handle, ctypes.addressof(struct))
+        return pa.Schema._import_from_c(ctypes.addressof(struct))
+
+    def report(self) -> dict:
+        return json.loads(_take_string(_lib.firepack_reader_report(self._handle)))
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            _lib.firepack_reader_free(handle)
+
+
+def infer_schema(paths, sample=None):
+    import pyarrow as pa
+    names, keep = _strings(paths)
+    struct = ArrowSchema()
+    report, error = ctypes.c_void_p(), ctypes.c_void_p()
+    status = _lib.firepack_infer_schema(names, len(paths), -1 if sample is None else sample,
+                                        ctypes.addressof(struct), ctypes.byref(report), ctypes.byref(error))
+    del keep
+    if status != 0:
+        _raise(error)
+    return pa.Schema._import_from_c(ctypes.addressof(struct)), json.loads(_take_string(report.value))
+
+
+def splits(path, target_bytes):
+    out, error = ctypes.c_void_p(), ctypes.c_void_p()
+    if _lib.firepack_splits(_encode(path), target_bytes, ctypes.byref(out), ctypes.byref(error)) != 0:
+        _raise(error)
+    return [tuple(pair) for pair in json.loads(_take_string(out.value))]
+
+
+def write_stream(reader, path, collection=None, id_prefix=""):
+    """Writes a pyarrow RecordBatchReader (consumed) to a new .fpks; returns the documents written."""
+    stream = ArrowArrayStream()
+    reader._export_to_c(ctypes.addressof(stream))
+    error = ctypes.c_void_p()
+    written = _lib.firepack_write_stream(ctypes.addressof(stream), _encode(path),
+                                         None if collection is None else collection.encode(),
+                                         id_prefix.encode(), ctypes.byref(error))
+    if written < 0:
+        _raise(error)
+    return written

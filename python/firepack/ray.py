@@ -1,0 +1,50 @@
+"""FirePack as a Ray Data source: `ray.data.read_datasource(FirePackDatasource("exports/*.fpks"))`.
+
+Each read task reads one byte range of one file (the split rule of Docs/ARROW.md: exactly the records whose sync
+marker starts in the range), as Arrow tables; the schema is inferred once, before the tasks are planned, so that
+every task's blocks agree."""
+import glob
+
+import pyarrow as pa
+from ray.data import Datasource, ReadTask
+from ray.data.block import BlockMetadata
+
+import firepack
+
+
+class FirePackDatasource(Datasource):
+    """The documents of `paths` (a glob, a path, or a list of them), cut into ranges of about `target_bytes`."""
+
+    def __init__(self, paths, *, target_bytes=64 * 1024 * 1024, schema=None, columns=None, sample=None,
+                 on_damage="error", on_mismatch="error"):
+        if isinstance(paths, str):
+            paths = [paths]
+        self.paths = [match for pattern in paths for match in (sorted(glob.glob(pattern)) or [pattern])]
+        self.target_bytes = target_bytes
+        self.schema = schema if schema is not None else firepack.infer_schema(self.paths, sample=sample)
+        self.columns = columns
+        self.on_damage = on_damage
+        self.on_mismatch = on_mismatch
+
+    def estimate_inmemory_data_size(self):
+        return None
+
+    def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
+        tasks = []
+        for path in self.paths:
+            for offset, length in firepack.splits(path, self.target_bytes):
+                tasks.append(ReadTask(self._reader(path, offset, length),
+                                      BlockMetadata(num_rows=None, size_bytes=length, exec_stats=None,
+                                                    input_files=(path,))))
+        return tasks
+
+    def _reader(self, path, offset, length):
+        schema, columns, on_damage, on_mismatch = self.schema, self.columns, self.on_damage, self.on_mismatch
+
+        def read():
+            reader = firepack.open_stream(path, schema=schema, columns=columns, offset=offset, length=length,
+                                          on_damage=on_damage, on_mismatch=on_mismatch)
+            for batch in reader:
+                yield pa.Table.from_batches([batch])
+
+        return read

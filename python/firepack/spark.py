@@ -1,0 +1,244 @@
+"""FirePack as an Apache Spark 4 data source (the Python Data Source API).
+
+    from firepack.spark import FirePackDataSource
+    spark.dataSource.register(FirePackDataSource)
+    df = spark.read.format("firepack").load("exports/*.fpks")
+    df.write.format("firepack").mode("overwrite").save("out/")
+
+Reading: the schema is inferred once over every file (option `sample` limits it to that many records), or taken from
+`.schema(...)`; each file is cut into byte ranges of `maxPartitionBytes` (the option; else the session's
+`spark.sql.files.maxPartitionBytes` when registered with `firepack.spark.register(spark)`; else 128 MiB, Spark's
+default), and each partition reads exactly the records whose sync marker starts in its
+range, as Arrow record batches. Options `onDamage` (`error` | `skip`) and `onMismatch` (`error` | `null`) are
+`open_stream`'s. Spark holds timestamps in microseconds (as Firestore does): a timestamp with nanoseconds fails the
+read unless option `timestampPrecision` is `truncate`, so that no digit is dropped without being asked for.
+
+Writing: each task writes one `part-NNNNN-<id>.fpks` file into the output folder, all or nothing; rows are named by
+`__name__`, or `<collection>/<task>-<row>` with option `collection`.
+"""
+import glob
+import os
+import uuid
+from dataclasses import dataclass
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition, \
+    WriterCommitMessage
+from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+import firepack
+
+DEFAULT_PARTITION_BYTES = 128 * 1024 * 1024
+
+
+def register(spark):
+    """Registers the `firepack` format with `spark`, cutting partitions at the session's
+    `spark.sql.files.maxPartitionBytes` (Spark plans Python data sources in worker processes, which do not see the
+    session's settings: the value is read here, on the driver, and travels with the registered class)."""
+    value = spark.conf.get("spark.sql.files.maxPartitionBytes", None)
+    partition_bytes = _bytes(value) if value else DEFAULT_PARTITION_BYTES
+    source = type("FirePackDataSource", (FirePackDataSource,), {"partition_bytes": partition_bytes})
+    spark.dataSource.register(source)
+    return source
+
+
+def _bytes(text):
+    text = str(text).strip().lower()
+    for suffix, factor in (("kb", 1 << 10), ("mb", 1 << 20), ("gb", 1 << 30), ("k", 1 << 10), ("m", 1 << 20),
+                           ("g", 1 << 30), ("b", 1)):
+        if text.endswith(suffix):
+            return int(float(text[: -len(suffix)]) * factor)
+    return int(text)
+
+
+def _files(path):
+    found = []
+    for part in path.split(","):
+        part = part.strip()
+        if os.path.isdir(part):
+            found += sorted(os.path.join(part, name) for name in os.listdir(part)
+                            if name.endswith((".fpks", ".fpks.gz", ".fpk")))
+        else:
+            matched = sorted(glob.glob(part))
+            if not matched:
+                raise firepack.FirePackError(f"no file matches {part!r}")
+            found += matched
+    return found
+
+
+def _spark_arrow_type(type_):
+    """The Arrow type Spark reads for a FirePack column: timestamps in microseconds, fixed-size lists as lists."""
+    t = pa.types
+    if t.is_timestamp(type_):
+        return pa.timestamp("us", tz="UTC")
+    if t.is_struct(type_):
+        return pa.struct([pa.field(f.name, _spark_arrow_type(f.type)) for f in type_])
+    if t.is_fixed_size_list(type_) or t.is_list(type_):
+        return pa.list_(pa.field("element", _spark_arrow_type(type_.value_type)))
+    return type_
+
+
+def _spark_arrow_schema(schema):
+    return pa.schema([pa.field(f.name, _spark_arrow_type(f.type)) for f in schema])
+
+
+MARKS_KEY = "firepack"
+
+
+def _marks(field, path=""):
+    """The FirePack marks of `field` and everything inside it, by path below it ("" for itself, ".a", "[]")."""
+    found = {}
+    if field.metadata:
+        found[path] = {key.decode(): value.decode() for key, value in field.metadata.items()
+                       if key.startswith(b"firepack.")}
+    type_ = field.type
+    if pa.types.is_struct(type_):
+        for child in type_:
+            found.update(_marks(child, f"{path}.{child.name}"))
+    elif pa.types.is_list(type_) or pa.types.is_fixed_size_list(type_):
+        found.update(_marks(type_.value_field, f"{path}[]"))
+    return found
+
+
+def _with_marks(field, marks, path=""):
+    """`field` with the marks `_marks` collected put back (Spark's types have no Arrow metadata)."""
+    type_ = field.type
+    if pa.types.is_struct(type_):
+        type_ = pa.struct([_with_marks(child, marks, f"{path}.{child.name}") for child in type_])
+    elif pa.types.is_list(type_):
+        type_ = pa.list_(_with_marks(type_.value_field, marks, f"{path}[]"))
+    return pa.field(field.name, type_, metadata=marks.get(path) or None)
+
+
+def spark_schema(arrow_schema):
+    """The Spark schema of a FirePack Arrow schema, each top-level field carrying its FirePack marks in its Spark
+    metadata, so that a reader planned from it reads the same FirePack types without inferring again."""
+    from pyspark.sql.types import StructField, StructType
+    plain = from_arrow_schema(_spark_arrow_schema(arrow_schema))
+    fields = []
+    for arrow_field, field in zip(arrow_schema, plain.fields):
+        marks = _marks(arrow_field)
+        fields.append(StructField(field.name, field.dataType, True, {MARKS_KEY: marks} if marks else {}))
+    return StructType(fields)
+
+
+def arrow_schema(spark_schema):
+    """The FirePack Arrow schema a Spark schema stands for: its types as FirePack reads them (nanosecond timestamps),
+    with the marks of `spark_schema(…)` put back."""
+    plain = firepack.canonical_schema(to_arrow_schema(spark_schema, timezone="UTC"))
+    return pa.schema([_with_marks(arrow_field, field.metadata.get(MARKS_KEY, {}))
+                      for arrow_field, field in zip(plain, spark_schema.fields)])
+
+
+class FirePackDataSource(DataSource):
+    """`spark.read.format("firepack")` and `df.write.format("firepack")`."""
+
+    #: Partition size when the `maxPartitionBytes` option is not given (`register` sets the session's).
+    partition_bytes = DEFAULT_PARTITION_BYTES
+
+    @classmethod
+    def name(cls):
+        return "firepack"
+
+    def _paths(self):
+        path = self.options.get("path") or self.options.get("paths")
+        if not path:
+            raise firepack.FirePackError("give a path: spark.read.format('firepack').load('exports/*.fpks')")
+        return _files(path)
+
+    def schema(self):
+        sample = self.options.get("sample")
+        arrow = firepack.infer_schema(self._paths(), sample=int(sample) if sample else None)
+        return spark_schema(arrow)
+
+    def reader(self, schema):
+        return FirePackSparkReader(self._paths(), schema, self.options, self.partition_bytes)
+
+    def writer(self, schema, overwrite):
+        return FirePackSparkWriter(self.options, overwrite)
+
+
+@dataclass
+class FileRange(InputPartition):
+    path: str
+    offset: int
+    length: int
+
+
+class FirePackSparkReader(DataSourceReader):
+    def __init__(self, paths, schema, options, partition_bytes):
+        self.paths = paths
+        # Spark hands options over with lower-cased keys.
+        self.options = {key.lower(): value for key, value in dict(options).items()}
+        # The FirePack schema to read with: Spark's, with the marks it carries (no second inference pass).
+        self.arrow_schema = arrow_schema(schema)
+        self.spark_schema = _spark_arrow_schema(self.arrow_schema)
+        option = self.options.get("maxpartitionbytes")
+        self.partition_bytes = _bytes(option) if option else partition_bytes
+
+    def partitions(self):
+        return [FileRange(path, offset, length)
+                for path in self.paths for offset, length in firepack.splits(path, self.partition_bytes)]
+
+    def read(self, partition):
+        reader = firepack.open_stream(partition.path, schema=self.arrow_schema, offset=partition.offset,
+                                      length=partition.length,
+                                      batch_size=int(self.options.get("batchsize", 65536)),
+                                      on_damage=self.options.get("ondamage", "error"),
+                                      on_mismatch=self.options.get("onmismatch", "error"))
+        truncate = self.options.get("timestampprecision", "error") == "truncate"
+        for batch in reader:
+            try:
+                yield batch.cast(self.spark_schema, safe=not truncate)
+            except pa.ArrowInvalid as error:
+                raise firepack.FirePackError(
+                    f"{partition.path}: {error}: Spark holds timestamps in microseconds; read with "
+                    ".option('timestampPrecision', 'truncate') to drop the nanoseconds") from None
+
+
+@dataclass
+class WrittenFiles(WriterCommitMessage):
+    paths: list
+
+
+class FirePackSparkWriter(DataSourceArrowWriter):
+    def __init__(self, options, overwrite):
+        self.folder = options.get("path")
+        if not self.folder:
+            raise firepack.FirePackError("give an output folder: df.write.format('firepack').save('out/')")
+        self.collection = options.get("collection")
+        self.overwrite = overwrite
+        self.job = uuid.uuid4().hex[:12]
+
+    def write(self, iterator):
+        from pyspark import TaskContext
+        context = TaskContext.get()
+        task = context.partitionId() if context else 0
+        os.makedirs(self.folder, exist_ok=True)
+        path = os.path.join(self.folder, f"part-{task:05d}-{self.job}.fpks")
+        batches = iter(iterator)
+        first = next(batches, None)
+        if first is None:
+            return WrittenFiles([])
+
+        def chained():
+            yield first
+            yield from batches
+
+        firepack.write_table(pa.RecordBatchReader.from_batches(first.schema, chained()), path,
+                             collection=self.collection, id_prefix=f"{self.job}-{task}-")
+        return WrittenFiles([path])
+
+    def commit(self, messages):
+        if self.overwrite:
+            keep = {path for message in messages if message for path in message.paths}
+            for name in os.listdir(self.folder):
+                path = os.path.join(self.folder, name)
+                if name.endswith(".fpks") and path not in keep:
+                    os.remove(path)
+
+    def abort(self, messages):
+        for message in messages:
+            for path in (message.paths if message else []):
+                if os.path.exists(path):
+                    os.remove(path)

@@ -1,0 +1,279 @@
+"""The native core through pyarrow: type mapping, lossless round trips, schemas, projection, splits, damage and
+hostile input. Expected values come from the JSON-lines sources (parsed here with Python's json) or from the Swift
+tool, never from the reader under test."""
+import base64
+import datetime
+import filecmp
+import json
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+import warnings
+
+import pyarrow as pa
+import pytest
+
+import firepack
+from firepack import FirePackError, FirePackWarning
+
+
+def source_documents(stream):
+    lines = str(stream).replace(".fpks", ".jsonl")
+    with open(lines, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def rfc3339_nanoseconds(text):
+    whole, fraction = text.rstrip("Z").split(".")
+    seconds = datetime.datetime.fromisoformat(whole).replace(tzinfo=datetime.timezone.utc).timestamp()
+    return int(seconds) * 1_000_000_000 + int(fraction.ljust(9, "0"))
+
+
+def test_round_trip_is_byte_for_byte(events, orders, fixtures, folder):
+    for stream in [events, orders, fixtures / "books.fpks", fixtures / "generated-books.fpks"]:
+        table = firepack.read_table(stream)
+        copy = folder / ("copy-" + os.path.basename(stream))
+        assert firepack.write_table(table, copy) == table.num_rows
+        assert filecmp.cmp(stream, copy, shallow=False), f"{stream} changed on the way through Arrow"
+        assert firepack.read_table(copy).equals(table)
+
+
+def test_types_map_as_documented(events):
+    table = firepack.read_table(events)
+    documents = source_documents(events)
+    assert table.num_rows == len(documents)
+    schema = table.schema
+    assert schema.field("__name__").metadata[b"firepack.type"] == b"reference"
+    assert schema.field("createdAt").type == pa.timestamp("ns", tz="UTC")
+    assert schema.field("public").type == pa.bool_()
+    assert schema.field("signature").type == pa.binary()
+    assert schema.field("location").metadata[b"firepack.type"] == b"geopoint"
+    assert schema.field("embedding").type == pa.list_(pa.field("item", pa.float64()), 8)
+    assert schema.field("embedding").metadata[b"firepack.type"] == b"vector"
+    assert schema.field("actor").type.field("profile").metadata[b"firepack.type"] == b"reference"
+    rows = table.to_pylist()
+    nanoseconds = table.column("createdAt").cast(pa.int64()).to_pylist()
+    for index in random.Random(1).sample(range(len(documents)), 200):
+        document, row = documents[index], rows[index]
+        assert row["__name__"] == document["__name__"]
+        assert nanoseconds[index] == rfc3339_nanoseconds(document["createdAt"]["__timestamp__"])
+        assert row["actor"]["profile"] == document["actor"]["profile"]["__reference__"]
+        assert row["location"] == dict(zip(["latitude", "longitude"], document["location"]["__geopoint__"]))
+        assert row["signature"] == base64.b64decode(document["signature"]["__bytes__"])
+        assert row["embedding"] == document["embedding"]["__vector__"]
+        assert row["payload"]["commits"] == document["payload"]["commits"]
+        assert row["org"] == document["org"]
+        assert ("closedAt" in document) == (row["closedAt"] is not None)
+
+
+def test_a_field_of_several_types_is_kept_exactly(events):
+    table = firepack.read_table(events)
+    field = table.schema.field("weight")
+    assert field.type == pa.string() and field.metadata[b"firepack.type"] == b"value"
+    reasons = json.loads(table.schema.metadata[b"firepack.exact"])
+    assert "several types" in reasons["weight"]
+    for text, document in zip(table.column("weight").to_pylist(), source_documents(events)):
+        # FirePack's reversible JSON: integers stay integers, doubles keep a fraction, strings are strings.
+        value = json.loads(text)
+        assert type(value) is type(document["weight"]) and value == document["weight"], (text, document["weight"])
+
+
+def test_null_and_absent_stay_apart(folder):
+    # null in one document, absent from another, a number in a third: only the exact form can tell them apart.
+    table = pa.table({"__name__": ["c/a", "c/b", "c/c"], "x": ["null", None, "1"],
+                      "y": [None, 2.5, 3.5]},
+                     schema=pa.schema([pa.field("__name__", pa.string()),
+                                       pa.field("x", pa.string(), metadata={"firepack.type": "value"}),
+                                       pa.field("y", pa.float64(), metadata={"firepack.null": "value"})]))
+    path = folder / "nulls.fpks"
+    firepack.write_table(table, path)
+    back = firepack.read_table(path)
+    assert back.column("x").to_pylist() == ["null", None, "1"]
+    assert back.schema.field("y").metadata == {b"firepack.null": b"value"}
+    report = {f["path"]: f for f in firepack.schema_report(path)["fields"]}
+    assert report["x"]["types"] == {"null": 1, "integer": 1} and report["x"]["absent"] == 1
+    assert report["y"]["types"] == {"double": 2, "null": 1} and report["y"]["absent"] == 0
+    again = folder / "nulls-again.fpks"
+    firepack.write_table(back, again)
+    assert filecmp.cmp(path, again, shallow=False)
+
+
+def test_double_bit_patterns_survive(folder):
+    patterns = [0x7FF8000000000001, 0xFFF0000000000000, 0x8000000000000000, 0x7FF4000000000ABC, 0x3FF0000000000001]
+    values = pa.array([struct.unpack("<d", struct.pack("<Q", bits))[0] for bits in patterns], pa.float64())
+    table = pa.table({"__name__": [f"d/{i}" for i in range(len(patterns))], "v": values})
+    path = folder / "doubles.fpks"
+    firepack.write_table(table, path)
+    back = firepack.read_table(path).column("v").combine_chunks()
+    bits = [struct.unpack("<Q", struct.pack("<d", v))[0] for v in back.to_pylist()]
+    raw = back.buffers()[1].to_pybytes()
+    assert [struct.unpack_from("<Q", raw, 8 * i)[0] for i in range(len(patterns))] == patterns
+    assert bits[1:3] == patterns[1:3]
+
+
+def test_a_schema_the_value_does_not_fit(events):
+    schema = firepack.infer_schema(events)
+    wrong = schema.set(schema.get_field_index("public"), pa.field("public", pa.int64()))
+    with pytest.raises(FirePackError) as raised:
+        firepack.read_table(events, schema=wrong)
+    message = str(raised.value)
+    assert "record 0 at byte 6" in message and "public" in message and "boolean" in message
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = firepack.read_table(events, schema=wrong, on_mismatch="null")
+    assert table.column("public").null_count == table.num_rows
+    assert any(issubclass(w.category, FirePackWarning) and f"public: {table.num_rows}" in str(w.message) for w in caught)
+
+
+def test_a_sampled_schema_refuses_fields_it_did_not_see(folder):
+    table = pa.table({"__name__": [f"c/{i}" for i in range(10)], "a": list(range(10))})
+    late = pa.table({"__name__": ["c/late"], "a": [1], "b": ["new"]})
+    path = folder / "late.fpks"
+    firepack.write_table(pa.RecordBatchReader.from_batches(late.schema, [
+        pa.RecordBatch.from_pydict({"__name__": table.column(0).to_pylist(), "a": table.column(1).to_pylist(),
+                                    "b": [None] * 10}, schema=late.schema), late.to_batches()[0]]), path)
+    with pytest.raises(FirePackError, match=r"record 10 at byte \d+, field \$\.b.*not in the schema"):
+        firepack.read_table(path, sample=5)
+    assert firepack.read_table(path, sample=11).column("b").to_pylist()[-1] == "new"
+
+
+def test_columns_are_projected(events):
+    whole = firepack.read_table(events)
+    part = firepack.read_table(events, columns=["repo", "__name__", "weight"])
+    assert part.column_names == ["__name__", "repo", "weight"]
+    for name in part.column_names:
+        assert part.column(name).equals(whole.column(name))
+    with pytest.raises(FirePackError, match="no column"):
+        firepack.read_table(events, columns=["nosuch"])
+
+
+@pytest.mark.parametrize("target", [1, 997, 4096, 65_536, 1 << 30])
+def test_splits_read_every_record_once(events, target):
+    whole = firepack.read_table(events)
+    schema = whole.schema
+    ranges = firepack.splits(events, target)
+    assert sum(length for _, length in ranges) == os.path.getsize(events)
+    assert all(ranges[i][0] + ranges[i][1] == ranges[i + 1][0] for i in range(len(ranges) - 1))
+    sample = ranges if len(ranges) < 400 else ranges[:150] + ranges[-150:] + random.Random(target).sample(ranges[150:-150], 100)
+    parts = [firepack.open_stream(events, schema=schema, offset=o, length=n).read_all() for o, n in sample]
+    names = [name for part in parts for name in part.column("__name__").to_pylist()]
+    assert len(names) == len(set(names)), "a record was read by two ranges"
+    if len(sample) == len(ranges):
+        assert pa.concat_tables(parts).equals(whole)
+
+
+def damaged_copy(stream, folder, positions):
+    data = bytearray(open(stream, "rb").read())
+    for position in positions:
+        data[position] ^= 0xFF
+    path = folder / "damaged.fpks"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_damaged_records_are_reported_never_dropped_silently(events, folder):
+    size = os.path.getsize(events)
+    path = damaged_copy(events, folder, [size // 3, size // 2, 2 * size // 3])
+    with pytest.raises(FirePackError, match=r"at byte \d+"):
+        firepack.read_table(path)
+    problems = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = firepack.read_table(path, on_damage="skip", problems=problems)
+    assert len(problems) == 3 and all(p["code"] == "badChecksum" for p in problems)
+    assert table.num_rows == 3000 - 3
+    assert any(issubclass(w.category, FirePackWarning) and "3 damaged" in str(w.message) for w in caught)
+    # Split anywhere, the ranges together report each damaged record once and read every intact one once.
+    for target in [1000, 7919, 100_000]:
+        found, rows = [], 0
+        for offset, length in firepack.splits(path, target):
+            part = []
+            rows += firepack.open_stream(path, schema=table.schema, offset=offset, length=length,
+                                         on_damage="skip", problems=part).read_all().num_rows
+            found += part
+        assert rows == table.num_rows
+        assert sorted(p["offset"] for p in found) == sorted(p["offset"] for p in problems)
+
+
+def test_hostile_bytes_give_errors_not_crashes(folder, events):
+    rng = random.Random(5)
+    original = open(events, "rb").read()[:200_000]
+    cases = {"random.fpks": bytes(rng.getrandbits(8) for _ in range(5000)),
+             "empty.fpks": b"",
+             "header-only.fpks": original[:6],
+             "torn.fpks": original[:150_001],
+             "wrong-version.fpks": original[:4] + b"\x09" + original[5:1000]}
+    for name, data in cases.items():
+        path = folder / name
+        path.write_bytes(data)
+        # A child process: if anything crashed the interpreter, the test sees it.
+        code = ("import firepack, sys\n"
+                "try:\n    t = firepack.read_table(sys.argv[1], on_damage='skip')\n    print('rows', t.num_rows)\n"
+                "except firepack.FirePackError as e:\n    print('error', e)\n")
+        result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, f"{name}: {result.stderr}"
+        assert result.stdout.startswith(("rows", "error")), name
+        if name in ("random.fpks", "wrong-version.fpks", "empty.fpks"):
+            assert result.stdout.startswith("error") and "byte" in result.stdout or "empty" in result.stdout, result.stdout
+
+
+def test_other_file_kinds(fixtures, folder, firepack_tool):
+    gz = folder / "books.fpks.gz"
+    subprocess.run([firepack_tool, "convert", str(fixtures / "books.fpks"), str(gz)], check=True, capture_output=True)
+    assert firepack.read_table(gz).equals(firepack.read_table(fixtures / "books.fpks"))
+    with pytest.raises(FirePackError, match="byte range"):
+        firepack.open_stream(gz, offset=10, length=100).read_all()
+    assert firepack.splits(gz, 10) == [(0, os.path.getsize(gz))]
+
+
+def test_writing_other_arrow_types_and_failures(folder):
+    table = pa.table({"id32": pa.array([1, 2], pa.int32()), "name": pa.array(["a", "b"], pa.large_string()),
+                      "when": pa.array([datetime.datetime(2024, 1, 2, 3, 4, 5, 123456)] * 2, pa.timestamp("us")),
+                      "f": pa.array([1.5, 2.5], pa.float32())})
+    path = folder / "cast.fpks"
+    assert firepack.write_table(table, path, collection="things") == 2
+    back = firepack.read_table(path)
+    assert back.column("__name__").to_pylist() == ["things/0", "things/1"]
+    assert back.column("id32").type == pa.int64() and back.column("f").to_pylist() == [1.5, 2.5]
+    assert back.column("when").to_pylist()[0] == datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=datetime.timezone.utc)
+    with pytest.raises(FirePackError, match="__name__"):
+        firepack.write_table(pa.table({"a": [1]}), folder / "unnamed.fpks")
+    bad = folder / "bad.fpks"
+    with pytest.raises(FirePackError, match="row 1.*__name__|row 1"):
+        firepack.write_table(pa.table({"__name__": ["c/ok", "not-a-document-path"], "a": [1, 2]}), bad)
+    assert not bad.exists(), "a failed write left a file"
+    with pytest.raises(FirePackError, match="decimal"):
+        firepack.write_table(pa.table({"__name__": ["c/a"], "d": pa.array([1], pa.decimal128(5, 2))}), bad)
+
+
+def test_parquet_conversion_round_trip(events, folder):
+    parquet = folder / "events.parquet"
+    back = folder / "events-back.fpks"
+    for source, target in [(events, parquet), (parquet, back)]:
+        subprocess.run([sys.executable, "-m", "firepack", "convert", str(source), str(target)], check=True, capture_output=True)
+    import pyarrow.parquet as pq
+    assert pq.read_table(parquet).num_rows == 3000
+    assert filecmp.cmp(events, back, shallow=False), "FirePack → Parquet → FirePack changed the documents"
+    shown = subprocess.run([sys.executable, "-m", "firepack", "schema", str(events)], check=True, capture_output=True, text=True).stdout
+    assert "weight: JSON text" in shown and "createdAt: timestamp[ns, UTC]" in shown
+
+
+def test_memory_follows_the_batch_not_the_file(data_folder):
+    from conftest import make_stream
+    small, large = make_stream(data_folder, "orders", 20_000, seed=3), make_stream(data_folder, "orders", 80_000, seed=3)
+    # VmHWM: this process's own peak (ru_maxrss can carry the forking parent's on Linux).
+    code = ("import firepack, sys\n"
+            "def peak():\n"
+            "    return next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+            "schema = firepack.infer_schema(sys.argv[1])\n"
+            "rows = sum(b.num_rows for b in firepack.open_stream(sys.argv[1], batch_size=2048, schema=schema))\n"
+            "print(rows, peak())\n")
+    peaks = {}
+    for path in (small, large):
+        rows, peak = subprocess.run([sys.executable, "-c", code, str(path)], check=True, capture_output=True, text=True).stdout.split()
+        peaks[path] = int(peak) * 1024
+    growth = peaks[large] - peaks[small]
+    assert growth < (os.path.getsize(large) - os.path.getsize(small)) / 4, f"peak memory grew {growth} bytes with the file"
