@@ -342,6 +342,7 @@ swift package --allow-writing-to-package-directory benchmark --target PathsBench
 swift package --allow-writing-to-package-directory benchmark --no-progress --format markdown > ../.build/benchmarks.md
 cd .. && python3 scripts/update-benchmarks.py .build/benchmarks.md                 # regenerates this file
 .build/release/firepack bench my-export.json --svg chart.svg                        # a quick look at your own files
+.venv/bin/python python/benchmarks/engines.py      # Arrow and engines (after scripts/test.sh made .venv); writes Benchmarks/Results/arrow.md
 ```
 
 Release builds; wall clock, throughput, mallocs and peak memory from package-benchmark 1.38.1 (p50 shown).

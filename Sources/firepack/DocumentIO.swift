@@ -135,7 +135,8 @@ final class JSONLinesInput: DocumentInput {
         }
         let value: Value
         do { value = try Value(json: line, options: jsonOptions) } catch {
-            throw FirePackError(error.code, offset: error.offset,
+            // The column is the line's; the byte offset the file's, as for every other input.
+            throw FirePackError(error.code, offset: error.offset.map { $0 + lines.lineOffset },
                                 "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
                                 path: error.path)
         }

@@ -217,6 +217,11 @@ final class LineReader {
     let maxLineLength: Int
     /// The 1-based number of the last line returned.
     private(set) var lineNumber = 0
+    /// The byte offset in the input of the last line returned: error offsets inside a line are added to it, so that
+    /// "at byte N" means the same in JSON lines as in every other format (the input's N-th byte).
+    private(set) var lineOffset = 0
+    /// The input offset of `buffer[0]`.
+    private var bufferOffset = 0
 
     init(_ source: ByteSource, maxLineLength: Int = 256 << 20) {
         self.source = source
@@ -229,6 +234,7 @@ final class LineReader {
         while true {
             if let newline = buffer[scanFrom..<end].firstIndex(of: 0x0A) {
                 let line = buffer[start..<newline]
+                lineOffset = bufferOffset + start
                 start = newline + 1
                 lineNumber += 1
                 return line.last == 0x0D ? line.dropLast() : line
@@ -236,6 +242,7 @@ final class LineReader {
             if ended {
                 guard start < end else { return nil }
                 let line = buffer[start..<end]
+                lineOffset = bufferOffset + start
                 start = end
                 lineNumber += 1
                 return line
@@ -243,6 +250,7 @@ final class LineReader {
             // Move the partial line to the front, grow if needed, read more.
             if start > 0 {
                 buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
+                bufferOffset += start
                 end -= start
                 start = 0
             }

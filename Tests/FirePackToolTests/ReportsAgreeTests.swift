@@ -20,6 +20,20 @@ struct ReportsAgreeTests {
         return path("damaged.fpks")
     }
 
+    @Test("\"at byte N\" is the input's N-th byte in JSON lines as in a JSON file; the column is the line's")
+    func byteOffsetsMeanTheSameInEveryFormat() throws {
+        let text = "{\"a\":1}\n\n{\"b\": [1, 2,, 3]}\n"
+        let bytes = Array(text.utf8)
+        let bad = (1..<bytes.count).first { bytes[$0] == UInt8(ascii: ",") && bytes[$0 - 1] == UInt8(ascii: ",") }!   // ",,"
+        for (name, body) in [("bad.jsonl", text), ("bad.json", "[" + text.replacingOccurrences(of: "}\n\n", with: "},\n\n") + "]")] {
+            try Data(body.utf8).write(to: URL(fileURLWithPath: path(name)))
+            let result = try Tool.run(["convert", path(name), path(name + ".fpks"), "--collection", "c"])
+            let offset = name == "bad.jsonl" ? bad : bad + 2   // "[" and the added ","
+            #expect(result.status == 1 && result.stderr.contains("line 3, column 13") && result.stderr.contains("at byte \(offset),"),
+                    "\(name): \(result.stderr)")
+        }
+    }
+
     @Test func everyCommandNumbersAndReportsTheDamagedRecordAlike() throws {
         let stream = try damagedStream()
         let validate = try Tool.run(["validate", stream])

@@ -350,9 +350,20 @@ struct ToolTests {
         #expect(try Tool.run(["bench", "--runs", "0"]).status == 2)
     }
 
-    @Test("every subcommand has help with examples", arguments: ["convert", "inspect", "validate", "stats", "bench"])
+    @Test("every subcommand has help with examples", arguments: ["convert", "inspect", "validate", "stats", "schema", "bench"])
     func help(subcommand: String) throws {
         let result = try Tool.run([subcommand, "--help"])
         #expect(result.status == 0 && result.text.contains("Examples:"))
+        let topic = try Tool.run(["help", subcommand])
+        #expect(topic.status == 0 && topic.text == result.text)
+    }
+
+    @Test("shell completion scripts (README) know every subcommand and its options", arguments: ["bash", "zsh", "fish"])
+    func completion(shell: String) throws {
+        let result = try Tool.run(["--generate-completion-script", shell])
+        #expect(result.status == 0)
+        for word in ["convert", "inspect", "validate", "stats", "schema", "bench", "max-problems", "firestore-limits"] {
+            #expect(result.text.contains(word), "\(shell) completion lacks \(word)")
+        }
     }
 }

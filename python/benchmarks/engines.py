@@ -99,7 +99,7 @@ def memory_row(stream):
 def spark_rows(folder, megabytes):
     from pyspark.sql import SparkSession
     from firepack.spark import FirePackDataSource
-    count = int(megabytes * 1e6 / 1700)   # about 1.7 kB of .fpks per event
+    count = int(megabytes * 1e6 / 830)   # about 830 bytes of plain JSON per event: the JSON side is `megabytes`
     (folder / "spark").mkdir()
     stream, plain = prepare_events(folder / "spark", count)
     os.environ["PYSPARK_PYTHON"] = sys.executable
