@@ -30,6 +30,10 @@ public final class ArrowBatchReader {
         public var nullsForMismatches = false
         /// Whether damaged records are skipped and reported in `problems` (else the first one is an error).
         public var skipDamaged = false
+        /// Whether the given `schema` was inferred from a sample (as a Spark or Ray planner does once for all its
+        /// readers): then, as with `sample`, a field it does not have, or a null where it says absent (or the
+        /// reverse), is an error rather than dropped or changed.
+        public var schemaIsSampled = false
 
         /// The defaults: 65,536 rows, all columns, the schema inferred from the whole file, errors on damage.
         public init() {}
@@ -69,7 +73,7 @@ public final class ArrowBatchReader {
         self.schema = schema
         exactReasons = reasons
         context = ConversionContext(nullsForMismatches: options.nullsForMismatches,
-                                    unknownFieldsAreErrors: options.schema == nil && options.sample != nil)
+                                    unknownFieldsAreErrors: options.schemaIsSampled || (options.schema == nil && options.sample != nil))
         source = try FirePackRecordSource.open(path: path, offset: options.offset, length: options.length,
                                                mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError)
         func builder(_ name: String) -> ColumnBuilder? {

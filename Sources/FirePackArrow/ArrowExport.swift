@@ -145,7 +145,9 @@ final class ExportedSchema {
                 }
             }
         }
-        return buffer.take()
+        let encoded = buffer.take()
+        buffer.free()   // the empty buffer `take` started
+        return encoded
     }
 }
 

@@ -15,9 +15,14 @@ final class ExportedStream {
 
     deinit { free(lastError) }
 
+    /// Set by the first error: the builders may hold part of a batch, so every later call fails the same way
+    /// (the C Stream Interface lets a producer end a stream on error; it must not go on with stale rows).
+    var failed = false
+
     func fail(_ error: any Error) -> Int32 {
         free(lastError)
         lastError = strdup("\(error)")
+        failed = true
         return EIO
     }
 
@@ -38,6 +43,7 @@ extension ArrowBatchReader {
             },
             get_next: { stream, array in
                 let owner = ExportedStream.of(stream)
+                guard !owner.failed else { return EIO }
                 do {
                     if try !owner.reader.nextBatch(into: array!) { array!.pointee.release = nil }
                     return 0

@@ -83,14 +83,15 @@ public final class ArrowStreamWriter {
     static func writeMap(_ fields: [(ArrowColumn, ImportedArray)], row: Int, to writer: FirePackWriter) throws(FirePackError) {
         writer.beginMap()
         for (column, array) in fields {
-            if array.isNull(row) {
-                guard column.nullMeaning == .value else { continue }
-                writer.writeKey(column.name)
-                writer.writeNull()
-                continue
-            }
+            // A column of Arrow's null type has no validity buffer: every row is null.
+            let isNull = column.type == .null || array.isNull(row)
+            if isNull && column.nullMeaning != .value { continue }
             guard writer.writeKey(column.name) else {
                 throw FirePackError(.duplicateKey, "two columns are named \(column.name.debugDescription)", path: [.key(column.name)])
+            }
+            if isNull {
+                writer.writeNull()
+                continue
             }
             do throws(FirePackError) { try writeValue(column, array, row, to: writer) } catch {
                 throw error.prefixingPath(with: .key(column.name))
@@ -204,7 +205,9 @@ struct ImportedArray {
 
     func withBytes<R, E: Error>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         let (start, end) = listRange(row)
-        return try body(UnsafeRawBufferPointer(start: buffer(2)! + start, count: end - start))
+        // The data buffer may be null when it holds no bytes (a column of empty strings), as the specification allows.
+        guard end > start, let data = buffer(2) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: data + start, count: end - start))
     }
 
     func string(_ row: Int) throws(FirePackError) -> String {

@@ -69,10 +69,13 @@ final class ColumnBuilder {
     var skipsUnknownFields = false
     /// The field's path (`a.b[]`), for warnings.
     let path: String
+    /// Whether this builder holds a list's elements (which are never absent: a null element is a null value).
+    let isListElement: Bool
 
     init(_ column: ArrowColumn, path: String) {
         self.column = column
         self.path = path
+        isListElement = path.hasSuffix("[]")
         var names: [[UInt8]] = []
         func join(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
         switch column.type {
@@ -215,6 +218,11 @@ final class ColumnBuilder {
     func append(_ reader: inout FirePackReader, _ context: ConversionContext) throws(FirePackError) {
         let type = try reader.peekType()
         if type == .null, kind != .exact {
+            // A schema from a sample said this field's nulls are absences: a null value would come back absent.
+            if context.unknownFieldsAreErrors && column.nullMeaning == .absent && !isListElement {
+                return try mismatch("a null value where the sampled schema has nulls only for an absent field", context,
+                                    skipping: &reader)
+            }
             try reader.skipValue()
             appendNull()
             return
@@ -329,12 +337,32 @@ final class ColumnBuilder {
         }
         try reader.exitMap(map)
         for index in 0..<childNames.count {
-            withChild(index) { child in if child.length < target { child.appendNull() } }
+            let absent = withChild(index) { child in
+                guard child.length < target else { return false }
+                child.appendNull()
+                return true
+            }
+            // A schema from a sample said this field's nulls are null values: an absence would come back as null.
+            if absent && context.unknownFieldsAreErrors && childColumnNullMeaning(index) == .value {
+                if context.nullsForMismatches {
+                    context.warn(path: path.isEmpty ? column(at: index) : path + "." + column(at: index),
+                                 "an absent field where the sampled schema has only null values: read as null")
+                } else {
+                    context.schemaError = true
+                    throw FirePackError(.typeMismatch, offset: reader.readerIndex,
+                                        "field \(column(at: index).debugDescription) is absent where the sampled schema has only null values: infer from more records or give a schema",
+                                        path: [.key(column(at: index))])
+                }
+            }
         }
         markValid()
     }
 
     func column(at index: Int) -> String { String(decoding: childNames[index], as: UTF8.self) }
+
+    func childColumnNullMeaning(_ index: Int) -> ArrowNullMeaning { withChild(index) { $0.column.nullMeaning } }
+
+
 
     /// Appends this builder's state and its children's to `state`: what `restore` needs to take back a row.
     func save(into state: inout [Int]) {

@@ -1,5 +1,13 @@
+import CFirePackSystem
 import FirePack
 import FirePackStreams
+
+/// The size of the file at `path`, or nil when it cannot be told.
+func fileSize(_ path: String) -> Int? {
+    var status = stat()
+    guard stat(SystemPath.bytes(path), &status) == 0 else { return nil }
+    return Int(status.st_size)
+}
 
 /// The document records of one file, whatever its kind: a `.fpks` stream (or one byte range of it), a gzip-compressed
 /// stream (whole only: gzip cannot be entered in the middle), or a `.fpk` file holding one document.
@@ -28,7 +36,8 @@ final class FirePackRecordSource {
     static func open(path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode) throws -> FirePackRecordSource {
         let head = try readPrefix(FileSource(path: path), count: 6)
         if head.starts(with: [0x1F, 0x8B]) {
-            guard offset == 0, length == nil else {
+            // The one range `splits` gives such a file, [0, size), is the whole file; any other cannot be read.
+            guard offset == 0, length.map({ $0 >= (fileSize(path) ?? .max) }) ?? true else {
                 throw FirePackError(.invalidValue, "\(path): a gzip-compressed stream cannot be read by byte range (gzip cannot be entered in the middle): read it whole")
             }
             return FirePackRecordSource(path: path, stream: try DocumentStreamReader(source: GzipSource(FileSource(path: path)), mode: mode), single: nil)

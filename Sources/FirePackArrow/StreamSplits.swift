@@ -8,11 +8,9 @@ public enum StreamSplits {
     /// to the range its sync marker starts in. A gzip-compressed stream or a `.fpk` file is one range.
     public static func ranges(path: String, targetBytes: Int) throws -> [(offset: Int, length: Int)] {
         guard targetBytes > 0 else { throw FirePackError(.invalidValue, "a split size must be positive, not \(targetBytes)") }
-        var status = stat()
-        guard stat(SystemPath.bytes(path), &status) == 0 else {
+        guard let size = fileSize(path) else {
             throw FirePackError(.ioFailure, "\(path): cannot read: \(String(cString: strerror(firepack_errno())))")
         }
-        let size = Int(status.st_size)
         let head = try readPrefix(FileSource(path: path), count: 4)
         guard head == DocumentStreamFormat.header.prefix(4).map({ $0 }) else { return [(0, size)] }
         var ranges: [(Int, Int)] = []

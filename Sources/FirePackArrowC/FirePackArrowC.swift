@@ -29,7 +29,7 @@ public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> { cString("F
 /// Opens a reader of `path` (`.fpks`, `.fpks.gz`, `.fpk`) over the bytes `[offset, offset + length)` (`length` < 0:
 /// to the end). `columns` (`columnCount` names, or NULL) projects; `schema` (or NULL: inferred from `sample`
 /// records, < 0 for all) is consumed (released) by this call. `flags`: 1 = a value that does not fit becomes a null
-/// and a counted warning, 2 = damaged records are skipped and reported. Returns a handle for
+/// and a counted warning, 2 = damaged records are skipped and reported, 4 = `schema` was inferred from a sample. Returns a handle for
 /// `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
 public func firepack_reader_open(_ path: UnsafePointer<CChar>, _ offset: Int64, _ length: Int64, _ batchSize: Int64,
@@ -47,6 +47,7 @@ public func firepack_reader_open(_ path: UnsafePointer<CChar>, _ offset: Int64, 
         options.sample = sample < 0 ? nil : Int(sample)
         options.nullsForMismatches = flags & 1 != 0
         options.skipDamaged = flags & 2 != 0
+        options.schemaIsSampled = flags & 4 != 0
         let reader = try ArrowBatchReader(path: String(cString: path), options: options)
         return Unmanaged.passRetained(reader).toOpaque()
     } catch {

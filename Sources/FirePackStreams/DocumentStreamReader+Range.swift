@@ -26,6 +26,8 @@ extension DocumentStreamReader {
         let whole = try DocumentStreamReader(source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
         if offset <= DocumentStreamFormat.header.count {
             whole.rangeEnd = end
+            // Inside the header: the first record is this range's, but damage before it is the range at 0's.
+            whole.synchronizing = offset > 0
             return whole
         }
         let file = try FileSource(path: path)

@@ -140,6 +140,32 @@ struct ArrowTests {
     }
 }
 
+@Suite("The exported C stream")
+struct ExportedStreamTests {
+    @Test("after an error, every later get_next fails too: no batch of stale rows follows a failed one")
+    func errorsAreSticky() throws {
+        let documents = try (0..<5).map { index in
+            Document(reference: try DocumentReference(path: "c/\(index)"), fields: ["v": index == 3 ? .string("x") : .integer(1)])
+        }
+        let path = try writeStream(documents, name: "sticky.fpks")
+        var options = ArrowBatchReader.Options()
+        options.schema = ArrowDocumentSchema(columns: [ArrowColumn(name: "__name__", type: .reference), ArrowColumn(name: "v", type: .int64)])
+        options.batchSize = 2
+        let reader = try ArrowBatchReader(path: path, options: options)
+        var stream = ArrowArrayStream()
+        reader.exportStream(into: &stream)
+        defer { stream.release?(&stream) }
+        var batch = ArrowArray()
+        #expect(stream.get_next(&stream, &batch) == 0 && batch.length == 2)
+        batch.release?(&batch)
+        #expect(stream.get_next(&stream, &batch) != 0)   // record 3 holds a string
+        let message = String(cString: stream.get_last_error(&stream)!)
+        #expect(message.contains("record 3") && message.contains("$.v"), "\(message)")
+        #expect(stream.get_next(&stream, &batch) != 0)
+        #expect(stream.get_next(&stream, &batch) != 0)
+    }
+}
+
 @Suite("Splits: every record read once, every damaged record reported once")
 struct SplitTests {
     /// The records (by offset) and problems (by offset) of one reader.
@@ -158,6 +184,7 @@ struct SplitTests {
         var rng = SeededGenerator(seed: 4)
         let third = bytes.count / 3
         bytes[third] ^= 0x5A
+        bytes[DocumentStreamFormat.header.count + 12 + 3] ^= 0x5A   // the first record: reported by the range at 0 alone
         if let marker = (2 * third..<bytes.count - 4).first(where: { bytes[$0...$0 + 3].elementsEqual(DocumentStreamFormat.syncMarker) }) {
             bytes[marker + 1] = 0
         }

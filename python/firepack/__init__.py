@@ -29,7 +29,7 @@ def _flags(on_mismatch, on_damage):
 
 
 def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, columns=None, sample=None,
-                on_mismatch="error", on_damage="error", problems=None):
+                on_mismatch="error", on_damage="error", problems=None, sampled_schema=False):
     """A `pyarrow.RecordBatchReader` over the documents of `path` (a `.fpks`, `.fpks.gz` or `.fpk`).
 
     `offset`/`length` read one byte range: exactly the records whose sync marker starts in it, so adjacent ranges
@@ -39,14 +39,17 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     A value that does not fit its column raises `FirePackError` naming the record, byte offset and field path, or
     with `on_mismatch="null"` becomes a null counted in a `FirePackWarning`. A damaged record raises, or with
     `on_damage="skip"` is skipped and reported in a `FirePackWarning` (and appended to the list `problems`).
+    `sampled_schema=True` says `schema` came from `infer_schema(…, sample=N)`: fields it lacks and nulls it did not
+    foresee are then errors (or counted with `on_mismatch="null"`), as when the reader infers from a sample itself.
     """
     nulls, skip = _flags(on_mismatch, on_damage)
     native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
-                                  schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip)
+                                  schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
+                                  sampled_schema=sampled_schema)
     reader = native.record_batch_reader()
-    if not nulls and not skip:
-        return reader
 
+    # A thin generator over the native stream (one step per batch, never per value): errors come out as
+    # FirePackError, and what was skipped or nulled is reported at the end.
     def batches():
         try:
             yield from reader
@@ -153,8 +156,11 @@ def canonical_type(type_, name="value"):
         return canonical_type(type_.value_type, name)
     if t.is_struct(type_):
         return pa.struct([canonical_field(type_.field(i)) for i in range(type_.num_fields)])
-    if t.is_fixed_size_list(type_):
+    if t.is_fixed_size_list(type_) and t.is_floating(type_.value_type):
+        # A fixed-size list of floating-point numbers is a vector's form; any other is a list.
         return pa.list_(canonical_field(type_.value_field), type_.list_size)
+    if t.is_fixed_size_list(type_):
+        return pa.list_(canonical_field(type_.value_field))
     if t.is_list(type_) or t.is_large_list(type_) or getattr(t, "is_list_view", lambda _: False)(type_) \
             or getattr(t, "is_large_list_view", lambda _: False)(type_):
         return pa.list_(canonical_field(type_.value_field))

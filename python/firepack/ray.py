@@ -22,6 +22,7 @@ class FirePackDatasource(Datasource):
         self.paths = [match for pattern in paths for match in (sorted(glob.glob(pattern)) or [pattern])]
         self.target_bytes = target_bytes
         self.schema = schema if schema is not None else firepack.infer_schema(self.paths, sample=sample)
+        self.sampled = schema is None and sample is not None
         self.columns = columns
         self.on_damage = on_damage
         self.on_mismatch = on_mismatch
@@ -39,11 +40,12 @@ class FirePackDatasource(Datasource):
         return tasks
 
     def _reader(self, path, offset, length):
-        schema, columns, on_damage, on_mismatch = self.schema, self.columns, self.on_damage, self.on_mismatch
+        schema, columns, on_damage, on_mismatch, sampled = (self.schema, self.columns, self.on_damage,
+                                                             self.on_mismatch, self.sampled)
 
         def read():
             reader = firepack.open_stream(path, schema=schema, columns=columns, offset=offset, length=length,
-                                          on_damage=on_damage, on_mismatch=on_mismatch)
+                                          on_damage=on_damage, on_mismatch=on_mismatch, sampled_schema=sampled)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
 

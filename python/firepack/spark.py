@@ -185,7 +185,8 @@ class FirePackSparkReader(DataSourceReader):
                                       length=partition.length,
                                       batch_size=int(self.options.get("batchsize", 65536)),
                                       on_damage=self.options.get("ondamage", "error"),
-                                      on_mismatch=self.options.get("onmismatch", "error"))
+                                      on_mismatch=self.options.get("onmismatch", "error"),
+                                      sampled_schema=bool(self.options.get("sample")))
         truncate = self.options.get("timestampprecision", "error") == "truncate"
         for batch in reader:
             try:

@@ -227,6 +227,8 @@ def test_other_file_kinds(fixtures, folder, firepack_tool):
     with pytest.raises(FirePackError, match="byte range"):
         firepack.open_stream(gz, offset=10, length=100).read_all()
     assert firepack.splits(gz, 10) == [(0, os.path.getsize(gz))]
+    # The one range a planner gets for it reads the whole file.
+    assert firepack.open_stream(gz, offset=0, length=os.path.getsize(gz)).read_all().num_rows == 5
 
 
 def test_writing_other_arrow_types_and_failures(folder):
@@ -277,3 +279,34 @@ def test_memory_follows_the_batch_not_the_file(data_folder):
         peaks[path] = int(peak) * 1024
     growth = peaks[large] - peaks[small]
     assert growth < (os.path.getsize(large) - os.path.getsize(small)) / 4, f"peak memory grew {growth} bytes with the file"
+
+
+def test_writer_edge_cases_are_errors_or_exact(folder):
+    # Two columns of one name, one of them null-marked: an error, not a crash of the process.
+    marked = pa.field("a", pa.int64(), metadata={"firepack.null": "value"})
+    twice = pa.table([pa.array(["c/1"]), pa.array([None], pa.int64()), pa.array([1])],
+                     schema=pa.schema([pa.field("__name__", pa.string()), marked, pa.field("a", pa.int64())]))
+    with pytest.raises(FirePackError, match="two columns are named"):
+        firepack.write_table(twice, folder / "twice.fpks")
+    # A column of Arrow's null type (pandas' all-None column) holds absences; a column of empty strings.
+    empty = pa.array(["", ""])
+    table = pa.table({"__name__": ["c/1", "c/2"], "n": pa.nulls(2), "s": empty,
+                      "fixed": pa.array([[1, 2], [3, 4]], pa.list_(pa.int64(), 2))})
+    path = folder / "edges.fpks"
+    firepack.write_table(table, path)
+    back = firepack.read_table(path)
+    assert back.column_names == ["__name__", "s", "fixed"]
+    assert back.column("s").to_pylist() == ["", ""] and back.column("fixed").to_pylist() == [[1, 2], [3, 4]]
+
+
+def test_a_sampled_schema_refuses_nulls_it_did_not_foresee(folder):
+    rows = [{"__name__": f"c/{i}", "x": i} for i in range(10)] + [{"__name__": "c/late", "x": None}]
+    marked = pa.schema([pa.field("__name__", pa.string()), pa.field("x", pa.int64(), metadata={"firepack.null": "value"})])
+    path = folder / "late-null.fpks"
+    firepack.write_table(pa.Table.from_pylist(rows, schema=marked), path)
+    with pytest.raises(FirePackError, match="record 10 .*null value where the sampled schema"):
+        firepack.read_table(path, sample=5)
+    sampled = firepack.infer_schema(path, sample=5)
+    with pytest.raises(FirePackError, match="null value where the sampled schema"):
+        firepack.open_stream(path, schema=sampled, sampled_schema=True).read_all()
+    assert firepack.read_table(path).column("x").to_pylist()[-1] is None
