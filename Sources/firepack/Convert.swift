@@ -7,11 +7,17 @@ import Foundation
 /// `firepack convert IN OUT`: converts between FirePack, JSON, Firestore REST JSON and Firestore protobuf.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between fpk, fpks, json, jsonl, firestore-json and firestore-proto (each optionally .gz).",
+        abstract: "Convert between fpk, fpks, json, jsonl, firestore-json and firestore-proto (each optionally .gz); read Firestore managed exports.",
         discussion: """
             Formats come from the file names (.fpk .fpks .json .jsonl .firestore.json .pb, plus .gz) unless --from/--to
             say otherwise; - is standard input or output. Streams (fpks, jsonl, firestore-json lines, delimited
             firestore-proto) convert document by document in constant memory.
+
+            A Firestore managed export (gcloud firestore export) is read from its folder, its metadata file or an
+            output-N file (--from firestore-export); its documents convert like any stream's.
+
+            Documents given the same path twice are converted and reported in a warning (Firestore keeps only the last
+            write of a path).
 
             Plain JSON documents carry their path in "__name__", or their ID in --id-field (with --collection);
             documents with neither get a generated 20-character ID.
@@ -20,6 +26,7 @@ struct Convert: ParsableCommand {
               firepack convert Fixtures/books.json books.fpks --collection books --id-field id
               firepack convert export.jsonl.gz export.fpks --collection users
               firepack convert books.fpks - --to firestore-json
+              firepack convert gs-export/2026-11-25/ export.fpks
               cat books.fpk | firepack convert - - --from fpk --to json --pretty
             """
     )
@@ -76,11 +83,15 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        let explicitInput = FileFormat.resolve(from, path: input)
+        let explicitInput = FileFormat.resolveInput(from, path: input)
         let (outputFormat, outputGzip) = try FileFormat.resolve(to, path: output, role: "output")
+        if outputFormat == .firestoreExport {
+            throw CommandFailure.usage("firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
+        }
         try Files.refuseOverwriting(input: input, with: output, option: "output", inPlace: inPlace)
         let time = try resolveTime()
-        let counter = CountingSource(try Files.source(input, gzip: false))
+        // A managed export is a folder of files its reader opens itself.
+        let counter = CountingSource(explicitInput?.0 == .firestoreExport ? EmptySource() : try Files.source(input, gzip: false))
         // The decompressed input: by the name or --from, else by the first bytes (which the sniffer puts back).
         let source: ByteSource, inputFormat: FileFormat, compressed: Bool
         if let (format, gzip) = explicitInput {
@@ -120,13 +131,23 @@ struct Convert: ParsableCommand {
                 naming: naming, deterministic: deterministic, pretty: pretty, plain: plain, singleDocument: singleObject))
             // One record per step. JSON lines into a stream take the direct path: each line's fields are written
             // from the text straight into the record, without a tree (3× the throughput, see BENCHMARKS.md).
+            // Each step leaves the path of the document it wrote in `path`, checked for repeats below.
+            var path = ""
             let step: () throws -> Bool
             if time == nil, let lines = documents as? JSONLinesInput, let stream = destination as? StreamOutput, !stream.deterministic {
-                step = { try lines.appendNextNamingLine(to: stream.writer) }
+                step = {
+                    guard try lines.appendNextNamingLine(to: stream.writer) else { return false }
+                    path = lines.lastPath
+                    return true
+                }
             } else if time == nil, outputFormat == .jsonl, let records = documents as? StreamInput, let output = destination as? ChunkedOutput {
                 // And a stream into JSON lines: each record's fields written as JSON from its bytes.
                 let options = DocumentOutputOptions(naming: naming, deterministic: deterministic, pretty: false, plain: plain, singleDocument: false).json
-                step = { try records.appendNextJSONLine(to: output, naming: naming, options: options) }
+                step = {
+                    guard try records.appendNextJSONLine(to: output, naming: naming, options: options) else { return false }
+                    path = records.lastPath
+                    return true
+                }
             } else {
                 // Firestore's own formats: a document Firestore would refuse is written, and said (grouped by kind).
                 let checksLimits = outputFormat == .firestoreJSON || outputFormat == .firestoreProto
@@ -140,12 +161,26 @@ struct Convert: ParsableCommand {
                         }
                     }
                     try destination.write(document)
+                    path = document.reference.path
                     written += 1
                     return true
                 }
             }
+            // Documents given the same path twice: converted as they are, and said (Firestore would keep the last).
+            var repeats = ProblemReport(maxExamples: 5)
+            var paths = DuplicatePaths()
+            let lineNumbers = (documents as? JSONLinesInput)?.lines
             var records = 0
-            while try step() {
+            while true {
+                let generated = naming.generatedCount
+                guard try step() else { break }
+                if naming.generatedCount == generated {
+                    let position = lineNumbers?.lineNumber ?? records
+                    if let first = paths.check(path, at: position) {
+                        let unit = lineNumbers == nil ? "record" : "line"
+                        repeats.add(kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path)")
+                    }
+                }
                 records += 1
                 Interruption.recordsDone.store(records, ordering: .relaxed)
                 progress.update(records: records)
@@ -155,9 +190,15 @@ struct Convert: ParsableCommand {
             if !documents.problems.isEmpty {
                 for problem in documents.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
                 let outcome = OutputFile.isWrittenInPlace(output) ? "\(records) intact record(s) converted" : "\(output) not written"
-                throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome) (keep the intact records with firepack validate --repair)")
+                let advice = inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : ""
+                throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome)\(advice)")
             }
             try destination.finish()
+            if !repeats.isEmpty {
+                FileHandleIO.writeError("firepack: warning: \(repeats.total) document(s) in \(input) repeat the path of an earlier one: written as they are, but Firestore would keep only the last of each\n")
+                for line in repeats.lines(prefix: "firepack: warning: ") { FileHandleIO.writeError(line + "\n") }
+            }
+            if let note = paths.partialNote { FileHandleIO.writeError("firepack: note: \(note)\n") }
             if !limitWarnings.isEmpty {
                 FileHandleIO.writeError("firepack: warning: \(limitWarnings.total) problem(s) with Firestore's limits in \(output): Firestore would refuse these documents\n")
                 for line in limitWarnings.lines(prefix: "firepack: warning: ") { FileHandleIO.writeError(line + "\n") }

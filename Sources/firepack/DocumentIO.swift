@@ -19,6 +19,8 @@ protocol DocumentOutput: AnyObject {
 
 final class StreamInput: DocumentInput {
     let reader: DocumentStreamReader
+    /// The path of the document `appendNextJSONLine(to:naming:options:)` wrote last.
+    private(set) var lastPath = ""
     let file: String
     init(_ source: ByteSource, file: String) throws {
         reader = try DocumentStreamReader(source: source)
@@ -44,6 +46,7 @@ final class StreamInput: DocumentInput {
                 fields = reader
                 try reader.skipValue()
             }).reference {
+                lastPath = reference.path
                 // No fields map: an empty document.
                 written = JSONTranscoding.appendObject(fields, appending: naming.member(for: reference), options: options, to: output.buffer)
             }
@@ -51,6 +54,7 @@ final class StreamInput: DocumentInput {
                 output.buffer.append(0x0A)
             } else {
                 guard let document = try reader.document(in: record) else { continue }
+                lastPath = document.reference.path
                 try output.encodeIntoBuffer(document)
             }
             try output.flushIfNeeded()
@@ -69,6 +73,8 @@ final class StreamInput: DocumentInput {
 
 final class JSONLinesInput: DocumentInput {
     let lines: LineReader
+    /// The path of the document `appendNext(to:)` wrote last.
+    private(set) var lastPath = ""
     let naming: DocumentNaming
     let jsonOptions: JSONOptions
     init(_ source: ByteSource, naming: DocumentNaming) {
@@ -103,6 +109,7 @@ final class JSONLinesInput: DocumentInput {
                 }
                 // A line that fails here fails on the tree path too (which says why); a record is counted twice only then.
                 guard let (reference, consumedKey) = try? naming.reference(name: name, id: id, line: lines.lineNumber) else { return false }
+                lastPath = reference.path
                 let skipping = consumedKey == nil ? nil : consumedKey == "__name__" ? naming.memberNames[0] : naming.memberNames[1]
                 // Errors of the sink pass through; text the direct path cannot write leaves no record behind.
                 return try stream.append(reference: reference, writingFields: { writer in
@@ -110,7 +117,11 @@ final class JSONLinesInput: DocumentInput {
                     return true
                 })
             }
-            if !appended { try stream.append(document(from: line)) }
+            if !appended {
+                let document = try document(from: line)
+                lastPath = document.reference.path
+                try stream.append(document)
+            }
             return true
         }
         return false
@@ -308,6 +319,7 @@ extension FileFormat {
         let json = options.json
         switch self {
         case .fpk, .json: return CollectingOutput(self, sink, options: options)
+        case .firestoreExport: throw CommandFailure.usage("firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
         case .fpks: return try StreamOutput(sink, deterministic: options.deterministic)
         case .jsonl:
             let naming = options.naming
@@ -354,6 +366,7 @@ extension FileFormat {
         case .jsonl: JSONLinesInput(source, naming: naming)
         case .firestoreJSON: FirestoreJSONInput(source)
         case .firestoreProto: FirestoreProtoInput(source)
+        case .firestoreExport: try FirestoreExportInput(path: file)
         case .json:
             // A top-level array streams element by element; any other JSON text is read whole.
             try Self.jsonDocuments(source, file: file, naming: naming)

@@ -18,6 +18,8 @@ enum FileFormat: String, ExpressibleByArgument, CaseIterable {
     case firestoreJSON = "firestore-json"
     /// Firestore protobuf Documents: one message, or varint-length-delimited messages for a stream.
     case firestoreProto = "firestore-proto"
+    /// A Firestore managed export (read only): its folder, metadata file or `output-N` files of Datastore entities.
+    case firestoreExport = "firestore-export"
 
     /// Whether the format holds a sequence of documents rather than one value.
     var isStream: Bool { self != .fpk && self != .json }
@@ -40,6 +42,13 @@ enum FileFormat: String, ExpressibleByArgument, CaseIterable {
         let gzip = path.lowercased().hasSuffix(".gz")
         if let explicit { return (explicit.format, explicit.gzip || gzip) }
         return inferred(from: path)
+    }
+
+    /// An input's format: `resolve`, or a Firestore managed export when the path has an export's shape (a folder, a
+    /// metadata file, an `output-N` file).
+    static func resolveInput(_ explicit: FormatChoice?, path: String) -> (FileFormat, gzip: Bool)? {
+        if explicit == nil && FirestoreExportInput.namesExport(path) { return (.firestoreExport, false) }
+        return resolve(explicit, path: path)
     }
 
     /// `resolve`, or a usage error naming the option to use.

@@ -37,13 +37,13 @@ struct Stats: ParsableCommand {
         var documents = 0, damaged = 0
         do {
             if format.isStream {
-                let source = try Files.source(file, gzip: gzip)
+                let source: ByteSource = format == .firestoreExport ? EmptySource() : try Files.source(file, gzip: gzip)
                 let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
                 while let document = try input.next() {
                     try add(.map(document.fields))
                     documents += 1
                 }
-                damaged = (input as? StreamInput)?.reader.problemCount ?? 0
+                damaged = (input as? StreamInput)?.reader.problemCount ?? input.problems.count
             } else {
                 try add(format.readValue(FileHandleIO.read(file, gzip: gzip), file: file))
             }

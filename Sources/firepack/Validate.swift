@@ -65,7 +65,14 @@ struct Validate: ParsableCommand {
         var problems = ProblemReport(maxExamples: maxProblems)
         var documents = 0
         var completion = ""
-        let source = try Files.source(file, gzip: gzip)
+        // Two documents at one path: Firestore would keep only the later write.
+        var paths = DuplicatePaths()
+        func checkRepeat(_ path: String, at position: Int, unit: String) {
+            if let first = paths.check(path, at: position) {
+                problems.add(kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path)")
+            }
+        }
+        let source: ByteSource = format == .firestoreExport ? EmptySource() : try Files.source(file, gzip: gzip)
         do {
             if format == .fpks {
                 let reader = try DocumentStreamReader(source: source, limits: limits)
@@ -78,6 +85,7 @@ struct Validate: ParsableCommand {
                                                              limits: limits, canonical: canonical) {
                         problems.add(kind: kind, "record \(number): \(line)")
                     }
+                    checkRepeat(document.reference.path, at: number, unit: "record")
                     try repaired?.append(document)
                     if firestoreLimits {
                         for violation in FirestoreLimits.violations(in: document) {
@@ -103,17 +111,25 @@ struct Validate: ParsableCommand {
                 try repaired?.close()
                 if let repair { try FileHandleIO.printChecked("\(repair): \(documents) intact record(s) written, stream closed") }
             } else if format.isStream {
-                let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: "documents", idField: nil))
+                let naming = DocumentNaming(collection: "documents", idField: nil)
+                let input = try format.documentInput(source, file: file, naming: naming)
                 let lines = (input as? JSONLinesInput)?.lines
+                var generated = 0
                 while let document = try input.next() {
                     documents += 1
+                    // Named by line: a generated document ID would change from run to run (and never repeats).
+                    if naming.generatedCount == generated {
+                        checkRepeat(document.reference.path, at: lines?.lineNumber ?? documents - 1, unit: lines == nil ? "record" : "line")
+                    }
+                    generated = naming.generatedCount
                     guard firestoreLimits else { continue }
-                    // Named by line: a generated document ID would change from run to run.
                     let name = lines.map { "line \($0.lineNumber)" } ?? "record \(documents - 1)"
                     for violation in FirestoreLimits.violations(in: document) {
                         problems.add(kind: violation.kind, "\(name) (\(document.reference.path)): \(violation.text)")
                     }
                 }
+                // Damage the input's reader stepped over (a managed export's chunks).
+                for problem in input.problems { problems.add(kind: "damaged record", problem) }
             } else {
                 // A top-level JSON array, element by element: memory for one element, whatever the file's size.
                 var prefix: [UInt8] = []
@@ -151,6 +167,7 @@ struct Validate: ParsableCommand {
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
+        if let note = paths.partialNote { FileHandleIO.writeError("firepack: note: \(file): \(note)\n") }
         try report(problems, format: format, documents: documents, completion: completion)
     }
 

@@ -11,9 +11,10 @@ struct FormatMutationTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
-    /// Cases per target: 25,000 for each text and protobuf format, fewer for the slower stream and gzip readers.
+    /// Cases per target: 25,000 for each text and protobuf format, fewer for the slower stream, gzip and export readers.
     static let cases: [(target: String, count: Int)] = [
         ("json", 25_000), ("rest-json", 25_000), ("proto", 25_000), ("stream", 10_000), ("gzip", 5_000), ("decoder", 10_000),
+        ("export", 10_000),
     ]
 
     @Test(arguments: cases)

@@ -139,3 +139,50 @@ extension BoundedResourceTests {
         #expect(names == (0..<count).map { "c/d\($0)" })
     }
 }
+
+extension BoundedResourceTests {
+    /// A 200 MB top-level JSON array becomes a stream in flat memory: one element at a time, and a bounded table of
+    /// the paths seen (under 64 MB at this size, where the array once took 1.42 GB).
+    ///
+    /// About a minute of one core in a debug build: `scripts/test.sh` runs it on its own after the other tests
+    /// (`FIREPACK_LARGE_TESTS=1`), so that it does not starve the timing-sensitive service tests running beside it.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIREPACK_LARGE_TESTS"] == "1",
+                   "a 200 MB conversion: scripts/test.sh runs it alone with FIREPACK_LARGE_TESTS=1"))
+    func aTwoHundredMegabyteJSONArrayConvertsUnder64MB() throws {
+        var rng = SystemRandomNumberGenerator()
+        let words = ["push", "pull", "fork", "watch", "issue", "comment", "release", "merge"]
+        let input = path("events-200mb.json")
+        let file = try FileSink(path: input)
+        var written = 0, count = 0
+        var chunk: [UInt8] = [UInt8(ascii: "[")]
+        // Commit messages of about 2.4 KB, made once (the test's own work stays small beside the tool's).
+        let bodies = (0..<16).map { _ in (0..<400).map { _ in words.randomElement(using: &rng)! }.joined(separator: " ") }
+        while written < 200_000_000 {
+            let body = bodies[count % bodies.count]
+            let element = #"{"__name__":"events/e\#(count)","type":"\#(words[count % 8])Event","actor":{"login":"user\#(count % 977)","id":\#(count)},"#
+                + #""created":{"__timestamp__":"2026-11-25T10:00:00.123456Z"},"where":{"__geopoint__":[51.5,-0.12]},"#
+                + #""payload":{"size":\#(count % 13),"commits":[{"message":"\#(body)","distinct":true}]}}"#
+            if count > 0 { chunk.append(UInt8(ascii: ",")) }
+            chunk += element.utf8
+            count += 1
+            if chunk.count > 1 << 20 {
+                written += chunk.count
+                try chunk.withUnsafeBytes { try file.write($0) }
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        chunk.append(UInt8(ascii: "]"))
+        try chunk.withUnsafeBytes { try file.write($0) }
+        try file.finish()
+        defer { unlink(input) }
+        let result = try run(["convert", input, path("events-200mb.fpks"), "--quiet"])
+        defer { unlink(path("events-200mb.fpks")) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.peakMemoryBytes < 64 << 20, "\(result.peakMemoryBytes) bytes")
+        let reader = try DocumentStreamReader(source: FileSource(path: path("events-200mb.fpks")))
+        var records = 0
+        while try reader.nextRecord() != nil { records += 1 }
+        #expect(records == count)
+        #expect(reader.completion == .closed(recordCount: count))
+    }
+}

@@ -37,6 +37,10 @@ public enum FuzzSeeds {
             return [streamBytes(sampleDocuments), streamBytes(Array(documents.prefix(20)))] + files(".fpks")
         case "gzip":
             return [gzipBytes(Array("hello, gzip\n".utf8)), gzipBytes(streamBytes(sampleDocuments)), gzipBytes([])]
+        case "export":
+            // The seed, its first record alone, and the seed with a zero-padded block after it.
+            return [exportSeed, Array(exportSeed.prefix(7 + Int(exportSeed[4]) + Int(exportSeed[5]) << 8)),
+                    exportSeed + [UInt8](repeating: 0, count: 64)]
         default:
             return []
         }

@@ -73,6 +73,13 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
     package static func isReserved(_ name: some Collection<UInt8>) -> Bool {
         name.count >= 4 && name.starts(with: "__".utf8) && name.reversed().starts(with: "__".utf8)
     }
+
+    /// Whether a path segment is `__id` digits `__`: how Firestore names a document whose Datastore key has a
+    /// numeric ID (`__id42__`), the one `__…__` form a path may hold.
+    package static func isNumericID(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        segment.count >= 7 && segment.starts(with: "__id".utf8) && segment.reversed().starts(with: "__".utf8)
+            && segment[4..<(segment.count - 2)].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
 }
 
 /// The path rules shared by document and collection references (Docs/FORMAT.md §1, "References").
@@ -101,7 +108,9 @@ enum ReferencePath {
                 if segment[0] == UInt8(ascii: "."), segment.count == 1 || (segment.count == 2 && segment[1] == UInt8(ascii: ".")) {
                     return "a segment is '.' or '..'"
                 }
-                if DocumentReference.isReserved(segment) { return "a segment of the form __…__ is reserved" }
+                if DocumentReference.isReserved(segment) && !DocumentReference.isNumericID(segment) {
+                    return "a segment of the form __…__ is reserved"
+                }
                 switch segments {
                 case 0: fullForm = segment.elementsEqual("projects".utf8)
                 case 2: fullForm = fullForm && segment.elementsEqual("databases".utf8)

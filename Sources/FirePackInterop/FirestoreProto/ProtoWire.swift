@@ -5,6 +5,9 @@ enum ProtoWire {
     static let varint = 0
     static let fixed64 = 1
     static let lengthDelimited = 2
+    /// proto2 groups (Datastore's entity_pb uses them): a start tag, the fields, an end tag of the same number.
+    static let startGroup = 3
+    static let endGroup = 4
     static let fixed32 = 5
 }
 

@@ -1,0 +1,65 @@
+/// Finds documents that share a path — two records Firestore would store as one, the later write replacing the
+/// earlier — in bounded memory.
+///
+/// Each path is kept as a 64-bit fingerprint (the standard library's `Hasher`, seeded at random per process, so no
+/// input can be made to collide) with the position (record or line) where it was first seen, in an open-addressed
+/// table that grows with the input up to `capacity` paths (12 bytes a slot, three quarters full at most: 12 MiB at
+/// the default 786,432). Past that, later paths are still checked against those kept, and `saturated` says that the check was
+/// partial. A fingerprint match between different paths has a chance of about n²/2⁶⁵ (under 3 × 10⁻⁸ at a million
+/// documents); it would be reported, never hidden.
+struct DuplicatePaths {
+    /// The most paths kept.
+    let capacity: Int
+    private var fingerprints: [UInt64]
+    private var positions: [UInt32]
+    private(set) var kept = 0
+    /// Whether paths were seen after `capacity` were kept (they were checked, not kept).
+    private(set) var saturated = false
+
+    init(capacity: Int = 3 << 18) {
+        self.capacity = capacity
+        fingerprints = [UInt64](repeating: 0, count: 1 << 10)
+        positions = [UInt32](repeating: 0, count: 1 << 10)
+    }
+
+    /// Where `path` was first seen when it was seen before; otherwise remembers it at `position` and returns nil.
+    mutating func check(_ path: String, at position: Int) -> Int? {
+        var hasher = Hasher()
+        hasher.combine(path)
+        let fingerprint = UInt64(bitPattern: Int64(hasher.finalize())) | 1   // 0 marks an empty slot
+        let mask = fingerprints.count - 1
+        var slot = Int(truncatingIfNeeded: fingerprint >> 1) & mask
+        while fingerprints[slot] != 0 {
+            if fingerprints[slot] == fingerprint { return Int(positions[slot]) }
+            slot = (slot + 1) & mask
+        }
+        guard kept < capacity else {
+            saturated = true
+            return nil
+        }
+        fingerprints[slot] = fingerprint
+        positions[slot] = UInt32(clamping: position)
+        kept += 1
+        if kept * 4 > fingerprints.count * 3 { grow() }
+        return nil
+    }
+
+    /// Doubles the table (load stays at most three quarters).
+    private mutating func grow() {
+        let (oldFingerprints, oldPositions) = (fingerprints, positions)
+        fingerprints = [UInt64](repeating: 0, count: oldFingerprints.count * 2)
+        positions = [UInt32](repeating: 0, count: oldFingerprints.count * 2)
+        let mask = fingerprints.count - 1
+        for (fingerprint, position) in zip(oldFingerprints, oldPositions) where fingerprint != 0 {
+            var slot = Int(truncatingIfNeeded: fingerprint >> 1) & mask
+            while fingerprints[slot] != 0 { slot = (slot + 1) & mask }
+            fingerprints[slot] = fingerprint
+            positions[slot] = position
+        }
+    }
+
+    /// The note that goes with a report when the check was partial.
+    var partialNote: String? {
+        saturated ? "paths were checked for repeats against the first \(capacity) documents' only (the rest were not kept, to bound memory)" : nil
+    }
+}

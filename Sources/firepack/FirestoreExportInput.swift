@@ -1,0 +1,119 @@
+import FirePack
+import FirePackInterop
+import FirePackStreams
+import Foundation
+
+/// The documents of a Firestore managed export (`gcloud firestore export`): LevelDB log files named `output-N` of
+/// Datastore `EntityProto` records (Docs/FIRESTORE-EXPORT.md). The input is the export's folder (every `output-N`
+/// below it), its `.overall_export_metadata` or `.export_metadata` file (the folder it is in), or one `output-N` file.
+///
+/// Memory is one 32 KiB block and one record. Damaged framing is collected in `problems` (the conversion then fails,
+/// naming each); an intact record that is not a Firestore document is an error naming the file, record and byte.
+final class FirestoreExportInput: DocumentInput {
+    /// The `output-N` files, in the order the export wrote them.
+    let files: [String]
+    let limits: ReaderLimits
+    private var fileIndex = -1
+    private var reader: LevelDBLogReader?
+    private var collected: [String] = []
+    private var collectedCount = 0
+
+    init(path: String, limits: ReaderLimits = .default) throws {
+        self.limits = limits
+        files = try Self.outputFiles(at: path)
+    }
+
+    func next() throws -> Document? {
+        while true {
+            if let reader {
+                if let record = try reader.next() {
+                    do {
+                        return try Document(datastoreEntity: record.payload, limits: limits)
+                    } catch {
+                        let inside = error.offset.map { " (at byte \($0) of the entity)" } ?? ""
+                        let path = error.path.isEmpty ? "" : " at \(error.pathDescription)"
+                        throw CommandFailure(message: "\(files[fileIndex]): record \(record.number) at byte \(record.offset)\(path): \(error.message)\(inside)")
+                    }
+                }
+                collect(reader)
+            }
+            fileIndex += 1
+            guard fileIndex < files.count else { return nil }
+            reader = LevelDBLogReader(source: try Files.source(files[fileIndex], gzip: false))
+        }
+    }
+
+    /// Keeps a finished file's problems, bounded like a stream reader's.
+    private func collect(_ reader: LevelDBLogReader) {
+        collectedCount += reader.problemCount
+        for problem in reader.problems where collected.count < LevelDBLogReader.maxProblemsKept {
+            collected.append("\(files[fileIndex]): \(problem)")
+        }
+        if reader.problemCount > reader.problems.count {
+            collected.append("\(files[fileIndex]): \(reader.problemCount - reader.problems.count) more damaged chunk(s)")
+        }
+        self.reader = nil
+    }
+
+    var problems: [String] {
+        guard let reader else { return collected }
+        return collected + reader.problems.map { "\(files[fileIndex]): \($0)" }
+    }
+
+    /// Whether a path names an export by its shape: a folder, a metadata file, or an `output-N` file.
+    static func namesExport(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        let name = (path as NSString).lastPathComponent
+        if name.hasSuffix(".overall_export_metadata") || name.hasSuffix(".export_metadata") || outputNumber(name) != nil { return true }
+        var status = stat()
+        return stat(SystemPath.bytes(path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// `N` for a file named `output-N`.
+    static func outputNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("output-") else { return nil }
+        let digits = name.dropFirst("output-".count)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// The `output-N` files an export path stands for, folder by folder in name order and by N within a folder.
+    static func outputFiles(at path: String) throws -> [String] {
+        let name = (path as NSString).lastPathComponent
+        var folder = path
+        if outputNumber(name) != nil {
+            var status = stat()
+            if stat(SystemPath.bytes(path), &status) == 0 && status.st_mode & S_IFMT == S_IFREG { return [path] }
+        }
+        if name.hasSuffix("export_metadata") { folder = (path as NSString).deletingLastPathComponent }
+        if folder.isEmpty { folder = "." }
+        guard let walker = FileManager.default.enumerator(atPath: folder) else {
+            throw CommandFailure(message: "\(folder): cannot read this folder")
+        }
+        var found: [[String]] = []
+        while let relative = walker.nextObject() as? String {
+            let components = relative.split(separator: "/").map(String.init)
+            guard let last = components.last, outputNumber(last) != nil else { continue }
+            var status = stat()
+            let full = (folder as NSString).appendingPathComponent(relative)
+            guard stat(SystemPath.bytes(full), &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            found.append(components)
+        }
+        guard !found.isEmpty else {
+            throw CommandFailure(message: "\(folder): no output-N files in it or below it: not a Firestore managed export")
+        }
+        found.sort { lhs, rhs in
+            for (left, right) in zip(lhs, rhs) where left != right {
+                if let l = outputNumber(left), let r = outputNumber(right) { return l < r }
+                return left < right
+            }
+            return lhs.count < rhs.count
+        }
+        return found.map { (folder as NSString).appendingPathComponent($0.joined(separator: "/")) }
+    }
+}
+
+/// No bytes: what stands for the input of a format whose reader opens its own files (a managed export).
+final class EmptySource: ByteSource {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { 0 }
+}
