@@ -300,20 +300,24 @@ final class ColumnBuilder {
         let target = length + 1
         var guess = 0
         for _ in 0..<map.count {
-            let key = try reader.readKey()
-            // Fields usually come in the schema's order: try the one after the last match before the dictionary.
+            // Fields usually come in the schema's order: try the one after the last match before the dictionary. A
+            // key equal to a column's name is valid UTF-8 as that name is, so only the others are checked.
+            let key = try reader.readKeyUnchecked()
             var index: Int?
-            if guess < childNames.count, fieldName(guess, equals: key.utf8) {
+            var checked: StringView?
+            if guess < childNames.count, fieldName(guess, equals: key) {
                 index = guess
             } else {
-                index = childIndex[key.string]
+                let name = try reader.checkKey(key)
+                checked = name
+                index = childIndex[name.string]
             }
             guard let index else {
                 if skipsUnknownFields || !context.unknownFieldsAreErrors {
                     try reader.skipValue()
                     continue
                 }
-                let name = key.string
+                let name = checked!.string
                 if context.nullsForMismatches {
                     try reader.skipValue()
                     context.warn(path: path.isEmpty ? name : path + "." + name, "field \(name.debugDescription) is not in the schema: skipped")
@@ -326,8 +330,8 @@ final class ColumnBuilder {
             }
             guess = index + 1
             guard withChild(index, { $0.length }) < target else {
-                throw FirePackError(.duplicateKey, offset: reader.readerIndex, "key \(key.string.debugDescription) appears twice",
-                                    path: [.key(key.string)])
+                throw FirePackError(.duplicateKey, offset: reader.readerIndex, "key \(column(at: index).debugDescription) appears twice",
+                                    path: [.key(column(at: index))])
             }
             let appended = withChild(index) { child -> Result<Void, FirePackError> in
                 do throws(FirePackError) { try child.append(&reader, context) } catch { return .failure(error) }

@@ -62,3 +62,39 @@ struct ZeroCopyTests {
         }
     }
 }
+
+@Suite("Unchecked keys")
+struct UncheckedKeyTests {
+    @Test("readKeyUnchecked hands out the key's bytes; checkKey gives readKey's verdict, error and offset")
+    func uncheckedKeysAreCheckedOnRequest() throws {
+        // {"Ab": 1, "nested": {"Ab": 2}}: the inner "Ab" refers to the outer literal; then "b" made 0xFF.
+        let value: Value = ["Ab": 1, "nested": ["Ab": 2]]
+        var bytes = value.firePackBytes()
+        for valid in [true, false] {
+            if !valid { bytes[try #require(bytes.firstIndex(of: 0x62))] = 0xFF }   // the literal; the reference shares it
+            try bytes.withUnsafeBytes { raw in
+                var checked = try FirePackReader(bytes: raw), unchecked = try FirePackReader(bytes: raw)
+                let map = try checked.enterMap()
+                _ = try unchecked.enterMap()
+                for _ in 0..<map.count {
+                    let before = checked.readerIndex
+                    let key = try unchecked.readKeyUnchecked()
+                    let keyOffset = key.baseAddress! - raw.baseAddress!
+                    #expect(keyOffset > 0 && keyOffset + key.count <= raw.count)
+                    do {
+                        let expected = try checked.readKey()
+                        #expect(try valid && unchecked.checkKey(key).string == expected.string)
+                    } catch let error as FirePackError {
+                        #expect(!valid && checked.readerIndex == before)   // readKey stays; the unchecked read moved on
+                        #expect(throws: error) { _ = try unchecked.checkKey(key) }
+                        #expect(error.code == .invalidUTF8 && error.offset == keyOffset + 1)
+                        return
+                    }
+                    try checked.skipValue()
+                    try unchecked.skipValue()
+                }
+                #expect(valid)
+            }
+        }
+    }
+}

@@ -229,6 +229,25 @@ extension FirePackReader {
         readerIndex = next
         return StringView(input.bytes(from: start, count: count))
     }
+
+    /// Reads the next map key's bytes *without* checking them as UTF-8, moving the cursor past the key: for a caller
+    /// that first compares a key with names it knows to be valid UTF-8 — bytes equal to a valid name are valid, so
+    /// a key that matches needs no check (the Arrow reader: most keys name a column) — and passes any other to
+    /// `checkKey(_:)` before using it. That check throws `readKey()`'s error at the same offset, though the cursor has
+    /// moved on.
+    @inline(__always)
+    package mutating func readKeyUnchecked() throws(FirePackError) -> UnsafeRawBufferPointer {
+        let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
+        readerIndex = next
+        return input.bytes(from: start, count: count)
+    }
+
+    /// `key`, bytes that `readKeyUnchecked()` returned, checked as UTF-8.
+    package func checkKey(_ key: UnsafeRawBufferPointer) throws(FirePackError) -> StringView {
+        let start = key.baseAddress.map { $0 - input.base } ?? 0
+        try input.validateUTF8(start: start, count: key.count, what: "key")
+        return StringView(key)
+    }
 }
 
 extension FirePackReader {
