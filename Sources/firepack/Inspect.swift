@@ -35,8 +35,8 @@ struct Inspect: ParsableCommand {
     var record: Int?
 
     func validate() throws {
-        if record != nil, let (format, _) = FileFormat.resolve(input.from, path: file), !format.isStream {
-            throw ValidationError("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto)")
+        if record != nil, let (format, _) = FileFormat.resolveInput(input.from, path: file), !format.isStream {
+            throw ValidationError("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)")
         }
     }
 
@@ -46,7 +46,7 @@ struct Inspect: ParsableCommand {
             try inspectStream(format, gzip: gzip)
             return
         }
-        if record != nil { throw CommandFailure.usage("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto)") }
+        if record != nil { throw CommandFailure.usage("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)") }
         var bytes = try FileHandleIO.read(file, gzip: gzip)
         if format != .fpk {
             // JSON is converted first, so offsets and lookups refer to the FirePack encoding of it.
@@ -61,7 +61,7 @@ struct Inspect: ParsableCommand {
     /// Records are numbered as `validate` numbers them: a `.fpks` record's number counts damaged records too, and
     /// each damaged record is listed in its place.
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
-        let source = try Files.source(file, gzip: gzip)
+        let source: ByteSource = format == .firestoreExport ? EmptySource() : try Files.source(file, gzip: gzip)
         let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
         let stream = (input as? StreamInput)?.reader
         var number = 0, listedProblems = 0, count = 0
@@ -97,7 +97,11 @@ struct Inspect: ParsableCommand {
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
-        let damaged = stream?.problemCount ?? 0
+        // Damage another input's reader stepped over (a managed export's chunks), as `validate` reports it.
+        if stream == nil {
+            for problem in input.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
+        }
+        let damaged = stream?.problemCount ?? input.problems.count
         if damaged > listedProblems { FileHandleIO.writeError("firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n") }
         if damaged > 0 { FileHandleIO.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n") }
         if let record { throw CommandFailure(message: "\(file): no record \(record) (the stream has \(stream?.recordsFound ?? number + 1))") }

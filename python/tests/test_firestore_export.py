@@ -251,6 +251,12 @@ def test_export_to_fpks_and_back_is_lossless(firepack_tool, folder):
     result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "valid firestore-export, 120 document(s)" in result.stdout
+    # inspect and stats read exports too, numbering records as validate does.
+    listing = subprocess.run([firepack_tool, "inspect", str(export)], capture_output=True, text=True, check=True).stdout
+    lines = listing.splitlines()
+    assert len(lines) == 120 and lines[5].startswith(f"record 5: {direct[5]['name'].split('/documents/')[-1]} (")
+    stats = subprocess.run([firepack_tool, "stats", str(export)], capture_output=True, text=True)
+    assert stats.returncode == 0 and "120 documents" in stats.stdout, stats.stdout + stats.stderr
 
 
 def test_damaged_export_fails_naming_file_and_byte(firepack_tool, folder):
@@ -268,6 +274,10 @@ def test_damaged_export_fails_naming_file_and_byte(firepack_tool, folder):
     assert validate.returncode == 1
     assert f"{damaged}: record 0 at byte 0: chunk checksum mismatch" in validate.stderr
     assert "invalid firestore-export: 1 problem(s), 60 document(s) intact" in validate.stderr
+    inspect = subprocess.run([firepack_tool, "inspect", str(export)], capture_output=True, text=True)
+    assert f"{damaged}: record 0 at byte 0: chunk checksum mismatch" in inspect.stderr
+    assert "1 damaged record(s); firepack validate says why" in inspect.stderr
+    assert len(inspect.stdout.splitlines()) == 60
 
 
 def test_namespaced_entities_are_refused_not_dropped(firepack_tool, folder):
