@@ -166,6 +166,29 @@ import Testing
         #expect(refusal(open) != nil)
     }
 
+    @Test func valuesOutsideFirestoresRangesAreErrorsOrKeptNeverTraps() throws {
+        // Any Int64 of microseconds is a timestamp FirePack holds (Firestore's years 1–9999 are not enforced here).
+        for micros in [Int64.min, Int64.max, -1, 0] {
+            let document = try Document(datastoreEntity: Self.entity([("c", "d")]) { entity in
+                Self.property("t", meaning: 7, into: &entity) { $0.int(1, micros) }
+            })
+            guard case .timestamp(let time)? = document.fields["t"] else { Issue.record("\(micros)"); continue }
+            // Exact modulo 2⁶⁴ (the floor-divided seconds of Int64.min times 10⁶ wrap; the sum comes back).
+            #expect(time.seconds &* 1_000_000 &+ Int64(time.nanoseconds / 1_000) == micros && time.nanoseconds % 1_000 == 0)
+        }
+        // A point outside the globe, or NaN, is refused at the point value, with the field's path.
+        for (latitude, longitude) in [(200.0, 0.0), (0.0, -181.0), (Double.nan, 0.0)] {
+            var entity = Self.entity([("c", "d")]) { _ in }
+            let start = entity.count
+            Self.property("p", meaning: 9, into: &entity.asMessage) { value in
+                value.group(5) { point in point.double(6, latitude); point.double(7, longitude) }
+            }
+            let error = try #require(throws: FirePackError.self) { try Document(datastoreEntity: entity) }
+            #expect(error.code == .invalidGeoPoint && error.path == [.key("p")], "\(error)")
+            #expect((error.offset ?? 0) > start && (error.offset ?? .max) < entity.count)
+        }
+    }
+
     @Test func deepGroupsAndEntitiesAreBounded() throws {
         // 100,000 nested unknown groups cost no stack: refused at the depth limit.
         var deep = Message()

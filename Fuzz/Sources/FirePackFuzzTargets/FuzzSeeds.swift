@@ -39,8 +39,9 @@ public enum FuzzSeeds {
             return [gzipBytes(Array("hello, gzip\n".utf8)), gzipBytes(streamBytes(sampleDocuments)), gzipBytes([])]
         case "export":
             // The seed, its first record alone, and the seed with a zero-padded block after it.
-            return [exportSeed, Array(exportSeed.prefix(7 + Int(exportSeed[4]) + Int(exportSeed[5]) << 8)),
-                    exportSeed + [UInt8](repeating: 0, count: 64)]
+            let first = 7 + Int(exportSeed[4]) + Int(exportSeed[5]) << 8
+            return [exportSeed, Array(exportSeed.prefix(first)), exportSeed + [UInt8](repeating: 0, count: 64),
+                    Array(exportSeed[7..<first])]   // the first record's entity alone
         default:
             return []
         }

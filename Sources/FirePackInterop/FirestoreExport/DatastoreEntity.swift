@@ -300,7 +300,7 @@ struct DatastoreEntityReader {
             case (1, ProtoWire.varint):
                 let (bits, next) = try reader.getVarint(at: payload, end: range.end)
                 let integer = Int64(bitPattern: bits)
-                read = meaning == Meaning.gdWhen ? .timestamp(Self.timestamp(microseconds: integer)) : .integer(integer)
+                read = meaning == Meaning.gdWhen ? .timestamp(try Self.timestamp(microseconds: integer)) : .integer(integer)
                 offset = next
             case (2, ProtoWire.varint):
                 let (flag, next) = try reader.getVarint(at: payload, end: range.end)
@@ -338,7 +338,10 @@ struct DatastoreEntityReader {
                     }
                 }
                 guard let x, let y else { throw FirePackError(.invalidValue, offset: fieldStart, "a point value without both coordinates", path: path) }
-                (read, offset) = (.geoPoint(GeoPoint(latitude: x, longitude: y)), inner)
+                do { read = .geoPoint(try GeoPoint(validatingLatitude: x, longitude: y)) } catch {
+                    throw FirePackError(error.code, offset: fieldStart, error.message, path: path)
+                }
+                offset = inner
             case (8, ProtoWire.startGroup):
                 throw FirePackError(.invalidValue, offset: fieldStart, "a Datastore user value: not a Firestore type", path: path)
             case (12, ProtoWire.startGroup):
@@ -359,11 +362,13 @@ struct DatastoreEntityReader {
         return result ?? .null
     }
 
-    /// Datastore's microseconds since the epoch as a timestamp (floor division: before 1970 too).
-    static func timestamp(microseconds: Int64) -> Timestamp {
+    /// Datastore's microseconds since the epoch as a timestamp (floor division: before 1970 too). Every Int64 is a
+    /// timestamp FirePack holds, also outside Firestore's years 1–9999 (the validating initializer, which never
+    /// traps; it cannot throw here, as the nanoseconds are always in range).
+    static func timestamp(microseconds: Int64) throws(FirePackError) -> Timestamp {
         let (seconds, remainder) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
-        return remainder < 0 ? Timestamp(seconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000) * 1_000)
-            : Timestamp(seconds: seconds, nanoseconds: Int32(remainder) * 1_000)
+        return remainder < 0 ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000) * 1_000)
+            : try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(remainder) * 1_000)
     }
 
     /// Skips a field of any wire type, groups included (proto2: a group ends at the end tag of its own number).
