@@ -191,7 +191,7 @@ struct Convert: ParsableCommand {
                 for problem in documents.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
                 let outcome = OutputFile.isWrittenInPlace(output) ? "\(records) intact record(s) converted" : "\(output) not written"
                 let advice = inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : ""
-                throw CommandFailure(message: "\(input): \(documents.problems.count) damaged record(s); \(outcome)\(advice)")
+                throw CommandFailure(message: "\(input): \(documents.problemCount) damaged record(s); \(outcome)\(advice)")
             }
             try destination.finish()
             if !repeats.isEmpty {

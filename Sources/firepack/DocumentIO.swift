@@ -7,8 +7,14 @@ import Foundation
 protocol DocumentInput: AnyObject {
     /// The next document, or nil at the end.
     func next() throws -> Document?
-    /// Damaged records skipped so far (streams only), as one-line descriptions.
+    /// Damaged records skipped so far (streams only), as one-line descriptions (the first ones, when there are many).
     var problems: [String] { get }
+    /// How many damaged records were skipped, all counted (`problems` may keep only the first ones).
+    var problemCount: Int { get }
+}
+
+extension DocumentInput {
+    var problemCount: Int { problems.count }
 }
 
 /// A destination for documents, one at a time.
@@ -34,6 +40,7 @@ final class StreamInput: DocumentInput {
         return document
     }
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
+    var problemCount: Int { reader.problemCount }
 
     /// Appends the next intact record's document to `output` as one JSON line — written from the record's bytes, no
     /// tree built — and returns false at the end. Records the direct path does not take (sorted keys, a field named

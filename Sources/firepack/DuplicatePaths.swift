@@ -5,8 +5,8 @@
 /// input can be made to collide) with the position (record or line) where it was first seen, in an open-addressed
 /// table that grows with the input up to `capacity` paths (12 bytes a slot, three quarters full at most: 12 MiB at
 /// the default 786,432). Past that, later paths are still checked against those kept, and `saturated` says that the check was
-/// partial. A fingerprint match between different paths has a chance of about n²/2⁶⁵ (under 3 × 10⁻⁸ at a million
-/// documents); it would be reported, never hidden.
+/// partial. A fingerprint match between different paths (63 bits are kept) has a chance of about n²/2⁶⁴ (about 5 × 10⁻⁸
+/// at a million documents); it would be reported, never hidden.
 struct DuplicatePaths {
     /// The most paths kept.
     let capacity: Int
@@ -24,8 +24,11 @@ struct DuplicatePaths {
 
     /// Where `path` was first seen when it was seen before; otherwise remembers it at `position` and returns nil.
     mutating func check(_ path: String, at position: Int) -> Int? {
+        // The path's bytes: paths are equal byte for byte (String's own hashing would equate canonically
+        // equivalent spellings, which are two documents to Firestore).
         var hasher = Hasher()
-        hasher.combine(path)
+        var path = path
+        path.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         let fingerprint = UInt64(bitPattern: Int64(hasher.finalize())) | 1   // 0 marks an empty slot
         let mask = fingerprints.count - 1
         var slot = Int(truncatingIfNeeded: fingerprint >> 1) & mask

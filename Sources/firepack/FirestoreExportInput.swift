@@ -15,6 +15,9 @@ final class FirestoreExportInput: DocumentInput {
     let limits: ReaderLimits
     private var fileIndex = -1
     private var reader: LevelDBLogReader?
+    /// Records of the files before this one: records are numbered from 0 across the export, as `validate`,
+    /// `inspect` and `convert` count them.
+    private var recordBase = 0
     private var collected: [String] = []
     private var collectedCount = 0
 
@@ -32,7 +35,7 @@ final class FirestoreExportInput: DocumentInput {
                     } catch {
                         let inside = error.offset.map { " (at byte \($0) of the entity)" } ?? ""
                         let path = error.path.isEmpty ? "" : " at \(error.pathDescription)"
-                        throw CommandFailure(message: "\(files[fileIndex]): record \(record.number) at byte \(record.offset)\(path): \(error.message)\(inside)")
+                        throw CommandFailure(message: "\(files[fileIndex]): record \(recordBase + record.number) at byte \(record.offset)\(path): \(error.message)\(inside)")
                     }
                 }
                 collect(reader)
@@ -43,22 +46,32 @@ final class FirestoreExportInput: DocumentInput {
         }
     }
 
-    /// Keeps a finished file's problems, bounded like a stream reader's.
+    /// A problem of the current file, numbered across the export.
+    private func describe(_ problem: StreamProblem) -> String {
+        "\(files[fileIndex]): record \(recordBase + problem.recordNumber) at byte \(problem.offset): \(problem.reason)"
+    }
+
+    /// Keeps a finished file's problems (at most `LevelDBLogReader.maxProblemsKept` lines in all), counting every one.
     private func collect(_ reader: LevelDBLogReader) {
         collectedCount += reader.problemCount
+        var kept = 0
         for problem in reader.problems where collected.count < LevelDBLogReader.maxProblemsKept {
-            collected.append("\(files[fileIndex]): \(problem)")
+            collected.append(describe(problem))
+            kept += 1
         }
-        if reader.problemCount > reader.problems.count {
-            collected.append("\(files[fileIndex]): \(reader.problemCount - reader.problems.count) more damaged chunk(s)")
+        if reader.problemCount > kept {
+            collected.append("\(files[fileIndex]): \(reader.problemCount - kept) more damaged chunk(s) not described")
         }
+        recordBase += reader.recordsRead
         self.reader = nil
     }
 
     var problems: [String] {
         guard let reader else { return collected }
-        return collected + reader.problems.map { "\(files[fileIndex]): \($0)" }
+        return collected + reader.problems.map(describe)
     }
+
+    var problemCount: Int { collectedCount + (reader?.problemCount ?? 0) }
 
     /// Whether a path names an export by its shape: a folder, a metadata file, or an `output-N` file.
     static func namesExport(_ path: String) -> Bool {
@@ -69,12 +82,12 @@ final class FirestoreExportInput: DocumentInput {
         return stat(SystemPath.bytes(path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// `N` for a file named `output-N`.
-    static func outputNumber(_ name: String) -> Int? {
+    /// The digits `N` of a file named `output-N` (any number of them), without leading zeros.
+    static func outputNumber(_ name: String) -> Substring? {
         guard name.hasPrefix("output-") else { return nil }
         let digits = name.dropFirst("output-".count)
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(digits)
+        return digits.drop(while: { $0 == "0" })
     }
 
     /// The `output-N` files an export path stands for, folder by folder in name order and by N within a folder.
@@ -102,13 +115,11 @@ final class FirestoreExportInput: DocumentInput {
         guard !found.isEmpty else {
             throw CommandFailure(message: "\(folder): no output-N files in it or below it: not a Firestore managed export")
         }
-        found.sort { lhs, rhs in
-            for (left, right) in zip(lhs, rhs) where left != right {
-                if let l = outputNumber(left), let r = outputNumber(right) { return l < r }
-                return left < right
-            }
-            return lhs.count < rhs.count
+        // Folders by name, then files by N (as numbers of any length); one order, whatever the names.
+        func key(_ components: [String]) -> [String] {
+            components.dropLast() + [outputNumber(components.last!).map { String(repeating: "0", count: max(0, 40 - $0.count)) + $0 } ?? ""]
         }
+        found.sort { key($0).lexicographicallyPrecedes(key($1)) }
         return found.map { (folder as NSString).appendingPathComponent($0.joined(separator: "/")) }
     }
 }

@@ -100,8 +100,9 @@ struct Inspect: ParsableCommand {
         // Damage another input's reader stepped over (a managed export's chunks), as `validate` reports it.
         if stream == nil {
             for problem in input.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
+            listedProblems = input.problems.count
         }
-        let damaged = stream?.problemCount ?? input.problems.count
+        let damaged = stream?.problemCount ?? input.problemCount
         if damaged > listedProblems { FileHandleIO.writeError("firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n") }
         if damaged > 0 { FileHandleIO.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n") }
         if let record { throw CommandFailure(message: "\(file): no record \(record) (the stream has \(stream?.recordsFound ?? number + 1))") }

@@ -43,7 +43,7 @@ struct Stats: ParsableCommand {
                     try add(.map(document.fields))
                     documents += 1
                 }
-                damaged = (input as? StreamInput)?.reader.problemCount ?? input.problems.count
+                damaged = input.problemCount
             } else {
                 try add(format.readValue(FileHandleIO.read(file, gzip: gzip), file: file))
             }

@@ -129,7 +129,8 @@ struct Validate: ParsableCommand {
                     }
                 }
                 // Damage the input's reader stepped over (a managed export's chunks).
-                for problem in input.problems { problems.add(kind: "damaged record", problem) }
+                for problem in input.problems { problems.addExample(problem) }
+                problems.add(kind: "damaged record", count: input.problemCount)
             } else {
                 // A top-level JSON array, element by element: memory for one element, whatever the file's size.
                 var prefix: [UInt8] = []

@@ -189,6 +189,63 @@ import Testing
         }
     }
 
+    @Test func namesAreBytesAndPathsCannotBeForged() throws {
+        // "é" precomposed and decomposed are two fields, each with its own list (String equality would merge them).
+        let document = try Document(datastoreEntity: Self.entity([("c", "d")]) { entity in
+            Self.property("\u{E9}", multiple: true, into: &entity) { $0.int(1, 1) }
+            Self.property("e\u{301}", multiple: true, into: &entity) { $0.int(1, 2) }
+            Self.property("\u{E9}", multiple: true, into: &entity) { $0.int(1, 3) }
+        })
+        #expect(document.fields.keys.map { Array($0.utf8) } == [Array("\u{E9}".utf8), Array("e\u{301}".utf8)])
+        #expect(document.fields.values == [[1, 3], [2]])
+        // A '/' inside a kind or name, ID 0: no single document.
+        for path in [[("users", "alice/posts/p1")], [("a/b", "c")]] as [[(String, Any)]] {
+            let error = try #require(throws: FirePackError.self) { try Document(datastoreEntity: Self.entity(path) { _ in }) }
+            #expect(error.code == .invalidReference && error.message.contains("'/'"), "\(error)")
+        }
+        #expect(throws: FirePackError.self) { try Document(datastoreEntity: Self.entity([("c", Int64(0))]) { _ in }) }
+        // A reference into another database of the same project keeps its full name.
+        let other = try Document(datastoreEntity: Self.entity([("c", "d")]) { entity in
+            Self.property("r", into: &entity) { value in
+                value.group(12) { reference in
+                    reference.string(13, "s~demo")
+                    reference.group(14) { element in element.string(15, "x"); element.string(17, "y") }
+                    reference.string(23, "staging")
+                }
+            }
+        })
+        #expect(other.fields["r"] == .reference(try DocumentReference(path: "projects/demo/databases/staging/documents/x/y")))
+    }
+
+    @Test func fieldsThatWouldBeLostAreRefused() throws {
+        func refused(_ body: (inout Message) -> Void) -> FirePackError? {
+            do { _ = try Document(datastoreEntity: Self.entity([("c", "d")], body)); return nil } catch { return error }
+        }
+        // An unknown value field; a string sent as fixed64; `multiple` as bytes; a meaning_uri.
+        #expect(refused { Self.property("v", into: &$0) { $0.int(9, 1) } }?.message.contains("field 9") == true)
+        #expect(refused { Self.property("v", into: &$0) { $0.double(3, 1) } }?.message.contains("field 3 with wire type 1") == true)
+        var wrongMultiple = Message()
+        wrongMultiple.string(3, "v")
+        wrongMultiple.bytes(4, [1])
+        #expect(refused { $0.bytes(15, wrongMultiple.bytes) }?.message.contains("property field 4") == true)
+        var uri = Message()
+        uri.string(2, "ZLIB")
+        uri.string(3, "v")
+        #expect(refused { $0.bytes(15, uri.bytes) }?.message.contains("meaning_uri") == true)
+    }
+
+    @Test func listsCountAsNesting() throws {
+        // A map in a list in a map …: each list is a level, so 60 of each pass the depth limit of 100.
+        var map = Message()
+        for _ in 0..<60 {
+            var outer = Message()
+            Self.property("m", meaning: 19, multiple: true, into: &outer) { $0.bytes(3, map.bytes) }
+            map = outer
+        }
+        let nested = Self.entity([("c", "d")]) { $0.bytes += map.bytes }
+        #expect { try Document(datastoreEntity: nested) } throws: { ($0 as? FirePackError)?.code == .depthLimitExceeded }
+    }
+
     @Test func deepGroupsAndEntitiesAreBounded() throws {
         // 100,000 nested unknown groups cost no stack: refused at the depth limit.
         var deep = Message()

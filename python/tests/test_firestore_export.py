@@ -272,10 +272,11 @@ def test_damaged_export_fails_naming_file_and_byte(firepack_tool, folder):
     assert not out.exists()
     validate = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
     assert validate.returncode == 1
-    assert f"{damaged}: record 0 at byte 0: chunk checksum mismatch" in validate.stderr
+    # Records are numbered across the export's files: the damaged file's first record is record 30.
+    assert f"{damaged}: record 30 at byte 0: chunk checksum mismatch" in validate.stderr
     assert "invalid firestore-export: 1 problem(s), 60 document(s) intact" in validate.stderr
     inspect = subprocess.run([firepack_tool, "inspect", str(export)], capture_output=True, text=True)
-    assert f"{damaged}: record 0 at byte 0: chunk checksum mismatch" in inspect.stderr
+    assert f"{damaged}: record 30 at byte 0: chunk checksum mismatch" in inspect.stderr
     assert "1 damaged record(s); firepack validate says why" in inspect.stderr
     assert len(inspect.stdout.splitlines()) == 60
 

@@ -87,11 +87,11 @@ struct DatastoreEntityReader {
             switch (field, wireType) {
             case (13, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: range.end)
-                partition.project = Self.project(fromApp: try reader.readString(value))
+                partition.project = Self.project(fromApp: try segment(value, "project"))
                 offset = value.end
             case (23, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: range.end)
-                partition.database = try reader.readString(value)
+                partition.database = try segment(value, "database")
                 offset = value.end
             case (20, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: range.end)
@@ -135,17 +135,20 @@ struct DatastoreEntityReader {
             switch (field, wireType) {
             case (typeField, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: end)
-                kind = try reader.readString(value)
+                kind = try segment(value, "kind")
                 offset = value.end
             case (nameField, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: end)
                 guard id == nil else { throw reader.fail(offset, "a key path element with both a name and an ID") }
-                id = try reader.readString(value)
+                id = try segment(value, "name")
                 offset = value.end
             case (idField, ProtoWire.varint):
                 let (number, next) = try reader.getVarint(at: payload, end: end)
                 guard id == nil else { throw reader.fail(offset, "a key path element with both a name and an ID") }
-                id = "__id\(Int64(bitPattern: number))__"
+                guard number > 0 && number <= UInt64(Int64.max) else {
+                    throw FirePackError(.invalidReference, offset: offset, "key ID \(Int64(bitPattern: number)): Datastore IDs are 1 … 2⁶³ − 1")
+                }
+                id = "__id\(number)__"
                 offset = next
             default:
                 offset = try skip(field: field, wireType: wireType, at: payload, end: end)
@@ -165,18 +168,21 @@ struct DatastoreEntityReader {
             case (12, ProtoWire.endGroup):
                 guard !segments.isEmpty else { throw reader.fail(start, "a reference value without path elements") }
                 let relative = segments.joined(separator: "/")
-                let path = target == partition || target.project.isEmpty ? relative
-                    : "projects/\(target.project)/databases/\(target.database.isEmpty ? "(default)" : target.database)/documents/\(relative)"
+                // Unset parts are the entity's own; relative when the reference stays in its project and database.
+                let project = target.project.isEmpty ? partition.project : target.project
+                let database = target.database.isEmpty ? partition.database : target.database
+                let path = project == partition.project && database == partition.database ? relative
+                    : "projects/\(project)/databases/\(database.isEmpty ? "(default)" : database)/documents/\(relative)"
                 do { return (.reference(try DocumentReference(path: path)), payload) } catch {
                     throw FirePackError(.invalidReference, offset: start, error.message)
                 }
             case (13, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: end)
-                target.project = Self.project(fromApp: try reader.readString(value))
+                target.project = Self.project(fromApp: try segment(value, "project"))
                 offset = value.end
             case (23, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: end)
-                target.database = try reader.readString(value)
+                target.database = try segment(value, "database")
                 offset = value.end
             case (20, ProtoWire.lengthDelimited):
                 let value = try reader.getLength(at: payload, end: end)
@@ -190,6 +196,15 @@ struct DatastoreEntityReader {
                 offset = try skip(field: field, wireType: wireType, at: payload, end: end)
             }
         }
+    }
+
+    /// A kind, name, project or database: a `/` in it would make the joined path name another document.
+    private func segment(_ range: (start: Int, end: Int), _ what: String) throws(FirePackError) -> String {
+        let text = try reader.readString(range)
+        guard !text.utf8.contains(UInt8(ascii: "/")) else {
+            throw FirePackError(.invalidReference, offset: range.start, "a key \(what) with a '/' in it (\(text.debugDescription)) names no single document")
+        }
+        return text
     }
 
     /// Firestore has no namespaces; an entity in one (Datastore mode) has no Firestore path to be written at.
@@ -230,27 +245,28 @@ struct DatastoreEntityReader {
         var map = MapValue()
         /// The elements of the fields made of `multiple` properties, filled in at the end (their place in `map` is
         /// where the first element came; appending to a list held in the map would copy it per element).
-        var lists: [String: [Value]] = [:]
+        var lists: [[UInt8]: [Value]] = [:]   // by the name's bytes: keys are compared byte for byte
         for range in indexed + unindexed {
             let property = try self.property(range, depth: depth, path: path, partition: partition)
             let fieldPath = path + [.key(property.name)]
             guard map.count < limits.maxElementCount else {
                 throw FirePackError(.limitExceeded, offset: range.start, "more than \(limits.maxElementCount) properties", path: path)
             }
+            let name = Array(property.name.utf8)
             if map[property.name] != nil {
-                guard property.multiple, lists[property.name] != nil else {
+                guard property.multiple, lists[name] != nil else {
                     throw FirePackError(.duplicateKey, offset: range.start, "the property '\(property.name)' is given twice", path: fieldPath)
                 }
-                guard lists[property.name]!.count < limits.maxElementCount else {
+                guard lists[name]!.count < limits.maxElementCount else {
                     throw FirePackError(.limitExceeded, offset: range.start, "more than \(limits.maxElementCount) elements", path: fieldPath)
                 }
-                lists[property.name]!.append(property.value)
+                lists[name]!.append(property.value)
             } else {
                 map[property.name] = property.multiple ? .null : property.value
-                if property.multiple { lists[property.name] = [property.value] }
+                if property.multiple { lists[name] = [property.value] }
             }
         }
-        for (name, elements) in lists { map[name] = .array(elements) }
+        for (name, elements) in lists { map[String(decoding: name, as: UTF8.self)] = .array(elements) }
         return map
     }
 
@@ -275,6 +291,15 @@ struct DatastoreEntityReader {
                 let value = try reader.getLength(at: payload, end: range.end)
                 valueRange = value
                 offset = value.end
+            case (2, ProtoWire.lengthDelimited):
+                // meaning_uri: "ZLIB" once marked a compressed blob; no Firestore export writes one.
+                let value = try reader.getLength(at: payload, end: range.end)
+                guard value.start == value.end else {
+                    throw reader.fail(offset, "a property with a meaning_uri (\((try? reader.readString(value)) ?? "?")): not a Firestore value")
+                }
+                offset = value.end
+            case (1...5, _):
+                throw reader.fail(offset, "property field \(field) with wire type \(wireType)")
             default:
                 offset = try skip(field: field, wireType: wireType, at: payload, end: range.end)
             }
@@ -283,7 +308,8 @@ struct DatastoreEntityReader {
         let fieldPath = path + [.key(name)]
         if meaning == Meaning.emptyList { return (name, .array([]), false) }
         guard let valueRange else { throw FirePackError(.invalidValue, offset: range.start, "a property without a value", path: fieldPath) }
-        let value = try self.value(valueRange, meaning: meaning, depth: depth, path: fieldPath, partition: partition)
+        // A list is a level of nesting too (a map in a list in a map is three deep, as FirePack readers count).
+        let value = try self.value(valueRange, meaning: meaning, depth: multiple ? depth + 1 : depth, path: fieldPath, partition: partition)
         return (name, value, multiple)
     }
 
@@ -347,7 +373,8 @@ struct DatastoreEntityReader {
             case (12, ProtoWire.startGroup):
                 (read, offset) = try referenceValue(at: payload, end: range.end, partition: partition)
             default:
-                offset = try skip(field: field, wireType: wireType, at: payload, end: range.end)
+                // A field this reader does not know, or a known one of another wire type, would be a value lost.
+                throw FirePackError(.invalidValue, offset: fieldStart, "property value field \(field) with wire type \(wireType) is not one Firestore writes", path: path)
             }
             if let read {
                 guard result == nil else { throw FirePackError(.invalidValue, offset: fieldStart, "a property value of two kinds", path: path) }
