@@ -106,13 +106,15 @@ public final class LevelDBLogReader {
             position = dataStart + length
             let data = block[dataStart..<(dataStart + length)]
             switch type {
-            case 1:
+            case 1, 2:
                 reportUnfinished(before: chunkOffset)
                 discarding = false
-                return deliver(Array(data), offset: chunkOffset)
-            case 2:
-                reportUnfinished(before: chunkOffset)
-                discarding = false
+                guard length <= maxRecordLength else {
+                    report(chunkOffset, .limitExceeded, "a record longer than \(maxRecordLength) bytes")
+                    discarding = type == 2
+                    continue
+                }
+                if type == 1 { return deliver(Array(data), offset: chunkOffset) }
                 partial = Array(data)
                 partialOffset = chunkOffset
             case 3, 4:
@@ -120,7 +122,8 @@ public final class LevelDBLogReader {
                     if !discarding {
                         report(chunkOffset, .invalidValue, "a \(type == 3 ? "middle" : "last") chunk with no first chunk before it")
                     }
-                    discarding = true
+                    // The record already reported ends at a last chunk; orphans after it are reported again.
+                    discarding = type == 3
                     continue
                 }
                 guard record.count + length <= maxRecordLength else {

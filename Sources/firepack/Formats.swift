@@ -72,6 +72,8 @@ struct FormatChoice: ExpressibleByArgument {
     init?(argument: String) {
         let gzip = argument.hasSuffix(".gz")
         guard let format = FileFormat(rawValue: gzip ? String(argument.dropLast(3)) : argument) else { return nil }
+        // An export is a folder of files read as they are: `firestore-export.gz` names nothing to decompress.
+        if format == .firestoreExport && gzip { return nil }
         self.format = format
         self.gzip = gzip
     }

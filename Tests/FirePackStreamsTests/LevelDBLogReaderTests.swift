@@ -138,6 +138,19 @@ import Testing
         let (read, reader) = try Self.read(Self.log([[1], big, [2]]), maxRecordLength: 2 * Self.block)
         #expect(read.map(\.payload) == [[1], [2]])
         #expect(reader.problemCount == 1 && reader.problems.first?.code == .limitExceeded)
+        // A limit below one chunk holds for full and first chunks too.
+        let small = try Self.read(Self.log([[1], [UInt8](repeating: 7, count: 100), [2]]), maxRecordLength: 50)
+        #expect(small.0.map(\.payload) == [[1], [2]] && small.1.problems.map(\.code) == [.limitExceeded])
+    }
+
+    @Test func orphanChunksAfterADamagedRecordAreReportedAgain() throws {
+        // A damaged record's last chunk ends what was reported; a middle chunk after it is new damage.
+        var log = Self.log([Self.bytes(Self.block + 100, seed: 5)])
+        log[10] ^= 0xFF                                    // the first chunk: checksum mismatch, its block skipped
+        log += Self.chunk(type: 3, [9]) + Self.chunk(type: 1, [8])
+        let (read, reader) = try Self.read(log)
+        #expect(read.map(\.payload) == [[8]])
+        #expect(reader.problems.map(\.code) == [.badChecksum, .invalidValue], "\(reader.problems)")
     }
 
     @Test func problemsAreBoundedButAllCounted() throws {
