@@ -90,8 +90,7 @@ struct Convert: ParsableCommand {
         }
         try Files.refuseOverwriting(input: input, with: output, option: "output", inPlace: inPlace)
         let time = try resolveTime()
-        // A managed export is a folder of files its reader opens itself.
-        let counter = CountingSource(explicitInput?.0 == .firestoreExport ? EmptySource() : try Files.source(input, gzip: false))
+        let counter = CountingSource(try Files.source(input, gzip: false, format: explicitInput?.0))
         // The decompressed input: by the name or --from, else by the first bytes (which the sniffer puts back).
         let source: ByteSource, inputFormat: FileFormat, compressed: Bool
         if let (format, gzip) = explicitInput {
@@ -175,11 +174,7 @@ struct Convert: ParsableCommand {
                 let generated = naming.generatedCount
                 guard try step() else { break }
                 if naming.generatedCount == generated {
-                    let position = lineNumbers?.lineNumber ?? records
-                    if let first = paths.check(path, at: position) {
-                        let unit = lineNumbers == nil ? "record" : "line"
-                        repeats.add(kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path)")
-                    }
+                    paths.check(path, at: lineNumbers?.lineNumber ?? records, unit: lineNumbers == nil ? "record" : "line", into: &repeats)
                 }
                 records += 1
                 Interruption.recordsDone.store(records, ordering: .relaxed)

@@ -4,9 +4,9 @@
 /// Each path is kept as a 64-bit fingerprint (the standard library's `Hasher`, seeded at random per process, so no
 /// input can be made to collide) with the position (record or line) where it was first seen, in an open-addressed
 /// table that grows with the input up to `capacity` paths (12 bytes a slot, three quarters full at most: 12 MiB at
-/// the default 786,432). Past that, later paths are still checked against those kept, and `saturated` says that the check was
-/// partial. A fingerprint match between different paths (63 bits are kept) has a chance of about n²/2⁶⁴ (about 5 × 10⁻⁸
-/// at a million documents); it would be reported, never hidden.
+/// the default 786,432). Past that, later paths are still checked against those kept, and `saturated` says that the
+/// check was partial. A fingerprint match between different paths (63 bits are kept) has a chance of about n²/2⁶⁴
+/// (about 5 × 10⁻⁸ at a million documents); it would be reported, never hidden.
 struct DuplicatePaths {
     /// The most paths kept.
     let capacity: Int
@@ -59,6 +59,13 @@ struct DuplicatePaths {
             fingerprints[slot] = fingerprint
             positions[slot] = position
         }
+    }
+
+    /// Checks `path`, seen at `position` (a `unit`: "line" or "record"), and adds a repeat to `report`, naming both
+    /// places — the one wording `convert`'s warnings and `validate`'s problems share.
+    mutating func check(_ path: String, at position: Int, unit: String, into report: inout ProblemReport) {
+        guard let first = check(path, at: position) else { return }
+        report.add(kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path)")
     }
 
     /// The note that goes with a report when the check was partial.

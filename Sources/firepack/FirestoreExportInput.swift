@@ -78,8 +78,13 @@ final class FirestoreExportInput: DocumentInput {
         guard path != "-" else { return false }
         let name = (path as NSString).lastPathComponent
         if name.hasSuffix(".overall_export_metadata") || name.hasSuffix(".export_metadata") || outputNumber(name) != nil { return true }
+        return fileType(path) == S_IFDIR
+    }
+
+    /// The type bits of what `path` names (`S_IFDIR`, `S_IFREG`, …), or nil when nothing is there.
+    static func fileType(_ path: String) -> mode_t? {
         var status = stat()
-        return stat(SystemPath.bytes(path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        return stat(SystemPath.bytes(path), &status) == 0 ? status.st_mode & S_IFMT : nil
     }
 
     /// The digits `N` of a file named `output-N` (any number of them), without leading zeros.
@@ -94,10 +99,7 @@ final class FirestoreExportInput: DocumentInput {
     static func outputFiles(at path: String) throws -> [String] {
         let name = (path as NSString).lastPathComponent
         var folder = path
-        if outputNumber(name) != nil {
-            var status = stat()
-            if stat(SystemPath.bytes(path), &status) == 0 && status.st_mode & S_IFMT == S_IFREG { return [path] }
-        }
+        if outputNumber(name) != nil && fileType(path) == S_IFREG { return [path] }
         if name.hasSuffix("export_metadata") { folder = (path as NSString).deletingLastPathComponent }
         if folder.isEmpty { folder = "." }
         guard let walker = FileManager.default.enumerator(atPath: folder) else {
@@ -107,9 +109,7 @@ final class FirestoreExportInput: DocumentInput {
         while let relative = walker.nextObject() as? String {
             let components = relative.split(separator: "/").map(String.init)
             guard let last = components.last, outputNumber(last) != nil else { continue }
-            var status = stat()
-            let full = (folder as NSString).appendingPathComponent(relative)
-            guard stat(SystemPath.bytes(full), &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            guard fileType((folder as NSString).appendingPathComponent(relative)) == S_IFREG else { continue }
             found.append(components)
         }
         guard !found.isEmpty else {

@@ -170,6 +170,12 @@ extension FileFormat {
 
 /// Opens inputs and outputs, with `-` for standard input and output and `.gz` decompression and compression.
 enum Files {
+    /// The bytes of the input `path`; none for a format whose reader opens its own files (a managed export's
+    /// folder: `FirestoreExportInput`).
+    static func source(_ path: String, gzip: Bool, format: FileFormat?) throws -> ByteSource {
+        format == .firestoreExport ? EmptySource() : try source(path, gzip: gzip)
+    }
+
     static func source(_ path: String, gzip: Bool) throws -> ByteSource {
         let raw: ByteSource
         do { raw = path == "-" ? FileSource(descriptor: 0) : try FileSource(path: path) } catch let error as FirePackError {

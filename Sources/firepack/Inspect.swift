@@ -61,7 +61,7 @@ struct Inspect: ParsableCommand {
     /// Records are numbered as `validate` numbers them: a `.fpks` record's number counts damaged records too, and
     /// each damaged record is listed in its place.
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
-        let source: ByteSource = format == .firestoreExport ? EmptySource() : try Files.source(file, gzip: gzip)
+        let source = try Files.source(file, gzip: gzip, format: format)
         let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
         let stream = (input as? StreamInput)?.reader
         var number = 0, listedProblems = 0, count = 0

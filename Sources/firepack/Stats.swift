@@ -37,7 +37,7 @@ struct Stats: ParsableCommand {
         var documents = 0, damaged = 0
         do {
             if format.isStream {
-                let source: ByteSource = format == .firestoreExport ? EmptySource() : try Files.source(file, gzip: gzip)
+                let source = try Files.source(file, gzip: gzip, format: format)
                 let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
                 while let document = try input.next() {
                     try add(.map(document.fields))

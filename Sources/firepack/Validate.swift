@@ -67,12 +67,7 @@ struct Validate: ParsableCommand {
         var completion = ""
         // Two documents at one path: Firestore would keep only the later write.
         var paths = DuplicatePaths()
-        func checkRepeat(_ path: String, at position: Int, unit: String) {
-            if let first = paths.check(path, at: position) {
-                problems.add(kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path)")
-            }
-        }
-        let source: ByteSource = format == .firestoreExport ? EmptySource() : try Files.source(file, gzip: gzip)
+        let source = try Files.source(file, gzip: gzip, format: format)
         do {
             if format == .fpks {
                 let reader = try DocumentStreamReader(source: source, limits: limits)
@@ -85,7 +80,7 @@ struct Validate: ParsableCommand {
                                                              limits: limits, canonical: canonical) {
                         problems.add(kind: kind, "record \(number): \(line)")
                     }
-                    checkRepeat(document.reference.path, at: number, unit: "record")
+                    paths.check(document.reference.path, at: number, unit: "record", into: &problems)
                     try repaired?.append(document)
                     if firestoreLimits {
                         for violation in FirestoreLimits.violations(in: document) {
@@ -119,7 +114,8 @@ struct Validate: ParsableCommand {
                     documents += 1
                     // Named by line: a generated document ID would change from run to run (and never repeats).
                     if naming.generatedCount == generated {
-                        checkRepeat(document.reference.path, at: lines?.lineNumber ?? documents - 1, unit: lines == nil ? "record" : "line")
+                        paths.check(document.reference.path, at: lines?.lineNumber ?? documents - 1, unit: lines == nil ? "record" : "line",
+                                    into: &problems)
                     }
                     generated = naming.generatedCount
                     guard firestoreLimits else { continue }

@@ -84,19 +84,11 @@ struct DatastoreEntityReader {
         var offset = range.start
         while offset < range.end {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
+            if let next = try partitionField(field, wireType, at: payload, end: range.end, into: &partition) {
+                offset = next
+                continue
+            }
             switch (field, wireType) {
-            case (13, ProtoWire.lengthDelimited):
-                let value = try reader.getLength(at: payload, end: range.end)
-                partition.project = Self.project(fromApp: try segment(value, "project"))
-                offset = value.end
-            case (23, ProtoWire.lengthDelimited):
-                let value = try reader.getLength(at: payload, end: range.end)
-                partition.database = try segment(value, "database")
-                offset = value.end
-            case (20, ProtoWire.lengthDelimited):
-                let value = try reader.getLength(at: payload, end: range.end)
-                try refuseNamespace(value)
-                offset = value.end
             case (14, ProtoWire.lengthDelimited):
                 // Path: repeated group Element = 1 { type = 2; id = 3; name = 4 }.
                 let path = try reader.getLength(at: payload, end: range.end)
@@ -164,6 +156,10 @@ struct DatastoreEntityReader {
         var offset = start
         while true {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: end)
+            if let next = try partitionField(field, wireType, at: payload, end: end, into: &target) {
+                offset = next
+                continue
+            }
             switch (field, wireType) {
             case (12, ProtoWire.endGroup):
                 guard !segments.isEmpty else { throw reader.fail(start, "a reference value without path elements") }
@@ -176,18 +172,6 @@ struct DatastoreEntityReader {
                 do { return (.reference(try DocumentReference(path: path)), payload) } catch {
                     throw FirePackError(.invalidReference, offset: start, error.message)
                 }
-            case (13, ProtoWire.lengthDelimited):
-                let value = try reader.getLength(at: payload, end: end)
-                target.project = Self.project(fromApp: try segment(value, "project"))
-                offset = value.end
-            case (23, ProtoWire.lengthDelimited):
-                let value = try reader.getLength(at: payload, end: end)
-                target.database = try segment(value, "database")
-                offset = value.end
-            case (20, ProtoWire.lengthDelimited):
-                let value = try reader.getLength(at: payload, end: end)
-                try refuseNamespace(value)
-                offset = value.end
             case (14, ProtoWire.startGroup):
                 let (kind, id, next) = try pathElement(at: payload, end: end, group: 14, typeField: 15, idField: 16, nameField: 17)
                 segments += [kind, id]
@@ -207,12 +191,23 @@ struct DatastoreEntityReader {
         return text
     }
 
-    /// Firestore has no namespaces; an entity in one (Datastore mode) has no Firestore path to be written at.
-    private func refuseNamespace(_ range: (start: Int, end: Int)) throws(FirePackError) {
-        let namespace = try reader.readString(range)
-        guard namespace.isEmpty else {
-            throw reader.fail(range.start, "namespace '\(namespace)': Firestore documents have no namespace, so this entity has no document path")
+    /// Reads the fields a key and a reference value share — app (13), name_space (20), database_id (23) — into
+    /// `partition` and returns the offset after the field, or nil for any other field. Firestore has no namespaces:
+    /// an entity in one (Datastore mode) has no Firestore path to be written at.
+    private func partitionField(_ field: Int, _ wireType: Int, at payload: Int, end: Int,
+                                into partition: inout Partition) throws(FirePackError) -> Int? {
+        guard wireType == ProtoWire.lengthDelimited, field == 13 || field == 20 || field == 23 else { return nil }
+        let value = try reader.getLength(at: payload, end: end)
+        switch field {
+        case 13: partition.project = Self.project(fromApp: try segment(value, "project"))
+        case 23: partition.database = try segment(value, "database")
+        default:
+            let namespace = try reader.readString(value)
+            guard namespace.isEmpty else {
+                throw reader.fail(value.start, "namespace '\(namespace)': Firestore documents have no namespace, so this entity has no document path")
+            }
         }
+        return value.end
     }
 
     /// `s~project` (App Engine's partition prefix) → `project`.
