@@ -1,8 +1,12 @@
 """Builds the native core (the Swift package's FirePackArrowC product) and bundles it, with the Swift runtime
-libraries it links, inside the package: the wheel runs on a Linux machine without a Swift toolchain."""
+libraries it links, inside the package: the wheel runs on a Linux machine without a Swift toolchain. Where `javac`
+and Spark's jars are found (PySpark in the build environment, or FIREPACK_SPARK_JARS naming a folder of them), the
+Spark connector (java/) is compiled beside it as lib/firepack-spark.jar."""
 import os
 import shutil
 import subprocess
+import tempfile
+import zipfile
 from pathlib import Path
 
 from setuptools import setup
@@ -30,6 +34,40 @@ def toolchain_libraries(library: Path, toolchain: Path) -> list:
     return found
 
 
+def spark_jars():
+    """The folder of Spark's jars to compile the connector against, or None."""
+    named = os.environ.get("FIREPACK_SPARK_JARS")
+    if named:
+        return Path(named)
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    folder = Path(pyspark.__file__).resolve().parent / "jars"
+    return folder if folder.is_dir() else None
+
+
+def build_spark_connector(target: Path):
+    """Compiles java/ into `target`/firepack-spark.jar (Java 17 bytecode, warnings as errors); without javac or
+    Spark's jars it says so and builds the package without the connector, unless FIREPACK_REQUIRE_SPARK_CONNECTOR
+    is set."""
+    javac, jars = shutil.which("javac"), spark_jars()
+    if javac is None or jars is None:
+        missing = "javac (a JDK, e.g. Debian's openjdk-17-jdk-headless)" if javac is None else "Spark's jars (PySpark)"
+        if os.environ.get("FIREPACK_REQUIRE_SPARK_CONNECTOR"):
+            raise SystemExit(f"building the Spark connector needs {missing}")
+        print(f"firepack: building without the Spark connector: {missing} not found")
+        return
+    sources = sorted(str(path) for path in (REPOSITORY / "java" / "src" / "main" / "java").rglob("*.java"))
+    with tempfile.TemporaryDirectory() as classes:
+        subprocess.check_call([javac, "--release", "17", "-Xlint:all,-path", "-Werror", "-cp", str(jars / "*"),
+                               "-d", classes, *sources])
+        with zipfile.ZipFile(target / "firepack-spark.jar", "w", zipfile.ZIP_DEFLATED) as jar:
+            jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: firepack setup.py\n")
+            for path in sorted(Path(classes).rglob("*.class")):
+                jar.write(path, path.relative_to(classes).as_posix())
+
+
 class BuildNative(build_py):
     def run(self):
         prebuilt = os.environ.get("FIREPACK_NATIVE_LIB")
@@ -52,6 +90,7 @@ class BuildNative(build_py):
         shutil.copy2(library, target / LIBRARY)
         for dependency in toolchain_libraries(library, toolchain):
             shutil.copy2(dependency, target / dependency.name)
+        build_spark_connector(target)
         super().run()
 
 

@@ -10,8 +10,10 @@ command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not
 for pkg in zlib1g-dev libprotobuf-c-dev protobuf-c-compiler; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
-# Java for Apache Spark (the Python package's Spark tests run a real local Spark session).
+# Java for Apache Spark (the Python package's Spark tests run a real local Spark session), and its compiler for the
+# package's Spark connector (java/, built into the wheel).
 command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
+command -v javac >/dev/null || need_apt+=(openjdk-17-jdk-headless)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "Installing: ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
@@ -34,7 +36,7 @@ bash scripts/check-footprint.sh
 .venv/bin/pip install -q --disable-pip-version-check -r python/requirements-test.txt
 .venv/bin/pip install -q --disable-pip-version-check --no-deps leveldb-export==0.1.1
 rm -rf .build/python-dist python/build
-.venv/bin/python -m build --wheel --no-isolation -o .build/python-dist python
+FIREPACK_REQUIRE_SPARK_CONNECTOR=1 .venv/bin/python -m build --wheel --no-isolation -o .build/python-dist python
 .venv/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps .build/python-dist/firepack-*.whl
 # From python/tests, so that `import firepack` is the installed wheel, not the source folder.
-(cd python/tests && FIREPACK_TOOL="$PWD/../../.build/debug/firepack" PYSPARK_PYTHON="$PWD/../../.venv/bin/python" ../../.venv/bin/pytest -q -p no:cacheprovider .) 2>&1 | tee .build/python-test-output.txt
+(cd python/tests && FIREPACK_REQUIRE_SPARK_CONNECTOR=1 FIREPACK_TOOL="$PWD/../../.build/debug/firepack" PYSPARK_PYTHON="$PWD/../../.venv/bin/python" ../../.venv/bin/pytest -q -p no:cacheprovider .) 2>&1 | tee .build/python-test-output.txt

@@ -34,6 +34,10 @@ public final class ArrowBatchReader {
         /// readers): then, as with `sample`, a field it does not have, or a null where it says absent (or the
         /// reverse), is an error rather than dropped or changed.
         public var schemaIsSampled = false
+        /// The unit of timestamp columns: nanoseconds (Arrow `timestamp[ns]`, exact for every Firestore timestamp
+        /// in range), or microseconds (`timestamp[us]`, what Spark holds) where a value with nanoseconds is a
+        /// mismatch unless `truncatingToMicroseconds`.
+        public var timestampUnit = ArrowTimestampUnit.nanoseconds
 
         /// The defaults: 65,536 rows, all columns, the schema inferred from the whole file, errors on damage.
         public init() {}
@@ -73,7 +77,8 @@ public final class ArrowBatchReader {
         self.schema = schema
         exactReasons = reasons
         context = ConversionContext(nullsForMismatches: options.nullsForMismatches,
-                                    unknownFieldsAreErrors: options.schemaIsSampled || (options.schema == nil && options.sample != nil))
+                                    unknownFieldsAreErrors: options.schemaIsSampled || (options.schema == nil && options.sample != nil),
+                                    timestampUnit: options.timestampUnit)
         source = try FirePackRecordSource.open(path: path, offset: options.offset, length: options.length,
                                                mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError)
         func builder(_ name: String) -> ColumnBuilder? {
@@ -161,11 +166,12 @@ public final class ArrowBatchReader {
 
     func append(_ time: Timestamp?, to builder: ColumnBuilder) throws(FirePackError) {
         guard let time else { return builder.appendNull() }
-        guard let nanoseconds = TimestampNanoseconds.of(time) else {
+        let value: Int64
+        do throws(FirePackError) { value = try context.arrowTimestamp(time) } catch {
             context.schemaError = true
-            throw FirePackError(.typeMismatch, "the document's \(builder.column.name) \(time) is outside what timestamp[ns] holds")
+            throw FirePackError(.typeMismatch, "the document's \(builder.column.name) \(error.message)")
         }
-        builder.values.append(nanoseconds)
+        builder.values.append(value)
         builder.markValid()
     }
 
@@ -186,7 +192,8 @@ public final class ArrowBatchReader {
 
     /// The schema of the batches, with the inference notes in its metadata (`firepack.exact`).
     public func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>) {
-        schema.exportSchema(into: out, metadata: ArrowDocumentSchema.metadata(exactReasons: exactReasons))
+        schema.exportSchema(into: out, metadata: ArrowDocumentSchema.metadata(exactReasons: exactReasons),
+                            timestampUnit: options.timestampUnit)
     }
 }
 

@@ -159,7 +159,7 @@ let releaseExportedSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -
 
 extension ArrowColumn {
     /// The Arrow format string, metadata and children of this column (Docs/ARROW.md, "Type mapping").
-    var arrowLayout: (format: String, metadata: [(String, String)], children: [ArrowColumn]) {
+    func arrowLayout(timestampUnit: ArrowTimestampUnit = .nanoseconds) -> (format: String, metadata: [(String, String)], children: [ArrowColumn]) {
         var metadata: [(String, String)] = []
         if nullMeaning == .value { metadata.append((ArrowDocumentSchema.nullKey, "value")) }
         func mark(_ type: String) { metadata.insert((ArrowDocumentSchema.typeKey, type), at: 0) }
@@ -169,7 +169,7 @@ extension ArrowColumn {
         case .boolean: return ("b", metadata, [])
         case .int64: return ("l", metadata, [])
         case .float64: return ("g", metadata, [])
-        case .timestamp: return ("tsn:UTC", metadata, [])
+        case .timestamp: return (timestampUnit.format, metadata, [])
         case .string: return ("u", metadata, [])
         case .binary: return ("z", metadata, [])
         case .reference: mark("reference"); return ("u", metadata, [])
@@ -186,17 +186,18 @@ extension ArrowColumn {
     }
 
     /// Fills `out` with this column's schema (which the consumer releases).
-    func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>) {
-        let layout = arrowLayout
-        export(format: layout.format, name: name, metadata: layout.metadata, children: layout.children, into: out)
+    func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>, timestampUnit: ArrowTimestampUnit) {
+        let layout = arrowLayout(timestampUnit: timestampUnit)
+        export(format: layout.format, name: name, metadata: layout.metadata, children: layout.children,
+               timestampUnit: timestampUnit, into: out)
     }
 }
 
 func export(format: String, name: String, metadata: [(String, String)], children: [ArrowColumn],
-            into out: UnsafeMutablePointer<ArrowSchema>) {
+            timestampUnit: ArrowTimestampUnit, into out: UnsafeMutablePointer<ArrowSchema>) {
     let childSchemas = children.map { child in
         let pointer = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
-        child.exportSchema(into: pointer)
+        child.exportSchema(into: pointer, timestampUnit: timestampUnit)
         return pointer
     }
     let owner = ExportedSchema(format: format, name: name, metadata: metadata, children: childSchemas)
@@ -210,7 +211,8 @@ func export(format: String, name: String, metadata: [(String, String)], children
 
 extension ArrowDocumentSchema {
     /// Fills `out` with the schema of a record batch: a struct of the columns, with the schema-level metadata.
-    public func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>, metadata: [(String, String)] = []) {
-        export(format: "+s", name: "", metadata: metadata, children: columns, into: out)
+    public func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>, metadata: [(String, String)] = [],
+                             timestampUnit: ArrowTimestampUnit = .nanoseconds) {
+        export(format: "+s", name: "", metadata: metadata, children: columns, timestampUnit: timestampUnit, into: out)
     }
 }

@@ -18,11 +18,46 @@ final class ConversionContext {
     /// Whether the error being thrown is about the schema (a value that does not fit, a batch too large), not about
     /// damaged bytes: set where such errors are thrown.
     var schemaError = false
+    /// The unit of timestamp columns.
+    let timestampUnit: ArrowTimestampUnit
 
-    init(nullsForMismatches: Bool, unknownFieldsAreErrors: Bool) {
+    init(nullsForMismatches: Bool, unknownFieldsAreErrors: Bool, timestampUnit: ArrowTimestampUnit = .nanoseconds) {
         self.nullsForMismatches = nullsForMismatches
         self.unknownFieldsAreErrors = unknownFieldsAreErrors
+        self.timestampUnit = timestampUnit
     }
+
+    /// `time` in the timestamp columns' unit; throws (the message only) when it is outside what an Int64 of
+    /// nanoseconds holds, or has nanoseconds that microseconds would drop without being asked to.
+    func arrowTimestamp(_ time: Timestamp) throws(FirePackError) -> Int64 {
+        guard let nanoseconds = TimestampNanoseconds.of(time) else {
+            throw FirePackError(.typeMismatch, "timestamp \(time) is outside what timestamp[ns] holds (1677-09-21…2262-04-11)")
+        }
+        switch timestampUnit {
+        case .nanoseconds:
+            return nanoseconds
+        case .microseconds where time.nanoseconds % 1000 != 0:
+            throw FirePackError(.typeMismatch, "timestamp \(time) has nanoseconds, which microseconds (Spark's unit) do not hold: "
+                                + "read with timestampPrecision 'truncate' to drop them")
+        case .microseconds, .truncatingToMicroseconds:
+            // Floor division: a time before 1970 truncates towards the past, as its RFC 3339 text does.
+            let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1000)
+            return remainder < 0 ? quotient - 1 : quotient
+        }
+    }
+}
+
+/// The unit of timestamp columns (`ArrowBatchReader.Options.timestampUnit`).
+public enum ArrowTimestampUnit: Sendable, Hashable {
+    /// `timestamp[ns, tz=UTC]`: every Firestore timestamp from 1677 to 2262, exact.
+    case nanoseconds
+    /// `timestamp[us, tz=UTC]`: a timestamp with nanoseconds is a mismatch (an error, or a counted null).
+    case microseconds
+    /// `timestamp[us, tz=UTC]`, nanoseconds dropped (towards the past), as the caller asked.
+    case truncatingToMicroseconds
+
+    /// The Arrow format string (C Data Interface).
+    var format: String { self == .nanoseconds ? "tsn:UTC" : "tsu:UTC" }
 }
 
 /// Builds one Arrow array (and its children) from FirePack values read in place: no `Value` per value, no copies
@@ -238,10 +273,11 @@ final class ColumnBuilder {
             markValid()
         case (.timestamp, .timestamp):
             let time = try reader.readTimestamp()
-            guard let nanoseconds = TimestampNanoseconds.of(time) else {
-                return try mismatch("timestamp \(time) is outside what timestamp[ns] holds (1677-09-21…2262-04-11)", context)
+            let value: Int64
+            do throws(FirePackError) { value = try context.arrowTimestamp(time) } catch {
+                return try mismatch(error.message, context)
             }
-            values.append(nanoseconds)
+            values.append(value)
             markValid()
         case (.string, .string):
             try appendBytes(try reader.readString().utf8)

@@ -164,18 +164,23 @@ public struct DocumentProfile {
         var profile = DocumentProfile()
         var remaining = sample ?? .max
         for path in paths where remaining > 0 {
-            let source = try FirePackRecordSource.open(path: path, offset: 0, length: nil, mode: .skipAndReport)
-            while remaining > 0, let record = try source.nextRecord() {
-                remaining -= 1
-                do throws(FirePackError) {
-                    try FirePackReader.verify(record.payload)
-                    try profile.add(record.payload)
-                } catch {
-                    try source.reportInvalid(error, in: record)
+            do {
+                let source = try FirePackRecordSource.open(path: path, offset: 0, length: nil, mode: .skipAndReport)
+                while remaining > 0, let record = try source.nextRecord() {
+                    remaining -= 1
+                    do throws(FirePackError) {
+                        try FirePackReader.verify(record.payload)
+                        try profile.add(record.payload)
+                    } catch {
+                        try source.reportInvalid(error, in: record)
+                    }
                 }
+                profile.problemCount += source.problemCount
+                profile.problems += source.problems.prefix(1_000 - profile.problems.count)
+            } catch let error as FirePackError where !error.message.hasPrefix(path) {
+                // Several files are read: the message names the one it is about.
+                throw FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)
             }
-            profile.problemCount += source.problemCount
-            profile.problems += source.problems.prefix(1_000 - profile.problems.count)
         }
         return profile
     }

@@ -15,6 +15,13 @@ read unless option `timestampPrecision` is `truncate`, so that no digit is dropp
 
 Writing: each task writes one `part-NNNNN-<id>.fpks` file into the output folder, all or nothing; rows are named by
 `__name__`, or `<collection>/<task>-<row>` with option `collection`.
+
+In the JVM: the package also carries a Spark connector (`jar_path()`, built when the wheel is built where `javac`
+and PySpark are found) that reads the same files with the same options and schemas without Python workers, the
+native core filling Spark's columnar batches in place:
+
+    spark = SparkSession.builder.config("spark.jars", firepack.spark.jar_path()).getOrCreate()
+    df = spark.read.format("io.firepack.spark").load("exports/*.fpks")
 """
 import glob
 import os
@@ -29,6 +36,16 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 import firepack
 
 DEFAULT_PARTITION_BYTES = 128 * 1024 * 1024
+
+
+def jar_path():
+    """The Spark connector's jar (`io.firepack.spark`, Docs/ARROW.md "Spark"), beside the native library it loads;
+    None when this installation was built without one (no `javac` or PySpark at build time)."""
+    override = os.environ.get("FIREPACK_SPARK_JAR")
+    if override:
+        return override
+    path = os.path.join(os.path.dirname(os.path.abspath(firepack.__file__)), "lib", "firepack-spark.jar")
+    return path if os.path.exists(path) else None
 
 
 def register(spark):

@@ -55,3 +55,24 @@ def firepack_tool():
 @pytest.fixture
 def folder(tmp_path):
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] Spark session for every Spark test (the JVM starts once per process, so the connector's jar is
+    put on its class path here), with the Python data source registered."""
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+    from firepack.spark import FirePackDataSource, jar_path
+    # Spark's Python workers run this interpreter (the one with firepack installed), not whatever python3 is first.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    builder = (SparkSession.builder.master("local[2]").appName("firepack-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+               .config("spark.driver.memory", "1g"))
+    if jar_path():
+        builder = builder.config("spark.jars", jar_path())
+    session = builder.getOrCreate()
+    session.dataSource.register(FirePackDataSource)
+    yield session
+    session.stop()

@@ -10,21 +10,6 @@ import firepack
 pyspark = pytest.importorskip("pyspark")
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-    # Spark's Python workers run this interpreter (the one with firepack installed), not whatever python3 is first.
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[2]").appName("firepack-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.driver.memory", "1g").getOrCreate())
-    from firepack.spark import FirePackDataSource
-    session.dataSource.register(FirePackDataSource)
-    yield session
-    session.stop()
-
-
 def test_spark_reads_every_record_once_across_cut_partitions(spark, events, orders):
     # The generated timestamps have nanoseconds, which Spark cannot hold: refused unless asked for.
     with pytest.raises(Exception, match="timestampPrecision"):

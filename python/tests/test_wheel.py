@@ -17,6 +17,9 @@ def test_the_installed_package_runs_without_a_toolchain(fixtures):
     package = Path(firepack.__file__).resolve().parent
     bundled = sorted(path.name for path in (package / "lib").iterdir())
     assert "libFirePackArrowC.so" in bundled and "libswiftCore.so" in bundled, bundled
+    if os.environ.get("FIREPACK_REQUIRE_SPARK_CONNECTOR"):
+        # The Spark connector, beside the library it loads (test_spark_connector.py runs it from here).
+        assert "firepack-spark.jar" in bundled, bundled
     swift = shutil.which("swift")
     toolchain = str(Path(swift).resolve().parents[2]) if swift else "/opt/swift"
     code = ("import shutil, firepack, sys\n"

@@ -1,0 +1,106 @@
+"""The Spark connector (`io.firepack.spark`, java/): Spark's JVM reads FirePack through the native core, with no
+Python worker, in a real local Spark session. It must read exactly what the Python data source and
+`firepack.read_table` read: the same schema (marks included), the same rows, every record once across partitions
+that cut records, and the same errors."""
+import math
+import os
+
+import pyarrow as pa
+import pytest
+
+import firepack
+from firepack.spark import jar_path
+
+pytest.importorskip("pyspark")
+
+if not jar_path():
+    if os.environ.get("FIREPACK_REQUIRE_SPARK_CONNECTOR"):
+        raise RuntimeError("the wheel was built without the Spark connector (firepack/lib/firepack-spark.jar)")
+    pytest.skip("this installation has no Spark connector (built without javac or PySpark)", allow_module_level=True)
+
+FORMAT = "io.firepack.spark"
+
+
+def connector(spark, **options):
+    reader = spark.read.format(FORMAT).option("timestampPrecision", "truncate")
+    for key, value in options.items():
+        reader = reader.option(key, value)
+    return reader
+
+
+def test_the_connector_reads_every_record_once_as_the_python_source_does(spark, events, orders):
+    frame = connector(spark, maxPartitionBytes=40_000).load(str(events))
+    size = os.path.getsize(events)
+    # Equal ranges of at most the split size, as many as a multiple of the cores, every one cutting records.
+    cores = spark.sparkContext.defaultParallelism
+    assert frame.rdd.getNumPartitions() == math.ceil(math.ceil(size / 40_000) / cores) * cores
+    python = spark.read.format("firepack").option("timestampPrecision", "truncate").load(str(events))
+    # One schema (FirePack's marks in the field metadata included), either reader planning from either's.
+    assert frame.schema == python.schema
+    assert frame.schema["__name__"].metadata == {"firepack": {"": {"firepack.type": "reference"}}}
+    ours, theirs = frame.collect(), python.collect()
+    names = [row["__name__"] for row in ours]
+    assert len(names) == len(set(names)) == firepack.read_table(events).num_rows
+    assert sorted(map(repr, ours)) == sorted(map(repr, theirs))
+    # Two files by glob; the union of their fields.
+    both = connector(spark).load(str(events.parent / "*-3000.fpks"))
+    assert set(both.columns) >= {"__name__", "type", "side", "price"}
+    assert both.count() == firepack.read_table(events).num_rows + firepack.read_table(orders).num_rows
+
+
+def test_the_connector_reads_only_the_columns_asked_for(spark, events):
+    expected = firepack.read_table(events, columns=["__name__", "repo", "embedding", "location"])
+    frame = connector(spark, maxPartitionBytes=100_000).load(str(events))
+    plan = frame.select("__name__", "repo.name", "embedding", "location")._jdf.queryExecution().executedPlan().toString()
+    assert "FirePack" in plan and "signature" not in plan.split("columns", 1)[-1]
+    rows = {row["__name__"]: row for row in frame.select("__name__", "repo.name", "embedding", "location").collect()}
+    assert len(rows) == expected.num_rows
+    for source in expected.to_pylist()[::37]:
+        row = rows[source["__name__"]]
+        assert row["name"] == source["repo"]["name"]
+        assert row["embedding"] == (list(source["embedding"]) if source["embedding"] is not None else None)
+        assert (row["location"].asDict() if row["location"] else None) == source["location"]
+    assert frame.count() == expected.num_rows
+    assert frame.where("type = 'PushEvent'").count() == sum(1 for t in firepack.read_table(events, columns=["type"])
+                                                           .column("type").to_pylist() if t == "PushEvent")
+
+
+def test_timestamps_are_microseconds_and_nanoseconds_are_never_dropped_unasked(spark, events):
+    with pytest.raises(Exception, match=r"record \d+ at byte \d+.*createdAt.*nanoseconds.*timestampPrecision"):
+        spark.read.format(FORMAT).load(str(events)).select("createdAt").collect()
+    frame = connector(spark).load(str(events)).select("__name__", "createdAt")
+    got = {row["__name__"]: row["createdAt"] for row in frame.collect()}
+    source = firepack.read_table(events, columns=["__name__", "createdAt"])
+    nanoseconds = source.column("createdAt").cast(pa.int64()).to_pylist()
+    micro = pa.array([None if v is None else v // 1000 for v in nanoseconds], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    expected = dict(zip(source.column("__name__").to_pylist(), micro.to_pylist()))
+    assert {name: value.astimezone(expected[name].tzinfo) if value else None for name, value in got.items()} == expected
+
+
+def test_damaged_records_fail_the_read_or_are_skipped_and_counted(spark, events, folder):
+    data = bytearray(events.read_bytes())
+    size = len(data)
+    for position in (size // 3, 2 * size // 3):
+        data[position] ^= 0xFF
+    damaged = folder / "damaged.fpks"
+    damaged.write_bytes(bytes(data))
+    schema = connector(spark).load(str(events)).schema
+    with pytest.raises(Exception, match=r"damaged\.fpks.*record \d+.*byte \d+"):
+        connector(spark, maxPartitionBytes=300_000).schema(schema).load(str(damaged)).count()
+    skipped = connector(spark, maxPartitionBytes=300_000, onDamage="skip").schema(schema).load(str(damaged))
+    problems = []
+    expected = firepack.read_table(damaged, on_damage="skip", problems=problems)
+    assert len(problems) == 2
+    assert skipped.count() == expected.num_rows == firepack.read_table(events).num_rows - 2
+
+
+def test_schemas_the_connector_cannot_read_are_clear_errors(spark, events, folder):
+    from pyspark.sql.types import IntegerType, StructField, StructType
+    with pytest.raises(Exception, match=r"field \"repo\".*Spark type integer has no FirePack type"):
+        spark.read.format(FORMAT).schema(StructType([StructField("repo", IntegerType())])).load(str(events)).collect()
+    with pytest.raises(Exception, match="no file matches"):
+        spark.read.format(FORMAT).load(str(folder / "absent-*.fpks")).collect()
+    not_a_stream = folder / "text.fpks"
+    not_a_stream.write_text("not FirePack\n")
+    with pytest.raises(Exception, match="text.fpks"):
+        spark.read.format(FORMAT).load(str(not_a_stream)).collect()
