@@ -15,6 +15,24 @@ struct CodedProperty {
     var wrapper: String? = nil
     /// A `let` with an initial value: encoded, never decoded (as synthesized `Codable` does).
     var isInitializedConstant: Bool
+    /// The property's initial value (`var pages = 0`), which stands for an absent key.
+    var initializer: ExprSyntax? = nil
+    /// `@FirePackDefault(value)`: the value for an absent key (the attribute, for diagnostics).
+    var defaultAttribute: AttributeSyntax? = nil
+    /// `@FirePackKey(_, aliases:)`: other keys accepted on decode, in order, after `key`.
+    var aliases: [String] = []
+    /// The `@FirePackKey` attribute, for diagnostics.
+    var keyAttribute: AttributeSyntax? = nil
+    /// `@FirePackIgnored`: never encoded; decoded as its default.
+    var ignoredAttribute: AttributeSyntax? = nil
+    /// The declaration, for diagnostics.
+    var node: Syntax? = nil
+
+    /// The generated static function holding the `@FirePackDefault` value (the attribute's peer expansion).
+    var defaultFunction: String { "Self.__firePackDefault_\(name)()" }
+
+    /// Whether an absent key is answered by a default (the attribute's, or the initial value).
+    var hasDefault: Bool { defaultAttribute != nil || (initializer != nil && !isInitializedConstant) }
 
     /// Whether synthesized `Codable` treats the property as optional (`encodeIfPresent` / `decodeIfPresent`).
     var isOptional: Bool { !isWrapped && isOptionalType }
@@ -59,6 +77,20 @@ struct CodedProperty {
         return "decodeInferred(forKey: \(keyLiteral), in: &fields)"
     }
 
+    /// The call that decodes the property under `key` when the map has it (nil when absent): the value, or for an
+    /// optional the value or nil for null.
+    func decodeIfFoundCall(key: String) -> String {
+        if isOptional, let wrapped = wrappedOptionalType {
+            return "decodeOptionalIfFound(\(metatype(wrapped)), forKey: \(key), in: &fields)"
+        }
+        if let type { return "decodeIfFound(\(metatype(type)), forKey: \(key), in: &fields)" }
+        let example = initializer?.trimmedDescription ?? "fatalError()"
+        return "decodeInferredIfFound(forKey: \(key), in: &fields, like: \(example))"
+    }
+
+    /// The aliases as Swift string literals.
+    var aliasLiterals: [String] { aliases.map(Self.literal) }
+
     private func metatype(_ type: TypeSyntax) -> String {
         let text = type.trimmedDescription
         // `any P`, `some P` and function types need parentheses before `.self`.
@@ -70,9 +102,12 @@ struct CodedProperty {
     var storage: String { isWrapped ? "self._\(name)" : "self.\(name)" }
 
     /// The key as a Swift string literal.
-    var keyLiteral: String {
+    var keyLiteral: String { Self.literal(key) }
+
+    /// `text` as a Swift string literal.
+    static func literal(_ text: String) -> String {
         var literal = "\""
-        for scalar in key.unicodeScalars {
+        for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": literal += "\\\""
             case "\\": literal += "\\\\"
@@ -97,10 +132,40 @@ private let firePackWrappers: Set<String> = [
 ]
 
 /// Attributes that are not property wrappers.
-private let nonWrapperAttributes: Set<String> = [
+private let nonWrapperAttributes = Set([
     "available", "objc", "nonobjc", "MainActor", "preconcurrency", "inline", "inlinable", "usableFromInline",
     "discardableResult", "NSCopying", "NSManaged", "IBOutlet", "IBInspectable", "GKInspectable", "unsafe",
-]
+]).union(evolutionAttributes).union(evolutionAttributes.map { "FirePackMacros." + $0 })
+
+/// The property attributes `@FirePackCodable` reads (peer macros of FirePackMacros).
+let evolutionAttributes: Set<String> = ["FirePackDefault", "FirePackKey", "FirePackIgnored"]
+
+extension AttributeSyntax {
+    /// The attribute's name without a module prefix.
+    var unqualifiedName: String {
+        let name = attributeName.trimmedDescription
+        return name.hasPrefix("FirePackMacros.") ? String(name.dropFirst("FirePackMacros.".count)) : name
+    }
+
+    /// The string literals of `@FirePackKey("key", aliases: ["a", "b"])`: the key, then the aliases; nil where an
+    /// argument is not a plain string literal.
+    var keyArguments: (key: String?, aliases: [String]?) {
+        guard case .argumentList(let arguments)? = self.arguments else { return (nil, nil) }
+        var key: String?, aliases: [String]? = []
+        for argument in arguments {
+            if argument.label == nil {
+                key = argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+            } else if argument.label?.text == "aliases" {
+                guard let array = argument.expression.as(ArrayExprSyntax.self) else { aliases = nil; continue }
+                for element in array.elements {
+                    guard let text = element.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue else { aliases = nil; break }
+                    aliases?.append(text)
+                }
+            }
+        }
+        return (key, aliases)
+    }
+}
 
 extension DeclGroupSyntax {
     /// The stored instance properties, in declaration order, with the keys synthesized `Codable` would use; nil keys
@@ -118,6 +183,12 @@ extension DeclGroupSyntax {
                 let name = attribute.attributeName.trimmedDescription
                 return nonWrapperAttributes.contains(name) ? nil : name
             }
+            var evolution: [String: AttributeSyntax] = [:]
+            for element in variable.attributes {
+                if let attribute = element.as(AttributeSyntax.self), evolutionAttributes.contains(attribute.unqualifiedName) {
+                    evolution[attribute.unqualifiedName] = attribute
+                }
+            }
             let isWrapped = !wrappers.isEmpty
             let bindings = Array(variable.bindings)
             for (index, binding) in bindings.enumerated() {
@@ -128,16 +199,29 @@ extension DeclGroupSyntax {
                 if type == nil && binding.initializer == nil {
                     type = bindings[(index + 1)...].first { $0.typeAnnotation != nil }?.typeAnnotation?.type
                 }
-                let key: String
+                var key: String
                 if let codingKeys {
                     guard let renamed = codingKeys[name] else { continue }
                     key = renamed
                 } else {
                     key = name
                 }
-                properties.append(CodedProperty(name: name, key: key, type: type?.trimmed, isWrapped: isWrapped,
-                                                wrapper: wrappers.count == 1 ? wrappers[0] : nil,
-                                                isInitializedConstant: isLet && binding.initializer != nil))
+                var aliases: [String] = []
+                if let attribute = evolution["FirePackKey"] {
+                    let arguments = attribute.keyArguments
+                    key = arguments.key ?? key
+                    aliases = arguments.aliases ?? []
+                }
+                var property = CodedProperty(name: name, key: key, type: type?.trimmed, isWrapped: isWrapped,
+                                             wrapper: wrappers.count == 1 ? wrappers[0] : nil,
+                                             isInitializedConstant: isLet && binding.initializer != nil)
+                property.initializer = binding.initializer?.value.trimmed
+                property.defaultAttribute = evolution["FirePackDefault"]
+                property.keyAttribute = evolution["FirePackKey"]
+                property.ignoredAttribute = evolution["FirePackIgnored"]
+                property.aliases = aliases
+                property.node = Syntax(variable)
+                properties.append(property)
             }
         }
         return properties

@@ -2,7 +2,7 @@ import SwiftDiagnostics
 import SwiftSyntax
 
 /// Why `@FirePackCodable` cannot generate coding for a declaration; each message names the fix.
-enum FirePackCodableDiagnostic: String, DiagnosticMessage {
+enum FirePackCodableDiagnostic: DiagnosticMessage {
     case unsupportedDeclaration
     case associatedValues
     case noRawType
@@ -10,6 +10,13 @@ enum FirePackCodableDiagnostic: String, DiagnosticMessage {
     case customEncodeTo
     case noStoredProperties
     case duplicateKey
+    case aliasCollides(String)
+    case keyNotLiteral
+    case evolutionOnWrapper(String)
+    case defaultOnConstant(String)
+    case defaultWithoutType(String)
+    case ignoredWithoutDefault(String)
+    case unknownKeysValue
 
     var message: String {
         switch self {
@@ -26,11 +33,44 @@ enum FirePackCodableDiagnostic: String, DiagnosticMessage {
         case .noStoredProperties:
             "@FirePackCodable found no stored properties to code (a computed-only type); remove @FirePackCodable, or write init(from:)/encode(to:) for the type"
         case .duplicateKey:
-            "two properties are coded under the same key; give each a distinct key in CodingKeys"
+            "two properties are coded under the same key; give each a distinct key in CodingKeys or @FirePackKey"
+        case .aliasCollides(let alias):
+            "alias \(alias.debugDescription) is already a key or alias of this type; a document would fill two properties from one field: remove the alias or rename the other key"
+        case .keyNotLiteral:
+            "@FirePackKey takes string literals: @FirePackKey(\"wire_name\", aliases: [\"oldName\"])"
+        case .evolutionOnWrapper(let name):
+            "'\(name)' has a property wrapper, which decides what an absent key means; remove @FirePackDefault, @FirePackIgnored and aliases from it"
+        case .defaultOnConstant(let name):
+            "'\(name)' is a let with an initial value, which is never decoded; remove @FirePackDefault, or make it a var without an initial value"
+        case .defaultWithoutType(let name):
+            "write the type of '\(name)' (var \(name): Type) to give it a @FirePackDefault"
+        case .ignoredWithoutDefault(let name):
+            "'\(name)' is ignored, so never decoded: give it an initial value or @FirePackDefault(value), or make it optional"
+        case .unknownKeysValue:
+            "unknownKeys is .ignore or .reject"
         }
     }
 
-    var diagnosticID: MessageID { MessageID(domain: "FirePackMacros", id: rawValue) }
+    var id: String {
+        switch self {
+        case .unsupportedDeclaration: "unsupportedDeclaration"
+        case .associatedValues: "associatedValues"
+        case .noRawType: "noRawType"
+        case .customInitFrom: "customInitFrom"
+        case .customEncodeTo: "customEncodeTo"
+        case .noStoredProperties: "noStoredProperties"
+        case .duplicateKey: "duplicateKey"
+        case .aliasCollides: "aliasCollides"
+        case .keyNotLiteral: "keyNotLiteral"
+        case .evolutionOnWrapper: "evolutionOnWrapper"
+        case .defaultOnConstant: "defaultOnConstant"
+        case .defaultWithoutType: "defaultWithoutType"
+        case .ignoredWithoutDefault: "ignoredWithoutDefault"
+        case .unknownKeysValue: "unknownKeysValue"
+        }
+    }
+
+    var diagnosticID: MessageID { MessageID(domain: "FirePackMacros", id: id) }
     var severity: DiagnosticSeverity { .error }
 }
 

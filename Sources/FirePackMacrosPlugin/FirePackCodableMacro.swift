@@ -13,7 +13,7 @@ public struct FirePackCodableMacro: MemberMacro, ExtensionMacro {
                                  conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext) throws -> [DeclSyntax] {
         // Diagnostics come from the extension role, which runs for every declaration.
         guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              let plan = try? CodingPlan(declaration, diagnose: nil) else { return [] }
+              let plan = try? CodingPlan(declaration, attribute: node, diagnose: nil) else { return [] }
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         return plan.members(initKeyword: isFinal ? "init" : "required init")
     }
@@ -22,7 +22,7 @@ public struct FirePackCodableMacro: MemberMacro, ExtensionMacro {
                                  providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
                                  in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
         // A declaration it cannot generate for gets its diagnostics and no extension.
-        guard let plan = try? CodingPlan(declaration, diagnose: { diagnostic, node in
+        guard let plan = try? CodingPlan(declaration, attribute: node, diagnose: { diagnostic, node in
             context.diagnose(Diagnostic(node: node, message: diagnostic))
         }) else { return [] }
         var conformances: [String] = []
@@ -54,9 +54,11 @@ struct CodingPlan {
     let decodes: Bool
     let encodes: Bool
     let access: String
+    /// `@FirePackCodable(unknownKeys: .reject)`.
+    let rejectsUnknownKeys: Bool
 
     /// Reads the declaration; reports every reason it cannot be generated to `diagnose` and throws.
-    init(_ declaration: some DeclGroupSyntax,
+    init(_ declaration: some DeclGroupSyntax, attribute: AttributeSyntax,
          diagnose: ((FirePackCodableDiagnostic, Syntax) -> Void)?) throws {
         var failed = false
         func fail(_ diagnostic: FirePackCodableDiagnostic, _ node: some SyntaxProtocol) {
@@ -70,6 +72,15 @@ struct CodingPlan {
         decodes = namesCodable || namesDecodable || !namesEncodable
         encodes = namesCodable || namesEncodable || !namesDecodable
         access = declaration.memberAccess
+        var rejects = false
+        if case .argumentList(let arguments)? = attribute.arguments {
+            for argument in arguments where argument.label?.text == "unknownKeys" {
+                let value = argument.expression.trimmedDescription
+                rejects = value.hasSuffix(".reject")
+                if !rejects && !value.hasSuffix(".ignore") { fail(.unknownKeysValue, argument.expression) }
+            }
+        }
+        rejectsUnknownKeys = rejects
 
         if let enumDecl = declaration.as(EnumDeclSyntax.self) {
             for member in enumDecl.memberBlock.members {
@@ -91,7 +102,32 @@ struct CodingPlan {
             }
             if !hasStoredProperty { fail(.noStoredProperties, declaration.introducer) }
             var seen: Set<String> = []
-            for property in properties where !seen.insert(property.key).inserted { fail(.duplicateKey, declaration.introducer) }
+            for property in properties where property.ignoredAttribute == nil && !seen.insert(property.key).inserted {
+                fail(.duplicateKey, property.keyAttribute.map(Syntax.init) ?? Syntax(declaration.introducer))
+            }
+            for property in properties where property.ignoredAttribute == nil {
+                for alias in property.aliases where !seen.insert(alias).inserted {
+                    fail(.aliasCollides(alias), property.keyAttribute!)
+                }
+                if let attribute = property.keyAttribute {
+                    let arguments = attribute.keyArguments
+                    if arguments.key == nil || arguments.aliases == nil { fail(.keyNotLiteral, attribute) }
+                }
+            }
+            for property in properties {
+                let attribute = property.defaultAttribute ?? property.keyAttribute ?? property.ignoredAttribute
+                if property.isWrapped, let attribute, property.aliases.count > 0 || property.defaultAttribute != nil || property.ignoredAttribute != nil {
+                    fail(.evolutionOnWrapper(property.name), attribute)
+                }
+                if property.isInitializedConstant, let attribute = property.defaultAttribute {
+                    fail(.defaultOnConstant(property.name), attribute)
+                } else if let attribute = property.defaultAttribute, property.type == nil {
+                    fail(.defaultWithoutType(property.name), attribute)
+                }
+                if let attribute = property.ignoredAttribute, !property.hasDefault, !property.isOptional {
+                    fail(.ignoredWithoutDefault(property.name), attribute)
+                }
+            }
             shape = .fields(properties)
         } else {
             fail(.unsupportedDeclaration, declaration.introducer)
@@ -128,21 +164,59 @@ struct CodingPlan {
     }
 
     private func decodeMember(_ properties: [CodedProperty], initKeyword: String) -> DeclSyntax {
-        let decoded = properties.filter { !$0.isInitializedConstant }
+        let decoded = properties.filter { !$0.isInitializedConstant && $0.ignoredAttribute == nil }
         var lines: [String] = []
         if decoded.isEmpty {
-            lines.append("_ = try reader.readFields()")
+            lines.append(rejectsUnknownKeys ? "let fields = try reader.readFields()" : "_ = try reader.readFields()")
         } else {
             lines.append("var fields = try reader.readFields()")
-            for property in decoded {
-                lines.append("\(property.storage) = try reader.\(property.decodeCall)")
-            }
+        }
+        for property in properties where !property.isInitializedConstant {
+            lines += decodeLines(property)
+        }
+        if rejectsUnknownKeys {
+            let known = properties.filter { $0.ignoredAttribute == nil }.flatMap { [$0.keyLiteral] + $0.aliasLiterals }
+            lines.append("try reader.rejectUnknownKeys(in: fields, known: [\(known.joined(separator: ", "))])")
         }
         return """
             \(raw: access)\(raw: initKeyword)(firePack reader: inout FirePackValueReader) throws {
                 \(raw: lines.joined(separator: "\n"))
             }
             """
+    }
+
+    /// The statements that decode one property: one call, or a chain over its key and aliases ending in its default,
+    /// nil, or `keyNotFound`.
+    private func decodeLines(_ property: CodedProperty) -> [String] {
+        let assign = "\(property.storage) = "
+        if property.ignoredAttribute != nil {
+            return property.defaultAttribute != nil ? [assign + property.defaultFunction] : []
+        }
+        guard !property.isWrapped, property.hasDefault || !property.aliases.isEmpty else {
+            return [assign + "try reader.\(property.decodeCall)"]
+        }
+        var fallback: String?
+        if property.defaultAttribute != nil {
+            fallback = assign + property.defaultFunction
+        } else if property.initializer != nil {
+            fallback = nil  // the initial value stays
+        } else if property.isOptional {
+            fallback = assign + "nil"
+        } else {
+            fallback = "throw reader.keyNotFound(\(property.keyLiteral), aliases: [\(property.aliasLiterals.joined(separator: ", "))], in: fields)"
+        }
+        var lines: [String] = []
+        for (index, key) in ([property.keyLiteral] + property.aliasLiterals).enumerated() {
+            let call = property.decodeIfFoundCall(key: key)
+            lines.append((index == 0 ? "if" : "} else if") + " let value = try reader.\(call) {")
+            lines.append("    " + assign + "value")
+        }
+        if let fallback {
+            lines.append("} else {")
+            lines.append("    " + fallback)
+        }
+        lines.append("}")
+        return lines
     }
 
     private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
@@ -152,6 +226,7 @@ struct CodingPlan {
                 return CodeBlockItemSyntax(item: .expr("try writer.\(raw: method)(\(raw: property.storage), forKey: \(raw: property.keyLiteral))"))
             })
         }
+        let properties = properties.filter { $0.ignoredAttribute == nil }
         // Deterministic output sorts keys by their UTF-8 bytes: the order is fixed here, at compile time.
         let sorted = properties.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
         var body: [CodeBlockItemSyntax] = [CodeBlockItemSyntax(item: .expr("writer.beginFields()"))]

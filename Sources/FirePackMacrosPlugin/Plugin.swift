@@ -1,8 +1,8 @@
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
-/// The compiler plugin that expands `@FirePackCodable`.
+/// The compiler plugin that expands `@FirePackCodable` and its property attributes.
 @main
 struct FirePackMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [FirePackCodableMacro.self]
+    let providingMacros: [any Macro.Type] = [FirePackCodableMacro.self, FirePackDefaultMacro.self, FirePackPropertyMarkerMacro.self]
 }

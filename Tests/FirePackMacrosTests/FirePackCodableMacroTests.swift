@@ -45,10 +45,14 @@ final class FirePackCodableMacroTests: XCTestCase {
                     var fields = try reader.readFields()
                     self._id = try reader.decode(DocumentID<String>.self, forKey: "id", in: &fields)
                     self.title = try reader.decode(String.self, forKey: "title", in: &fields)
-                    self.pages = try reader.decode(Int.self, forKey: "pages", in: &fields)
+                    if let value = try reader.decodeIfFound(Int.self, forKey: "pages", in: &fields) {
+                        self.pages = value
+                    }
                     self.cover = try reader.decodeIfPresent(Cover.self, forKey: "cover", in: &fields)
                     self.tags = try reader.decode([String].self, forKey: "tags", in: &fields)
-                    self.count = try reader.decodeInferred(forKey: "count", in: &fields)
+                    if let value = try reader.decodeInferredIfFound(forKey: "count", in: &fields, like: 3) {
+                        self.count = value
+                    }
                 }
 
                 public func encode(firePack writer: inout FirePackValueWriter) throws {
@@ -261,7 +265,7 @@ final class FirePackCodableMacroTests: XCTestCase {
             ("struct Computed: Codable {\n    var a: Int { 1 }\n}",
              "@FirePackCodable found no stored properties to code (a computed-only type); remove @FirePackCodable, or write init(from:)/encode(to:) for the type", 2, 1),
             ("struct Twice: Codable {\n    var a: Int\n    var b: Int\n    enum CodingKeys: String, CodingKey {\n        case a = \"x\", b = \"x\"\n    }\n}",
-             "two properties are coded under the same key; give each a distinct key in CodingKeys", 2, 1),
+             "two properties are coded under the same key; give each a distinct key in CodingKeys or @FirePackKey", 2, 1),
             ("protocol P {}",
              "@FirePackCodable applies to structs, classes and enums with a raw type; remove it from this declaration", 2, 1),
             ("actor A {\n    var a = 1\n}",

@@ -158,6 +158,9 @@ final class DecoderImpl: Decoder {
             try generated.decodeGenerated(into: UnsafeMutableRawPointer(slot), decoder: self, at: offset, end: end, depth: depth)
             return slot.move()
         }
+        if let keyed = state.rawKeyedTypes.conformance(of: T.self, { $0 as? any RawKeyedDecodableDictionary.Type }) {
+            do { return try keyed.init(decodingMapFrom: self) as! T } catch let error as DecodingError { throw locating(error) }
+        }
         do { return try T(from: self) } catch let error as DecodingError {
             throw locating(error)
         }
@@ -232,6 +235,8 @@ struct DecoderState {
     var bypassKeyStrategy = false
     /// Which types met so far have generated coding (kept across calls: a conformance does not change).
     var generatedTypes = GeneratedConformanceMemo<any FirePackDecodable.Type>()
+    /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
+    var rawKeyedTypes = GeneratedConformanceMemo<any RawKeyedDecodableDictionary.Type>()
 }
 
 /// One level of the coding path.

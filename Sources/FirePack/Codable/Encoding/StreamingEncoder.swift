@@ -75,6 +75,10 @@ final class StreamingEncoder: Encoder {
                 try generated.encodeGenerated(value, encoder: self)
                 return
             }
+            if state.rawKeyedTypes.conformance(of: T.self, { $0 as? any RawKeyedEncodableDictionary.Type }) != nil {
+                try encodeNested { try (value as! any RawKeyedEncodableDictionary).encodeAsMap(to: self) }
+                return
+            }
             try encodeNested { try value.encode(to: self) }
         }
     }
@@ -210,4 +214,6 @@ struct StreamingEncoderState {
     var bypassKeyStrategy = false
     /// Which types met so far have generated coding.
     var generatedTypes = GeneratedConformanceMemo<any FirePackEncodable.Type>()
+    /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
+    var rawKeyedTypes = GeneratedConformanceMemo<any RawKeyedEncodableDictionary.Type>()
 }

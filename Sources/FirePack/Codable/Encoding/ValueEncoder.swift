@@ -88,7 +88,11 @@ final class ValueEncoderImpl: Encoder {
         }
         let nested = ValueEncoderImpl(options: options, path: path)
         if !options.usesDefaultKeys && T.self is StringKeyedDictionaryMarker.Type { nested.bypassKeyStrategy = true }
-        try value.encode(to: nested)
+        if let dictionary = value as? any RawKeyedEncodableDictionary {
+            try dictionary.encodeAsMap(to: nested)
+        } else {
+            try value.encode(to: nested)
+        }
         return nested.resolved()
     }
 

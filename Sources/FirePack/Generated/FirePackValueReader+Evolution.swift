@@ -1,0 +1,92 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// What generated decoding calls for models that change over time (`@FirePackDefault`, `@FirePackKey(aliases:)`, a
+// property's own initial value, `@FirePackCodable(unknownKeys: .reject)`): a key's value when the map has the key,
+// told apart from a key that is absent, which the generated code answers with the default, the next alias, or
+// `keyNotFound`. A key that is present is decoded exactly as `decode(_:forKey:in:)` decodes it (a null for a
+// non-optional property is `valueNotFound`, never the default: a default stands for a field that was never written).
+
+extension FirePackValueReader {
+    /// Decodes the value for `key` of a type with generated (or native) coding; nil when the map lacks the key.
+    @inlinable
+    public func decodeIfFound<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decodeValue(T.self, at: location) }
+    }
+
+    /// Decodes the value for `key` of any other `Decodable` type; nil when the map lacks the key.
+    public func decodeIfFound<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decodeCodable(T.self, at: location) }
+    }
+
+    /// Decodes the value for `key` of an optional property: nil when the map lacks the key, `.some(nil)` for null.
+    @inlinable
+    public func decodeOptionalIfFound<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T?? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        if isNull(at: location) { return .some(nil) }
+        return .some(try under(key) { try decodeValue(T.self, at: location) })
+    }
+
+    /// Decodes the value for `key` of an optional property of any other `Decodable` type (see above).
+    public func decodeOptionalIfFound<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T?? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        if isNull(at: location) { return .some(nil) }
+        return .some(try under(key) { try decodeCodable(T.self, at: location) })
+    }
+
+    /// Decodes a property whose type is not written (`var count = 0`) when the map has `key`: `example` (the
+    /// property's initial value, never evaluated) gives the type.
+    public func decodeInferredIfFound<T: Decodable>(forKey key: StaticString, in fields: inout Fields,
+                                                    like example: @autoclosure () -> T) throws -> T? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decodeCodable(T.self, at: location) }
+    }
+
+    /// The `keyNotFound` error for a property none of whose keys (`key`, then `aliases`) the map has.
+    public func keyNotFound(_ key: StaticString, aliases: [StaticString] = [], in fields: Fields) -> any Error {
+        let name = key.description
+        let others = aliases.isEmpty ? "" : " (nor \(aliases.map { $0.description.debugDescription }.joined(separator: ", ")))"
+        return DecodingError.keyNotFound(AnyCodingKey(stringValue: name),
+                                         decoder.contextAtPath([], "No value for key \(name.debugDescription)\(others) in the map", at: fields.mapOffset))
+    }
+
+    /// Throws `dataCorrupted`, naming the key and its byte offset, when the map has a key that is not in `known`
+    /// (`@FirePackCodable(unknownKeys: .reject)`).
+    public func rejectUnknownKeys(in fields: Fields, known: [StaticString]) throws {
+        let input = decoder.input, header = fields.header
+        var position = header.bodyStart
+        for _ in 0..<header.count {
+            let entry = position
+            let (start, count, afterKey): (Int, Int, Int)
+            do {
+                (start, count, afterKey) = try input.getKey(at: position, limit: header.end)
+                position = try input.valueEnd(at: afterKey, limit: header.end)
+            } catch {
+                throw decoder.corrupted(error)
+            }
+            let name = input.bytes(from: start, count: count)
+            let isKnown = known.contains { key in
+                key.utf8CodeUnitCount == count && name.elementsEqual(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+            }
+            if !isKnown {
+                let text = String(decoding: name, as: UTF8.self)
+                throw DecodingError.dataCorrupted(decoder.contextAtPath(
+                    [AnyCodingKey(stringValue: text)],
+                    "Unknown key \(text.debugDescription): the model refuses keys it does not declare (unknownKeys: .reject)", at: entry))
+            }
+        }
+    }
+}
+
+/// What `@FirePackCodable` does with a key the model does not declare.
+public enum FirePackUnknownKeys: Sendable {
+    /// Skip it, as synthesized `Codable` does (the default).
+    case ignore
+    /// Refuse the document with `DecodingError.dataCorrupted` naming the key and its byte offset.
+    case reject
+}
