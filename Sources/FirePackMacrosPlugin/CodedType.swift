@@ -28,6 +28,21 @@ struct CodedProperty {
     /// The declaration, for diagnostics.
     var node: Syntax? = nil
 
+    /// Whether the property is the model's bag for unknown fields (`var unknownFields = FirePackUnknownFields()` or
+    /// `: FirePackUnknownFields`).
+    var isUnknownFieldsBag: Bool { Self.bagTypeNames.contains(declaredTypeName ?? "") }
+
+    /// Whether the property is an optional bag (`FirePackUnknownFields?`), which the macro refuses.
+    var isOptionalBag: Bool { isOptionalType && Self.bagTypeNames.contains(wrappedOptionalType?.trimmedDescription ?? "") }
+
+    static let bagTypeNames: Set<String> = ["FirePackUnknownFields", "FirePack.FirePackUnknownFields"]
+
+    /// The type as written, or the type an initializer `T()` names.
+    private var declaredTypeName: String? {
+        if let type { return type.trimmedDescription }
+        return initializer?.as(FunctionCallExprSyntax.self)?.calledExpression.trimmedDescription
+    }
+
     /// The generated static function holding the `@FirePackDefault` value (the attribute's peer expansion).
     var defaultFunction: String { "Self.__firePackDefault_\(name)()" }
 

@@ -17,6 +17,9 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
     case defaultWithoutType(String)
     case ignoredWithoutDefault(String)
     case unknownKeysValue
+    case bagDeclaredTwice(String, first: String)
+    case bagWithReject
+    case bagNotPlain(String)
 
     var message: String {
         switch self {
@@ -48,6 +51,12 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
             "'\(name)' is ignored, so never decoded: give it an initial value or @FirePackDefault(value), or make it optional"
         case .unknownKeysValue:
             "unknownKeys is .ignore or .reject"
+        case .bagDeclaredTwice(let name, let first):
+            "'\(name)' is a second FirePackUnknownFields bag; '\(first)' already keeps the unknown fields: remove one"
+        case .bagWithReject:
+            "a model with unknownKeys: .reject has no unknown fields to keep; remove the FirePackUnknownFields property or unknownKeys: .reject"
+        case .bagNotPlain(let name):
+            "declare the bag as a plain stored property: var \(name) = FirePackUnknownFields() (not optional, not a let, no wrapper or FirePack attribute)"
         }
     }
 
@@ -67,6 +76,9 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
         case .defaultWithoutType: "defaultWithoutType"
         case .ignoredWithoutDefault: "ignoredWithoutDefault"
         case .unknownKeysValue: "unknownKeysValue"
+        case .bagDeclaredTwice: "bagDeclaredTwice"
+        case .bagWithReject: "bagWithReject"
+        case .bagNotPlain: "bagNotPlain"
         }
     }
 

@@ -128,6 +128,18 @@ struct CodingPlan {
                     fail(.ignoredWithoutDefault(property.name), attribute)
                 }
             }
+            var bag: CodedProperty?
+            for property in properties where property.isUnknownFieldsBag || property.isOptionalBag {
+                let node = property.defaultAttribute ?? property.keyAttribute ?? property.ignoredAttribute
+                if property.isOptionalBag || property.isWrapped || property.isInitializedConstant || node != nil {
+                    fail(.bagNotPlain(property.name), node.map(Syntax.init) ?? property.node ?? Syntax(declaration.introducer))
+                } else if let first = bag {
+                    fail(.bagDeclaredTwice(property.name, first: first.name), property.node ?? Syntax(declaration.introducer))
+                } else {
+                    bag = property
+                    if rejects { fail(.bagWithReject, property.node ?? Syntax(declaration.introducer)) }
+                }
+            }
             shape = .fields(properties)
         } else {
             fail(.unsupportedDeclaration, declaration.introducer)
@@ -164,14 +176,22 @@ struct CodingPlan {
     }
 
     private func decodeMember(_ properties: [CodedProperty], initKeyword: String) -> DeclSyntax {
-        let decoded = properties.filter { !$0.isInitializedConstant && $0.ignoredAttribute == nil }
+        let searched = properties.filter { !$0.isInitializedConstant && $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag }
+        let hasBag = properties.contains { $0.isUnknownFieldsBag }
         var lines: [String] = []
-        if decoded.isEmpty {
-            lines.append(rejectsUnknownKeys ? "let fields = try reader.readFields()" : "_ = try reader.readFields()")
+        if searched.isEmpty {
+            lines.append(rejectsUnknownKeys || hasBag ? "let fields = try reader.readFields()" : "_ = try reader.readFields()")
         } else {
             lines.append("var fields = try reader.readFields()")
         }
         for property in properties where !property.isInitializedConstant {
+            if property.isUnknownFieldsBag {
+                // Every key the model reads or writes is known; the bag's own name is not (UnknownFields.swift).
+                let known = properties.filter { $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag }
+                    .flatMap { [$0.keyLiteral] + $0.aliasLiterals }
+                lines.append("\(property.storage) = try reader.unknownFields(in: fields, known: [\(known.joined(separator: ", "))])")
+                continue
+            }
             lines += decodeLines(property)
         }
         if rejectsUnknownKeys {
@@ -222,6 +242,9 @@ struct CodingPlan {
     private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
         func statements(_ properties: [CodedProperty]) -> CodeBlockItemListSyntax {
             CodeBlockItemListSyntax(properties.map { property in
+                if property.isUnknownFieldsBag {
+                    return CodeBlockItemSyntax(item: .expr("try writer.encodeUnknownFields(\(raw: property.storage))"))
+                }
                 let method = property.isOptional ? "encodeIfPresent" : "encode"
                 return CodeBlockItemSyntax(item: .expr("try writer.\(raw: method)(\(raw: property.storage), forKey: \(raw: property.keyLiteral))"))
             })

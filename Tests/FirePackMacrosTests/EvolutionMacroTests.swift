@@ -138,6 +138,61 @@ final class EvolutionMacroTests: XCTestCase {
             macroSpecs: macros)
     }
 
+    func testUnknownFieldsBagIsFilledWithEveryOtherKeyAndWrittenInPlace() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            struct Order: Codable {
+                var id: String
+                var unknownFields = FirePackUnknownFields()
+                @FirePackKey("total_cents", aliases: ["total"]) var total: Int
+                let kind = "order"
+                @FirePackIgnored var cache: String?
+            }
+            """,
+            expandedSource: """
+            struct Order: Codable {
+                var id: String
+                var unknownFields = FirePackUnknownFields()
+                var total: Int
+                let kind = "order"
+                var cache: String?
+            }
+
+            extension Order: FirePackDecodable, FirePackEncodable {
+                init(firePack reader: inout FirePackValueReader) throws {
+                    var fields = try reader.readFields()
+                    self.id = try reader.decode(String.self, forKey: "id", in: &fields)
+                    self.unknownFields = try reader.unknownFields(in: fields, known: ["id", "total_cents", "total", "kind"])
+                    if let value = try reader.decodeIfFound(Int.self, forKey: "total_cents", in: &fields) {
+                        self.total = value
+                    } else if let value = try reader.decodeIfFound(Int.self, forKey: "total", in: &fields) {
+                        self.total = value
+                    } else {
+                        throw reader.keyNotFound("total_cents", aliases: ["total"], in: fields)
+                    }
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    if writer.sortsKeys {
+                        try writer.encode(self.id, forKey: "id")
+                        try writer.encode(self.kind, forKey: "kind")
+                        try writer.encode(self.total, forKey: "total_cents")
+                        try writer.encodeUnknownFields(self.unknownFields)
+                    } else {
+                        try writer.encode(self.id, forKey: "id")
+                        try writer.encodeUnknownFields(self.unknownFields)
+                        try writer.encode(self.total, forKey: "total_cents")
+                        try writer.encode(self.kind, forKey: "kind")
+                    }
+                    writer.endFields()
+                }
+            }
+            """,
+            macroSpecs: macros)
+    }
+
     func testDiagnosticsPointAtThePropertyAndSayWhatToWrite() {
         // (declaration, what it expands to without @FirePackCodable's extension, message, line, column)
         let cases: [(String, String, String, Int, Int)] = [
@@ -159,6 +214,15 @@ final class EvolutionMacroTests: XCTestCase {
             ("struct A: Codable {\n    @FirePackIgnored var cache: [Int]\n}",
              "struct A: Codable {\n    var cache: [Int]\n}",
              "'cache' is ignored, so never decoded: give it an initial value or @FirePackDefault(value), or make it optional", 3, 5),
+            ("struct A: Codable {\n    var extra = FirePackUnknownFields()\n    var more: FirePackUnknownFields\n}",
+             "struct A: Codable {\n    var extra = FirePackUnknownFields()\n    var more: FirePackUnknownFields\n}",
+             "'more' is a second FirePackUnknownFields bag; 'extra' already keeps the unknown fields: remove one", 4, 5),
+            ("struct A: Codable {\n    var a: Int\n    var extra: FirePackUnknownFields?\n}",
+             "struct A: Codable {\n    var a: Int\n    var extra: FirePackUnknownFields?\n}",
+             "declare the bag as a plain stored property: var extra = FirePackUnknownFields() (not optional, not a let, no wrapper or FirePack attribute)", 4, 5),
+            ("struct A: Codable {\n    var a: Int\n    @FirePackKey(\"x\") var extra: FirePackUnknownFields\n}",
+             "struct A: Codable {\n    var a: Int\n    var extra: FirePackUnknownFields\n}",
+             "declare the bag as a plain stored property: var extra = FirePackUnknownFields() (not optional, not a let, no wrapper or FirePack attribute)", 4, 5),
             ("struct A: Codable {\n    var a: Int\n}",
              "struct A: Codable {\n    var a: Int\n}",
              "unknownKeys is .ignore or .reject", 1, 31),
@@ -169,5 +233,10 @@ final class EvolutionMacroTests: XCTestCase {
                                  diagnostics: [DiagnosticSpec(message: message, line: line, column: column)],
                                  macroSpecs: macros)
         }
+        assertMacroExpansion(
+            "@FirePackCodable(unknownKeys: .reject)\nstruct A: Codable {\n    var a: Int\n    var rest = FirePackUnknownFields()\n}",
+            expandedSource: "struct A: Codable {\n    var a: Int\n    var rest = FirePackUnknownFields()\n}",
+            diagnostics: [DiagnosticSpec(message: "a model with unknownKeys: .reject has no unknown fields to keep; remove the FirePackUnknownFields property or unknownKeys: .reject", line: 4, column: 5)],
+            macroSpecs: macros)
     }
 }

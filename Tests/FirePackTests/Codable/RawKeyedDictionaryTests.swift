@@ -27,7 +27,7 @@ struct RawKeyedDictionaryTests {
 
     @Test("written as maps keyed by the raw values, by the streaming and the deterministic encoder alike", arguments: [false, true])
     func encodesMaps(deterministic: Bool) throws {
-        var encoder = FirePackEncoder()
+        let encoder = FirePackEncoder()
         encoder.deterministic = deterministic
         let bytes = try encoder.encode(library)
         let value = try FirePackDecoder().decode(Value.self, from: bytes)

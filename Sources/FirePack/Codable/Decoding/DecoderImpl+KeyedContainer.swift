@@ -226,11 +226,14 @@ extension DecoderImpl {
         func decodeNil(forKey key: Key) throws -> Bool { map.isNull(at: try locate(key)) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try map.decode(type, at: try locate(key), entry: .key(key))
+            // A bag for unknown fields is filled from the map's other keys, never from its own (UnknownFields.swift).
+            if T.self == FirePackUnknownFields.self { return try unknownFields(key) as! T }
+            return try map.decode(type, at: try locate(key), entry: .key(key))
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             if T.self == DocumentIDMarker.self { return unsafeBitCast(DocumentIDMarker(reference: map.decoder.options.reference), to: T.self) }
+            if T.self == FirePackUnknownFields.self { return try unknownFields(key) as? T }
             guard let location = try map.find(named: key.stringValue), !map.isNull(at: location) else { return nil }
             return try map.decode(type, at: location, entry: .key(key))
         }
@@ -284,6 +287,11 @@ extension DecoderImpl {
         func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try integerIfPresent(type, key) }
 
         private var decoder: DecoderImpl { map.decoder }
+
+        @inline(never)
+        private func unknownFields(_ key: Key) throws -> FirePackUnknownFields {
+            try map.unknownFields(keyedBy: Key.self, bagKey: key)
+        }
 
         /// Reads a scalar at `location` with `key` on the coding path of any error.
         @inline(__always)

@@ -33,6 +33,13 @@ extension StreamingEncoder {
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             // A @DocumentID is never written.
             if T.self == DocumentIDMarker.self { return }
+            if T.self == FirePackUnknownFields.self {
+                // Its entries are this map's (UnknownFields.swift); a key the map holds already takes the tree path.
+                guard id >= 0 else { throw NeedsTree() }
+                try encoder.activate(id, depth: depth)
+                guard encoder.writer.writeUnknownFields(value as! FirePackUnknownFields, sortingKeys: false) else { throw NeedsTree() }
+                return
+            }
             try beginEntry(key)
             try with(key) { try encoder.encodeValue(value) }
         }

@@ -165,6 +165,7 @@ final class ValueEncoderImpl: Encoder {
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             if T.self == DocumentIDMarker.self { return }
+            if T.self == FirePackUnknownFields.self { return map.addUnknownFields(value as! FirePackUnknownFields) }
             map.set(mapKey(key), .value(try encoder.child(.key(key)).box(value)))
         }
 
