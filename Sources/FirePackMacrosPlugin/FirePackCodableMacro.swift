@@ -223,7 +223,7 @@ struct CodingPlan {
         } else if property.isOptional {
             fallback = assign + "nil"
         } else {
-            fallback = "throw reader.keyNotFound(\(property.keyLiteral), aliases: [\(property.aliasLiterals.joined(separator: ", "))], in: fields)"
+            fallback = assign + "try reader.missingKey(\(property.keyLiteral), aliases: [\(property.aliasLiterals.joined(separator: ", "))], in: fields)"
         }
         var lines: [String] = []
         for (index, key) in ([property.keyLiteral] + property.aliasLiterals).enumerated() {

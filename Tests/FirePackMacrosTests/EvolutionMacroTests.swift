@@ -51,7 +51,7 @@ final class EvolutionMacroTests: XCTestCase {
                     } else if let value = try reader.decodeIfFound(Int.self, forKey: "pages", in: &fields) {
                         self.pages = value
                     } else {
-                        throw reader.keyNotFound("page_count", aliases: ["pages"], in: fields)
+                        self.pages = try reader.missingKey("page_count", aliases: ["pages"], in: fields)
                     }
                     if let value = try reader.decodeIfFound(Genre.self, forKey: "genre", in: &fields) {
                         self.genre = value
@@ -123,7 +123,7 @@ final class EvolutionMacroTests: XCTestCase {
                     } else if let value = try reader.decodeIfFound(Int.self, forKey: "fontSize", in: &fields) {
                         self.fontSize = value
                     } else {
-                        throw reader.keyNotFound("font_size", aliases: ["fontSize"], in: fields)
+                        self.fontSize = try reader.missingKey("font_size", aliases: ["fontSize"], in: fields)
                     }
                     try reader.rejectUnknownKeys(in: fields, known: ["font_size", "fontSize"])
                 }
@@ -169,7 +169,7 @@ final class EvolutionMacroTests: XCTestCase {
                     } else if let value = try reader.decodeIfFound(Int.self, forKey: "total", in: &fields) {
                         self.total = value
                     } else {
-                        throw reader.keyNotFound("total_cents", aliases: ["total"], in: fields)
+                        self.total = try reader.missingKey("total_cents", aliases: ["total"], in: fields)
                     }
                 }
 

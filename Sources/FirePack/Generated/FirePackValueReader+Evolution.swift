@@ -47,6 +47,14 @@ extension FirePackValueReader {
         return try under(key) { try decodeCodable(T.self, at: location) }
     }
 
+    /// What a property none of whose keys (`key`, then `aliases`) the map has decodes to: the decoder's
+    /// missing-key strategy's default for `T` (`FirePackDefaultValue`), or `keyNotFound`, as on the Codable path.
+    @inline(never)
+    public func missingKey<T>(_ key: StaticString, aliases: [StaticString] = [], in fields: Fields) throws -> T {
+        if let value = decoder.defaultForMissingKey(T.self) { return value }
+        throw keyNotFound(key, aliases: aliases, in: fields)
+    }
+
     /// The `keyNotFound` error for a property none of whose keys (`key`, then `aliases`) the map has.
     public func keyNotFound(_ key: StaticString, aliases: [StaticString] = [], in fields: Fields) -> any Error {
         let name = key.description

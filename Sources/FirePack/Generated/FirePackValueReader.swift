@@ -145,7 +145,7 @@ extension FirePackValueReader {
     /// Decodes the value for `key` of a type with generated (or native) coding; throws `keyNotFound` when absent.
     @inlinable
     public func decode<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decodeValue(T.self, at: location) }
     }
 
@@ -158,7 +158,7 @@ extension FirePackValueReader {
 
     /// Decodes the value for `key` of any other `Decodable` type, through its `init(from:)`.
     public func decode<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decodeCodable(T.self, at: location) }
     }
 
@@ -170,31 +170,31 @@ extension FirePackValueReader {
 
     /// Decodes a string for `key`.
     public func decode(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws -> String {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decoder.decodeString(at: location.offset, end: location.end) }
     }
 
     /// Decodes an integer for `key`.
     public func decode(_ type: Int.Type, forKey key: StaticString, in fields: inout Fields) throws -> Int {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decoder.decodeInteger(Int.self, at: location.offset, end: location.end) }
     }
 
     /// Decodes a 64-bit integer for `key`.
     public func decode(_ type: Int64.Type, forKey key: StaticString, in fields: inout Fields) throws -> Int64 {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decoder.decodeInteger(Int64.self, at: location.offset, end: location.end) }
     }
 
     /// Decodes a double for `key`.
     public func decode(_ type: Double.Type, forKey key: StaticString, in fields: inout Fields) throws -> Double {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decoder.decodeDouble(at: location.offset, end: location.end) }
     }
 
     /// Decodes a boolean for `key`.
     public func decode(_ type: Bool.Type, forKey key: StaticString, in fields: inout Fields) throws -> Bool {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decoder.decodeBool(at: location.offset, end: location.end) }
     }
 
@@ -212,7 +212,7 @@ extension FirePackValueReader {
 
     /// Decodes a property whose type is not written in the declaration (`var count = 0`), by its type at run time.
     public func decodeInferred<T: Decodable>(forKey key: StaticString, in fields: inout Fields) throws -> T {
-        let location = try locate(key, in: &fields)
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decodeCodable(T.self, at: location) }
     }
 

@@ -223,12 +223,20 @@ extension DecoderImpl {
             return location
         }
 
+        /// What a missing `key` of type `T` gives: the missing-key strategy's default, or `keyNotFound`.
+        @inline(never)
+        func missing<T>(_ key: Key, _ type: T.Type) throws -> T {
+            if let value = decoder.defaultForMissingKey(T.self) { return value }
+            throw map.keyNotFound(key)
+        }
+
         func decodeNil(forKey key: Key) throws -> Bool { map.isNull(at: try locate(key)) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             // A bag for unknown fields is filled from the map's other keys, never from its own (UnknownFields.swift).
             if T.self == FirePackUnknownFields.self { return try unknownFields(key) as! T }
-            return try map.decode(type, at: try locate(key), entry: .key(key))
+            guard let location = try map.find(named: key.stringValue) else { return try missing(key, T.self) }
+            return try map.decode(type, at: location, entry: .key(key))
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
@@ -254,10 +262,10 @@ extension DecoderImpl {
             try map.nestedDecoder(named: key.stringValue, entry: .key(key), requireKey: nil)
         }
 
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key, at: try locate(key), read: decoder.decodeString) }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key, at: try locate(key), read: decoder.decodeBool) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key, at: try locate(key)) { try decoder.decodeDouble(at: $0, end: $1) } }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(key, at: try locate(key), read: decoder.decodeFloat) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key, read: decoder.decodeString) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key, read: decoder.decodeBool) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key) { try decoder.decodeDouble(at: $0, end: $1) } }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(key, read: decoder.decodeFloat) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
@@ -299,6 +307,13 @@ extension DecoderImpl {
             try map.withEntry(.key(key)) { try read(location.offset, location.end) }
         }
 
+        /// Reads the scalar for `key`; a missing key is `missing(_:_:)`'s.
+        @inline(__always)
+        private func scalar<T>(_ key: Key, read: (Int, Int) throws -> T) throws -> T {
+            guard let location = try map.find(named: key.stringValue) else { return try missing(key, T.self) }
+            return try scalar(key, at: location, read: read)
+        }
+
         /// nil when the map lacks `key` or holds null there; otherwise the scalar.
         @inline(__always)
         private func scalarIfPresent<T>(_ key: Key, read: (Int, Int) throws -> T) throws -> T? {
@@ -308,7 +323,7 @@ extension DecoderImpl {
 
         @inline(__always)
         private func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
-            try scalar(key, at: try locate(key)) { try decoder.decodeInteger(type, at: $0, end: $1) }
+            try scalar(key) { try decoder.decodeInteger(type, at: $0, end: $1) }
         }
 
         @inline(__always)

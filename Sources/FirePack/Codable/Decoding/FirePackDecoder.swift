@@ -60,6 +60,12 @@ public final class FirePackDecoder: Sendable {
         get { state.withLock { $0.usesGeneratedCoding } }
         set { state.withLock { $0.usesGeneratedCoding = newValue } }
     }
+    /// What a map without the key of a property gives: `.throw` (`keyNotFound`, as JSONDecoder) by default;
+    /// `.useDefaultValues` gives the type's `FirePackDefaultValue.firePackDefault` where it has one (Docs/EVOLUTION.md).
+    public var missingKeyDecodingStrategy: MissingKeyDecodingStrategy {
+        get { state.withLock { $0.missingKeyStrategy } }
+        set { state.withLock { $0.missingKeyStrategy = newValue } }
+    }
     /// Values for your types' `init(from:)` to read from `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { state.withLock { $0.userInfo } }
@@ -209,6 +215,7 @@ struct DecoderOptions: SharedSettings {
         var dataStrategy: FirePackDecoder.DataDecodingStrategy = .bytes
         var keyStrategy: FirePackDecoder.KeyDecodingStrategy = .useDefaultKeys
         var floatStrategy: FirePackDecoder.NonConformingFloatDecodingStrategy = .allow
+        var missingKeyStrategy: FirePackDecoder.MissingKeyDecodingStrategy = .throw
         var serverTimestampEstimate: Timestamp?
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         var limits: ReaderLimits = .default
