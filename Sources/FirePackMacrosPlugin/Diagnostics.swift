@@ -4,7 +4,6 @@ import SwiftSyntax
 /// Why `@FirePackCodable` cannot generate coding for a declaration; each message names the fix.
 enum FirePackCodableDiagnostic: DiagnosticMessage {
     case unsupportedDeclaration
-    case associatedValues
     case noRawType
     case customInitFrom
     case customEncodeTo
@@ -20,15 +19,16 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
     case bagDeclaredTwice(String, first: String)
     case bagWithReject
     case bagNotPlain(String)
+    case caseNotInCodingKeys(String)
+    case unknownKeysOnEnum
+    case noCases
 
     var message: String {
         switch self {
         case .unsupportedDeclaration:
-            "@FirePackCodable applies to structs, classes and enums with a raw type; remove it from this declaration"
-        case .associatedValues:
-            "@FirePackCodable cannot generate coding for an enum with associated values; remove @FirePackCodable (the enum keeps its Codable conformance and FirePack codes it through Codable)"
+            "@FirePackCodable applies to structs, classes and enums; remove it from this declaration"
         case .noRawType:
-            "@FirePackCodable generates coding for enums with a raw type (String or an integer or floating-point type); give the enum a raw type, or remove @FirePackCodable"
+            "@FirePackCodable codes enums with a raw type of String or an integer or floating-point type, and enums whose first inherited name is Codable (or another standard protocol); name Codable first, use one of those raw types, or remove @FirePackCodable"
         case .customInitFrom:
             "@FirePackCodable would bypass this type's own init(from:); remove @FirePackCodable (FirePackDecoder then calls your init(from:)), or remove init(from:) to have both generated"
         case .customEncodeTo:
@@ -55,6 +55,12 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
             "'\(name)' is a second FirePackUnknownFields bag; '\(first)' already keeps the unknown fields: remove one"
         case .bagWithReject:
             "a model with unknownKeys: .reject has no unknown fields to keep; remove the FirePackUnknownFields property or unknownKeys: .reject"
+        case .caseNotInCodingKeys(let name):
+            "'\(name)' has no key in its CodingKeys enum; add a case for it there (synthesized Codable needs one too)"
+        case .unknownKeysOnEnum:
+            "unknownKeys applies to structs and classes; remove it from this enum"
+        case .noCases:
+            "an enum without cases has no value to code; remove @FirePackCodable"
         case .bagNotPlain(let name):
             "declare the bag as a plain stored property: var \(name) = FirePackUnknownFields() (not optional, not a let, no wrapper or FirePack attribute)"
         }
@@ -63,7 +69,6 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
     var id: String {
         switch self {
         case .unsupportedDeclaration: "unsupportedDeclaration"
-        case .associatedValues: "associatedValues"
         case .noRawType: "noRawType"
         case .customInitFrom: "customInitFrom"
         case .customEncodeTo: "customEncodeTo"
@@ -79,6 +84,9 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
         case .bagDeclaredTwice: "bagDeclaredTwice"
         case .bagWithReject: "bagWithReject"
         case .bagNotPlain: "bagNotPlain"
+        case .caseNotInCodingKeys: "caseNotInCodingKeys"
+        case .unknownKeysOnEnum: "unknownKeysOnEnum"
+        case .noCases: "noCases"
         }
     }
 

@@ -48,6 +48,8 @@ struct CodingPlan {
     enum Shape {
         case fields([CodedProperty])
         case rawValueEnum
+        /// An enum without a raw type, coded as synthesized `Codable` codes it (CaseKeyedEnum.swift).
+        case caseKeyedEnum([CodedCase])
     }
 
     let shape: Shape
@@ -83,14 +85,27 @@ struct CodingPlan {
         rejectsUnknownKeys = rejects
 
         if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-            for member in enumDecl.memberBlock.members {
-                guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
-                for element in caseDecl.elements where element.parameterClause != nil { fail(.associatedValues, element) }
-            }
             let rawTypes: Set<String> = ["String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16",
                                          "UInt32", "UInt64", "Double", "Float"]
-            if !failed && !(names.first.map(rawTypes.contains) ?? false) { fail(.noRawType, enumDecl.name) }
-            shape = .rawValueEnum
+            // Protocols an enum without a raw type names first; anything else there may be a raw type we cannot code.
+            let protocols: Set<String> = ["Codable", "Decodable", "Encodable", "Equatable", "Hashable", "Sendable",
+                                          "CaseIterable", "Swift.Codable", "Swift.Decodable", "Swift.Encodable"]
+            let hasValues = enumDecl.memberBlock.members.contains { member in
+                member.decl.as(EnumCaseDeclSyntax.self)?.elements.contains { $0.parameterClause != nil } ?? false
+            }
+            if let first = names.first, rawTypes.contains(first), !hasValues {
+                shape = .rawValueEnum
+            } else if hasValues || names.first.map(protocols.contains) ?? true {
+                if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) { fail(.customInitFrom, custom) }
+                if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) { fail(.customEncodeTo, custom) }
+                if rejects { fail(.unknownKeysOnEnum, attribute) }
+                let cases = enumDecl.codedCases { diagnostic, node in fail(diagnostic, node) }
+                if cases?.isEmpty == true { fail(.noCases, enumDecl.name) }
+                shape = .caseKeyedEnum(cases ?? [])
+            } else {
+                fail(.noRawType, enumDecl.name)
+                shape = .rawValueEnum
+            }
         } else if declaration.is(StructDeclSyntax.self) || declaration.is(ClassDeclSyntax.self) {
             if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) { fail(.customInitFrom, custom) }
             if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) { fail(.customEncodeTo, custom) }
@@ -167,6 +182,9 @@ struct CodingPlan {
                     }
                     """)
             }
+        case .caseKeyedEnum(let cases):
+            if decodes { members.append(caseKeyedDecodeMember(cases, initKeyword: initKeyword)) }
+            if encodes { members.append(caseKeyedEncodeMember(cases)) }
         case .fields(let properties):
             if decodes { members.append(decodeMember(properties, initKeyword: initKeyword)) }
             if encodes { members.append(encodeMember(properties)) }

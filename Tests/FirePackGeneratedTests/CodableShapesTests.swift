@@ -18,6 +18,37 @@ indirect enum Payment: Codable, Equatable {
     case split(Payment?, share: Double)
 }
 
+/// The same enum with generated coding, which must write and read the very same bytes and errors.
+@FirePackCodable
+indirect enum PaymentGenerated: Codable, Equatable {
+    case card(last4: String, expiresYear: Int)
+    case cash
+    case voucher(String, Int)
+    case split(PaymentGenerated?, share: Double)
+}
+
+/// Renamed cases and values, through `CodingKeys` and `<Case>CodingKeys`, as synthesized coding reads them.
+enum Delivery: Codable, Equatable {
+    case courier(name: String, eta: Timestamp?)
+    case pickup
+    enum CodingKeys: String, CodingKey { case courier = "by_courier", pickup = "at_store" }
+    enum CourierCodingKeys: String, CodingKey { case name = "courier_name", eta }
+}
+
+@FirePackCodable
+enum DeliveryGenerated: Codable, Equatable {
+    case courier(name: String, eta: Timestamp?)
+    case pickup
+    enum CodingKeys: String, CodingKey { case courier = "by_courier", pickup = "at_store" }
+    enum CourierCodingKeys: String, CodingKey { case name = "courier_name", eta }
+}
+
+/// An enum without values and without a raw type: `{"case": {}}`.
+@FirePackCodable
+enum Weekday: Codable, Equatable, CaseIterable {
+    case monday, tuesday, sunday
+}
+
 /// A base class and a subclass that codes its superclass through `superEncoder()` / `superDecoder()`.
 class Shape: Codable {
     var name: String
@@ -191,6 +222,68 @@ struct CodableShapesTests {
         let deterministic = FirePackEncoder()
         deterministic.deterministic = true
         #expect(try FirePackDecoder().decode(Payment.self, from: try deterministic.encode(payment)) == payment)
+    }
+
+    @Test("@FirePackCodable enums with associated values write the synthesized bytes and read them with the same errors")
+    func generatedEnums() throws {
+        func twin(_ payment: Payment) -> PaymentGenerated {
+            switch payment {
+            case .card(let last4, let year): .card(last4: last4, expiresYear: year)
+            case .cash: .cash
+            case .voucher(let code, let amount): .voucher(code, amount)
+            case .split(let other, let share): .split(other.map(twin), share: share)
+            }
+        }
+        let payments: [Payment] = [.card(last4: "4242", expiresYear: 2030), .cash, .voucher("SPRING", 15),
+                                   .split(.voucher("A", 1), share: 0.5), .split(nil, share: 1), .split(.split(.cash, share: 2), share: 3)]
+        for deterministic in [false, true] {
+            for payment in payments {
+                let codable = try Paths.encoder(generated: false, deterministic: deterministic).encode(payment)
+                let generated = try Paths.encoder(generated: true, deterministic: deterministic).encode(twin(payment))
+                #expect(codable == generated, "\(payment)")
+                #expect(try FirePackDecoder().decode(PaymentGenerated.self, from: codable) == twin(payment))
+            }
+        }
+        let deliveries: [(Delivery, DeliveryGenerated)] = [
+            (.courier(name: "Jo", eta: Timestamp(seconds: 5, nanoseconds: 6)), .courier(name: "Jo", eta: Timestamp(seconds: 5, nanoseconds: 6))),
+            (.courier(name: "Jo", eta: nil), .courier(name: "Jo", eta: nil)), (.pickup, .pickup),
+        ]
+        for (codable, generated) in deliveries {
+            let bytes = try FirePackEncoder().encode(codable)
+            #expect(bytes == (try FirePackEncoder().encode(generated)))
+            #expect(try FirePackDecoder().decode(DeliveryGenerated.self, from: bytes) == generated)
+        }
+        #expect(try FirePackDecoder().decode(Value.self, from: try FirePackEncoder().encode(DeliveryGenerated.courier(name: "Jo", eta: nil)))
+                == .map(["by_courier": .map(["courier_name": "Jo"])]))
+        for day in Weekday.allCases {
+            #expect(try FirePackDecoder().decode(Value.self, from: try FirePackEncoder().encode(day)) == .map([.init(stringLiteral: "\(day)"): .map([:])]))
+        }
+
+        // Every input, well formed or not: the same value or the same error (case, path, message with byte offset).
+        let inputs: [Value] = [
+            .map(["cash": .map([:]), "voucher": .map(["_0": "A", "_1": 1])]),      // two case keys
+            .map(["unknown": .map([:])]), .map([:]), .string("cash"), .null,        // none, or not a map
+            .map(["cash": 1]), .map(["cash": .null]), .map(["cash": .map(["x": 1])]), // a case without values
+            .map(["other": 1, "voucher": .map(["_0": "A", "_1": 1])]),             // other keys are ignored
+            .map(["voucher": .map(["_0": "A"])]), .map(["voucher": .map(["_0": 1, "_1": 1])]),
+            .map(["card": .map(["last4": "1", "expiresYear": "x"])]),
+            .map(["split": .map(["_0": .null, "share": 1.5])]), .map(["split": .map(["share": 1.5])]),
+            .map(["split": .map(["_0": .map(["split": .map(["_0": .map(["bad": 1]), "share": 1])]), "share": 1])]),
+        ]
+        var failures: [String] = []
+        for input in inputs {
+            let bytes = try FirePackEncoder().encode(input)
+            for reference in [nil, try DocumentReference(path: "payments/p")] {
+                let codable = Outcome { "\(try Paths.decoder(generated: false).decode(Payment.self, from: bytes, in: reference))" }
+                let generated = Outcome { "\(try Paths.decoder(generated: true).decode(PaymentGenerated.self, from: bytes, in: reference))" }
+                #expect(codable.description.replacingOccurrences(of: "Payment", with: "PaymentGenerated")
+                        == generated.description.replacingOccurrences(of: "PaymentGeneratedGenerated", with: "PaymentGenerated"), "\(input)")
+                if case .failure(let message) = generated { failures.append(message) }
+            }
+        }
+        // Most inputs are refused, each with its own message; the first, as the synthesized init(from:) says it.
+        #expect(failures.count == 2 * 11 && Set(failures).count >= 16)
+        #expect(failures[0].hasPrefix("typeMismatch(PaymentGenerated) path  — Invalid number of keys found, expected one. (at byte 0)."), "\(failures[0])")
     }
 
     @Test("an enum value with two case keys is refused as JSONDecoder refuses it")

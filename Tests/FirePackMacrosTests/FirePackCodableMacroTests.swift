@@ -252,12 +252,80 @@ final class FirePackCodableMacroTests: XCTestCase {
             macroSpecs: macros)
     }
 
+    func testEnumWithAssociatedValuesHasTheSynthesizedShape() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            enum Payment: Codable {
+                case card(last4: String, expires: Int?)
+                case cash
+                case voucher(String, amount: Int)
+            }
+            """,
+            expandedSource: """
+            enum Payment: Codable {
+                case card(last4: String, expires: Int?)
+                case cash
+                case voucher(String, amount: Int)
+            }
+
+            extension Payment: FirePackDecodable, FirePackEncodable {
+                init(firePack reader: inout FirePackValueReader) throws {
+                    let fields = try reader.readFields()
+                    let (index, payload) = try reader.decodeCase(of: Self.self, in: fields, cases: ["card", "cash", "voucher"])
+                    switch index {
+                    case 0:
+                        self = try reader.decodeCase("card", at: payload) { reader in
+                            var fields = try reader.readFields()
+                            return .card(last4: try reader.decode(String.self, forKey: "last4", in: &fields), expires: try reader.decodeIfPresent(Int.self, forKey: "expires", in: &fields))
+                        }
+                    case 1:
+                        try reader.decodeEmptyCase("cash", at: payload)
+                        self = .cash
+                    default:
+                        self = try reader.decodeCase("voucher", at: payload) { reader in
+                            var fields = try reader.readFields()
+                            return .voucher(try reader.decode(String.self, forKey: "_0", in: &fields), amount: try reader.decode(Int.self, forKey: "amount", in: &fields))
+                        }
+                    }
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    switch self {
+                    case .card(let value0, let value1):
+                        try writer.encodeCase("card") { writer in
+                            if writer.sortsKeys {
+                                try writer.encodeIfPresent(value1, forKey: "expires")
+                                try writer.encode(value0, forKey: "last4")
+                            } else {
+                                try writer.encode(value0, forKey: "last4")
+                                try writer.encodeIfPresent(value1, forKey: "expires")
+                            }
+                        }
+                    case .cash:
+                        try writer.encodeEmptyCase("cash")
+                    case .voucher(let value0, let value1):
+                        try writer.encodeCase("voucher") { writer in
+                            try writer.encode(value0, forKey: "_0")
+                            try writer.encode(value1, forKey: "amount")
+                        }
+                    }
+                    writer.endFields()
+                }
+            }
+            """,
+            macroSpecs: macros)
+    }
+
     func testDiagnosticsNameTheFix() {
         let cases: [(String, String, Int, Int)] = [
-            ("enum Shape: Codable {\n    case circle(Double), square\n}",
-             "@FirePackCodable cannot generate coding for an enum with associated values; remove @FirePackCodable (the enum keeps its Codable conformance and FirePack codes it through Codable)", 3, 10),
-            ("enum Plain: Codable {\n    case a, b\n}",
-             "@FirePackCodable generates coding for enums with a raw type (String or an integer or floating-point type); give the enum a raw type, or remove @FirePackCodable", 2, 6),
+            ("enum Shape: Codable {\n    case circle(Double), square\n    enum CodingKeys: CodingKey {\n        case circle\n    }\n}",
+             "'square' has no key in its CodingKeys enum; add a case for it there (synthesized Codable needs one too)", 3, 26),
+            ("enum Plain: Character, Codable {\n    case a, b\n}",
+             "@FirePackCodable codes enums with a raw type of String or an integer or floating-point type, and enums whose first inherited name is Codable (or another standard protocol); name Codable first, use one of those raw types, or remove @FirePackCodable", 2, 6),
+            ("enum Never2: Codable {\n}",
+             "an enum without cases has no value to code; remove @FirePackCodable", 2, 6),
             ("struct Custom: Codable {\n    var a: Int\n    init(from decoder: any Decoder) throws { a = 1 }\n}",
              "@FirePackCodable would bypass this type's own init(from:); remove @FirePackCodable (FirePackDecoder then calls your init(from:)), or remove init(from:) to have both generated", 4, 5),
             ("struct Custom: Codable {\n    var a: Int\n    func encode(to encoder: any Encoder) throws {}\n}",
@@ -267,9 +335,9 @@ final class FirePackCodableMacroTests: XCTestCase {
             ("struct Twice: Codable {\n    var a: Int\n    var b: Int\n    enum CodingKeys: String, CodingKey {\n        case a = \"x\", b = \"x\"\n    }\n}",
              "two properties are coded under the same key; give each a distinct key in CodingKeys or @FirePackKey", 2, 1),
             ("protocol P {}",
-             "@FirePackCodable applies to structs, classes and enums with a raw type; remove it from this declaration", 2, 1),
+             "@FirePackCodable applies to structs, classes and enums; remove it from this declaration", 2, 1),
             ("actor A {\n    var a = 1\n}",
-             "@FirePackCodable applies to structs, classes and enums with a raw type; remove it from this declaration", 2, 1),
+             "@FirePackCodable applies to structs, classes and enums; remove it from this declaration", 2, 1),
         ]
         for (declaration, message, line, column) in cases {
             assertMacroExpansion("@FirePackCodable\n" + declaration, expandedSource: declaration,
