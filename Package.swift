@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "FirePackMacros", dependencies: ["FirePack", "FirePackMacrosPlugin"]),
         // Each module compiles to nothing unless its trait is enabled (`swift build --traits FirePackHummingbird`).
         .target(name: "FirePackNIO", dependencies: [
-            "FirePack", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["FirePackNIO"])),
+            "FirePack", "FirePackStreams", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["FirePackNIO"])),
         ]),
         .target(name: "FirePackHummingbird", dependencies: [
             "FirePack", "FirePackNIO",
@@ -105,8 +105,9 @@ let package = Package(
         // The generated path against the Codable path: same bytes, same values, same errors.
         .testTarget(name: "FirePackGeneratedTests", dependencies: ["FirePack", "FirePackMacros", "FirePackStreams", "FirePackTestSupport"]),
         .testTarget(name: "FirePackNIOTests", dependencies: [
-            "FirePackNIO", "FirePackMacros", "FirePackTestSupport",
+            "FirePackNIO", "FirePackMacros", "FirePackTestSupport", "FirePackStreams",
             .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["FirePackNIO"])),
+            .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["FirePackNIO"])),
         ]),
         .testTarget(name: "FirePackHummingbirdTests", dependencies: [
             "FirePackHummingbird", "FirePackMacros",

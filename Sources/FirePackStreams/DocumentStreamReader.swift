@@ -105,6 +105,10 @@ public final class DocumentStreamReader {
     /// Whether a range reader is still looking for its first intact record: what it passes over belongs to the range
     /// before, so nothing is reported.
     var synchronizing = false
+    /// Whether a resynchronisation is waiting for bytes (`continueResynchronizing()`).
+    var resynchronizing = false
+    /// The count of the last close record read, until bytes after it show it superseded.
+    var closedCount: Int?
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
     public convenience init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
@@ -143,17 +147,30 @@ public final class DocumentStreamReader {
     func byte(_ index: Int) -> UInt8 { storage.load(fromByteOffset: index, as: UInt8.self) }
 
     /// The next intact record's payload, or nil at the end of the stream.
+    ///
+    /// Resumable: a source that has no bytes yet but more to come (an asynchronous one, `AsyncDocumentStream`) throws
+    /// out of `fill` with nothing consumed but what is settled — a record reported, a resynchronisation under way
+    /// (`resynchronizing`), a close record read (`closedCount`) — so that the next call goes on where this one stopped.
     public func nextRecord() throws -> StreamRecord? {
+        if resynchronizing { try continueResynchronizing() }
         while true {
             try fill(atLeast: DocumentStreamFormat.closeRecordLength)
             let available = end - start
             if available == 0 {
-                if completion == nil { completion = version >= 2 ? .notClosed(recordCount: nextNumber) : .unknown }
+                if completion == nil {
+                    if let closedCount {
+                        completion = .closed(recordCount: closedCount)
+                    } else {
+                        completion = version >= 2 ? .notClosed(recordCount: nextNumber) : .unknown
+                    }
+                }
                 return nil
             }
+            // Bytes after a close record: it was superseded by later appends.
+            closedCount = nil
             let recordOffset = bufferOffset + start
             if version >= 2 && matchesCloseMarker(at: start) {
-                if try readCloseRecord(at: recordOffset) { return nil }
+                try readCloseRecord(at: recordOffset)
                 continue
             }
             if available < DocumentStreamFormat.recordHeaderLength {
@@ -246,25 +263,32 @@ public final class DocumentStreamReader {
     /// `DecodingError` in the reason): thrown in `.stopAtFirstError` mode, else added to `problems` and skipped.
     public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> (reference: DocumentReference, value: T)? {
         while let record = try nextRecord() {
-            // Straight from the record's bytes: the document's shape is checked, its fields decoded in place.
-            let reference: DocumentReference
-            var fields: FirePackReader?
-            do {
-                reference = try Document.scanRecord(record.payload, limits: limits) { reader throws(FirePackError) in
-                    fields = reader
-                    try reader.skipValue()
-                }.reference
-            } catch {
-                try reportInvalidDocument(error, in: record)
-                continue
-            }
-            do {
-                return (reference, try decoder.decode(type, from: &fields!, in: reference))
-            } catch {
-                try report(record.offset, .decodingFailed, "\(reference.path) does not decode as \(T.self): \(error)", number: record.number)
-            }
+            if let decoded = try decode(record, as: type, decoder: decoder) { return decoded }
         }
         return nil
+    }
+
+    /// The document `record` holds, its fields decoded as `T`; nil when it is not a document or does not decode (a
+    /// problem, reported as `next(as:)` says).
+    func decode<T: Decodable>(_ record: StreamRecord, as type: T.Type, decoder: FirePackDecoder) throws -> (reference: DocumentReference, value: T)? {
+        // Straight from the record's bytes: the document's shape is checked, its fields decoded in place.
+        let reference: DocumentReference
+        var fields: FirePackReader?
+        do {
+            reference = try Document.scanRecord(record.payload, limits: limits) { reader throws(FirePackError) in
+                fields = reader
+                try reader.skipValue()
+            }.reference
+        } catch {
+            try reportInvalidDocument(error, in: record)
+            return nil
+        }
+        do {
+            return (reference, try decoder.decode(type, from: &fields!, in: reference))
+        } catch {
+            try report(record.offset, .decodingFailed, "\(reference.path) does not decode as \(T.self): \(error)", number: record.number)
+            return nil
+        }
     }
 
     /// Reports a record whose payload checks out but is not a document; offsets inside the payload are counted from
@@ -275,27 +299,23 @@ public final class DocumentStreamReader {
         try report(inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
     }
 
-    /// Reads the close record at `start`: at the end of the stream it completes it (returns true); followed by more
-    /// bytes it was superseded by later appends and is skipped; damaged or torn, it is reported.
-    func readCloseRecord(at recordOffset: Int) throws -> Bool {
+    /// Reads the close record at `start`: its count is kept (`closedCount`), and completes the stream if nothing
+    /// follows it (followed by more bytes, it was superseded by later appends); damaged or torn, it is reported.
+    func readCloseRecord(at recordOffset: Int) throws {
         guard end - start >= DocumentStreamFormat.closeRecordLength else {
             // A close record is not a record: it does not take a record number.
             try report(recordOffset, .truncated, "the stream ends inside a close record", number: nextNumber)
             start = end
-            return false
+            return
         }
         let count = UnsafeRawBufferPointer(start: storage + start + 4, count: 8)
         guard crc32(count) == load32(at: start + 12) else {
             try report(recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged)", number: nextNumber)
             try resynchronize()
-            return false
+            return
         }
-        let recordCount = Int(truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
+        closedCount = Int(truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
         start += DocumentStreamFormat.closeRecordLength
-        try fill(atLeast: 1)
-        guard end == start else { return false }   // superseded: records were appended after it
-        completion = .closed(recordCount: recordCount)
-        return true
     }
 
     func report(_ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil) throws {
@@ -313,11 +333,20 @@ public final class DocumentStreamReader {
     @discardableResult
     func resynchronize() throws -> Bool {
         start += 1
+        return try continueResynchronizing()
+    }
+
+    /// Scans from `start` for the next marker (see `resynchronize()`); `resynchronizing` stays set while it waits for
+    /// bytes, so that a source that throws for want of them (an asynchronous one) resumes the scan, not the record.
+    @discardableResult
+    func continueResynchronizing() throws -> Bool {
+        resynchronizing = true
         while true {
             var index = start
             while index + 4 <= end {
                 if matchesMarker(at: index) || (version >= 2 && matchesCloseMarker(at: index)) {
                     start = index
+                    resynchronizing = false
                     return true
                 }
                 index += 1
@@ -326,6 +355,7 @@ public final class DocumentStreamReader {
             start = max(start, end - 3)
             if sourceEnded {
                 start = end
+                resynchronizing = false
                 return false
             }
             try fill(atLeast: end - start + 1)

@@ -1,0 +1,21 @@
+#if FirePackNIO
+public import FirePackStreams
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import NIOCore
+
+extension DocumentStreamReader {
+    /// The documents of a `.fpks` stream arriving as swift-nio `ByteBuffer`s — a `NIOAsyncChannel`'s inbound stream,
+    /// for instance — for `for try await` in `async` code: the same reader, damage reports and completion as
+    /// `AsyncDocumentStream`, with its back-pressure (a buffer is asked for only when a record needs more bytes) and
+    /// cancellation. Each buffer's readable bytes are copied once into the reader's buffer.
+    public static func documents<Buffers: AsyncSequence>(
+        fromBuffers buffers: Buffers, mode: ErrorMode = .skipAndReport
+    ) -> AsyncDocumentStream<AsyncMapSequence<Buffers, [UInt8]>> where Buffers.Element == ByteBuffer {
+        AsyncDocumentStream(chunks: buffers.map { Array($0.readableBytesView) }, mode: mode)
+    }
+}
+#endif

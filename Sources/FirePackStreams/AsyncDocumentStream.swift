@@ -1,0 +1,281 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+import FirePack
+import Synchronization
+
+/// The documents of a `.fpks` stream that arrives as an `AsyncSequence` of byte chunks (a socket, a swift-nio
+/// channel with FirePackNIO, a file read with `FileDescriptorChunks`, an HTTP body), read in `async` code.
+///
+/// The same reader as `DocumentStreamReader` — the same framing, checks, damage reports and completion — fed as
+/// bytes arrive: a chunk is asked for only when a record needs more bytes than are buffered, so a slow consumer slows
+/// the producer (back-pressure) and memory stays at one record plus one chunk. Cancelling the task that iterates
+/// ends the iteration with `CancellationError` at its next step and asks for no more chunks.
+///
+/// Reading never ends silently: in `.skipAndReport` mode (the default) damaged records — and records that do not
+/// decode, with `values(as:)` — are skipped into `problems`; in `.stopAtFirstError` mode the first is thrown. After
+/// the loop, `completion` says whether the stream was closed cleanly. A stream is read once: iterators made from it
+/// share its position.
+public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence where Chunks.Element: ContiguousBytes {
+    /// Each intact document.
+    public typealias Element = Document
+
+    private var chunks: Chunks.AsyncIterator
+    private let source = ChunkSource()
+    private var reader: DocumentStreamReader?
+    private let mode: DocumentStreamReader.ErrorMode
+    private let maxRecordLength: Int
+    private let limits: ReaderLimits
+
+    /// A stream read from `chunks`; nothing is read until the first document is asked for.
+    public init(chunks: Chunks, mode: DocumentStreamReader.ErrorMode = .skipAndReport,
+                maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength, limits: ReaderLimits = .default) {
+        self.chunks = chunks.makeAsyncIterator()
+        self.mode = mode
+        self.maxRecordLength = maxRecordLength
+        self.limits = limits
+    }
+
+    /// The first damaged (or undecodable) records skipped so far (see `DocumentStreamReader.problems`).
+    public var problems: [StreamProblem] { reader?.problems ?? [] }
+    /// Every problem found so far, kept in `problems` or not.
+    public var problemCount: Int { reader?.problemCount ?? 0 }
+    /// Whether the stream was closed cleanly; nil until its end is reached.
+    public var completion: StreamCompletion? { reader?.completion }
+    /// Records found so far, intact or damaged.
+    public var recordsFound: Int { reader?.recordsFound ?? 0 }
+    /// Whether the stream's header has been read (a stream that is not one throws before).
+    var isOpen: Bool { reader != nil }
+
+    /// The next intact document with its record number and offset, or nil at the end.
+    public func next() async throws -> (number: Int, offset: Int, document: Document)? {
+        try await nextRecord { reader, record in
+            try reader.document(in: record).map { (record.number, record.offset, $0) }
+        }
+    }
+
+    /// The next intact document's fields decoded as `T` (with `@DocumentID` filled), or nil at the end; a record that
+    /// does not decode is a problem, as with `DocumentStreamReader.next(as:)`.
+    public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) async throws -> (reference: DocumentReference, value: T)? {
+        try await nextRecord { reader, record in try reader.decode(record, as: type, decoder: decoder) }
+    }
+
+    /// The documents decoded as `T`, as an `AsyncSequence` over this same stream.
+    public func values<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) -> AsyncDecodedStream<Chunks, T> {
+        AsyncDecodedStream(stream: self, decoder: decoder)
+    }
+
+    /// Reads records until `body` makes something of one (nil: the record was reported and skipped), asking for
+    /// chunks whenever the reader runs out of bytes.
+    func nextRecord<R>(_ body: (DocumentStreamReader, StreamRecord) throws -> R?) async throws -> R? {
+        while true {
+            try Task.checkCancellation()
+            do {
+                let reader = try await openedReader()
+                guard let record = try reader.nextRecord() else { return nil }
+                if let result = try body(reader, record) { return result }
+            } catch is ChunkSource.NeedsInput {
+                try await pull()
+            }
+        }
+    }
+
+    /// The reader, made once the stream's header has arrived (or the chunks have ended: then it throws what
+    /// `DocumentStreamReader` throws for a stream that is not one).
+    private func openedReader() async throws -> DocumentStreamReader {
+        if let reader { return reader }
+        while source.buffered < DocumentStreamFormat.header.count && !source.isFinished { try await pull() }
+        let reader = try DocumentStreamReader(source: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+        self.reader = reader
+        return reader
+    }
+
+    /// Buffers the next chunk, or marks the end.
+    private func pull() async throws {
+        try Task.checkCancellation()
+        if let chunk = try await chunks.next() {
+            chunk.withUnsafeBytes { source.append($0) }
+        } else {
+            source.isFinished = true
+        }
+    }
+
+    /// An iterator over the stream's documents.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let stream: AsyncDocumentStream
+
+        /// The next intact document, or nil at the end.
+        public mutating func next() async throws -> Document? { try await stream.next()?.document }
+    }
+
+    /// An iterator over this stream (each shares its position).
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: self) }
+}
+
+/// A stream's documents decoded as `T` (see `AsyncDocumentStream.values(as:)`).
+public struct AsyncDecodedStream<Chunks: AsyncSequence, T: Decodable>: AsyncSequence where Chunks.Element: ContiguousBytes {
+    /// Each decoded value.
+    public typealias Element = T
+
+    /// The stream, for its `problems` and `completion` after the loop.
+    public let stream: AsyncDocumentStream<Chunks>
+    let decoder: FirePackDecoder
+
+    /// An iterator over the decoded values.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let stream: AsyncDocumentStream<Chunks>
+        let decoder: FirePackDecoder
+
+        /// The next value, or nil at the end.
+        public mutating func next() async throws -> T? { try await stream.next(as: T.self, decoder: decoder)?.value }
+    }
+
+    /// An iterator over the stream (each shares its position).
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: stream, decoder: decoder) }
+}
+
+extension DocumentStreamReader {
+    /// The documents of a stream arriving as `chunks`, for `for try await` (see `AsyncDocumentStream`).
+    public static func documents<Chunks: AsyncSequence>(from chunks: Chunks, mode: ErrorMode = .skipAndReport) -> AsyncDocumentStream<Chunks>
+        where Chunks.Element: ContiguousBytes {
+        AsyncDocumentStream(chunks: chunks, mode: mode)
+    }
+}
+
+/// The bytes an asynchronous stream has delivered and the reader has not taken yet: a `ByteSource` that, when it
+/// has none but more may come, throws `NeedsInput` (the reader stops where it can resume: `nextRecord()`).
+final class ChunkSource: ByteSource {
+    /// Thrown by `read(into:)` when no byte is buffered and the chunks have not ended.
+    struct NeedsInput: Error {}
+
+    private var bytes: [UInt8] = []
+    private var position = 0
+    /// Whether the chunks have ended.
+    var isFinished = false
+
+    var buffered: Int { bytes.count - position }
+
+    func append(_ chunk: UnsafeRawBufferPointer) {
+        if position == bytes.count {
+            bytes.removeAll(keepingCapacity: true)
+            position = 0
+        }
+        bytes.append(contentsOf: chunk)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = min(buffer.count, buffered)
+        if count == 0 {
+            if isFinished || buffer.count == 0 { return 0 }
+            throw NeedsInput()
+        }
+        bytes.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + position, byteCount: count)
+        }
+        position += count
+        return count
+    }
+}
+
+/// A file descriptor's bytes as an `AsyncSequence` of chunks (a file, a pipe, a socket), each read with read(2) on a
+/// queue of its own, so that a read that waits never holds one of the threads async code runs on. The descriptor
+/// stays open (the caller closes it); reading stops when iteration stops (or its task is cancelled).
+public struct FileDescriptorChunks: AsyncSequence, Sendable {
+    /// One chunk of at most `chunkSize` bytes.
+    public typealias Element = [UInt8]
+
+    let descriptor: Int32
+    let chunkSize: Int
+
+    /// The bytes of `descriptor` from its current position, in chunks of at most `chunkSize` bytes.
+    public init(descriptor: Int32, chunkSize: Int = 1 << 16) {
+        precondition(chunkSize > 0, "chunkSize must be positive")
+        self.descriptor = descriptor
+        self.chunkSize = chunkSize
+    }
+
+    /// Reads chunk by chunk until the end of the file (or the peer closes).
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let descriptor: Int32
+        let chunkSize: Int
+        let queue = DispatchQueue(label: "FirePackStreams.FileDescriptorChunks")
+        var ended = false
+
+        /// The next chunk, or nil at the end. Cancelled while a read waits (a pipe or socket with nothing to say),
+        /// it throws `CancellationError` at once; the read still under way then delivers to no one.
+        public mutating func next() async throws -> [UInt8]? {
+            if ended { return nil }
+            try Task.checkCancellation()
+            let (descriptor, size, pending) = (descriptor, chunkSize, PendingRead())
+            let chunk: [UInt8] = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    guard pending.arm(continuation) else { return }
+                    queue.async {
+                        guard !pending.isSettled else { return }
+                        pending.settle(with: Result {
+                            var chunk = [UInt8](repeating: 0, count: size)
+                            let count = try chunk.withUnsafeMutableBytes { try FileDescriptorIO.readSome(into: $0, from: descriptor) }
+                            chunk.removeLast(size - count)
+                            return chunk
+                        })
+                    }
+                }
+            } onCancel: {
+                pending.settle(with: .failure(CancellationError()))
+            }
+            if chunk.isEmpty { ended = true; return nil }
+            return chunk
+        }
+    }
+
+    /// An iterator reading from the descriptor's current position.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(descriptor: descriptor, chunkSize: chunkSize)
+    }
+}
+
+/// One read's outcome, delivered once: by the read, or by cancellation, whichever comes first.
+private final class PendingRead: Sendable {
+    private enum State {
+        case idle
+        case armed(CheckedContinuation<[UInt8], any Error>)
+        case cancelledEarly
+        case settled
+    }
+
+    private let state = Mutex(State.idle)
+
+    /// Hands over the continuation; false (having resumed it) when cancellation came first.
+    func arm(_ continuation: CheckedContinuation<[UInt8], any Error>) -> Bool {
+        let cancelled = state.withLock { state -> Bool in
+            if case .cancelledEarly = state { state = .settled; return true }
+            state = .armed(continuation)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    /// Whether the outcome is already delivered.
+    var isSettled: Bool { state.withLock { if case .settled = $0 { true } else { false } } }
+
+    /// Delivers `result` unless an outcome was delivered already.
+    func settle(with result: Result<[UInt8], any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<[UInt8], any Error>? in
+            switch state {
+            case .armed(let continuation):
+                state = .settled
+                return continuation
+            case .idle:
+                state = .cancelledEarly
+                return nil
+            case .cancelledEarly, .settled:
+                return nil
+            }
+        }
+        continuation?.resume(with: result)
+    }
+}

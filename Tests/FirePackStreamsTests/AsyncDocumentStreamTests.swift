@@ -1,0 +1,239 @@
+import Foundation
+import Synchronization
+import Testing
+import FirePackTestSupport
+import FirePack
+@testable import FirePackStreams
+
+/// Chunks of `bytes` of the sizes `sizes` gives, counting how many were handed out.
+struct CountedChunks: AsyncSequence, Sendable {
+    let bytes: [UInt8]
+    let sizes: @Sendable (Int) -> Int
+    let handedOut: Counter
+
+    final class Counter: Sendable {
+        let value = Mutex(0)
+        var count: Int { value.withLock { $0 } }
+    }
+
+    init(_ bytes: [UInt8], size: Int) { self.init(bytes, sizes: { _ in size }) }
+
+    init(_ bytes: [UInt8], sizes: @escaping @Sendable (Int) -> Int) {
+        self.bytes = bytes
+        self.sizes = sizes
+        handedOut = Counter()
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let chunks: CountedChunks
+        var position = 0
+
+        mutating func next() async -> [UInt8]? {
+            guard position < chunks.bytes.count else { return nil }
+            let count = chunks.handedOut.value.withLock { count in
+                count += 1
+                return count
+            }
+            let end = Swift.min(chunks.bytes.count, position + Swift.max(1, chunks.sizes(count)))
+            defer { position = end }
+            return Array(chunks.bytes[position..<end])
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
+}
+
+@Suite("Asynchronous document streams: chunks, back-pressure, cancellation, damage")
+struct AsyncDocumentStreamTests {
+    func documents(_ count: Int) throws -> [Document] {
+        try (0..<count).map { index in
+            Document(reference: try DocumentReference(path: "books/b\(index)"),
+                     fields: ["index": .integer(Int64(index)), "title": .string(String(repeating: "t", count: index % 50)),
+                              "tags": ["a", "b"]])
+        }
+    }
+
+    func stream(_ documents: [Document]) throws -> [UInt8] {
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096)
+        for document in documents { try writer.append(document) }
+        try writer.close()
+        return sink.bytes
+    }
+
+    /// What the synchronous reader makes of `bytes`: documents (numbers and offsets too), problems, completion, or
+    /// the error that stopped it.
+    func readSynchronously(_ bytes: [UInt8], mode: DocumentStreamReader.ErrorMode = .skipAndReport) -> String {
+        var lines: [String] = []
+        do {
+            let reader = try DocumentStreamReader(source: MemorySource(bytes), mode: mode)
+            do {
+                while let (number, offset, document) = try reader.next() { lines.append("\(number) @\(offset) \(document.reference.path) \(document.fields)") }
+            } catch {
+                lines.append("stopped: \(error)")
+            }
+            lines += reader.problems.map { "problem: \($0)" }
+            lines.append("completion: \(String(describing: reader.completion))")
+        } catch {
+            lines.append("not a stream: \(error)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The same, read asynchronously from `chunks`.
+    func readAsynchronously(_ chunks: CountedChunks, mode: DocumentStreamReader.ErrorMode = .skipAndReport) async -> String {
+        var lines: [String] = []
+        let stream = DocumentStreamReader.documents(from: chunks, mode: mode)
+        do {
+            while let (number, offset, document) = try await stream.next() { lines.append("\(number) @\(offset) \(document.reference.path) \(document.fields)") }
+        } catch {
+            guard stream.isOpen else { return "not a stream: \(error)" }
+            lines.append("stopped: \(error)")
+        }
+        lines += stream.problems.map { "problem: \($0)" }
+        lines.append("completion: \(String(describing: stream.completion))")
+        return lines.joined(separator: "\n")
+    }
+
+    @Test("every chunk size gives the documents, numbers, offsets and completion of the synchronous reader",
+          arguments: [1, 2, 7, 64, 4096, 1 << 20])
+    func chunkSizes(size: Int) async throws {
+        let bytes = try stream(documents(120))
+        let expected = readSynchronously(bytes)
+        #expect(expected.contains("completion: Optional(FirePackStreams.StreamCompletion.closed(recordCount: 120))"))
+        #expect(await readAsynchronously(CountedChunks(bytes, size: size)) == expected)
+    }
+
+    @Test("damaged streams: the same problems at the same offsets, whatever the chunk boundaries (seeded)")
+    func damage() async throws {
+        let clean = try stream(documents(40))
+        var rng = SeededGenerator(seed: 0xA5_1C_29)
+        var checked = 0, withProblems = 0
+        for _ in 0..<300 {
+            let bytes = ByteMutation.mutated(clean, using: &rng)
+            let seed = UInt64.random(in: 0...UInt64.max, using: &rng)
+            let sizes: @Sendable (Int) -> Int = { index in
+                var local = SeededGenerator(seed: seed &+ UInt64(index))
+                return [1, 3, 5, 13, 100, 700, 5000].randomElement(using: &local)!
+            }
+            for mode in [DocumentStreamReader.ErrorMode.skipAndReport, .stopAtFirstError] {
+                let expected = readSynchronously(bytes, mode: mode)
+                #expect(await readAsynchronously(CountedChunks(bytes, sizes: sizes), mode: mode) == expected, "seed \(seed)")
+                checked += 1
+                if expected.contains("problem:") || expected.contains("stopped:") { withProblems += 1 }
+            }
+        }
+        #expect(checked == 600 && withProblems > 200)
+    }
+
+    @Test("a torn stream and a stream with bytes after its close record read as the synchronous reader reads them")
+    func tornAndAppended() async throws {
+        let bytes = try stream(documents(10))
+        for variant in [Array(bytes.dropLast(20)), Array(bytes.dropLast(16)), bytes + bytes.suffix(40), Array(bytes.prefix(3)), []] {
+            for size in [1, 9, 1000] {
+                #expect(await readAsynchronously(CountedChunks(variant, size: size)) == readSynchronously(variant))
+            }
+        }
+    }
+
+    @Test("decoded models: values(as:), with a record that does not decode reported, not dropped")
+    func decodedModels() async throws {
+        struct Book: Codable, Equatable {
+            @DocumentID var id: String?
+            var index: Int
+            var title: String
+        }
+        var documents = try documents(20)
+        documents[7] = Document(reference: try DocumentReference(path: "books/b7"), fields: ["index": "seven", "title": "x"])
+        let stream = DocumentStreamReader.documents(from: CountedChunks(try stream(documents), size: 33))
+        var books: [Book] = []
+        for try await book in stream.values(as: Book.self) { books.append(book) }
+        #expect(books.count == 19 && books.map(\.index) == Array(0..<20).filter { $0 != 7 })
+        #expect(books[0].id == "b0")
+        #expect(stream.problems.count == 1 && stream.problems[0].code == .decodingFailed && stream.problems[0].recordNumber == 7)
+        #expect(stream.completion == .closed(recordCount: 20))
+    }
+
+    @Test("back-pressure: a chunk is asked for only when a record needs more bytes than are buffered")
+    func backPressure() async throws {
+        let bytes = try stream(documents(1_000))
+        let chunks = CountedChunks(bytes, size: 256)
+        let stream = DocumentStreamReader.documents(from: chunks)
+        var iterator = stream.makeAsyncIterator()
+        let first = try await iterator.next()
+        #expect(first?.reference.path == "books/b0")
+        #expect(chunks.handedOut.count == 1, "the first record fits in the first chunk")
+        var read = 1
+        while try await iterator.next() != nil {
+            read += 1
+            if read == 500 { break }
+        }
+        let total = (bytes.count + 255) / 256
+        #expect(chunks.handedOut.count < total / 2 + 2, "half the records read, \(chunks.handedOut.count) of \(total) chunks pulled")
+    }
+
+    @Test("cancellation stops the iteration and asks for no more chunks")
+    func cancellation() async throws {
+        let bytes = try stream(documents(10))
+        let (chunks, continuation) = AsyncStream<[UInt8]>.makeStream()
+        continuation.yield(Array(bytes.prefix(200)))   // a few records, then nothing more for now
+        let pulled = Mutex(0)
+        let counted = chunks.map { chunk -> [UInt8] in
+            pulled.withLock { $0 += 1 }
+            return chunk
+        }
+        let started = AsyncStream<Void>.makeStream()
+        let task = Task {
+            var count = 0
+            for try await _ in DocumentStreamReader.documents(from: counted) {
+                count += 1
+                if count == 1 { started.continuation.yield() }
+            }
+            return count
+        }
+        for await _ in started.stream { break }
+        task.cancel()
+        continuation.yield(Array(bytes.dropFirst(200)))
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(pulled.withLock { $0 } == 1, "no chunk was taken after cancellation")
+        continuation.finish()
+    }
+
+    @Test("a file descriptor: a file reads as the synchronous reader reads it; a pipe that waits is cancelled at once")
+    func fileDescriptors() async throws {
+        let bytes = try stream(documents(300))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("async-\(UUID().uuidString).fpks").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let descriptor = open(path, O_RDONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let stream = DocumentStreamReader.documents(from: FileDescriptorChunks(descriptor: descriptor, chunkSize: 1000))
+        var count = 0
+        for try await document in stream {
+            #expect(document.reference.path == "books/b\(count)")
+            count += 1
+        }
+        #expect(count == 300 && stream.completion == .closed(recordCount: 300) && stream.problems.isEmpty)
+
+        // A pipe whose writer sends two records' worth and then waits: the read waits with it, until cancelled.
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let prefix = Array(bytes.prefix(300))
+        _ = prefix.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        let reading = ends[0]
+        let task = Task {
+            var seen = 0
+            for try await _ in DocumentStreamReader.documents(from: FileDescriptorChunks(descriptor: reading, chunkSize: 64)) { seen += 1 }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+    }
+}
