@@ -56,6 +56,29 @@ let benchmarks: @Sendable () -> Void = {
                          "the hand-written decoder reads what FirePackDecoder reads")
         })
     }
+    orderBenchmarks()
+}
+
+/// The Firestore-shaped order, for one and 5,000 documents, and the same bytes read by the model that evolved
+/// (`EvolvingOrder`: an alias, defaults, a bag): what those cost against the plain model.
+let orderBenchmarks: @Sendable () -> Void = {
+    let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
+    for count in [1, 5_000] {
+        Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+                                               scalingFactor: count == 1 ? .kilo : .one,
+                                               maxDuration: smoke ? .milliseconds(50) : .seconds(2), maxIterations: smoke ? 2 : 1_000)
+        let orders = Inputs { (0..<count).map(makeOrder) }
+        register("\(count) Order", orders)
+        let decoder = FirePackDecoder()
+        Benchmark("Decode \(count) Order/FirePackDecoder @FirePackCodable, evolved model", closure: { benchmark in
+            let bytes = orders.firePack
+            for _ in benchmark.scaledIterations { blackHole(try decoder.decode([EvolvingOrder].self, from: bytes)) }
+        }, setup: {
+            let evolved = try FirePackDecoder().decode([EvolvingOrder].self, from: orders.firePack)
+            precondition(evolved.map(\.id) == orders.values.map(\.id) && evolved.allSatisfy(\.unknownFields.isEmpty),
+                         "the evolved model reads every order, its bag empty")
+        })
+    }
 }
 
 /// One workload's values and their encoded forms, each built on first use.

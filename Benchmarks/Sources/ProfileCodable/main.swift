@@ -4,9 +4,9 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|oneBook|encodeOneBook [iterations]
+//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|orders|evolvedOrders|oneBook|encodeOneBook [iterations]
 // the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook; and Foundation's
-// JSON coders on the same values: jsonDecode|jsonBooks|jsonOneBook|jsonEncodeOneBook.
+// JSON coders on the same values: jsonDecode|jsonBooks|jsonOrders|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
 // jsonTwitter|jsonCitm|jsonCanada (JSONDecoder), handCanada.
 // Run it twice with different iteration counts and subtract: the difference is the cost of the extra iterations alone.
@@ -26,6 +26,8 @@ let taggedValue = try Value(firePackBytes: taggedBytes)
 let manyTaggedBytes = try encoder.encodeToBytes((0..<1_000).map(makeBookWithTags))
 let jsonEncoder = JSONEncoder(), jsonDecoder = JSONDecoder()
 let oneBookJSON = try jsonEncoder.encode(oneBook), booksJSON = try jsonEncoder.encode(books), taggedJSON = try jsonEncoder.encode([book])
+let orders = (0..<5_000).map(makeOrder)
+let ordersBytes = try encoder.encodeToBytes(orders), ordersJSON = try jsonEncoder.encode(orders)
 let writer = FirePackWriter()
 var checksum = 0
 
@@ -72,6 +74,13 @@ for _ in 0..<(corpusName == nil ? iterations : 0) {
         try encoder.encode(books, into: writer)
         checksum &+= writer.writerIndex
         writer.clear()
+    } else if mode == "orders" {
+        checksum &+= try decoder.decode([Order].self, from: ordersBytes).count
+    } else if mode == "evolvedOrders" {
+        // The same bytes through the model with an alias, defaults and an unknown-field bag.
+        checksum &+= try decoder.decode([EvolvingOrder].self, from: ordersBytes).count
+    } else if mode == "jsonOrders" {
+        checksum &+= try jsonDecoder.decode([Order].self, from: ordersJSON).count
     } else if mode == "articles" {
         checksum &+= try decoder.decode([Article].self, from: articlesBytes).count
     } else if mode == "oneBook" {

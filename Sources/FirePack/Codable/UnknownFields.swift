@@ -116,6 +116,8 @@ extension FirePackValueReader {
     /// The entries of the map that are none of `known` (the model's keys and aliases, the bag's own excluded): what
     /// `@FirePackCodable` puts in a `FirePackUnknownFields` property. Keys are compared as bytes.
     public func unknownFields(in fields: Fields, known: [StaticString]) throws -> FirePackUnknownFields {
+        // Every entry found by a key of the model (the bag declared last): nothing to look at.
+        if fields.found == fields.header.count { return FirePackUnknownFields() }
         let base = decoder.input.base
         return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { _, start, count in
             known.contains { key in

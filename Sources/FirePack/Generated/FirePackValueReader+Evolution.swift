@@ -47,6 +47,50 @@ extension FirePackValueReader {
         return try under(key) { try decodeCodable(T.self, at: location) }
     }
 
+    /// Decodes a string for `key`; nil when the map lacks the key.
+    public func decodeIfFound(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws -> String? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decoder.decodeString(at: location.offset, end: location.end) }
+    }
+
+    /// Decodes an integer for `key`; nil when the map lacks the key.
+    public func decodeIfFound(_ type: Int.Type, forKey key: StaticString, in fields: inout Fields) throws -> Int? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decoder.decodeInteger(Int.self, at: location.offset, end: location.end) }
+    }
+
+    /// Decodes a double for `key`; nil when the map lacks the key.
+    public func decodeIfFound(_ type: Double.Type, forKey key: StaticString, in fields: inout Fields) throws -> Double? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decoder.decodeDouble(at: location.offset, end: location.end) }
+    }
+
+    /// Decodes a boolean for `key`; nil when the map lacks the key.
+    public func decodeIfFound(_ type: Bool.Type, forKey key: StaticString, in fields: inout Fields) throws -> Bool? {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decoder.decodeBool(at: location.offset, end: location.end) }
+    }
+
+    /// A string property whose type is not written (`var currency = "EUR"`), by concrete code.
+    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> String) throws -> String? {
+        try decodeIfFound(String.self, forKey: key, in: &fields)
+    }
+
+    /// An integer property whose type is not written (`var count = 0`), by concrete code.
+    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Int) throws -> Int? {
+        try decodeIfFound(Int.self, forKey: key, in: &fields)
+    }
+
+    /// A double property whose type is not written (`var ratio = 0.5`), by concrete code.
+    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Double) throws -> Double? {
+        try decodeIfFound(Double.self, forKey: key, in: &fields)
+    }
+
+    /// A boolean property whose type is not written (`var done = false`), by concrete code.
+    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Bool) throws -> Bool? {
+        try decodeIfFound(Bool.self, forKey: key, in: &fields)
+    }
+
     /// What a property none of whose keys (`key`, then `aliases`) the map has decodes to: the decoder's
     /// missing-key strategy's default for `T` (`FirePackDefaultValue`), or `keyNotFound`, as on the Codable path.
     @inline(never)

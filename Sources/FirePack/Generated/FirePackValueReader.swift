@@ -42,6 +42,9 @@ public struct FirePackValueReader {
         var index = 0
         /// The map's region in the decoder's `MapEntryCache`, or -1 (a small map).
         var region = -1
+        /// How many entries the model's keys have found: all of them means no unknown fields
+        /// (`unknownFields(in:known:)`; keys are distinct, so no entry is found twice).
+        var found = 0
     }
 
     /// The user info the decoder was given.
@@ -63,20 +66,24 @@ public struct FirePackValueReader {
     func find(_ key: StaticString, in fields: inout Fields) throws -> (offset: Int, end: Int)? {
         let wanted = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         let input = decoder.input
+        let location: (offset: Int, end: Int)?
         do {
             if fields.region < 0 {
                 var progress = MapEntryCache.Progress()
-                return try MapReader.search(for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
-                                            progress: &progress, keys: &decoder.state.keyReferences)
-            }
-            let header = fields.header, decoder = decoder
-            return try decoder.state.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, progress) throws(FirePackError) in
-                try MapReader.search(for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
-                                     cache: cache, progress: &progress, keys: &decoder.state.keyReferences)
+                location = try MapReader.search(for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
+                                                progress: &progress, keys: &decoder.state.keyReferences)
+            } else {
+                let header = fields.header, decoder = decoder
+                location = try decoder.state.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, progress) throws(FirePackError) in
+                    try MapReader.search(for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
+                                         cache: cache, progress: &progress, keys: &decoder.state.keyReferences)
+                }
             }
         } catch {
             throw decoder.corrupted(error)
         }
+        if location != nil { fields.found += 1 }
+        return location
     }
 
     /// Where the value for `key` is; throws `keyNotFound` when the map lacks it.

@@ -158,6 +158,10 @@ final class DecoderImpl: Decoder {
             try generated.decodeGenerated(into: UnsafeMutableRawPointer(slot), decoder: self, at: offset, end: end, depth: depth)
             return slot.move()
         }
+        if let keyed = state.stringKeyedTypes.conformance(of: T.self, { $0 as? any StringKeyedDecodableDictionary.Type }) {
+            do { try keyed.decodeMap(from: self, into: UnsafeMutableRawPointer(slot)) } catch let error as DecodingError { throw locating(error) }
+            return slot.move()
+        }
         if let keyed = state.rawKeyedTypes.conformance(of: T.self, { $0 as? any RawKeyedDecodableDictionary.Type }) {
             do { return try keyed.init(decodingMapFrom: self) as! T } catch let error as DecodingError { throw locating(error) }
         }
@@ -237,6 +241,8 @@ struct DecoderState {
     var generatedTypes = GeneratedConformanceMemo<any FirePackDecodable.Type>()
     /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
     var rawKeyedTypes = GeneratedConformanceMemo<any RawKeyedDecodableDictionary.Type>()
+    /// The last answers to "is this a dictionary keyed by String?" (DecoderImpl+Dictionaries.swift).
+    var stringKeyedTypes = GeneratedConformanceMemo<any StringKeyedDecodableDictionary.Type>()
 }
 
 /// One level of the coding path.
@@ -244,12 +250,15 @@ enum PathEntry {
     case key(any CodingKey)
     case index(Int)
     case superKey
+    /// An entry of a `[String: V]` (`DictionaryCodingKey`), kept as its String: no existential box per entry.
+    case dictionaryKey(String)
 
     var codingKey: any CodingKey {
         switch self {
         case .key(let key): key
         case .index(let index): AnyCodingKey(index: index)
         case .superKey: AnyCodingKey.superKey
+        case .dictionaryKey(let key): DictionaryCodingKey(stringValue: key)
         }
     }
 }

@@ -1,0 +1,87 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// `[String: V]` read straight from the map. Swift's `Dictionary.init(from:)` asks a keyed container for `allKeys`
+// (a String per key, then a coding key per String) and then for each value through the type-erased container box,
+// whose generic metadata lookups were two thirds of decoding a Firestore-shaped order with a `[String: String]` of
+// three entries (callgrind). This reads each entry once, with the values, errors and coding paths that path gives:
+// a key that is not UTF-8 or an entry that cannot be read throws its error at the map's path when it is reached (as
+// decoding the damaged-key marker of `MapReader.keyNames()` does), a value's error carries its key (an integer
+// `intValue` when the key reads as one, as the standard library's dictionary coding key has), and a key the map holds
+// twice keeps its first value.
+
+/// A dictionary keyed by `String`, read from a FirePack map in one pass.
+protocol StringKeyedDecodableDictionary {
+    /// Reads the map at the decoder's value into `slot` (uninitialized memory for a `Self`).
+    static func decodeMap(from decoder: DecoderImpl, into slot: UnsafeMutableRawPointer) throws
+}
+
+extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value: Decodable {
+    static func decodeMap(from decoder: DecoderImpl, into slot: UnsafeMutableRawPointer) throws {
+        let header = try decoder.entriesHeader()
+        // `[String: String]`, Firestore's commonest map, by concrete code: generic, each entry looked up the metadata
+        // of the dictionary's storage and of `Optional<Value>` at run time.
+        if Value.self == String.self {
+            var result = [String: String](minimumCapacity: header.count)
+            try decoder.decodeEntries(of: header) { key, start, end in
+                if result.index(forKey: key) == nil { result[key] = try decoder.decodeString(at: start, end: end) }
+            }
+            slot.initializeMemory(as: [String: String].self, to: result)
+            return
+        }
+        var result = Self(minimumCapacity: header.count)
+        try decoder.decodeEntries(of: header) { key, start, end in
+            if result.index(forKey: key) == nil { result[key] = try decoder.decode(Value.self, at: start, end: end, depth: decoder.depth + 1) }
+        }
+        slot.initializeMemory(as: Self.self, to: result)
+    }
+}
+
+extension DecoderImpl {
+    /// The header of the map at the decoder's value, as a keyed container reads it.
+    func entriesHeader() throws -> ContainerHeader {
+        bypassKeyStrategy = false
+        return try containerHeader(expectingMap: true, for: [String: Any].self)
+    }
+
+    /// Calls `body` with each entry of the map `header` — its key, and where its value starts and ends — with the
+    /// entry's key on the coding path while `body` runs. An entry that cannot be read (its key not UTF-8, its extent
+    /// damaged) throws at the map's path when it is reached.
+    func decodeEntries(of header: ContainerHeader, _ body: (String, Int, Int) throws -> Void) throws {
+        let input = self.input, pathDepth = path.count
+        var position = header.bodyStart
+        for _ in 0..<header.count {
+            let entry = position
+            let (key, valueStart, valueEnd) = try wrap { () throws(FirePackError) in
+                let (start, count, afterKey) = try state.keyReferences.getKey(at: entry, limit: header.end, in: input)
+                try input.validateUTF8(start: start, count: count, what: "key")
+                let end = try input.valueEnd(at: afterKey, limit: header.end)
+                return (UTF8Validation.makeString(validated: input.bytes(from: start, count: count)), afterKey, end)
+            }
+            position = valueEnd
+            if path.count != pathDepth { path.removeSubrange(Swift.min(pathDepth, path.count)...) }
+            path.append(.dictionaryKey(key))
+            defer { path.removeLast() }
+            try body(key, valueStart, valueEnd)
+        }
+    }
+}
+
+/// The coding key of a dictionary's entry, as the standard library makes it: an `intValue` when the key is an integer.
+struct DictionaryCodingKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = Int(stringValue)
+    }
+
+    init?(intValue: Int) {
+        stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}
