@@ -53,13 +53,7 @@ struct AsyncDocumentStreamTests {
         }
     }
 
-    func stream(_ documents: [Document]) throws -> [UInt8] {
-        let sink = MemorySink()
-        let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096)
-        for document in documents { try writer.append(document) }
-        try writer.close()
-        return sink.bytes
-    }
+    func stream(_ documents: [Document]) throws -> [UInt8] { try streamBytes(documents) }
 
     /// What the synchronous reader makes of `bytes`: documents (numbers and offsets too), problems, completion, or
     /// the error that stopped it.

@@ -4,6 +4,15 @@ import FirePackTestSupport
 import FirePack
 @testable import FirePackStreams
 
+/// `documents` written as a closed stream, flushed every 4 KiB.
+func streamBytes(_ documents: [Document]) throws -> [UInt8] {
+    let sink = MemorySink()
+    let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096)
+    for document in documents { try writer.append(document) }
+    try writer.close()
+    return sink.bytes
+}
+
 @Suite("Document streams")
 struct DocumentStreamTests {
     func documents(_ count: Int) throws -> [Document] {
@@ -14,13 +23,7 @@ struct DocumentStreamTests {
         }
     }
 
-    func stream(_ documents: [Document]) throws -> [UInt8] {
-        let sink = MemorySink()
-        let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096)
-        for document in documents { try writer.append(document) }
-        try writer.close()
-        return sink.bytes
-    }
+    func stream(_ documents: [Document]) throws -> [UInt8] { try streamBytes(documents) }
 
     func readAll(_ bytes: [UInt8], mode: DocumentStreamReader.ErrorMode = .skipAndReport) throws -> (documents: [Document], problems: [StreamProblem]) {
         let reader = try DocumentStreamReader(source: MemorySource(bytes), mode: mode)
