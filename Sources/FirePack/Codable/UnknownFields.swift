@@ -120,9 +120,7 @@ extension FirePackValueReader {
         if fields.found == fields.header.count { return FirePackUnknownFields() }
         let base = decoder.input.base
         return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { _, start, count in
-            known.contains { key in
-                key.utf8CodeUnitCount == count && (count == 0 || ByteComparison.equal(key.utf8Start, base + start, count: count))
-            }
+            known.contains { $0.hasBytes(base + start, count: count) }
         }
     }
 }
@@ -159,5 +157,14 @@ extension FirePackValueWriter {
     public func encodeUnknownFields(_ bag: FirePackUnknownFields) throws {
         if bag.isEmpty { return }
         guard !sortsKeys, writer.writeUnknownFields(bag, sortingKeys: false) else { throw StreamingEncoder.NeedsTree() }
+    }
+}
+
+extension StaticString {
+    /// Whether the string's UTF-8 bytes are the `count` bytes at `bytes`: how generated code's keys are matched
+    /// against a map's keys (unknown fields, refused keys, enum cases).
+    @inline(__always)
+    func hasBytes(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
+        utf8CodeUnitCount == count && (count == 0 || ByteComparison.equal(utf8Start, bytes, count: count))
     }
 }

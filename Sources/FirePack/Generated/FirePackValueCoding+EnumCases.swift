@@ -28,9 +28,7 @@ extension FirePackValueReader {
                 let (start, count, afterKey) = try decoder.state.keyReferences.getKey(at: position, limit: header.end, in: input)
                 return (start, count, afterKey, try input.valueEnd(at: afterKey, limit: header.end))
             }
-            if let index = cases.firstIndex(where: { key in
-                key.utf8CodeUnitCount == count && (count == 0 || ByteComparison.equal(key.utf8Start, input.base + start, count: count))
-            }) {
+            if let index = cases.firstIndex(where: { $0.hasBytes(input.base + start, count: count) }) {
                 matches += 1
                 if found == nil { found = (index, CaseValues(offset: afterKey, end: valueEnd)) }
             }

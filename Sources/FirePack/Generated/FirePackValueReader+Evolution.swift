@@ -121,12 +121,8 @@ extension FirePackValueReader {
             } catch {
                 throw decoder.corrupted(error)
             }
-            let name = input.bytes(from: start, count: count)
-            let isKnown = known.contains { key in
-                key.utf8CodeUnitCount == count && name.elementsEqual(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-            }
-            if !isKnown {
-                let text = String(decoding: name, as: UTF8.self)
+            if !known.contains(where: { $0.hasBytes(input.base + start, count: count) }) {
+                let text = String(decoding: input.bytes(from: start, count: count), as: UTF8.self)
                 throw DecodingError.dataCorrupted(decoder.contextAtPath(
                     [AnyCodingKey(stringValue: text)],
                     "Unknown key \(text.debugDescription): the model refuses keys it does not declare (unknownKeys: .reject)", at: entry))

@@ -6,8 +6,7 @@ import Foundation
 
 // `[String: V]` read straight from the map. Swift's `Dictionary.init(from:)` asks a keyed container for `allKeys`
 // (a String per key, then a coding key per String) and then for each value through the type-erased container box,
-// whose generic metadata lookups were two thirds of decoding a Firestore-shaped order with a `[String: String]` of
-// three entries (callgrind). This reads each entry once, with the values, errors and coding paths that path gives:
+// looking up generic metadata at run time for every entry (BENCHMARKS.md, the order model). This reads each entry once, with the values, errors and coding paths that path gives:
 // a key that is not UTF-8 or an entry that cannot be read throws its error at the map's path when it is reached (as
 // decoding the damaged-key marker of `MapReader.keyNames()` does), a value's error carries its key (an integer
 // `intValue` when the key reads as one, as the standard library's dictionary coding key has), and a key the map holds
