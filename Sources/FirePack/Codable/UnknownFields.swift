@@ -139,24 +139,13 @@ extension FirePackWriter {
     }
 }
 
-extension MapBox {
-    /// Adds the bag's entries to the map, each unless the model writes the same key (before or after the bag).
-    func addUnknownFields(_ bag: FirePackUnknownFields) {
-        for (key, value) in bag.fields where positions[ByteKey(key)] == nil {
-            positions[ByteKey(key)] = keys.count
-            keys.append(key)
-            nodes.append(.value(value))
-        }
-    }
-}
-
 extension FirePackValueWriter {
     /// Writes the entries of a `FirePackUnknownFields` property as fields of the value's map (what
     /// `@FirePackCodable` generates for the bag, at the property's place). Deterministic output, which must merge the
     /// entries into key order, and a key the model already wrote, take the tree path.
     public func encodeUnknownFields(_ bag: FirePackUnknownFields) throws {
         if bag.isEmpty { return }
-        guard !sortsKeys, writer.writeUnknownFields(bag, sortingKeys: false) else { throw StreamingEncoder.NeedsTree() }
+        guard !sortsKeys, writer.writeUnknownFields(bag, sortingKeys: false) else { throw ByteSink.OutOfOrder() }
     }
 }
 

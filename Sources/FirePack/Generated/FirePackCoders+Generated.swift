@@ -95,5 +95,5 @@ extension FirePackEncoder {
 
     /// Whether `error` asks for the tree path (a key written twice).
     @usableFromInline
-    static func needsTree(_ error: any Error) -> Bool { error is StreamingEncoder.NeedsTree }
+    static func needsTree(_ error: any Error) -> Bool { error is ByteSink.OutOfOrder }
 }

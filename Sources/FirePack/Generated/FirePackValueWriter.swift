@@ -22,9 +22,9 @@ public struct FirePackValueWriter {
     /// Whether map keys must be written in ascending UTF-8 byte order (deterministic output).
     public let sortsKeys: Bool
     /// The Codable path's encoder for values without generated coding, made when first needed.
-    var codable: StreamingEncoder?
+    var codable: EncoderImpl<ByteSink>?
 
-    init(writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool, codable: StreamingEncoder?) {
+    init(writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool, codable: EncoderImpl<ByteSink>?) {
         self.writer = writer
         self.options = options
         self.sortsKeys = sortsKeys
@@ -50,7 +50,7 @@ public struct FirePackValueWriter {
     @usableFromInline
     func writeKey(_ key: StaticString) throws {
         guard writer.writeKey(utf8: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)) else {
-            throw StreamingEncoder.NeedsTree()
+            throw ByteSink.OutOfOrder()
         }
     }
 
@@ -264,24 +264,24 @@ extension FirePackValueWriter {
         }
     }
 
-    /// Writes any other `Encodable` through the Codable path: the streaming encoder, or in deterministic mode a
+    /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or in deterministic mode a
     /// `Value` tree written with sorted keys (what the Codable path does for the whole value).
     mutating func encodeCodable<T: Encodable>(_ value: T) throws {
         if sortsKeys {
-            writer.write(try ValueEncoder(options: options).encodeRoot(value), sortingKeys: true)
+            writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: true)
             return
         }
-        let encoder: StreamingEncoder
+        let encoder: EncoderImpl<ByteSink>
         if let codable {
             encoder = codable
         } else {
-            encoder = StreamingEncoder(writer: writer, options: options)
+            encoder = EncoderImpl(writer: writer, options: options)
             codable = encoder
         }
         let outerPath = encoder.path
         encoder.path = []
         defer { encoder.path = outerPath }
-        try encoder.encodeValue(value)
+        try encoder.encodeValue(value, at: encoder.sink.currentPosition)
     }
 }
 
@@ -310,7 +310,7 @@ extension FirePackEncoder {
         let start = writer.writerIndex
         do {
             try generated.encodeTopLevel(value, writer: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)
-        } catch is StreamingEncoder.NeedsTree {
+        } catch is ByteSink.OutOfOrder {
             return false
         }
         let tag = writer.storage[start]

@@ -7,10 +7,10 @@ import Synchronization
 
 /// Encodes `Encodable` types as FirePack bytes with the mapping semantics of the Firestore SDK's Codable support.
 ///
-/// Writes straight into one reused buffer. Types that use their containers out of order (a nested container written
-/// to after its parent moved on), write a key twice, or go through `superEncoder()` are encoded through a `Value`
-/// tree instead, with the same result JSONEncoder gives (a repeated key keeps its last value); so is everything in
-/// deterministic mode, which sorts keys.
+/// One encoder (`EncoderImpl`) writes straight into one reused buffer (`ByteSink`). Types that use their containers
+/// out of order (a nested container written to after its parent moved on), write a key twice, or go through
+/// `superEncoder()` are encoded again into a `Value` tree (`TreeSink`), with the result JSONEncoder gives (a repeated
+/// key keeps its last value at its first place); so is everything in deterministic mode, which sorts keys.
 ///
 /// Like JSONEncoder it is `Sendable`: one encoder (`static let encoder = FirePackEncoder()`) can be shared by every
 /// thread; its options are read once per top-level call under a lock.
@@ -122,18 +122,18 @@ public final class FirePackEncoder: Sendable {
                 try generated.encodeTopLevel(value, writer: writer, options: options,
                                              sortsKeys: deterministic || writer.options.deterministic)
                 return
-            } catch is StreamingEncoder.NeedsTree {
+            } catch is ByteSink.OutOfOrder {
                 writer.abandonRootValue(truncatingTo: start)
             } catch {
                 writer.abandonRootValue(truncatingTo: start)
                 throw error
             }
         } else if !deterministic && !writer.options.deterministic {
-            let encoder = StreamingEncoder(writer: writer, options: options)
+            let encoder = EncoderImpl(writer: writer, options: options)
             do {
-                try encoder.encodeRoot(value)
+                try encoder.encodeValue(value, at: encoder.valueStart)
                 return
-            } catch is StreamingEncoder.NeedsTree {
+            } catch is ByteSink.OutOfOrder {
                 writer.abandonRootValue(truncatingTo: start)
             } catch {
                 writer.abandonRootValue(truncatingTo: start)
@@ -143,11 +143,11 @@ public final class FirePackEncoder: Sendable {
         try encodeThroughTree(value, into: writer, options: options)
     }
 
-    /// Encodes the value as a `Value` tree, then writes the tree: the path of deterministic output and of values the
-    /// streaming paths cannot write (a key written twice).
+    /// Encodes the value as a `Value` tree, then writes the tree: the path of deterministic output and of values that
+    /// bytes in order cannot hold (a key written twice).
     @usableFromInline
     func encodeThroughTree<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
-        let tree = try ValueEncoder(options: options).encodeRoot(value)
+        let tree = try EncoderImpl.tree(of: value, options: options)
         if options.deterministic && !writer.options.deterministic {
             let sorted = FirePackWriter(options: .init(deterministic: true))
             sorted.write(tree)
@@ -165,7 +165,7 @@ public final class FirePackEncoder: Sendable {
 
     /// The value as a `Value` tree, with this encoder's strategies.
     public func encodeToValue<T: Encodable>(_ value: T) throws -> Value {
-        try ValueEncoder(options: options).encodeRoot(value)
+        try EncoderImpl.tree(of: value, options: options)
     }
 
     /// The options for one top-level call, read under the lock once.

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import FirePack
+
+/// The one Codable encoder over its two sinks (bytes in order, a tree): the same errors and coding paths on both, and
+/// the layout that keeps a single-value container out of a box.
+///
+/// Coding paths through nested containers made by hand are the whole path from the root. Foundation's JSONEncoder
+/// (measured here: swift-foundation on Linux) reports only the last key for them, which is where FirePack differs.
+@Suite("Encoder sinks")
+struct EncoderSinkTests {
+    /// Writes NaN three containers deep, through nested keyed and unkeyed containers made by hand.
+    struct DeepNaN: Encodable {
+        enum Keys: String, CodingKey { case outer, inner, list }
+        func encode(to encoder: any Encoder) throws {
+            var root = encoder.container(keyedBy: Keys.self)
+            var outer = root.nestedContainer(keyedBy: Keys.self, forKey: .outer)
+            var list = outer.nestedUnkeyedContainer(forKey: .list)
+            try list.encode(1.5)
+            var element = list.nestedContainer(keyedBy: Keys.self)
+            try element.encode(Double.nan, forKey: .inner)
+        }
+    }
+
+    /// Encodes `value` with `.throw` for NaN, through the byte sink (plain) or the tree sink (deterministic, or
+    /// `encodeToValue`), and returns the error's coding path.
+    func nanPath(_ value: some Encodable, _ route: String) throws -> [String] {
+        let encoder = FirePackEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        do {
+            switch route {
+            case "bytes": _ = try encoder.encodeToBytes(value)
+            case "sorted":
+                encoder.deterministic = true
+                _ = try encoder.encodeToBytes(value)
+            default: _ = try encoder.encodeToValue(value)
+            }
+        } catch EncodingError.invalidValue(_, let context) {
+            return context.codingPath.map(\.stringValue)
+        }
+        Issue.record("NaN encoded with .throw through \(route)")
+        return []
+    }
+
+    @Test("an error inside nested containers made by hand carries the whole coding path on both sinks",
+          arguments: ["bytes", "sorted", "tree"])
+    func nestedContainerPaths(route: String) throws {
+        #expect(try nanPath(DeepNaN(), route) == ["outer", "list", "Index 1", "inner"])
+    }
+
+    /// A value whose map is written after a sibling's: bytes in order cannot, the tree can.
+    struct LateSibling: Encodable {
+        enum Keys: String, CodingKey { case first, second, late }
+        func encode(to encoder: any Encoder) throws {
+            var root = encoder.container(keyedBy: Keys.self)
+            var first = root.nestedContainer(keyedBy: Keys.self, forKey: .first)
+            var second = root.nestedUnkeyedContainer(forKey: .second)
+            try second.encode(2)
+            try first.encode(Double.nan, forKey: .late)
+        }
+    }
+
+    @Test("an error in a container written after its sibling names the container's own path", arguments: ["bytes", "sorted", "tree"])
+    func lateContainerPath(route: String) throws {
+        #expect(try nanPath(LateSibling(), route) == ["first", "late"])
+    }
+
+    @Test("a container written after its sibling, and a super encoder used late, land where JSONEncoder puts them")
+    func lateWritesThroughTheTree() throws {
+        struct Late: Encodable {
+            enum Keys: String, CodingKey { case a, b, parent }
+            func encode(to encoder: any Encoder) throws {
+                var root = encoder.container(keyedBy: Keys.self)
+                var a = root.nestedUnkeyedContainer(forKey: .a)
+                let parent = root.superEncoder(forKey: .parent)
+                try root.encode("b", forKey: .b)
+                try a.encode(1)
+                var inParent = parent.container(keyedBy: Keys.self)
+                try inParent.encode(true, forKey: .a)
+            }
+        }
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(Late())) as? [String: Any]
+        #expect((json?["a"] as? [Int]) == [1])
+        let bytes = try FirePackEncoder().encodeToBytes(Late())
+        #expect(try Value(firePackBytes: bytes) == ["a": [1], "parent": ["a": true], "b": "b"])
+        #expect(try FirePackEncoder().encodeToValue(Late()) == ["a": [1], "parent": ["a": true], "b": "b"])
+    }
+
+    @Test("a single-value container refuses a second value on both sinks", arguments: [false, true])
+    func singleValueWrittenTwice(deterministic: Bool) throws {
+        struct Twice: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(1)
+                try container.encode(2)
+            }
+        }
+        let encoder = FirePackEncoder()
+        encoder.deterministic = deterministic
+        #expect(throws: EncodingError.self) { _ = try encoder.encodeToBytes(["x": Twice()]) }
+        #expect(throws: EncodingError.self) { _ = try encoder.encodeToValue(Twice()) }
+    }
+
+    @Test("a key written twice keeps its first place and last value on both sinks, beside unknown fields")
+    func repeatedKeyAndBag() throws {
+        struct Repeated: Encodable {
+            enum Keys: String, CodingKey { case a, b, bag }
+            var bag = FirePackUnknownFields(["b": "from the bag", "c": 3])
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Keys.self)
+                try c.encode("first", forKey: .a)
+                try c.encode(bag, forKey: .bag)
+                try c.encode("model", forKey: .b)
+                try c.encode("last", forKey: .a)
+            }
+        }
+        let expected: Value = ["a": "last", "b": "model", "c": 3]
+        let plain = try Value(firePackBytes: FirePackEncoder().encodeToBytes(Repeated()))
+        #expect(plain == expected)
+        #expect(keys(plain) == ["a", "b", "c"])
+        #expect(try keys(FirePackEncoder().encodeToValue(Repeated())) == ["a", "b", "c"])
+    }
+
+    func keys(_ value: Value) -> [String] {
+        if case .map(let map) = value { return map.keys }
+        return []
+    }
+
+    @Test("a single-value container over bytes fits an existential's inline buffer (no box per value)")
+    func singleValueContainerLayout() {
+        #expect(MemoryLayout<EncoderImpl<ByteSink>.SingleValueContainer>.size <= 3 * MemoryLayout<Int>.size)
+    }
+}
