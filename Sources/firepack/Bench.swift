@@ -52,7 +52,7 @@ struct Bench: ParsableCommand {
         var rows: [Row] = []
         var sizes: [String] = ["file                         JSON min    gzip   FirePack    gzip   FirePack/JSON"]
         for file in inputs {
-            let text = try FileHandleIO.read(file, gzip: file.hasSuffix(".gz"))
+            let text = try StandardStreams.read(file, gzip: file.hasSuffix(".gz"))
             let value: Value
             do { value = try Value(json: text) } catch { throw CommandFailure.data(file, error) }
             let name = (file as NSString).lastPathComponent
@@ -73,7 +73,7 @@ struct Bench: ParsableCommand {
                          + String(format: "%11d %7d %10d %7d   %6.1f%%", minified.count, try gzipSize(minified), packed.count, try gzipSize(packed),
                                   100 * Double(packed.count) / Double(max(minified.count, 1))))
         }
-        try FileHandleIO.printChecked(table(rows) + "\n\n" + sizes.joined(separator: "\n"))
+        try StandardStreams.printChecked(table(rows) + "\n\n" + sizes.joined(separator: "\n"))
         if let svg, let chartSink {
             do {
                 try Array(chart(rows).utf8).withUnsafeBytes { try chartSink.write($0) }
@@ -81,7 +81,7 @@ struct Bench: ParsableCommand {
             } catch let error as FirePackError {
                 throw CommandFailure(message: "\(svg): cannot write the chart: \(error.message)")
             }
-            try FileHandleIO.printChecked("\nchart: \(svg)")
+            try StandardStreams.printChecked("\nchart: \(svg)")
         }
     }
 

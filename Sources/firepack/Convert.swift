@@ -183,20 +183,20 @@ struct Convert: ParsableCommand {
             progress.finish(records: records)
             // All or nothing: with damaged input records the output file is not written (standard output was).
             if !documents.problems.isEmpty {
-                for problem in documents.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
+                for problem in documents.problems { StandardStreams.writeError("firepack: \(problem)\n") }
                 let outcome = OutputFile.isWrittenInPlace(output) ? "\(records) intact record(s) converted" : "\(output) not written"
                 let advice = inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : ""
                 throw CommandFailure(message: "\(input): \(documents.problemCount) damaged record(s); \(outcome)\(advice)")
             }
             try destination.finish()
             if !repeats.isEmpty {
-                FileHandleIO.writeError("firepack: warning: \(repeats.total) document(s) in \(input) repeat the path of an earlier one: written as they are, but Firestore would keep only the last of each\n")
-                for line in repeats.lines(prefix: "firepack: warning: ") { FileHandleIO.writeError(line + "\n") }
+                StandardStreams.writeError("firepack: warning: \(repeats.total) document(s) in \(input) repeat the path of an earlier one: written as they are, but Firestore would keep only the last of each\n")
+                for line in repeats.lines(prefix: "firepack: warning: ") { StandardStreams.writeError(line + "\n") }
             }
-            if let note = paths.partialNote { FileHandleIO.writeError("firepack: note: \(note)\n") }
+            if let note = paths.partialNote { StandardStreams.writeError("firepack: note: \(note)\n") }
             if !limitWarnings.isEmpty {
-                FileHandleIO.writeError("firepack: warning: \(limitWarnings.total) problem(s) with Firestore's limits in \(output): Firestore would refuse these documents\n")
-                for line in limitWarnings.lines(prefix: "firepack: warning: ") { FileHandleIO.writeError(line + "\n") }
+                StandardStreams.writeError("firepack: warning: \(limitWarnings.total) problem(s) with Firestore's limits in \(output): Firestore would refuse these documents\n")
+                for line in limitWarnings.lines(prefix: "firepack: warning: ") { StandardStreams.writeError(line + "\n") }
             }
             progress.summary(records: records, written: outputCounter.count, generatedIDs: naming.generatedCount, to: output)
         } catch let error as FirePackError {

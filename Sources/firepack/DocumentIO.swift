@@ -73,7 +73,7 @@ final class StreamInput: DocumentInput {
 
     private func reportNotClosed() {
         if case .notClosed(let count) = reader.completion {
-            FileHandleIO.writeError("firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n")
+            StandardStreams.writeError("firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n")
         }
     }
 }

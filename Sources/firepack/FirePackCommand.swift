@@ -38,15 +38,15 @@ struct FirePackCommand: ParsableCommand {
             // The reader of the output went away (`firepack convert … - | head`): end as SIGPIPE ends a command.
             Interruption.exitForBrokenPipe()
         } catch let failure as CommandFailure {
-            FileHandleIO.writeError("firepack: \(failure.message)\n")
+            StandardStreams.writeError("firepack: \(failure.message)\n")
             exit(withError: ExitCode(failure.exitCode))
         } catch let error as FirePackError {
-            FileHandleIO.writeError("firepack: \(error)\n")
+            StandardStreams.writeError("firepack: \(error)\n")
             exit(withError: ExitCode.failure)
         } catch {
             guard exitCode(for: error).rawValue == ExitCode.validationFailure.rawValue else { exit(withError: error) }
             let message = fullMessage(for: error)
-            FileHandleIO.writeError(message + (message.hasSuffix("\n") ? "" : "\n"))
+            StandardStreams.writeError(message + (message.hasSuffix("\n") ? "" : "\n"))
             exit(withError: ExitCode(2))
         }
     }
@@ -76,7 +76,7 @@ func reportPeakMemory() {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
           let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return }
-    FileHandleIO.writeError("firepack: peak memory \(kilobytes * 1024) bytes\n")
+    StandardStreams.writeError("firepack: peak memory \(kilobytes * 1024) bytes\n")
 }
 
 /// The arguments as the system passed them: any that are not UTF-8 (a file named `in\xff.json`) are registered with

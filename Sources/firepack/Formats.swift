@@ -194,7 +194,7 @@ enum Files {
         do {
             if !OutputFile.isWrittenInPlace(path) {
                 for stale in AtomicFileSink.removeStaleTemporaryFiles(besides: path) {
-                    FileHandleIO.writeError("firepack: removed \(stale), a temporary file left by an earlier run that was killed\n")
+                    StandardStreams.writeError("firepack: removed \(stale), a temporary file left by an earlier run that was killed\n")
                 }
             }
             raw = NamingSink(path, try OutputFile.sink(atPath: path))

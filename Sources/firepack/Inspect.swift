@@ -47,7 +47,7 @@ struct Inspect: ParsableCommand {
             return
         }
         if record != nil { throw CommandFailure.usage("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)") }
-        var bytes = try FileHandleIO.read(file, gzip: gzip)
+        var bytes = try StandardStreams.read(file, gzip: gzip)
         if format != .fpk {
             // JSON is converted first, so offsets and lookups refer to the FirePack encoding of it.
             let value = try format.readValue(bytes, file: file)
@@ -71,7 +71,7 @@ struct Inspect: ParsableCommand {
             while listedProblems < stream.problems.count {
                 let problem = stream.problems[listedProblems]
                 listedProblems += 1
-                if record == nil { try FileHandleIO.printChecked("record \(problem.recordNumber): damaged at byte \(problem.offset): \(problem.reason)") }
+                if record == nil { try StandardStreams.printChecked("record \(problem.recordNumber): damaged at byte \(problem.offset): \(problem.reason)") }
             }
         }
         do {
@@ -81,7 +81,7 @@ struct Inspect: ParsableCommand {
                 try listDamage()
                 guard let record else {
                     let summary = "record \(recordNumber): \(document.reference.path) (\(document.fields.count) fields)"
-                    guard let path else { try FileHandleIO.printChecked(summary); continue }
+                    guard let path else { try StandardStreams.printChecked(summary); continue }
                     try showField(path, of: document, record: recordNumber)
                     continue
                 }
@@ -99,12 +99,12 @@ struct Inspect: ParsableCommand {
         }
         // Damage another input's reader stepped over (a managed export's chunks), as `validate` reports it.
         if stream == nil {
-            for problem in input.problems { FileHandleIO.writeError("firepack: \(problem)\n") }
+            for problem in input.problems { StandardStreams.writeError("firepack: \(problem)\n") }
             listedProblems = input.problems.count
         }
         let damaged = stream?.problemCount ?? input.problemCount
-        if damaged > listedProblems { FileHandleIO.writeError("firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n") }
-        if damaged > 0 { FileHandleIO.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n") }
+        if damaged > listedProblems { StandardStreams.writeError("firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n") }
+        if damaged > 0 { StandardStreams.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n") }
         if let record { throw CommandFailure(message: "\(file): no record \(record) (the stream has \(stream?.recordsFound ?? number + 1))") }
     }
 
@@ -125,12 +125,12 @@ struct Inspect: ParsableCommand {
         try bytes.withUnsafeBytes { raw in
             let reader = try FirePackReader(bytes: raw)
             guard let found = try reader.root.lookup(path) else {
-                try FileHandleIO.printChecked("record \(record) (\(document.reference.path)): no field at '\(path)'")
+                try StandardStreams.printChecked("record \(record) (\(document.reference.path)): no field at '\(path)'")
                 return
             }
             var printer = TreePrinter(showOffsets: false)
             try printer.print(found, label: nil, indent: 0)
-            try FileHandleIO.printChecked("record \(record) (\(document.reference.path)): \(printer.output.dropLast())")
+            try StandardStreams.printChecked("record \(record) (\(document.reference.path)): \(printer.output.dropLast())")
         }
     }
 
@@ -148,7 +148,7 @@ struct Inspect: ParsableCommand {
                 }
                 var printer = TreePrinter(showOffsets: offsets)
                 try printer.print(view, label: nil, indent: 0)
-                try FileHandleIO.printChecked(String(printer.output.dropLast()))
+                try StandardStreams.printChecked(String(printer.output.dropLast()))
             } catch let error as FirePackError {
                 throw CommandFailure.data(file, error)
             }

@@ -34,7 +34,7 @@ enum Interruption {
                 let records = recordsDone.load(ordering: .relaxed)
                 let clear = isatty(2) == 1 ? "\r\u{1B}[K" : ""
                 let outcome = removed > 0 ? "; unfinished output removed, existing files left as they were" : ""
-                FileHandleIO.writeError("\(clear)firepack: interrupted by \(name) after \(records) record(s)\(outcome)\n")
+                StandardStreams.writeError("\(clear)firepack: interrupted by \(name) after \(records) record(s)\(outcome)\n")
                 _exit(status)
             }
             source.resume()

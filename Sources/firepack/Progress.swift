@@ -31,7 +31,7 @@ final class Progress {
     func finish(records: Int) {
         guard enabled else { return }
         draw(records: records)
-        FileHandleIO.writeError("\n")
+        StandardStreams.writeError("\n")
     }
 
     /// One line on a terminal: records, bytes in and out, time and rate.
@@ -40,7 +40,7 @@ final class Progress {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         let read = counter?.count ?? 0
         let ids = generatedIDs > 0 ? " (\(generatedIDs) with generated IDs)" : ""
-        FileHandleIO.writeError(String(format: "%d record(s)%@: %.1f MB%@ in, %.1f MB out to %@, %.2f s, %.1f MB/s\n",
+        StandardStreams.writeError(String(format: "%d record(s)%@: %.1f MB%@ in, %.1f MB out to %@, %.2f s, %.1f MB/s\n",
                                        records, ids, Double(read) / 1e6, compressed ? " compressed" : "", Double(written) / 1e6,
                                        output, elapsed, Double(read) / 1e6 / elapsed))
     }
@@ -73,6 +73,6 @@ final class Progress {
         // One line, redrawn: never wider than the terminal, and the rest of the line cleared.
         let width = Self.terminalWidth() - 1
         if line.count > width { line = String(line.prefix(max(width, 0))) }
-        FileHandleIO.writeError("\r" + line + "\u{1B}[K")
+        StandardStreams.writeError("\r" + line + "\u{1B}[K")
     }
 }

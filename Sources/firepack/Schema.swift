@@ -41,7 +41,7 @@ struct Schema: ParsableCommand {
             throw CommandFailure.data(files.count == 1 ? files[0] : files.joined(separator: ", "), error)
         }
         if json {
-            try FileHandleIO.printChecked(try profile.reportJSON())
+            try StandardStreams.printChecked(try profile.reportJSON())
         } else {
             var text = "\(files.joined(separator: ", ")): \(profile.documents) documents\n"
             let width = min(40, lines.map(\.path.count).max() ?? 0)
@@ -52,7 +52,7 @@ struct Schema: ParsableCommand {
                 text += "  \(padded)  \(line.column) — \(types)\(absent)\n"
                 if let reason = line.exactReason { text += "  \(String(repeating: " ", count: width))  ↳ \(reason)\n" }
             }
-            try FileHandleIO.printChecked(String(text.dropLast()))
+            try StandardStreams.printChecked(String(text.dropLast()))
         }
         if profile.problemCount > 0 {
             throw CommandFailure(message: "\(files.joined(separator: ", ")): \(profile.problemCount) damaged record(s) left out of this profile; firepack validate says which and why")

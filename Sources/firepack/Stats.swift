@@ -45,13 +45,13 @@ struct Stats: ParsableCommand {
                 }
                 damaged = input.problemCount
             } else {
-                try add(format.readValue(FileHandleIO.read(file, gzip: gzip), file: file))
+                try add(format.readValue(StandardStreams.read(file, gzip: gzip), file: file))
             }
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
         try gzipSink.finish()
-        try FileHandleIO.printChecked(report(format: format, documents: documents, census: census,
+        try StandardStreams.printChecked(report(format: format, documents: documents, census: census,
                                   sizes: (packed.count, packedGzip.count, json.count), damaged: damaged))
         // Damage is reported as validate reports it (and counted in the first line above), never passed over.
         if damaged > 0 {

@@ -99,12 +99,12 @@ struct Validate: ParsableCommand {
                 case .closed: completion = "closed"
                 case .notClosed(let recordCount):
                     let what = "not closed after record \(recordCount) (the writer crashed, was interrupted or is still writing; --repair closes it)"
-                    if allowUnclosed { FileHandleIO.writeError("firepack: warning: \(file): \(what)\n") } else { problems.add(kind: "not closed", what) }
+                    if allowUnclosed { StandardStreams.writeError("firepack: warning: \(file): \(what)\n") } else { problems.add(kind: "not closed", what) }
                 case .unknown, nil:
-                    FileHandleIO.writeError("firepack: note: \(file): a version-1 stream, written before close records: whether it is complete cannot be told\n")
+                    StandardStreams.writeError("firepack: note: \(file): a version-1 stream, written before close records: whether it is complete cannot be told\n")
                 }
                 try repaired?.close()
-                if let repair { try FileHandleIO.printChecked("\(repair): \(documents) intact record(s) written, stream closed") }
+                if let repair { try StandardStreams.printChecked("\(repair): \(documents) intact record(s) written, stream closed") }
             } else if format.isStream {
                 let naming = DocumentNaming(collection: "documents", idField: nil)
                 let input = try format.documentInput(source, file: file, naming: naming)
@@ -164,7 +164,7 @@ struct Validate: ParsableCommand {
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
-        if let note = paths.partialNote { FileHandleIO.writeError("firepack: note: \(file): \(note)\n") }
+        if let note = paths.partialNote { StandardStreams.writeError("firepack: note: \(file): \(note)\n") }
         try report(problems, format: format, documents: documents, completion: completion)
     }
 
@@ -188,13 +188,13 @@ struct Validate: ParsableCommand {
 
     /// Prints the problems and the verdict; throws (exit 1) when there are problems.
     func report(_ problems: ProblemReport, format: FileFormat, documents: Int, completion: String) throws {
-        for line in problems.lines(prefix: "firepack: \(file): ") { FileHandleIO.writeError(line + "\n") }
-        if canonical && problems.isEmpty { try FileHandleIO.printChecked("\(file): canonical") }
+        for line in problems.lines(prefix: "firepack: \(file): ") { StandardStreams.writeError(line + "\n") }
+        if canonical && problems.isEmpty { try StandardStreams.printChecked("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
         guard problems.isEmpty else {
             throw CommandFailure(message: "\(file): invalid \(format.rawValue): \(problems.total) problem(s), \(unit) intact")
         }
-        try FileHandleIO.printChecked("\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")")
+        try StandardStreams.printChecked("\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")")
     }
 }
 

@@ -6,7 +6,7 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(41, readmeBlock1), (88, readmeBlock2), (198, readmeBlock3)]
+    [(41, readmeBlock1), (88, readmeBlock2), (195, readmeBlock3)]
 }
 
 /// README.md line 41.
@@ -93,7 +93,7 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 198.
+/// README.md line 195.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)

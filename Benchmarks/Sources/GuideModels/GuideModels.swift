@@ -30,9 +30,9 @@ public struct CoverImages: Codable, Equatable {
 /// Stored as a CSS hex string `#RRGGBBAA`.
 ///
 /// Its own `init(from:)` / `encode(to:)`, which every path runs (generated coding cannot see into them). The hex
-/// formatting is written as a user who cares about speed would write it, with bytes: as first written, with an
-/// `Array("0123456789ABCDEF")` and a `Character` append per digit, it was 46% of the instructions of encoding a
-/// `BookWithTags` through the generated path (callgrind), and a benchmark of coders should measure the coders.
+/// formatting is written as a user who cares about speed would write it, with bytes, not with an
+/// `Array("0123456789ABCDEF")` and a `Character` append per digit, which outweighed the coder when encoding a
+/// `BookWithTags`: a benchmark of coders should measure the coders.
 public struct Color: Codable, Equatable {
     public var red: Double, green: Double, blue: Double, alpha: Double
 

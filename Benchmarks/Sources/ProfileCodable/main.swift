@@ -8,7 +8,8 @@ import Foundation
 // the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOrders|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
-// jsonTwitter|jsonCitm|jsonCanada (JSONDecoder), handCanada.
+// codableEncodeTwitter|codableEncodeCitm|codableEncodeCanada (FirePack's Codable path), jsonTwitter|jsonCitm|jsonCanada
+// (JSONDecoder), handCanada.
 // Run it twice with different iteration counts and subtract: the difference is the cost of the extra iterations alone.
 let mode = CommandLine.arguments.dropFirst().first ?? "decode"
 let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
@@ -29,6 +30,8 @@ let oneBookJSON = try jsonEncoder.encode(oneBook), booksJSON = try jsonEncoder.e
 let orders = (0..<5_000).map(makeOrder)
 let ordersBytes = try encoder.encodeToBytes(orders), ordersJSON = try jsonEncoder.encode(orders)
 let writer = FirePackWriter()
+let codableEncoder = FirePackEncoder()
+codableEncoder.usesGeneratedCoding = false
 var checksum = 0
 
 /// A corpus model read from ../shared/corpus with JSONDecoder, and its FirePack and JSON bytes.
@@ -46,7 +49,12 @@ if let corpusName {
     func run<T: Codable & FirePackDecodable & FirePackEncodable>(_ type: T.Type) throws {
         let (value, bytes, json) = try corpus(corpusName, as: T.self)
         for _ in 0..<iterations {
-            if mode.hasPrefix("encode") {
+            if mode.hasPrefix("codableEncode") {
+                // FirePack's Codable path: the same encoder with generated coding off.
+                try codableEncoder.encode(value, into: writer)
+                checksum &+= writer.writerIndex
+                writer.clear()
+            } else if mode.hasPrefix("encode") {
                 try encoder.encode(value, into: writer)
                 checksum &+= writer.writerIndex
                 writer.clear()

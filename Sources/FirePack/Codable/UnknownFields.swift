@@ -145,7 +145,7 @@ extension FirePackValueWriter {
     /// entries into key order, and a key the model already wrote, take the tree path.
     public func encodeUnknownFields(_ bag: FirePackUnknownFields) throws {
         if bag.isEmpty { return }
-        guard !sortsKeys, writer.writeUnknownFields(bag, sortingKeys: false) else { throw ByteSink.OutOfOrder() }
+        guard !sortsKeys, writer.writeUnknownFields(bag, sortingKeys: false) else { throw EncoderImpl.OutOfOrder() }
     }
 }
 

@@ -6,8 +6,8 @@ enum UTF8Validation {
     static func firstInvalidOffset(_ base: UnsafeRawPointer, start: Int, count: Int) -> Int? {
         let end = start + count
         // All ASCII, the common case, answered with whole words: a string under eight bytes with two overlapping
-        // halves (or its few bytes), a longer one eight bytes at a time and its last word overlapping (a byte at a
-        // time, short strings and keys were 4% of converting a document stream to JSON lines, perf).
+        // halves (or its few bytes), a longer one eight bytes at a time and its last word overlapping, not a byte at
+        // a time (guarded by `Stream fpks to JSON lines`).
         if count < 8 {
             var high: UInt64 = 0
             if count >= 4 {
@@ -33,8 +33,7 @@ enum UTF8Validation {
             if lead < 0x80 { index &+= 1; continue }
             // The common well-formed sequences, checked as one little-endian word while four bytes remain: two bytes
             // led by C2…DF, and three led by E1…EC or EE…EF (all of CJK text; E0 and ED have narrower second bytes
-            // and go the long way). Validating twitter.json's strings (half of them Japanese) took 1.81M instructions
-            // a byte at a time, 1.0M this way (callgrind).
+            // and go the long way): twitter.json's strings, half of them Japanese (guarded by `Decode twitter model`).
             if end &- index >= 4 {
                 let word = base.loadUnaligned(fromByteOffset: index, as: UInt32.self).littleEndian
                 if lead < 0xE0 {

@@ -97,8 +97,8 @@ extension JSONParser {
     }
 
     /// Writes the object at the cursor when it is exactly `{"__timestamp__": "<RFC 3339 without escapes>"}` — the
-    /// marker of every timestamp in reversible JSON, which the tree path took 14% of the time to build — and moves past
-    /// it; otherwise returns false and moves nothing.
+    /// marker of every timestamp in reversible JSON, which the tree path spent much of a conversion building (guarded by
+    /// `Stream JSON lines to fpks`) — and moves past it; otherwise returns false and moves nothing.
     mutating func transcodeTimestampMarker(into writer: FirePackWriter) -> Bool {
         let saved = index
         index += 1

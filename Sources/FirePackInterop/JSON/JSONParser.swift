@@ -159,11 +159,11 @@ struct JSONParser {
         }
         guard readsMarkers, map.keys.first?.utf8.first == UInt8(ascii: "_") else { return .map(map) }
         if map.count == 1, JSONMarker.all.contains(map.keys[0]) {
-            return try JSONMarkers.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
+            return try MarkerPayloads.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
         }
         // "__map__" was only the first of several keys: its payload is an ordinary value after all.
         if map.keys[0] == JSONMarker.map, case .map(let payload) = map.values[0], payload.count == 1, JSONMarker.all.contains(payload.keys[0]) {
-            map[JSONMarker.map] = try JSONMarkers.decode(marker: payload.keys[0], payload: payload.values[0], at: index - 1)
+            map[JSONMarker.map] = try MarkerPayloads.decode(marker: payload.keys[0], payload: payload.values[0], at: index - 1)
         }
         return .map(map)
     }

@@ -115,8 +115,8 @@ extension JSONTranscoding {
     /// among the fields or a marker, or bytes the tree path would reject (which it then reports).
     package static func appendObject(_ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
                                      to output: ByteOutput) -> Bool {
-        // The marker check by bytes and lengths: `ReversibleMarker(rawValue:)`, a string switch, was 3% of converting a
-        // stream to JSON lines (perf), for the one key every record appends.
+        // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
+        // key every record appends (guarded by `Stream fpks to JSON lines`).
         guard !options.sortedKeys, !options.pretty,
               !JSONParser.markerKeys.contains(where: { $0.count == extra.key.utf8.count && $0.elementsEqual(extra.key.utf8) }) else { return false }
         let mark = output.count

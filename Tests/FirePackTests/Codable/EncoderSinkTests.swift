@@ -128,6 +128,6 @@ struct EncoderSinkTests {
 
     @Test("a single-value container over bytes fits an existential's inline buffer (no box per value)")
     func singleValueContainerLayout() {
-        #expect(MemoryLayout<EncoderImpl<ByteSink>.SingleValueContainer>.size <= 3 * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<EncoderImpl.SingleValueContainer>.size <= 3 * MemoryLayout<Int>.size)
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 extension DecoderImpl {
     /// Decodes a Swift scalar (`NativeScalar`) into `result`, reinterpreted with `unsafeBitCast` (the types are
     /// identical): in unspecialized generic code an `as? T` cast and an `Optional<T>` result each cost a runtime
-    /// metadata lookup per value (callgrind: a fifth of all instructions).
+    /// metadata lookup per value (guarded by `Decode 1000 Book/FirePackDecoder Codable`).
     @inline(__always)
     func decodeScalar<T>(_ scalar: NativeScalar, at offset: Int, end: Int, into result: UnsafeMutablePointer<T>) throws {
         switch scalar {

@@ -222,12 +222,11 @@ final class DecoderImpl: Decoder {
 
 /// The decoder's mutable state (see `DecoderImpl.state`).
 ///
-/// The hot classes (the decoder, the streaming encoder and `FirePackWriter`) keep their mutable state in one stored
-/// property marked `@exclusivity(unchecked)`: each access to a class's stored `var` otherwise pays a dynamic
-/// exclusivity check, several per value written or read (callgrind: 30% of an encode, about a hundred checks per
-/// small document decoded). Kept inline rather than behind a pointer, the state costs no allocation of its own (one
-/// `Book` decoded: 300 fewer instructions). The classes never let the state escape, and only one thread uses one at a
-/// time (they are not `Sendable`).
+/// The hot classes (the decoder, the encoder and `FirePackWriter`) keep their mutable state in stored properties
+/// marked `@exclusivity(unchecked)`: each access to a class's stored `var` otherwise pays a dynamic exclusivity check,
+/// several per value written or read, about a hundred per small document. Kept inline rather than behind a pointer,
+/// the state costs no allocation of its own. The classes never let the state escape, and only one thread uses one at
+/// a time (they are not `Sendable`). Guarded by every `FirePackDecoder Codable` and `FirePackEncoder Codable` row.
 struct DecoderState {
     var offset: Int
     var end: Int

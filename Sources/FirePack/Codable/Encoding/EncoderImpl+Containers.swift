@@ -2,7 +2,7 @@ extension EncoderImpl {
     /// A map being written: its sink container and the depth of the coding path at it.
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let encoder: EncoderImpl
-        var map: Sink.Container
+        var map: EncoderImpl.Container
         let pathDepth: Int
         /// Whether keys are written as they are (`[String: T]` under a key strategy).
         let rawKeys: Bool
@@ -13,8 +13,8 @@ extension EncoderImpl {
         func mapKey(_ key: Key) -> String { encoder.mapKey(key, raw: rawKeys, pathDepth: pathDepth) }
 
         mutating func encodeNil(forKey key: Key) throws {
-            let position = try encoder.sink.entry(mapKey(key), of: map)
-            encoder.sink.writeNull(at: position)
+            let position = try encoder.entry(mapKey(key), of: map)
+            encoder.setNull(at: position)
         }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
@@ -22,29 +22,29 @@ extension EncoderImpl {
             if T.self == DocumentIDMarker.self { return }
             // A bag's entries are this map's own (UnknownFields.swift).
             if T.self == FirePackUnknownFields.self {
-                return try encoder.sink.addUnknownFields(value as! FirePackUnknownFields, to: map)
+                return try encoder.addUnknownFields(value as! FirePackUnknownFields, to: map)
             }
-            let position = try encoder.sink.entry(mapKey(key), of: map)
-            try encoder.encodeChild(value, at: position, pathDepth: pathDepth, entry: .key(key))
+            let position = try encoder.entry(mapKey(key), of: map)
+            try encoder.encodeEntry(value, at: position, pathDepth: pathDepth, key: key)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
                                                             forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-            guard let position = try? encoder.sink.entry(mapKey(key), of: map) else {
-                return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, map: Sink.unusableContainer,
+            guard let position = try? encoder.entry(mapKey(key), of: map) else {
+                return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, map: EncoderImpl.unusableContainer,
                                                                          pathDepth: pathDepth + 1, rawKeys: false))
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .key(key))
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: nested, map: nested.sink.container(at: position, isMap: true),
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: nested, map: nested.container(at: position, isMap: true),
                                                                      pathDepth: pathDepth + 1, rawKeys: false))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            guard let position = try? encoder.sink.entry(mapKey(key), of: map) else {
-                return UnkeyedContainer(encoder: encoder, array: Sink.unusableContainer, pathDepth: pathDepth + 1)
+            guard let position = try? encoder.entry(mapKey(key), of: map) else {
+                return UnkeyedContainer(encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .key(key))
-            return UnkeyedContainer(encoder: nested, array: nested.sink.container(at: position, isMap: false), pathDepth: pathDepth + 1)
+            return UnkeyedContainer(encoder: nested, array: nested.container(at: position, isMap: false), pathDepth: pathDepth + 1)
         }
 
         mutating func superEncoder() -> any Encoder {
@@ -57,10 +57,10 @@ extension EncoderImpl {
 
         /// A super encoder: it writes later, after its siblings, which only a tree allows.
         func laterEncoder(mapKey: String, entry: PathEntry) -> any Encoder {
-            guard Sink.allowsLaterWrites, let position = try? encoder.sink.entry(mapKey, of: map) else {
+            guard !encoder.writesInOrder, let position = try? encoder.entry(mapKey, of: map) else {
                 return UnusableEncoder(codingPath: codingPath)
             }
-            return EncoderImpl(sink: encoder.sink, options: encoder.options,
+            return EncoderImpl(tree: encoder.tree.unsafelyUnwrapped, options: encoder.options,
                                path: Array(encoder.path.prefix(pathDepth)) + [entry], at: position)
         }
     }
@@ -68,11 +68,11 @@ extension EncoderImpl {
     /// An array being written.
     struct UnkeyedContainer: UnkeyedEncodingContainer {
         let encoder: EncoderImpl
-        let array: Sink.Container
+        let array: EncoderImpl.Container
         let pathDepth: Int
         private(set) var count = 0
 
-        init(encoder: EncoderImpl, array: Sink.Container, pathDepth: Int) {
+        init(encoder: EncoderImpl, array: EncoderImpl.Container, pathDepth: Int) {
             self.encoder = encoder
             self.array = array
             self.pathDepth = pathDepth
@@ -81,56 +81,56 @@ extension EncoderImpl {
         var codingPath: [any CodingKey] { encoder.path.prefix(pathDepth).map(\.codingKey) }
 
         mutating func encodeNil() throws {
-            let position = try encoder.sink.element(of: array)
-            encoder.sink.writeNull(at: position)
+            let position = try encoder.element(of: array)
+            encoder.setNull(at: position)
             count += 1
         }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            let position = try encoder.sink.element(of: array)
-            try encoder.encodeChild(value, at: position, pathDepth: pathDepth, entry: .index(count))
+            let position = try encoder.element(of: array)
+            try encoder.encodeElement(value, at: position, pathDepth: pathDepth, index: count)
             count += 1
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-            guard let position = try? encoder.sink.element(of: array) else {
-                return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, map: Sink.unusableContainer,
+            guard let position = try? encoder.element(of: array) else {
+                return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, map: EncoderImpl.unusableContainer,
                                                                          pathDepth: pathDepth + 1, rawKeys: false))
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .index(count))
             count += 1
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: nested, map: nested.sink.container(at: position, isMap: true),
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: nested, map: nested.container(at: position, isMap: true),
                                                                      pathDepth: pathDepth + 1, rawKeys: false))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-            guard let position = try? encoder.sink.element(of: array) else {
-                return UnkeyedContainer(encoder: encoder, array: Sink.unusableContainer, pathDepth: pathDepth + 1)
+            guard let position = try? encoder.element(of: array) else {
+                return UnkeyedContainer(encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .index(count))
             count += 1
-            return UnkeyedContainer(encoder: nested, array: nested.sink.container(at: position, isMap: false), pathDepth: pathDepth + 1)
+            return UnkeyedContainer(encoder: nested, array: nested.container(at: position, isMap: false), pathDepth: pathDepth + 1)
         }
 
         mutating func superEncoder() -> any Encoder {
-            guard Sink.allowsLaterWrites, let position = try? encoder.sink.element(of: array) else {
+            guard !encoder.writesInOrder, let position = try? encoder.element(of: array) else {
                 return UnusableEncoder(codingPath: codingPath)
             }
             defer { count += 1 }
-            return EncoderImpl(sink: encoder.sink, options: encoder.options,
+            return EncoderImpl(tree: encoder.tree.unsafelyUnwrapped, options: encoder.options,
                                path: Array(encoder.path.prefix(pathDepth)) + [.index(count)], at: position)
         }
     }
 
     /// The value at one position, written once.
-    /// Three words with `ByteSink` (its twelve-byte position, then the path depth in the last four bytes), so that the
+    /// Three words (the encoder, the twelve-byte position, then the path depth in the last four bytes), so that the
     /// `any SingleValueEncodingContainer` holding it needs no box: a box is an allocation per value.
     struct SingleValueContainer: SingleValueEncodingContainer {
         let encoder: EncoderImpl
-        let position: Sink.Position
+        let position: EncoderImpl.Position
         private let depth: Int32
 
-        init(encoder: EncoderImpl, position: Sink.Position, pathDepth: Int) {
+        init(encoder: EncoderImpl, position: EncoderImpl.Position, pathDepth: Int) {
             self.encoder = encoder
             self.position = position
             depth = Int32(truncatingIfNeeded: pathDepth)
@@ -141,16 +141,16 @@ extension EncoderImpl {
 
         @inline(__always)
         func checkUnused() throws {
-            guard !encoder.sink.hasValue(at: position) else {
+            guard !encoder.hasValue(at: position) else {
                 throw EncodingError.invalidValue(Never?.none as Any, .init(codingPath: codingPath,
                     debugDescription: "A single value container was asked to encode a second value"))
             }
-            if Sink.writesInOrder { encoder.cutPath(to: pathDepth) }
+            if encoder.writesInOrder { encoder.cutPath(to: pathDepth) }
         }
 
         mutating func encodeNil() throws {
             try checkUnused()
-            encoder.sink.writeNull(at: position)
+            encoder.setNull(at: position)
         }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
@@ -160,7 +160,7 @@ extension EncoderImpl {
     }
 }
 
-/// Handed out where a sink cannot follow (a super encoder over bytes): any write throws `ByteSink.OutOfOrder`, and
+/// Handed out where a sink cannot follow (a super encoder over bytes): any write throws `EncoderImpl.OutOfOrder`, and
 /// the value is encoded again into a tree.
 struct UnusableEncoder: Encoder {
     let codingPath: [any CodingKey]
@@ -176,8 +176,8 @@ struct UnusableEncoder: Encoder {
 /// `UnusableEncoder`'s keyed container.
 struct UnusableKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
-    mutating func encodeNil(forKey key: Key) throws { throw ByteSink.OutOfOrder() }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw ByteSink.OutOfOrder() }
+    mutating func encodeNil(forKey key: Key) throws { throw EncoderImpl.OutOfOrder() }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw EncoderImpl.OutOfOrder() }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         KeyedEncodingContainer(UnusableKeyedContainer<NestedKey>(codingPath: codingPath))
     }
@@ -190,8 +190,8 @@ struct UnusableKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 struct UnusableContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { 0 }
-    mutating func encodeNil() throws { throw ByteSink.OutOfOrder() }
-    mutating func encode<T: Encodable>(_ value: T) throws { throw ByteSink.OutOfOrder() }
+    mutating func encodeNil() throws { throw EncoderImpl.OutOfOrder() }
+    mutating func encode<T: Encodable>(_ value: T) throws { throw EncoderImpl.OutOfOrder() }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         KeyedEncodingContainer(UnusableKeyedContainer<NestedKey>(codingPath: codingPath))
     }

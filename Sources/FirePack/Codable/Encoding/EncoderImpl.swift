@@ -5,28 +5,49 @@ import Foundation
 #endif
 
 /// The Codable encoder: the one implementation of `Encoder` behind `FirePackEncoder`, over a sink that decides where
-/// values go (`EncodingSink`: bytes in order, or a tree).
+/// values go (`EncoderImpl+Sink.swift`: bytes in order, or a tree).
 ///
 /// The rules of Codable live here once: the coding path, the key strategy, the native types (`NativeType`) and the
 /// strategies for them, generated coding, `@DocumentID`, unknown fields. The containers are in
 /// `EncoderImpl+Containers.swift`.
-final class EncoderImpl<Sink: EncodingSink>: Encoder {
-    /// Where values go. Accessed without exclusivity checks, as the decoder's state is (see `DecoderState`): an
-    /// encoder is used by one call on one thread, and no access overlaps another.
-    @exclusivity(unchecked) var sink: Sink
+final class EncoderImpl: Encoder {
+    /// The writer, when writing bytes (`EncoderImpl+Sink.swift`); `EncoderImpl.noWriter` when building a tree.
+    /// Not optional: a call borrows a `let` of a non-optional class type, where an unwrapped optional is retained and
+    /// released around every write.
+    let writer: FirePackWriter
+    /// The tree, when building one; shared by the encoders of a value's parts.
+    let tree: EncodingTree?
     let options: EncoderOptions
-    /// The coding path. With a sink that writes in order, one stack serves the whole value: a container keeps its
-    /// depth and cuts the stack back to it before each entry.
+    // The mutable state, accessed without exclusivity checks, as the decoder's is (see `DecoderState`): an encoder is
+    // used by one call on one thread, and no access overlaps another.
+    /// The coding path. Writing bytes, one stack serves the whole value: a container keeps its depth and cuts the
+    /// stack back to it before each entry.
     @exclusivity(unchecked) var path: [PathEntry]
     /// Where the value whose `encode(to:)` is running goes: what `container(keyedBy:)` and its siblings write at.
-    @exclusivity(unchecked) var valueStart: Sink.Position
+    @exclusivity(unchecked) var valueStart: Position
     /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
     @exclusivity(unchecked) var bypassKeyStrategy = false
     /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
     @exclusivity(unchecked) var rawKeyedTypes = GeneratedConformanceMemo<any RawKeyedEncodableDictionary.Type>()
+    /// The identity of the Codable container behind each open writer container, outermost first (bytes).
+    @exclusivity(unchecked) var openContainers: [Int] = []
+    @exclusivity(unchecked) var nextContainerID = 0
+    /// Which types met so far have generated coding (bytes).
+    @exclusivity(unchecked) var generatedTypes = GeneratedConformanceMemo<any FirePackEncodable.Type>()
 
-    init(sink: Sink, options: EncoderOptions, path: [PathEntry] = [], at position: Sink.Position) {
-        self.sink = sink
+    /// An encoder writing at `writer`'s position.
+    init(writer: FirePackWriter, options: EncoderOptions) {
+        self.writer = writer
+        tree = nil
+        self.options = options
+        path = []
+        valueStart = Position(start: writer.writerIndex, depth: Int32(truncatingIfNeeded: writer.depth))
+    }
+
+    /// An encoder building `tree`, at its node `position`, with the coding path `path`.
+    init(tree: EncodingTree, options: EncoderOptions, path: [PathEntry], at position: Position) {
+        writer = Self.noWriter
+        self.tree = tree
         self.options = options
         self.path = path
         valueStart = position
@@ -36,14 +57,17 @@ final class EncoderImpl<Sink: EncodingSink>: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
     /// Writes one value at `position` (a root value, an array element, or a map value).
-    func encodeValue<T: Encodable>(_ value: T, at position: Sink.Position) throws {
+    func encodeValue<T: Encodable>(_ value: T, at position: Position) throws {
         switch NativeType(T.self) {
-        case .scalar(let scalar)?: try writeScalar(scalar, value, at: position, codingPath: codingPath)
+        case .scalar(let scalar)?: try writeScalar(scalar, value, at: position)
         case .special(let kind)?: try writeSpecial(kind, value, at: position)
         case nil:
             if !options.usesDefaultKeys {
                 if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
-            } else if options.usesGeneratedCoding, try Sink.encodeGenerated(value, encoder: self) {
+            } else if options.usesGeneratedCoding, writesInOrder,
+                      let generated = generatedTypes.conformance(of: T.self, { $0 as? any FirePackEncodable.Type }) {
+                // Generated coding (`@FirePackCodable`), at this same position.
+                try generated.encodeGenerated(value, encoder: self)
                 return
             }
             if rawKeyedTypes.conformance(of: T.self, { $0 as? any RawKeyedEncodableDictionary.Type }) != nil {
@@ -55,9 +79,9 @@ final class EncoderImpl<Sink: EncodingSink>: Encoder {
     }
 
     /// Writes a value of a type `NativeSpecial` names, by this encoder's strategies.
-    func writeSpecial<T>(_ kind: NativeSpecial, _ value: T, at position: Sink.Position) throws {
+    func writeSpecial<T>(_ kind: NativeSpecial, _ value: T, at position: Position) throws {
         switch try options.special(kind, value) {
-        case .value(let native): sink.write(native, at: position)
+        case .value(let native): setValue(native, at: position)
         case .skip:
             throw EncodingError.invalidValue(value, .init(codingPath: codingPath,
                 debugDescription: "@DocumentID can only be a property of a keyed type"))
@@ -66,25 +90,42 @@ final class EncoderImpl<Sink: EncodingSink>: Encoder {
     }
 
     /// Runs an `encode(to:)` for the value at `position`, then lets the sink close what it left open.
-    func encodeNested(at position: Sink.Position, _ body: () throws -> Void) throws {
+    func encodeNested(at position: Position, _ body: () throws -> Void) throws {
         let saved = valueStart
         valueStart = position
         defer { valueStart = saved }
         try body()
-        try sink.finishValue(at: position)
+        try finishValue(at: position)
     }
 
-    /// Writes the value of an entry (`.key`) or element (`.index`) of a container at `pathDepth`, at `position`.
+    /// Writes the value of the entry `key` of a map whose container is at `pathDepth`, at `position`.
     @inline(__always)
-    func encodeChild<T: Encodable>(_ value: T, at position: Sink.Position, pathDepth: Int, entry: PathEntry) throws {
-        if Sink.writesInOrder {
+    func encodeEntry<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, key: some CodingKey) throws {
+        guard writesInOrder else { return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .key(key)) }
+        cutPath(to: pathDepth)
+        path.append(.key(key))
+        defer { cutPath(to: pathDepth) }
+        try encodeValue(value, at: position)
+    }
+
+    /// Writes the element `index` of an array whose container is at `pathDepth`, at `position`.
+    @inline(__always)
+    func encodeElement<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, index: Int) throws {
+        guard writesInOrder else { return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .index(index)) }
+        cutPath(to: pathDepth)
+        path.append(.index(index))
+        defer { cutPath(to: pathDepth) }
+        try encodeValue(value, at: position)
+    }
+
+    /// Writes a value into the tree: a scalar with this encoder (it writes nothing later, so it may borrow the path),
+    /// anything else with an encoder of its own.
+    func encodeInTree<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, entry: PathEntry) throws {
+        if let scalar = NativeScalar(T.self) {
             cutPath(to: pathDepth)
-            let depth = path.count
             path.append(entry)
-            defer { cutPath(to: depth) }
-            try encodeValue(value, at: position)
-        } else if let scalar = NativeScalar(T.self) {
-            try writeScalar(scalar, value, at: position, codingPath: self.path(to: pathDepth, then: entry))
+            defer { cutPath(to: pathDepth) }
+            try writeScalar(scalar, value, at: position)
         } else {
             try descendant(at: position, pathDepth: pathDepth, entry: entry).encodeValue(value, at: position)
         }
@@ -92,24 +133,19 @@ final class EncoderImpl<Sink: EncodingSink>: Encoder {
 
     /// The encoder for a container nested at `position` under `entry`: this one, its path cut back and extended, when
     /// the sink writes in order; otherwise one of its own, since the container may be used after its siblings.
-    func descendant(at position: Sink.Position, pathDepth: Int, entry: PathEntry) -> EncoderImpl {
-        if Sink.writesInOrder {
+    func descendant(at position: Position, pathDepth: Int, entry: PathEntry) -> EncoderImpl {
+        if writesInOrder {
             cutPath(to: pathDepth)
             path.append(entry)
             return self
         }
-        return EncoderImpl(sink: sink, options: options, path: Array(path.prefix(pathDepth)) + [entry], at: position)
+        return EncoderImpl(tree: tree.unsafelyUnwrapped, options: options, path: Array(path.prefix(pathDepth)) + [entry], at: position)
     }
 
-    /// Cuts the coding path back to `depth` entries (those of a container being written again).
+    /// Cuts the coding path back to `depth` entries (those of a container being written again); usually one entry.
     @inline(__always)
     func cutPath(to depth: Int) {
-        if path.count > depth { path.removeSubrange(depth...) }
-    }
-
-    /// The coding path of a container at `depth`, followed by `entry`.
-    func path(to depth: Int, then entry: PathEntry) -> [any CodingKey] {
-        path.prefix(depth).map(\.codingKey) + [entry.codingKey]
+        while path.count > depth { path.removeLast() }
     }
 
     /// The map key for a coding key of a container at `pathDepth`: converted by the key strategy unless `raw`.
@@ -121,48 +157,47 @@ final class EncoderImpl<Sink: EncodingSink>: Encoder {
 
     /// Writes a double, or what the non-conforming float strategy makes of NaN and ±∞.
     @inline(__always)
-    func writeDouble(_ double: Double, at position: Sink.Position, codingPath: @autoclosure () -> [any CodingKey]) throws {
-        if !double.isFinite, let string = try options.nonConforming(double, codingPath: codingPath()) {
-            sink.writeString(string, at: position)
+    func writeDouble(_ double: Double, at position: Position) throws {
+        if !double.isFinite, let string = try options.nonConforming(double, codingPath: codingPath) {
+            setString(string, at: position)
         } else {
-            sink.writeDouble(double, at: position)
+            setDouble(double, at: position)
         }
     }
 
     /// Writes a scalar without a detour (`NativeScalar`; the value is reinterpreted with `unsafeBitCast`, the types
     /// being identical): the one place the coders turn Swift's scalars into FirePack's.
     @inline(__always)
-    func writeScalar<T>(_ scalar: NativeScalar, _ value: T, at position: Sink.Position,
-                        codingPath: @autoclosure () -> [any CodingKey]) throws {
+    func writeScalar<T>(_ scalar: NativeScalar, _ value: T, at position: Position) throws {
         switch scalar {
-        case .string: sink.writeString(unsafeBitCast(value, to: String.self), at: position)
-        case .int: sink.writeInteger(Int64(unsafeBitCast(value, to: Int.self)), at: position)
-        case .bool: sink.writeBoolean(unsafeBitCast(value, to: Bool.self), at: position)
-        case .double: try writeDouble(unsafeBitCast(value, to: Double.self), at: position, codingPath: codingPath())
-        case .int64: sink.writeInteger(unsafeBitCast(value, to: Int64.self), at: position)
-        case .float: try writeDouble(Double(unsafeBitCast(value, to: Float.self)), at: position, codingPath: codingPath())
-        case .int32: sink.writeInteger(Int64(unsafeBitCast(value, to: Int32.self)), at: position)
-        case .int16: sink.writeInteger(Int64(unsafeBitCast(value, to: Int16.self)), at: position)
-        case .int8: sink.writeInteger(Int64(unsafeBitCast(value, to: Int8.self)), at: position)
+        case .string: setString(unsafeBitCast(value, to: String.self), at: position)
+        case .int: setInteger(Int64(unsafeBitCast(value, to: Int.self)), at: position)
+        case .bool: setBoolean(unsafeBitCast(value, to: Bool.self), at: position)
+        case .double: try writeDouble(unsafeBitCast(value, to: Double.self), at: position)
+        case .int64: setInteger(unsafeBitCast(value, to: Int64.self), at: position)
+        case .float: try writeDouble(Double(unsafeBitCast(value, to: Float.self)), at: position)
+        case .int32: setInteger(Int64(unsafeBitCast(value, to: Int32.self)), at: position)
+        case .int16: setInteger(Int64(unsafeBitCast(value, to: Int16.self)), at: position)
+        case .int8: setInteger(Int64(unsafeBitCast(value, to: Int8.self)), at: position)
         case .uint:
-            sink.writeInteger(try options.int64(unsafeBitCast(value, to: UInt.self), codingPath: codingPath()), at: position)
+            setInteger(try options.int64(unsafeBitCast(value, to: UInt.self), codingPath: codingPath), at: position)
         case .uint64:
-            sink.writeInteger(try options.int64(unsafeBitCast(value, to: UInt64.self), codingPath: codingPath()), at: position)
-        case .uint32: sink.writeInteger(Int64(unsafeBitCast(value, to: UInt32.self)), at: position)
-        case .uint16: sink.writeInteger(Int64(unsafeBitCast(value, to: UInt16.self)), at: position)
-        case .uint8: sink.writeInteger(Int64(unsafeBitCast(value, to: UInt8.self)), at: position)
+            setInteger(try options.int64(unsafeBitCast(value, to: UInt64.self), codingPath: codingPath), at: position)
+        case .uint32: setInteger(Int64(unsafeBitCast(value, to: UInt32.self)), at: position)
+        case .uint16: setInteger(Int64(unsafeBitCast(value, to: UInt16.self)), at: position)
+        case .uint8: setInteger(Int64(unsafeBitCast(value, to: UInt8.self)), at: position)
         }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let raw = bypassKeyStrategy
         bypassKeyStrategy = false
-        let map = sink.container(at: valueStart, isMap: true)
+        let map = container(at: valueStart, isMap: true)
         return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, map: map, pathDepth: path.count, rawKeys: raw))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        UnkeyedContainer(encoder: self, array: sink.container(at: valueStart, isMap: false), pathDepth: path.count)
+        UnkeyedContainer(encoder: self, array: container(at: valueStart, isMap: false), pathDepth: path.count)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -170,20 +205,12 @@ final class EncoderImpl<Sink: EncodingSink>: Encoder {
     }
 }
 
-extension EncoderImpl where Sink == ByteSink {
-    /// An encoder writing at `writer`'s position.
-    convenience init(writer: FirePackWriter, options: EncoderOptions) {
-        let sink = ByteSink(writer: writer)
-        self.init(sink: sink, options: options, at: sink.currentPosition)
-    }
-}
-
-extension EncoderImpl where Sink == TreeSink {
+extension EncoderImpl {
     /// `value` as a `Value` tree, by `options`.
     static func tree<T: Encodable>(of value: T, options: EncoderOptions) throws -> Value {
-        let sink = TreeSink()
-        let encoder = EncoderImpl(sink: sink, options: options, at: sink.root)
-        try encoder.encodeValue(value, at: sink.root)
-        return encoder.sink.value
+        let tree = EncodingTree()
+        let root = Position(start: 0, depth: 0)
+        try EncoderImpl(tree: tree, options: options, path: [], at: root).encodeValue(value, at: root)
+        return tree.value
     }
 }

@@ -7,10 +7,10 @@ import Synchronization
 
 /// Encodes `Encodable` types as FirePack bytes with the mapping semantics of the Firestore SDK's Codable support.
 ///
-/// One encoder (`EncoderImpl`) writes straight into one reused buffer (`ByteSink`). Types that use their containers
-/// out of order (a nested container written to after its parent moved on), write a key twice, or go through
-/// `superEncoder()` are encoded again into a `Value` tree (`TreeSink`), with the result JSONEncoder gives (a repeated
-/// key keeps its last value at its first place); so is everything in deterministic mode, which sorts keys.
+/// One encoder (`EncoderImpl`) writes straight into one reused buffer. Types that use their
+/// containers out of order (a nested container written to after its parent moved on), write a key twice, or go
+/// through `superEncoder()` are encoded again into a `Value` tree (`EncodingTree`), with the result JSONEncoder gives
+/// (a repeated key keeps its last value at its first place); so is everything in deterministic mode, which sorts keys.
 ///
 /// Like JSONEncoder it is `Sendable`: one encoder (`static let encoder = FirePackEncoder()`) can be shared by every
 /// thread; its options are read once per top-level call under a lock.
@@ -122,7 +122,7 @@ public final class FirePackEncoder: Sendable {
                 try generated.encodeTopLevel(value, writer: writer, options: options,
                                              sortsKeys: deterministic || writer.options.deterministic)
                 return
-            } catch is ByteSink.OutOfOrder {
+            } catch is EncoderImpl.OutOfOrder {
                 writer.abandonRootValue(truncatingTo: start)
             } catch {
                 writer.abandonRootValue(truncatingTo: start)
@@ -133,7 +133,7 @@ public final class FirePackEncoder: Sendable {
             do {
                 try encoder.encodeValue(value, at: encoder.valueStart)
                 return
-            } catch is ByteSink.OutOfOrder {
+            } catch is EncoderImpl.OutOfOrder {
                 writer.abandonRootValue(truncatingTo: start)
             } catch {
                 writer.abandonRootValue(truncatingTo: start)

@@ -2,7 +2,7 @@ import Foundation
 import FirePackStreams
 
 /// Standard output and error, and whole-file reads for the single-value commands.
-enum FileHandleIO {
+enum StandardStreams {
     /// The whole input (decompressed when `gzip`), or a one-line error.
     static func read(_ path: String, gzip: Bool) throws -> [UInt8] {
         do { return try FirePackStreams.readAll(Files.source(path, gzip: gzip)) } catch let failure as CommandFailure {

@@ -5,8 +5,8 @@ import Foundation
 #endif
 import FirePack
 
-/// Reading the reversible single-key marker objects back into Firestore types.
-enum JSONMarkers {
+/// The payloads of reversible JSON's single-key marker objects (`JSONMarker`), read back into Firestore types.
+enum MarkerPayloads {
     static func decode(marker: String, payload: Value, at offset: Int) throws(FirePackError) -> Value {
         func fail(_ why: String) -> FirePackError {
             FirePackError(.invalidJSON, offset: offset, "\(marker) marker: \(why)", path: [.key(marker)])

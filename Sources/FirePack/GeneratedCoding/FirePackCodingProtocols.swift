@@ -39,11 +39,11 @@ extension FirePackDecodable {
 extension FirePackEncodable {
     /// Runs `encode(firePack:)` for `value` (of type `Self`) from inside the Codable path over bytes, at the writer's
     /// position; errors come out relative to the encoder's coding path and get it back as a prefix.
-    static func encodeGenerated<T>(_ value: T, encoder: EncoderImpl<ByteSink>) throws {
+    static func encodeGenerated<T>(_ value: T, encoder: EncoderImpl) throws {
         let outerPath = encoder.path
         encoder.path = []
         defer { encoder.path = outerPath }
-        var writer = FirePackValueWriter(writer: encoder.sink.writer, options: encoder.options, sortsKeys: false, codable: encoder)
+        var writer = FirePackValueWriter(writer: encoder.writer, options: encoder.options, sortsKeys: false, codable: encoder)
         do {
             try withUnsafePointer(to: value) { pointer in
                 try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.encode(firePack: &writer)

@@ -22,9 +22,9 @@ public struct FirePackValueWriter {
     /// Whether map keys must be written in ascending UTF-8 byte order (deterministic output).
     public let sortsKeys: Bool
     /// The Codable path's encoder for values without generated coding, made when first needed.
-    var codable: EncoderImpl<ByteSink>?
+    var codable: EncoderImpl?
 
-    init(writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool, codable: EncoderImpl<ByteSink>?) {
+    init(writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool, codable: EncoderImpl?) {
         self.writer = writer
         self.options = options
         self.sortsKeys = sortsKeys
@@ -50,7 +50,7 @@ public struct FirePackValueWriter {
     @usableFromInline
     func writeKey(_ key: StaticString) throws {
         guard writer.writeKey(utf8: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)) else {
-            throw ByteSink.OutOfOrder()
+            throw EncoderImpl.OutOfOrder()
         }
     }
 
@@ -271,7 +271,7 @@ extension FirePackValueWriter {
             writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: true)
             return
         }
-        let encoder: EncoderImpl<ByteSink>
+        let encoder: EncoderImpl
         if let codable {
             encoder = codable
         } else {
@@ -281,7 +281,7 @@ extension FirePackValueWriter {
         let outerPath = encoder.path
         encoder.path = []
         defer { encoder.path = outerPath }
-        try encoder.encodeValue(value, at: encoder.sink.currentPosition)
+        try encoder.encodeValue(value, at: encoder.currentPosition)
     }
 }
 
@@ -310,7 +310,7 @@ extension FirePackEncoder {
         let start = writer.writerIndex
         do {
             try generated.encodeTopLevel(value, writer: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)
-        } catch is ByteSink.OutOfOrder {
+        } catch is EncoderImpl.OutOfOrder {
             return false
         }
         let tag = writer.storage[start]

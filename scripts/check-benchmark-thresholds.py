@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Checks the benchmarks that matter against the thresholds checked in (Benchmarks/Thresholds/guarded.json).
+
+    python3 scripts/check-benchmark-thresholds.py            # run the guarded benchmarks, check, print the table
+    python3 scripts/check-benchmark-thresholds.py --update   # run them and record what they measure as thresholds
+    python3 scripts/check-benchmark-thresholds.py --markdown run.md   # check an existing run's markdown output
+
+Wall-clock times differ from machine to machine and from run to run on a busy 2-core one, so no time is compared
+with a time recorded elsewhere. A speed is guarded as a ratio to a peer measured in the same run (FirePack's
+generated and Codable paths against Foundation's JSON coders, FirePack's JSON conversion against JSONSerialization):
+the check fails when a ratio falls more than `tolerance` below the recorded one. Allocations are counted, not timed,
+and do not vary between machines: the check fails when a count grows past the recorded one by more than
+`mallocTolerance` (and one allocation).
+
+The benchmarks package must be built (scripts/benchmark-smoke.sh builds it); this runs only the guarded benchmarks,
+about a minute and a half."""
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+THRESHOLDS = ROOT / "Benchmarks" / "Thresholds" / "guarded.json"
+_spec = importlib.util.spec_from_file_location("update_benchmarks", ROOT / "scripts" / "update-benchmarks.py")
+_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_module)
+parse, fmt_time = _module.parse, _module.fmt_time
+
+
+def names(thresholds):
+    """Every benchmark the thresholds name, by target."""
+    by_target = {}
+    for guard in thresholds["ratios"]:
+        for key in ("faster", "than"):
+            by_target.setdefault(guard["target"], set()).add(guard[key])
+    for guard in thresholds["mallocs"]:
+        by_target.setdefault(guard["target"], set()).add(guard["benchmark"])
+    return by_target
+
+
+def run(thresholds):
+    """Runs the guarded benchmarks (only those) and returns package-benchmark's markdown output."""
+    output = []
+    for target, benchmarks in sorted(names(thresholds).items()):
+        pattern = "^(" + "|".join(re.escape(name) for name in sorted(benchmarks)) + ")$"
+        command = ["swift", "package", "--allow-writing-to-package-directory", "benchmark", "--target", target,
+                   "--filter", pattern, "--no-progress", "--format", "markdown"]
+        print(f"running {len(benchmarks)} benchmark(s) of {target}", file=sys.stderr, flush=True)
+        result = subprocess.run(command, cwd=ROOT / "Benchmarks", capture_output=True, text=True)
+        if result.returncode != 0:
+            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+            raise SystemExit(f"error: the {target} benchmarks did not run")
+        output.append(result.stdout)
+    return "\n".join(output)
+
+
+def measure(thresholds, results):
+    """(rows, failures): one row per guard with what was recorded and what this run measured."""
+    rows, failures = [], []
+    tolerance, malloc_tolerance = thresholds["tolerance"], thresholds["mallocTolerance"]
+    for guard in thresholds["ratios"]:
+        faster, than = results.get(guard["faster"]), results.get(guard["than"])
+        if not faster or not than or "ns" not in faster or "ns" not in than:
+            failures.append(f"{guard['faster']} or {guard['than']} did not run")
+            continue
+        ratio = than["ns"] / faster["ns"]
+        floor = guard["recorded"] * (1 - tolerance)
+        ok = ratio >= floor
+        rows.append((f"{guard['faster']} ÷ {guard['than'].split('/')[-1]}", f"{guard['recorded']:.2f}×",
+                     f"≥ {floor:.2f}×", f"{ratio:.2f}×", ok))
+        if not ok:
+            failures.append(f"{guard['faster']}: {ratio:.2f}× {guard['than']}, below {floor:.2f}× "
+                            f"(recorded {guard['recorded']:.2f}×, tolerance {tolerance:.0%})")
+    for guard in thresholds["mallocs"]:
+        result = results.get(guard["benchmark"])
+        if not result or "mallocs" not in result:
+            failures.append(f"{guard['benchmark']} did not run or counted no allocations")
+            continue
+        ceiling = guard["recorded"] * (1 + malloc_tolerance) + 1
+        ok = result["mallocs"] <= ceiling
+        rows.append((f"{guard['benchmark']} (mallocs per iteration)", f"{guard['recorded']:.0f}", f"≤ {ceiling:.0f}",
+                     f"{result['mallocs']:.0f}", ok))
+        if not ok:
+            failures.append(f"{guard['benchmark']}: {result['mallocs']:.0f} allocations per iteration, above {ceiling:.0f} "
+                            f"(recorded {guard['recorded']:.0f})")
+    return rows, failures
+
+
+def update(thresholds, results):
+    """Records this run's ratios and allocation counts as the thresholds."""
+    for guard in thresholds["ratios"]:
+        guard["recorded"] = round(results[guard["than"]]["ns"] / results[guard["faster"]]["ns"], 2)
+    for guard in thresholds["mallocs"]:
+        guard["recorded"] = results[guard["benchmark"]]["mallocs"]
+    THRESHOLDS.write_text(json.dumps(thresholds, indent=2, ensure_ascii=False) + "\n")
+    print(f"recorded {len(thresholds['ratios'])} ratios and {len(thresholds['mallocs'])} allocation counts in "
+          f"{THRESHOLDS.relative_to(ROOT)}")
+
+
+def main(arguments):
+    thresholds = json.loads(THRESHOLDS.read_text())
+    if "--markdown" in arguments:
+        markdown = Path(arguments[arguments.index("--markdown") + 1]).read_text()
+    else:
+        markdown = run(thresholds)
+    results = parse(markdown)
+    if "--update" in arguments:
+        return update(thresholds, results)
+    rows, failures = measure(thresholds, results)
+    print("| guarded | recorded | threshold | this run | |")
+    print("|---|---:|---:|---:|---|")
+    for name, recorded, threshold, measured, ok in rows:
+        print(f"| {name} | {recorded} | {threshold} | {measured} | {'ok' if ok else '**regressed**'} |")
+    if failures:
+        print("\n".join(["", "error: benchmarks regressed past their thresholds:"] + failures), file=sys.stderr)
+        raise SystemExit(1)
+    print(f"\nBenchmark thresholds: {len(rows)} guards held.")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
