@@ -76,18 +76,22 @@ public final class ArrowBatchReader {
         if let columns = options.columns { schema = try schema.projected(to: columns) }
         self.schema = schema
         exactReasons = reasons
-        context = ConversionContext(nullsForMismatches: options.nullsForMismatches,
-                                    unknownFieldsAreErrors: options.schemaIsSampled || (options.schema == nil && options.sample != nil),
-                                    timestampUnit: options.timestampUnit)
-        source = try FirePackRecordSource.open(path: path, offset: options.offset, length: options.length,
-                                               mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError)
+        context = ConversionContext(
+            nullsForMismatches: options.nullsForMismatches,
+            unknownFieldsAreErrors: options.schemaIsSampled || (options.schema == nil && options.sample != nil),
+            timestampUnit: options.timestampUnit)
+        source = try FirePackRecordSource.open(
+            path: path, offset: options.offset, length: options.length,
+            mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError)
         func builder(_ name: String) -> ColumnBuilder? {
             schema.columns.first { $0.name == name }.map { ColumnBuilder($0, path: $0.name) }
         }
         nameBuilder = builder(ArrowDocumentSchema.nameColumn)
         createBuilder = builder(ArrowDocumentSchema.createTimeColumn)
         updateBuilder = builder(ArrowDocumentSchema.updateTimeColumn)
-        let own: Set = [ArrowDocumentSchema.nameColumn, ArrowDocumentSchema.createTimeColumn, ArrowDocumentSchema.updateTimeColumn]
+        let own: Set = [
+            ArrowDocumentSchema.nameColumn, ArrowDocumentSchema.createTimeColumn, ArrowDocumentSchema.updateTimeColumn
+        ]
         let fields = schema.columns.filter { !own.contains($0.name) }
         fieldsBuilder = ColumnBuilder(ArrowColumn(name: "", type: .map(fields)), path: "")
         fieldsBuilder.skipsUnknownFields = options.columns != nil
@@ -115,7 +119,11 @@ public final class ArrowBatchReader {
     public func nextBatch(into out: UnsafeMutablePointer<ArrowArray>) throws -> Bool {
         var rows = 0
         while rows < options.batchSize {
-            if rows & 63 == 63 && fieldsBuilder.bufferedBytes + (nameBuilder?.bufferedBytes ?? 0) >= options.maxBatchBytes { break }
+            if rows & 63 == 63
+                && fieldsBuilder.bufferedBytes + (nameBuilder?.bufferedBytes ?? 0) >= options.maxBatchBytes
+            {
+                break
+            }
             guard let record = try source.nextRecord() else { break }
             if try append(record) { rows += 1 }
         }
@@ -158,8 +166,10 @@ public final class ArrowBatchReader {
             }
             let offset = error.offset.map { $0 + record.payloadOffset } ?? record.offset
             let path = error.path.isEmpty ? "" : ", field \(error.pathDescription)"
-            throw FirePackError(error.code, offset: offset,
-                                "\(source.path): record \(record.number) at byte \(record.offset)\(path): \(error.message)", path: error.path)
+            throw FirePackError(
+                error.code, offset: offset,
+                "\(source.path): record \(record.number) at byte \(record.offset)\(path): \(error.message)",
+                path: error.path)
         }
         return true
     }
@@ -185,15 +195,17 @@ public final class ArrowBatchReader {
         // The fields' struct is not exported itself (its children are the batch's columns): start it over.
         fieldsBuilder.resetLength()
         let owner = ExportedArray(buffers: [nil], owned: [], children: children)
-        out.pointee = ArrowArray(length: Int64(rows), null_count: 0, offset: 0, n_buffers: 1, n_children: Int64(children.count),
-                                 buffers: owner.buffers, children: children.isEmpty ? nil : owner.children, dictionary: nil,
-                                 release: releaseExportedArray, private_data: Unmanaged.passRetained(owner).toOpaque())
+        out.pointee = ArrowArray(
+            length: Int64(rows), null_count: 0, offset: 0, n_buffers: 1, n_children: Int64(children.count),
+            buffers: owner.buffers, children: children.isEmpty ? nil : owner.children, dictionary: nil,
+            release: releaseExportedArray, private_data: Unmanaged.passRetained(owner).toOpaque())
     }
 
     /// The schema of the batches, with the inference notes in its metadata (`firepack.exact`).
     public func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>) {
-        schema.exportSchema(into: out, metadata: ArrowDocumentSchema.metadata(exactReasons: exactReasons),
-                            timestampUnit: options.timestampUnit)
+        schema.exportSchema(
+            into: out, metadata: ArrowDocumentSchema.metadata(exactReasons: exactReasons),
+            timestampUnit: options.timestampUnit)
     }
 }
 
@@ -203,7 +215,9 @@ extension ArrowDocumentSchema {
     public static func metadata(exactReasons: [String: String]) -> [(String, String)] {
         var metadata = [("firepack.format", "1")]
         if !exactReasons.isEmpty {
-            let entries = exactReasons.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\(JSONText.quoted($0.value))" }
+            let entries = exactReasons.sorted { $0.key < $1.key }.map {
+                "\(JSONText.quoted($0.key)):\(JSONText.quoted($0.value))"
+            }
             metadata.append(("firepack.exact", "{" + entries.joined(separator: ",") + "}"))
         }
         return metadata

@@ -80,7 +80,9 @@ public struct ArrowDocumentSchema: Hashable, Sendable {
     public func projected(to names: [String]) throws(FirePackError) -> ArrowDocumentSchema {
         let known = Set(columns.map(\.name))
         if let unknown = names.first(where: { !known.contains($0) }) {
-            throw FirePackError(.invalidValue, "no column \(unknown.debugDescription): the schema has \(columns.map(\.name).joined(separator: ", "))")
+            throw FirePackError(
+                .invalidValue,
+                "no column \(unknown.debugDescription): the schema has \(columns.map(\.name).joined(separator: ", "))")
         }
         let wanted = Set(names)
         return ArrowDocumentSchema(columns: columns.filter { wanted.contains($0.name) })
@@ -116,7 +118,8 @@ extension ArrowColumnType {
         case .binary: "binary"
         case .reference: "reference (string)"
         case .geoPoint: "geopoint (struct)"
-        case .vector(let dimension): dimension.map { "vector (fixed_size_list<float64>[\($0)])" } ?? "vector (list<float64>)"
+        case .vector(let dimension):
+            dimension.map { "vector (fixed_size_list<float64>[\($0)])" } ?? "vector (list<float64>)"
         case .map(let fields): "struct<\(fields.map { "\($0.name): \($0.type.description)" }.joined(separator: ", "))>"
         case .list(let element): "list<\(element.type.description)>"
         case .exact: "JSON text (string)"

@@ -17,15 +17,19 @@ extension ArrowDocumentSchema {
 
     /// Spark's JSON schema text for these columns, each top-level field with its marks.
     public var sparkJSON: String {
-        "{\"type\":\"struct\",\"fields\":[" + columns.map { $0.sparkFieldJSON(marks: $0.sparkMarks()) }.joined(separator: ",") + "]}"
+        "{\"type\":\"struct\",\"fields\":["
+            + columns.map { $0.sparkFieldJSON(marks: $0.sparkMarks()) }.joined(separator: ",") + "]}"
     }
 
     /// The columns a Spark JSON schema (`StructType.json`) stands for, with the marks of `sparkJSON` put back.
     /// Spark types FirePack has no type for (integer, decimal, date, …) are an error naming the field.
     public init(sparkJSON text: String) throws(FirePackError) {
         let root = try Value(json: text)
-        guard case .map(let schema) = root, schema["type"] == .string("struct"), case .array(let fields)? = schema["fields"] else {
-            throw FirePackError(.typeMismatch, "a Spark schema is a struct's JSON ({\"type\":\"struct\",\"fields\":[…]})")
+        guard case .map(let schema) = root, schema["type"] == .string("struct"),
+            case .array(let fields)? = schema["fields"]
+        else {
+            throw FirePackError(
+                .typeMismatch, "a Spark schema is a struct's JSON ({\"type\":\"struct\",\"fields\":[…]})")
         }
         var columns: [ArrowColumn] = []
         for field in fields {
@@ -64,11 +68,14 @@ extension ArrowColumn {
         var metadata = "{}"
         if !marks.isEmpty {
             let entries = marks.sorted { $0.key < $1.key }.map { path, keys in
-                JSONText.quoted(path) + ":{" + keys.map { JSONText.quoted($0.0) + ":" + JSONText.quoted($0.1) }.joined(separator: ",") + "}"
+                JSONText.quoted(path) + ":{"
+                    + keys.map { JSONText.quoted($0.0) + ":" + JSONText.quoted($0.1) }.joined(separator: ",") + "}"
             }
-            metadata = "{" + JSONText.quoted(ArrowDocumentSchema.sparkMarksKey) + ":{" + entries.joined(separator: ",") + "}}"
+            metadata =
+                "{" + JSONText.quoted(ArrowDocumentSchema.sparkMarksKey) + ":{" + entries.joined(separator: ",") + "}}"
         }
-        return "{\"name\":\(JSONText.quoted(name)),\"type\":\(sparkTypeJSON),\"nullable\":true,\"metadata\":\(metadata)}"
+        return
+            "{\"name\":\(JSONText.quoted(name)),\"type\":\(sparkTypeJSON),\"nullable\":true,\"metadata\":\(metadata)}"
     }
 
     var sparkTypeJSON: String {
@@ -95,9 +102,11 @@ extension ArrowColumn {
         let mark = own[ArrowDocumentSchema.typeKey]
         let nullMeaning: ArrowNullMeaning = own[ArrowDocumentSchema.nullKey] == "value" ? .value : .absent
         func unsupported(_ what: String) -> FirePackError {
-            FirePackError(.typeMismatch, "field \(name.debugDescription): Spark type \(what) has no FirePack type "
-                          + "(long, double, boolean, string, binary, timestamp, struct, array and void are read: Docs/ARROW.md)",
-                          path: [.key(name)])
+            FirePackError(
+                .typeMismatch,
+                "field \(name.debugDescription): Spark type \(what) has no FirePack type "
+                    + "(long, double, boolean, string, binary, timestamp, struct, array and void are read: Docs/ARROW.md)",
+                path: [.key(name)])
         }
         let columnType: ArrowColumnType
         switch type {
@@ -113,11 +122,16 @@ extension ArrowColumn {
             guard case .array(let fields)? = nested["fields"] else { throw unsupported("struct without fields") }
             var columns: [ArrowColumn] = []
             for field in fields {
-                guard case .map(let field) = field, case .string(let child)? = field["name"] else { throw unsupported("struct field without a name") }
-                columns.append(try ArrowColumn(sparkName: child, type: field["type"] ?? .null, marks: marks, path: path + "." + child))
+                guard case .map(let field) = field, case .string(let child)? = field["name"] else {
+                    throw unsupported("struct field without a name")
+                }
+                columns.append(
+                    try ArrowColumn(
+                        sparkName: child, type: field["type"] ?? .null, marks: marks, path: path + "." + child))
             }
             if mark == "geopoint" {
-                guard columns.map(\.name) == ["latitude", "longitude"], columns.allSatisfy({ $0.type == .float64 }) else {
+                guard columns.map(\.name) == ["latitude", "longitude"], columns.allSatisfy({ $0.type == .float64 })
+                else {
                     throw unsupported("struct marked geopoint that is not struct<latitude: double, longitude: double>")
                 }
                 columnType = .geoPoint
@@ -125,9 +139,12 @@ extension ArrowColumn {
                 columnType = .map(columns)
             }
         case .map(let nested) where nested["type"] == .string("array"):
-            let element = try ArrowColumn(sparkName: "item", type: nested["elementType"] ?? .null, marks: marks, path: path + "[]")
+            let element = try ArrowColumn(
+                sparkName: "item", type: nested["elementType"] ?? .null, marks: marks, path: path + "[]")
             if mark == "vector" {
-                guard element.type == .float64 else { throw unsupported("array marked vector that is not array<double>") }
+                guard element.type == .float64 else {
+                    throw unsupported("array marked vector that is not array<double>")
+                }
                 columnType = .vector(dimension: nil)
             } else {
                 columnType = .list(element)

@@ -15,7 +15,10 @@ final class ExportedArray {
     let children: UnsafeMutablePointer<UnsafeMutablePointer<ArrowArray>?>
     let childCount: Int
 
-    init(buffers: [UnsafeMutableRawPointer?], owned: [UnsafeMutableRawPointer], children: [UnsafeMutablePointer<ArrowArray>]) {
+    init(
+        buffers: [UnsafeMutableRawPointer?], owned: [UnsafeMutableRawPointer],
+        children: [UnsafeMutablePointer<ArrowArray>]
+    ) {
         bufferCount = buffers.count
         self.buffers = .allocate(capacity: max(buffers.count, 1))
         for (index, buffer) in buffers.enumerated() { self.buffers[index] = UnsafeRawPointer(buffer) }
@@ -146,7 +149,7 @@ final class ExportedSchema {
             }
         }
         let encoded = buffer.take()
-        buffer.free()   // the empty buffer `take` started
+        buffer.free()  // the empty buffer `take` started
         return encoded
     }
 }
@@ -159,7 +162,9 @@ let releaseExportedSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -
 
 extension ArrowColumn {
     /// The Arrow format string, metadata and children of this column (Docs/ARROW.md, "Type mapping").
-    func arrowLayout(timestampUnit: ArrowTimestampUnit = .nanoseconds) -> (format: String, metadata: [(String, String)], children: [ArrowColumn]) {
+    func arrowLayout(timestampUnit: ArrowTimestampUnit = .nanoseconds) -> (
+        format: String, metadata: [(String, String)], children: [ArrowColumn]
+    ) {
         var metadata: [(String, String)] = []
         if nullMeaning == .value { metadata.append((ArrowDocumentSchema.nullKey, "value")) }
         func mark(_ type: String) { metadata.insert((ArrowDocumentSchema.typeKey, type), at: 0) }
@@ -172,11 +177,18 @@ extension ArrowColumn {
         case .timestamp: return (timestampUnit.format, metadata, [])
         case .string: return ("u", metadata, [])
         case .binary: return ("z", metadata, [])
-        case .reference: mark("reference"); return ("u", metadata, [])
-        case .exact: mark("value"); return ("u", metadata, [])
+        case .reference:
+            mark("reference")
+            return ("u", metadata, [])
+        case .exact:
+            mark("value")
+            return ("u", metadata, [])
         case .geoPoint:
             mark("geopoint")
-            return ("+s", metadata, [ArrowColumn(name: "latitude", type: .float64), ArrowColumn(name: "longitude", type: .float64)])
+            return (
+                "+s", metadata,
+                [ArrowColumn(name: "latitude", type: .float64), ArrowColumn(name: "longitude", type: .float64)]
+            )
         case .vector(let dimension):
             mark("vector")
             return (dimension.map { "+w:\($0)" } ?? "+l", metadata, [float])
@@ -188,13 +200,16 @@ extension ArrowColumn {
     /// Fills `out` with this column's schema (which the consumer releases).
     func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>, timestampUnit: ArrowTimestampUnit) {
         let layout = arrowLayout(timestampUnit: timestampUnit)
-        export(format: layout.format, name: name, metadata: layout.metadata, children: layout.children,
-               timestampUnit: timestampUnit, into: out)
+        export(
+            format: layout.format, name: name, metadata: layout.metadata, children: layout.children,
+            timestampUnit: timestampUnit, into: out)
     }
 }
 
-func export(format: String, name: String, metadata: [(String, String)], children: [ArrowColumn],
-            timestampUnit: ArrowTimestampUnit, into out: UnsafeMutablePointer<ArrowSchema>) {
+func export(
+    format: String, name: String, metadata: [(String, String)], children: [ArrowColumn],
+    timestampUnit: ArrowTimestampUnit, into out: UnsafeMutablePointer<ArrowSchema>
+) {
     let childSchemas = children.map { child in
         let pointer = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
         child.exportSchema(into: pointer, timestampUnit: timestampUnit)
@@ -211,8 +226,10 @@ func export(format: String, name: String, metadata: [(String, String)], children
 
 extension ArrowDocumentSchema {
     /// Fills `out` with the schema of a record batch: a struct of the columns, with the schema-level metadata.
-    public func exportSchema(into out: UnsafeMutablePointer<ArrowSchema>, metadata: [(String, String)] = [],
-                             timestampUnit: ArrowTimestampUnit = .nanoseconds) {
+    public func exportSchema(
+        into out: UnsafeMutablePointer<ArrowSchema>, metadata: [(String, String)] = [],
+        timestampUnit: ArrowTimestampUnit = .nanoseconds
+    ) {
         export(format: "+s", name: "", metadata: metadata, children: columns, timestampUnit: timestampUnit, into: out)
     }
 }

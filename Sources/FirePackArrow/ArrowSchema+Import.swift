@@ -10,7 +10,8 @@ extension ArrowDocumentSchema {
     public init(importing schema: UnsafePointer<ArrowSchema>) throws(FirePackError) {
         let format = String(cString: schema.pointee.format)
         guard format == "+s" else {
-            throw FirePackError(.typeMismatch, "a record batch's schema is a struct (+s), not \(format.debugDescription)")
+            throw FirePackError(
+                .typeMismatch, "a record batch's schema is a struct (+s), not \(format.debugDescription)")
         }
         var columns: [ArrowColumn] = []
         for index in 0..<Int(schema.pointee.n_children) {
@@ -30,14 +31,18 @@ extension ArrowColumn {
         let nullMeaning: ArrowNullMeaning = metadata[ArrowDocumentSchema.nullKey] == "value" ? .value : .absent
         func child(_ index: Int) throws(FirePackError) -> ArrowColumn {
             guard index < Int(schema.pointee.n_children) else {
-                throw FirePackError(.typeMismatch, "field \(name.debugDescription): format \(format) without its child", path: [.key(name)])
+                throw FirePackError(
+                    .typeMismatch, "field \(name.debugDescription): format \(format) without its child",
+                    path: [.key(name)])
             }
             return try ArrowColumn(importing: schema.pointee.children[index]!)
         }
         func unsupported(_ why: String) -> FirePackError {
             FirePackError(.typeMismatch, "field \(name.debugDescription): \(why)", path: [.key(name)])
         }
-        if schema.pointee.dictionary != nil { throw unsupported("dictionary-encoded columns are not read: decode them first") }
+        if schema.pointee.dictionary != nil {
+            throw unsupported("dictionary-encoded columns are not read: decode them first")
+        }
         let type: ArrowColumnType
         switch (format, mark) {
         case ("n", _): type = .null
@@ -50,7 +55,9 @@ extension ArrowColumn {
         case ("u", _): type = .string
         case ("z", _): type = .binary
         case ("+s", "geopoint"):
-            let fields = try (0..<Int(schema.pointee.n_children)).map { (index) throws(FirePackError) in try child(index) }
+            let fields = try (0..<Int(schema.pointee.n_children)).map { (index) throws(FirePackError) in
+                try child(index)
+            }
             guard fields.map(\.name) == ["latitude", "longitude"], fields.allSatisfy({ $0.type == .float64 }) else {
                 throw unsupported("a geopoint is struct<latitude: float64, longitude: float64>")
             }
@@ -71,10 +78,12 @@ extension ArrowColumn {
                 guard element.type == .float64 else { throw unsupported("a vector is a list of float64") }
                 type = .vector(dimension: dimension)
             } else {
-                throw unsupported("fixed_size_list of \(element.type.description) is read only as a vector (of float64)")
+                throw unsupported(
+                    "fixed_size_list of \(element.type.description) is read only as a vector (of float64)")
             }
         default:
-            throw unsupported("Arrow format \(format.debugDescription) has no FirePack type (Docs/ARROW.md lists the types read)")
+            throw unsupported(
+                "Arrow format \(format.debugDescription) has no FirePack type (Docs/ARROW.md lists the types read)")
         }
         self.init(name: name, type: type, nullMeaning: nullMeaning)
     }

@@ -29,9 +29,12 @@ public final class ArrowStreamWriter {
     public func write(batch: UnsafePointer<ArrowArray>, schema: ArrowDocumentSchema) throws {
         let batchArray = ImportedArray(batch)
         guard batchArray.childCount == schema.columns.count else {
-            throw FirePackError(.typeMismatch, "a batch has \(batchArray.childCount) columns where its schema has \(schema.columns.count)")
+            throw FirePackError(
+                .typeMismatch,
+                "a batch has \(batchArray.childCount) columns where its schema has \(schema.columns.count)")
         }
-        var nameColumn: (ArrowColumn, ImportedArray)?, createColumn: (ArrowColumn, ImportedArray)?, updateColumn: (ArrowColumn, ImportedArray)?
+        var nameColumn: (ArrowColumn, ImportedArray)?, createColumn: (ArrowColumn, ImportedArray)?,
+            updateColumn: (ArrowColumn, ImportedArray)?
         var fields: [(ArrowColumn, ImportedArray)] = []
         for (index, column) in schema.columns.enumerated() {
             let pair = (column, batchArray.child(index))
@@ -43,7 +46,10 @@ public final class ArrowStreamWriter {
             }
         }
         if nameColumn == nil && collection == nil {
-            throw FirePackError(.invalidValue, "the table has no __name__ column to name its documents: give a collection to name them COLLECTION/<row>")
+            throw FirePackError(
+                .invalidValue,
+                "the table has no __name__ column to name its documents: give a collection to name them COLLECTION/<row>"
+            )
         }
         for row in 0..<batchArray.length {
             let number = rowsWritten
@@ -51,14 +57,20 @@ public final class ArrowStreamWriter {
                 let reference: DocumentReference
                 if let (column, array) = nameColumn {
                     guard column.type == .reference || column.type == .string, !array.isNull(row) else {
-                        throw FirePackError(.invalidValue, "__name__ must be a non-null string (a document path)", path: [.key("__name__")])
+                        throw FirePackError(
+                            .invalidValue, "__name__ must be a non-null string (a document path)",
+                            path: [.key("__name__")])
                     }
                     reference = try DocumentReference(path: try array.string(row))
                 } else {
                     reference = try DocumentReference(path: "\(collection!)/\(idPrefix)\(number)")
                 }
-                let createTime = try createColumn.flatMap { (_, array) throws(FirePackError) in try array.isNull(row) ? nil : array.timestamp(row) }
-                let updateTime = try updateColumn.flatMap { (_, array) throws(FirePackError) in try array.isNull(row) ? nil : array.timestamp(row) }
+                let createTime = try createColumn.flatMap { (_, array) throws(FirePackError) in
+                    try array.isNull(row) ? nil : array.timestamp(row)
+                }
+                let updateTime = try updateColumn.flatMap { (_, array) throws(FirePackError) in
+                    try array.isNull(row) ? nil : array.timestamp(row)
+                }
                 var failure: FirePackError?
                 _ = try output.append(reference: reference, createTime: createTime, updateTime: updateTime) { writer in
                     do throws(FirePackError) {
@@ -71,7 +83,10 @@ public final class ArrowStreamWriter {
                 }
                 if let failure { throw failure }
             } catch let error as FirePackError {
-                throw FirePackError(error.code, "row \(number)\(error.path.isEmpty ? "" : ", field \(error.pathDescription)"): \(error.message)", path: error.path)
+                throw FirePackError(
+                    error.code,
+                    "row \(number)\(error.path.isEmpty ? "" : ", field \(error.pathDescription)"): \(error.message)",
+                    path: error.path)
             }
             rowsWritten += 1
         }
@@ -80,14 +95,17 @@ public final class ArrowStreamWriter {
     /// Writes the close record and makes the file appear.
     public func close() throws { try output.close() }
 
-    static func writeMap(_ fields: [(ArrowColumn, ImportedArray)], row: Int, to writer: FirePackWriter) throws(FirePackError) {
+    static func writeMap(_ fields: [(ArrowColumn, ImportedArray)], row: Int, to writer: FirePackWriter)
+        throws(FirePackError)
+    {
         writer.beginMap()
         for (column, array) in fields {
             // A column of Arrow's null type has no validity buffer: every row is null.
             let isNull = column.type == .null || array.isNull(row)
             if isNull && column.nullMeaning != .value { continue }
             guard writer.writeKey(column.name) else {
-                throw FirePackError(.duplicateKey, "two columns are named \(column.name.debugDescription)", path: [.key(column.name)])
+                throw FirePackError(
+                    .duplicateKey, "two columns are named \(column.name.debugDescription)", path: [.key(column.name)])
             }
             if isNull {
                 writer.writeNull()
@@ -100,19 +118,22 @@ public final class ArrowStreamWriter {
         writer.endMap()
     }
 
-    static func writeValue(_ column: ArrowColumn, _ array: ImportedArray, _ row: Int, to writer: FirePackWriter) throws(FirePackError) {
+    static func writeValue(_ column: ArrowColumn, _ array: ImportedArray, _ row: Int, to writer: FirePackWriter)
+        throws(FirePackError)
+    {
         switch column.type {
         case .null: writer.writeNull()
         case .boolean: writer.writeBoolean(array.bit(row))
         case .int64: writer.writeInteger(array.int64(row))
         case .float64: writer.writeDouble(Double(bitPattern: UInt64(bitPattern: array.int64(row))))
         case .timestamp: writer.writeTimestamp(try array.timestamp(row))
-        case .string: try array.withBytes(row) { (bytes) throws(FirePackError) in
-            if let bad = UTF8Validator.firstInvalidOffset(in: bytes) {
-                throw FirePackError(.invalidUTF8, "a string is not UTF-8 (byte \(bad) of it)")
+        case .string:
+            try array.withBytes(row) { (bytes) throws(FirePackError) in
+                if let bad = UTF8Validator.firstInvalidOffset(in: bytes) {
+                    throw FirePackError(.invalidUTF8, "a string is not UTF-8 (byte \(bad) of it)")
+                }
+                writer.writeString(utf8: bytes)
             }
-            writer.writeString(utf8: bytes)
-        }
         case .binary: array.withBytes(row) { writer.writeBytes($0) }
         case .reference: writer.writeReference(try DocumentReference(path: try array.string(row)))
         case .exact: writer.write(try array.withBytes(row) { (bytes) throws(FirePackError) in try Value(json: bytes) })
@@ -121,9 +142,11 @@ public final class ArrowStreamWriter {
             guard !latitude.isNull(row), !longitude.isNull(row) else {
                 throw FirePackError(.invalidGeoPoint, "a geopoint's latitude and longitude cannot be null")
             }
-            writer.writeGeoPoint(try GeoPoint(validatingLatitude: latitude.double(row), longitude: longitude.double(row)))
+            writer.writeGeoPoint(
+                try GeoPoint(validatingLatitude: latitude.double(row), longitude: longitude.double(row)))
         case .vector(let dimension):
-            let (start, end) = dimension.map { ((array.offset + row) * $0, (array.offset + row + 1) * $0) } ?? array.listRange(row)
+            let (start, end) =
+                dimension.map { ((array.offset + row) * $0, (array.offset + row + 1) * $0) } ?? array.listRange(row)
             let element = array.elements()
             var values: [Double] = []
             values.reserveCapacity(end - start)
@@ -167,7 +190,9 @@ struct ImportedArray {
     var childCount: Int { Int(array.pointee.n_children) }
 
     /// A struct's field: row `r` of the struct is row `r` of the field, both shifted by the struct's offset.
-    func child(_ index: Int) -> ImportedArray { ImportedArray(UnsafePointer(array.pointee.children[index]!), parentOffset: offset) }
+    func child(_ index: Int) -> ImportedArray {
+        ImportedArray(UnsafePointer(array.pointee.children[index]!), parentOffset: offset)
+    }
 
     /// A list's elements, indexed by the list's offsets as they are.
     func elements() -> ImportedArray { ImportedArray(UnsafePointer(array.pointee.children[0]!)) }
@@ -191,8 +216,9 @@ struct ImportedArray {
     func timestamp(_ row: Int) throws(FirePackError) -> Timestamp {
         let nanoseconds = int64(row)
         let (seconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        return remainder < 0 ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000_000))
-                             : try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(remainder))
+        return remainder < 0
+            ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000_000))
+            : try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(remainder))
     }
 
     /// A list's element range in its child (32-bit offsets).

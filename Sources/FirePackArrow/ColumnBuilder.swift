@@ -31,14 +31,17 @@ final class ConversionContext {
     /// nanoseconds holds, or has nanoseconds that microseconds would drop without being asked to.
     func arrowTimestamp(_ time: Timestamp) throws(FirePackError) -> Int64 {
         guard let nanoseconds = TimestampNanoseconds.of(time) else {
-            throw FirePackError(.typeMismatch, "timestamp \(time) is outside what timestamp[ns] holds (1677-09-21…2262-04-11)")
+            throw FirePackError(
+                .typeMismatch, "timestamp \(time) is outside what timestamp[ns] holds (1677-09-21…2262-04-11)")
         }
         switch timestampUnit {
         case .nanoseconds:
             return nanoseconds
         case .microseconds where time.nanoseconds % 1000 != 0:
-            throw FirePackError(.typeMismatch, "timestamp \(time) has nanoseconds, which microseconds (Spark's unit) do not hold: "
-                                + "read with timestampPrecision 'truncate' to drop them")
+            throw FirePackError(
+                .typeMismatch,
+                "timestamp \(time) has nanoseconds, which microseconds (Spark's unit) do not hold: "
+                    + "read with timestampPrecision 'truncate' to drop them")
         case .microseconds, .truncatingToMicroseconds:
             // Floor division: a time before 1970 truncates towards the past, as its RFC 3339 text does.
             let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1000)
@@ -120,8 +123,10 @@ final class ColumnBuilder {
         case .list(let element):
             children = [ColumnBuilder(element, path: path + "[]")]
         case .geoPoint:
-            children = [ColumnBuilder(ArrowColumn(name: "latitude", type: .float64), path: join("latitude")),
-                        ColumnBuilder(ArrowColumn(name: "longitude", type: .float64), path: join("longitude"))]
+            children = [
+                ColumnBuilder(ArrowColumn(name: "latitude", type: .float64), path: join("latitude")),
+                ColumnBuilder(ArrowColumn(name: "longitude", type: .float64), path: join("longitude"))
+            ]
         case .vector:
             children = [ColumnBuilder(ArrowColumn(name: "item", type: .float64), path: path + "[]")]
         default:
@@ -139,7 +144,9 @@ final class ColumnBuilder {
         case .geoPoint: kind = .geoPoint
         case .vector: kind = .vector
         case .map(let fields):
-            kind = fields.map(\.name) == ["latitude", "longitude"] && fields.allSatisfy({ $0.type == .float64 }) ? .pointStruct : .map
+            kind =
+                fields.map(\.name) == ["latitude", "longitude"] && fields.allSatisfy({ $0.type == .float64 })
+                ? .pointStruct : .map
         case .list(let element): kind = element.type == .float64 ? .doubleList : .list
         case .exact: kind = .exact
         }
@@ -161,13 +168,19 @@ final class ColumnBuilder {
         nameStarts = starts
         childReferences = .allocate(capacity: max(children.count, 1))
         for (index, child) in children.enumerated() { childReferences[index] = Unmanaged.passUnretained(child) }
-        childIndex = Dictionary(names.enumerated().map { (String(decoding: $1, as: UTF8.self), $0) }, uniquingKeysWith: { a, _ in a })
+        childIndex = Dictionary(
+            names.enumerated().map { (String(decoding: $1, as: UTF8.self), $0) }, uniquingKeysWith: { a, _ in a })
         if hasOffsets { values.append(Int32(0)) }
     }
 
     deinit {
-        values.free(); bits.free(); data.free(); validity?.free()
-        nameBytes.deallocate(); nameStarts.deallocate(); childReferences.deallocate()
+        values.free()
+        bits.free()
+        data.free()
+        validity?.free()
+        nameBytes.deallocate()
+        nameStarts.deallocate()
+        childReferences.deallocate()
     }
 
     /// Runs `body` with child `index`, unretained: `self` keeps its children alive (`children`) and nothing here
@@ -218,7 +231,11 @@ final class ColumnBuilder {
         case .boolean: bits.append(false)
         case .string, .binary, .reference, .exact, .list, .doubleList: values.append(lastOffset)
         case .vector:
-            if let dimension { for _ in 0..<dimension { withChild(0) { $0.appendDouble(0) } } } else { values.append(lastOffset) }
+            if let dimension {
+                for _ in 0..<dimension { withChild(0) { $0.appendDouble(0) } }
+            } else {
+                values.append(lastOffset)
+            }
         case .map, .geoPoint, .pointStruct:
             for index in 0..<children.count { withChild(index) { $0.appendNull() } }
         case .null: break
@@ -245,7 +262,9 @@ final class ColumnBuilder {
 
     func appendString(_ text: String) throws(FirePackError) {
         var text = text
-        let result = text.withUTF8 { utf8 in Result { () throws(FirePackError) in try appendBytes(UnsafeRawBufferPointer(utf8)) } }
+        let result = text.withUTF8 { utf8 in
+            Result { () throws(FirePackError) in try appendBytes(UnsafeRawBufferPointer(utf8)) }
+        }
         try result.get()
     }
 
@@ -255,8 +274,9 @@ final class ColumnBuilder {
         if type == .null, kind != .exact {
             // A schema from a sample said this field's nulls are absences: a null value would come back absent.
             if context.unknownFieldsAreErrors && column.nullMeaning == .absent && !isListElement {
-                return try mismatch("a null value where the sampled schema has nulls only for an absent field", context,
-                                    skipping: &reader)
+                return try mismatch(
+                    "a null value where the sampled schema has nulls only for an absent field", context,
+                    skipping: &reader)
             }
             try reader.skipValue()
             appendNull()
@@ -318,7 +338,8 @@ final class ColumnBuilder {
             let elements = try appended.get()
             try reader.exitArray(array)
             guard elements <= Int(Int32.max) else {
-                throw FirePackError(.limitExceeded, "a list column passes 2³¹ elements in one batch: use a smaller batch size")
+                throw FirePackError(
+                    .limitExceeded, "a list column passes 2³¹ elements in one batch: use a smaller batch size")
             }
             values.append(Int32(elements))
             markValid()
@@ -356,18 +377,23 @@ final class ColumnBuilder {
                 let name = checked!.string
                 if context.nullsForMismatches {
                     try reader.skipValue()
-                    context.warn(path: path.isEmpty ? name : path + "." + name, "field \(name.debugDescription) is not in the schema: skipped")
+                    context.warn(
+                        path: path.isEmpty ? name : path + "." + name,
+                        "field \(name.debugDescription) is not in the schema: skipped")
                     continue
                 }
                 context.schemaError = true
-                throw FirePackError(.typeMismatch, offset: reader.readerIndex,
-                                    "field \(name.debugDescription) is not in the schema (inferred from a sample?): infer from more records or give a schema",
-                                    path: [.key(name)])
+                throw FirePackError(
+                    .typeMismatch, offset: reader.readerIndex,
+                    "field \(name.debugDescription) is not in the schema (inferred from a sample?): infer from more records or give a schema",
+                    path: [.key(name)])
             }
             guess = index + 1
             guard withChild(index, { $0.length }) < target else {
-                throw FirePackError(.duplicateKey, offset: reader.readerIndex, "key \(column(at: index).debugDescription) appears twice",
-                                    path: [.key(column(at: index))])
+                throw FirePackError(
+                    .duplicateKey, offset: reader.readerIndex,
+                    "key \(column(at: index).debugDescription) appears twice",
+                    path: [.key(column(at: index))])
             }
             let appended = withChild(index) { child -> Result<Void, FirePackError> in
                 do throws(FirePackError) { try child.append(&reader, context) } catch { return .failure(error) }
@@ -385,13 +411,15 @@ final class ColumnBuilder {
             // A schema from a sample said this field's nulls are null values: an absence would come back as null.
             if absent && context.unknownFieldsAreErrors && childColumnNullMeaning(index) == .value {
                 if context.nullsForMismatches {
-                    context.warn(path: path.isEmpty ? column(at: index) : path + "." + column(at: index),
-                                 "an absent field where the sampled schema has only null values: read as null")
+                    context.warn(
+                        path: path.isEmpty ? column(at: index) : path + "." + column(at: index),
+                        "an absent field where the sampled schema has only null values: read as null")
                 } else {
                     context.schemaError = true
-                    throw FirePackError(.typeMismatch, offset: reader.readerIndex,
-                                        "field \(column(at: index).debugDescription) is absent where the sampled schema has only null values: infer from more records or give a schema",
-                                        path: [.key(column(at: index))])
+                    throw FirePackError(
+                        .typeMismatch, offset: reader.readerIndex,
+                        "field \(column(at: index).debugDescription) is absent where the sampled schema has only null values: infer from more records or give a schema",
+                        path: [.key(column(at: index))])
                 }
             }
         }
@@ -401,8 +429,6 @@ final class ColumnBuilder {
     func column(at index: Int) -> String { String(decoding: childNames[index], as: UTF8.self) }
 
     func childColumnNullMeaning(_ index: Int) -> ArrowNullMeaning { withChild(index) { $0.column.nullMeaning } }
-
-
 
     /// Appends this builder's state and its children's to `state`: what `restore` needs to take back a row.
     func save(into state: inout [Int]) {
@@ -442,7 +468,9 @@ final class ColumnBuilder {
         appendNull()
     }
 
-    func mismatch(_ message: String, _ context: ConversionContext, skipping reader: inout FirePackReader) throws(FirePackError) {
+    func mismatch(_ message: String, _ context: ConversionContext, skipping reader: inout FirePackReader)
+        throws(FirePackError)
+    {
         let offset = reader.readerIndex
         guard context.nullsForMismatches else {
             context.schemaError = true

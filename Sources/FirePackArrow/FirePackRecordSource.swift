@@ -33,14 +33,21 @@ final class FirePackRecordSource {
     }
 
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end).
-    static func open(path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode) throws -> FirePackRecordSource {
+    static func open(path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode) throws
+        -> FirePackRecordSource
+    {
         let head = try readPrefix(FileSource(path: path), count: 6)
         if head.starts(with: [0x1F, 0x8B]) {
             // The one range `splits` gives such a file, [0, size), is the whole file; any other cannot be read.
             guard offset == 0, length.map({ $0 >= (fileSize(path) ?? .max) }) ?? true else {
-                throw FirePackError(.invalidValue, "\(path): a gzip-compressed stream cannot be read by byte range (gzip cannot be entered in the middle): read it whole")
+                throw FirePackError(
+                    .invalidValue,
+                    "\(path): a gzip-compressed stream cannot be read by byte range (gzip cannot be entered in the middle): read it whole"
+                )
             }
-            return FirePackRecordSource(path: path, stream: try DocumentStreamReader(source: GzipSource(FileSource(path: path)), mode: mode), single: nil)
+            return FirePackRecordSource(
+                path: path, stream: try DocumentStreamReader(source: GzipSource(FileSource(path: path)), mode: mode),
+                single: nil)
         }
         if head.starts(with: [0x89, 0x46, 0x50, 0x4B]) {
             guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil, single: nil) }
@@ -50,15 +57,19 @@ final class FirePackRecordSource {
             }
             return FirePackRecordSource(path: path, stream: nil, single: bytes)
         }
-        return FirePackRecordSource(path: path, stream: try DocumentStreamReader.reading(path: path, offset: offset, length: length, mode: mode), single: nil)
+        return FirePackRecordSource(
+            path: path,
+            stream: try DocumentStreamReader.reading(path: path, offset: offset, length: length, mode: mode),
+            single: nil)
     }
 
     /// The next record, or nil at the end (of the range).
     func nextRecord() throws -> Record? {
         if let stream {
             guard let record = try stream.nextRecord() else { return nil }
-            return Record(payload: record.payload, number: record.number, offset: record.offset,
-                          payloadOffset: record.offset + DocumentStreamFormat.recordHeaderLength)
+            return Record(
+                payload: record.payload, number: record.number, offset: record.offset,
+                payloadOffset: record.offset + DocumentStreamFormat.recordHeaderLength)
         }
         guard let bytes = single else { return nil }
         single = nil
@@ -76,9 +87,12 @@ final class FirePackRecordSource {
     /// Reports a record that checks out but is not a valid document (thrown in `.stopAtFirstError` mode).
     func reportInvalid(_ error: FirePackError, in record: Record) throws {
         if let stream {
-            try stream.reportInvalidDocument(error, in: StreamRecord(number: record.number, offset: record.offset, payload: record.payload))
+            try stream.reportInvalidDocument(
+                error, in: StreamRecord(number: record.number, offset: record.offset, payload: record.payload))
         } else {
-            throw FirePackError(error.code, offset: error.offset.map { $0 + record.payloadOffset }, "\(path): not a document: \(error.message)", path: error.path)
+            throw FirePackError(
+                error.code, offset: error.offset.map { $0 + record.payloadOffset },
+                "\(path): not a document: \(error.message)", path: error.path)
         }
     }
 

@@ -57,7 +57,10 @@ public final class FieldProfile {
             let array = try reader.enterArray()
             let element = self.element ?? FieldProfile()
             self.element = element
-            for _ in 0..<array.count { element.parentCount += 1; try element.add(&reader) }
+            for _ in 0..<array.count {
+                element.parentCount += 1
+                try element.add(&reader)
+            }
             try reader.exitArray(array)
         case .timestamp:
             if TimestampNanoseconds.of(try reader.readTimestamp()) == nil { timestampsOutOfRange += 1 }
@@ -96,7 +99,8 @@ public final class FieldProfile {
             return ArrowColumn(name: name, type: .exact, nullMeaning: .absent)
         }
         if hasNull && absent > 0 && !inList {
-            return exact("null in \(nulls) map(s) and absent from \(absent): kept as JSON text so that the difference survives")
+            return exact(
+                "null in \(nulls) map(s) and absent from \(absent): kept as JSON text so that the difference survives")
         }
         guard kinds.count <= 1 else {
             let seen = kinds.map { "\($0) ×\(typeCounts[$0]!)" }.sorted().joined(separator: ", ")
@@ -110,7 +114,9 @@ public final class FieldProfile {
         case .double: type = .float64
         case .timestamp:
             if timestampsOutOfRange > 0 {
-                return exact("\(timestampsOutOfRange) timestamp(s) outside 1677-09-21…2262-04-11, which timestamp[ns] cannot hold: kept as JSON text")
+                return exact(
+                    "\(timestampsOutOfRange) timestamp(s) outside 1677-09-21…2262-04-11, which timestamp[ns] cannot hold: kept as JSON text"
+                )
             }
             type = .timestamp
         case .string: type = .string
@@ -121,9 +127,10 @@ public final class FieldProfile {
         case .serverTimestamp:
             return exact("server-timestamp sentinels have no Arrow type: kept as JSON text")
         case .map:
-            type = .map(fields.map { field in
-                field.profile.column(named: field.name, path: path + "." + field.name, inList: false, notes: &notes)
-            })
+            type = .map(
+                fields.map { field in
+                    field.profile.column(named: field.name, path: path + "." + field.name, inList: false, notes: &notes)
+                })
         case .array:
             let element = self.element ?? FieldProfile()
             type = .list(element.column(named: "item", path: path + "[]", inList: true, notes: &notes))
@@ -207,7 +214,10 @@ public struct DocumentProfile {
         let reserved = Set(columns.map(\.name))
         for (name, profile) in fields.fields {
             guard !reserved.contains(name) else {
-                throw FirePackError(.invalidValue, "a field is named \(name.debugDescription), the name of the column that holds the document's own \(name == "__name__" ? "path" : "time")", path: [.key(name)])
+                throw FirePackError(
+                    .invalidValue,
+                    "a field is named \(name.debugDescription), the name of the column that holds the document's own \(name == "__name__" ? "path" : "time")",
+                    path: [.key(name)])
             }
             columns.append(profile.column(named: name, path: name, inList: false, notes: &notes))
         }

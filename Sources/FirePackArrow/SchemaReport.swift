@@ -20,11 +20,17 @@ extension DocumentProfile {
         let (schema, reasons) = try schema()
         var lines: [FieldReport] = []
         func visit(_ profile: FieldProfile, path: String, column: ArrowColumn?) {
-            let types = profile.typeCounts.map { ($0.key.description, $0.value) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
-            lines.append(FieldReport(path: path, types: types, absent: profile.absent,
-                                     column: column?.type.description ?? "?", exactReason: reasons[path]))
+            let types = profile.typeCounts.map { ($0.key.description, $0.value) }.sorted {
+                $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0
+            }
+            lines.append(
+                FieldReport(
+                    path: path, types: types, absent: profile.absent,
+                    column: column?.type.description ?? "?", exactReason: reasons[path]))
             if case .map(let fields)? = column?.type {
-                for (name, child) in profile.fields { visit(child, path: path + "." + name, column: fields.first { $0.name == name }) }
+                for (name, child) in profile.fields {
+                    visit(child, path: path + "." + name, column: fields.first { $0.name == name })
+                }
             } else if column?.type != .exact {
                 for (name, child) in profile.fields { visit(child, path: path + "." + name, column: nil) }
             }
@@ -47,7 +53,8 @@ extension DocumentProfile {
     public func reportJSON() throws(FirePackError) -> String {
         let fields = try report().map { line in
             let types = line.types.map { "\(JSONText.quoted($0.type)):\($0.count)" }.joined(separator: ",")
-            var text = "{\"path\":\(JSONText.quoted(line.path)),\"types\":{\(types)},\"absent\":\(line.absent),\"column\":\(JSONText.quoted(line.column))"
+            var text =
+                "{\"path\":\(JSONText.quoted(line.path)),\"types\":{\(types)},\"absent\":\(line.absent),\"column\":\(JSONText.quoted(line.column))"
             if let reason = line.exactReason { text += ",\"exact\":\(JSONText.quoted(reason))" }
             return text + "}"
         }

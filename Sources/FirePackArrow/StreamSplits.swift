@@ -7,7 +7,9 @@ public enum StreamSplits {
     /// Adjacent ranges of about `targetBytes` covering the whole file; any cut is correct, since each record belongs
     /// to the range its sync marker starts in. A gzip-compressed stream or a `.fpk` file is one range.
     public static func ranges(path: String, targetBytes: Int) throws -> [(offset: Int, length: Int)] {
-        guard targetBytes > 0 else { throw FirePackError(.invalidValue, "a split size must be positive, not \(targetBytes)") }
+        guard targetBytes > 0 else {
+            throw FirePackError(.invalidValue, "a split size must be positive, not \(targetBytes)")
+        }
         guard let size = fileSize(path) else {
             throw FirePackError(.ioFailure, "\(path): cannot read: \(String(cString: strerror(firepack_errno())))")
         }

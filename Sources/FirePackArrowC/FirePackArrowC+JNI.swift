@@ -33,8 +33,10 @@ private func address(_ pointer: UnsafeMutableRawPointer?) -> Int64 { Int64(Int(b
 /// The Spark JSON schema (`ArrowDocumentSchema.sparkJSON`) inferred from `count` files, their paths NUL-separated
 /// at `paths`, reading up to `sample` records (< 0: every record).
 @_cdecl("Java_io_firepack_spark_FirePackNative_inferSparkSchema")
-public func jni_inferSparkSchema(_ env: JNIEnvironment, _ cls: JNIClass, _ paths: Int64, _ count: Int32, _ sample: Int64,
-                                 _ errorAddress: Int64) -> Int64 {
+public func jni_inferSparkSchema(
+    _ env: JNIEnvironment, _ cls: JNIClass, _ paths: Int64, _ count: Int32, _ sample: Int64,
+    _ errorAddress: Int64
+) -> Int64 {
     do {
         var files: [String] = []
         var cursor = UnsafePointer<CChar>(bitPattern: Int(paths))!
@@ -55,8 +57,10 @@ public func jni_inferSparkSchema(_ env: JNIEnvironment, _ cls: JNIClass, _ paths
 /// columns of the Spark JSON schema at `schema`, timestamps in microseconds. `flags` are `firepack_reader_open`'s,
 /// and 8: drop nanoseconds (else a timestamp with nanoseconds is a mismatch). Returns a handle, or 0.
 @_cdecl("Java_io_firepack_spark_FirePackNative_open")
-public func jni_open(_ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ offset: Int64, _ length: Int64,
-                     _ batchSize: Int64, _ schema: Int64, _ flags: Int32, _ errorAddress: Int64) -> Int64 {
+public func jni_open(
+    _ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ offset: Int64, _ length: Int64,
+    _ batchSize: Int64, _ schema: Int64, _ flags: Int32, _ errorAddress: Int64
+) -> Int64 {
     do {
         var options = ArrowBatchReader.Options()
         options.offset = Int(offset)
@@ -78,8 +82,11 @@ public func jni_open(_ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ of
 /// Fills the `ArrowArray` at `array` with the next batch (a struct array of the columns, released with
 /// `releaseArray`); returns its rows, 0 at the end, or -1 with the error slot set (every later call fails too).
 @_cdecl("Java_io_firepack_spark_FirePackNative_next")
-public func jni_next(_ env: JNIEnvironment, _ cls: JNIClass, _ handle: Int64, _ array: Int64, _ errorAddress: Int64) -> Int64 {
-    let reader = Unmanaged<ArrowBatchReader>.fromOpaque(UnsafeRawPointer(bitPattern: Int(handle))!).takeUnretainedValue()
+public func jni_next(_ env: JNIEnvironment, _ cls: JNIClass, _ handle: Int64, _ array: Int64, _ errorAddress: Int64)
+    -> Int64
+{
+    let reader = Unmanaged<ArrowBatchReader>.fromOpaque(UnsafeRawPointer(bitPattern: Int(handle))!)
+        .takeUnretainedValue()
     let out = UnsafeMutablePointer<ArrowArray>(bitPattern: Int(array))!
     do {
         return try reader.nextBatch(into: out) ? out.pointee.length : 0
@@ -92,7 +99,8 @@ public func jni_next(_ env: JNIEnvironment, _ cls: JNIClass, _ handle: Int64, _ 
 /// Releases the `ArrowArray` at `array` (its producer's release callback), if it is not released yet.
 @_cdecl("Java_io_firepack_spark_FirePackNative_releaseArray")
 public func jni_releaseArray(_ env: JNIEnvironment, _ cls: JNIClass, _ array: Int64) {
-    guard let array = UnsafeMutablePointer<ArrowArray>(bitPattern: Int(array)), let release = array.pointee.release else { return }
+    guard let array = UnsafeMutablePointer<ArrowArray>(bitPattern: Int(array)), let release = array.pointee.release
+    else { return }
     release(array)
 }
 
@@ -111,9 +119,13 @@ public func jni_close(_ env: JNIEnvironment, _ cls: JNIClass, _ handle: Int64) {
 
 /// The byte ranges of about `target` bytes the file at `path` splits into, as JSON `[[offset, length], …]`.
 @_cdecl("Java_io_firepack_spark_FirePackNative_splits")
-public func jni_splits(_ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ target: Int64, _ errorAddress: Int64) -> Int64 {
+public func jni_splits(_ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ target: Int64, _ errorAddress: Int64)
+    -> Int64
+{
     var out: UnsafeMutablePointer<CChar>?
-    guard firepack_splits(UnsafePointer(bitPattern: Int(path))!, target, &out, errorSlot(errorAddress)) == 0 else { return 0 }
+    guard firepack_splits(UnsafePointer(bitPattern: Int(path))!, target, &out, errorSlot(errorAddress)) == 0 else {
+        return 0
+    }
     return address(UnsafeMutableRawPointer(out))
 }
 

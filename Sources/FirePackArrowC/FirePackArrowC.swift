@@ -24,7 +24,9 @@ public func firepack_string_free(_ text: UnsafeMutablePointer<CChar>?) { free(te
 
 /// The library's version and the stream format versions it reads.
 @_cdecl("firepack_arrow_version")
-public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> { cString("FirePackArrow 1 (reads .fpks 1–2, .fpk 1)") }
+public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
+    cString("FirePackArrow 1 (reads .fpks 1–2, .fpk 1)")
+}
 
 /// Opens a reader of `path` (`.fpks`, `.fpks.gz`, `.fpk`) over the bytes `[offset, offset + length)` (`length` < 0:
 /// to the end). `columns` (`columnCount` names, or NULL) projects; `schema` (or NULL: inferred from `sample`
@@ -32,10 +34,12 @@ public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> { cString("F
 /// and a counted warning, 2 = damaged records are skipped and reported, 4 = `schema` was inferred from a sample. Returns a handle for
 /// `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
-public func firepack_reader_open(_ path: UnsafePointer<CChar>, _ offset: Int64, _ length: Int64, _ batchSize: Int64,
-                                 _ columns: UnsafePointer<UnsafePointer<CChar>?>?, _ columnCount: Int64,
-                                 _ schema: UnsafeMutablePointer<ArrowSchema>?, _ sample: Int64, _ flags: Int32,
-                                 _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer? {
+public func firepack_reader_open(
+    _ path: UnsafePointer<CChar>, _ offset: Int64, _ length: Int64, _ batchSize: Int64,
+    _ columns: UnsafePointer<UnsafePointer<CChar>?>?, _ columnCount: Int64,
+    _ schema: UnsafeMutablePointer<ArrowSchema>?, _ sample: Int64, _ flags: Int32,
+    _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> UnsafeMutableRawPointer? {
     defer { if let schema, schema.pointee.release != nil { schema.pointee.release?(schema) } }
     do {
         var options = ArrowBatchReader.Options()
@@ -62,7 +66,9 @@ func reader(_ handle: UnsafeMutableRawPointer) -> ArrowBatchReader {
 
 /// Fills `out` with the reader's batches as an Arrow C stream (released by the consumer).
 @_cdecl("firepack_reader_export_stream")
-public func firepack_reader_export_stream(_ handle: UnsafeMutableRawPointer, _ out: UnsafeMutablePointer<ArrowArrayStream>) {
+public func firepack_reader_export_stream(
+    _ handle: UnsafeMutableRawPointer, _ out: UnsafeMutablePointer<ArrowArrayStream>
+) {
     reader(handle).exportStream(into: out)
 }
 
@@ -89,7 +95,9 @@ public func firepack_reader_report(_ handle: UnsafeMutableRawPointer) -> UnsafeM
     case .unknown?: completion = "\"unknown\""
     case nil: completion = "null"
     }
-    return cString("{\"rows\":\(reader.rowsRead),\"problem_count\":\(reader.problemCount),\"problems\":[\(problems.joined(separator: ","))],\"warnings\":{\(warnings.joined(separator: ","))},\"warning_examples\":[\(examples.joined(separator: ","))],\"completion\":\(completion)}")
+    return cString(
+        "{\"rows\":\(reader.rowsRead),\"problem_count\":\(reader.problemCount),\"problems\":[\(problems.joined(separator: ","))],\"warnings\":{\(warnings.joined(separator: ","))},\"warning_examples\":[\(examples.joined(separator: ","))],\"completion\":\(completion)}"
+    )
 }
 
 /// Releases a reader handle (a stream exported from it keeps what it needs).
@@ -101,10 +109,12 @@ public func firepack_reader_free(_ handle: UnsafeMutableRawPointer) {
 /// Infers the schema of `count` files (up to `sample` records in all; < 0: every record) into `out`, and a report
 /// of every field path into `*reportOut` (JSON, see `DocumentProfile.reportJSON`). Returns 0, or -1 with `*error`.
 @_cdecl("firepack_infer_schema")
-public func firepack_infer_schema(_ paths: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int64, _ sample: Int64,
-                                  _ out: UnsafeMutablePointer<ArrowSchema>,
-                                  _ reportOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                  _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func firepack_infer_schema(
+    _ paths: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int64, _ sample: Int64,
+    _ out: UnsafeMutablePointer<ArrowSchema>,
+    _ reportOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     do {
         let files = (0..<Int(count)).map { String(cString: paths[$0]!) }
         let profile = try DocumentProfile.of(paths: files, sample: sample < 0 ? nil : Int(sample))
@@ -121,9 +131,11 @@ public func firepack_infer_schema(_ paths: UnsafePointer<UnsafePointer<CChar>?>,
 /// Byte ranges of `path` of about `target` bytes each, as JSON `[[offset, length], …]`: every record belongs to
 /// exactly one (Docs/ARROW.md, "Splits"). A gzip-compressed stream or a `.fpk` is one range.
 @_cdecl("firepack_splits")
-public func firepack_splits(_ path: UnsafePointer<CChar>, _ target: Int64,
-                            _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-                            _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func firepack_splits(
+    _ path: UnsafePointer<CChar>, _ target: Int64,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+    _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     do {
         let ranges = try StreamSplits.ranges(path: String(cString: path), targetBytes: Int(target))
         out.pointee = cString("[" + ranges.map { "[\($0.offset),\($0.length)]" }.joined(separator: ",") + "]")
@@ -138,9 +150,11 @@ public func firepack_splits(_ path: UnsafePointer<CChar>, _ target: Int64,
 /// are named by the `__name__` column, or `collection/<idPrefix><row>` (`collection` may be NULL when there is a
 /// `__name__`). Returns the number of documents written, or -1 with `*error` (and nothing at `path`).
 @_cdecl("firepack_write_stream")
-public func firepack_write_stream(_ stream: UnsafeMutablePointer<ArrowArrayStream>, _ path: UnsafePointer<CChar>,
-                                  _ collection: UnsafePointer<CChar>?, _ idPrefix: UnsafePointer<CChar>?,
-                                  _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int64 {
+public func firepack_write_stream(
+    _ stream: UnsafeMutablePointer<ArrowArrayStream>, _ path: UnsafePointer<CChar>,
+    _ collection: UnsafePointer<CChar>?, _ idPrefix: UnsafePointer<CChar>?,
+    _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int64 {
     do {
         let writer = try ArrowStreamWriter(path: String(cString: path))
         writer.collection = collection.map { String(cString: $0) }

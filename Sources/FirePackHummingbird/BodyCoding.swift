@@ -14,8 +14,10 @@ import Foundation
 /// What the FirePack and negotiating coders share: building a response and decoding a request body in one format.
 enum BodyCoding {
     /// A 200 response with `value` encoded in `format`; FirePack is written straight into the body's buffer.
-    static func response(_ format: BodyFormat, for value: some Encodable, firePack: FirePackEncoder,
-                         json: JSONEncoder?) throws -> Response {
+    static func response(
+        _ format: BodyFormat, for value: some Encodable, firePack: FirePackEncoder,
+        json: JSONEncoder?
+    ) throws -> Response {
         var buffer: ByteBuffer
         switch format {
         case .firePack:
@@ -29,8 +31,10 @@ enum BodyCoding {
     }
 
     /// Collects the body (413 past the context's `maxUploadSize`) and decodes it; bytes that do not decode are a 400.
-    static func decode<T: Decodable>(_ type: T.Type, _ format: BodyFormat, from request: Request, context: some RequestContext,
-                                     firePack: FirePackDecoder, json: JSONDecoder?) async throws -> T {
+    static func decode<T: Decodable>(
+        _ type: T.Type, _ format: BodyFormat, from request: Request, context: some RequestContext,
+        firePack: FirePackDecoder, json: JSONDecoder?
+    ) async throws -> T {
         var body: ByteBuffer
         do { body = try await request.body.collect(upTo: context.maxUploadSize) } catch is NIOTooManyBytesError {
             throw HTTPError(.contentTooLarge, message: tooLargeMessage(limit: context.maxUploadSize, format: format))
@@ -49,13 +53,16 @@ enum BodyCoding {
     static func badBodyMessage(_ error: DecodingError, format: BodyFormat, type: Any.Type) -> String {
         let context: DecodingError.Context
         switch error {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+            context = c
         @unknown default: return "The \(format.name) body is not a valid \(type): \(error)"
         }
         var message = "The \(format.name) body is not a valid \(type): \(context.debugDescription)"
         if case .keyNotFound(let key, _) = error { message += " (missing key \"\(key.stringValue)\")" }
         let path = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? "." + key.stringValue }.joined()
-        message += "; coding path: " + (path.hasPrefix(".") ? String(path.dropFirst()) : path.isEmpty ? "(the top level)" : path)
+        message +=
+            "; coding path: "
+            + (path.hasPrefix(".") ? String(path.dropFirst()) : path.isEmpty ? "(the top level)" : path)
         return message
     }
 

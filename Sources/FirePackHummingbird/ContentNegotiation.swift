@@ -51,7 +51,9 @@ enum BodyFormat: Equatable {
         }
         guard firePack.quality > 0 else { return .json }
         if firePack.quality != json.quality { return firePack.quality > json.quality ? .firePack : .json }
-        if firePack.specificity != json.specificity { return firePack.specificity > json.specificity ? .firePack : .json }
+        if firePack.specificity != json.specificity {
+            return firePack.specificity > json.specificity ? .firePack : .json
+        }
         return firePack.position < json.position ? .firePack : .json
     }
 
@@ -114,8 +116,10 @@ extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
     var trimmingSpaces: Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return Substring(self[start ... end])
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return Substring(self[start...end])
     }
 }
 #endif

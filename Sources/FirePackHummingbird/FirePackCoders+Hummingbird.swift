@@ -11,7 +11,8 @@ public import Foundation
 
 extension FirePackEncoder: ResponseEncoder {
     /// Encodes a handler's value as an `application/vnd.firepack` response, straight into the body's buffer.
-    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response
+    {
         try BodyCoding.response(.firePack, for: value, firePack: self, json: nil)
     }
 }
@@ -21,7 +22,9 @@ extension FirePackDecoder: RequestDecoder {
     ///
     /// Another content type is answered with 415, a body larger than the context's `maxUploadSize` with 413, and
     /// bytes that do not decode with 400 and a message naming the byte offset and coding path.
-    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws
+        -> T
+    {
         guard BodyFormat(contentType: request.headers[.contentType]) == .firePack else {
             throw BodyCoding.unsupportedMediaType(request.headers[.contentType], accepted: [.firePack])
         }
@@ -46,7 +49,8 @@ public struct FirePackOrJSONResponseEncoder: ResponseEncoder, Sendable {
     }
 
     /// Encodes a handler's value in the format the request's `Accept` header prefers.
-    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response
+    {
         let format = BodyFormat.negotiate(accept: request.headers[values: .accept])
         var response = try BodyCoding.response(format, for: value, firePack: firePack, json: json)
         response.headers[.vary] = "Accept"
@@ -71,11 +75,14 @@ public struct FirePackOrJSONRequestDecoder: RequestDecoder, Sendable {
     }
 
     /// Decodes the request's body with the decoder its `Content-Type` names.
-    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws
+        -> T
+    {
         guard let format = BodyFormat(contentType: request.headers[.contentType]) else {
             throw BodyCoding.unsupportedMediaType(request.headers[.contentType], accepted: [.firePack, .json])
         }
-        return try await BodyCoding.decode(type, format, from: request, context: context, firePack: firePack, json: json)
+        return try await BodyCoding.decode(
+            type, format, from: request, context: context, firePack: firePack, json: json)
     }
 }
 #endif

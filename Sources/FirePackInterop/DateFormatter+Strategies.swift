@@ -1,5 +1,5 @@
 import FirePack
-import Foundation   // DateFormatter, which FoundationEssentials does not have
+import Foundation  // DateFormatter, which FoundationEssentials does not have
 
 extension DateTextFormat {
     /// The formatter's format, both ways.

@@ -5,7 +5,9 @@ import FirePack
 enum FirestoreVectorForm {
     /// The vector a map stands for, or nil when the map is not in the vector form.
     static func vector(in map: MapValue) -> VectorValue? {
-        guard map.count == 2, map["__type__"] == "__vector__", case .array(let elements)? = map["value"] else { return nil }
+        guard map.count == 2, map["__type__"] == "__vector__", case .array(let elements)? = map["value"] else {
+            return nil
+        }
         var doubles: [Double] = []
         doubles.reserveCapacity(elements.count)
         for element in elements {
@@ -24,7 +26,10 @@ enum FirestoreVectorForm {
     /// reads it), so writing it would change its type without a word.
     static func checkWritableAsMap(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
         guard vector(in: map) != nil else { return }
-        throw FirePackError(.invalidValue, "this map has Firestore's vector form ({__type__: \"__vector__\", value: [numbers]}) and would read back as a vector; store a VectorValue instead", path: path)
+        throw FirePackError(
+            .invalidValue,
+            "this map has Firestore's vector form ({__type__: \"__vector__\", value: [numbers]}) and would read back as a vector; store a VectorValue instead",
+            path: path)
     }
 }
 

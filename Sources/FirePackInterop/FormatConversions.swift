@@ -63,7 +63,9 @@ extension Document {
 
 extension Array where Element == Document {
     /// Reads varint-length-delimited `google.firestore.v1.Document` messages, one after another.
-    public init(firestoreProtoDelimited bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) {
+    public init(firestoreProtoDelimited bytes: some ContiguousBytes, limits: ReaderLimits = .default)
+        throws(FirePackError)
+    {
         self = try FirestoreProto.decodeDelimitedDocuments(bytes, limits: limits)
     }
 }

@@ -20,18 +20,21 @@
 /// type does not declare is refused (`.ignore`, the default, skips it as `Codable` does).
 @attached(member, names: named(init), named(encode))
 @attached(extension, conformances: FirePackDecodable, FirePackEncodable, names: named(init), named(encode))
-public macro FirePackCodable(unknownKeys: FirePackUnknownKeys = .ignore) = #externalMacro(module: "FirePackMacrosPlugin", type: "FirePackCodableMacro")
+public macro FirePackCodable(unknownKeys: FirePackUnknownKeys = .ignore) =
+    #externalMacro(module: "FirePackMacrosPlugin", type: "FirePackCodableMacro")
 
 /// The value `@FirePackCodable` decoding gives the property when its key is absent from the document (a field older
 /// documents never had). Write the value with its type where Swift needs it (`Genre.unknown`, `[String]()`); a null
 /// stays an error for a non-optional property. Not for `let` constants with initial values or wrapped properties.
 @attached(peer, names: prefixed(__firePackDefault_))
-public macro FirePackDefault<T>(_ value: T) = #externalMacro(module: "FirePackMacrosPlugin", type: "FirePackDefaultMacro")
+public macro FirePackDefault<T>(_ value: T) =
+    #externalMacro(module: "FirePackMacrosPlugin", type: "FirePackDefaultMacro")
 
 /// Codes the property under `key` instead of its name, and on decode accepts `aliases` (older names), tried in order
 /// after `key` when it is absent. Encoding always writes `key`.
 @attached(peer)
-public macro FirePackKey(_ key: String, aliases: [String] = []) = #externalMacro(module: "FirePackMacrosPlugin", type: "FirePackPropertyMarkerMacro")
+public macro FirePackKey(_ key: String, aliases: [String] = []) =
+    #externalMacro(module: "FirePackMacrosPlugin", type: "FirePackPropertyMarkerMacro")
 
 /// Leaves the property out of the document: never encoded, and on decode given its initial value, its
 /// `@FirePackDefault`, or nil.

@@ -56,7 +56,9 @@ extension EnumDeclSyntax {
                 let valueKeys = nestedCodingKeys(named: capitalized + "CodingKeys")
                 var labels: [String?] = [], values: [CodedCase.Value] = []
                 for (index, parameter) in parameters.enumerated() {
-                    let label = parameter.firstName.flatMap { $0.tokenKind == .wildcard ? nil : $0.text.trimmingBackticks }
+                    let label = parameter.firstName.flatMap {
+                        $0.tokenKind == .wildcard ? nil : $0.text.trimmingBackticks
+                    }
                     labels.append(label)
                     var valueKey = label ?? "_\(index)"
                     if let valueKeys {
@@ -67,7 +69,8 @@ extension EnumDeclSyntax {
                         }
                         valueKey = renamed
                     }
-                    values.append(CodedCase.Value(key: valueKey, binding: "value\(index)", type: parameter.type.trimmed))
+                    values.append(
+                        CodedCase.Value(key: valueKey, binding: "value\(index)", type: parameter.type.trimmed))
                 }
                 cases.append(CodedCase(name: name, key: key, labels: labels, values: values))
             }
@@ -100,7 +103,7 @@ extension CodingPlan {
         var lines = [
             "let fields = try reader.readFields()",
             "let (index, payload) = try reader.decodeCase(of: Self.self, in: fields, cases: [\(cases.map { CodedProperty.literal($0.key) }.joined(separator: ", "))])",
-            "switch index {",
+            "switch index {"
         ]
         for (index, coded) in cases.enumerated() {
             lines.append(index == cases.count - 1 ? "default:" : "case \(index):")
@@ -114,7 +117,8 @@ extension CodingPlan {
             lines.append("        var fields = try reader.readFields()")
             var arguments: [String] = []
             for (value, label) in zip(coded.values, coded.labels) {
-                let property = CodedProperty(name: value.key, key: value.key, type: value.type, isWrapped: false, isInitializedConstant: false)
+                let property = CodedProperty(
+                    name: value.key, key: value.key, type: value.type, isWrapped: false, isInitializedConstant: false)
                 let call = "try reader.\(property.decodeCall)"
                 arguments.append(label.map { "\($0): \(call)" } ?? call)
             }

@@ -33,7 +33,9 @@ struct CodedProperty {
     var isUnknownFieldsBag: Bool { Self.bagTypeNames.contains(declaredTypeName ?? "") }
 
     /// Whether the property is an optional bag (`FirePackUnknownFields?`), which the macro refuses.
-    var isOptionalBag: Bool { isOptionalType && Self.bagTypeNames.contains(wrappedOptionalType?.trimmedDescription ?? "") }
+    var isOptionalBag: Bool {
+        isOptionalType && Self.bagTypeNames.contains(wrappedOptionalType?.trimmedDescription ?? "")
+    }
 
     static let bagTypeNames: Set<String> = ["FirePackUnknownFields", "FirePack.FirePackUnknownFields"]
 
@@ -58,7 +60,10 @@ struct CodedProperty {
         if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
         if let identifier = type.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional" { return true }
         if let member = type.as(MemberTypeSyntax.self), member.name.text == "Optional",
-           member.baseType.trimmedDescription == "Swift" { return true }
+            member.baseType.trimmedDescription == "Swift"
+        {
+            return true
+        }
         return false
     }
 
@@ -67,7 +72,9 @@ struct CodedProperty {
         guard let type else { return nil }
         if let optional = type.as(OptionalTypeSyntax.self) { return optional.wrappedType.trimmed }
         if let optional = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return optional.wrappedType.trimmed }
-        if let identifier = type.as(IdentifierTypeSyntax.self), let argument = identifier.genericArgumentClause?.arguments.first {
+        if let identifier = type.as(IdentifierTypeSyntax.self),
+            let argument = identifier.genericArgumentClause?.arguments.first
+        {
             return argument.argument.as(TypeSyntax.self)?.trimmed
         }
         if let member = type.as(MemberTypeSyntax.self), let argument = member.genericArgumentClause?.arguments.first {
@@ -87,7 +94,9 @@ struct CodedProperty {
             }
             return "decodeWrapped(forKey: \(keyLiteral), in: &fields)"
         }
-        if isOptional, let wrapped = wrappedOptionalType { return "decodeIfPresent(\(metatype(wrapped)), forKey: \(keyLiteral), in: &fields)" }
+        if isOptional, let wrapped = wrappedOptionalType {
+            return "decodeIfPresent(\(metatype(wrapped)), forKey: \(keyLiteral), in: &fields)"
+        }
         if let type, !isOptional { return "decode(\(metatype(type)), forKey: \(keyLiteral), in: &fields)" }
         return "decodeInferred(forKey: \(keyLiteral), in: &fields)"
     }
@@ -143,13 +152,14 @@ struct CodedProperty {
 
 /// FirePack's property wrappers, whose backing type is `Wrapper<T>` for a property of type `T?`, as written.
 private let firePackWrappers: Set<String> = [
-    "DocumentID", "ServerTimestamp", "ExplicitNull", "FirePack.DocumentID", "FirePack.ServerTimestamp", "FirePack.ExplicitNull",
+    "DocumentID", "ServerTimestamp", "ExplicitNull", "FirePack.DocumentID", "FirePack.ServerTimestamp",
+    "FirePack.ExplicitNull"
 ]
 
 /// Attributes that are not property wrappers.
 private let nonWrapperAttributes = Set([
     "available", "objc", "nonobjc", "MainActor", "preconcurrency", "inline", "inlinable", "usableFromInline",
-    "discardableResult", "NSCopying", "NSManaged", "IBOutlet", "IBInspectable", "GKInspectable", "unsafe",
+    "discardableResult", "NSCopying", "NSManaged", "IBOutlet", "IBInspectable", "GKInspectable", "unsafe"
 ]).union(evolutionAttributes).union(evolutionAttributes.map { "FirePackMacros." + $0 })
 
 /// The property attributes `@FirePackCodable` reads (peer macros of FirePackMacros).
@@ -171,9 +181,15 @@ extension AttributeSyntax {
             if argument.label == nil {
                 key = argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
             } else if argument.label?.text == "aliases" {
-                guard let array = argument.expression.as(ArrayExprSyntax.self) else { aliases = nil; continue }
+                guard let array = argument.expression.as(ArrayExprSyntax.self) else {
+                    aliases = nil
+                    continue
+                }
                 for element in array.elements {
-                    guard let text = element.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue else { aliases = nil; break }
+                    guard let text = element.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue else {
+                        aliases = nil
+                        break
+                    }
                     aliases?.append(text)
                 }
             }
@@ -200,7 +216,9 @@ extension DeclGroupSyntax {
             }
             var evolution: [String: AttributeSyntax] = [:]
             for element in variable.attributes {
-                if let attribute = element.as(AttributeSyntax.self), evolutionAttributes.contains(attribute.unqualifiedName) {
+                if let attribute = element.as(AttributeSyntax.self),
+                    evolutionAttributes.contains(attribute.unqualifiedName)
+                {
                     evolution[attribute.unqualifiedName] = attribute
                 }
             }
@@ -227,9 +245,10 @@ extension DeclGroupSyntax {
                     key = arguments.key ?? key
                     aliases = arguments.aliases ?? []
                 }
-                var property = CodedProperty(name: name, key: key, type: type?.trimmed, isWrapped: isWrapped,
-                                             wrapper: wrappers.count == 1 ? wrappers[0] : nil,
-                                             isInitializedConstant: isLet && binding.initializer != nil)
+                var property = CodedProperty(
+                    name: name, key: key, type: type?.trimmed, isWrapped: isWrapped,
+                    wrapper: wrappers.count == 1 ? wrappers[0] : nil,
+                    isInitializedConstant: isLet && binding.initializer != nil)
                 property.initializer = binding.initializer?.value.trimmed
                 property.defaultAttribute = evolution["FirePackDefault"]
                 property.keyAttribute = evolution["FirePackKey"]
@@ -251,7 +270,9 @@ extension DeclGroupSyntax {
                 guard let caseDecl = keyMember.decl.as(EnumCaseDeclSyntax.self) else { continue }
                 for element in caseDecl.elements {
                     let name = element.name.text.trimmingBackticks
-                    if let literal = element.rawValue?.value.as(StringLiteralExprSyntax.self), let value = literal.representedLiteralValue {
+                    if let literal = element.rawValue?.value.as(StringLiteralExprSyntax.self),
+                        let value = literal.representedLiteralValue
+                    {
                         names[name] = value
                     } else {
                         names[name] = name
@@ -304,7 +325,8 @@ extension PatternBindingSyntax {
         case .getter: return false
         case .accessors(let accessors):
             return accessors.allSatisfy { accessor in
-                accessor.accessorSpecifier.tokenKind == .keyword(.willSet) || accessor.accessorSpecifier.tokenKind == .keyword(.didSet)
+                accessor.accessorSpecifier.tokenKind == .keyword(.willSet)
+                    || accessor.accessorSpecifier.tokenKind == .keyword(.didSet)
             }
         }
     }

@@ -9,22 +9,31 @@ import SwiftSyntaxMacros
 /// Structs and enums get their generated members in the extension (so a struct keeps its memberwise initializer);
 /// classes get them as members, since a class's `required` initializer must be in its body.
 public struct FirePackCodableMacro: MemberMacro, ExtensionMacro {
-    public static func expansion(of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
-                                 conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
         // Diagnostics come from the extension role, which runs for every declaration.
         guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              let plan = try? CodingPlan(declaration, attribute: node, diagnose: nil) else { return [] }
+            let plan = try? CodingPlan(declaration, attribute: node, diagnose: nil)
+        else { return [] }
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         return plan.members(initKeyword: isFinal ? "init" : "required init")
     }
 
-    public static func expansion(of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
-                                 providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
-                                 in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
         // A declaration it cannot generate for gets its diagnostics and no extension.
-        guard let plan = try? CodingPlan(declaration, attribute: node, diagnose: { diagnostic, node in
-            context.diagnose(Diagnostic(node: node, message: diagnostic))
-        }) else { return [] }
+        guard
+            let plan = try? CodingPlan(
+                declaration, attribute: node,
+                diagnose: { diagnostic, node in
+                    context.diagnose(Diagnostic(node: node, message: diagnostic))
+                })
+        else { return [] }
         var conformances: [String] = []
         let wanted = Set(protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" })
         if plan.decodes && wanted.contains("FirePackDecodable") { conformances.append("FirePackDecodable") }
@@ -32,7 +41,8 @@ public struct FirePackCodableMacro: MemberMacro, ExtensionMacro {
         guard !conformances.isEmpty else { return [] }
         let members = declaration.is(ClassDeclSyntax.self) ? [] : plan.members(initKeyword: "init")
         let body = members.map { $0.description }.joined(separator: "\n\n")
-        let decl: DeclSyntax = body.isEmpty
+        let decl: DeclSyntax =
+            body.isEmpty
             ? "extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {}"
             : """
             extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {
@@ -60,8 +70,10 @@ struct CodingPlan {
     let rejectsUnknownKeys: Bool
 
     /// Reads the declaration; reports every reason it cannot be generated to `diagnose` and throws.
-    init(_ declaration: some DeclGroupSyntax, attribute: AttributeSyntax,
-         diagnose: ((FirePackCodableDiagnostic, Syntax) -> Void)?) throws {
+    init(
+        _ declaration: some DeclGroupSyntax, attribute: AttributeSyntax,
+        diagnose: ((FirePackCodableDiagnostic, Syntax) -> Void)?
+    ) throws {
         var failed = false
         func fail(_ diagnostic: FirePackCodableDiagnostic, _ node: some SyntaxProtocol) {
             diagnose?(diagnostic, Syntax(node))
@@ -85,19 +97,27 @@ struct CodingPlan {
         rejectsUnknownKeys = rejects
 
         if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-            let rawTypes: Set<String> = ["String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16",
-                                         "UInt32", "UInt64", "Double", "Float"]
+            let rawTypes: Set<String> = [
+                "String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16",
+                "UInt32", "UInt64", "Double", "Float"
+            ]
             // Protocols an enum without a raw type names first; anything else there may be a raw type we cannot code.
-            let protocols: Set<String> = ["Codable", "Decodable", "Encodable", "Equatable", "Hashable", "Sendable",
-                                          "CaseIterable", "Swift.Codable", "Swift.Decodable", "Swift.Encodable"]
+            let protocols: Set<String> = [
+                "Codable", "Decodable", "Encodable", "Equatable", "Hashable", "Sendable",
+                "CaseIterable", "Swift.Codable", "Swift.Decodable", "Swift.Encodable"
+            ]
             let hasValues = enumDecl.memberBlock.members.contains { member in
                 member.decl.as(EnumCaseDeclSyntax.self)?.elements.contains { $0.parameterClause != nil } ?? false
             }
             if let first = names.first, rawTypes.contains(first), !hasValues {
                 shape = .rawValueEnum
             } else if hasValues || names.first.map(protocols.contains) ?? true {
-                if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) { fail(.customInitFrom, custom) }
-                if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) { fail(.customEncodeTo, custom) }
+                if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) {
+                    fail(.customInitFrom, custom)
+                }
+                if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) {
+                    fail(.customEncodeTo, custom)
+                }
                 if rejects { fail(.unknownKeysOnEnum, attribute) }
                 let cases = enumDecl.codedCases { diagnostic, node in fail(diagnostic, node) }
                 if cases?.isEmpty == true { fail(.noCases, enumDecl.name) }
@@ -107,12 +127,17 @@ struct CodingPlan {
                 shape = .rawValueEnum
             }
         } else if declaration.is(StructDeclSyntax.self) || declaration.is(ClassDeclSyntax.self) {
-            if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) { fail(.customInitFrom, custom) }
-            if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) { fail(.customEncodeTo, custom) }
+            if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) {
+                fail(.customInitFrom, custom)
+            }
+            if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) {
+                fail(.customEncodeTo, custom)
+            }
             let properties = declaration.codedProperties()
             let hasStoredProperty = declaration.memberBlock.members.contains { member in
                 guard let variable = member.decl.as(VariableDeclSyntax.self),
-                      !variable.modifiers.contains(where: { $0.name.text == "static" || $0.name.text == "class" }) else { return false }
+                    !variable.modifiers.contains(where: { $0.name.text == "static" || $0.name.text == "class" })
+                else { return false }
                 return variable.bindings.contains(where: \.isStored)
             }
             if !hasStoredProperty { fail(.noStoredProperties, declaration.introducer) }
@@ -131,7 +156,9 @@ struct CodingPlan {
             }
             for property in properties {
                 let attribute = property.defaultAttribute ?? property.keyAttribute ?? property.ignoredAttribute
-                if property.isWrapped, let attribute, property.aliases.count > 0 || property.defaultAttribute != nil || property.ignoredAttribute != nil {
+                if property.isWrapped, let attribute,
+                    property.aliases.count > 0 || property.defaultAttribute != nil || property.ignoredAttribute != nil
+                {
                     fail(.evolutionOnWrapper(property.name), attribute)
                 }
                 if property.isInitializedConstant, let attribute = property.defaultAttribute {
@@ -147,9 +174,13 @@ struct CodingPlan {
             for property in properties where property.isUnknownFieldsBag || property.isOptionalBag {
                 let node = property.defaultAttribute ?? property.keyAttribute ?? property.ignoredAttribute
                 if property.isOptionalBag || property.isWrapped || property.isInitializedConstant || node != nil {
-                    fail(.bagNotPlain(property.name), node.map(Syntax.init) ?? property.node ?? Syntax(declaration.introducer))
+                    fail(
+                        .bagNotPlain(property.name),
+                        node.map(Syntax.init) ?? property.node ?? Syntax(declaration.introducer))
                 } else if let first = bag {
-                    fail(.bagDeclaredTwice(property.name, first: first.name), property.node ?? Syntax(declaration.introducer))
+                    fail(
+                        .bagDeclaredTwice(property.name, first: first.name),
+                        property.node ?? Syntax(declaration.introducer))
                 } else {
                     bag = property
                     if rejects { fail(.bagWithReject, property.node ?? Syntax(declaration.introducer)) }
@@ -169,14 +200,16 @@ struct CodingPlan {
         switch shape {
         case .rawValueEnum:
             if decodes {
-                members.append("""
+                members.append(
+                    """
                     \(raw: access)\(raw: initKeyword)(firePack reader: inout FirePackValueReader) throws {
                         self = try reader.decodeRawValue(Self.self)
                     }
                     """)
             }
             if encodes {
-                members.append("""
+                members.append(
+                    """
                     \(raw: access)func encode(firePack writer: inout FirePackValueWriter) throws {
                         try writer.encodeRawValue(self)
                     }
@@ -194,11 +227,14 @@ struct CodingPlan {
     }
 
     private func decodeMember(_ properties: [CodedProperty], initKeyword: String) -> DeclSyntax {
-        let searched = properties.filter { !$0.isInitializedConstant && $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag }
+        let searched = properties.filter {
+            !$0.isInitializedConstant && $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag
+        }
         let hasBag = properties.contains { $0.isUnknownFieldsBag }
         var lines: [String] = []
         if searched.isEmpty {
-            lines.append(rejectsUnknownKeys || hasBag ? "let fields = try reader.readFields()" : "_ = try reader.readFields()")
+            lines.append(
+                rejectsUnknownKeys || hasBag ? "let fields = try reader.readFields()" : "_ = try reader.readFields()")
         } else {
             lines.append("var fields = try reader.readFields()")
         }
@@ -207,7 +243,9 @@ struct CodingPlan {
                 // Every key the model reads or writes is known; the bag's own name is not (UnknownFields.swift).
                 let known = properties.filter { $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag }
                     .flatMap { [$0.keyLiteral] + $0.aliasLiterals }
-                lines.append("\(property.storage) = try reader.unknownFields(in: fields, known: [\(known.joined(separator: ", "))])")
+                lines.append(
+                    "\(property.storage) = try reader.unknownFields(in: fields, known: [\(known.joined(separator: ", "))])"
+                )
                 continue
             }
             lines += decodeLines(property)
@@ -241,7 +279,9 @@ struct CodingPlan {
         } else if property.isOptional {
             fallback = assign + "nil"
         } else {
-            fallback = assign + "try reader.missingKey(\(property.keyLiteral), aliases: [\(property.aliasLiterals.joined(separator: ", "))], in: fields)"
+            fallback =
+                assign
+                + "try reader.missingKey(\(property.keyLiteral), aliases: [\(property.aliasLiterals.joined(separator: ", "))], in: fields)"
         }
         var lines: [String] = []
         for (index, key) in ([property.keyLiteral] + property.aliasLiterals).enumerated() {
@@ -259,13 +299,17 @@ struct CodingPlan {
 
     private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
         func statements(_ properties: [CodedProperty]) -> CodeBlockItemListSyntax {
-            CodeBlockItemListSyntax(properties.map { property in
-                if property.isUnknownFieldsBag {
-                    return CodeBlockItemSyntax(item: .expr("try writer.encodeUnknownFields(\(raw: property.storage))"))
-                }
-                let method = property.isOptional ? "encodeIfPresent" : "encode"
-                return CodeBlockItemSyntax(item: .expr("try writer.\(raw: method)(\(raw: property.storage), forKey: \(raw: property.keyLiteral))"))
-            })
+            CodeBlockItemListSyntax(
+                properties.map { property in
+                    if property.isUnknownFieldsBag {
+                        return CodeBlockItemSyntax(
+                            item: .expr("try writer.encodeUnknownFields(\(raw: property.storage))"))
+                    }
+                    let method = property.isOptional ? "encodeIfPresent" : "encode"
+                    return CodeBlockItemSyntax(
+                        item: .expr(
+                            "try writer.\(raw: method)(\(raw: property.storage), forKey: \(raw: property.keyLiteral))"))
+                })
         }
         let properties = properties.filter { $0.ignoredAttribute == nil }
         // Deterministic output sorts keys by their UTF-8 bytes: the order is fixed here, at compile time.
@@ -282,7 +326,9 @@ struct CodingPlan {
             body.append(CodeBlockItemSyntax(item: .expr(ExprSyntax(choice))))
         }
         body.append(CodeBlockItemSyntax(item: .expr("writer.endFields()")))
-        let function = try! FunctionDeclSyntax("\(raw: access)func encode(firePack writer: inout FirePackValueWriter) throws") {
+        let function = try! FunctionDeclSyntax(
+            "\(raw: access)func encode(firePack writer: inout FirePackValueWriter) throws"
+        ) {
             for item in body { item }
         }
         return DeclSyntax(function)

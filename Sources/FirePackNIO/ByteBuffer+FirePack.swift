@@ -13,8 +13,10 @@ extension ByteBuffer {
     /// in once. Reserve capacity first (`reserveCapacity(minimumWritableBytes:)`) to keep large values in place.
     /// Types with `@FirePackCodable` take the generated path, as with `FirePackEncoder.encode(_:)`.
     @discardableResult
-    public mutating func writeFirePack<T: Encodable>(_ value: T, encoder: FirePackEncoder = FirePackEncoder(),
-                                                     minimumWritableBytes: Int = 1024) throws -> Int {
+    public mutating func writeFirePack<T: Encodable>(
+        _ value: T, encoder: FirePackEncoder = FirePackEncoder(),
+        minimumWritableBytes: Int = 1024
+    ) throws -> Int {
         var spilled: FirePackWriter?
         let written = try writeWithUnsafeMutableBytes(minimumWritableBytes: minimumWritableBytes) { space in
             let writer = try encoder.encode(value, borrowing: space)
@@ -33,8 +35,10 @@ extension ByteBuffer {
     /// On success the reader index moves past the `length` bytes. If fewer than `length` bytes are readable, returns
     /// nil and leaves the reader index where it was; if the bytes do not decode, throws the decoder's
     /// `DecodingError` (whose byte offsets count from the reader index) and leaves the reader index where it was.
-    public mutating func readFirePack<T: Decodable>(_ type: T.Type, decoder: FirePackDecoder = FirePackDecoder(),
-                                                    length: Int) throws -> T? {
+    public mutating func readFirePack<T: Decodable>(
+        _ type: T.Type, decoder: FirePackDecoder = FirePackDecoder(),
+        length: Int
+    ) throws -> T? {
         guard let value = try getFirePack(type, at: readerIndex, length: length, decoder: decoder) else { return nil }
         moveReaderIndex(forwardBy: length)
         return value
@@ -47,7 +51,9 @@ extension ByteBuffer {
     ///
     /// On success the reader index moves to the writer index. On failure it throws the decoder's `DecodingError`
     /// (byte offsets count from the reader index) and leaves the reader index where it was.
-    public mutating func readFirePack<T: Decodable>(_ type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> T {
+    public mutating func readFirePack<T: Decodable>(_ type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws
+        -> T
+    {
         let length = readableBytes
         let value = try withUnsafeReadableBytes { try decoder.decode(type, fromUntrusted: $0) }
         moveReaderIndex(forwardBy: length)
@@ -58,12 +64,15 @@ extension ByteBuffer {
     ///
     /// The bytes must lie within the readable bytes (`readerIndex ..< writerIndex`); otherwise returns nil. If they do
     /// not decode, throws the decoder's `DecodingError`, whose byte offsets count from `index`.
-    public func getFirePack<T: Decodable>(_ type: T.Type, at index: Int, length: Int,
-                                          decoder: FirePackDecoder = FirePackDecoder()) throws -> T? {
+    public func getFirePack<T: Decodable>(
+        _ type: T.Type, at index: Int, length: Int,
+        decoder: FirePackDecoder = FirePackDecoder()
+    ) throws -> T? {
         guard index >= readerIndex, length >= 0, index <= writerIndex, length <= writerIndex - index else { return nil }
         return try withUnsafeReadableBytes { readable in
             let start = index - readerIndex
-            return try decoder.decode(type, fromUntrusted: UnsafeRawBufferPointer(rebasing: readable[start ..< start + length]))
+            return try decoder.decode(
+                type, fromUntrusted: UnsafeRawBufferPointer(rebasing: readable[start..<start + length]))
         }
     }
 }

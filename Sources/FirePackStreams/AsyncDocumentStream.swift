@@ -31,8 +31,10 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
     private let limits: ReaderLimits
 
     /// A stream read from `chunks`; nothing is read until the first document is asked for.
-    public init(chunks: Chunks, mode: DocumentStreamReader.ErrorMode = .skipAndReport,
-                maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength, limits: ReaderLimits = .default) {
+    public init(
+        chunks: Chunks, mode: DocumentStreamReader.ErrorMode = .skipAndReport,
+        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength, limits: ReaderLimits = .default
+    ) {
         self.chunks = chunks.makeAsyncIterator()
         self.mode = mode
         self.maxRecordLength = maxRecordLength
@@ -59,12 +61,16 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
 
     /// The next intact document's fields decoded as `T` (with `@DocumentID` filled), or nil at the end; a record that
     /// does not decode is a problem, as with `DocumentStreamReader.next(as:)`.
-    public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) async throws -> (reference: DocumentReference, value: T)? {
+    public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) async throws -> (
+        reference: DocumentReference, value: T
+    )? {
         try await nextRecord { reader, record in try reader.decode(record, as: type, decoder: decoder) }
     }
 
     /// The documents decoded as `T`, as an `AsyncSequence` over this same stream.
-    public func values<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) -> AsyncDecodedStream<Chunks, T> {
+    public func values<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder())
+        -> AsyncDecodedStream<Chunks, T>
+    {
         AsyncDecodedStream(stream: self, decoder: decoder)
     }
 
@@ -88,7 +94,8 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
     private func openedReader() async throws -> DocumentStreamReader {
         if let reader { return reader }
         while source.buffered < DocumentStreamFormat.header.count && !source.isFinished { try await pull() }
-        let reader = try DocumentStreamReader(source: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+        let reader = try DocumentStreamReader(
+            source: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits)
         self.reader = reader
         return reader
     }
@@ -116,7 +123,8 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
 }
 
 /// A stream's documents decoded as `T` (see `AsyncDocumentStream.values(as:)`).
-public struct AsyncDecodedStream<Chunks: AsyncSequence, T: Decodable>: AsyncSequence where Chunks.Element: ContiguousBytes {
+public struct AsyncDecodedStream<Chunks: AsyncSequence, T: Decodable>: AsyncSequence
+where Chunks.Element: ContiguousBytes {
     /// Each decoded value.
     public typealias Element = T
 
@@ -139,8 +147,9 @@ public struct AsyncDecodedStream<Chunks: AsyncSequence, T: Decodable>: AsyncSequ
 
 extension DocumentStreamReader {
     /// The documents of a stream arriving as `chunks`, for `for try await` (see `AsyncDocumentStream`).
-    public static func documents<Chunks: AsyncSequence>(from chunks: Chunks, mode: ErrorMode = .skipAndReport) -> AsyncDocumentStream<Chunks>
-        where Chunks.Element: ContiguousBytes {
+    public static func documents<Chunks: AsyncSequence>(from chunks: Chunks, mode: ErrorMode = .skipAndReport)
+        -> AsyncDocumentStream<Chunks>
+    where Chunks.Element: ContiguousBytes {
         AsyncDocumentStream(chunks: chunks, mode: mode)
     }
 }
@@ -215,18 +224,24 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
                     guard pending.arm(continuation) else { return }
                     queue.async {
                         guard !pending.isSettled else { return }
-                        pending.settle(with: Result {
-                            var chunk = [UInt8](repeating: 0, count: size)
-                            let count = try chunk.withUnsafeMutableBytes { try FileDescriptorIO.readSome(into: $0, from: descriptor) }
-                            chunk.removeLast(size - count)
-                            return chunk
-                        })
+                        pending.settle(
+                            with: Result {
+                                var chunk = [UInt8](repeating: 0, count: size)
+                                let count = try chunk.withUnsafeMutableBytes {
+                                    try FileDescriptorIO.readSome(into: $0, from: descriptor)
+                                }
+                                chunk.removeLast(size - count)
+                                return chunk
+                            })
                     }
                 }
             } onCancel: {
                 pending.settle(with: .failure(CancellationError()))
             }
-            if chunk.isEmpty { ended = true; return nil }
+            if chunk.isEmpty {
+                ended = true
+                return nil
+            }
             return chunk
         }
     }
@@ -251,7 +266,10 @@ private final class PendingRead: Sendable {
     /// Hands over the continuation; false (having resumed it) when cancellation came first.
     func arm(_ continuation: CheckedContinuation<[UInt8], any Error>) -> Bool {
         let cancelled = state.withLock { state -> Bool in
-            if case .cancelledEarly = state { state = .settled; return true }
+            if case .cancelledEarly = state {
+                state = .settled
+                return true
+            }
             state = .armed(continuation)
             return false
         }

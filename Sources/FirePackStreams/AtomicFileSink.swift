@@ -1,5 +1,5 @@
 import FirePack
-import CFirePackSystem   // mkstemps(3), fsync(2), rename(2)
+import CFirePackSystem  // mkstemps(3), fsync(2), rename(2)
 import Synchronization
 
 /// A file written all or nothing: bytes go to a temporary file in the destination's folder, and `finish()` flushes
@@ -48,7 +48,8 @@ public final class AtomicFileSink: ByteSink {
     package init(destination: String, writebackInterval: Int) throws {
         self.destination = destination
         self.writebackInterval = off_t(max(1, writebackInterval))
-        let target = try Self.resolvingLinks(Array(SystemPath.bytes(destination).dropLast()).map { UInt8(bitPattern: $0) })
+        let target = try Self.resolvingLinks(
+            Array(SystemPath.bytes(destination).dropLast()).map { UInt8(bitPattern: $0) })
         destinationBytes = target.map { CChar(bitPattern: $0) } + [0]
         let slash = target.lastIndex(of: UInt8(ascii: "/"))
         let folder = slash.map { Array(target[..<$0]) } ?? []
@@ -58,7 +59,9 @@ public final class AtomicFileSink: ByteSink {
         let prefix = slash == nil ? [] : (folder.isEmpty ? [UInt8(ascii: "/")] : folder + [UInt8(ascii: "/")])
         var template = (prefix + [UInt8(ascii: ".")] + kept + suffix).map { CChar(bitPattern: $0) } + [0]
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
-        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(destination): cannot write there: \(systemError())") }
+        guard descriptor >= 0 else {
+            throw FirePackError(.ioFailure, "\(destination): cannot write there: \(systemError())")
+        }
         temporaryBytes = template
         temporaryPath = SystemPath.display(template.dropLast().map { UInt8(bitPattern: $0) })
         var existing = stat()
@@ -122,14 +125,19 @@ public final class AtomicFileSink: ByteSink {
     static func processID(inTemporaryName name: [UInt8]) -> pid_t? {
         let suffix = Array(".partial".utf8)
         guard name.first == UInt8(ascii: "."), name.count > 1 + 3 + 1 + 1 + 6 + suffix.count,
-              name.suffix(suffix.count).elementsEqual(suffix) else { return nil }
-        let beforeRandom = name.count - suffix.count - 6   // index of the '-' before XXXXXX
+            name.suffix(suffix.count).elementsEqual(suffix)
+        else { return nil }
+        let beforeRandom = name.count - suffix.count - 6  // index of the '-' before XXXXXX
         guard name[beforeRandom - 1] == UInt8(ascii: "-") else { return nil }
         var index = beforeRandom - 2
         var digits: [UInt8] = []
-        while index > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(name[index]) { digits.insert(name[index], at: 0); index -= 1 }
+        while index > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(name[index]) {
+            digits.insert(name[index], at: 0)
+            index -= 1
+        }
         guard !digits.isEmpty, index >= 3, name[(index - 2)...index].elementsEqual(Array(".fp".utf8)),
-              let pid = pid_t(String(decoding: digits, as: UTF8.self)) else { return nil }
+            let pid = pid_t(String(decoding: digits, as: UTF8.self))
+        else { return nil }
         return pid
     }
 
@@ -150,7 +158,9 @@ public final class AtomicFileSink: ByteSink {
     public func finish() throws {
         guard !done else { return }
         do {
-            guard fsync(file.descriptor) == 0 else { throw FirePackError(.ioFailure, "\(destination): cannot flush to disk: \(systemError())") }
+            guard fsync(file.descriptor) == 0 else {
+                throw FirePackError(.ioFailure, "\(destination): cannot flush to disk: \(systemError())")
+            }
             try file.finish()
             guard rename(temporaryBytes, destinationBytes) == 0 else {
                 throw FirePackError(.ioFailure, "\(destination): cannot replace: \(systemError())")
@@ -162,9 +172,15 @@ public final class AtomicFileSink: ByteSink {
         done = true
         Self.pending.withLock { _ = $0.removeValue(forKey: temporaryBytes) }
         let slash = destinationBytes.lastIndex(of: CChar(bitPattern: UInt8(ascii: "/")))
-        let folder = slash.map { $0 == 0 ? [CChar(bitPattern: UInt8(ascii: "/"))] : Array(destinationBytes[..<$0]) } ?? [CChar(bitPattern: UInt8(ascii: "."))]
+        let folder =
+            slash.map { $0 == 0 ? [CChar(bitPattern: UInt8(ascii: "/"))] : Array(destinationBytes[..<$0]) } ?? [
+                CChar(bitPattern: UInt8(ascii: "."))
+            ]
         let directory = firepack_open(folder + [0], O_RDONLY, 0)
-        if directory >= 0 { fsync(directory); close(directory) }
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
     }
 
     /// Removes the temporary file; the destination stays as it was. Nothing may be written afterwards.

@@ -1,5 +1,5 @@
 import FirePack
-import CFirePackSystem   // open(2), close(2), fstat(2)
+import CFirePackSystem  // open(2), close(2), fstat(2)
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -34,7 +34,9 @@ public final class FileSource: ByteSource {
     /// Opens a file for reading.
     public convenience init(path: String) throws {
         let descriptor = firepack_open(SystemPath.bytes(path), O_RDONLY, 0)
-        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError())") }
+        guard descriptor >= 0 else {
+            throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError())")
+        }
         var status = stat()
         if fstat(descriptor, &status) == 0 && (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR) {
             close(descriptor)
@@ -63,8 +65,11 @@ public final class FileSink: ByteSink {
 
     /// Creates (or truncates, or with `append` extends) a file for writing.
     public convenience init(path: String, append: Bool = false) throws {
-        let descriptor = firepack_open(SystemPath.bytes(path), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
-        guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for writing: \(systemError())") }
+        let descriptor = firepack_open(
+            SystemPath.bytes(path), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
+        guard descriptor >= 0 else {
+            throw FirePackError(.ioFailure, "\(path): cannot open for writing: \(systemError())")
+        }
         self.init(descriptor: descriptor, ownsDescriptor: true)
     }
 
@@ -98,7 +103,8 @@ public final class MemorySource: ByteSource {
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = min(buffer.count, bytes.count - position)
         guard count > 0, let destination = buffer.baseAddress else { return 0 }
-        bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + position, byteCount: count) }  // count > 0: not empty
+        // count > 0: not empty
+        bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + position, byteCount: count) }
         position += count
         return count
     }
@@ -121,7 +127,9 @@ package func readPrefix(_ source: ByteSource, count: Int) throws -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     var filled = 0
     while filled < count {
-        let read = try bytes.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+        let read = try bytes.withUnsafeMutableBytes {
+            try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
+        }
         if read == 0 { break }
         filled += read
     }

@@ -55,15 +55,21 @@ public final class DocumentStreamWriter {
 
     /// Writes a new stream to `sink`.
     public convenience init(sink: ByteSink, deterministic: Bool = false, flushThreshold: Int = 1 << 20) throws {
-        self.init(sink: sink, header: true, version: DocumentStreamFormat.header[4], existingRecords: 0,
-                  deterministic: deterministic, flushThreshold: flushThreshold)
+        self.init(
+            sink: sink, header: true, version: DocumentStreamFormat.header[4], existingRecords: 0,
+            deterministic: deterministic, flushThreshold: flushThreshold)
     }
 
-    init(sink: ByteSink, header: Bool, version: UInt8, existingRecords: Int, deterministic: Bool, flushThreshold: Int = 1 << 20) {
+    init(
+        sink: ByteSink, header: Bool, version: UInt8, existingRecords: Int, deterministic: Bool,
+        flushThreshold: Int = 1 << 20
+    ) {
         self.sink = sink
-        writer = FirePackWriter(options: .init(deterministic: deterministic, initialCapacity: flushThreshold + 4096,
-                                               flushThreshold: flushThreshold),
-                                sink: FirePackWriter.Sink { try sink.write($0) })
+        writer = FirePackWriter(
+            options: .init(
+                deterministic: deterministic, initialCapacity: flushThreshold + 4096,
+                flushThreshold: flushThreshold),
+            sink: FirePackWriter.Sink { try sink.write($0) })
         self.version = version
         self.existingRecords = existingRecords
         if header { writer.writeFraming(DocumentStreamFormat.header) }
@@ -77,7 +83,9 @@ public final class DocumentStreamWriter {
     /// Writes a new stream at `path` all or nothing: records go to a temporary file beside it, and `close()`
     /// renames it over `path` (AtomicFileSink). Until then, and if the writer is released unclosed, whatever was
     /// at `path` is untouched.
-    public static func creatingAtomically(atPath path: String, deterministic: Bool = false) throws -> DocumentStreamWriter {
+    public static func creatingAtomically(atPath path: String, deterministic: Bool = false) throws
+        -> DocumentStreamWriter
+    {
         try DocumentStreamWriter(sink: AtomicFileSink(destination: path), deterministic: deterministic)
     }
 
@@ -90,14 +98,17 @@ public final class DocumentStreamWriter {
             let count = try header.withUnsafeMutableBytes { try existing.read(into: $0) }
             if count > 0 {
                 guard count == header.count, header[..<4] == DocumentStreamFormat.header[..<4],
-                      DocumentStreamFormat.readableVersions.contains(header[4]) else {
-                    throw FirePackError(.badMagic, offset: 0, "\(path) is not a FirePack document stream this version can extend")
+                    DocumentStreamFormat.readableVersions.contains(header[4])
+                else {
+                    throw FirePackError(
+                        .badMagic, offset: 0, "\(path) is not a FirePack document stream this version can extend")
                 }
                 // The close record counts every record; count the existing ones (one pass, one record in memory).
                 let reader = try DocumentStreamReader(source: FileSource(path: path))
                 while try reader.nextRecord() != nil {}
-                return DocumentStreamWriter(sink: try FileSink(path: path, append: true), header: false, version: header[4],
-                                            existingRecords: reader.recordsFound, deterministic: deterministic)
+                return DocumentStreamWriter(
+                    sink: try FileSink(path: path, append: true), header: false, version: header[4],
+                    existingRecords: reader.recordsFound, deterministic: deterministic)
             }
         }
         return try DocumentStreamWriter(sink: FileSink(path: path), deterministic: deterministic)
@@ -108,7 +119,7 @@ public final class DocumentStreamWriter {
     public func append(_ document: Document) throws {
         precondition(!closed, "append after close()")
         let recordStart = writer.writerIndex
-        writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)   // length and CRC are set below
+        writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)  // length and CRC are set below
         let payloadStart = writer.writerIndex
         document.write(to: writer)
         try finishRecord(from: recordStart, payloadStart: payloadStart)
@@ -121,12 +132,17 @@ public final class DocumentStreamWriter {
         if let violation = writer.limitViolation {
             writer.resetLimitViolation()
             writer.discardCompleted(from: recordStart)
-            throw FirePackError(violation.code, offset: violation.offset, "record \(existingRecords + recordCount) not written: \(violation.message)",
-                                path: violation.path)
+            throw FirePackError(
+                violation.code, offset: violation.offset,
+                "record \(existingRecords + recordCount) not written: \(violation.message)",
+                path: violation.path)
         }
         guard length <= DocumentStreamFormat.defaultMaxRecordLength else {
             writer.discardCompleted(from: recordStart)
-            throw FirePackError(.limitExceeded, "record \(existingRecords + recordCount) not written: its document takes \(length) bytes, past the record limit of \(DocumentStreamFormat.defaultMaxRecordLength) that readers enforce (Docs/FORMAT.md §8)")
+            throw FirePackError(
+                .limitExceeded,
+                "record \(existingRecords + recordCount) not written: its document takes \(length) bytes, past the record limit of \(DocumentStreamFormat.defaultMaxRecordLength) that readers enforce (Docs/FORMAT.md §8)"
+            )
         }
         writer.setFraming(UInt32(length), at: recordStart + 4)
         writer.setFraming(writer.withUnsafeWrittenBytes(from: payloadStart) { crc32($0) }, at: recordStart + 8)
@@ -138,9 +154,14 @@ public final class DocumentStreamWriter {
     ///
     /// A type with generated coding (`@FirePackCodable`) is written straight into the record; any other through a
     /// `Document`. On error nothing of the record stays.
-    public func append<T: Encodable>(_ value: T, reference: DocumentReference, encoder: FirePackEncoder = FirePackEncoder()) throws {
+    public func append<T: Encodable>(
+        _ value: T, reference: DocumentReference, encoder: FirePackEncoder = FirePackEncoder()
+    ) throws {
         if encoder.hasGeneratedCoding(T.self),
-           try append(reference: reference, writingFields: { writer in try encoder.encodeGeneratedFields(value, into: writer) }) {
+            try append(
+                reference: reference,
+                writingFields: { writer in try encoder.encodeGeneratedFields(value, into: writer) })
+        {
             return
         }
         try append(Document(reference: reference, from: value, encoder: encoder))
@@ -150,8 +171,10 @@ public final class DocumentStreamWriter {
     /// value; it returns false, having written nothing, when it cannot (the caller then takes another path).
     ///
     /// On error, or when `writeFields` returns false, nothing of the record stays.
-    package func append(reference: DocumentReference, createTime: Timestamp? = nil, updateTime: Timestamp? = nil,
-                        writingFields writeFields: (FirePackWriter) throws -> Bool) throws -> Bool {
+    package func append(
+        reference: DocumentReference, createTime: Timestamp? = nil, updateTime: Timestamp? = nil,
+        writingFields writeFields: (FirePackWriter) throws -> Bool
+    ) throws -> Bool {
         precondition(!closed, "append after close()")
         let recordStart = writer.writerIndex
         writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)
@@ -187,7 +210,9 @@ public final class DocumentStreamWriter {
     /// the file appears. The writer takes no more records.
     public func close() throws {
         guard !closed else { return }
-        if version >= 2 { writer.writeFraming(DocumentStreamFormat.closeRecord(recordCount: existingRecords + recordCount)) }
+        if version >= 2 {
+            writer.writeFraming(DocumentStreamFormat.closeRecord(recordCount: existingRecords + recordCount))
+        }
         try flush()
         closed = true
         try sink.finish()

@@ -1,5 +1,5 @@
 import FirePack
-import CFirePackSystem   // lseek(2)
+import CFirePackSystem  // lseek(2)
 
 /// Reading one byte range of a stream: how N readers over N adjacent ranges share a stream (Docs/ARROW.md, "Splits").
 ///
@@ -16,14 +16,18 @@ extension DocumentStreamReader {
     ///
     /// The stream header is read and checked first (`badMagic`, `unsupportedVersion` as for a whole stream); a range
     /// that starts inside the header starts at the first record.
-    public static func reading(path: String, offset: Int, length: Int?, mode: ErrorMode = .skipAndReport,
-                               maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
-                               limits: ReaderLimits = .default) throws -> DocumentStreamReader {
+    public static func reading(
+        path: String, offset: Int, length: Int?, mode: ErrorMode = .skipAndReport,
+        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+        limits: ReaderLimits = .default
+    ) throws -> DocumentStreamReader {
         guard offset >= 0, (length ?? 0) >= 0 else {
-            throw FirePackError(.invalidValue, "a byte range needs offset ≥ 0 and length ≥ 0 (got \(offset), \(length ?? 0))")
+            throw FirePackError(
+                .invalidValue, "a byte range needs offset ≥ 0 and length ≥ 0 (got \(offset), \(length ?? 0))")
         }
         let end = length.map { offset.addingReportingOverflow($0).overflow ? Int.max : offset + $0 } ?? Int.max
-        let whole = try DocumentStreamReader(source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+        let whole = try DocumentStreamReader(
+            source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
         if offset <= DocumentStreamFormat.header.count {
             whole.rangeEnd = end
             // Inside the header: the first record is this range's, but damage before it is the range at 0's.
@@ -34,14 +38,18 @@ extension DocumentStreamReader {
         guard lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
             throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(offset): \(systemError())")
         }
-        return DocumentStreamReader(rangeOf: file, version: whole.version, offset: offset, end: end, mode: mode,
-                                    maxRecordLength: maxRecordLength, limits: limits)
+        return DocumentStreamReader(
+            rangeOf: file, version: whole.version, offset: offset, end: end, mode: mode,
+            maxRecordLength: maxRecordLength, limits: limits)
     }
 
     /// A reader positioned at `offset` of a stream of `version`, looking for its first intact record.
-    convenience init(rangeOf source: ByteSource, version: UInt8, offset: Int, end: Int, mode: ErrorMode,
-                     maxRecordLength: Int, limits: ReaderLimits) {
-        self.init(uncheckedSource: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits, version: version)
+    convenience init(
+        rangeOf source: ByteSource, version: UInt8, offset: Int, end: Int, mode: ErrorMode,
+        maxRecordLength: Int, limits: ReaderLimits
+    ) {
+        self.init(
+            uncheckedSource: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits, version: version)
         bufferOffset = offset
         rangeEnd = end
         synchronizing = true

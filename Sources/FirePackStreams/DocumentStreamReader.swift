@@ -111,27 +111,37 @@ public final class DocumentStreamReader {
     var closedCount: Int?
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
-    public convenience init(source: ByteSource, mode: ErrorMode = .skipAndReport, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
-                            limits: ReaderLimits = .default) throws {
+    public convenience init(
+        source: ByteSource, mode: ErrorMode = .skipAndReport,
+        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+        limits: ReaderLimits = .default
+    ) throws {
         self.init(uncheckedSource: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits, version: 0)
         try fill(atLeast: DocumentStreamFormat.header.count)
         let header = DocumentStreamFormat.header
         guard end - start >= 4, (0..<4).allSatisfy({ byte($0) == header[$0] }) else {
             throw FirePackError(.badMagic, offset: 0, "not a FirePack document stream (expected 89 46 50 53)")
         }
-        guard end - start >= header.count else { throw FirePackError(.truncated, offset: end, "the stream header is cut short") }
+        guard end - start >= header.count else {
+            throw FirePackError(.truncated, offset: end, "the stream header is cut short")
+        }
         guard DocumentStreamFormat.readableVersions.contains(byte(4)) else {
-            throw FirePackError(.unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1 and 2")
+            throw FirePackError(
+                .unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1 and 2")
         }
         version = byte(4)
         guard byte(5) == header[5] else {
-            throw FirePackError(.unsupportedVersion, offset: 5, "stream flags 0x\(String(byte(5), radix: 16)); version \(version) defines none (the byte must be 00)")
+            throw FirePackError(
+                .unsupportedVersion, offset: 5,
+                "stream flags 0x\(String(byte(5), radix: 16)); version \(version) defines none (the byte must be 00)")
         }
         start = header.count
     }
 
     /// A reader whose header was read elsewhere (a range reader's): nothing is read yet.
-    init(uncheckedSource source: ByteSource, mode: ErrorMode, maxRecordLength: Int, limits: ReaderLimits, version: UInt8) {
+    init(
+        uncheckedSource source: ByteSource, mode: ErrorMode, maxRecordLength: Int, limits: ReaderLimits, version: UInt8
+    ) {
         self.source = source
         self.mode = mode
         self.maxRecordLength = maxRecordLength
@@ -189,7 +199,8 @@ public final class DocumentStreamReader {
             let length = Int(load32(at: start + 4))
             let checksum = load32(at: start + 8)
             guard length <= maxRecordLength else {
-                try report(recordOffset, .limitExceeded, "record length \(length) exceeds the limit of \(maxRecordLength)")
+                try report(
+                    recordOffset, .limitExceeded, "record length \(length) exceeds the limit of \(maxRecordLength)")
                 try resynchronize()
                 continue
             }
@@ -197,9 +208,13 @@ public final class DocumentStreamReader {
             guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
                 // Either the last record is torn, or its length is damaged: look for a later record before giving up.
                 if try resynchronize() {
-                    try report(recordOffset, .lengthOutOfBounds, "record length \(length) is damaged (it runs past the end of the stream)")
+                    try report(
+                        recordOffset, .lengthOutOfBounds,
+                        "record length \(length) is damaged (it runs past the end of the stream)")
                 } else {
-                    try report(recordOffset, .truncated, "the stream ends inside a record of \(length) bytes (a torn last record)")
+                    try report(
+                        recordOffset, .truncated,
+                        "the stream ends inside a record of \(length) bytes (a torn last record)")
                 }
                 continue
             }
@@ -208,8 +223,10 @@ public final class DocumentStreamReader {
             guard failedChecksumBytes + length <= checksumAllowance else {
                 // Resynchronisation never rescans without bound: record headers that each claim a long record over the
                 // same bytes would make every byte checked once per header (Docs/FORMAT.md §8, "Bounded work").
-                try report(recordOffset, .limitExceeded,
-                           "a record of \(length) bytes left unchecked: records that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)")
+                try report(
+                    recordOffset, .limitExceeded,
+                    "a record of \(length) bytes left unchecked: records that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)"
+                )
                 try resynchronize()
                 continue
             }
@@ -261,7 +278,9 @@ public final class DocumentStreamReader {
     /// The next intact document's fields decoded as `T` (with `@DocumentID` filled), or nil at the end. A record
     /// that does not decode as `T` is a problem like a damaged one (code `decodingFailed`, the record's offset, the
     /// `DecodingError` in the reason): thrown in `.stopAtFirstError` mode, else added to `problems` and skipped.
-    public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> (reference: DocumentReference, value: T)? {
+    public func next<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) throws -> (
+        reference: DocumentReference, value: T
+    )? {
         while let record = try nextRecord() {
             if let decoded = try decode(record, as: type, decoder: decoder) { return decoded }
         }
@@ -270,7 +289,9 @@ public final class DocumentStreamReader {
 
     /// The document `record` holds, its fields decoded as `T`; nil when it is not a document or does not decode (a
     /// problem, reported as `next(as:)` says).
-    func decode<T: Decodable>(_ record: StreamRecord, as type: T.Type, decoder: FirePackDecoder) throws -> (reference: DocumentReference, value: T)? {
+    func decode<T: Decodable>(_ record: StreamRecord, as type: T.Type, decoder: FirePackDecoder) throws -> (
+        reference: DocumentReference, value: T
+    )? {
         // Straight from the record's bytes: the document's shape is checked, its fields decoded in place.
         let reference: DocumentReference
         var fields: FirePackReader?
@@ -286,7 +307,9 @@ public final class DocumentStreamReader {
         do {
             return (reference, try decoder.decode(type, from: &fields!, in: reference))
         } catch {
-            try report(record.offset, .decodingFailed, "\(reference.path) does not decode as \(T.self): \(error)", number: record.number)
+            try report(
+                record.offset, .decodingFailed, "\(reference.path) does not decode as \(T.self): \(error)",
+                number: record.number)
             return nil
         }
     }
@@ -295,8 +318,10 @@ public final class DocumentStreamReader {
     /// the stream's first byte, as everywhere (FORMAT.md §7).
     package func reportInvalidDocument(_ error: FirePackError, in record: StreamRecord) throws {
         let payloadStart = record.offset + DocumentStreamFormat.recordHeaderLength
-        let inStream = FirePackError(error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
-        try report(inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
+        let inStream = FirePackError(
+            error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
+        try report(
+            inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
     }
 
     /// Reads the close record at `start`: its count is kept (`closedCount`), and completes the stream if nothing
@@ -310,11 +335,13 @@ public final class DocumentStreamReader {
         }
         let count = UnsafeRawBufferPointer(start: storage + start + 4, count: 8)
         guard crc32(count) == load32(at: start + 12) else {
-            try report(recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged)", number: nextNumber)
+            try report(
+                recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged)", number: nextNumber)
             try resynchronize()
             return
         }
-        closedCount = Int(truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
+        closedCount = Int(
+            truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
         start += DocumentStreamFormat.closeRecordLength
     }
 
@@ -369,7 +396,8 @@ public final class DocumentStreamReader {
 
     @inline(__always)
     func matchesCloseMarker(at index: Int) -> Bool {
-        end - index >= 4 && storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x4552_50F3)
+        end - index >= 4
+            && storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x4552_50F3)
     }
 
     @inline(__always)
@@ -418,7 +446,9 @@ extension DocumentStreamReader {
     /// The stream's documents decoded as `T` (with `@DocumentID` filled), as a `Sequence`: a record that does not
     /// decode is skipped into `problems` like a damaged one (`.skipAndReport`), or ends the sequence with its error
     /// in `stoppedBy` (`.stopAtFirstError`). Check both after the loop, or iterate with the throwing `next(as:)`.
-    public func values<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) -> DecodedSequence<T> {
+    public func values<T: Decodable>(as type: T.Type, decoder: FirePackDecoder = FirePackDecoder()) -> DecodedSequence<
+        T
+    > {
         DecodedSequence(reader: self, decoder: decoder)
     }
 }

@@ -32,7 +32,8 @@ public final class GzipSource: ByteSource {
                     stream.next_in = inputBuffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
                     stream.avail_in = uInt(count)
                 }
-                stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)  // buffer.count > 0 (guard above)
+                // buffer.count > 0 (guard above)
+                stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
                 let offered = min(buffer.count, Int(UInt32.max))  // zlib's lengths are 32-bit
                 stream.avail_out = uInt(offered)
                 let status = inflate(&stream, Z_NO_FLUSH)
@@ -51,8 +52,12 @@ public final class GzipSource: ByteSource {
                     if produced > 0 { return produced }
                     if inputEnded && stream.avail_in == 0 {
                         // At a member boundary (reset, nothing of a next member read) the end of input is clean.
-                        if memberEnded && stream.total_in == 0 { finished = true; return 0 }
-                        throw FirePackError(.truncated, offset: Int(stream.total_in), "gzip data ends before its end marker")
+                        if memberEnded && stream.total_in == 0 {
+                            finished = true
+                            return 0
+                        }
+                        throw FirePackError(
+                            .truncated, offset: Int(stream.total_in), "gzip data ends before its end marker")
                     }
                 default:
                     let message = stream.msg.map { String(cString: $0) } ?? "status \(status)"
@@ -72,7 +77,9 @@ public final class GzipSink: ByteSink {
     /// Compresses into `downstream` at `level` (0 … 9; 6 is zlib's default).
     public init(_ downstream: ByteSink, level: Int32 = 6) throws {
         self.downstream = downstream
-        let status = deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = deflateInit2_(
+            &stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)
+        )
         guard status == Z_OK else { throw FirePackError(.ioFailure, "zlib deflateInit failed (\(status))") }
     }
 

@@ -65,7 +65,11 @@ public final class LevelDBLogReader {
             if !started || position + Self.headerLength > blockLength {
                 try finishBlock()
                 guard try readBlock() else {
-                    if partial != nil { report(partialOffset, .truncated, "the file ends inside a record of several chunks (a torn last record)") }
+                    if partial != nil {
+                        report(
+                            partialOffset, .truncated,
+                            "the file ends inside a record of several chunks (a torn last record)")
+                    }
                     partial = nil
                     return nil
                 }
@@ -73,13 +77,17 @@ public final class LevelDBLogReader {
             }
             let chunkOffset = blockStart + position
             let header = position
-            let storedChecksum = UInt32(block[header]) | UInt32(block[header + 1]) << 8 | UInt32(block[header + 2]) << 16 | UInt32(block[header + 3]) << 24
+            let storedChecksum =
+                UInt32(block[header]) | UInt32(block[header + 1]) << 8 | UInt32(block[header + 2]) << 16 | UInt32(
+                    block[header + 3]) << 24
             let length = Int(block[header + 4]) | Int(block[header + 5]) << 8
             let type = block[header + 6]
             if type == 0 && length == 0 && storedChecksum == 0 {
                 // Padding: the rest of the block must be zeros too.
                 if let nonZero = block[position..<blockLength].firstIndex(where: { $0 != 0 }) {
-                    skipBlock(blockStart + nonZero, .invalidValue, "bytes after the zero padding that starts at byte \(chunkOffset)")
+                    skipBlock(
+                        blockStart + nonZero, .invalidValue,
+                        "bytes after the zero padding that starts at byte \(chunkOffset)")
                 } else {
                     position = blockLength
                 }
@@ -88,11 +96,14 @@ public final class LevelDBLogReader {
             let dataStart = header + Self.headerLength
             guard length <= blockLength - dataStart else {
                 if blockLength < Self.blockSize {
-                    report(chunkOffset, .truncated, "the file ends inside a chunk of \(length) bytes (a torn last record)")
+                    report(
+                        chunkOffset, .truncated, "the file ends inside a chunk of \(length) bytes (a torn last record)")
                     partial = nil
                     position = blockLength
                 } else {
-                    skipBlock(chunkOffset, .lengthOutOfBounds, "a chunk of \(length) bytes runs past the end of its 32 KiB block")
+                    skipBlock(
+                        chunkOffset, .lengthOutOfBounds,
+                        "a chunk of \(length) bytes runs past the end of its 32 KiB block")
                 }
                 continue
             }
@@ -120,7 +131,9 @@ public final class LevelDBLogReader {
             case 3, 4:
                 guard var record = partial else {
                     if !discarding {
-                        report(chunkOffset, .invalidValue, "a \(type == 3 ? "middle" : "last") chunk with no first chunk before it")
+                        report(
+                            chunkOffset, .invalidValue,
+                            "a \(type == 3 ? "middle" : "last") chunk with no first chunk before it")
                     }
                     // The record already reported ends at a last chunk; orphans after it are reported again.
                     discarding = type == 3
@@ -132,12 +145,14 @@ public final class LevelDBLogReader {
                     discarding = true
                     continue
                 }
-                partial = nil   // one owner while appending
+                partial = nil  // one owner while appending
                 record.append(contentsOf: data)
                 if type == 4 { return deliver(record, offset: partialOffset) }
                 partial = record
             default:
-                skipBlock(chunkOffset, .invalidValue, "chunk type \(type) is not one of 1 (full), 2 (first), 3 (middle), 4 (last)")
+                skipBlock(
+                    chunkOffset, .invalidValue,
+                    "chunk type \(type) is not one of 1 (full), 2 (first), 3 (middle), 4 (last)")
             }
         }
     }
@@ -150,7 +165,9 @@ public final class LevelDBLogReader {
     /// A first chunk that started a record which never got its last chunk.
     private func reportUnfinished(before offset: Int) {
         guard partial != nil else { return }
-        report(partialOffset, .invalidValue, "a record whose first chunk is not followed by its last (a new record starts at byte \(offset))")
+        report(
+            partialOffset, .invalidValue,
+            "a record whose first chunk is not followed by its last (a new record starts at byte \(offset))")
         partial = nil
     }
 
@@ -163,7 +180,8 @@ public final class LevelDBLogReader {
                 report(blockStart + position, .truncated, "the file ends inside a chunk header (a torn last record)")
                 partial = nil
             } else {
-                report(blockStart + nonZero, .invalidValue, "the trailer of the block at byte \(blockStart) is not zeros")
+                report(
+                    blockStart + nonZero, .invalidValue, "the trailer of the block at byte \(blockStart) is not zeros")
             }
         }
         position = blockLength
@@ -176,7 +194,9 @@ public final class LevelDBLogReader {
         blockLength = 0
         position = 0
         while blockLength < Self.blockSize {
-            let count = try block.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[blockLength...])) }
+            let count = try block.withUnsafeMutableBytes {
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[blockLength...]))
+            }
             if count == 0 { break }
             blockLength += count
         }

@@ -16,26 +16,31 @@ public enum OutputFile {
     /// Opens `path` for writing by the rules above.
     public static func sink(atPath path: String) throws -> ByteSink {
         if let descriptor = descriptorPath(path) {
-            guard firepack_is_open(descriptor) != 0 else { throw FirePackError(.ioFailure, "\(path): no such open descriptor") }
+            guard firepack_is_open(descriptor) != 0 else {
+                throw FirePackError(.ioFailure, "\(path): no such open descriptor")
+            }
             return FileSink(descriptor: descriptor)
         }
         let raw = Array(SystemPath.bytes(path).dropLast()).map { UInt8(bitPattern: $0) }
         let target = try AtomicFileSink.resolvingLinks(raw)
         var status = stat()
         guard stat(target.map { CChar(bitPattern: $0) } + [0], &status) == 0 else {
-            return try AtomicFileSink(destination: path)   // a new file (through a dangling link: its target)
+            return try AtomicFileSink(destination: path)  // a new file (through a dangling link: its target)
         }
         switch status.st_mode & mode_t(S_IFMT) {
         case mode_t(S_IFREG):
             return try AtomicFileSink(destination: path)
         case mode_t(S_IFCHR), mode_t(S_IFIFO):
             let descriptor = firepack_open(SystemPath.bytes(path), O_WRONLY, 0)
-            guard descriptor >= 0 else { throw FirePackError(.ioFailure, "\(path): cannot open for writing: \(systemError())") }
+            guard descriptor >= 0 else {
+                throw FirePackError(.ioFailure, "\(path): cannot open for writing: \(systemError())")
+            }
             return FileSink(descriptor: descriptor, ownsDescriptor: true)
         case mode_t(S_IFDIR):
             throw FirePackError(.ioFailure, "\(path): is a directory; name a file in it")
         case mode_t(S_IFSOCK):
-            throw FirePackError(.ioFailure, "\(path): is a socket; FirePack writes files, devices, pipes and standard output")
+            throw FirePackError(
+                .ioFailure, "\(path): is a socket; FirePack writes files, devices, pipes and standard output")
         default:
             throw FirePackError(.ioFailure, "\(path): is a block device; refusing to write to it")
         }

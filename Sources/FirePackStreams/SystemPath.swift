@@ -19,13 +19,15 @@ package enum SystemPath {
             // The longest valid UTF-8 sequence at `index`, else one escaped byte.
             var decoded: String?
             for length in (1...min(4, raw.count - index)).reversed() {
-                if let piece = String(validating: raw[index ..< index + length], as: UTF8.self) {
+                if let piece = String(validating: raw[index..<index + length], as: UTF8.self) {
                     decoded = piece
                     index += length
                     break
                 }
             }
-            if let decoded { display += decoded } else {
+            if let decoded {
+                display += decoded
+            } else {
                 display += "\\x" + String(raw[index], radix: 16, uppercase: false).leftPadded(to: 2)
                 index += 1
             }

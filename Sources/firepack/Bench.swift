@@ -7,7 +7,8 @@ import Foundation
 /// `firepack bench [FILES…]`: a quick comparison on your own JSON files.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Compare FirePack with JSON, JSONSerialization and the dictionary path on JSON files (through Value).",
+        abstract:
+            "Compare FirePack with JSON, JSONSerialization and the dictionary path on JSON files (through Value).",
         discussion: """
             Each path encodes and decodes every file after a warm-up run; the table shows the median of the timed
             runs, throughput on the JSON text's size, and each path's time relative to FirePack's. Sizes are raw and
@@ -46,7 +47,11 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         let inputs = files.isEmpty ? try Self.defaultFiles() : files
-        if let svg { for input in inputs { try Files.refuseOverwriting(input: input, with: svg, option: "--svg", inPlace: false) } }
+        if let svg {
+            for input in inputs {
+                try Files.refuseOverwriting(input: input, with: svg, option: "--svg", inPlace: false)
+            }
+        }
         // Opened now: an unwritable --svg destination fails before the measurements, not after them.
         let chartSink = try svg.map { try Files.sink($0, gzip: false) }
         var rows: [Row] = []
@@ -61,17 +66,33 @@ struct Bench: ParsableCommand {
             let foundation = try JSONSerialization.jsonObject(with: Data(text))
             let any = value.anyValue
             let writer = FirePackWriter(options: .init(initialCapacity: packed.count * 2))
-            rows.append(Row(file: name, path: "FirePack", encode: median { writer.write(value); writer.clear() },
-                            decode: median { _ = try? Value(firePackBytes: packed) }, bytes: text.count))
-            rows.append(Row(file: name, path: "JSON", encode: median { _ = value.jsonBytes() },
-                            decode: median { _ = try? Value(json: text) }, bytes: text.count))
-            rows.append(Row(file: name, path: "JSONSerialization", encode: median { _ = try? JSONSerialization.data(withJSONObject: foundation) },
-                            decode: median { _ = try? JSONSerialization.jsonObject(with: Data(text)) }, bytes: text.count))
-            rows.append(Row(file: name, path: "dictionary", encode: median { _ = value.anyValue },
-                            decode: median { _ = try? Value(any: any) }, bytes: text.count))
-            sizes.append(name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                         + String(format: "%11d %7d %10d %7d   %6.1f%%", minified.count, try gzipSize(minified), packed.count, try gzipSize(packed),
-                                  100 * Double(packed.count) / Double(max(minified.count, 1))))
+            rows.append(
+                Row(
+                    file: name, path: "FirePack",
+                    encode: median {
+                        writer.write(value)
+                        writer.clear()
+                    },
+                    decode: median { _ = try? Value(firePackBytes: packed) }, bytes: text.count))
+            rows.append(
+                Row(
+                    file: name, path: "JSON", encode: median { _ = value.jsonBytes() },
+                    decode: median { _ = try? Value(json: text) }, bytes: text.count))
+            rows.append(
+                Row(
+                    file: name, path: "JSONSerialization",
+                    encode: median { _ = try? JSONSerialization.data(withJSONObject: foundation) },
+                    decode: median { _ = try? JSONSerialization.jsonObject(with: Data(text)) }, bytes: text.count))
+            rows.append(
+                Row(
+                    file: name, path: "dictionary", encode: median { _ = value.anyValue },
+                    decode: median { _ = try? Value(any: any) }, bytes: text.count))
+            sizes.append(
+                name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "%11d %7d %10d %7d   %6.1f%%", minified.count, try gzipSize(minified), packed.count,
+                        try gzipSize(packed),
+                        100 * Double(packed.count) / Double(max(minified.count, 1))))
         }
         try StandardStreams.printChecked(table(rows) + "\n\n" + sizes.joined(separator: "\n"))
         if let svg, let chartSink {
@@ -87,7 +108,9 @@ struct Bench: ParsableCommand {
 
     static func defaultFiles() throws -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "Fixtures")) ?? []
-        let files = names.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".firestore.json") }.sorted().map { "Fixtures/" + $0 }
+        let files = names.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".firestore.json") }.sorted().map {
+            "Fixtures/" + $0
+        }
         guard !files.isEmpty else { throw CommandFailure.usage("no files given and no Fixtures/*.json here") }
         return files
     }
@@ -122,12 +145,19 @@ struct Bench: ParsableCommand {
     }
 
     func table(_ rows: [Row]) -> String {
-        var lines = ["file                      path                decode ms   MB/s  ×FirePack   encode ms   MB/s  ×FirePack"]
+        var lines = [
+            "file                      path                decode ms   MB/s  ×FirePack   encode ms   MB/s  ×FirePack"
+        ]
         for row in rows {
             let base = rows.first { $0.file == row.file && $0.path == "FirePack" }!
-            lines.append(row.file.padding(toLength: 26, withPad: " ", startingAt: 0) + row.path.padding(toLength: 18, withPad: " ", startingAt: 0)
-                         + String(format: "%11.3f %6.0f %9.1fx %11.3f %6.0f %9.1fx", row.decode * 1e3, Double(row.bytes) / row.decode / 1e6,
-                                  row.decode / base.decode, row.encode * 1e3, Double(row.bytes) / row.encode / 1e6, row.encode / base.encode))
+            lines.append(
+                row.file.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    + row.path.padding(toLength: 18, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "%11.3f %6.0f %9.1fx %11.3f %6.0f %9.1fx", row.decode * 1e3,
+                        Double(row.bytes) / row.decode / 1e6,
+                        row.decode / base.decode, row.encode * 1e3, Double(row.bytes) / row.encode / 1e6,
+                        row.encode / base.encode))
         }
         return lines.joined(separator: "\n")
     }
@@ -149,8 +179,10 @@ struct Bench: ParsableCommand {
                     guard let row = rows.first(where: { $0.file == file && $0.path == path }) else { continue }
                     let rate = Double(row.bytes) / (direction == "decode" ? row.decode : row.encode) / 1e6
                     let length = max(1, Int(Double(width) * rate / maximum))
-                    body += "<text x=\"\(left - 6)\" y=\"\(y + 11)\" text-anchor=\"end\">\(direction) \(escape(path))</text>"
-                    body += "<rect x=\"\(left)\" y=\"\(y)\" width=\"\(length)\" height=\"\(barHeight - 2)\" fill=\"\(colors[path]!)\"/>"
+                    body +=
+                        "<text x=\"\(left - 6)\" y=\"\(y + 11)\" text-anchor=\"end\">\(direction) \(escape(path))</text>"
+                    body +=
+                        "<rect x=\"\(left)\" y=\"\(y)\" width=\"\(length)\" height=\"\(barHeight - 2)\" fill=\"\(colors[path]!)\"/>"
                     body += "<text x=\"\(left + length + 4)\" y=\"\(y + 11)\">\(Int(rate.rounded())) MB/s</text>\n"
                     y += barHeight
                 }

@@ -7,7 +7,8 @@ import Foundation
 /// `firepack convert IN OUT`: converts between FirePack, JSON, Firestore REST JSON and Firestore protobuf.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between fpk, fpks, json, jsonl, firestore-json and firestore-proto (each optionally .gz); read Firestore managed exports.",
+        abstract:
+            "Convert between fpk, fpks, json, jsonl, firestore-json and firestore-proto (each optionally .gz); read Firestore managed exports.",
         discussion: """
             Formats come from the file names (.fpk .fpks .json .jsonl .firestore.json .pb, plus .gz) unless --from/--to
             say otherwise; - is standard input or output. Streams (fpks, jsonl, firestore-json lines, delimited
@@ -37,7 +38,10 @@ struct Convert: ParsableCommand {
     @Argument(help: "The output file, or - for standard output.")
     var output: String
 
-    @Option(help: "The input format (default: from the input's name, else its first bytes: fpk, fpks, gzip); add .gz for gzip.")
+    @Option(
+        help:
+            "The input format (default: from the input's name, else its first bytes: fpk, fpks, gzip); add .gz for gzip."
+    )
     var from: FormatChoice?
 
     @Option(help: "The output format (default: from the output's name); add .gz for gzip (--to jsonl.gz).")
@@ -46,10 +50,15 @@ struct Convert: ParsableCommand {
     @Option(help: "The collection of documents read from plain JSON (default: the input file's name).")
     var collection: String?
 
-    @Option(help: "The field holding each plain-JSON document's ID (default: the path in \"__name__\", else a generated ID); a document without it is an error.")
+    @Option(
+        help:
+            "The field holding each plain-JSON document's ID (default: the path in \"__name__\", else a generated ID); a document without it is an error."
+    )
     var idField: String?
 
-    @Flag(help: "With --id-field: give documents that lack the field a new ID (counted in the summary) instead of failing.")
+    @Flag(
+        help:
+            "With --id-field: give documents that lack the field a new ID (counted in the summary) instead of failing.")
     var generateMissingIds = false
 
     @Flag(help: "With --id-field: keep the ID field among the document's fields as well.")
@@ -61,7 +70,9 @@ struct Convert: ParsableCommand {
     @Option(help: "Replace server-timestamp sentinels by this time: now, or an RFC 3339 timestamp.")
     var resolveServerTimestamps: String?
 
-    @Flag(help: "Sorted keys, so that equal values give identical bytes, and generated IDs derived from the record number.")
+    @Flag(
+        help:
+            "Sorted keys, so that equal values give identical bytes, and generated IDs derived from the record number.")
     var deterministic = false
 
     @Flag(help: "Indented JSON output.")
@@ -86,7 +97,8 @@ struct Convert: ParsableCommand {
         let explicitInput = FileFormat.resolveInput(from, path: input)
         let (outputFormat, outputGzip) = try FileFormat.resolve(to, path: output, role: "output")
         if outputFormat == .firestoreExport {
-            throw CommandFailure.usage("firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
+            throw CommandFailure.usage(
+                "firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
         }
         try Files.refuseOverwriting(input: input, with: output, option: "output", inPlace: inPlace)
         let time = try resolveTime()
@@ -103,18 +115,25 @@ struct Convert: ParsableCommand {
         // Opened before any work: an unwritable destination is reported at once. A file changes only at the end.
         let outputCounter = CountingSink(try Files.sink(output, gzip: false))
         let sink: ByteSink = outputGzip ? try GzipSink(outputCounter) : outputCounter
-        let progress = Progress(total: Files.size(input), counter: counter, compressed: compressed, quiet: quiet || OutputFile.isWrittenInPlace(output))
-        let naming = DocumentNaming(collection: collection ?? Self.defaultCollection(input), idField: idField,
-                                    generatesMissingIDs: generateMissingIds, keepsIDField: keepIdField, deterministic: deterministic,
-                                    largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
+        let progress = Progress(
+            total: Files.size(input), counter: counter, compressed: compressed,
+            quiet: quiet || OutputFile.isWrittenInPlace(output))
+        let naming = DocumentNaming(
+            collection: collection ?? Self.defaultCollection(input), idField: idField,
+            generatesMissingIDs: generateMissingIds, keepsIDField: keepIdField, deterministic: deterministic,
+            largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
         var limitWarnings = ProblemReport(maxExamples: 5)
         do {
             if !inputFormat.isStream && !outputFormat.isStream {
                 // Value to value (fpk ↔ json): kept exactly, not read as documents.
-                var value = try inputFormat.readValue(FirePackStreams.readAll(source), file: input, largeIntegers: naming.largeIntegers)
+                var value = try inputFormat.readValue(
+                    FirePackStreams.readAll(source), file: input, largeIntegers: naming.largeIntegers)
                 if let time { value = value.resolvingServerTimestamps(at: time) }
-                try outputFormat.write(value, to: sink, options: DocumentOutputOptions(naming: naming, deterministic: deterministic,
-                                                                                      pretty: pretty, plain: plain, singleDocument: false))
+                try outputFormat.write(
+                    value, to: sink,
+                    options: DocumentOutputOptions(
+                        naming: naming, deterministic: deterministic,
+                        pretty: pretty, plain: plain, singleDocument: false))
                 progress.summary(records: 1, written: outputCounter.count, generatedIDs: 0, to: output)
                 return
             }
@@ -124,26 +143,40 @@ struct Convert: ParsableCommand {
             let singleObject = (documents as? ValueInput)?.isSingleObject ?? false
             if singleObject && outputFormat != .firestoreProto {
                 // One object is one document: a single protobuf message, never a silent one-document stream.
-                throw CommandFailure(message: "\(input) holds one JSON object, not an array of documents: wrap it in [ ] for a one-document \(outputFormat.rawValue) stream, or convert it to .json or .fpk")
+                throw CommandFailure(
+                    message:
+                        "\(input) holds one JSON object, not an array of documents: wrap it in [ ] for a one-document \(outputFormat.rawValue) stream, or convert it to .json or .fpk"
+                )
             }
-            let destination = try outputFormat.documentOutput(sink, options: DocumentOutputOptions(
-                naming: naming, deterministic: deterministic, pretty: pretty, plain: plain, singleDocument: singleObject))
+            let destination = try outputFormat.documentOutput(
+                sink,
+                options: DocumentOutputOptions(
+                    naming: naming, deterministic: deterministic, pretty: pretty, plain: plain,
+                    singleDocument: singleObject))
             // One record per step. JSON lines into a stream take the direct path: each line's fields are written
             // from the text straight into the record, without a tree (3× the throughput, see BENCHMARKS.md).
             // Each step leaves the path of the document it wrote in `path`, checked for repeats below.
             var path = ""
             let step: () throws -> Bool
-            if time == nil, let lines = documents as? JSONLinesInput, let stream = destination as? StreamOutput, !stream.deterministic {
+            if time == nil, let lines = documents as? JSONLinesInput, let stream = destination as? StreamOutput,
+                !stream.deterministic
+            {
                 step = {
                     guard try lines.appendNextNamingLine(to: stream.writer) else { return false }
                     path = lines.lastPath
                     return true
                 }
-            } else if time == nil, outputFormat == .jsonl, let records = documents as? StreamInput, let output = destination as? ChunkedOutput {
+            } else if time == nil, outputFormat == .jsonl, let records = documents as? StreamInput,
+                let output = destination as? ChunkedOutput
+            {
                 // And a stream into JSON lines: each record's fields written as JSON from its bytes.
-                let options = DocumentOutputOptions(naming: naming, deterministic: deterministic, pretty: false, plain: plain, singleDocument: false).json
+                let options = DocumentOutputOptions(
+                    naming: naming, deterministic: deterministic, pretty: false, plain: plain, singleDocument: false
+                ).json
                 step = {
-                    guard try records.appendNextJSONLine(to: output, naming: naming, options: options) else { return false }
+                    guard try records.appendNextJSONLine(to: output, naming: naming, options: options) else {
+                        return false
+                    }
                     path = records.lastPath
                     return true
                 }
@@ -156,7 +189,9 @@ struct Convert: ParsableCommand {
                     let document = time.map { next.resolvingServerTimestamps(at: $0) } ?? next
                     if checksLimits {
                         for violation in FirestoreLimits.violations(in: document) {
-                            limitWarnings.add(kind: violation.kind, "record \(written) (\(document.reference.path)): \(violation.text)")
+                            limitWarnings.add(
+                                kind: violation.kind,
+                                "record \(written) (\(document.reference.path)): \(violation.text)")
                         }
                     }
                     try destination.write(document)
@@ -174,7 +209,9 @@ struct Convert: ParsableCommand {
                 let generated = naming.generatedCount
                 guard try step() else { break }
                 if naming.generatedCount == generated {
-                    paths.check(path, at: lineNumbers?.lineNumber ?? records, unit: lineNumbers == nil ? "record" : "line", into: &repeats)
+                    paths.check(
+                        path, at: lineNumbers?.lineNumber ?? records, unit: lineNumbers == nil ? "record" : "line",
+                        into: &repeats)
                 }
                 records += 1
                 Interruption.recordsDone.store(records, ordering: .relaxed)
@@ -184,21 +221,31 @@ struct Convert: ParsableCommand {
             // All or nothing: with damaged input records the output file is not written (standard output was).
             if !documents.problems.isEmpty {
                 for problem in documents.problems { StandardStreams.writeError("firepack: \(problem)\n") }
-                let outcome = OutputFile.isWrittenInPlace(output) ? "\(records) intact record(s) converted" : "\(output) not written"
+                let outcome =
+                    OutputFile.isWrittenInPlace(output)
+                    ? "\(records) intact record(s) converted" : "\(output) not written"
                 let advice = inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : ""
-                throw CommandFailure(message: "\(input): \(documents.problemCount) damaged record(s); \(outcome)\(advice)")
+                throw CommandFailure(
+                    message: "\(input): \(documents.problemCount) damaged record(s); \(outcome)\(advice)")
             }
             try destination.finish()
             if !repeats.isEmpty {
-                StandardStreams.writeError("firepack: warning: \(repeats.total) document(s) in \(input) repeat the path of an earlier one: written as they are, but Firestore would keep only the last of each\n")
+                StandardStreams.writeError(
+                    "firepack: warning: \(repeats.total) document(s) in \(input) repeat the path of an earlier one: written as they are, but Firestore would keep only the last of each\n"
+                )
                 for line in repeats.lines(prefix: "firepack: warning: ") { StandardStreams.writeError(line + "\n") }
             }
             if let note = paths.partialNote { StandardStreams.writeError("firepack: note: \(note)\n") }
             if !limitWarnings.isEmpty {
-                StandardStreams.writeError("firepack: warning: \(limitWarnings.total) problem(s) with Firestore's limits in \(output): Firestore would refuse these documents\n")
-                for line in limitWarnings.lines(prefix: "firepack: warning: ") { StandardStreams.writeError(line + "\n") }
+                StandardStreams.writeError(
+                    "firepack: warning: \(limitWarnings.total) problem(s) with Firestore's limits in \(output): Firestore would refuse these documents\n"
+                )
+                for line in limitWarnings.lines(prefix: "firepack: warning: ") {
+                    StandardStreams.writeError(line + "\n")
+                }
             }
-            progress.summary(records: records, written: outputCounter.count, generatedIDs: naming.generatedCount, to: output)
+            progress.summary(
+                records: records, written: outputCounter.count, generatedIDs: naming.generatedCount, to: output)
         } catch let error as FirePackError {
             throw CommandFailure.data(input, Self.namingToolOptions(error))
         } catch let problem as StreamProblem {
@@ -209,16 +256,19 @@ struct Convert: ParsableCommand {
     /// The library's advice, in the tool's terms: its flags, not library calls.
     static func namingToolOptions(_ error: FirePackError) -> FirePackError {
         guard error.message.contains("Document.resolvingServerTimestamps(at:)") else { return error }
-        return FirePackError(error.code, offset: error.offset,
-                             "a pending server timestamp cannot be written in this format; give it a time with --resolve-server-timestamps now|TIME",
-                             path: error.path)
+        return FirePackError(
+            error.code, offset: error.offset,
+            "a pending server timestamp cannot be written in this format; give it a time with --resolve-server-timestamps now|TIME",
+            path: error.path)
     }
 
     func resolveTime() throws -> Timestamp? {
         guard let resolveServerTimestamps else { return nil }
         if resolveServerTimestamps == "now" { return Timestamp() }
         do { return try Timestamp(rfc3339: resolveServerTimestamps) } catch {
-            throw ValidationError("--resolve-server-timestamps takes now or an RFC 3339 timestamp, not \(resolveServerTimestamps.debugDescription)")
+            throw ValidationError(
+                "--resolve-server-timestamps takes now or an RFC 3339 timestamp, not \(resolveServerTimestamps.debugDescription)"
+            )
         }
     }
 

@@ -49,13 +49,17 @@ final class StreamInput: DocumentInput {
         while let record = try reader.nextRecord() {
             var fields: FirePackReader?
             var written = false
-            if let reference = try? Document.scanRecord(record.payload, limits: reader.limits, readFields: { reader throws(FirePackError) in
-                fields = reader
-                try reader.skipValue()
-            }).reference {
+            if let reference = try? Document.scanRecord(
+                record.payload, limits: reader.limits,
+                readFields: { reader throws(FirePackError) in
+                    fields = reader
+                    try reader.skipValue()
+                }
+            ).reference {
                 lastPath = reference.path
                 // No fields map: an empty document.
-                written = JSONTranscoding.appendObject(fields, appending: naming.member(for: reference), options: options, to: output.buffer)
+                written = JSONTranscoding.appendObject(
+                    fields, appending: naming.member(for: reference), options: options, to: output.buffer)
             }
             if written {
                 output.buffer.append(0x0A)
@@ -73,7 +77,9 @@ final class StreamInput: DocumentInput {
 
     private func reportNotClosed() {
         if case .notClosed(let count) = reader.completion {
-            StandardStreams.writeError("firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n")
+            StandardStreams.writeError(
+                "firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n"
+            )
         }
     }
 }
@@ -111,18 +117,27 @@ final class JSONLinesInput: DocumentInput {
                 if let path = JSONTranscoding.lastMemberString(named: naming.memberNames[0], in: text) {
                     (name, id) = (.string(path), nil)
                 } else {
-                    guard let members = JSONTranscoding.members(named: naming.memberNames, in: text, options: jsonOptions) else { return false }
+                    guard
+                        let members = JSONTranscoding.members(named: naming.memberNames, in: text, options: jsonOptions)
+                    else { return false }
                     (name, id) = (members[0], members.count > 1 ? members[1] : nil)
                 }
                 // A line that fails here fails on the tree path too (which says why); a record is counted twice only then.
-                guard let (reference, consumedKey) = try? naming.reference(name: name, id: id, line: lines.lineNumber) else { return false }
+                guard let (reference, consumedKey) = try? naming.reference(name: name, id: id, line: lines.lineNumber)
+                else { return false }
                 lastPath = reference.path
-                let skipping = consumedKey == nil ? nil : consumedKey == "__name__" ? naming.memberNames[0] : naming.memberNames[1]
+                let skipping =
+                    consumedKey == nil ? nil : consumedKey == "__name__" ? naming.memberNames[0] : naming.memberNames[1]
                 // Errors of the sink pass through; text the direct path cannot write leaves no record behind.
-                return try stream.append(reference: reference, writingFields: { writer in
-                    do { try JSONTranscoding.writeObject(text, skipping: skipping, options: jsonOptions, into: writer) } catch { return false }
-                    return true
-                })
+                return try stream.append(
+                    reference: reference,
+                    writingFields: { writer in
+                        do {
+                            try JSONTranscoding.writeObject(
+                                text, skipping: skipping, options: jsonOptions, into: writer)
+                        } catch { return false }
+                        return true
+                    })
             }
             if !appended {
                 let document = try document(from: line)
@@ -136,27 +151,39 @@ final class JSONLinesInput: DocumentInput {
 
     /// `appendNext(to:)`, with a refusal of the stream writer (a document past the readers' limits) naming the line.
     func appendNextNamingLine(to stream: DocumentStreamWriter) throws -> Bool {
-        do { return try appendNext(to: stream) } catch let error as FirePackError where !error.message.hasPrefix("line ") {
-            throw FirePackError(error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
+        do { return try appendNext(to: stream) } catch let error as FirePackError
+            where !error.message.hasPrefix("line ")
+        {
+            throw FirePackError(
+                error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
         }
     }
 
-    private func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+    private func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
 
     /// The line's document through a tree, with errors naming the line and column.
     private func document(from line: ArraySlice<UInt8>) throws -> Document {
         // A line that is an array or a string is not a document, however long: said without building its tree (a
         // 40 MiB line of numbers once took a gigabyte to be told so).
-        if let first = line.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }),
-           first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") {
-            throw FirePackError(.invalidValue, "line \(lines.lineNumber): a document must be a JSON object, not \(first == UInt8(ascii: "[") ? "array" : "string")")
+        if let first = line.first(where: {
+            $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF
+        }),
+            first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
+        {
+            throw FirePackError(
+                .invalidValue,
+                "line \(lines.lineNumber): a document must be a JSON object, not \(first == UInt8(ascii: "[") ? "array" : "string")"
+            )
         }
         let value: Value
         do { value = try Value(json: line, options: jsonOptions) } catch {
             // The column is the line's; the byte offset the file's, as for every other input.
-            throw FirePackError(error.code, offset: error.offset.map { $0 + lines.lineOffset },
-                                "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
-                                path: error.path)
+            throw FirePackError(
+                error.code, offset: error.offset.map { $0 + lines.lineOffset },
+                "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
+                path: error.path)
         }
         return try naming.document(from: value, line: lines.lineNumber)
     }
@@ -208,13 +235,18 @@ final class FirestoreProtoInput: DocumentInput {
             length |= Int(byte & 0x7F) << shift
             shift += 7
             index += 1
-            if byte < 0x80 { terminated = true; break }
+            if byte < 0x80 {
+                terminated = true
+                break
+            }
         }
         let prefix = index - start
         if terminated && length <= maxMessageLength {
-            try fill(prefix + length)   // may move the unread bytes to the front: positions are relative to `start`
+            try fill(prefix + length)  // may move the unread bytes to the front: positions are relative to `start`
             let body = start + prefix
-            if prefix + length <= available, let document = try? Document(firestoreProto: Array(buffer[body..<body + length])) {
+            if prefix + length <= available,
+                let document = try? Document(firestoreProto: Array(buffer[body..<body + length]))
+            {
                 start = body + length
                 count += 1
                 return document
@@ -226,7 +258,9 @@ final class FirestoreProtoInput: DocumentInput {
         // One message without a prefix: at most the limit.
         try fill(maxMessageLength + 1)
         guard available <= maxMessageLength else {
-            throw FirePackError(.limitExceeded, offset: 0, "not varint-delimited Document messages, and more than \(maxMessageLength) bytes for a single message")
+            throw FirePackError(
+                .limitExceeded, offset: 0,
+                "not varint-delimited Document messages, and more than \(maxMessageLength) bytes for a single message")
         }
         let message = Array(buffer[start...])
         buffer = []
@@ -244,7 +278,11 @@ final class ValueInput: DocumentInput {
     /// Whether the value is one object (one document) rather than an array of them.
     let isSingleObject: Bool
     init(_ value: Value, naming: DocumentNaming) {
-        if case .array(let elements) = value { iterator = elements.makeIterator() } else { iterator = [value].makeIterator() }
+        if case .array(let elements) = value {
+            iterator = elements.makeIterator()
+        } else {
+            iterator = [value].makeIterator()
+        }
         if case .map = value { isSingleObject = true } else { isSingleObject = false }
         self.naming = naming
     }
@@ -326,7 +364,9 @@ extension FileFormat {
         let json = options.json
         switch self {
         case .fpk, .json: return CollectingOutput(self, sink, options: options)
-        case .firestoreExport: throw CommandFailure.usage("firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
+        case .firestoreExport:
+            throw CommandFailure.usage(
+                "firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
         case .fpks: return try StreamOutput(sink, deterministic: options.deterministic)
         case .jsonl:
             let naming = options.naming
@@ -342,7 +382,11 @@ extension FileFormat {
                 buffer.append(0x0A)
             }
         case .firestoreProto:
-            if options.singleDocument { return ChunkedOutput(sink) { document, buffer in buffer.append(contentsOf: try document.firestoreProtoBytes()) } }
+            if options.singleDocument {
+                return ChunkedOutput(sink) { document, buffer in
+                    buffer.append(contentsOf: try document.firestoreProtoBytes())
+                }
+            }
             return ChunkedOutput(sink) { document, buffer in
                 var delimited: [UInt8] = []
                 try document.appendFirestoreProtoDelimited(to: &delimited)
@@ -360,10 +404,13 @@ extension FileFormat {
 
     /// A JSON file's documents: its top-level array's elements one at a time, or its one value.
     static func jsonDocuments(_ source: ByteSource, file: String, naming: DocumentNaming) throws -> DocumentInput {
-        let (reader, restored) = try JSONArrayReader.open(source, options: JSONOptions(largeIntegers: naming.largeIntegers))
+        let (reader, restored) = try JSONArrayReader.open(
+            source, options: JSONOptions(largeIntegers: naming.largeIntegers))
         if let reader { return JSONArrayInput(reader, naming: naming) }
         let rest = try FirePackStreams.readAll(source)
-        return ValueInput(try FileFormat.json.readValue(restored + rest, file: file, largeIntegers: naming.largeIntegers), naming: naming)
+        return ValueInput(
+            try FileFormat.json.readValue(restored + rest, file: file, largeIntegers: naming.largeIntegers),
+            naming: naming)
     }
 
     /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole.
@@ -377,7 +424,10 @@ extension FileFormat {
         case .json:
             // A top-level array streams element by element; any other JSON text is read whole.
             try Self.jsonDocuments(source, file: file, naming: naming)
-        case .fpk: ValueInput(try readValue(FirePackStreams.readAll(source), file: file, largeIntegers: naming.largeIntegers), naming: naming)
+        case .fpk:
+            ValueInput(
+                try readValue(FirePackStreams.readAll(source), file: file, largeIntegers: naming.largeIntegers),
+                naming: naming)
         }
     }
 }

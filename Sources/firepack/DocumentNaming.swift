@@ -19,8 +19,10 @@ final class DocumentNaming {
     /// Documents made so far (the record number of the next one).
     private(set) var recordCount = 0
 
-    init(collection: String, idField: String?, generatesMissingIDs: Bool = false, keepsIDField: Bool = false,
-         deterministic: Bool = false, largeIntegers: JSONOptions.LargeIntegers = .reject) {
+    init(
+        collection: String, idField: String?, generatesMissingIDs: Bool = false, keepsIDField: Bool = false,
+        deterministic: Bool = false, largeIntegers: JSONOptions.LargeIntegers = .reject
+    ) {
         self.collection = collection
         self.idField = idField
         self.generatesMissingIDs = generatesMissingIDs
@@ -38,7 +40,8 @@ final class DocumentNaming {
             recordCount += 1
             throw FirePackError(.invalidValue, "\(position)a document must be a JSON object, not \(value.type)")
         }
-        let (reference, consumedKey) = try reference(name: fields["__name__"], id: idField.flatMap { fields[$0] }, line: line)
+        let (reference, consumedKey) = try reference(
+            name: fields["__name__"], id: idField.flatMap { fields[$0] }, line: line)
         if let consumedKey { fields[consumedKey] = nil }
         return Document(reference: reference, fields: fields)
     }
@@ -64,12 +67,16 @@ final class DocumentNaming {
             switch id {
             case .string(let text): path = collection + "/" + text
             case .integer(let number): path = collection + "/" + String(number)
-            default: throw FirePackError(.invalidValue, "\(position)the id field \(idField.debugDescription) must be a string or integer")
+            default:
+                throw FirePackError(
+                    .invalidValue, "\(position)the id field \(idField.debugDescription) must be a string or integer")
             }
             consumedKey = keepsIDField ? nil : idField
         } else if let idField, !generatesMissingIDs {
-            throw FirePackError(.invalidValue, "\(position)the document has no \(idField.debugDescription) field (--id-field); "
-                                + "add --generate-missing-ids to give such documents new IDs")
+            throw FirePackError(
+                .invalidValue,
+                "\(position)the document has no \(idField.debugDescription) field (--id-field); "
+                    + "add --generate-missing-ids to give such documents new IDs")
         } else {
             path = generatedPath(record: record)
             consumedKey = nil
@@ -93,7 +100,9 @@ final class DocumentNaming {
             return collection + "/" + String(repeating: "x", count: 20)
         }
         guard deterministic else { return collectionReference.document().path }
-        var generator = SplitMix64(seed: UInt64(truncatingIfNeeded: record) &+ collection.utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 })
+        var generator = SplitMix64(
+            seed: UInt64(truncatingIfNeeded: record)
+                &+ collection.utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 })
         return collectionReference.document(using: &generator).path
     }
 
@@ -134,7 +143,10 @@ enum TextPosition {
         var index = text.startIndex
         var position = 0
         while position < offset && index != text.endIndex {
-            if text[index] == 0x0A { line += 1; lineStart = text.index(after: index) }
+            if text[index] == 0x0A {
+                line += 1
+                lineStart = text.index(after: index)
+            }
             index = text.index(after: index)
             position += 1
         }

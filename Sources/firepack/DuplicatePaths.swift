@@ -29,7 +29,7 @@ struct DuplicatePaths {
         var hasher = Hasher()
         var path = path
         path.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        let fingerprint = UInt64(bitPattern: Int64(hasher.finalize())) | 1   // 0 marks an empty slot
+        let fingerprint = UInt64(bitPattern: Int64(hasher.finalize())) | 1  // 0 marks an empty slot
         let mask = fingerprints.count - 1
         var slot = Int(truncatingIfNeeded: fingerprint >> 1) & mask
         while fingerprints[slot] != 0 {
@@ -70,6 +70,8 @@ struct DuplicatePaths {
 
     /// The note that goes with a report when the check was partial.
     var partialNote: String? {
-        saturated ? "paths were checked for repeats against the first \(capacity) documents' only (the rest were not kept, to bound memory)" : nil
+        saturated
+            ? "paths were checked for repeats against the first \(capacity) documents' only (the rest were not kept, to bound memory)"
+            : nil
     }
 }

@@ -34,7 +34,7 @@ struct FirePackCommand: ParsableCommand {
             try refuseHelpForUnknownSubcommand(arguments)
             var command = try parseAsRoot(arguments)
             try command.run()
-        } catch where FileDescriptorIO.brokenPipe.load(ordering: .relaxed) {
+        } catch  where FileDescriptorIO.brokenPipe.load(ordering: .relaxed) {
             // The reader of the output went away (`firepack convert … - | head`): end as SIGPIPE ends a command.
             Interruption.exitForBrokenPipe()
         } catch let failure as CommandFailure {
@@ -74,8 +74,9 @@ private let peakMemoryAtExit: @convention(c) () -> Void = { reportPeakMemory() }
 /// cannot tell it: Linux counts the memory of the process that spawned the tool into the child's maximum.
 func reportPeakMemory() {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-          let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    else { return }
     StandardStreams.writeError("firepack: peak memory \(kilobytes * 1024) bytes\n")
 }
 

@@ -35,7 +35,10 @@ final class FirestoreExportInput: DocumentInput {
                     } catch {
                         let inside = error.offset.map { " (at byte \($0) of the entity)" } ?? ""
                         let path = error.path.isEmpty ? "" : " at \(error.pathDescription)"
-                        throw CommandFailure(message: "\(files[fileIndex]): record \(recordBase + record.number) at byte \(record.offset)\(path): \(error.message)\(inside)")
+                        throw CommandFailure(
+                            message:
+                                "\(files[fileIndex]): record \(recordBase + record.number) at byte \(record.offset)\(path): \(error.message)\(inside)"
+                        )
                     }
                 }
                 collect(reader)
@@ -77,7 +80,10 @@ final class FirestoreExportInput: DocumentInput {
     static func namesExport(_ path: String) -> Bool {
         guard path != "-" else { return false }
         let name = (path as NSString).lastPathComponent
-        if name.hasSuffix(".overall_export_metadata") || name.hasSuffix(".export_metadata") || outputNumber(name) != nil { return true }
+        if name.hasSuffix(".overall_export_metadata") || name.hasSuffix(".export_metadata") || outputNumber(name) != nil
+        {
+            return true
+        }
         return fileType(path) == S_IFDIR
     }
 
@@ -113,11 +119,14 @@ final class FirestoreExportInput: DocumentInput {
             found.append(components)
         }
         guard !found.isEmpty else {
-            throw CommandFailure(message: "\(folder): no output-N files in it or below it: not a Firestore managed export")
+            throw CommandFailure(
+                message: "\(folder): no output-N files in it or below it: not a Firestore managed export")
         }
         // Folders by name, then files by N (as numbers of any length); one order, whatever the names.
         func key(_ components: [String]) -> [String] {
-            components.dropLast() + [outputNumber(components.last!).map { String(repeating: "0", count: max(0, 40 - $0.count)) + $0 } ?? ""]
+            components.dropLast() + [
+                outputNumber(components.last!).map { String(repeating: "0", count: max(0, 40 - $0.count)) + $0 } ?? ""
+            ]
         }
         found.sort { key($0).lexicographicallyPrecedes(key($1)) }
         return found.map { (folder as NSString).appendingPathComponent($0.joined(separator: "/")) }

@@ -29,7 +29,10 @@ final class FirestoreJSONInput: DocumentInput {
             pending = []
             pendingIndex = 0
             if let array {
-                guard let element = try array.nextElement() else { self.array = nil; continue }
+                guard let element = try array.nextElement() else {
+                    self.array = nil
+                    continue
+                }
                 try queryResult(element.bytes, at: element.place)
                 continue
             }
@@ -50,10 +53,15 @@ final class FirestoreJSONInput: DocumentInput {
         let members = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.of(bytes) }
         if members.contains(where: { $0.key == "documents" }) {
             for member in members where member.key != "documents" && member.key != "nextPageToken" {
-                throw place.error(FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes, "unknown member \(member.key.debugDescription) of a list response: it has documents and nextPageToken")
+                throw place.error(
+                    FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes,
+                    "unknown member \(member.key.debugDescription) of a list response: it has documents and nextPageToken"
+                )
             }
             let documents = members.first { $0.key == "documents" }!
-            let elements = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.elements(of: bytes[documents.value]) }
+            let elements = try place.wrap(bytes) { () throws(FirePackError) in
+                try JSONMembers.elements(of: bytes[documents.value])
+            }
             pending = try elements.map { range in try document(bytes[range], within: bytes, at: place) }
         } else {
             pending = [try document(bytes, within: bytes, at: place)]
@@ -65,16 +73,23 @@ final class FirestoreJSONInput: DocumentInput {
         let members = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.of(bytes) }
         let known: Set<String> = ["document", "readTime", "skippedResults", "transaction", "done", "explainMetrics"]
         for member in members where !known.contains(member.key) {
-            throw place.error(FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes, "unknown member \(member.key.debugDescription) of a runQuery result: it has \(known.sorted().joined(separator: ", "))")
+            throw place.error(
+                FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes,
+                "unknown member \(member.key.debugDescription) of a runQuery result: it has \(known.sorted().joined(separator: ", "))"
+            )
         }
         if let document = members.first(where: { $0.key == "document" }) {
             pending = [try self.document(bytes[document.value], within: bytes, at: place)]
         }
     }
 
-    private func document(_ bytes: ArraySlice<UInt8>, within whole: ArraySlice<UInt8>, at place: JSONPlace) throws -> Document {
+    private func document(_ bytes: ArraySlice<UInt8>, within whole: ArraySlice<UInt8>, at place: JSONPlace) throws
+        -> Document
+    {
         do { return try Document(firestoreJSON: bytes) } catch {
-            throw place.error(error.code, at: bytes.startIndex - whole.startIndex + (error.offset ?? 0), in: whole, error.message, path: error.path)
+            throw place.error(
+                error.code, at: bytes.startIndex - whole.startIndex + (error.offset ?? 0), in: whole, error.message,
+                path: error.path)
         }
     }
 }
@@ -86,15 +101,20 @@ struct JSONPlace {
     var column: Int
 
     /// An error at `relative` bytes into `bytes` (which start at this place).
-    func error(_ code: FirePackError.Code, at relative: Int, in bytes: ArraySlice<UInt8>, _ message: String,
-               path: [PathComponent] = []) -> FirePackError {
-        FirePackError(code, offset: offset + relative,
-                      "\(JSONArrayReader.place(of: relative, in: bytes, line: line, column: column)): \(message)", path: path)
+    func error(
+        _ code: FirePackError.Code, at relative: Int, in bytes: ArraySlice<UInt8>, _ message: String,
+        path: [PathComponent] = []
+    ) -> FirePackError {
+        FirePackError(
+            code, offset: offset + relative,
+            "\(JSONArrayReader.place(of: relative, in: bytes, line: line, column: column)): \(message)", path: path)
     }
 
     /// Runs `body`, moving a `FirePackError`'s offset (relative to `bytes`) to the file.
     func wrap<T>(_ bytes: ArraySlice<UInt8>, _ body: () throws(FirePackError) -> T) throws -> T {
-        do throws(FirePackError) { return try body() } catch { throw self.error(error.code, at: error.offset ?? 0, in: bytes, error.message, path: error.path) }
+        do throws(FirePackError) { return try body() } catch {
+            throw self.error(error.code, at: error.offset ?? 0, in: bytes, error.message, path: error.path)
+        }
     }
 }
 
@@ -120,14 +140,22 @@ final class JSONValueScanner {
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-        if read == 0 { ended = true; return false }
+        if read == 0 {
+            ended = true
+            return false
+        }
         buffer += chunk[..<read]
         return true
     }
 
     private func advance(to end: Int) {
         for byte in buffer[start..<end] {
-            if byte == 0x0A { place.line += 1; place.column = 1 } else if byte & 0xC0 != 0x80 { place.column += 1 }
+            if byte == 0x0A {
+                place.line += 1
+                place.column = 1
+            } else if byte & 0xC0 != 0x80 {
+                place.column += 1
+            }
         }
         place.offset += end - start
         start = end
@@ -137,11 +165,15 @@ final class JSONValueScanner {
     func peekValueStart() throws -> UInt8? {
         if !checkedMark {
             while buffer.count < 3, try fill() {}
-            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3; place.offset = 3 }
+            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
+                start = 3
+                place.offset = 3
+            }
             checkedMark = true
         }
         while true {
-            if let index = buffer[start...].firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) {
+            if let index = buffer[start...].firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 })
+            {
                 advance(to: index)
                 return buffer[start]
             }
@@ -161,13 +193,15 @@ final class JSONValueScanner {
                 return value
             }
             guard buffer.count - start < 256 << 20 else {
-                throw place.error(FirePackError.Code.limitExceeded, at: 0, in: buffer[start...], "a JSON value longer than \(256 << 20) bytes")
+                throw place.error(
+                    FirePackError.Code.limitExceeded, at: 0, in: buffer[start...],
+                    "a JSON value longer than \(256 << 20) bytes")
             }
             let offset = scanned - start
             guard try fill() else {
                 let value = (ArraySlice(Array(buffer[start...])), place)
                 advance(to: buffer.count)
-                return value   // cut short: the parser says where
+                return value  // cut short: the parser says where
             }
             scanned = start + offset
         }
@@ -196,7 +230,11 @@ struct JSONExtent {
             let byte = bytes[index]
             index += 1
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
                     inString = false
                     if depth == 0 { return index }
                 }
@@ -205,10 +243,12 @@ struct JSONExtent {
             switch byte {
             case UInt8(ascii: "\""):
                 if depth == 0 && started { return index - 1 }
-                inString = true; started = true
+                inString = true
+                started = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 if depth == 0 && started { return index - 1 }
-                depth += 1; started = true
+                depth += 1
+                started = true
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
                 if depth == 0 { return started ? index - 1 : index }
                 depth -= 1
@@ -248,13 +288,17 @@ enum JSONMembers {
             let keyEnd = try end(of: bytes, at: index)
             let key: String
             do throws(FirePackError) {
-                guard case .string(let text) = try Value(json: bytes[keyStart..<keyEnd]) else { throw FirePackError(.invalidJSON, offset: 0, "expected a string key") }
+                guard case .string(let text) = try Value(json: bytes[keyStart..<keyEnd]) else {
+                    throw FirePackError(.invalidJSON, offset: 0, "expected a string key")
+                }
                 key = text
             } catch {
-                throw FirePackError(error.code, offset: keyStart - bytes.startIndex + (error.offset ?? 0), error.message)
+                throw FirePackError(
+                    error.code, offset: keyStart - bytes.startIndex + (error.offset ?? 0), error.message)
             }
             guard seen.insert(key).inserted else {
-                throw FirePackError(.duplicateKey, offset: keyStart - bytes.startIndex, "member \(key.debugDescription) appears twice")
+                throw FirePackError(
+                    .duplicateKey, offset: keyStart - bytes.startIndex, "member \(key.debugDescription) appears twice")
             }
             index = skip(bytes, keyEnd)
             guard index < bytes.endIndex, bytes[index] == UInt8(ascii: ":") else {
@@ -264,9 +308,13 @@ enum JSONMembers {
             let valueEnd = try end(of: bytes, at: valueStart)
             members.append(Member(key: key, keyOffset: keyStart - bytes.startIndex, value: valueStart..<valueEnd))
             index = skip(bytes, valueEnd)
-            guard index < bytes.endIndex else { throw FirePackError(.truncated, offset: index - bytes.startIndex, "input ends inside an object") }
+            guard index < bytes.endIndex else {
+                throw FirePackError(.truncated, offset: index - bytes.startIndex, "input ends inside an object")
+            }
             if bytes[index] == UInt8(ascii: "}") { return members }
-            guard bytes[index] == UInt8(ascii: ",") else { throw FirePackError(.invalidJSON, offset: index - bytes.startIndex, "expected ',' or '}'") }
+            guard bytes[index] == UInt8(ascii: ",") else {
+                throw FirePackError(.invalidJSON, offset: index - bytes.startIndex, "expected ',' or '}'")
+            }
             index = skip(bytes, index + 1)
         }
     }
@@ -284,9 +332,13 @@ enum JSONMembers {
             let valueEnd = try end(of: bytes, at: index)
             elements.append(index..<valueEnd)
             index = skip(bytes, valueEnd)
-            guard index < bytes.endIndex else { throw FirePackError(.truncated, offset: index - bytes.startIndex, "input ends inside an array") }
+            guard index < bytes.endIndex else {
+                throw FirePackError(.truncated, offset: index - bytes.startIndex, "input ends inside an array")
+            }
             if bytes[index] == UInt8(ascii: "]") { return elements }
-            guard bytes[index] == UInt8(ascii: ",") else { throw FirePackError(.invalidJSON, offset: index - bytes.startIndex, "expected ',' or ']'") }
+            guard bytes[index] == UInt8(ascii: ",") else {
+                throw FirePackError(.invalidJSON, offset: index - bytes.startIndex, "expected ',' or ']'")
+            }
             index = skip(bytes, index + 1)
         }
     }

@@ -17,22 +17,29 @@ enum FirestoreLimits {
         var problems: [Violation] = []
         let size = storageSize(of: document)
         if size > maxDocumentSize {
-            problems.append(Violation(kind: "document larger than \(maxDocumentSize) bytes", text: "document is \(size) bytes; Firestore allows \(maxDocumentSize)"))
+            problems.append(
+                Violation(
+                    kind: "document larger than \(maxDocumentSize) bytes",
+                    text: "document is \(size) bytes; Firestore allows \(maxDocumentSize)"))
         }
         check(.map(document.fields), path: "", depth: 0, into: &problems)
         return problems
     }
 
-
     static func check(_ value: Value, path: String, depth: Int, into problems: inout [Violation]) {
         func add(_ kind: String, _ text: String) { problems.append(Violation(kind: kind, text: text)) }
         switch value {
         case .map(let map):
-            if depth > maxDepth { add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels"); return }
+            if depth > maxDepth {
+                add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels")
+                return
+            }
             for (key, element) in map {
                 let here = path.isEmpty ? key : path + "." + key
                 if key.utf8.count > maxFieldNameBytes {
-                    add("field name longer than \(maxFieldNameBytes) bytes", "\(here): field name longer than \(maxFieldNameBytes) bytes")
+                    add(
+                        "field name longer than \(maxFieldNameBytes) bytes",
+                        "\(here): field name longer than \(maxFieldNameBytes) bytes")
                 }
                 if DocumentReference.isReserved(key.utf8) && !(key == "__type__" && map["value"] != nil) {
                     add("reserved field name (__x__)", "\(here): field names like __x__ are reserved")
@@ -41,10 +48,15 @@ enum FirestoreLimits {
                 check(element, path: here, depth: depth + 1, into: &problems)
             }
         case .array(let elements):
-            if depth > maxDepth { add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels"); return }
+            if depth > maxDepth {
+                add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels")
+                return
+            }
             for (index, element) in elements.enumerated() {
                 if case .array = element {
-                    add("array directly inside an array", "\(path)[\(index)]: Firestore does not allow an array directly inside an array")
+                    add(
+                        "array directly inside an array",
+                        "\(path)[\(index)]: Firestore does not allow an array directly inside an array")
                 }
                 check(element, path: "\(path)[\(index)]", depth: depth + 1, into: &problems)
             }

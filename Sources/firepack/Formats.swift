@@ -29,9 +29,11 @@ enum FileFormat: String, ExpressibleByArgument, CaseIterable {
         var name = path.lowercased()
         let gzip = name.hasSuffix(".gz")
         if gzip { name.removeLast(3) }
-        let table: [(String, FileFormat)] = [(".firestore.json", .firestoreJSON), (".firestore.jsonl", .firestoreJSON), (".fpks", .fpks),
-                                            (".fpk", .fpk), (".jsonl", .jsonl), (".ndjson", .jsonl), (".json", .json),
-                                            (".pb", .firestoreProto), (".binpb", .firestoreProto)]
+        let table: [(String, FileFormat)] = [
+            (".firestore.json", .firestoreJSON), (".firestore.jsonl", .firestoreJSON), (".fpks", .fpks),
+            (".fpk", .fpk), (".jsonl", .jsonl), (".ndjson", .jsonl), (".json", .json),
+            (".pb", .firestoreProto), (".binpb", .firestoreProto)
+        ]
         for (suffix, format) in table where name.hasSuffix(suffix) { return (format, gzip) }
         return nil
     }
@@ -60,7 +62,9 @@ enum FileFormat: String, ExpressibleByArgument, CaseIterable {
     static func unknownFormat(path: String, role: String) -> CommandFailure {
         let option = role == "input" ? "--from" : "--to"
         let what = path == "-" ? (role == "input" ? "standard input" : "standard output") : "\(role) '\(path)'"
-        return CommandFailure.usage("cannot tell the format of \(what)\(role == "input" ? " from its name or first bytes" : " from its name"); use \(option) \(allCases.map(\.rawValue).joined(separator: "|")) (add .gz for gzip)")
+        return CommandFailure.usage(
+            "cannot tell the format of \(what)\(role == "input" ? " from its name or first bytes" : " from its name"); use \(option) \(allCases.map(\.rawValue).joined(separator: "|")) (add .gz for gzip)"
+        )
     }
 }
 
@@ -129,15 +133,22 @@ final class PrefixedSource: ByteSource {
 
 extension FileFormat {
     /// Decodes a whole single-value file (fpk or json); JSON errors also give the line and column.
-    func readValue(_ bytes: [UInt8], file: String, limits: ReaderLimits = .default,
-                   largeIntegers: JSONOptions.LargeIntegers = .reject) throws -> Value {
+    func readValue(
+        _ bytes: [UInt8], file: String, limits: ReaderLimits = .default,
+        largeIntegers: JSONOptions.LargeIntegers = .reject
+    ) throws -> Value {
         let result: Result<Value, FirePackError>
         switch self {
         case .json:
             result = Result { () throws(FirePackError) in
-                do throws(FirePackError) { return try Value(json: bytes, options: JSONOptions(maxDepth: limits.maxDepth, largeIntegers: largeIntegers)) } catch {
+                do throws(FirePackError) {
+                    return try Value(
+                        json: bytes, options: JSONOptions(maxDepth: limits.maxDepth, largeIntegers: largeIntegers))
+                } catch {
                     guard let offset = error.offset else { throw error }
-                    throw FirePackError(error.code, offset: offset, "\(TextPosition.describe(offset, in: bytes)): \(error.message)", path: error.path)
+                    throw FirePackError(
+                        error.code, offset: offset, "\(TextPosition.describe(offset, in: bytes)): \(error.message)",
+                        path: error.path)
                 }
             }
         default:
@@ -162,7 +173,8 @@ extension FileFormat {
             writer.write(value)
             return writer.takeBytes()
         }
-        var text = value.jsonBytes(options: JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic))
+        var text = value.jsonBytes(
+            options: JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic))
         text.append(0x0A)
         return text
     }
@@ -178,7 +190,9 @@ enum Files {
 
     static func source(_ path: String, gzip: Bool) throws -> ByteSource {
         let raw: ByteSource
-        do { raw = path == "-" ? FileSource(descriptor: 0) : try FileSource(path: path) } catch let error as FirePackError {
+        do { raw = path == "-" ? FileSource(descriptor: 0) : try FileSource(path: path) } catch let error
+            as FirePackError
+        {
             throw CommandFailure(message: error.message)
         }
         return gzip ? try GzipSource(raw) : raw
@@ -194,7 +208,8 @@ enum Files {
         do {
             if !OutputFile.isWrittenInPlace(path) {
                 for stale in AtomicFileSink.removeStaleTemporaryFiles(besides: path) {
-                    StandardStreams.writeError("firepack: removed \(stale), a temporary file left by an earlier run that was killed\n")
+                    StandardStreams.writeError(
+                        "firepack: removed \(stale), a temporary file left by an earlier run that was killed\n")
                 }
             }
             raw = NamingSink(path, try OutputFile.sink(atPath: path))
@@ -210,17 +225,24 @@ enum Files {
     static func refuseOverwriting(input: String, with output: String, option: String, inPlace: Bool) throws {
         guard !inPlace, input != "-", output != "-" else { return }
         var inputStatus = stat(), outputStatus = stat()
-        let sameFile = stat(SystemPath.bytes(input), &inputStatus) == 0 && stat(SystemPath.bytes(output), &outputStatus) == 0
+        let sameFile =
+            stat(SystemPath.bytes(input), &inputStatus) == 0 && stat(SystemPath.bytes(output), &outputStatus) == 0
             && inputStatus.st_dev == outputStatus.st_dev && inputStatus.st_ino == outputStatus.st_ino
             && inputStatus.st_mode & S_IFMT == S_IFREG
-        guard sameFile || URL(fileURLWithPath: input).standardized.path == URL(fileURLWithPath: output).standardized.path else { return }
-        throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it (add --in-place to replace it safely once the new contents are complete)")
+        guard
+            sameFile || URL(fileURLWithPath: input).standardized.path == URL(fileURLWithPath: output).standardized.path
+        else { return }
+        throw CommandFailure.usage(
+            "\(option) '\(output)' is the input file: refusing to write over it (add --in-place to replace it safely once the new contents are complete)"
+        )
     }
 
     /// The size of a regular file, for progress; nil for pipes and standard input.
     static func size(_ path: String) -> Int? {
         var status = stat()
-        guard path != "-", stat(SystemPath.bytes(path), &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard path != "-", stat(SystemPath.bytes(path), &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return nil
+        }
         return Int(status.st_size)
     }
 }
@@ -273,10 +295,14 @@ final class LineReader {
             }
             scanFrom = end
             if end == buffer.count {
-                guard buffer.count < maxLineLength else { throw FirePackError(.limitExceeded, "line \(lineNumber + 1) is longer than \(maxLineLength) bytes") }
+                guard buffer.count < maxLineLength else {
+                    throw FirePackError(.limitExceeded, "line \(lineNumber + 1) is longer than \(maxLineLength) bytes")
+                }
                 buffer += [UInt8](repeating: 0, count: buffer.count)
             }
-            let count = try buffer.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
+            let count = try buffer.withUnsafeMutableBytes {
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...]))
+            }
             if count == 0 { ended = true } else { end += count }
         }
     }
@@ -295,7 +321,8 @@ final class NamingSink: ByteSink {
     }
     private func failure(_ error: FirePackError) -> CommandFailure {
         let name = path == "-" ? "standard output" : path
-        return CommandFailure(message: error.message.hasPrefix(path + ":") ? error.message : "\(name): \(error.message)")
+        return CommandFailure(
+            message: error.message.hasPrefix(path + ":") ? error.message : "\(name): \(error.message)")
     }
 }
 

@@ -12,7 +12,9 @@ struct InputOptions: ParsableArguments {
     /// The format and whether the file is gzip-compressed: from `--from`, the name, or a file's magic bytes.
     func format() throws -> (FileFormat, gzip: Bool) {
         if let resolved = FileFormat.resolveInput(from, path: file) { return resolved }
-        if file != "-", let (_, format, gzip) = try FormatSniffer.sniff(Files.source(file, gzip: false)) { return (format, gzip) }
+        if file != "-", let (_, format, gzip) = try FormatSniffer.sniff(Files.source(file, gzip: false)) {
+            return (format, gzip)
+        }
         throw FileFormat.unknownFormat(path: file, role: "input")
     }
 }

@@ -36,7 +36,8 @@ struct Inspect: ParsableCommand {
 
     func validate() throws {
         if record != nil, let (format, _) = FileFormat.resolveInput(input.from, path: file), !format.isStream {
-            throw ValidationError("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)")
+            throw ValidationError(
+                "--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)")
         }
     }
 
@@ -46,7 +47,10 @@ struct Inspect: ParsableCommand {
             try inspectStream(format, gzip: gzip)
             return
         }
-        if record != nil { throw CommandFailure.usage("--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)") }
+        if record != nil {
+            throw CommandFailure.usage(
+                "--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)")
+        }
         var bytes = try StandardStreams.read(file, gzip: gzip)
         if format != .fpk {
             // JSON is converted first, so offsets and lookups refer to the FirePack encoding of it.
@@ -62,7 +66,8 @@ struct Inspect: ParsableCommand {
     /// each damaged record is listed in its place.
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
         let source = try Files.source(file, gzip: gzip, format: format)
-        let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+        let input = try format.documentInput(
+            source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
         let stream = (input as? StreamInput)?.reader
         var number = 0, listedProblems = 0, count = 0
         /// Lists the damaged records the reader has found since the last call, in their places.
@@ -71,7 +76,10 @@ struct Inspect: ParsableCommand {
             while listedProblems < stream.problems.count {
                 let problem = stream.problems[listedProblems]
                 listedProblems += 1
-                if record == nil { try StandardStreams.printChecked("record \(problem.recordNumber): damaged at byte \(problem.offset): \(problem.reason)") }
+                if record == nil {
+                    try StandardStreams.printChecked(
+                        "record \(problem.recordNumber): damaged at byte \(problem.offset): \(problem.reason)")
+                }
             }
         }
         do {
@@ -81,7 +89,10 @@ struct Inspect: ParsableCommand {
                 try listDamage()
                 guard let record else {
                     let summary = "record \(recordNumber): \(document.reference.path) (\(document.fields.count) fields)"
-                    guard let path else { try StandardStreams.printChecked(summary); continue }
+                    guard let path else {
+                        try StandardStreams.printChecked(summary)
+                        continue
+                    }
                     try showField(path, of: document, record: recordNumber)
                     continue
                 }
@@ -103,13 +114,23 @@ struct Inspect: ParsableCommand {
             listedProblems = input.problems.count
         }
         let damaged = stream?.problemCount ?? input.problemCount
-        if damaged > listedProblems { StandardStreams.writeError("firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n") }
-        if damaged > 0 { StandardStreams.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n") }
-        if let record { throw CommandFailure(message: "\(file): no record \(record) (the stream has \(stream?.recordsFound ?? number + 1))") }
+        if damaged > listedProblems {
+            StandardStreams.writeError(
+                "firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n")
+        }
+        if damaged > 0 {
+            StandardStreams.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n")
+        }
+        if let record {
+            throw CommandFailure(
+                message: "\(file): no record \(record) (the stream has \(stream?.recordsFound ?? number + 1))")
+        }
     }
 
     /// The next document and its record number (a `.fpks` record's own number; else the count so far).
-    static func nextDocument(_ input: DocumentInput, stream: DocumentStreamReader?, count: inout Int) throws -> (Int, Document)? {
+    static func nextDocument(_ input: DocumentInput, stream: DocumentStreamReader?, count: inout Int) throws -> (
+        Int, Document
+    )? {
         if let stream {
             guard let (record, document) = try stream.nextDocumentRecord() else { return nil }
             return (record.number, document)
@@ -130,7 +151,8 @@ struct Inspect: ParsableCommand {
             }
             var printer = TreePrinter(showOffsets: false)
             try printer.print(found, label: nil, indent: 0)
-            try StandardStreams.printChecked("record \(record) (\(document.reference.path)): \(printer.output.dropLast())")
+            try StandardStreams.printChecked(
+                "record \(record) (\(document.reference.path)): \(printer.output.dropLast())")
         }
     }
 

@@ -25,7 +25,9 @@ enum Interruption {
     static func install() {
         // The conventional status is 128 + the signal's number. SIGHUP: the terminal or ssh session closed; SIGQUIT:
         // Ctrl-\ (no core dump, nothing left behind); SIGPIPE: the reader of standard output went away.
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"), (SIGPIPE, "SIGPIPE")] {
+        for (number, name) in [
+            (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"), (SIGPIPE, "SIGPIPE")
+        ] {
             let status = 128 + number
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -34,7 +36,8 @@ enum Interruption {
                 let records = recordsDone.load(ordering: .relaxed)
                 let clear = isatty(2) == 1 ? "\r\u{1B}[K" : ""
                 let outcome = removed > 0 ? "; unfinished output removed, existing files left as they were" : ""
-                StandardStreams.writeError("\(clear)firepack: interrupted by \(name) after \(records) record(s)\(outcome)\n")
+                StandardStreams.writeError(
+                    "\(clear)firepack: interrupted by \(name) after \(records) record(s)\(outcome)\n")
                 _exit(status)
             }
             source.resume()

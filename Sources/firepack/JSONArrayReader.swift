@@ -25,15 +25,19 @@ final class JSONArrayReader {
     private(set) var count = 0
 
     /// The reader, or nil (nothing consumed: `restored` holds every byte read) when the text is not an array.
-    static func open(_ source: ByteSource, options: JSONOptions, maxElementLength: Int = 256 << 20,
-                     startingAt place: JSONPlace = JSONPlace(offset: 0, line: 1, column: 1)) throws -> (JSONArrayReader?, restored: [UInt8]) {
+    static func open(
+        _ source: ByteSource, options: JSONOptions, maxElementLength: Int = 256 << 20,
+        startingAt place: JSONPlace = JSONPlace(offset: 0, line: 1, column: 1)
+    ) throws -> (JSONArrayReader?, restored: [UInt8]) {
         let reader = JSONArrayReader(source: source, options: options, maxElementLength: maxElementLength)
         (reader.bufferOffset, reader.line, reader.column) = (place.offset, place.line, place.column)
         try reader.skipWhitespace()
         // A byte order mark may precede the text (RFC 8259 §8.1).
         if try reader.peek() == 0xEF {
             try reader.fill(3)
-            if reader.available >= 3 && reader.buffer[reader.position + 1] == 0xBB && reader.buffer[reader.position + 2] == 0xBF {
+            if reader.available >= 3 && reader.buffer[reader.position + 1] == 0xBB
+                && reader.buffer[reader.position + 2] == 0xBF
+            {
                 reader.position += 3
                 try reader.skipWhitespace()
             }
@@ -73,7 +77,12 @@ final class JSONArrayReader {
     /// Moves past one byte, keeping the line and column.
     private func advance() {
         let byte = buffer[position]
-        if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        if byte == 0x0A {
+            line += 1
+            column = 1
+        } else if byte & 0xC0 != 0x80 {
+            column += 1
+        }
         position += 1
     }
 
@@ -89,7 +98,8 @@ final class JSONArrayReader {
     func next() throws -> Value? {
         guard let (element, place) = try nextElement() else { return nil }
         do { return try Value(json: element, options: options) } catch {
-            throw place.error(error.code, at: error.offset ?? 0, in: element, error.message, path: [.index(count - 1)] + error.path)
+            throw place.error(
+                error.code, at: error.offset ?? 0, in: element, error.message, path: [.index(count - 1)] + error.path)
         }
     }
 
@@ -100,17 +110,22 @@ final class JSONArrayReader {
         guard let first = try peek() else { throw error(.truncated, "input ends inside an array") }
         if first == UInt8(ascii: "]") && count == 0 { return try finish() }
         if count > 0 {
-            guard first == UInt8(ascii: ",") || first == UInt8(ascii: "]") else { throw error(.invalidJSON, "expected ',' or ']' in an array") }
+            guard first == UInt8(ascii: ",") || first == UInt8(ascii: "]") else {
+                throw error(.invalidJSON, "expected ',' or ']' in an array")
+            }
             if first == UInt8(ascii: "]") { return try finish() }
             advance()
             try skipWhitespace()
         }
         guard count < ReaderLimits.default.maxElementCount else {
-            throw error(.limitExceeded, "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)")
+            throw error(
+                .limitExceeded,
+                "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)"
+            )
         }
         let place = JSONPlace(offset: bufferOffset + position, line: line, column: column)
         let length = try elementLength()
-        let element = ArraySlice(Array(buffer[position ..< position + length]))
+        let element = ArraySlice(Array(buffer[position..<position + length]))
         for _ in 0..<length { advance() }
         count += 1
         return (element, place)
@@ -131,14 +146,22 @@ final class JSONArrayReader {
         while true {
             if index == buffer.count {
                 let offset = index - position
-                guard offset < maxElementLength else { throw error(.limitExceeded, "an array element longer than \(maxElementLength) bytes") }
+                guard offset < maxElementLength else {
+                    throw error(.limitExceeded, "an array element longer than \(maxElementLength) bytes")
+                }
                 try fill(offset + (1 << 16))
                 index = position + offset
-                if index == buffer.count { return index - position }   // the input ends: the parser says what is wrong
+                if index == buffer.count { return index - position }  // the input ends: the parser says what is wrong
             }
             let byte = buffer[index]
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
             } else {
                 switch byte {
                 case UInt8(ascii: "\""): inString = true
@@ -159,7 +182,12 @@ final class JSONArrayReader {
     static func place(of offset: Int, in element: ArraySlice<UInt8>, line: Int, column: Int) -> String {
         var line = line, column = column
         for byte in element.prefix(offset) {
-            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
         }
         return "line \(line), column \(column)"
     }

@@ -38,7 +38,11 @@ struct ProblemReport {
     mutating func add(kind: String, count: Int) {
         guard count > 0 else { return }
         total += count
-        if let index = kinds.firstIndex(where: { $0.kind == kind }) { kinds[index].count += count } else { kinds.append((kind, count)) }
+        if let index = kinds.firstIndex(where: { $0.kind == kind }) {
+            kinds[index].count += count
+        } else {
+            kinds.append((kind, count))
+        }
     }
 
     /// Keeps an example line without counting a problem (its count comes through `add(kind:count:)`).
@@ -50,7 +54,8 @@ struct ProblemReport {
     func lines(prefix: String) -> [String] {
         var lines = examples.map { prefix + $0 }
         if total > examples.count || kinds.count > 1 {
-            let omitted = total > examples.count ? " (\(total - examples.count) not shown; --max-problems shows more)" : ""
+            let omitted =
+                total > examples.count ? " (\(total - examples.count) not shown; --max-problems shows more)" : ""
             lines.append("\(prefix)\(total) problem(s)\(omitted), by kind:")
             for (kind, count) in kinds { lines.append("\(prefix)  \(count) × \(kind)") }
         }

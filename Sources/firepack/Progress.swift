@@ -40,9 +40,11 @@ final class Progress {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         let read = counter?.count ?? 0
         let ids = generatedIDs > 0 ? " (\(generatedIDs) with generated IDs)" : ""
-        StandardStreams.writeError(String(format: "%d record(s)%@: %.1f MB%@ in, %.1f MB out to %@, %.2f s, %.1f MB/s\n",
-                                       records, ids, Double(read) / 1e6, compressed ? " compressed" : "", Double(written) / 1e6,
-                                       output, elapsed, Double(read) / 1e6 / elapsed))
+        StandardStreams.writeError(
+            String(
+                format: "%d record(s)%@: %.1f MB%@ in, %.1f MB out to %@, %.2f s, %.1f MB/s\n",
+                records, ids, Double(read) / 1e6, compressed ? " compressed" : "", Double(written) / 1e6,
+                output, elapsed, Double(read) / 1e6 / elapsed))
     }
 
     /// The terminal's width in columns (80 when it cannot be read).
@@ -65,8 +67,9 @@ final class Progress {
             line += "[" + String(repeating: "=", count: filled) + String(repeating: " ", count: 24 - filled) + "] "
             line += String(format: "%3.0f%% ", fraction * 100)
             let remaining = rate > 0 ? Double(total - bytes) / rate : 0
-            line += String(format: "%.1f %@  %d records  %.1f MB/s  ETA %d:%02d", Double(bytes) / 1e6, unit, records, rate / 1e6,
-                           Int(remaining) / 60, Int(remaining) % 60)
+            line += String(
+                format: "%.1f %@  %d records  %.1f MB/s  ETA %d:%02d", Double(bytes) / 1e6, unit, records, rate / 1e6,
+                Int(remaining) / 60, Int(remaining) % 60)
         } else {
             line += String(format: "%.1f %@  %d records  %.1f MB/s", Double(bytes) / 1e6, unit, records, rate / 1e6)
         }

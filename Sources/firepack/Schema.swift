@@ -5,7 +5,8 @@ import FirePackArrow
 /// `firepack schema FILE…`: the Arrow columns the files become, with what was seen at every field path.
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the columns .fpks files become in Arrow, pandas, DuckDB and Spark, with the types seen per field.",
+        abstract:
+            "Show the columns .fpks files become in Arrow, pandas, DuckDB and Spark, with the types seen per field.",
         discussion: """
             For every field path: the column type inferred, how many values of each type were seen, how many times \
             the field was absent, and why a field is kept as JSON text when its values disagree in type \
@@ -48,14 +49,19 @@ struct Schema: ParsableCommand {
             for line in lines {
                 let types = line.types.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
                 let absent = line.absent > 0 ? ", absent \(line.absent)" : ""
-                let padded = line.path.count < width ? line.path + String(repeating: " ", count: width - line.path.count) : line.path
+                let padded =
+                    line.path.count < width
+                    ? line.path + String(repeating: " ", count: width - line.path.count) : line.path
                 text += "  \(padded)  \(line.column) — \(types)\(absent)\n"
                 if let reason = line.exactReason { text += "  \(String(repeating: " ", count: width))  ↳ \(reason)\n" }
             }
             try StandardStreams.printChecked(String(text.dropLast()))
         }
         if profile.problemCount > 0 {
-            throw CommandFailure(message: "\(files.joined(separator: ", ")): \(profile.problemCount) damaged record(s) left out of this profile; firepack validate says which and why")
+            throw CommandFailure(
+                message:
+                    "\(files.joined(separator: ", ")): \(profile.problemCount) damaged record(s) left out of this profile; firepack validate says which and why"
+            )
         }
     }
 }

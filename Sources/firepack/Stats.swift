@@ -30,7 +30,10 @@ struct Stats: ParsableCommand {
         func add(_ value: Value) throws {
             let bytes = value.firePackBytes()
             try census.measure(bytes)
-            try bytes.withUnsafeBytes { try packed.write($0); try gzipSink.write($0) }
+            try bytes.withUnsafeBytes {
+                try packed.write($0)
+                try gzipSink.write($0)
+            }
             let text = value.jsonBytes()
             try text.withUnsafeBytes { try json.write($0) }
         }
@@ -38,7 +41,9 @@ struct Stats: ParsableCommand {
         do {
             if format.isStream {
                 let source = try Files.source(file, gzip: gzip, format: format)
-                let input = try format.documentInput(source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+                let input = try format.documentInput(
+                    source, file: file,
+                    naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
                 while let document = try input.next() {
                     try add(.map(document.fields))
                     documents += 1
@@ -51,36 +56,53 @@ struct Stats: ParsableCommand {
             throw CommandFailure.data(file, error)
         }
         try gzipSink.finish()
-        try StandardStreams.printChecked(report(format: format, documents: documents, census: census,
-                                  sizes: (packed.count, packedGzip.count, json.count), damaged: damaged))
+        try StandardStreams.printChecked(
+            report(
+                format: format, documents: documents, census: census,
+                sizes: (packed.count, packedGzip.count, json.count), damaged: damaged))
         // Damage is reported as validate reports it (and counted in the first line above), never passed over.
         if damaged > 0 {
-            throw CommandFailure(message: "\(file): \(damaged) damaged record(s) left out of these figures; firepack validate says which and why")
+            throw CommandFailure(
+                message:
+                    "\(file): \(damaged) damaged record(s) left out of these figures; firepack validate says which and why"
+            )
         }
     }
 
-    func report(format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int), damaged: Int = 0) -> String {
+    func report(
+        format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int), damaged: Int = 0
+    ) -> String {
         let damage = damaged > 0 ? ", \(damaged) damaged record(s) left out" : ""
         var lines = ["\(file): \(format.rawValue)\(format.isStream ? ", \(documents) documents\(damage)" : "")", ""]
-        func column(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        func column(_ text: String, _ width: Int) -> String {
+            String(repeating: " ", count: max(0, width - text.count)) + text
+        }
         lines.append("type            " + column("values", 10) + column("bytes", 13) + column("share", 8))
         let total = max(census.bytes.values.reduce(0, +), 1)
         for (name, bytes) in census.bytes.sorted(by: { $0.value > $1.value }) {
             let count = census.counts[name].map(String.init) ?? ""
             let share = String(format: "%.1f%%", 100 * Double(bytes) / Double(total))
-            lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0) + column(count, 10) + column(String(bytes), 13) + column(share, 8))
+            lines.append(
+                name.padding(toLength: 16, withPad: " ", startingAt: 0) + column(count, 10) + column(String(bytes), 13)
+                    + column(share, 8))
         }
         lines.append("")
         let distinct = census.distinctKeys.count
-        let reuse = distinct == 0 ? "" : String(format: " (%.1f uses each)", Double(census.keyOccurrences) / Double(distinct))
+        let reuse =
+            distinct == 0 ? "" : String(format: " (%.1f uses each)", Double(census.keyOccurrences) / Double(distinct))
         let estimated = census.distinctKeys.isEstimate ? "about " : ""
-        let note = census.distinctKeys.isEstimate ? "; estimated past \(census.distinctKeys.exactLimit) distinct keys, ±1%" : ""
+        let note =
+            census.distinctKeys.isEstimate
+            ? "; estimated past \(census.distinctKeys.exactLimit) distinct keys, ±1%" : ""
         lines.append("keys: \(census.keyOccurrences) written, \(estimated)\(distinct) distinct\(reuse)\(note)")
         lines.append("deepest nesting: \(census.maxDepth)")
         lines.append("")
         lines.append(String(format: "FirePack        %11d bytes", sizes.packed))
         lines.append(String(format: "FirePack + gzip %11d bytes", sizes.gzip))
-        lines.append(String(format: "minified JSON   %11d bytes  (FirePack is %.1f%% of it)", sizes.json, 100 * Double(sizes.packed) / Double(max(sizes.json, 1))))
+        lines.append(
+            String(
+                format: "minified JSON   %11d bytes  (FirePack is %.1f%% of it)", sizes.json,
+                100 * Double(sizes.packed) / Double(max(sizes.json, 1))))
         return lines.joined(separator: "\n")
     }
 }

@@ -6,7 +6,8 @@ import FirePackStreams
 /// `firepack validate FILE`: checks every byte (and, on request, Firestore's limits); can repair streams.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check structure, CRCs, UTF-8 and reader limits (and Firestore's limits); exit 0 when valid, 1 when not.",
+        abstract:
+            "Check structure, CRCs, UTF-8 and reader limits (and Firestore's limits); exit 0 when valid, 1 when not.",
         discussion: """
             Exit codes: 0 valid, 1 invalid, 2 usage error. A stream is valid when every record is intact and it ends
             with the close record its writer writes on close ("closed"); one that stops at a record boundary is "not
@@ -24,19 +25,28 @@ struct Validate: ParsableCommand {
 
     var file: String { input.file }
 
-    @Flag(help: "Also check Firestore's rules: documents ≤ 1 MiB, depth ≤ 20, field names ≤ 1,500 bytes and not __x__, valid paths.")
+    @Flag(
+        help:
+            "Also check Firestore's rules: documents ≤ 1 MiB, depth ≤ 20, field names ≤ 1,500 bytes and not __x__, valid paths."
+    )
     var firestoreLimits = false
 
     @Option(help: "For a stream: write every intact record to this new stream, leaving damaged and torn records out.")
     var repair: String?
 
-    @Flag(help: "For a stream: report a stream that was not closed (no close record at its end) as a warning, not a problem.")
+    @Flag(
+        help:
+            "For a stream: report a stream that was not closed (no close record at its end) as a warning, not a problem."
+    )
     var allowUnclosed = false
 
     @Flag(help: "Allow --repair to name the input file; it is replaced only once the repaired stream is complete.")
     var inPlace = false
 
-    @Flag(help: "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry; Docs/FORMAT.md §1, §3). Deterministic output always passes.")
+    @Flag(
+        help:
+            "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry; Docs/FORMAT.md §1, §3). Deterministic output always passes."
+    )
     var canonical = false
 
     @Option(help: "Maximum container nesting depth.")
@@ -71,20 +81,26 @@ struct Validate: ParsableCommand {
         do {
             if format == .fpks {
                 let reader = try DocumentStreamReader(source: source, limits: limits)
-                let repaired = try repair.map { try DocumentStreamWriter(sink: Files.sink($0, gzip: $0.hasSuffix(".gz"))) }
+                let repaired = try repair.map {
+                    try DocumentStreamWriter(sink: Files.sink($0, gzip: $0.hasSuffix(".gz")))
+                }
                 while let (record, document) = try reader.nextDocumentRecord() {
                     let (number, offset) = (record.number, record.offset)
                     documents += 1
                     Interruption.recordsDone.store(documents, ordering: .relaxed)
-                    if let (kind, line) = Self.strictProblem(in: record.payload, at: offset + DocumentStreamFormat.recordHeaderLength,
-                                                             limits: limits, canonical: canonical) {
+                    if let (kind, line) = Self.strictProblem(
+                        in: record.payload, at: offset + DocumentStreamFormat.recordHeaderLength,
+                        limits: limits, canonical: canonical)
+                    {
                         problems.add(kind: kind, "record \(number): \(line)")
                     }
                     paths.check(document.reference.path, at: number, unit: "record", into: &problems)
                     try repaired?.append(document)
                     if firestoreLimits {
                         for violation in FirestoreLimits.violations(in: document) {
-                            problems.add(kind: violation.kind, "record \(number) at byte \(offset) (\(document.reference.path)): \(violation.text)")
+                            problems.add(
+                                kind: violation.kind,
+                                "record \(number) at byte \(offset) (\(document.reference.path)): \(violation.text)")
                         }
                     }
                 }
@@ -95,16 +111,28 @@ struct Validate: ParsableCommand {
                 }
                 switch reader.completion {
                 case .closed(let recordCount) where recordCount != reader.recordsFound:
-                    problems.add(kind: "records missing", "the close record counts \(recordCount) record(s) but \(reader.recordsFound) were found: records are missing")
+                    problems.add(
+                        kind: "records missing",
+                        "the close record counts \(recordCount) record(s) but \(reader.recordsFound) were found: records are missing"
+                    )
                 case .closed: completion = "closed"
                 case .notClosed(let recordCount):
-                    let what = "not closed after record \(recordCount) (the writer crashed, was interrupted or is still writing; --repair closes it)"
-                    if allowUnclosed { StandardStreams.writeError("firepack: warning: \(file): \(what)\n") } else { problems.add(kind: "not closed", what) }
+                    let what =
+                        "not closed after record \(recordCount) (the writer crashed, was interrupted or is still writing; --repair closes it)"
+                    if allowUnclosed {
+                        StandardStreams.writeError("firepack: warning: \(file): \(what)\n")
+                    } else {
+                        problems.add(kind: "not closed", what)
+                    }
                 case .unknown, nil:
-                    StandardStreams.writeError("firepack: note: \(file): a version-1 stream, written before close records: whether it is complete cannot be told\n")
+                    StandardStreams.writeError(
+                        "firepack: note: \(file): a version-1 stream, written before close records: whether it is complete cannot be told\n"
+                    )
                 }
                 try repaired?.close()
-                if let repair { try StandardStreams.printChecked("\(repair): \(documents) intact record(s) written, stream closed") }
+                if let repair {
+                    try StandardStreams.printChecked("\(repair): \(documents) intact record(s) written, stream closed")
+                }
             } else if format.isStream {
                 let naming = DocumentNaming(collection: "documents", idField: nil)
                 let input = try format.documentInput(source, file: file, naming: naming)
@@ -114,8 +142,10 @@ struct Validate: ParsableCommand {
                     documents += 1
                     // Named by line: a generated document ID would change from run to run (and never repeats).
                     if naming.generatedCount == generated {
-                        paths.check(document.reference.path, at: lines?.lineNumber ?? documents - 1, unit: lines == nil ? "record" : "line",
-                                    into: &problems)
+                        paths.check(
+                            document.reference.path, at: lines?.lineNumber ?? documents - 1,
+                            unit: lines == nil ? "record" : "line",
+                            into: &problems)
                     }
                     generated = naming.generatedCount
                     guard firestoreLimits else { continue }
@@ -131,7 +161,8 @@ struct Validate: ParsableCommand {
                 // A top-level JSON array, element by element: memory for one element, whatever the file's size.
                 var prefix: [UInt8] = []
                 if format == .json {
-                    let (reader, restored) = try JSONArrayReader.open(source, options: JSONOptions(maxDepth: limits.maxDepth))
+                    let (reader, restored) = try JSONArrayReader.open(
+                        source, options: JSONOptions(maxDepth: limits.maxDepth))
                     if let reader {
                         try validateElements(of: reader, documents: &documents, problems: &problems)
                         return try report(problems, format: format, documents: documents, completion: "")
@@ -142,8 +173,10 @@ struct Validate: ParsableCommand {
                 let value = try format.readValue(bytes, file: file, limits: limits)
                 if format == .fpk {
                     let problem = bytes.withUnsafeBytes { raw in
-                        Self.strictProblem(in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]), at: Tag.fileHeaderLength,
-                                           limits: limits, canonical: canonical)
+                        Self.strictProblem(
+                            in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]),
+                            at: Tag.fileHeaderLength,
+                            limits: limits, canonical: canonical)
                     }
                     if let (kind, line) = problem { problems.add(kind: kind, line) }
                 } else if canonical {
@@ -154,7 +187,9 @@ struct Validate: ParsableCommand {
                     while let document = try input.next() {
                         documents += 1
                         for violation in FirestoreLimits.violations(in: document) {
-                            problems.add(kind: violation.kind, "element \(documents - 1) (\(document.reference.path)): \(violation.text)")
+                            problems.add(
+                                kind: violation.kind,
+                                "element \(documents - 1) (\(document.reference.path)): \(violation.text)")
                         }
                     }
                 } else {
@@ -177,7 +212,9 @@ struct Validate: ParsableCommand {
                 guard firestoreLimits else { continue }
                 let document = try naming.document(from: element, line: nil)
                 for violation in FirestoreLimits.violations(in: document) {
-                    problems.add(kind: violation.kind, "element \(documents - 1) (\(document.reference.path)): \(violation.text)")
+                    problems.add(
+                        kind: violation.kind, "element \(documents - 1) (\(document.reference.path)): \(violation.text)"
+                    )
                 }
             }
         } catch let error as FirePackError {
@@ -192,9 +229,12 @@ struct Validate: ParsableCommand {
         if canonical && problems.isEmpty { try StandardStreams.printChecked("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
         guard problems.isEmpty else {
-            throw CommandFailure(message: "\(file): invalid \(format.rawValue): \(problems.total) problem(s), \(unit) intact")
+            throw CommandFailure(
+                message: "\(file): invalid \(format.rawValue): \(problems.total) problem(s), \(unit) intact")
         }
-        try StandardStreams.printChecked("\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")")
+        try StandardStreams.printChecked(
+            "\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")"
+        )
     }
 }
 
@@ -202,16 +242,26 @@ extension Validate {
     /// What whole-input validation finds beyond decoding (a key-table entry that points at no key literal) and, with
     /// `canonical`, the first byte that differs from the canonical encoding, as a kind and a line; offsets count from
     /// the file's start.
-    static func strictProblem(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits, canonical: Bool) -> (String, String)? {
+    static func strictProblem(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits, canonical: Bool)
+        -> (String, String)?
+    {
         do {
             if canonical {
-                guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else { return nil }
-                return ("not canonical", "not canonical from byte \(base + offset) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)")
+                guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else {
+                    return nil
+                }
+                return (
+                    "not canonical",
+                    "not canonical from byte \(base + offset) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)"
+                )
             }
             try FirePackReader.verify(payload, limits: limits)
             return nil
         } catch {
-            return ("invalid value (\(error.code))", "\(FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path))")
+            return (
+                "invalid value (\(error.code))",
+                "\(FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path))"
+            )
         }
     }
 }

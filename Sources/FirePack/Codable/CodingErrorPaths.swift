@@ -23,8 +23,11 @@ extension EncodingError {
     func prefixingPath(_ prefix: [any CodingKey]) -> EncodingError {
         switch self {
         case .invalidValue(let value, let context):
-            .invalidValue(value, .init(codingPath: prefix + context.codingPath, debugDescription: context.debugDescription,
-                                       underlyingError: context.underlyingError))
+            .invalidValue(
+                value,
+                .init(
+                    codingPath: prefix + context.codingPath, debugDescription: context.debugDescription,
+                    underlyingError: context.underlyingError))
         @unknown default: self
         }
     }

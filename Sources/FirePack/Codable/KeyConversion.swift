@@ -45,7 +45,9 @@ enum KeyConversion {
     static func camelCase(_ key: String) -> String {
         guard !key.isEmpty, let firstNonUnderscore = key.firstIndex(where: { $0 != "_" }) else { return key }
         var lastNonUnderscore = key.index(before: key.endIndex)
-        while lastNonUnderscore > firstNonUnderscore && key[lastNonUnderscore] == "_" { lastNonUnderscore = key.index(before: lastNonUnderscore) }
+        while lastNonUnderscore > firstNonUnderscore && key[lastNonUnderscore] == "_" {
+            lastNonUnderscore = key.index(before: lastNonUnderscore)
+        }
         let keyRange = firstNonUnderscore...lastNonUnderscore
         let leading = key[key.startIndex..<firstNonUnderscore]
         let trailing = key[key.index(after: lastNonUnderscore)...]
@@ -71,7 +73,8 @@ enum KeyConversion {
             case .lowercaseLetter:
                 result += isLastCased ? String(scalar) : properties.titlecaseMapping
                 isLastCased = true
-            case _ where scalar == "'" || scalar == "\u{2019}", .nonspacingMark, .enclosingMark, .format, .modifierLetter, .modifierSymbol:
+            case _ where scalar == "'" || scalar == "\u{2019}", .nonspacingMark, .enclosingMark, .format,
+                .modifierLetter, .modifierSymbol:
                 result.unicodeScalars.append(scalar)
             default:
                 result.unicodeScalars.append(scalar)

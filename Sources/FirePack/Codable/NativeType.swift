@@ -37,21 +37,37 @@ enum NativeScalar {
 
     @inline(__always)
     init?<T>(_ type: T.Type) {
-        if T.self == String.self { self = .string }
-        else if T.self == Int.self { self = .int }
-        else if T.self == Bool.self { self = .bool }
-        else if T.self == Double.self { self = .double }
-        else if T.self == Int64.self { self = .int64 }
-        else if T.self == Float.self { self = .float }
-        else if T.self == Int32.self { self = .int32 }
-        else if T.self == Int16.self { self = .int16 }
-        else if T.self == Int8.self { self = .int8 }
-        else if T.self == UInt.self { self = .uint }
-        else if T.self == UInt64.self { self = .uint64 }
-        else if T.self == UInt32.self { self = .uint32 }
-        else if T.self == UInt16.self { self = .uint16 }
-        else if T.self == UInt8.self { self = .uint8 }
-        else { return nil }
+        if T.self == String.self {
+            self = .string
+        } else if T.self == Int.self {
+            self = .int
+        } else if T.self == Bool.self {
+            self = .bool
+        } else if T.self == Double.self {
+            self = .double
+        } else if T.self == Int64.self {
+            self = .int64
+        } else if T.self == Float.self {
+            self = .float
+        } else if T.self == Int32.self {
+            self = .int32
+        } else if T.self == Int16.self {
+            self = .int16
+        } else if T.self == Int8.self {
+            self = .int8
+        } else if T.self == UInt.self {
+            self = .uint
+        } else if T.self == UInt64.self {
+            self = .uint64
+        } else if T.self == UInt32.self {
+            self = .uint32
+        } else if T.self == UInt16.self {
+            self = .uint16
+        } else if T.self == UInt8.self {
+            self = .uint8
+        } else {
+            return nil
+        }
     }
 }
 
@@ -72,19 +88,34 @@ enum NativeSpecial {
 
     @inline(__always)
     init?<T>(_ type: T.Type) {
-        if T.self == Date.self { self = .date }
-        else if T.self == Timestamp.self { self = .timestamp }
-        else if T.self == Data.self { self = .data }
-        else if T.self == URL.self { self = .url }
-        else if T.self == GeoPoint.self { self = .geoPoint }
-        else if T.self == DocumentReference.self { self = .reference }
-        else if T.self == VectorValue.self { self = .vector }
-        else if T.self == Value.self { self = .value }
-        else if T.self == DocumentIDMarker.self { self = .documentID }
-        else if T.self == ServerTimestampMarker.self { self = .serverTimestamp }
-        else if T.self == ServerTimestampProbe.self { self = .serverTimestampProbe }
-        else if T.self == UUID.self { self = .uuid }
-        else if T.self == Decimal.self { self = .decimal }
-        else { return nil }
+        if T.self == Date.self {
+            self = .date
+        } else if T.self == Timestamp.self {
+            self = .timestamp
+        } else if T.self == Data.self {
+            self = .data
+        } else if T.self == URL.self {
+            self = .url
+        } else if T.self == GeoPoint.self {
+            self = .geoPoint
+        } else if T.self == DocumentReference.self {
+            self = .reference
+        } else if T.self == VectorValue.self {
+            self = .vector
+        } else if T.self == Value.self {
+            self = .value
+        } else if T.self == DocumentIDMarker.self {
+            self = .documentID
+        } else if T.self == ServerTimestampMarker.self {
+            self = .serverTimestamp
+        } else if T.self == ServerTimestampProbe.self {
+            self = .serverTimestampProbe
+        } else if T.self == UUID.self {
+            self = .uuid
+        } else if T.self == Decimal.self {
+            self = .decimal
+        } else {
+            return nil
+        }
     }
 }

@@ -24,7 +24,8 @@ protocol RawKeyedDecodableDictionary {
     init(decodingMapFrom decoder: any Decoder) throws
 }
 
-extension Dictionary: RawKeyedEncodableDictionary where Key: RawRepresentable, Key.RawValue: LosslessStringConvertible, Value: Encodable {
+extension Dictionary: RawKeyedEncodableDictionary
+where Key: RawRepresentable, Key.RawValue: LosslessStringConvertible, Value: Encodable {
     func encodeAsMap(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnyCodingKey.self)
         for (key, value) in self {
@@ -33,7 +34,8 @@ extension Dictionary: RawKeyedEncodableDictionary where Key: RawRepresentable, K
     }
 }
 
-extension Dictionary: RawKeyedDecodableDictionary where Key: RawRepresentable, Key.RawValue: LosslessStringConvertible, Value: Decodable {
+extension Dictionary: RawKeyedDecodableDictionary
+where Key: RawRepresentable, Key.RawValue: LosslessStringConvertible, Value: Decodable {
     init(decodingMapFrom decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
         self.init(minimumCapacity: container.allKeys.count)

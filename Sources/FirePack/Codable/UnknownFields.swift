@@ -55,12 +55,17 @@ extension DecoderImpl {
     /// claim, as values, in map order. `isKnown` is asked with each entry's index and where its stored key's bytes are
     /// in the input (UTF-8 not yet checked); only the entries it refuses are materialized (keys checked as UTF-8). A
     /// damaged entry throws `dataCorrupted` with its byte offset, and its key on the path when the key could be read.
-    func unknownFields(in header: ContainerHeader, depth: Int, path: [any CodingKey],
-                       isKnown: (_ index: Int, _ keyStart: Int, _ keyCount: Int) throws -> Bool) throws -> FirePackUnknownFields {
+    func unknownFields(
+        in header: ContainerHeader, depth: Int, path: [any CodingKey],
+        isKnown: (_ index: Int, _ keyStart: Int, _ keyCount: Int) throws -> Bool
+    ) throws -> FirePackUnknownFields {
         func damaged(_ error: FirePackError, under key: String?) -> DecodingError {
-            let context = contextAtPath(path + (key.map { [AnyCodingKey(stringValue: $0)] } ?? []),
-                                        "Corrupt FirePack data: \(error)", at: error.offset ?? header.bodyStart)
-            return .dataCorrupted(.init(codingPath: context.codingPath, debugDescription: context.debugDescription, underlyingError: error))
+            let context = contextAtPath(
+                path + (key.map { [AnyCodingKey(stringValue: $0)] } ?? []),
+                "Corrupt FirePack data: \(error)", at: error.offset ?? header.bodyStart)
+            return .dataCorrupted(
+                .init(
+                    codingPath: context.codingPath, debugDescription: context.debugDescription, underlyingError: error))
         }
         var bag = MapValue()
         var materializer = Materializer(input: input)
@@ -77,7 +82,9 @@ extension DecoderImpl {
             }
             if try !isKnown(index, start, count) {
                 let key: String
-                do { (key, _) = try materializer.key(at: entry, limit: header.end) } catch { throw damaged(error, under: nil) }
+                do { (key, _) = try materializer.key(at: entry, limit: header.end) } catch {
+                    throw damaged(error, under: nil)
+                }
                 do {
                     let (value, _) = try materializer.value(at: afterKey, limit: valueEnd, depth: depth + 1)
                     _ = bag.appendIfAbsent(key: key, value: value)
@@ -103,7 +110,8 @@ extension MapReader {
                 name = convertedKeys[index].key
             } else {
                 do throws(FirePackError) { try input.validateUTF8(start: start, count: count, what: "key") } catch {
-                    throw DecodingError.dataCorrupted(decoder.contextAtPath(codingPath, "Corrupt FirePack data: \(error)", at: error.offset ?? start))
+                    throw DecodingError.dataCorrupted(
+                        decoder.contextAtPath(codingPath, "Corrupt FirePack data: \(error)", at: error.offset ?? start))
                 }
                 name = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
             }

@@ -113,7 +113,8 @@ extension FirePackError {
     }
 
     static func typeMismatch(expected: String, foundTag tag: UInt8, at offset: Int) -> FirePackError {
-        FirePackError(.typeMismatch, offset: offset,
-                      "expected \(expected), found \(Tag.typeName(of: tag)) (tag 0x\(Tag.hex(tag)))")
+        FirePackError(
+            .typeMismatch, offset: offset,
+            "expected \(expected), found \(Tag.typeName(of: tag)) (tag 0x\(Tag.hex(tag)))")
     }
 }

@@ -9,100 +9,132 @@ import Foundation
 
 extension String: FirePackDecodable, FirePackEncodable {
     /// Reads a string.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeString(at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeString(at: reader.offset, end: reader.end)
+    }
     /// Writes a string.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeString(self) }
 }
 
 extension Bool: FirePackDecodable, FirePackEncodable {
     /// Reads a boolean.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeBool(at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeBool(at: reader.offset, end: reader.end)
+    }
     /// Writes a boolean.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeBoolean(self) }
 }
 
 extension Double: FirePackDecodable, FirePackEncodable {
     /// Reads a double (or an integer), under the non-conforming float strategy.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeDouble(at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeDouble(at: reader.offset, end: reader.end)
+    }
     /// Writes a double, or what the non-conforming float strategy makes of NaN and ±∞.
     public func encode(firePack writer: inout FirePackValueWriter) throws { try writer.writeDouble(self) }
 }
 
 extension Float: FirePackDecodable, FirePackEncodable {
     /// Reads a double within Float's range (or an integer).
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeFloat(at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeFloat(at: reader.offset, end: reader.end)
+    }
     /// Writes the float widened to a double.
     public func encode(firePack writer: inout FirePackValueWriter) throws { try writer.writeDouble(Double(self)) }
 }
 
 extension Int: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in Int.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(Int.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(Int.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension Int8: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in Int8.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(Int8.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(Int8.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension Int16: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in Int16.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(Int16.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(Int16.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension Int32: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in Int32.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(Int32.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(Int32.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension Int64: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in Int64.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(Int64.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(Int64.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension UInt: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in UInt.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(UInt.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(UInt.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer; throws above `Int64.max`, the largest integer FirePack stores.
-    public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(try writer.options.int64(self, codingPath: [])) }
+    public func encode(firePack writer: inout FirePackValueWriter) throws {
+        writer.writer.writeInteger(try writer.options.int64(self, codingPath: []))
+    }
 }
 
 extension UInt8: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in UInt8.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(UInt8.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(UInt8.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension UInt16: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in UInt16.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(UInt16.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(UInt16.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension UInt32: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in UInt32.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(UInt32.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(UInt32.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(Int64(self)) }
 }
 
 extension UInt64: FirePackDecodable, FirePackEncodable {
     /// Reads an integer (or a whole double) that fits in UInt64.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeInteger(UInt64.self, at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeInteger(UInt64.self, at: reader.offset, end: reader.end)
+    }
     /// Writes the integer; throws above `Int64.max`, the largest integer FirePack stores.
-    public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeInteger(try writer.options.int64(self, codingPath: [])) }
+    public func encode(firePack writer: inout FirePackValueWriter) throws {
+        writer.writer.writeInteger(try writer.options.int64(self, codingPath: []))
+    }
 }
 
 extension Timestamp: FirePackDecodable, FirePackEncodable {
@@ -116,14 +148,18 @@ extension Timestamp: FirePackDecodable, FirePackEncodable {
 
 extension GeoPoint: FirePackDecodable, FirePackEncodable {
     /// Reads the value as `FirePackDecoder` does.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeGeoPoint(at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeGeoPoint(at: reader.offset, end: reader.end)
+    }
     /// Writes the value as `FirePackEncoder` does.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeGeoPoint(self) }
 }
 
 extension DocumentReference: FirePackDecodable, FirePackEncodable {
     /// Reads the value as `FirePackDecoder` does.
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decoder.decodeReference(at: reader.offset, end: reader.end) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decoder.decodeReference(at: reader.offset, end: reader.end)
+    }
     /// Writes the value as `FirePackEncoder` does.
     public func encode(firePack writer: inout FirePackValueWriter) throws { writer.writer.writeReference(self) }
 }
@@ -154,7 +190,11 @@ extension Date: FirePackDecodable, FirePackEncodable {
     }
     /// Writes the value as `FirePackEncoder` does (by the encoder's date strategy).
     public func encode(firePack writer: inout FirePackValueWriter) throws {
-        if case .timestamp = writer.options.dateStrategy { writer.writer.writeTimestamp(Timestamp(date: self)) } else { try writer.encodeNative(self) }
+        if case .timestamp = writer.options.dateStrategy {
+            writer.writer.writeTimestamp(Timestamp(date: self))
+        } else {
+            try writer.encodeNative(self)
+        }
     }
 }
 
@@ -201,7 +241,9 @@ extension Array: FirePackEncodable where Element: FirePackEncodable {
 extension Optional: FirePackDecodable where Wrapped: FirePackDecodable {
     /// Reads null as nil, anything else as the wrapped type.
     @inlinable
-    public init(firePack reader: inout FirePackValueReader) throws { self = try reader.decodeOptional(of: Wrapped.self) }
+    public init(firePack reader: inout FirePackValueReader) throws {
+        self = try reader.decodeOptional(of: Wrapped.self)
+    }
 }
 
 extension Optional: FirePackEncodable where Wrapped: FirePackEncodable {

@@ -14,7 +14,9 @@ extension FirePackDecoder {
     /// Decodes a value of a type with generated coding from a bare FirePack encoding in `Data`, `[UInt8]` or
     /// borrowed bytes; the same values and errors as the `Decodable` overload.
     @inlinable
-    public func decode<T: FirePackDecodable>(_ type: T.Type, from bytes: some ContiguousBytes, in reference: DocumentReference? = nil) throws -> T {
+    public func decode<T: FirePackDecodable>(
+        _ type: T.Type, from bytes: some ContiguousBytes, in reference: DocumentReference? = nil
+    ) throws -> T {
         try bytes.withUnsafeBytes { raw in
             var reader = try rootReader(raw, reference: reference)
             defer { recycle(&reader) }
@@ -79,10 +81,14 @@ extension FirePackEncoder {
     /// Writes `value` through its generated coding, or through the paths `encode(_:into:options:)` takes when the
     /// options rule generated coding out or the value writes a key twice.
     @inlinable
-    func encodeGenerated<T: FirePackEncodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
-        guard options.takesGeneratedPath, !writer.isInsideValue else { return try encode(value, into: writer, options: options) }
+    func encodeGenerated<T: FirePackEncodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws
+    {
+        guard options.takesGeneratedPath, !writer.isInsideValue else {
+            return try encode(value, into: writer, options: options)
+        }
         let start = writer.writerIndex
-        var valueWriter = FirePackValueWriter(root: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)
+        var valueWriter = FirePackValueWriter(
+            root: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)
         do {
             try value.encode(firePack: &valueWriter)
         } catch {

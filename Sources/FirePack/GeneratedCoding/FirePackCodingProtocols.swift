@@ -22,8 +22,10 @@ public protocol FirePackEncodable: Encodable {
 extension FirePackDecodable {
     /// Runs `init(firePack:)` for the value at `offset` into `slot`, from inside the Codable path (`DecoderImpl`):
     /// the decoder's coding path is set aside, so errors come out relative and get it back as a prefix.
-    static func decodeGenerated(into slot: UnsafeMutableRawPointer, decoder: DecoderImpl, at offset: Int, end: Int,
-                                depth: Int) throws {
+    static func decodeGenerated(
+        into slot: UnsafeMutableRawPointer, decoder: DecoderImpl, at offset: Int, end: Int,
+        depth: Int
+    ) throws {
         let outerPath = decoder.path
         decoder.path = []
         defer { decoder.path = outerPath }
@@ -43,7 +45,8 @@ extension FirePackEncodable {
         let outerPath = encoder.path
         encoder.path = []
         defer { encoder.path = outerPath }
-        var writer = FirePackValueWriter(writer: encoder.writer, options: encoder.options, sortsKeys: false, codable: encoder)
+        var writer = FirePackValueWriter(
+            writer: encoder.writer, options: encoder.options, sortsKeys: false, codable: encoder)
         do {
             try withUnsafePointer(to: value) { pointer in
                 try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.encode(firePack: &writer)

@@ -25,7 +25,8 @@ extension FirePackValueReader {
         var position = header.bodyStart
         for _ in 0..<header.count {
             let (start, count, afterKey, valueEnd) = try decoder.wrap { () throws(FirePackError) in
-                let (start, count, afterKey) = try decoder.state.keyReferences.getKey(at: position, limit: header.end, in: input)
+                let (start, count, afterKey) = try decoder.state.keyReferences.getKey(
+                    at: position, limit: header.end, in: input)
                 return (start, count, afterKey, try input.valueEnd(at: afterKey, limit: header.end))
             }
             if let index = cases.firstIndex(where: { $0.hasBytes(input.base + start, count: count) }) {
@@ -35,14 +36,20 @@ extension FirePackValueReader {
             position = valueEnd
         }
         guard matches == 1, let found else {
-            throw DecodingError.typeMismatch(T.self, .init(codingPath: [], debugDescription:
-                located("Invalid number of keys found, expected one.", at: fields.mapOffset)))
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(
+                    codingPath: [],
+                    debugDescription:
+                        located("Invalid number of keys found, expected one.", at: fields.mapOffset)))
         }
         return found
     }
 
     /// Decodes a case's values with `body`, given a reader at their map; errors get the case key on their path.
-    public func decodeCase<T>(_ key: StaticString, at values: CaseValues, _ body: (FirePackValueReader) throws -> T) throws -> T {
+    public func decodeCase<T>(_ key: StaticString, at values: CaseValues, _ body: (FirePackValueReader) throws -> T)
+        throws -> T
+    {
         try under(key) { try body(nested(at: (values.offset, values.end))) }
     }
 

@@ -13,27 +13,35 @@ import Foundation
 extension FirePackValueReader {
     /// Decodes the value for `key` of a type with generated (or native) coding; nil when the map lacks the key.
     @inlinable
-    public func decodeIfFound<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+    public func decodeIfFound<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields)
+        throws -> T?
+    {
         guard let location = try find(key, in: &fields) else { return nil }
         return try under(key) { try decodeValue(T.self, at: location) }
     }
 
     /// Decodes the value for `key` of any other `Decodable` type; nil when the map lacks the key.
-    public func decodeIfFound<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+    public func decodeIfFound<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> T?
+    {
         guard let location = try find(key, in: &fields) else { return nil }
         return try under(key) { try decodeCodable(T.self, at: location) }
     }
 
     /// Decodes the value for `key` of an optional property: nil when the map lacks the key, `.some(nil)` for null.
     @inlinable
-    public func decodeOptionalIfFound<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T?? {
+    public func decodeOptionalIfFound<T: FirePackDecodable>(
+        _ type: T.Type, forKey key: StaticString, in fields: inout Fields
+    ) throws -> T?? {
         guard let location = try find(key, in: &fields) else { return nil }
         if isNull(at: location) { return .some(nil) }
         return .some(try under(key) { try decodeValue(T.self, at: location) })
     }
 
     /// Decodes the value for `key` of an optional property of any other `Decodable` type (see above).
-    public func decodeOptionalIfFound<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T?? {
+    public func decodeOptionalIfFound<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields)
+        throws -> T??
+    {
         guard let location = try find(key, in: &fields) else { return nil }
         if isNull(at: location) { return .some(nil) }
         return .some(try under(key) { try decodeCodable(T.self, at: location) })
@@ -41,14 +49,17 @@ extension FirePackValueReader {
 
     /// Decodes a property whose type is not written (`var count = 0`) when the map has `key`: `example` (the
     /// property's initial value, never evaluated) gives the type.
-    public func decodeInferredIfFound<T: Decodable>(forKey key: StaticString, in fields: inout Fields,
-                                                    like example: @autoclosure () -> T) throws -> T? {
+    public func decodeInferredIfFound<T: Decodable>(
+        forKey key: StaticString, in fields: inout Fields,
+        like example: @autoclosure () -> T
+    ) throws -> T? {
         guard let location = try find(key, in: &fields) else { return nil }
         return try under(key) { try decodeCodable(T.self, at: location) }
     }
 
     /// Decodes a string for `key`; nil when the map lacks the key.
-    public func decodeIfFound(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws -> String? {
+    public func decodeIfFound(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws -> String?
+    {
         guard let location = try find(key, in: &fields) else { return nil }
         return try under(key) { try decoder.decodeString(at: location.offset, end: location.end) }
     }
@@ -60,7 +71,8 @@ extension FirePackValueReader {
     }
 
     /// Decodes a double for `key`; nil when the map lacks the key.
-    public func decodeIfFound(_ type: Double.Type, forKey key: StaticString, in fields: inout Fields) throws -> Double? {
+    public func decodeIfFound(_ type: Double.Type, forKey key: StaticString, in fields: inout Fields) throws -> Double?
+    {
         guard let location = try find(key, in: &fields) else { return nil }
         return try under(key) { try decoder.decodeDouble(at: location.offset, end: location.end) }
     }
@@ -72,22 +84,30 @@ extension FirePackValueReader {
     }
 
     /// A string property whose type is not written (`var currency = "EUR"`), by concrete code.
-    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> String) throws -> String? {
+    public func decodeInferredIfFound(
+        forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> String
+    ) throws -> String? {
         try decodeIfFound(String.self, forKey: key, in: &fields)
     }
 
     /// An integer property whose type is not written (`var count = 0`), by concrete code.
-    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Int) throws -> Int? {
+    public func decodeInferredIfFound(
+        forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Int
+    ) throws -> Int? {
         try decodeIfFound(Int.self, forKey: key, in: &fields)
     }
 
     /// A double property whose type is not written (`var ratio = 0.5`), by concrete code.
-    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Double) throws -> Double? {
+    public func decodeInferredIfFound(
+        forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Double
+    ) throws -> Double? {
         try decodeIfFound(Double.self, forKey: key, in: &fields)
     }
 
     /// A boolean property whose type is not written (`var done = false`), by concrete code.
-    public func decodeInferredIfFound(forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Bool) throws -> Bool? {
+    public func decodeInferredIfFound(
+        forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> Bool
+    ) throws -> Bool? {
         try decodeIfFound(Bool.self, forKey: key, in: &fields)
     }
 
@@ -102,9 +122,12 @@ extension FirePackValueReader {
     /// The `keyNotFound` error for a property none of whose keys (`key`, then `aliases`) the map has.
     public func keyNotFound(_ key: StaticString, aliases: [StaticString] = [], in fields: Fields) -> any Error {
         let name = key.description
-        let others = aliases.isEmpty ? "" : " (nor \(aliases.map { $0.description.debugDescription }.joined(separator: ", ")))"
-        return DecodingError.keyNotFound(AnyCodingKey(stringValue: name),
-                                         decoder.contextAtPath([], "No value for key \(name.debugDescription)\(others) in the map", at: fields.mapOffset))
+        let others =
+            aliases.isEmpty ? "" : " (nor \(aliases.map { $0.description.debugDescription }.joined(separator: ", ")))"
+        return DecodingError.keyNotFound(
+            AnyCodingKey(stringValue: name),
+            decoder.contextAtPath(
+                [], "No value for key \(name.debugDescription)\(others) in the map", at: fields.mapOffset))
     }
 
     /// Throws `dataCorrupted`, naming the key and its byte offset, when the map has a key that is not in `known`
@@ -123,9 +146,11 @@ extension FirePackValueReader {
             }
             if !known.contains(where: { $0.hasBytes(input.base + start, count: count) }) {
                 let text = String(decoding: input.bytes(from: start, count: count), as: UTF8.self)
-                throw DecodingError.dataCorrupted(decoder.contextAtPath(
-                    [AnyCodingKey(stringValue: text)],
-                    "Unknown key \(text.debugDescription): the model refuses keys it does not declare (unknownKeys: .reject)", at: entry))
+                throw DecodingError.dataCorrupted(
+                    decoder.contextAtPath(
+                        [AnyCodingKey(stringValue: text)],
+                        "Unknown key \(text.debugDescription): the model refuses keys it does not declare (unknownKeys: .reject)",
+                        at: entry))
             }
         }
     }

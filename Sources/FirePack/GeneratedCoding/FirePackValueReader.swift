@@ -53,7 +53,8 @@ public struct FirePackValueReader {
     /// Starts reading the map at the reader's value; throws `typeMismatch` or `valueNotFound` (for null) as a keyed
     /// container would.
     public func readFields() throws -> Fields {
-        let header = try decoder.containerHeader(expectingMap: true, for: [String: Any].self, at: offset, end: end, depth: depth)
+        let header = try decoder.containerHeader(
+            expectingMap: true, for: [String: Any].self, at: offset, end: end, depth: depth)
         var fields = Fields(mapOffset: offset, header: header, position: header.bodyStart)
         if header.count > MapEntryCache.threshold {
             fields.region = decoder.mapEntries.open(mapOffset: offset, depth: depth, count: header.count)
@@ -70,13 +71,17 @@ public struct FirePackValueReader {
         do {
             if fields.region < 0 {
                 var progress = MapEntryCache.Progress()
-                location = try MapReader.search(for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
-                                                progress: &progress, keys: &decoder.state.keyReferences)
+                location = try MapReader.search(
+                    for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
+                    progress: &progress, keys: &decoder.state.keyReferences)
             } else {
                 let header = fields.header, decoder = decoder
-                location = try decoder.state.mapEntries.withRegion(fields.region, mapOffset: fields.mapOffset, count: header.count) { (cache, progress) throws(FirePackError) in
-                    try MapReader.search(for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
-                                         cache: cache, progress: &progress, keys: &decoder.state.keyReferences)
+                location = try decoder.state.mapEntries.withRegion(
+                    fields.region, mapOffset: fields.mapOffset, count: header.count
+                ) { (cache, progress) throws(FirePackError) in
+                    try MapReader.search(
+                        for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
+                        cache: cache, progress: &progress, keys: &decoder.state.keyReferences)
                 }
             }
         } catch {
@@ -91,8 +96,9 @@ public struct FirePackValueReader {
     func locate(_ key: StaticString, in fields: inout Fields) throws -> (offset: Int, end: Int) {
         guard let location = try find(key, in: &fields) else {
             let name = key.description
-            throw DecodingError.keyNotFound(AnyCodingKey(stringValue: name),
-                                            decoder.contextAtPath([], "No value for key \(name.debugDescription) in the map", at: fields.mapOffset))
+            throw DecodingError.keyNotFound(
+                AnyCodingKey(stringValue: name),
+                decoder.contextAtPath([], "No value for key \(name.debugDescription) in the map", at: fields.mapOffset))
         }
         return location
     }
@@ -151,14 +157,18 @@ public struct FirePackValueReader {
 extension FirePackValueReader {
     /// Decodes the value for `key` of a type with generated (or native) coding; throws `keyNotFound` when absent.
     @inlinable
-    public func decode<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T {
+    public func decode<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> T
+    {
         guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
         return try under(key) { try decodeValue(T.self, at: location) }
     }
 
     /// Decodes the value for `key` of a type with generated (or native) coding; nil when absent or null.
     @inlinable
-    public func decodeIfPresent<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+    public func decodeIfPresent<T: FirePackDecodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields)
+        throws -> T?
+    {
         guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
         return try under(key) { try decodeValue(T.self, at: location) }
     }
@@ -170,7 +180,9 @@ extension FirePackValueReader {
     }
 
     /// Decodes the value for `key` of any other `Decodable` type; nil when absent or null.
-    public func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws -> T? {
+    public func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> T?
+    {
         guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
         return try under(key) { try decodeCodable(T.self, at: location) }
     }
@@ -206,7 +218,9 @@ extension FirePackValueReader {
     }
 
     /// Decodes an optional string for `key`; nil when absent or null.
-    public func decodeIfPresent(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws -> String? {
+    public func decodeIfPresent(_ type: String.Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> String?
+    {
         guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
         return try under(key) { try decoder.decodeString(at: location.offset, end: location.end) }
     }
@@ -239,7 +253,9 @@ extension FirePackValueReader {
     /// Decodes a `@DocumentID` property (its backing storage) as the keyed container does: filled from the document's
     /// reference, ignoring any stored field; nil without a reference.
     @inlinable
-    public func decode<T>(_ type: DocumentID<T>.Type, forKey key: StaticString, in fields: inout Fields) throws -> DocumentID<T> {
+    public func decode<T>(_ type: DocumentID<T>.Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> DocumentID<T>
+    {
         guard let reference = documentReference else { return DocumentID(wrappedValue: nil) }
         return DocumentID(wrappedValue: try T.wrap(reference))
     }
@@ -247,10 +263,14 @@ extension FirePackValueReader {
     /// Decodes a `@ServerTimestamp` property (its backing storage) as the keyed container does: nil for a missing key,
     /// null, or the pending sentinel (the decoder's estimate, when it has one).
     @inlinable
-    public func decode<T>(_ type: ServerTimestamp<T>.Type, forKey key: StaticString, in fields: inout Fields) throws -> ServerTimestamp<T> {
+    public func decode<T>(_ type: ServerTimestamp<T>.Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> ServerTimestamp<T>
+    {
         // Specialized for T, the type tests are decided at compile time: no runtime cast, no generic metadata per field
         // (guarded by `Decode 1000 Article/FirePackDecoder @FirePackCodable`).
-        switch try serverTimestampField(forKey: key, in: &fields, inPlace: T.self == Timestamp.self, dateInPlace: T.self == Date.self) {
+        switch try serverTimestampField(
+            forKey: key, in: &fields, inPlace: T.self == Timestamp.self, dateInPlace: T.self == Date.self)
+        {
         case .absent: return ServerTimestamp(wrappedValue: nil)
         case .time(let timestamp): return ServerTimestamp(wrappedValue: timestamp.map(T.wrap))
         case .codable(let offset, let end):
@@ -261,13 +281,17 @@ extension FirePackValueReader {
     /// Decodes an `@ExplicitNull` property (its backing storage) as the keyed container does: a missing key or null
     /// give nil.
     @inlinable
-    public func decode<T: Decodable>(_ type: ExplicitNull<T>.Type, forKey key: StaticString, in fields: inout Fields) throws -> ExplicitNull<T> {
+    public func decode<T: Decodable>(_ type: ExplicitNull<T>.Type, forKey key: StaticString, in fields: inout Fields)
+        throws -> ExplicitNull<T>
+    {
         ExplicitNull(wrappedValue: try decodeIfPresent(T.self, forKey: key, in: &fields))
     }
 
     /// Decodes an `@ExplicitNull` property of a type with generated (or native) coding.
     @inlinable
-    public func decode<T: FirePackDecodable>(_ type: ExplicitNull<T>.Type, forKey key: StaticString, in fields: inout Fields) throws -> ExplicitNull<T> {
+    public func decode<T: FirePackDecodable>(
+        _ type: ExplicitNull<T>.Type, forKey key: StaticString, in fields: inout Fields
+    ) throws -> ExplicitNull<T> {
         ExplicitNull(wrappedValue: try decodeIfPresent(T.self, forKey: key, in: &fields))
     }
 
@@ -289,12 +313,16 @@ extension FirePackValueReader {
     /// Finds a `@ServerTimestamp` field: a timestamp is read in place for a `Timestamp` (`inPlace`), or for a `Date`
     /// (`dateInPlace`) when the date strategy reads timestamps, as the Codable path reads them.
     @usableFromInline
-    func serverTimestampField(forKey key: StaticString, in fields: inout Fields, inPlace: Bool, dateInPlace: Bool) throws -> ServerTimestampField {
+    func serverTimestampField(forKey key: StaticString, in fields: inout Fields, inPlace: Bool, dateInPlace: Bool)
+        throws -> ServerTimestampField
+    {
         guard let location = try find(key, in: &fields), !isNull(at: location) else { return .absent }
         let tag = try? decoder.input.tag(at: location.offset, limit: location.end)
         if tag == Tag.serverTimestamp { return .time(decoder.options.serverTimestampEstimate) }
         if tag == Tag.timestamp, inPlace || (dateInPlace && decoder.options.dateStrategyIsTimestamp),
-           let (timestamp, next) = try? decoder.input.getTimestamp(at: location.offset, limit: location.end), next == location.end {
+            let (timestamp, next) = try? decoder.input.getTimestamp(at: location.offset, limit: location.end),
+            next == location.end
+        {
             return .time(timestamp)
         }
         return .codable(offset: location.offset, end: location.end)
@@ -303,23 +331,31 @@ extension FirePackValueReader {
 
 /// FirePack's property wrappers, for `decodeWrapped` (a wrapper whose backing type the macro could not write out).
 protocol FieldWrapper {
-    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self
+    static func decodeField(
+        from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields
+    ) throws -> Self
 }
 
 extension DocumentID: FieldWrapper {
-    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self {
+    static func decodeField(
+        from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields
+    ) throws -> Self {
         try reader.decode(Self.self, forKey: key, in: &fields)
     }
 }
 
 extension ServerTimestamp: FieldWrapper {
-    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self {
+    static func decodeField(
+        from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields
+    ) throws -> Self {
         try reader.decode(Self.self, forKey: key, in: &fields)
     }
 }
 
 extension ExplicitNull: FieldWrapper where Value: Decodable {
-    static func decodeField(from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields) throws -> Self {
+    static func decodeField(
+        from reader: FirePackValueReader, forKey key: StaticString, in fields: inout FirePackValueReader.Fields
+    ) throws -> Self {
         try reader.decode(Self.self, forKey: key, in: &fields)
     }
 }
@@ -339,13 +375,19 @@ extension FirePackValueReader {
     }
 
     @usableFromInline
-    func decodeDoubles() throws -> [Double] { try decodeElements { [decoder] in try decoder.decodeDouble(at: $0, end: $1) } }
+    func decodeDoubles() throws -> [Double] {
+        try decodeElements { [decoder] in try decoder.decodeDouble(at: $0, end: $1) }
+    }
 
     @usableFromInline
-    func decodeStrings() throws -> [String] { try decodeElements { [decoder] in try decoder.decodeString(at: $0, end: $1) } }
+    func decodeStrings() throws -> [String] {
+        try decodeElements { [decoder] in try decoder.decodeString(at: $0, end: $1) }
+    }
 
     @usableFromInline
-    func decodeInts() throws -> [Int] { try decodeElements { [decoder] in try decoder.decodeInteger(Int.self, at: $0, end: $1) } }
+    func decodeInts() throws -> [Int] {
+        try decodeElements { [decoder] in try decoder.decodeInteger(Int.self, at: $0, end: $1) }
+    }
 
     /// Reads the array at the reader's value, each element with `read(offset, end)`, putting the element's index in
     /// front of the coding path of a `DecodingError` it throws.
@@ -388,12 +430,16 @@ extension FirePackValueReader {
 
     /// Decodes an enum from its raw value, with the error `RawRepresentable`'s `init(from:)` gives for an unknown one.
     @inlinable
-    public mutating func decodeRawValue<T: RawRepresentable>(_ type: T.Type) throws -> T where T.RawValue: FirePackDecodable {
+    public mutating func decodeRawValue<T: RawRepresentable>(_ type: T.Type) throws -> T
+    where T.RawValue: FirePackDecodable {
         let start = valueOffset
         let raw = try T.RawValue(firePack: &self)
         guard let value = T(rawValue: raw) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [],
-                debugDescription: located("Cannot initialize \(T.self) from invalid \(T.RawValue.self) value \(raw)", at: start)))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [],
+                    debugDescription: located(
+                        "Cannot initialize \(T.self) from invalid \(T.RawValue.self) value \(raw)", at: start)))
         }
         return value
     }

@@ -230,10 +230,18 @@ extension FirePackValueWriter {
     mutating func encodeDoubles(_ elements: [Double]) throws { try encodeElements(elements) { try $0.writeDouble($1) } }
 
     @usableFromInline
-    mutating func encodeStrings(_ elements: [String]) { writer.beginArray(); for element in elements { writer.writeString(element) }; writer.endArray() }
+    mutating func encodeStrings(_ elements: [String]) {
+        writer.beginArray()
+        for element in elements { writer.writeString(element) }
+        writer.endArray()
+    }
 
     @usableFromInline
-    mutating func encodeInts(_ elements: [Int]) { writer.beginArray(); for element in elements { writer.writeInteger(Int64(element)) }; writer.endArray() }
+    mutating func encodeInts(_ elements: [Int]) {
+        writer.beginArray()
+        for element in elements { writer.writeInteger(Int64(element)) }
+        writer.endArray()
+    }
 
     /// Writes an array, each element with `write`, putting the element's index in front of the coding path of an
     /// `EncodingError` it throws.
@@ -309,13 +317,16 @@ extension FirePackEncoder {
         guard options.takesGeneratedPath, let generated = T.self as? any FirePackEncodable.Type else { return false }
         let start = writer.writerIndex
         do {
-            try generated.encodeTopLevel(value, writer: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)
+            try generated.encodeTopLevel(
+                value, writer: writer, options: options,
+                sortsKeys: options.deterministic || writer.options.deterministic)
         } catch is EncoderImpl.OutOfOrder {
             return false
         }
         let tag = writer.storage[start]
         guard tag == Tag.map || tag & 0xF0 == Tag.fixMapBase else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(T.self) does not encode as a map"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "\(T.self) does not encode as a map"))
         }
         return true
     }

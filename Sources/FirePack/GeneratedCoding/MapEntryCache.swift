@@ -47,7 +47,8 @@ struct MapEntryCache {
         @inline(__always)
         static func signatureBit(_ bytes: UnsafeRawPointer?, count: Int) -> UInt64 {
             guard count > 0, let bytes else { return 1 }
-            let first = UInt64(bytes.load(as: UInt8.self)), last = UInt64(bytes.load(fromByteOffset: count - 1, as: UInt8.self))
+            let first = UInt64(bytes.load(as: UInt8.self)),
+                last = UInt64(bytes.load(fromByteOffset: count - 1, as: UInt8.self))
             return 1 &<< ((first &* 0x9E37 &+ last &* 0x3B &+ UInt64(truncatingIfNeeded: count)) >> 2 & 63)
         }
     }
@@ -62,7 +63,8 @@ struct MapEntryCache {
             regions.removeLast()
         }
         regions.append(MapRegion(mapOffset: mapOffset, depth: depth, base: entries.count))
-        entries.append(contentsOf: repeatElement(MapEntry(keyStart: 0, keyCount: 0, valueOffset: 0, valueEnd: 0), count: count))
+        entries.append(
+            contentsOf: repeatElement(MapEntry(keyStart: 0, keyCount: 0, valueOffset: 0, valueEnd: 0), count: count))
         return regions.count - 1
     }
 
@@ -79,11 +81,14 @@ struct MapEntryCache {
 
     /// Runs `body` with region `index`'s entries and progress, or with nil when the region no longer belongs to the
     /// map at `mapOffset`.
-    mutating func withRegion<R>(_ index: Int, mapOffset: Int, count: Int,
-                                _ body: (UnsafeMutablePointer<MapEntry>?, inout Progress) throws(FirePackError) -> R) throws(FirePackError) -> R {
+    mutating func withRegion<R>(
+        _ index: Int, mapOffset: Int, count: Int,
+        _ body: (UnsafeMutablePointer<MapEntry>?, inout Progress) throws(FirePackError) -> R
+    ) throws(FirePackError) -> R {
         var unused = Progress()
         guard index >= 0, index < regions.count, regions[index].mapOffset == mapOffset,
-              regions[index].base + count <= entries.count else { return try body(nil, &unused) }
+            regions[index].base + count <= entries.count
+        else { return try body(nil, &unused) }
         let base = regions[index].base
         return try entries.withUnsafeMutableBufferPointer { (buffer) throws(FirePackError) -> R in
             try body(buffer.baseAddress! + base, &regions[index].progress)

@@ -26,7 +26,9 @@ public struct StringView: CustomStringConvertible {
     public static func == (view: StringView, other: String) -> Bool {
         var other = other
         return other.withUTF8 { bytes in
-            bytes.count == view.utf8.count && (bytes.count == 0 || ByteComparison.equal(bytes.baseAddress!, view.utf8.baseAddress!, count: bytes.count))
+            bytes.count == view.utf8.count
+                && (bytes.count == 0
+                    || ByteComparison.equal(bytes.baseAddress!, view.utf8.baseAddress!, count: bytes.count))
         }
     }
 }
@@ -59,7 +61,8 @@ public struct VectorView: RandomAccessCollection {
     /// The element at `index`.
     public subscript(index: Int) -> Double {
         precondition(index >= 0 && index < endIndex, "vector index out of range")
-        return Double(bitPattern: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
+        return Double(
+            bitPattern: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
     }
 
     /// A copy as a `VectorValue`.
@@ -67,7 +70,9 @@ public struct VectorView: RandomAccessCollection {
         var elements = [Double](repeating: 0, count: endIndex)
         elements.withUnsafeMutableBytes { $0.copyMemory(from: storage) }
         #if _endian(big)
-        for index in elements.indices { elements[index] = Double(bitPattern: UInt64(littleEndian: elements[index].bitPattern)) }
+        for index in elements.indices {
+            elements[index] = Double(bitPattern: UInt64(littleEndian: elements[index].bitPattern))
+        }
         #endif
         return VectorValue(elements)
     }

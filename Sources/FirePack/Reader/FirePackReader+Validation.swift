@@ -10,7 +10,9 @@ extension FirePackReader {
     /// literal of the value, which a lazy reader cannot see. Throws the first problem with its offset; returns the
     /// value.
     @discardableResult
-    public static func validate(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+    public static func validate(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError)
+        -> Value
+    {
         try bytes.withBorrowedBytes { bytes throws(FirePackError) in try validate(bytes, limits: limits) }
     }
 
@@ -24,7 +26,9 @@ extension FirePackReader {
             let entry = input.keyTableStart + index * input.keyTableWidth
             let target = input.keyTableEntry(index)
             guard target < input.rootEnd - input.rootStart, literals.contains(input.rootStart + target) else {
-                throw FirePackError(.badKeyTable, offset: entry, "key-table entry \(index) points at byte \(target) of the value, which is not a key literal")
+                throw FirePackError(
+                    .badKeyTable, offset: entry,
+                    "key-table entry \(index) points at byte \(target) of the value, which is not a key literal")
             }
         }
         return value
@@ -34,11 +38,17 @@ extension FirePackReader {
     /// FirePackWriter writes for it, keys in the same order: shortest forms, key references by §3's rule, the
     /// narrowest table width, no unused table entries), or nil when they are canonical. Throws when the bytes are
     /// not a valid encoding. Deterministic output is canonical by construction.
-    public static func firstNonCanonicalOffset(in bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Int? {
-        try bytes.withBorrowedBytes { bytes throws(FirePackError) in try firstNonCanonicalOffset(in: bytes, limits: limits) }
+    public static func firstNonCanonicalOffset(in bytes: some ContiguousBytes, limits: ReaderLimits = .default)
+        throws(FirePackError) -> Int?
+    {
+        try bytes.withBorrowedBytes { bytes throws(FirePackError) in
+            try firstNonCanonicalOffset(in: bytes, limits: limits)
+        }
     }
 
-    static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) -> Int? {
+    static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError)
+        -> Int?
+    {
         let canonical = try validate(bytes, limits: limits).firePackBytes()
         let common = min(canonical.count, bytes.count)
         for offset in 0..<common where canonical[offset] != bytes[offset] { return offset }

@@ -65,7 +65,8 @@ public struct FirePackReader {
         let tag = try input.tag(at: readerIndex, limit: limit)
         if let type = ValueType(tag: tag) { return type }
         if tag == Tag.extension { throw FirePackError(.unsupportedExtension, offset: readerIndex, "extension value") }
-        throw FirePackError(.unknownTag, offset: readerIndex, "tag 0x\(Tag.hex(tag)) is not defined in format version 1")
+        throw FirePackError(
+            .unknownTag, offset: readerIndex, "tag 0x\(Tag.hex(tag)) is not defined in format version 1")
     }
 
     /// A lazy view of the next value, without moving the cursor.
@@ -145,7 +146,8 @@ public struct FirePackReader {
 
     /// Reads bytes as a view into the input.
     public mutating func readBytes() throws(FirePackError) -> BytesView {
-        let (start, count, next) = try input.getLengthPrefixed(at: readerIndex, limit: limit, tag: Tag.bytes, expecting: "bytes")
+        let (start, count, next) = try input.getLengthPrefixed(
+            at: readerIndex, limit: limit, tag: Tag.bytes, expecting: "bytes")
         readerIndex = next
         return BytesView(input.bytes(from: start, count: count))
     }
@@ -216,7 +218,8 @@ extension FirePackReader {
 
     private mutating func exitContainer(_ container: Container) throws(FirePackError) {
         guard readerIndex == container.end else {
-            throw FirePackError(.lengthMismatch, offset: readerIndex, "container ends at byte \(container.end), not here")
+            throw FirePackError(
+                .lengthMismatch, offset: readerIndex, "container ends at byte \(container.end), not here")
         }
         limit = container.outerLimit
         depth -= 1
@@ -253,8 +256,10 @@ extension FirePackReader {
 extension FirePackReader {
     /// Opens `bytes` (a bare encoding in `Data`, `[UInt8]` or borrowed bytes) and runs `body` with a reader over
     /// them; the reader must not escape `body`.
-    public static func withReader<R>(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default,
-                                     _ body: (inout FirePackReader) throws -> R) throws -> R {
+    public static func withReader<R>(
+        _ bytes: some ContiguousBytes, limits: ReaderLimits = .default,
+        _ body: (inout FirePackReader) throws -> R
+    ) throws -> R {
         try bytes.withUnsafeBytes { raw in
             var reader = try FirePackReader(bytes: raw, limits: limits)
             return try body(&reader)
@@ -276,12 +281,17 @@ extension Value {
 extension FirePackReader {
     /// The length of the root value at the start of `bytes` together with its key table, found in O(1); use it to
     /// split concatenated values (for example a writer's flushed output). Nothing inside the value is checked.
-    public static func encodedLength(ofValueAt bytes: some ContiguousBytes,
-                                     limits: ReaderLimits = .default) throws(FirePackError) -> Int {
-        try bytes.withBorrowedBytes { bytes throws(FirePackError) in try encodedLength(ofValueAt: bytes, limits: limits) }
+    public static func encodedLength(
+        ofValueAt bytes: some ContiguousBytes,
+        limits: ReaderLimits = .default
+    ) throws(FirePackError) -> Int {
+        try bytes.withBorrowedBytes { bytes throws(FirePackError) in try encodedLength(ofValueAt: bytes, limits: limits)
+        }
     }
 
-    static func encodedLength(ofValueAt bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) -> Int {
+    static func encodedLength(ofValueAt bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError)
+        -> Int
+    {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw .truncated(at: 0, needing: "a value") }
         let end = try ReaderInput.locateRootEnd(base, count: bytes.count, limits: limits)
         guard end < bytes.count, base.load(fromByteOffset: end, as: UInt8.self) == Tag.keyTable else { return end }
@@ -291,7 +301,9 @@ extension FirePackReader {
         guard entries >= 1, (1...8).contains(width), entries <= end / 2 else {
             throw FirePackError(.badKeyTable, offset: end, "malformed key table")
         }
-        guard entries <= (bytes.count - widthOffset - 1) / width else { throw .truncated(at: bytes.count, needing: "the key table") }
+        guard entries <= (bytes.count - widthOffset - 1) / width else {
+            throw .truncated(at: bytes.count, needing: "the key table")
+        }
         return widthOffset + 1 + entries * width
     }
 }

@@ -31,10 +31,14 @@ struct KeyReferenceMemo {
 
     /// Reads the key at `offset` as `ReaderInput.getKey` does, resolving a reference through the memo.
     @inline(__always)
-    mutating func getKey(at offset: Int, limit: Int, in input: ReaderInput) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+    mutating func getKey(at offset: Int, limit: Int, in input: ReaderInput) throws(FirePackError) -> (
+        start: Int, count: Int, next: Int
+    ) {
         guard isOn else { return try input.getKey(at: offset, limit: limit) }
         let (header, next) = try Varint.get(input.base, at: offset, limit: limit)
-        guard header & 1 == 1 else { return try ReaderInput.literalKey(header: header, next: next, at: offset, limit: limit) }
+        guard header & 1 == 1 else {
+            return try ReaderInput.literalKey(header: header, next: next, at: offset, limit: limit)
+        }
         let index = header >> 1
         if index < literals.count {
             let known = literals[index]
@@ -51,11 +55,14 @@ struct KeyReferenceMemo {
     /// written: the optimizer would otherwise make it unique before the loop, copying the empty array on every search
     /// (a malloc per search).
     @inline(never)
-    private mutating func resolve(_ index: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError) -> (start: Int, count: Int) {
+    private mutating func resolve(_ index: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError)
+        -> (start: Int, count: Int)
+    {
         let resolved = try input.keyLiteral(index, forReferenceAt: offset)
         // Grown to the index only once it resolved, so at most the table's size.
         if index >= literals.count {
-            literals.append(contentsOf: repeatElement((literal: -1, start: 0, count: 0), count: index + 1 - literals.count))
+            literals.append(
+                contentsOf: repeatElement((literal: -1, start: 0, count: 0), count: index + 1 - literals.count))
         }
         literals[index] = resolved
         return (resolved.start, resolved.count)

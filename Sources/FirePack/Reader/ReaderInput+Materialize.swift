@@ -42,7 +42,8 @@ struct Materializer {
                 let (key, afterKey) = try self.key(at: cursor, limit: header.end)
                 let (element, next) = try value(at: afterKey, limit: header.end, depth: depth + 1)
                 guard map.appendIfAbsent(key: key, value: element) else {
-                    throw FirePackError(.duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one map")
+                    throw FirePackError(
+                        .duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one map")
                 }
                 cursor = next
             }
@@ -65,7 +66,8 @@ struct Materializer {
             let (point, next) = try input.getGeoPoint(at: offset, limit: limit)
             return (.geoPoint(point), next)
         case Tag.bytes:
-            let (start, count, next) = try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
+            let (start, count, next) = try input.getLengthPrefixed(
+                at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
             return (.bytes(Data(input.bytes(from: start, count: count))), next)
         case Tag.reference:
             let (reference, next) = try input.getReference(at: offset, limit: limit)
@@ -98,8 +100,9 @@ struct Materializer {
 
     static func checkEnd(_ cursor: Int, _ header: ContainerHeader, containerAt offset: Int) throws(FirePackError) {
         guard cursor == header.end else {
-            throw FirePackError(.lengthMismatch, offset: offset,
-                                "container of \(header.count) elements ends at byte \(cursor), its length says \(header.end)")
+            throw FirePackError(
+                .lengthMismatch, offset: offset,
+                "container of \(header.count) elements ends at byte \(cursor), its length says \(header.end)")
         }
     }
 }
@@ -110,7 +113,8 @@ extension ReaderInput {
     func throwUndefinedValue(_ tag: UInt8, at offset: Int, limit: Int) throws(FirePackError) -> Never {
         _ = try valueEnd(at: offset, limit: limit)
         if tag == Tag.extension {
-            throw FirePackError(.unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
+            throw FirePackError(
+                .unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
         }
         throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
     }

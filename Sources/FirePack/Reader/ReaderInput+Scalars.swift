@@ -61,9 +61,13 @@ extension ReaderInput {
             try require(13, at: offset, limit: limit, for: "a timestamp")
             let nanoseconds = load(UInt32.self, at: offset + 9)
             guard nanoseconds < 1_000_000_000 else {
-                throw FirePackError(.invalidTimestamp, offset: offset + 9, "nanoseconds \(nanoseconds) outside 0 ..< 1000000000")
+                throw FirePackError(
+                    .invalidTimestamp, offset: offset + 9, "nanoseconds \(nanoseconds) outside 0 ..< 1000000000")
             }
-            return (Timestamp(uncheckedSeconds: load(Int64.self, at: offset + 1), nanoseconds: Int32(nanoseconds)), offset + 13)
+            return (
+                Timestamp(uncheckedSeconds: load(Int64.self, at: offset + 1), nanoseconds: Int32(nanoseconds)),
+                offset + 13
+            )
         default:
             throw .typeMismatch(expected: "timestamp", foundTag: tag, at: offset)
         }
@@ -100,7 +104,9 @@ extension ReaderInput {
     }
 
     /// The payload of a `CE` bytes or `CF` reference value.
-    func getLengthPrefixed(at offset: Int, limit: Int, tag expected: UInt8, expecting what: String) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+    func getLengthPrefixed(at offset: Int, limit: Int, tag expected: UInt8, expecting what: String)
+        throws(FirePackError) -> (start: Int, count: Int, next: Int)
+    {
         let tag = try tag(at: offset, limit: limit)
         guard tag == expected else { throw .typeMismatch(expected: what, foundTag: tag, at: offset) }
         let (length, start) = try getLength(at: offset + 1, limit: limit, of: what)
@@ -108,7 +114,8 @@ extension ReaderInput {
     }
 
     func getReference(at offset: Int, limit: Int) throws(FirePackError) -> (DocumentReference, next: Int) {
-        let (start, length, next) = try getLengthPrefixed(at: offset, limit: limit, tag: Tag.reference, expecting: "reference")
+        let (start, length, next) = try getLengthPrefixed(
+            at: offset, limit: limit, tag: Tag.reference, expecting: "reference")
         try validateUTF8(start: start, count: length, what: "reference path")
         let path = UTF8Validation.makeString(validated: bytes(from: start, count: length))
         if let problem = ReferencePath.problem(in: path, naming: .document) {
@@ -123,10 +130,13 @@ extension ReaderInput {
         guard tag == Tag.vector else { throw .typeMismatch(expected: "vector", foundTag: tag, at: offset) }
         let (elements, start) = try Varint.get(base, at: offset + 1, limit: limit)
         guard elements <= limits.maxElementCount else {
-            throw FirePackError(.limitExceeded, offset: offset, "\(elements) vector elements exceed the limit of \(limits.maxElementCount)")
+            throw FirePackError(
+                .limitExceeded, offset: offset,
+                "\(elements) vector elements exceed the limit of \(limits.maxElementCount)")
         }
         guard elements <= (limit - start) / 8 else {
-            throw FirePackError(.lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
+            throw FirePackError(
+                .lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
         }
         return (start, elements, start + elements * 8)
     }
@@ -166,11 +176,14 @@ extension ReaderInput {
             throw FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
         }
         guard count <= limits.maxElementCount else {
-            throw FirePackError(.limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")
+            throw FirePackError(
+                .limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")
         }
         // Every element takes at least one byte, every map entry two (a key header and a value).
         guard count <= (end - bodyStart) / (isMap ? 2 : 1) else {
-            throw FirePackError(.lengthMismatch, offset: offset, "\(count) \(isMap ? "entries" : "elements") cannot fit in \(end - bodyStart) bytes")
+            throw FirePackError(
+                .lengthMismatch, offset: offset,
+                "\(count) \(isMap ? "entries" : "elements") cannot fit in \(end - bodyStart) bytes")
         }
         return ContainerHeader(count: count, isMap: isMap, bodyStart: bodyStart, end: end)
     }

@@ -31,8 +31,9 @@ struct InputVerifier {
         for index in 0..<input.keyTableCount {
             let target = input.keyTableEntry(index)
             guard target < input.rootEnd - input.rootStart, binarySearch(input.rootStart + target) else {
-                throw FirePackError(.badKeyTable, offset: input.keyTableStart + index * input.keyTableWidth,
-                                    "key-table entry \(index) points at byte \(target) of the value, which is not a key literal")
+                throw FirePackError(
+                    .badKeyTable, offset: input.keyTableStart + index * input.keyTableWidth,
+                    "key-table entry \(index) points at byte \(target) of the value, which is not a key literal")
             }
         }
     }
@@ -64,7 +65,8 @@ struct InputVerifier {
         case Tag.float32, Tag.float64: return try input.getDouble(at: offset, limit: limit).next
         case Tag.timestampSeconds, Tag.timestamp: return try input.getTimestamp(at: offset, limit: limit).next
         case Tag.geoPoint: return try input.getGeoPoint(at: offset, limit: limit).next
-        case Tag.bytes: return try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes").next
+        case Tag.bytes:
+            return try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes").next
         case Tag.reference: return try input.getReference(at: offset, limit: limit).next
         case Tag.vector: return try input.getVector(at: offset, limit: limit).next
         default:
@@ -87,8 +89,11 @@ struct InputVerifier {
             // After the value, as `Value(firePackBytes:)` checks it: the same first error for every input.
             cursor = try value(at: afterKey, limit: header.end, depth: depth + 1)
             if header.count <= Self.pairwiseKeyLimit {
-                for earlier in keys[keysStart...] where earlier.count == count
-                    && (count == 0 || ByteComparison.equal(input.base + earlier.start, input.base + start, count: count)) {
+                for earlier in keys[keysStart...]
+                where earlier.count == count
+                    && (count == 0
+                        || ByteComparison.equal(input.base + earlier.start, input.base + start, count: count))
+                {
                     throw duplicate(start: start, count: count, at: keyOffset)
                 }
                 keys.append((start, count))
@@ -117,7 +122,8 @@ private struct KeyBytes: Hashable {
 
     static func == (left: KeyBytes, right: KeyBytes) -> Bool {
         left.count == right.count
-            && (left.count == 0 || ByteComparison.equal(left.base + left.start, right.base + right.start, count: left.count))
+            && (left.count == 0
+                || ByteComparison.equal(left.base + left.start, right.base + right.start, count: left.count))
     }
 
     func hash(into hasher: inout Hasher) {

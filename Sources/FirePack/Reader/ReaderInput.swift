@@ -18,7 +18,8 @@ struct ReaderInput {
     /// Opens `bytes` whose root value starts at `rootStart`, locating the value's end and its key table.
     init(_ bytes: UnsafeRawBufferPointer, rootStart: Int, limits: ReaderLimits) throws(FirePackError) {
         guard bytes.count <= limits.maxInputSize else {
-            throw FirePackError(.limitExceeded, offset: 0, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputSize)")
+            throw FirePackError(
+                .limitExceeded, offset: 0, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputSize)")
         }
         guard let base = bytes.baseAddress, bytes.count > rootStart else {
             throw .truncated(at: rootStart, needing: "the root value (no bytes)")
@@ -47,8 +48,10 @@ struct ReaderInput {
         // Each entry names a non-empty key literal of the value, two bytes at least: a longer table names bytes that
         // are not there, and would make readers hold state in proportion to a claim rather than to the input.
         guard entries <= (rootEnd - rootStart) / 2 else {
-            throw FirePackError(.badKeyTable, offset: rootEnd,
-                                "key table of \(entries) entries for a value of \(rootEnd - rootStart) bytes (at most one entry per 2 bytes)")
+            throw FirePackError(
+                .badKeyTable, offset: rootEnd,
+                "key table of \(entries) entries for a value of \(rootEnd - rootStart) bytes (at most one entry per 2 bytes)"
+            )
         }
         guard widthOffset < count else { throw .truncated(at: widthOffset, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
@@ -69,7 +72,8 @@ struct ReaderInput {
 
     /// The end of the value at the start of `base`, from its tag and lengths alone.
     static func locateRootEnd(_ base: UnsafeRawPointer, count: Int, limits: ReaderLimits) throws(FirePackError) -> Int {
-        try ReaderInput(base: base, count: count, rootStart: 0, rootEnd: count, limits: limits).valueEnd(at: 0, limit: count)
+        try ReaderInput(base: base, count: count, rootStart: 0, rootEnd: count, limits: limits).valueEnd(
+            at: 0, limit: count)
     }
 
     private init(base: UnsafeRawPointer, count: Int, rootStart: Int, rootEnd: Int, limits: ReaderLimits) {
@@ -111,11 +115,14 @@ struct ReaderInput {
 
     /// Reads a varint length at `offset` and checks that that many bytes follow before `limit`.
     @inline(__always)
-    func getLength(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError) -> (length: Int, next: Int) {
+    func getLength(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError) -> (
+        length: Int, next: Int
+    ) {
         let (length, next) = try Varint.get(base, at: offset, limit: limit)
         guard length <= limit &- next else {
-            throw FirePackError(.lengthOutOfBounds, offset: offset,
-                                "\(what()) of \(length) bytes reaches past the end (\(limit - next) bytes left)")
+            throw FirePackError(
+                .lengthOutOfBounds, offset: offset,
+                "\(what()) of \(length) bytes reaches past the end (\(limit - next) bytes left)")
         }
         return (length, next)
     }
@@ -138,7 +145,8 @@ struct ReaderInput {
         case Tag.vector:
             let (elements, next) = try Varint.get(base, at: offset + 1, limit: limit)
             guard elements <= (limit - next) / 8 else {
-                throw FirePackError(.lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
+                throw FirePackError(
+                    .lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
             }
             return next + elements * 8
         case Tag.extension:
@@ -173,7 +181,9 @@ struct ReaderInput {
 
     /// The key literal whose header (`header`, read at `offset`) ends at `next`: its bytes and what follows them.
     @inline(__always)
-    static func literalKey(header: Int, next: Int, at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+    static func literalKey(header: Int, next: Int, at offset: Int, limit: Int) throws(FirePackError) -> (
+        start: Int, count: Int, next: Int
+    ) {
         let length = header >> 1
         guard length <= limit &- next else {
             throw FirePackError(.lengthOutOfBounds, offset: offset, "key of \(length) bytes reaches past the end")
@@ -190,9 +200,13 @@ struct ReaderInput {
     /// The literal key-table entry `index` points at, for a reference at `offset`: where the literal starts, and
     /// where its bytes are. Only the check that the literal comes before the reference depends on `offset`
     /// (`KeyReferenceMemo` repeats that one alone).
-    func keyLiteral(_ index: Int, forReferenceAt offset: Int) throws(FirePackError) -> (literal: Int, start: Int, count: Int) {
+    func keyLiteral(_ index: Int, forReferenceAt offset: Int) throws(FirePackError) -> (
+        literal: Int, start: Int, count: Int
+    ) {
         guard index < keyTableCount else {
-            throw FirePackError(.badKeyReference, offset: offset, "key reference \(index) but the key table has \(keyTableCount) entries")
+            throw FirePackError(
+                .badKeyReference, offset: offset,
+                "key reference \(index) but the key table has \(keyTableCount) entries")
         }
         let target = keyTableEntry(index)
         guard target >= 0 && target < rootEnd - rootStart else {
@@ -203,8 +217,10 @@ struct ReaderInput {
         let literal = rootStart + target
         try Self.checkLiteral(literal, of: index, precedes: offset)
         guard let (header, next) = try? Varint.get(base, at: literal, limit: rootEnd), header & 1 == 0,
-              header >> 1 <= rootEnd - next else {
-            throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) does not point at a key literal")
+            header >> 1 <= rootEnd - next
+        else {
+            throw FirePackError(
+                .badKeyReference, offset: offset, "key-table entry \(index) does not point at a key literal")
         }
         return (literal, next, header >> 1)
     }
@@ -213,7 +229,9 @@ struct ReaderInput {
     @inline(__always)
     static func checkLiteral(_ literal: Int, of index: Int, precedes offset: Int) throws(FirePackError) {
         guard literal < offset else {
-            throw FirePackError(.badKeyReference, offset: offset, "key-table entry \(index) points at byte \(literal), not before the reference")
+            throw FirePackError(
+                .badKeyReference, offset: offset,
+                "key-table entry \(index) points at byte \(literal), not before the reference")
         }
     }
 
@@ -225,4 +243,3 @@ struct ReaderInput {
         }
     }
 }
-

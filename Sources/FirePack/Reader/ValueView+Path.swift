@@ -26,7 +26,9 @@ public enum PathComponent: Hashable, Sendable, CustomStringConvertible {
             if first == "[" {
                 characters.removeFirst()
                 guard let close = characters.firstIndex(of: "]") else { throw fail("'[' without ']'") }
-                guard let index = Int(String(characters[..<close])), index >= 0 else { throw fail("index is not a whole number") }
+                guard let index = Int(String(characters[..<close])), index >= 0 else {
+                    throw fail("index is not a whole number")
+                }
                 components.append(.index(index))
                 characters = characters[(close + 1)...]
                 expectKey = false
@@ -41,7 +43,10 @@ public enum PathComponent: Hashable, Sendable, CustomStringConvertible {
                 characters.removeFirst()
                 var closed = false
                 while let character = characters.popFirst() {
-                    if character == "`" { closed = true; break }
+                    if character == "`" {
+                        closed = true
+                        break
+                    }
                     if character == "\\" {
                         guard let escaped = characters.popFirst() else { throw fail("'\\' at the end") }
                         key.append(escaped)
@@ -52,7 +57,9 @@ public enum PathComponent: Hashable, Sendable, CustomStringConvertible {
                 guard closed else { throw fail("unclosed backtick") }
             } else {
                 while let character = characters.first, character != ".", character != "[" {
-                    guard character != "`", character != "]" else { throw fail("\(character) inside a key (quote it in backticks)") }
+                    guard character != "`", character != "]" else {
+                        throw fail("\(character) inside a key (quote it in backticks)")
+                    }
                     key.append(character)
                     characters.removeFirst()
                 }

@@ -33,11 +33,15 @@ public struct ValueView {
     /// The value as a boolean.
     public func boolean() throws(FirePackError) -> Bool { try input.getBoolean(at: offset, limit: endOffset).0 }
     /// The value as a timestamp.
-    public func timestamp() throws(FirePackError) -> Timestamp { try input.getTimestamp(at: offset, limit: endOffset).0 }
+    public func timestamp() throws(FirePackError) -> Timestamp {
+        try input.getTimestamp(at: offset, limit: endOffset).0
+    }
     /// The value as a geopoint.
     public func geoPoint() throws(FirePackError) -> GeoPoint { try input.getGeoPoint(at: offset, limit: endOffset).0 }
     /// The value as a document reference.
-    public func reference() throws(FirePackError) -> DocumentReference { try input.getReference(at: offset, limit: endOffset).0 }
+    public func reference() throws(FirePackError) -> DocumentReference {
+        try input.getReference(at: offset, limit: endOffset).0
+    }
 
     /// The value as a validated string view into the input.
     public func stringView() throws(FirePackError) -> StringView {
@@ -50,7 +54,8 @@ public struct ValueView {
 
     /// The value as a bytes view into the input.
     public func bytes() throws(FirePackError) -> BytesView {
-        let (start, count, _) = try input.getLengthPrefixed(at: offset, limit: endOffset, tag: Tag.bytes, expecting: "bytes")
+        let (start, count, _) = try input.getLengthPrefixed(
+            at: offset, limit: endOffset, tag: Tag.bytes, expecting: "bytes")
         return BytesView(input.bytes(from: start, count: count))
     }
 
@@ -64,7 +69,9 @@ public struct ValueView {
     public func value() throws(FirePackError) -> Value {
         var materializer = Materializer(input: input)
         let (value, next) = try materializer.value(at: offset, limit: endOffset, depth: depth)
-        guard next == endOffset else { throw FirePackError(.lengthMismatch, offset: next, "value ends before its length") }
+        guard next == endOffset else {
+            throw FirePackError(.lengthMismatch, offset: next, "value ends before its length")
+        }
         return value
     }
 
@@ -96,7 +103,9 @@ public struct ValueView {
         for _ in 0..<header.count {
             let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
             let valueEnd = try input.valueEnd(at: afterKey, limit: header.end)
-            if count == query.count && (count == 0 || ByteComparison.equal(input.base + start, query.baseAddress!, count: count)) {
+            if count == query.count
+                && (count == 0 || ByteComparison.equal(input.base + start, query.baseAddress!, count: count))
+            {
                 return ValueView(input: input, offset: afterKey, endOffset: valueEnd, depth: depth + 1)
             }
             cursor = valueEnd
@@ -120,7 +129,9 @@ public struct ValueView {
     /// Calls `body` with each element of an array, in order.
     public func forEachElement(_ body: (ValueView) throws -> Void) throws {
         let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
-        guard !header.isMap else { throw FirePackError.typeMismatch(expected: "array", foundTag: input.byte(at: offset), at: offset) }
+        guard !header.isMap else {
+            throw FirePackError.typeMismatch(expected: "array", foundTag: input.byte(at: offset), at: offset)
+        }
         var cursor = header.bodyStart
         for _ in 0..<header.count {
             let end = try input.valueEnd(at: cursor, limit: header.end)
@@ -133,13 +144,17 @@ public struct ValueView {
     /// Calls `body` with each key (validated UTF-8) and value of a map, in order.
     public func forEachEntry(_ body: (StringView, ValueView) throws -> Void) throws {
         let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
-        guard header.isMap else { throw FirePackError.typeMismatch(expected: "map", foundTag: input.byte(at: offset), at: offset) }
+        guard header.isMap else {
+            throw FirePackError.typeMismatch(expected: "map", foundTag: input.byte(at: offset), at: offset)
+        }
         var cursor = header.bodyStart
         for _ in 0..<header.count {
             let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
             try input.validateUTF8(start: start, count: count, what: "key")
             let end = try input.valueEnd(at: afterKey, limit: header.end)
-            try body(StringView(input.bytes(from: start, count: count)), ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1))
+            try body(
+                StringView(input.bytes(from: start, count: count)),
+                ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1))
             cursor = end
         }
         try Materializer.checkEnd(cursor, header, containerAt: offset)

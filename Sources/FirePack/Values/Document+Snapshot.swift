@@ -19,8 +19,10 @@ extension Document {
     /// The fields decoded as `T`, as the SDK's `DocumentSnapshot.data(as:with:decoder:)`: `@DocumentID` properties
     /// are filled from the reference, errors name it, and pending server timestamps read as `serverTimestampBehavior`
     /// says (`.none` leaves `decoder.serverTimestampEstimate` in force, nil by default).
-    public func data<T: Decodable>(as type: T.Type, with serverTimestampBehavior: ServerTimestampBehavior = .none,
-                                   decoder: FirePackDecoder = FirePackDecoder()) throws -> T {
+    public func data<T: Decodable>(
+        as type: T.Type, with serverTimestampBehavior: ServerTimestampBehavior = .none,
+        decoder: FirePackDecoder = FirePackDecoder()
+    ) throws -> T {
         var options = decoder.options(reference: reference)
         if serverTimestampBehavior == .estimate { options.serverTimestampEstimate = serverTimestampEstimate }
         return try Value.map(fields).withScratchFirePackBytes { try decoder.decode(type, from: $0, options: options) }

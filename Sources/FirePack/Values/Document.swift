@@ -16,7 +16,9 @@ public struct Document: Hashable, Sendable {
     public var updateTime: Timestamp?
 
     /// A document from its parts.
-    public init(reference: DocumentReference, fields: MapValue, createTime: Timestamp? = nil, updateTime: Timestamp? = nil) {
+    public init(
+        reference: DocumentReference, fields: MapValue, createTime: Timestamp? = nil, updateTime: Timestamp? = nil
+    ) {
         self.reference = reference
         self.fields = fields
         self.createTime = createTime
@@ -24,12 +26,20 @@ public struct Document: Hashable, Sendable {
     }
 
     /// A document whose fields are `value` encoded; throws `EncodingError.invalidValue` unless it encodes as a map.
-    public init<T: Encodable>(reference: DocumentReference, from value: T, encoder: FirePackEncoder = FirePackEncoder()) throws {
+    public init<T: Encodable>(reference: DocumentReference, from value: T, encoder: FirePackEncoder = FirePackEncoder())
+        throws
+    {
         // Generated coding writes bytes faster than the tree encoder builds a tree; the tree is then read from them.
-        let tree = encoder.hasGeneratedCoding(T.self) ? try Value(firePackBytes: encoder.encodeToBytes(value)) : try encoder.encodeToValue(value)
+        let tree =
+            encoder.hasGeneratedCoding(T.self)
+            ? try Value(firePackBytes: encoder.encodeToBytes(value)) : try encoder.encodeToValue(value)
         guard case .map(let fields) = tree else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription:
-                "\(T.self) does not encode as a map, so it cannot be the fields of document \(reference.path)"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: [],
+                    debugDescription:
+                        "\(T.self) does not encode as a map, so it cannot be the fields of document \(reference.path)"))
         }
         self.init(reference: reference, fields: fields)
     }
@@ -100,8 +110,11 @@ extension Document {
 
     private init(borrowing bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
         var fields: MapValue?
-        let (reference, createTime, updateTime) = try Self.scanRecord(bytes, limits: limits) { reader throws(FirePackError) in
-            guard case .map(let value) = try reader.readValue() else { preconditionFailure("the scan checked for a map") }
+        let (reference, createTime, updateTime) = try Self.scanRecord(bytes, limits: limits) {
+            reader throws(FirePackError) in
+            guard case .map(let value) = try reader.readValue() else {
+                preconditionFailure("the scan checked for a map")
+            }
             fields = value
         }
         self.init(reference: reference, fields: fields!, createTime: createTime, updateTime: updateTime)
@@ -123,12 +136,16 @@ extension Document {
     /// `createTime` and `updateTime`, in this order and nothing else — and hands `readFields` the reader at the
     /// fields map, which it must read or skip. The one parser of document records: `Document(firePackBytes:)`
     /// materializes the fields, a stream's `next(as:)` decodes a type straight from them.
-    package static func scanRecord(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits,
-                                   readFields: (inout FirePackReader) throws(FirePackError) -> Void)
-        throws(FirePackError) -> (reference: DocumentReference, createTime: Timestamp?, updateTime: Timestamp?) {
+    package static func scanRecord(
+        _ bytes: UnsafeRawBufferPointer, limits: ReaderLimits,
+        readFields: (inout FirePackReader) throws(FirePackError) -> Void
+    )
+        throws(FirePackError) -> (reference: DocumentReference, createTime: Timestamp?, updateTime: Timestamp?)
+    {
         var reader = try FirePackReader(bytes: bytes, limits: limits)
         guard try reader.peekType() == .map else {
-            throw FirePackError(.invalidDocument, offset: reader.readerIndex, "a document is a map, not \(try reader.peekType())")
+            throw FirePackError(
+                .invalidDocument, offset: reader.readerIndex, "a document is a map, not \(try reader.peekType())")
         }
         let map = try reader.enterMap()
         var reference: DocumentReference?
@@ -140,7 +157,9 @@ extension Document {
             func expect(_ type: ValueType) throws(FirePackError) {
                 let found = try reader.peekType()
                 guard found == type else {
-                    throw FirePackError(.invalidDocument, offset: reader.readerIndex, "a document's \(key) must be a \(type), not a \(found)")
+                    throw FirePackError(
+                        .invalidDocument, offset: reader.readerIndex,
+                        "a document's \(key) must be a \(type), not a \(found)")
                 }
             }
             if key == "name" && reference == nil && !hasFields {
@@ -157,13 +176,17 @@ extension Document {
                 try expect(.timestamp)
                 updateTime = try reader.readTimestamp()
             } else {
-                throw FirePackError(.invalidDocument, offset: keyOffset,
-                                    "unexpected key \(key.string.debugDescription): a document is {name, fields[, createTime][, updateTime]}, in this order")
+                throw FirePackError(
+                    .invalidDocument, offset: keyOffset,
+                    "unexpected key \(key.string.debugDescription): a document is {name, fields[, createTime][, updateTime]}, in this order"
+                )
             }
         }
         try reader.exitMap(map)
         guard let reference, hasFields else {
-            throw FirePackError(.invalidDocument, offset: 0, "a document needs \(reference == nil ? "a \"name\" reference" : "\"fields\"")")
+            throw FirePackError(
+                .invalidDocument, offset: 0,
+                "a document needs \(reference == nil ? "a \"name\" reference" : "\"fields\"")")
         }
         return (reference, createTime, updateTime)
     }

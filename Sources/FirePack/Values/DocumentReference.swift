@@ -24,7 +24,7 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
 
     /// The collection holding the document, as in the Firestore SDK (its path is everything before the last `/`).
     public var parent: CollectionReference {
-        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))!   // a document path has at least two segments
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))!  // a document path has at least two segments
         return CollectionReference(validatedPath: String(path[..<slash]))
     }
 
@@ -105,7 +105,9 @@ enum ReferencePath {
             for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: "/") {
                 let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 if segment.isEmpty { return "it has an empty segment" }
-                if segment[0] == UInt8(ascii: "."), segment.count == 1 || (segment.count == 2 && segment[1] == UInt8(ascii: ".")) {
+                if segment[0] == UInt8(ascii: "."),
+                    segment.count == 1 || (segment.count == 2 && segment[1] == UInt8(ascii: "."))
+                {
                     return "a segment is '.' or '..'"
                 }
                 if DocumentReference.isReserved(segment) && !DocumentReference.isNumericID(segment) {
@@ -123,8 +125,9 @@ enum ReferencePath {
             let wantsEven = kind == .document
             if fullForm && segments > 5 && ((segments - 5) % 2 == 0) == wantsEven { return nil }
             if (segments % 2 == 0) != wantsEven {
-                return wantsEven ? "it has an odd number of segments (a collection, not a document)"
-                                 : "it has an even number of segments (a document, not a collection)"
+                return wantsEven
+                    ? "it has an odd number of segments (a collection, not a document)"
+                    : "it has an even number of segments (a document, not a collection)"
             }
             return nil
         }

@@ -20,10 +20,16 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
         var name: [UInt8] = []
         var quoted = false, wasQuoted = false, escaped = false
         for byte in text.utf8 {
-            if escaped { name.append(byte); escaped = false; continue }
+            if escaped {
+                name.append(byte)
+                escaped = false
+                continue
+            }
             switch byte {
             case UInt8(ascii: "\\") where quoted: escaped = true
-            case UInt8(ascii: "`"): quoted.toggle(); wasQuoted = true
+            case UInt8(ascii: "`"):
+                quoted.toggle()
+                wasQuoted = true
             case UInt8(ascii: ".") where !quoted:
                 precondition(!name.isEmpty || wasQuoted, "field path '\(text)' has an empty field name")
                 names.append(String(decoding: name, as: UTF8.self))
@@ -41,9 +47,12 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
     /// The dotted form, names quoted in backticks where they need it.
     public var description: String {
         fieldNames.map { name in
-            let plain = name.utf8.first.map { !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false
-                && name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z"))
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            let plain =
+                name.utf8.first.map { !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false
+                && name.utf8.allSatisfy {
+                    $0 == UInt8(ascii: "_") || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z"))
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                }
             guard !plain else { return name }
             var quoted = "`"
             for character in name {

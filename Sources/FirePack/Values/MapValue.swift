@@ -58,7 +58,10 @@ public struct MapValue: Sendable {
             guard index!.updateValue(keys.count, forKey: ByteKey(key)) == nil else { return false }
         } else {
             if keys.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { return false }
-            if keys.count >= Self.indexThreshold { buildIndex() ; index![ByteKey(key)] = keys.count }
+            if keys.count >= Self.indexThreshold {
+                buildIndex()
+                index![ByteKey(key)] = keys.count
+            }
         }
         keys.append(key)
         values.append(value)

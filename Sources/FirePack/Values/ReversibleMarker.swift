@@ -30,7 +30,9 @@ package enum ReversibleMarker: String, CaseIterable, CodingKey, Sendable {
         case "Infinity": return .infinity
         case "-Infinity": return -.infinity
         default:
-            guard text.hasPrefix("0x"), text.utf8.count == 18, let bits = UInt64(text.dropFirst(2), radix: 16) else { return nil }
+            guard text.hasPrefix("0x"), text.utf8.count == 18, let bits = UInt64(text.dropFirst(2), radix: 16) else {
+                return nil
+            }
             return Double(bitPattern: bits)
         }
     }

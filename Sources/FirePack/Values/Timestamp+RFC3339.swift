@@ -16,7 +16,10 @@ extension Timestamp {
     package func withRFC3339Bytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.rfc3339MaximumLength) { buffer in
             var count = 0
-            @inline(__always) func put(_ byte: UInt8) { buffer[count] = byte; count += 1 }
+            @inline(__always) func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
             /// `value` (below 100) as two digits.
             @inline(__always) func twoDigits(_ value: UInt64) {
                 put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10))
@@ -25,7 +28,10 @@ extension Timestamp {
             /// `value` in decimal, zero-padded to `width` digits.
             @inline(__always) func digits(_ value: UInt64, _ width: Int) {
                 var length = 1, rest = value / 10
-                while rest > 0 { length += 1; rest /= 10 }
+                while rest > 0 {
+                    length += 1
+                    rest /= 10
+                }
                 length = max(length, width)
                 var value = value
                 for index in stride(from: count + length - 1, through: count, by: -1) {
@@ -41,20 +47,25 @@ extension Timestamp {
             let (year, month, day) = Self.civilDate(fromDaysSinceEpoch: days)
             if year < 0 || year > 9999 { put(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")) }
             if year >= 0 && year <= 9999 {
-                twoDigits(UInt64(year / 100)); twoDigits(UInt64(year % 100))
+                twoDigits(UInt64(year / 100))
+                twoDigits(UInt64(year % 100))
             } else {
                 digits(year.magnitude, 4)
             }
             put(UInt8(ascii: "-"))
-            twoDigits(UInt64(month)); put(UInt8(ascii: "-"))
-            twoDigits(UInt64(day)); put(UInt8(ascii: "T"))
-            twoDigits(secondOfDay / 3600); put(UInt8(ascii: ":"))
-            twoDigits(secondOfDay / 60 % 60); put(UInt8(ascii: ":"))
+            twoDigits(UInt64(month))
+            put(UInt8(ascii: "-"))
+            twoDigits(UInt64(day))
+            put(UInt8(ascii: "T"))
+            twoDigits(secondOfDay / 3600)
+            put(UInt8(ascii: ":"))
+            twoDigits(secondOfDay / 60 % 60)
+            put(UInt8(ascii: ":"))
             twoDigits(secondOfDay % 60)
             if nanoseconds > 0 {
                 put(UInt8(ascii: "."))
                 digits(UInt64(nanoseconds), 9)
-                while buffer[count - 1] == UInt8(ascii: "0") { count -= 1 }   // trailing zeros trimmed
+                while buffer[count - 1] == UInt8(ascii: "0") { count -= 1 }  // trailing zeros trimmed
             }
             put(UInt8(ascii: "Z"))
             return try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
@@ -101,7 +112,9 @@ extension Timestamp {
     package init(rfc3339 bytes: UnsafeRawBufferPointer) throws(FirePackError) {
         var utf8 = bytes[...]
         func fail(_ why: String) -> FirePackError {
-            FirePackError(.invalidTimestamp, "\(String(decoding: bytes, as: UTF8.self).debugDescription) is not an RFC 3339 timestamp: \(why)")
+            FirePackError(
+                .invalidTimestamp,
+                "\(String(decoding: bytes, as: UTF8.self).debugDescription) is not an RFC 3339 timestamp: \(why)")
         }
         func digits(_ count: Int) throws(FirePackError) -> Int64 {
             guard utf8.count >= count else { throw fail("too short") }
@@ -136,7 +149,8 @@ extension Timestamp {
         try expect(":")
         let second = try digits(2)
         guard (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year: year, month: Int(month)),
-              hour < 24, minute < 60, second < 60 else { throw fail("field out of range") }
+            hour < 24, minute < 60, second < 60
+        else { throw fail("field out of range") }
         var nanos: Int64 = 0
         if utf8.first == UInt8(ascii: ".") {
             utf8.removeFirst()

@@ -20,10 +20,12 @@ public struct Timestamp: Hashable, Comparable, Sendable {
     ///   program use `init(validatingSeconds:nanoseconds:)`, which throws instead and accepts every second the
     ///   format holds.
     public init(seconds: Int64, nanoseconds: Int32) {
-        precondition(nanoseconds >= 0 && nanoseconds < 1_000_000_000,
-                     "Timestamp nanoseconds \(nanoseconds) outside 0 ..< 1000000000")
-        precondition(seconds >= Self.firestoreRange.lowerBound.seconds && seconds <= Self.firestoreRange.upperBound.seconds,
-                     "Timestamp seconds \(seconds) outside Firestore's range (0001-01-01 ... 9999-12-31)")
+        precondition(
+            nanoseconds >= 0 && nanoseconds < 1_000_000_000,
+            "Timestamp nanoseconds \(nanoseconds) outside 0 ..< 1000000000")
+        precondition(
+            seconds >= Self.firestoreRange.lowerBound.seconds && seconds <= Self.firestoreRange.upperBound.seconds,
+            "Timestamp seconds \(seconds) outside Firestore's range (0001-01-01 ... 9999-12-31)")
         self.init(uncheckedSeconds: seconds, nanoseconds: nanoseconds)
     }
 
@@ -55,7 +57,10 @@ public struct Timestamp: Hashable, Comparable, Sendable {
         let whole = interval.rounded(.down)
         var nanos = ((interval - whole) * 1e9).rounded()
         var wholeSeconds = whole
-        if nanos >= 1e9 { nanos -= 1e9; wholeSeconds += 1 }
+        if nanos >= 1e9 {
+            nanos -= 1e9
+            wholeSeconds += 1
+        }
         let seconds = wholeSeconds + Double(Self.referenceDateOffset)
         guard seconds > -9.2e18 && seconds < 9.2e18 else {
             self.init(uncheckedSeconds: seconds < 0 ? .min : .max, nanoseconds: 0)
@@ -81,7 +86,9 @@ public struct Timestamp: Hashable, Comparable, Sendable {
 
     /// Firestore's range: 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59.999999999Z.
     public static let firestoreRange: ClosedRange<Timestamp> =
-        Timestamp(uncheckedSeconds: -62_135_596_800, nanoseconds: 0)...Timestamp(uncheckedSeconds: 253_402_300_799, nanoseconds: 999_999_999)
+        Timestamp(
+            uncheckedSeconds: -62_135_596_800, nanoseconds: 0)...Timestamp(
+            uncheckedSeconds: 253_402_300_799, nanoseconds: 999_999_999)
 }
 
 extension Timestamp: CustomStringConvertible {

@@ -21,13 +21,26 @@ extension Value: Codable {
         case .null:
             var container = encoder.singleValueContainer()
             try container.encodeNil()
-        case .boolean(let b): var c = encoder.singleValueContainer(); try c.encode(b)
-        case .integer(let i): var c = encoder.singleValueContainer(); try c.encode(i)
+        case .boolean(let b):
+            var c = encoder.singleValueContainer()
+            try c.encode(b)
+        case .integer(let i):
+            var c = encoder.singleValueContainer()
+            try c.encode(i)
         case .double(let d):
-            if let text = Marker.text(forNonFinite: d) { var c = encoder.container(keyedBy: Marker.self); try c.encode(text, forKey: .double); return }
-            var c = encoder.singleValueContainer(); try c.encode(d)
-        case .string(let s): var c = encoder.singleValueContainer(); try c.encode(s)
-        case .array(let elements): var c = encoder.unkeyedContainer(); for element in elements { try c.encode(element) }
+            if let text = Marker.text(forNonFinite: d) {
+                var c = encoder.container(keyedBy: Marker.self)
+                try c.encode(text, forKey: .double)
+                return
+            }
+            var c = encoder.singleValueContainer()
+            try c.encode(d)
+        case .string(let s):
+            var c = encoder.singleValueContainer()
+            try c.encode(s)
+        case .array(let elements):
+            var c = encoder.unkeyedContainer()
+            for element in elements { try c.encode(element) }
         case .map(let map):
             if map.count == 1, Marker(rawValue: map.keys[0]) != nil {
                 // Escaped: the payload is written as a plain map, so it cannot be read back as a marker.
@@ -38,23 +51,50 @@ extension Value: Codable {
             }
             var c = encoder.container(keyedBy: AnyCodingKey.self)
             for (key, value) in map { try c.encode(value, forKey: AnyCodingKey(stringValue: key)) }
-        case .timestamp(let t): var c = encoder.container(keyedBy: Marker.self); try c.encode(t.rfc3339String, forKey: .timestamp)
-        case .geoPoint(let g): var c = encoder.container(keyedBy: Marker.self); try c.encode([g.latitude, g.longitude], forKey: .geoPoint)
-        case .reference(let r): var c = encoder.container(keyedBy: Marker.self); try c.encode(r.path, forKey: .reference)
-        case .bytes(let data): var c = encoder.container(keyedBy: Marker.self); try c.encode(data.base64EncodedString(), forKey: .bytes)
-        case .vector(let v): var c = encoder.container(keyedBy: Marker.self); try c.encode(v.array, forKey: .vector)
-        case .serverTimestamp: var c = encoder.container(keyedBy: Marker.self); try c.encode(true, forKey: .serverTimestamp)
+        case .timestamp(let t):
+            var c = encoder.container(keyedBy: Marker.self)
+            try c.encode(t.rfc3339String, forKey: .timestamp)
+        case .geoPoint(let g):
+            var c = encoder.container(keyedBy: Marker.self)
+            try c.encode([g.latitude, g.longitude], forKey: .geoPoint)
+        case .reference(let r):
+            var c = encoder.container(keyedBy: Marker.self)
+            try c.encode(r.path, forKey: .reference)
+        case .bytes(let data):
+            var c = encoder.container(keyedBy: Marker.self)
+            try c.encode(data.base64EncodedString(), forKey: .bytes)
+        case .vector(let v):
+            var c = encoder.container(keyedBy: Marker.self)
+            try c.encode(v.array, forKey: .vector)
+        case .serverTimestamp:
+            var c = encoder.container(keyedBy: Marker.self)
+            try c.encode(true, forKey: .serverTimestamp)
         }
     }
 
     /// Decodes the form above: scalars first (integers before doubles), then arrays, then maps and markers.
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
-            if single.decodeNil() { self = .null; return }
-            if let b = try? single.decode(Bool.self) { self = .boolean(b); return }
-            if let i = try? single.decode(Int64.self) { self = .integer(i); return }
-            if let d = try? single.decode(Double.self) { self = .double(d); return }
-            if let s = try? single.decode(String.self) { self = .string(s); return }
+            if single.decodeNil() {
+                self = .null
+                return
+            }
+            if let b = try? single.decode(Bool.self) {
+                self = .boolean(b)
+                return
+            }
+            if let i = try? single.decode(Int64.self) {
+                self = .integer(i)
+                return
+            }
+            if let d = try? single.decode(Double.self) {
+                self = .double(d)
+                return
+            }
+            if let s = try? single.decode(String.self) {
+                self = .string(s)
+                return
+            }
         }
         if var array = try? decoder.unkeyedContainer() {
             var elements: [Value] = []
@@ -71,15 +111,23 @@ extension Value: Codable {
             }
             switch marker {
             case .timestamp:
-                do { self = .timestamp(try Timestamp(rfc3339: try markers.decode(String.self, forKey: marker))) } catch let error as FirePackError { throw corrupt(error.message) }
+                do {
+                    self = .timestamp(try Timestamp(rfc3339: try markers.decode(String.self, forKey: marker)))
+                } catch let error as FirePackError { throw corrupt(error.message) }
             case .geoPoint:
                 let pair = try markers.decode([Double].self, forKey: marker)
                 guard pair.count == 2 else { throw corrupt("a geopoint is [latitude, longitude]") }
-                do { self = .geoPoint(try GeoPoint(validatingLatitude: pair[0], longitude: pair[1])) } catch { throw corrupt(error.message) }
+                do { self = .geoPoint(try GeoPoint(validatingLatitude: pair[0], longitude: pair[1])) } catch {
+                    throw corrupt(error.message)
+                }
             case .reference:
-                do { self = .reference(try DocumentReference(path: try markers.decode(String.self, forKey: marker))) } catch let error as FirePackError { throw corrupt(error.message) }
+                do {
+                    self = .reference(try DocumentReference(path: try markers.decode(String.self, forKey: marker)))
+                } catch let error as FirePackError { throw corrupt(error.message) }
             case .bytes:
-                guard let data = Data(base64Encoded: try markers.decode(String.self, forKey: marker)) else { throw corrupt("not base64") }
+                guard let data = Data(base64Encoded: try markers.decode(String.self, forKey: marker)) else {
+                    throw corrupt("not base64")
+                }
                 self = .bytes(data)
             case .vector: self = .vector(VectorValue(try markers.decode([Double].self, forKey: marker)))
             case .serverTimestamp: self = .serverTimestamp
@@ -109,7 +157,8 @@ extension MapValue: Codable {
     /// Decodes a map value; anything else is a type mismatch.
     public init(from decoder: any Decoder) throws {
         guard case .map(let map) = try Value(from: decoder) else {
-            throw DecodingError.typeMismatch(MapValue.self, .init(codingPath: decoder.codingPath, debugDescription: "Expected a map"))
+            throw DecodingError.typeMismatch(
+                MapValue.self, .init(codingPath: decoder.codingPath, debugDescription: "Expected a map"))
         }
         self = map
     }

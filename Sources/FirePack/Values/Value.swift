@@ -81,18 +81,40 @@ extension Value: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0 as UInt8)
-        case .boolean(let b): hasher.combine(1 as UInt8); hasher.combine(b)
-        case .integer(let i): hasher.combine(2 as UInt8); hasher.combine(i)
-        case .double(let d): hasher.combine(3 as UInt8); hasher.combine(d.bitPattern)
-        case .timestamp(let t): hasher.combine(4 as UInt8); hasher.combine(t)
-        case .string(let s): hasher.combine(5 as UInt8); ByteKey(s).hash(into: &hasher)
-        case .bytes(let d): hasher.combine(6 as UInt8); hasher.combine(d)
-        case .reference(let r): hasher.combine(7 as UInt8); ByteKey(r.path).hash(into: &hasher)
+        case .boolean(let b):
+            hasher.combine(1 as UInt8)
+            hasher.combine(b)
+        case .integer(let i):
+            hasher.combine(2 as UInt8)
+            hasher.combine(i)
+        case .double(let d):
+            hasher.combine(3 as UInt8)
+            hasher.combine(d.bitPattern)
+        case .timestamp(let t):
+            hasher.combine(4 as UInt8)
+            hasher.combine(t)
+        case .string(let s):
+            hasher.combine(5 as UInt8)
+            ByteKey(s).hash(into: &hasher)
+        case .bytes(let d):
+            hasher.combine(6 as UInt8)
+            hasher.combine(d)
+        case .reference(let r):
+            hasher.combine(7 as UInt8)
+            ByteKey(r.path).hash(into: &hasher)
         case .geoPoint(let g):
-            hasher.combine(8 as UInt8); hasher.combine(g.latitude.bitPattern); hasher.combine(g.longitude.bitPattern)
-        case .array(let a): hasher.combine(9 as UInt8); hasher.combine(a)
-        case .map(let m): hasher.combine(10 as UInt8); hasher.combine(m)
-        case .vector(let v): hasher.combine(11 as UInt8); hasher.combine(v)
+            hasher.combine(8 as UInt8)
+            hasher.combine(g.latitude.bitPattern)
+            hasher.combine(g.longitude.bitPattern)
+        case .array(let a):
+            hasher.combine(9 as UInt8)
+            hasher.combine(a)
+        case .map(let m):
+            hasher.combine(10 as UInt8)
+            hasher.combine(m)
+        case .vector(let v):
+            hasher.combine(11 as UInt8)
+            hasher.combine(v)
         case .serverTimestamp: hasher.combine(12 as UInt8)
         }
     }

@@ -11,7 +11,9 @@ extension ContiguousBytes {
     /// Inlinable and without a `Result`: an unspecialized generic `Result<R, FirePackError>` cost a runtime metadata
     /// lookup per call, one call per line of a conversion (guarded by `Stream JSON lines to fpks`).
     @inlinable
-    package func withBorrowedBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FirePackError) -> R) throws(FirePackError) -> R {
+    package func withBorrowedBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FirePackError) -> R) throws(FirePackError)
+        -> R
+    {
         do {
             return try withUnsafeBytes { raw in try body(raw) }
         } catch let error as FirePackError {

@@ -1,10 +1,10 @@
 /// The tag table of Docs/FORMAT.md §1: one byte in front of every value.
 package enum Tag {
     static let positiveFixIntMax: UInt8 = 0x7F
-    static let fixStringBase: UInt8 = 0x80      // 0x80 ... 0x9F: string of 0 ... 31 bytes
+    static let fixStringBase: UInt8 = 0x80  // 0x80 ... 0x9F: string of 0 ... 31 bytes
     static let fixStringMaxLength = 31
-    static let fixArrayBase: UInt8 = 0xA0       // 0xA0 ... 0xAF: array of 0 ... 15 elements
-    static let fixMapBase: UInt8 = 0xB0         // 0xB0 ... 0xBF: map of 0 ... 15 entries
+    static let fixArrayBase: UInt8 = 0xA0  // 0xA0 ... 0xAF: array of 0 ... 15 elements
+    static let fixMapBase: UInt8 = 0xB0  // 0xB0 ... 0xBF: map of 0 ... 15 entries
     static let fixContainerMaxCount = 15
     static let null: UInt8 = 0xC0
     static let `false`: UInt8 = 0xC1
@@ -38,7 +38,8 @@ package enum Tag {
     package static let fileHeaderLength = 5
 
     static func typeName(of tag: UInt8) -> String {
-        ValueType(tag: tag).map { "\($0)" } ?? (tag == keyTable ? "key table" : tag == `extension` ? "extension" : "unknown tag")
+        ValueType(tag: tag).map { "\($0)" }
+            ?? (tag == keyTable ? "key table" : tag == `extension` ? "extension" : "unknown tag")
     }
 
     static func hex(_ byte: UInt8) -> String {

@@ -11,14 +11,18 @@ enum UTF8Validation {
         if count < 8 {
             var high: UInt64 = 0
             if count >= 4 {
-                high = UInt64(base.loadUnaligned(fromByteOffset: start, as: UInt32.self) | base.loadUnaligned(fromByteOffset: end - 4, as: UInt32.self))
+                high = UInt64(
+                    base.loadUnaligned(fromByteOffset: start, as: UInt32.self)
+                        | base.loadUnaligned(fromByteOffset: end - 4, as: UInt32.self))
             } else {
                 for offset in start..<end { high |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) }
             }
             if high & 0x8080_8080 == 0 { return nil }
         } else if base.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
             var index = start
-            while index &+ 8 <= end && base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { index &+= 8 }
+            while index &+ 8 <= end
+                && base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            { index &+= 8 }
             if index &+ 8 > end { return nil }
         }
         var index = start
@@ -30,14 +34,20 @@ enum UTF8Validation {
         }
         while index < end {
             let lead = base.load(fromByteOffset: index, as: UInt8.self)
-            if lead < 0x80 { index &+= 1; continue }
+            if lead < 0x80 {
+                index &+= 1
+                continue
+            }
             // The common well-formed sequences, checked as one little-endian word while four bytes remain: two bytes
             // led by C2…DF, and three led by E1…EC or EE…EF (all of CJK text; E0 and ED have narrower second bytes
             // and go the long way): twitter.json's strings, half of them Japanese (guarded by `Decode twitter model`).
             if end &- index >= 4 {
                 let word = base.loadUnaligned(fromByteOffset: index, as: UInt32.self).littleEndian
                 if lead < 0xE0 {
-                    if word & 0xC0E0 == 0x80C0 && lead >= 0xC2 { index &+= 2; continue }
+                    if word & 0xC0E0 == 0x80C0 && lead >= 0xC2 {
+                        index &+= 2
+                        continue
+                    }
                 } else if word & 0xC0_C0F0 == 0x80_80E0 && lead != 0xE0 && lead != 0xED {
                     index &+= 3
                     continue
@@ -47,12 +57,20 @@ enum UTF8Validation {
             var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lower = 0xA0
+            case 0xE0:
+                length = 3
+                lower = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upper = 0x9F
-            case 0xF0: length = 4; lower = 0x90
+            case 0xED:
+                length = 3
+                upper = 0x9F
+            case 0xF0:
+                length = 4
+                lower = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upper = 0x8F
+            case 0xF4:
+                length = 4
+                upper = 0x8F
             default: return index - start
             }
             guard end - index >= length else { return index - start }

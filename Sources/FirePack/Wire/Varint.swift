@@ -28,7 +28,9 @@ package enum Varint {
     ///
     /// Returns the value (always below 2^63, so it converts to `Int` without trapping) and the offset after it.
     @inline(__always)
-    static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
+    static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
+        value: Int, next: Int
+    ) {
         guard offset < limit else { throw .truncated(at: offset, needing: "a varint") }
         let first = base.load(fromByteOffset: offset, as: UInt8.self)
         if first < 0x80 { return (Int(first), offset + 1) }
@@ -36,7 +38,9 @@ package enum Varint {
     }
 
     @inline(never)
-    static func getMultiByte(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (value: Int, next: Int) {
+    static func getMultiByte(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
+        value: Int, next: Int
+    ) {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var index = offset

@@ -1,4 +1,4 @@
-import CFirePackSystem   // read(2), write(2), strerror(3)
+import CFirePackSystem  // read(2), write(2), strerror(3)
 import Synchronization
 
 /// Reads and writes file descriptors, retrying interruptions: the one place FirePack's modules do so (the writer's
@@ -24,7 +24,9 @@ package enum FileDescriptorIO {
     }
 
     /// Reads up to `buffer.count` bytes; 0 at the end. Throws `ioFailure` with the system's reason.
-    package static func readSome(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32) throws(FirePackError) -> Int {
+    package static func readSome(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32)
+        throws(FirePackError) -> Int
+    {
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }

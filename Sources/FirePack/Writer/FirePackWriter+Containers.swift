@@ -43,7 +43,7 @@ extension FirePackWriter {
             // Every key goes through the table: it finds repeats for references and duplicates within this map.
             let (found, slot, hash) = keys.find(key, in: storage)
             if let entry = found {
-                if keys.entries[entry].lastMap == top.serial { return false }   // written in this map already
+                if keys.entries[entry].lastMap == top.serial { return false }  // written in this map already
                 openMapKeys.append(OpenMapKey(entry: Int32(entry), previousMap: keys.entries[entry].lastMap))
                 keys.entries[entry].lastMap = top.serial
                 let assigned = keys.entries[entry].referenceIndex
@@ -89,25 +89,31 @@ extension FirePackWriter {
         if depth > 0 { outerFrames.append(top) }
         depth += 1
         if depth > options.limits.maxDepth {
-            noteLimitViolation(.depthLimitExceeded, at: writerIndex, "containers nested \(depth) deep, past the limit of \(options.limits.maxDepth)")
+            noteLimitViolation(
+                .depthLimitExceeded, at: writerIndex,
+                "containers nested \(depth) deep, past the limit of \(options.limits.maxDepth)")
         }
         reserve(Tag.reservedContainerHeader)
         if isMap { mapSerial &+= 1 }
-        top = ContainerFrame(headerStart: writerIndex, count: 0, isMap: isMap, expectingKey: isMap, serial: mapSerial,
-                             hasEmptyKey: false, keysStart: openMapKeys.count)
+        top = ContainerFrame(
+            headerStart: writerIndex, count: 0, isMap: isMap, expectingKey: isMap, serial: mapSerial,
+            hasEmptyKey: false, keysStart: openMapKeys.count)
         writerIndex &+= Tag.reservedContainerHeader
     }
 
     /// Writes the container's header into the two bytes reserved for it, first moving the body when the header
     /// needs more (a body of 128 bytes or more, or more than 15 elements).
     func endContainer(isMap: Bool) {
-        precondition(depth > 0 && top.isMap == isMap, isMap ? "endMap() without beginMap()" : "endArray() without beginArray()")
+        precondition(
+            depth > 0 && top.isMap == isMap, isMap ? "endMap() without beginMap()" : "endArray() without beginArray()")
         let bodyStart = top.headerStart + Tag.reservedContainerHeader
         let bodyLength = writerIndex - bodyStart
         let count = top.count
         if count > options.limits.maxElementCount {
-            noteLimitViolation(.limitExceeded, at: top.headerStart,
-                               "\(isMap ? "a map" : "an array") of \(count) elements, past the limit of \(options.limits.maxElementCount)")
+            noteLimitViolation(
+                .limitExceeded, at: top.headerStart,
+                "\(isMap ? "a map" : "an array") of \(count) elements, past the limit of \(options.limits.maxElementCount)"
+            )
         }
         let fixed = count <= Tag.fixContainerMaxCount
         let lengthField = fixed ? bodyLength : Varint.encodedSize(count) + bodyLength

@@ -9,15 +9,18 @@ extension FirePackWriter {
         let savedIndex = writerIndex
         do {
             var materializer = Materializer(input: view.input)
-            _ = try copyValue(from: view.input, at: view.offset, limit: view.endOffset, depth: view.depth, using: &materializer)
+            _ = try copyValue(
+                from: view.input, at: view.offset, limit: view.endOffset, depth: view.depth, using: &materializer)
         } catch {
             if startedAtRoot { abandonRootValue(truncatingTo: savedIndex) }
             throw error
         }
     }
 
-    private func copyValue(from input: ReaderInput, at offset: Int, limit: Int, depth level: Int,
-                           using materializer: inout Materializer) throws(FirePackError) -> Int {
+    private func copyValue(
+        from input: ReaderInput, at offset: Int, limit: Int, depth level: Int,
+        using materializer: inout Materializer
+    ) throws(FirePackError) -> Int {
         let tag = try input.tag(at: offset, limit: limit)
         switch tag {
         case 0x80...0x9F, Tag.string:
@@ -25,7 +28,8 @@ extension FirePackWriter {
             writeString(utf8: input.bytes(from: start, count: count))
             return next
         case Tag.bytes:
-            let (start, count, next) = try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
+            let (start, count, next) = try input.getLengthPrefixed(
+                at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes")
             writeBytes(input.bytes(from: start, count: count))
             return next
         case 0xA0...0xBF, Tag.array, Tag.map:
@@ -41,7 +45,8 @@ extension FirePackWriter {
                     }
                     cursor = afterKey
                 }
-                cursor = try copyValue(from: input, at: cursor, limit: header.end, depth: level + 1, using: &materializer)
+                cursor = try copyValue(
+                    from: input, at: cursor, limit: header.end, depth: level + 1, using: &materializer)
             }
             try Materializer.checkEnd(cursor, header, containerAt: offset)
             header.isMap ? endMap() : endArray()

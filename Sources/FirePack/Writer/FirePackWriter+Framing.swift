@@ -18,7 +18,8 @@ extension FirePackWriter {
     }
 
     /// Runs `body` over the complete bytes from `start` (a buffer index, as `writerIndex` gives) to the end.
-    package func withUnsafeWrittenBytes<R>(from start: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withUnsafeWrittenBytes<R>(from start: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+    {
         precondition(start >= 0 && start <= completedEnd, "the start lies inside the complete, buffered bytes")
         return try body(UnsafeRawBufferPointer(start: storage + start, count: completedEnd - start))
     }

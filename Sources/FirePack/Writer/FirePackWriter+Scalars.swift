@@ -155,7 +155,9 @@ extension FirePackWriter {
     public func writeVector(_ elements: [Double]) {
         willWriteValue()
         if elements.count > options.limits.maxElementCount {
-            noteLimitViolation(.limitExceeded, at: writerIndex, "a vector of \(elements.count) elements, past the limit of \(options.limits.maxElementCount)")
+            noteLimitViolation(
+                .limitExceeded, at: writerIndex,
+                "a vector of \(elements.count) elements, past the limit of \(options.limits.maxElementCount)")
         }
         reserve(11 + elements.count * 8)
         storage[writerIndex] = Tag.vector

@@ -36,8 +36,10 @@ public final class FirePackWriter {
         public var limits: ReaderLimits
 
         /// Creates options; every parameter has the default a fast, compact writer wants.
-        public init(deterministic: Bool = false, keyReferences: Bool = true, initialCapacity: Int = 4096,
-                    flushThreshold: Int = 1 << 20, limits: ReaderLimits = .default) {
+        public init(
+            deterministic: Bool = false, keyReferences: Bool = true, initialCapacity: Int = 4096,
+            flushThreshold: Int = 1 << 20, limits: ReaderLimits = .default
+        ) {
             self.deterministic = deterministic
             self.keyReferences = keyReferences
             self.initialCapacity = initialCapacity
@@ -123,8 +125,9 @@ public final class FirePackWriter {
         self.options = options
         self.sink = sink
         if let borrowedStorage, let base = borrowedStorage.baseAddress, borrowedStorage.count >= 64 {
-            var initial = WriterState(storage: base.bindMemory(to: UInt8.self, capacity: borrowedStorage.count),
-                                      capacity: borrowedStorage.count)
+            var initial = WriterState(
+                storage: base.bindMemory(to: UInt8.self, capacity: borrowedStorage.count),
+                capacity: borrowedStorage.count)
             initial.ownsStorage = false
             state = initial
         } else {
@@ -191,7 +194,9 @@ public final class FirePackWriter {
     public func writeFileHeader() {
         precondition(depth == 0, "the file header goes before a value, not inside one")
         reserve(Tag.fileHeaderLength)
-        for (offset, byte) in (Tag.fileMagic + [Tag.formatVersion]).enumerated() { storage[writerIndex + offset] = byte }
+        for (offset, byte) in (Tag.fileMagic + [Tag.formatVersion]).enumerated() {
+            storage[writerIndex + offset] = byte
+        }
         writerIndex += Tag.fileHeaderLength
         completedEnd = writerIndex
     }
@@ -219,7 +224,10 @@ public final class FirePackWriter {
         if remaining > 0 { (storage).update(from: storage + shift, count: remaining) }
         writerIndex = remaining
         completedEnd = 0
-        guard depth > 0 else { rootStart = 0; return }
+        guard depth > 0 else {
+            rootStart = 0
+            return
+        }
         rootStart -= shift
         top.headerStart -= shift
         for index in outerFrames.indices { outerFrames[index].headerStart -= shift }
@@ -259,7 +267,8 @@ public final class FirePackWriter {
     @inline(never)
     func noteLimitViolation(_ code: FirePackError.Code, at position: Int, _ message: String) {
         guard state.limitViolation == nil else { return }
-        state.limitViolation = FirePackError(code, offset: position - rootStart, message + " (readers refuse it; Docs/FORMAT.md §6)")
+        state.limitViolation = FirePackError(
+            code, offset: position - rootStart, message + " (readers refuse it; Docs/FORMAT.md §6)")
     }
 
     /// Called before every value: a value at depth 0 starts a new root value.
@@ -267,7 +276,10 @@ public final class FirePackWriter {
     func willWriteValue() {
         if depth == 0 {
             rootStart = writerIndex
-            if !keys.isEmpty { keys.reset(); openMapKeys.removeAll(keepingCapacity: true) }
+            if !keys.isEmpty {
+                keys.reset()
+                openMapKeys.removeAll(keepingCapacity: true)
+            }
         } else if top.isMap {
             precondition(!top.expectingKey, "write a key with writeKey(_:) before each map value")
         }
@@ -301,7 +313,8 @@ struct WriterState {
     var rootStart = 0
     var completedEnd = 0
     var depth = 0
-    var top = ContainerFrame(headerStart: 0, count: 0, isMap: false, expectingKey: false, serial: 0, hasEmptyKey: false, keysStart: 0)
+    var top = ContainerFrame(
+        headerStart: 0, count: 0, isMap: false, expectingKey: false, serial: 0, hasEmptyKey: false, keysStart: 0)
     var outerFrames: [ContainerFrame] = []
     var mapSerial = 0
     var openMapKeys: [OpenMapKey] = []

@@ -44,7 +44,9 @@ struct WriterKeyTable {
     /// random keys essentially never reach at the table's load of at most one half — switches this table to Swift's
     /// `Hasher` (SipHash, randomly seeded per process) for the rest of the root value. Either way a lookup costs a
     /// bounded number of probes; HostileInputTests compares colliding keys with random ones.
-    mutating func find(_ key: UnsafeRawBufferPointer, in buffer: UnsafeMutablePointer<UInt8>) -> (entry: Int?, slot: Int, hash: UInt32) {
+    mutating func find(_ key: UnsafeRawBufferPointer, in buffer: UnsafeMutablePointer<UInt8>) -> (
+        entry: Int?, slot: Int, hash: UInt32
+    ) {
         while true {
             let hash = usesStrongHash ? Self.strongHash(key) : Self.hash(key)
             let mask = slots.count - 1
@@ -55,7 +57,9 @@ struct WriterKeyTable {
                 if occupant == 0 { break }
                 let entry = entries[occupant - 1]
                 if entry.hash == hash && entry.length == key.count {
-                    if key.count == 0 || ByteComparison.equal(buffer + literalStart(of: entry), key.baseAddress!, count: key.count) {
+                    if key.count == 0
+                        || ByteComparison.equal(buffer + literalStart(of: entry), key.baseAddress!, count: key.count)
+                    {
                         return (occupant - 1, slot, hash)
                     }
                 }
@@ -82,13 +86,17 @@ struct WriterKeyTable {
         usesStrongHash = true
         for index in entries.indices {
             let entry = entries[index]
-            entries[index].hash = Self.strongHash(UnsafeRawBufferPointer(start: buffer + literalStart(of: entry), count: entry.length))
+            entries[index].hash = Self.strongHash(
+                UnsafeRawBufferPointer(start: buffer + literalStart(of: entry), count: entry.length))
         }
         rehash(count: slots.count)
     }
 
     mutating func insert(headerPosition: Int, length: Int, hash: UInt32, slot: Int, map: Int) {
-        entries.append(Entry(headerPosition: headerPosition, length: length, hash: hash, slot: Int32(slot), referenceIndex: -1, lastMap: map))
+        entries.append(
+            Entry(
+                headerPosition: headerPosition, length: length, hash: hash, slot: Int32(slot), referenceIndex: -1,
+                lastMap: map))
         slots[slot] = Int32(entries.count)
         if entries.count * 2 > slots.count { rehash(count: slots.count * 2) }
     }

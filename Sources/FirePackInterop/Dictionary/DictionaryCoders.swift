@@ -45,7 +45,8 @@ public final class DictionaryEncoder: Sendable {
     /// The value as `[String: Any]`; throws `EncodingError.invalidValue` unless it encodes as a map.
     public func encode<T: Encodable>(_ value: T) throws -> [String: Any] {
         guard case .map(let map) = try encoder.encodeToValue(value) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(T.self) does not encode as a map"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "\(T.self) does not encode as a map"))
         }
         return map.dictionary
     }
@@ -95,17 +96,20 @@ public final class DictionaryDecoder: Sendable {
 
     /// Decodes `T` from a document's data (`[String: Any]`) or any value in the `Any` representation;
     /// `@DocumentID` properties are filled from `reference`.
-    public func decode<T: Decodable>(_ type: T.Type, from data: Any, in reference: DocumentReference? = nil) throws -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from data: Any, in reference: DocumentReference? = nil) throws -> T
+    {
         let value: Value
         do {
             value = try Value(any: data)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: error.path.map { component in
-                switch component {
-                case .key(let key): DictionaryCodingKey(stringValue: key)
-                case .index(let index): DictionaryCodingKey(index: index)
-                }
-            }, debugDescription: error.message, underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: error.path.map { component in
+                        switch component {
+                        case .key(let key): DictionaryCodingKey(stringValue: key)
+                        case .index(let index): DictionaryCodingKey(index: index)
+                        }
+                    }, debugDescription: error.message, underlyingError: error))
         }
         return try decoder.decode(type, from: value, in: reference)
     }
@@ -124,7 +128,9 @@ extension Document {
     /// The fields as `[String: Any]`, as the SDK's `data(with:)`; pending server timestamps read as
     /// `serverTimestampBehavior` says (`NSNull` for `.none`).
     public func data(with serverTimestampBehavior: ServerTimestampBehavior = .none) -> [String: Any] {
-        guard case .map(let map) = resolving(.map(fields), serverTimestampBehavior) else { preconditionFailure("a map stays a map") }
+        guard case .map(let map) = resolving(.map(fields), serverTimestampBehavior) else {
+            preconditionFailure("a map stays a map")
+        }
         return map.dictionary
     }
 }
@@ -133,7 +139,13 @@ extension Document {
 struct DictionaryCodingKey: CodingKey {
     let stringValue: String
     let intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue; intValue = nil }
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = nil
+    }
     init?(intValue: Int) { self.init(index: intValue) }
-    init(index: Int) { stringValue = "Index \(index)"; intValue = index }
+    init(index: Int) {
+        stringValue = "Index \(index)"
+        intValue = index
+    }
 }

@@ -1,5 +1,5 @@
 import FirePack
-import Foundation   // NSNumber and NSNull, which `[String: Any]` values hold (FoundationEssentials has neither)
+import Foundation  // NSNumber and NSNull, which `[String: Any]` values hold (FoundationEssentials has neither)
 
 /// The pending server-timestamp sentinel in `[String: Any]` form (what `FieldValue.serverTimestamp()` is to the SDK).
 public struct ServerTimestampSentinel: Hashable, Sendable {
@@ -59,7 +59,9 @@ extension Value {
         if let array = any as? [Any] {
             var elements: [Value] = []
             elements.reserveCapacity(array.count)
-            for (index, element) in array.enumerated() { elements.append(try convert(element, path: path + [.index(index)])) }
+            for (index, element) in array.enumerated() {
+                elements.append(try convert(element, path: path + [.index(index)]))
+            }
             return .array(elements)
         }
         // NSNumber before Bool and Float: it bridges to both through `as?`, which would read 1 as true. Swift's

@@ -21,8 +21,9 @@ extension Document {
     public init(datastoreEntity bytes: [UInt8], limits: ReaderLimits = .default) throws(FirePackError) {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(FirePackError) -> Document in
-                let reader = DatastoreEntityReader(reader: ProtoReader(base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: raw.count),
-                                                   limits: limits)
+                let reader = DatastoreEntityReader(
+                    reader: ProtoReader(base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: raw.count),
+                    limits: limits)
                 return try reader.document()
             }
         }
@@ -65,7 +66,9 @@ struct DatastoreEntityReader {
                 offset = try skip(field: field, wireType: wireType, at: payload, end: reader.count)
             }
         }
-        guard let key else { throw FirePackError(.invalidValue, offset: 0, "the entity has no key: not a document of an export") }
+        guard let key else {
+            throw FirePackError(.invalidValue, offset: 0, "the entity has no key: not a document of an export")
+        }
         let (path, partition) = try self.key(key)
         let reference: DocumentReference
         do { reference = try DocumentReference(path: path) } catch {
@@ -96,7 +99,8 @@ struct DatastoreEntityReader {
                 while inner < path.end {
                     let (elementField, elementWire, elementStart) = try reader.getTag(at: inner, end: path.end)
                     if elementField == 1 && elementWire == ProtoWire.startGroup {
-                        let (kind, id, next) = try pathElement(at: elementStart, end: path.end, group: 1, typeField: 2, idField: 3, nameField: 4)
+                        let (kind, id, next) = try pathElement(
+                            at: elementStart, end: path.end, group: 1, typeField: 2, idField: 3, nameField: 4)
                         segments += [kind, id]
                         inner = next
                     } else {
@@ -113,15 +117,19 @@ struct DatastoreEntityReader {
     }
 
     /// One path element group: its kind (collection ID) and its name, or `__idN__` for a numeric ID.
-    private func pathElement(at start: Int, end: Int, group: Int, typeField: Int, idField: Int,
-                             nameField: Int) throws(FirePackError) -> (String, String, Int) {
+    private func pathElement(
+        at start: Int, end: Int, group: Int, typeField: Int, idField: Int,
+        nameField: Int
+    ) throws(FirePackError) -> (String, String, Int) {
         var kind: String?, id: String?
         var offset = start
         while true {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: end)
             if field == group && wireType == ProtoWire.endGroup {
                 guard let kind else { throw reader.fail(start, "a key path element without a kind") }
-                guard let id else { throw reader.fail(start, "a key path element without a name or ID (an incomplete key)") }
+                guard let id else {
+                    throw reader.fail(start, "a key path element without a name or ID (an incomplete key)")
+                }
                 return (kind, id, payload)
             }
             switch (field, wireType) {
@@ -138,7 +146,9 @@ struct DatastoreEntityReader {
                 let (number, next) = try reader.getVarint(at: payload, end: end)
                 guard id == nil else { throw reader.fail(offset, "a key path element with both a name and an ID") }
                 guard number > 0 && number <= UInt64(Int64.max) else {
-                    throw FirePackError(.invalidReference, offset: offset, "key ID \(Int64(bitPattern: number)): Datastore IDs are 1 … 2⁶³ − 1")
+                    throw FirePackError(
+                        .invalidReference, offset: offset,
+                        "key ID \(Int64(bitPattern: number)): Datastore IDs are 1 … 2⁶³ − 1")
                 }
                 id = "__id\(number)__"
                 offset = next
@@ -167,13 +177,16 @@ struct DatastoreEntityReader {
                 // Unset parts are the entity's own; relative when the reference stays in its project and database.
                 let project = target.project.isEmpty ? partition.project : target.project
                 let database = target.database.isEmpty ? partition.database : target.database
-                let path = project == partition.project && database == partition.database ? relative
+                let path =
+                    project == partition.project && database == partition.database
+                    ? relative
                     : "projects/\(project)/databases/\(database.isEmpty ? "(default)" : database)/documents/\(relative)"
                 do { return (.reference(try DocumentReference(path: path)), payload) } catch {
                     throw FirePackError(.invalidReference, offset: start, error.message)
                 }
             case (14, ProtoWire.startGroup):
-                let (kind, id, next) = try pathElement(at: payload, end: end, group: 14, typeField: 15, idField: 16, nameField: 17)
+                let (kind, id, next) = try pathElement(
+                    at: payload, end: end, group: 14, typeField: 15, idField: 16, nameField: 17)
                 segments += [kind, id]
                 offset = next
             default:
@@ -186,7 +199,9 @@ struct DatastoreEntityReader {
     private func segment(_ range: (start: Int, end: Int), _ what: String) throws(FirePackError) -> String {
         let text = try reader.readString(range)
         guard !text.utf8.contains(UInt8(ascii: "/")) else {
-            throw FirePackError(.invalidReference, offset: range.start, "a key \(what) with a '/' in it (\(text.debugDescription)) names no single document")
+            throw FirePackError(
+                .invalidReference, offset: range.start,
+                "a key \(what) with a '/' in it (\(text.debugDescription)) names no single document")
         }
         return text
     }
@@ -194,8 +209,10 @@ struct DatastoreEntityReader {
     /// Reads the fields a key and a reference value share — app (13), name_space (20), database_id (23) — into
     /// `partition` and returns the offset after the field, or nil for any other field. Firestore has no namespaces:
     /// an entity in one (Datastore mode) has no Firestore path to be written at.
-    private func partitionField(_ field: Int, _ wireType: Int, at payload: Int, end: Int,
-                                into partition: inout Partition) throws(FirePackError) -> Int? {
+    private func partitionField(
+        _ field: Int, _ wireType: Int, at payload: Int, end: Int,
+        into partition: inout Partition
+    ) throws(FirePackError) -> Int? {
         guard wireType == ProtoWire.lengthDelimited, field == 13 || field == 20 || field == 23 else { return nil }
         let value = try reader.getLength(at: payload, end: end)
         switch field {
@@ -204,7 +221,10 @@ struct DatastoreEntityReader {
         default:
             let namespace = try reader.readString(value)
             guard namespace.isEmpty else {
-                throw reader.fail(value.start, "namespace '\(namespace)': Firestore documents have no namespace, so this entity has no document path")
+                throw reader.fail(
+                    value.start,
+                    "namespace '\(namespace)': Firestore documents have no namespace, so this entity has no document path"
+                )
             }
         }
         return value.end
@@ -220,10 +240,13 @@ struct DatastoreEntityReader {
 
     /// The fields of the entity whose message is `start ..< end`: its `property` (14) entries, then its
     /// `raw_property` (15) ones, as Datastore's own reader lists them.
-    private func properties(start: Int, end: Int, depth: Int, path: [PathComponent],
-                            partition: Partition) throws(FirePackError) -> MapValue {
+    private func properties(
+        start: Int, end: Int, depth: Int, path: [PathComponent],
+        partition: Partition
+    ) throws(FirePackError) -> MapValue {
         guard depth < limits.maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: start, "entities nested deeper than \(limits.maxDepth)", path: path)
+            throw FirePackError(
+                .depthLimitExceeded, offset: start, "entities nested deeper than \(limits.maxDepth)", path: path)
         }
         var indexed: [(start: Int, end: Int)] = [], unindexed: [(start: Int, end: Int)] = []
         var offset = start
@@ -240,20 +263,25 @@ struct DatastoreEntityReader {
         var map = MapValue()
         /// The elements of the fields made of `multiple` properties, filled in at the end (their place in `map` is
         /// where the first element came; appending to a list held in the map would copy it per element).
-        var lists: [[UInt8]: [Value]] = [:]   // by the name's bytes: keys are compared byte for byte
+        var lists: [[UInt8]: [Value]] = [:]  // by the name's bytes: keys are compared byte for byte
         for range in indexed + unindexed {
             let property = try self.property(range, depth: depth, path: path, partition: partition)
             let fieldPath = path + [.key(property.name)]
             guard map.count < limits.maxElementCount else {
-                throw FirePackError(.limitExceeded, offset: range.start, "more than \(limits.maxElementCount) properties", path: path)
+                throw FirePackError(
+                    .limitExceeded, offset: range.start, "more than \(limits.maxElementCount) properties", path: path)
             }
             let name = Array(property.name.utf8)
             if map[property.name] != nil {
                 guard property.multiple, lists[name] != nil else {
-                    throw FirePackError(.duplicateKey, offset: range.start, "the property '\(property.name)' is given twice", path: fieldPath)
+                    throw FirePackError(
+                        .duplicateKey, offset: range.start, "the property '\(property.name)' is given twice",
+                        path: fieldPath)
                 }
                 guard lists[name]!.count < limits.maxElementCount else {
-                    throw FirePackError(.limitExceeded, offset: range.start, "more than \(limits.maxElementCount) elements", path: fieldPath)
+                    throw FirePackError(
+                        .limitExceeded, offset: range.start, "more than \(limits.maxElementCount) elements",
+                        path: fieldPath)
                 }
                 lists[name]!.append(property.value)
             } else {
@@ -266,8 +294,10 @@ struct DatastoreEntityReader {
     }
 
     /// A `Property` message: its name, its value read by its meaning, and whether it is a list element.
-    private func property(_ range: (start: Int, end: Int), depth: Int, path: [PathComponent],
-                          partition: Partition) throws(FirePackError) -> (name: String, value: Value, multiple: Bool) {
+    private func property(
+        _ range: (start: Int, end: Int), depth: Int, path: [PathComponent],
+        partition: Partition
+    ) throws(FirePackError) -> (name: String, value: Value, multiple: Bool) {
         var meaning: UInt64 = 0, multiple = false
         var name: String?, valueRange: (start: Int, end: Int)?
         var offset = range.start
@@ -290,7 +320,10 @@ struct DatastoreEntityReader {
                 // meaning_uri: "ZLIB" once marked a compressed blob; no Firestore export writes one.
                 let value = try reader.getLength(at: payload, end: range.end)
                 guard value.start == value.end else {
-                    throw reader.fail(offset, "a property with a meaning_uri (\((try? reader.readString(value)) ?? "?")): not a Firestore value")
+                    throw reader.fail(
+                        offset,
+                        "a property with a meaning_uri (\((try? reader.readString(value)) ?? "?")): not a Firestore value"
+                    )
                 }
                 offset = value.end
             case (1...5, _):
@@ -302,15 +335,20 @@ struct DatastoreEntityReader {
         guard let name else { throw reader.fail(range.start, "a property without a name") }
         let fieldPath = path + [.key(name)]
         if meaning == Meaning.emptyList { return (name, .array([]), false) }
-        guard let valueRange else { throw FirePackError(.invalidValue, offset: range.start, "a property without a value", path: fieldPath) }
+        guard let valueRange else {
+            throw FirePackError(.invalidValue, offset: range.start, "a property without a value", path: fieldPath)
+        }
         // A list is a level of nesting too (a map in a list in a map is three deep, as FirePack readers count).
-        let value = try self.value(valueRange, meaning: meaning, depth: multiple ? depth + 1 : depth, path: fieldPath, partition: partition)
+        let value = try self.value(
+            valueRange, meaning: meaning, depth: multiple ? depth + 1 : depth, path: fieldPath, partition: partition)
         return (name, value, multiple)
     }
 
     /// A `PropertyValue` message read by the property's meaning; a value with nothing set is null.
-    private func value(_ range: (start: Int, end: Int), meaning: UInt64, depth: Int, path: [PathComponent],
-                       partition: Partition) throws(FirePackError) -> Value {
+    private func value(
+        _ range: (start: Int, end: Int), meaning: UInt64, depth: Int, path: [PathComponent],
+        partition: Partition
+    ) throws(FirePackError) -> Value {
         var result: Value?
         var offset = range.start
         while offset < range.end {
@@ -321,7 +359,9 @@ struct DatastoreEntityReader {
             case (1, ProtoWire.varint):
                 let (bits, next) = try reader.getVarint(at: payload, end: range.end)
                 let integer = Int64(bitPattern: bits)
-                read = meaning == Meaning.gdWhen ? .timestamp(try Self.timestamp(microseconds: integer)) : .integer(integer)
+                read =
+                    meaning == Meaning.gdWhen
+                    ? .timestamp(try Self.timestamp(microseconds: integer)) : .integer(integer)
                 offset = next
             case (2, ProtoWire.varint):
                 let (flag, next) = try reader.getVarint(at: payload, end: range.end)
@@ -330,13 +370,18 @@ struct DatastoreEntityReader {
                 let bytes = try reader.getLength(at: payload, end: range.end)
                 switch meaning {
                 case Meaning.blob, Meaning.byteString:
-                    read = .bytes(Data(UnsafeRawBufferPointer(start: reader.base + bytes.start, count: bytes.end - bytes.start)))
+                    read = .bytes(
+                        Data(UnsafeRawBufferPointer(start: reader.base + bytes.start, count: bytes.end - bytes.start)))
                 case Meaning.entityProto:
-                    let map = try properties(start: bytes.start, end: bytes.end, depth: depth + 1, path: path, partition: partition)
+                    let map = try properties(
+                        start: bytes.start, end: bytes.end, depth: depth + 1, path: path, partition: partition)
                     read = FirestoreVectorForm.vector(in: map).map(Value.vector) ?? .map(map)
                 default:
                     do { read = .string(try reader.readString(bytes)) } catch {
-                        throw FirePackError(error.code, offset: error.offset, "\(error.message) (a string property; bytes would have the BLOB or BYTESTRING meaning)", path: path)
+                        throw FirePackError(
+                            error.code, offset: error.offset,
+                            "\(error.message) (a string property; bytes would have the BLOB or BYTESTRING meaning)",
+                            path: path)
                     }
                 }
                 offset = bytes.end
@@ -349,7 +394,10 @@ struct DatastoreEntityReader {
                 var inner = payload
                 while true {
                     let (pointField, pointWire, pointPayload) = try reader.getTag(at: inner, end: range.end)
-                    if pointField == 5 && pointWire == ProtoWire.endGroup { inner = pointPayload; break }
+                    if pointField == 5 && pointWire == ProtoWire.endGroup {
+                        inner = pointPayload
+                        break
+                    }
                     if (pointField == 6 || pointField == 7) && pointWire == ProtoWire.fixed64 {
                         let (bits, next) = try reader.readFixed64(at: pointPayload, end: range.end)
                         if pointField == 6 { x = Double(bitPattern: bits) } else { y = Double(bitPattern: bits) }
@@ -358,27 +406,37 @@ struct DatastoreEntityReader {
                         inner = try skip(field: pointField, wireType: pointWire, at: pointPayload, end: range.end)
                     }
                 }
-                guard let x, let y else { throw FirePackError(.invalidValue, offset: fieldStart, "a point value without both coordinates", path: path) }
+                guard let x, let y else {
+                    throw FirePackError(
+                        .invalidValue, offset: fieldStart, "a point value without both coordinates", path: path)
+                }
                 do { read = .geoPoint(try GeoPoint(validatingLatitude: x, longitude: y)) } catch {
                     throw FirePackError(error.code, offset: fieldStart, error.message, path: path)
                 }
                 offset = inner
             case (8, ProtoWire.startGroup):
-                throw FirePackError(.invalidValue, offset: fieldStart, "a Datastore user value: not a Firestore type", path: path)
+                throw FirePackError(
+                    .invalidValue, offset: fieldStart, "a Datastore user value: not a Firestore type", path: path)
             case (12, ProtoWire.startGroup):
                 (read, offset) = try referenceValue(at: payload, end: range.end, partition: partition)
             default:
                 // A field this reader does not know, or a known one of another wire type, would be a value lost.
-                throw FirePackError(.invalidValue, offset: fieldStart, "property value field \(field) with wire type \(wireType) is not one Firestore writes", path: path)
+                throw FirePackError(
+                    .invalidValue, offset: fieldStart,
+                    "property value field \(field) with wire type \(wireType) is not one Firestore writes", path: path)
             }
             if let read {
-                guard result == nil else { throw FirePackError(.invalidValue, offset: fieldStart, "a property value of two kinds", path: path) }
+                guard result == nil else {
+                    throw FirePackError(.invalidValue, offset: fieldStart, "a property value of two kinds", path: path)
+                }
                 result = read
             }
         }
         if meaning == Meaning.gdWhen, let result {
             guard case .timestamp = result else {
-                throw FirePackError(.invalidValue, offset: range.start, "a GD_WHEN (timestamp) property whose value is not an integer", path: path)
+                throw FirePackError(
+                    .invalidValue, offset: range.start, "a GD_WHEN (timestamp) property whose value is not an integer",
+                    path: path)
             }
         }
         return result ?? .null
@@ -389,7 +447,8 @@ struct DatastoreEntityReader {
     /// traps; it cannot throw here, as the nanoseconds are always in range).
     static func timestamp(microseconds: Int64) throws(FirePackError) -> Timestamp {
         let (seconds, remainder) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
-        return remainder < 0 ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000) * 1_000)
+        return remainder < 0
+            ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000) * 1_000)
             : try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(remainder) * 1_000)
     }
 
@@ -404,13 +463,18 @@ struct DatastoreEntityReader {
         var position = offset
         while let innermost = open.last {
             guard open.count <= limits.maxDepth else {
-                throw FirePackError(.depthLimitExceeded, offset: position, "protobuf groups nested deeper than \(limits.maxDepth)")
+                throw FirePackError(
+                    .depthLimitExceeded, offset: position, "protobuf groups nested deeper than \(limits.maxDepth)")
             }
             let (inner, innerWire, payload) = try reader.getTag(at: position, end: end)
             switch innerWire {
-            case ProtoWire.startGroup: open.append(inner); position = payload
+            case ProtoWire.startGroup:
+                open.append(inner)
+                position = payload
             case ProtoWire.endGroup:
-                guard inner == innermost else { throw reader.fail(position, "protobuf group \(innermost) ends with the end tag of \(inner)") }
+                guard inner == innermost else {
+                    throw reader.fail(position, "protobuf group \(innermost) ends with the end tag of \(inner)")
+                }
                 open.removeLast()
                 position = payload
             default: position = try reader.skip(wireType: innerWire, at: payload, end: end)

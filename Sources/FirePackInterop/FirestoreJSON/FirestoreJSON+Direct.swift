@@ -9,11 +9,15 @@ import Foundation
 extension JSONParser {
     /// One typed value: `{"<kind>Value": payload}`.
     mutating func parseTypedValue(depth: Int) throws(FirePackError) -> Value {
-        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "values nested deeper than \(maxDepth)") }
+        guard depth <= maxDepth else {
+            throw FirePackError(.depthLimitExceeded, offset: index, "values nested deeper than \(maxDepth)")
+        }
         let objectStart = index
         try expect(UInt8(ascii: "{"), "a Firestore value object")
         skipWhitespace()
-        guard index < count, byte(index) == UInt8(ascii: "\"") else { throw fail("a Firestore value has one key such as \"stringValue\"") }
+        guard index < count, byte(index) == UInt8(ascii: "\"") else {
+            throw fail("a Firestore value has one key such as \"stringValue\"")
+        }
         let kind = try parseString()
         skipWhitespace()
         try expect(UInt8(ascii: ":"), "':'")
@@ -26,7 +30,8 @@ extension JSONParser {
         }
         skipWhitespace()
         guard index < count, byte(index) == UInt8(ascii: "}") else {
-            throw FirePackError(.invalidJSON, offset: index < count ? index : objectStart, "a Firestore value has exactly one key")
+            throw FirePackError(
+                .invalidJSON, offset: index < count ? index : objectStart, "a Firestore value has exactly one key")
         }
         index += 1
         return value
@@ -45,10 +50,16 @@ extension JSONParser {
         case "integerValue":
             if index < count && byte(index) == UInt8(ascii: "\"") {
                 let text = try parseString()
-                guard let integer = Int64(text) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue \(text.debugDescription) is not a 64-bit integer") }
+                guard let integer = Int64(text) else {
+                    throw FirePackError(
+                        .invalidJSON, offset: payloadOffset,
+                        "integerValue \(text.debugDescription) is not a 64-bit integer")
+                }
                 return .integer(integer)
             }
-            guard case .integer(let integer) = try parseNumber() else { throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue is not an integer") }
+            guard case .integer(let integer) = try parseNumber() else {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue is not an integer")
+            }
             return .integer(integer)
         case "doubleValue":
             if index < count && byte(index) == UInt8(ascii: "\"") {
@@ -56,7 +67,10 @@ extension JSONParser {
                 case "NaN": return .double(.nan)
                 case "Infinity": return .double(.infinity)
                 case "-Infinity": return .double(-.infinity)
-                case let text: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
+                case let text:
+                    throw FirePackError(
+                        .invalidJSON, offset: payloadOffset,
+                        "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
                 }
             }
             switch try parseNumber() {
@@ -65,7 +79,9 @@ extension JSONParser {
             default: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue is not a number")
             }
         case "booleanValue":
-            guard case .boolean(let flag) = try parseValue(depth: depth) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "booleanValue is not true or false") }
+            guard case .boolean(let flag) = try parseValue(depth: depth) else {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, "booleanValue is not true or false")
+            }
             return .boolean(flag)
         case "nullValue":
             switch try parseValue(depth: depth) {
@@ -77,17 +93,24 @@ extension JSONParser {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
             }
         case "bytesValue":
-            guard let data = Data(base64Encoded: try parseStringPayload()) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "bytesValue is not base64") }
+            guard let data = Data(base64Encoded: try parseStringPayload()) else {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, "bytesValue is not base64")
+            }
             return .bytes(data)
         case "referenceValue":
             do { return .reference(try DocumentReference(path: try parseStringPayload())) } catch {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
             }
         case "geoPointValue":
-            guard case .map(let point) = try parseValue(depth: depth) else { throw FirePackError(.invalidJSON, offset: payloadOffset, "geoPointValue is not an object") }
+            guard case .map(let point) = try parseValue(depth: depth) else {
+                throw FirePackError(.invalidJSON, offset: payloadOffset, "geoPointValue is not an object")
+            }
             // Nothing dropped in silence: a member Firestore does not define (an altitude, say) is an error.
             if let unknown = point.keys.first(where: { $0 != "latitude" && $0 != "longitude" }) {
-                throw FirePackError(.invalidJSON, offset: payloadOffset, "unknown member \(unknown.debugDescription) in geoPointValue: it has latitude and longitude", path: [.key(unknown)])
+                throw FirePackError(
+                    .invalidJSON, offset: payloadOffset,
+                    "unknown member \(unknown.debugDescription) in geoPointValue: it has latitude and longitude",
+                    path: [.key(unknown)])
             }
             let latitude = point["latitude"]?.numberAsDouble ?? 0, longitude = point["longitude"]?.numberAsDouble ?? 0
             do { return .geoPoint(try GeoPoint(validatingLatitude: latitude, longitude: longitude)) } catch {
@@ -100,7 +123,10 @@ extension JSONParser {
                 try Self.requireOnlyMember("values", of: "arrayValue", key: key, seen: &sawValues, at: parser.index)
                 try parser.expect(UInt8(ascii: "["), "'['")
                 parser.skipWhitespace()
-                if parser.index < parser.count && parser.byte(parser.index) == UInt8(ascii: "]") { parser.index += 1; return }
+                if parser.index < parser.count && parser.byte(parser.index) == UInt8(ascii: "]") {
+                    parser.index += 1
+                    return
+                }
                 while true {
                     parser.skipWhitespace()
                     do throws(FirePackError) {
@@ -109,11 +135,15 @@ extension JSONParser {
                         throw error.prefixingPath(with: .index(elements.count)).prefixingPath(with: .key("values"))
                     }
                     parser.skipWhitespace()
-                    guard parser.index < parser.count else { throw FirePackError(.truncated, offset: parser.index, "input ends inside an array") }
+                    guard parser.index < parser.count else {
+                        throw FirePackError(.truncated, offset: parser.index, "input ends inside an array")
+                    }
                     let separator = parser.byte(parser.index)
                     parser.index += 1
                     if separator == UInt8(ascii: "]") { return }
-                    guard separator == UInt8(ascii: ",") else { throw parser.fail("expected ',' or ']'", at: parser.index - 1) }
+                    guard separator == UInt8(ascii: ",") else {
+                        throw parser.fail("expected ',' or ']'", at: parser.index - 1)
+                    }
                 }
             }
             return .array(elements)
@@ -132,11 +162,17 @@ extension JSONParser {
 
     /// Throws unless `key` is `member`, seen for the first time: `arrayValue` holds only `values` and `mapValue` only
     /// `fields`, and anything else would be dropped in silence.
-    static func requireOnlyMember(_ member: String, of container: String, key: String, seen: inout Bool, at offset: Int) throws(FirePackError) {
+    static func requireOnlyMember(_ member: String, of container: String, key: String, seen: inout Bool, at offset: Int)
+        throws(FirePackError)
+    {
         guard key == member else {
-            throw FirePackError(.invalidJSON, offset: offset, "unknown member \(key.debugDescription) in \(container): it has only \(member)", path: [.key(key)])
+            throw FirePackError(
+                .invalidJSON, offset: offset,
+                "unknown member \(key.debugDescription) in \(container): it has only \(member)", path: [.key(key)])
         }
-        guard !seen else { throw FirePackError(.duplicateKey, offset: offset, "\(container) has \(member) twice", path: [.key(key)]) }
+        guard !seen else {
+            throw FirePackError(.duplicateKey, offset: offset, "\(container) has \(member) twice", path: [.key(key)])
+        }
         seen = true
     }
 
@@ -146,8 +182,12 @@ extension JSONParser {
         try parseObjectMembers { (parser, key) throws(FirePackError) in
             let keyOffset = parser.index
             let value: Value
-            do throws(FirePackError) { value = try parser.parseTypedValue(depth: depth) } catch { throw error.prefixingPath(with: .key(key)).prefixingPath(with: .key("fields")) }
-            guard map[key] == nil else { throw FirePackError(.duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice") }
+            do throws(FirePackError) { value = try parser.parseTypedValue(depth: depth) } catch {
+                throw error.prefixingPath(with: .key(key)).prefixingPath(with: .key("fields"))
+            }
+            guard map[key] == nil else {
+                throw FirePackError(.duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice")
+            }
             map[key] = value
         }
         return map
@@ -159,10 +199,15 @@ extension JSONParser {
     }
 
     /// Calls `member` for each key of the object at the cursor, positioned at the key's value.
-    mutating func parseObjectMembers(_ member: (inout JSONParser, String) throws(FirePackError) -> Void) throws(FirePackError) {
+    mutating func parseObjectMembers(_ member: (inout JSONParser, String) throws(FirePackError) -> Void)
+        throws(FirePackError)
+    {
         try expect(UInt8(ascii: "{"), "'{'")
         skipWhitespace()
-        if index < count && byte(index) == UInt8(ascii: "}") { index += 1; return }
+        if index < count && byte(index) == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
         while true {
             skipWhitespace()
             guard index < count, byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string key") }
@@ -187,20 +232,47 @@ extension JSONTextWriter {
         switch value {
         case .null: append(#"{"nullValue":null}"#)
         case .boolean(let flag): append(flag ? #"{"booleanValue":true}"# : #"{"booleanValue":false}"#)
-        case .integer(let integer): append(#"{"integerValue":""#); writeInteger(integer); append(#""}"#)
+        case .integer(let integer):
+            append(#"{"integerValue":""#)
+            writeInteger(integer)
+            append(#""}"#)
         case .double(let double):
             append(#"{"doubleValue":"#)
-            if double.isNaN { append(#""NaN""#) } else if double.isInfinite { append(double < 0 ? #""-Infinity""# : #""Infinity""#) } else { append(double.description) }
+            if double.isNaN {
+                append(#""NaN""#)
+            } else if double.isInfinite {
+                append(double < 0 ? #""-Infinity""# : #""Infinity""#)
+            } else {
+                append(double.description)
+            }
             append("}")
-        case .timestamp(let timestamp): append(#"{"timestampValue":"#); timestamp.withRFC3339Bytes { writeString(utf8: $0) }; append("}")
-        case .string(let string): append(#"{"stringValue":"#); writeString(string); append("}")
-        case .bytes(let data): append(#"{"bytesValue":"#); writeString(data.base64EncodedString()); append("}")
-        case .reference(let reference): append(#"{"referenceValue":"#); writeString(reference.path); append("}")
+        case .timestamp(let timestamp):
+            append(#"{"timestampValue":"#)
+            timestamp.withRFC3339Bytes { writeString(utf8: $0) }
+            append("}")
+        case .string(let string):
+            append(#"{"stringValue":"#)
+            writeString(string)
+            append("}")
+        case .bytes(let data):
+            append(#"{"bytesValue":"#)
+            writeString(data.base64EncodedString())
+            append("}")
+        case .reference(let reference):
+            append(#"{"referenceValue":"#)
+            writeString(reference.path)
+            append("}")
         case .geoPoint(let point):
-            append(#"{"geoPointValue":{"latitude":"#); append(point.latitude.description)
-            append(#","longitude":"#); append(point.longitude.description); append("}}")
+            append(#"{"geoPointValue":{"latitude":"#)
+            append(point.latitude.description)
+            append(#","longitude":"#)
+            append(point.longitude.description)
+            append("}}")
         case .array(let elements):
-            guard !elements.isEmpty else { append(#"{"arrayValue":{}}"#); return }
+            guard !elements.isEmpty else {
+                append(#"{"arrayValue":{}}"#)
+                return
+            }
             append(#"{"arrayValue":{"values":["#)
             for (index, element) in elements.enumerated() {
                 if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
@@ -208,7 +280,10 @@ extension JSONTextWriter {
             }
             append("]}}")
         case .map(let map):
-            guard !map.isEmpty else { append(#"{"mapValue":{}}"#); return }
+            guard !map.isEmpty else {
+                append(#"{"mapValue":{}}"#)
+                return
+            }
             try FirestoreVectorForm.checkWritableAsMap(map, path: path)
             append(#"{"mapValue":{"fields":"#)
             try writeTypedFields(map, path: path)
@@ -221,7 +296,10 @@ extension JSONTextWriter {
             }
             append("]}}}}}")
         case .serverTimestamp:
-            throw FirePackError(.invalidValue, "the server-timestamp sentinel has no Firestore REST value form; resolve it first (Document.resolvingServerTimestamps(at:))", path: path)
+            throw FirePackError(
+                .invalidValue,
+                "the server-timestamp sentinel has no Firestore REST value form; resolve it first (Document.resolvingServerTimestamps(at:))",
+                path: path)
         }
     }
 

@@ -36,7 +36,9 @@ enum FirestoreJSON {
             parser.skipWhitespace()
             let value = try parser.parseTypedValue(depth: 0)
             parser.skipWhitespace()
-            guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the value") }
+            guard parser.index == raw.count else {
+                throw FirePackError(.trailingBytes, offset: parser.index, "text follows the value")
+            }
             return value
         }
     }
@@ -54,7 +56,9 @@ enum FirestoreJSON {
                 let offset = parser.index
                 // A member given twice would keep one of them in silence (JSON leaves it to the reader).
                 guard seen.insert(key).inserted else {
-                    throw FirePackError(.duplicateKey, offset: offset, "document member \(key.debugDescription) appears twice", path: [.key(key)])
+                    throw FirePackError(
+                        .duplicateKey, offset: offset, "document member \(key.debugDescription) appears twice",
+                        path: [.key(key)])
                 }
                 switch key {
                 case "name": name = try parser.parseStringPayload()
@@ -67,21 +71,30 @@ enum FirestoreJSON {
                     }
                     if key == "createTime" { createTime = time } else { updateTime = time }
                 default:
-                    throw FirePackError(.invalidDocument, offset: offset, "unknown document member \(key.debugDescription): a document has name, fields, createTime and updateTime", path: [.key(key)])
+                    throw FirePackError(
+                        .invalidDocument, offset: offset,
+                        "unknown document member \(key.debugDescription): a document has name, fields, createTime and updateTime",
+                        path: [.key(key)])
                 }
             }
             parser.skipWhitespace()
-            guard parser.index == raw.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the document") }
+            guard parser.index == raw.count else {
+                throw FirePackError(.trailingBytes, offset: parser.index, "text follows the document")
+            }
             guard let name else { throw invalid("a document needs a \"name\" string", [.key("name")]) }
             let reference: DocumentReference
-            do throws(FirePackError) { reference = try DocumentReference(path: name) } catch { throw invalid(error.message, [.key("name")]) }
+            do throws(FirePackError) { reference = try DocumentReference(path: name) } catch {
+                throw invalid(error.message, [.key("name")])
+            }
             return Document(reference: reference, fields: fields, createTime: createTime, updateTime: updateTime)
         }
     }
 
     /// Writes one typed value as JSON text, straight into the output.
     static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in try writer.writeTyped(value, path: []) }
+        let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
+            try writer.writeTyped(value, path: [])
+        }
         return try pretty ? reindent(compact) : compact
     }
 
@@ -94,8 +107,14 @@ enum FirestoreJSON {
                 writer.append(#","fields":"#)
                 try writer.writeTypedFields(document.fields, path: [.key("fields")])
             }
-            if let createTime = document.createTime { writer.append(#","createTime":"#); writer.writeString(createTime.rfc3339String) }
-            if let updateTime = document.updateTime { writer.append(#","updateTime":"#); writer.writeString(updateTime.rfc3339String) }
+            if let createTime = document.createTime {
+                writer.append(#","createTime":"#)
+                writer.writeString(createTime.rfc3339String)
+            }
+            if let updateTime = document.updateTime {
+                writer.append(#","updateTime":"#)
+                writer.writeString(updateTime.rfc3339String)
+            }
             writer.append("}")
         }
         return try pretty ? reindent(compact) : compact

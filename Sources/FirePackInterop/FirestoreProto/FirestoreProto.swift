@@ -47,23 +47,33 @@ enum FirestoreProto {
     }
 
     /// Reads a `google.firestore.v1.Value` message.
-    static func decodeValue(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Value {
+    static func decodeValue(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError)
+        -> Value
+    {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
             guard let base = raw.baseAddress else { return .null }
-            return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).value(start: 0, end: raw.count, depth: 0)
+            return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).value(
+                start: 0, end: raw.count, depth: 0)
         }
     }
 
     /// Reads a `google.firestore.v1.Document` message.
-    static func decodeDocument(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> Document {
+    static func decodeDocument(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError)
+        -> Document
+    {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
-            guard let base = raw.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty document message") }
-            return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).document(start: 0, end: raw.count)
+            guard let base = raw.baseAddress else {
+                throw FirePackError(.truncated, offset: 0, "empty document message")
+            }
+            return try ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits).document(
+                start: 0, end: raw.count)
         }
     }
 
     /// Reads varint-length-delimited Document messages, one after another.
-    static func decodeDelimitedDocuments(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default) throws(FirePackError) -> [Document] {
+    static func decodeDelimitedDocuments(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default)
+        throws(FirePackError) -> [Document]
+    {
         try bytes.withBorrowedBytes { raw throws(FirePackError) in
             guard let base = raw.baseAddress else { return [] }
             let values = ProtoValueReader(reader: ProtoReader(base: base, count: raw.count), limits: limits)
@@ -75,7 +85,9 @@ enum FirestoreProto {
                 do throws(FirePackError) {
                     document = try values.document(start: range.start, end: range.end)
                 } catch {
-                    throw FirePackError(error.code, offset: error.offset, "record \(documents.count): \(error.message)", path: error.path)
+                    throw FirePackError(
+                        error.code, offset: error.offset, "record \(documents.count): \(error.message)",
+                        path: error.path)
                 }
                 documents.append(document)
                 offset = range.end
@@ -100,18 +112,34 @@ enum FirestoreProto {
 
     static func writeTimestamp(_ field: Int, _ timestamp: Timestamp, into writer: inout ProtoWriter) {
         let mark = writer.beginMessage(field)
-        if timestamp.seconds != 0 { writer.writeTag(1, ProtoWire.varint); writer.writeVarint(UInt64(bitPattern: timestamp.seconds)) }
-        if timestamp.nanoseconds != 0 { writer.writeTag(2, ProtoWire.varint); writer.writeVarint(UInt64(timestamp.nanoseconds)) }
+        if timestamp.seconds != 0 {
+            writer.writeTag(1, ProtoWire.varint)
+            writer.writeVarint(UInt64(bitPattern: timestamp.seconds))
+        }
+        if timestamp.nanoseconds != 0 {
+            writer.writeTag(2, ProtoWire.varint)
+            writer.writeVarint(UInt64(timestamp.nanoseconds))
+        }
         writer.endMessage(mark)
     }
 
     /// The fields of one Value message (its oneof member).
-    static func writeValueBody(_ value: Value, into writer: inout ProtoWriter, path: [PathComponent]) throws(FirePackError) {
+    static func writeValueBody(_ value: Value, into writer: inout ProtoWriter, path: [PathComponent])
+        throws(FirePackError)
+    {
         switch value {
-        case .null: writer.writeTag(11, ProtoWire.varint); writer.writeVarint(0)
-        case .boolean(let flag): writer.writeTag(1, ProtoWire.varint); writer.writeVarint(flag ? 1 : 0)
-        case .integer(let integer): writer.writeTag(2, ProtoWire.varint); writer.writeVarint(UInt64(bitPattern: integer))
-        case .double(let double): writer.writeTag(3, ProtoWire.fixed64); writer.writeFixed64(double.bitPattern)
+        case .null:
+            writer.writeTag(11, ProtoWire.varint)
+            writer.writeVarint(0)
+        case .boolean(let flag):
+            writer.writeTag(1, ProtoWire.varint)
+            writer.writeVarint(flag ? 1 : 0)
+        case .integer(let integer):
+            writer.writeTag(2, ProtoWire.varint)
+            writer.writeVarint(UInt64(bitPattern: integer))
+        case .double(let double):
+            writer.writeTag(3, ProtoWire.fixed64)
+            writer.writeFixed64(double.bitPattern)
         case .timestamp(let timestamp): writeTimestamp(10, timestamp, into: &writer)
         case .string(let string): writer.writeStringField(17, string)
         case .bytes(let data): data.withUnsafeBytes { writer.writeBytesField(18, $0) }
@@ -119,8 +147,14 @@ enum FirestoreProto {
         case .geoPoint(let point):
             let mark = writer.beginMessage(8)
             // Written unless +0.0 (the default), so that -0.0 keeps its sign.
-            if point.latitude.bitPattern != 0 { writer.writeTag(1, ProtoWire.fixed64); writer.writeFixed64(point.latitude.bitPattern) }
-            if point.longitude.bitPattern != 0 { writer.writeTag(2, ProtoWire.fixed64); writer.writeFixed64(point.longitude.bitPattern) }
+            if point.latitude.bitPattern != 0 {
+                writer.writeTag(1, ProtoWire.fixed64)
+                writer.writeFixed64(point.latitude.bitPattern)
+            }
+            if point.longitude.bitPattern != 0 {
+                writer.writeTag(2, ProtoWire.fixed64)
+                writer.writeFixed64(point.longitude.bitPattern)
+            }
             writer.endMessage(mark)
         case .array(let elements):
             let mark = writer.beginMessage(9)
@@ -136,12 +170,17 @@ enum FirestoreProto {
         case .vector(let vector):
             try writeMapValue(FirestoreVectorForm.map(of: vector), into: &writer, path: path)
         case .serverTimestamp:
-            throw FirePackError(.invalidValue, "the server-timestamp sentinel has no google.firestore.v1.Value form; resolve it first (Document.resolvingServerTimestamps(at:))", path: path)
+            throw FirePackError(
+                .invalidValue,
+                "the server-timestamp sentinel has no google.firestore.v1.Value form; resolve it first (Document.resolvingServerTimestamps(at:))",
+                path: path)
         }
     }
 
     /// A `map_value` (field 6) holding `map`'s entries.
-    static func writeMapValue(_ map: MapValue, into writer: inout ProtoWriter, path: [PathComponent]) throws(FirePackError) {
+    static func writeMapValue(_ map: MapValue, into writer: inout ProtoWriter, path: [PathComponent])
+        throws(FirePackError)
+    {
         let mark = writer.beginMessage(6)
         for (key, element) in map {
             let entry = writer.beginMessage(1)

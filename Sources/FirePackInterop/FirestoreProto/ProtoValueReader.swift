@@ -13,7 +13,8 @@ struct ProtoValueReader {
     /// A Value message occupying `start ..< end`.
     func value(start: Int, end: Int, depth: Int) throws(FirePackError) -> Value {
         guard depth <= limits.maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: start, "protobuf values nested deeper than \(limits.maxDepth)")
+            throw FirePackError(
+                .depthLimitExceeded, offset: start, "protobuf values nested deeper than \(limits.maxDepth)")
         }
         var result = Value.null
         var offset = start
@@ -38,7 +39,11 @@ struct ProtoValueReader {
                 (result, offset) = (.string(try reader.readString(range)), range.end)
             case (18, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                (result, offset) = (.bytes(Data(UnsafeRawBufferPointer(start: reader.base + range.start, count: range.end - range.start))), range.end)
+                (result, offset) = (
+                    .bytes(
+                        Data(UnsafeRawBufferPointer(start: reader.base + range.start, count: range.end - range.start))),
+                    range.end
+                )
             case (5, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
                 let path = try reader.readString(range)
@@ -59,7 +64,10 @@ struct ProtoValueReader {
                 offset = range.end
             default:
                 // Skipping an unknown field would drop data without a word: a converter refuses it instead.
-                throw FirePackError(.invalidValue, offset: offset, "field \(field) (wire type \(wireType)) is not a google.firestore.v1.Value field FirePack can convert")
+                throw FirePackError(
+                    .invalidValue, offset: offset,
+                    "field \(field) (wire type \(wireType)) is not a google.firestore.v1.Value field FirePack can convert"
+                )
             }
         }
         return result
@@ -81,7 +89,8 @@ struct ProtoValueReader {
             }
         }
         guard nanos >= 0 && nanos < 1_000_000_000 else {
-            throw FirePackError(.invalidTimestamp, offset: range.start, "timestamp nanos \(nanos) outside 0 ..< 1000000000")
+            throw FirePackError(
+                .invalidTimestamp, offset: range.start, "timestamp nanos \(nanos) outside 0 ..< 1000000000")
         }
         return try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(nanos))
     }
@@ -169,7 +178,6 @@ struct ProtoValueReader {
         return map
     }
 
-
     func document(start: Int, end: Int) throws(FirePackError) -> Document {
         var name: String?
         var documentFields = MapValue()
@@ -184,7 +192,9 @@ struct ProtoValueReader {
             case (2, ProtoWire.lengthDelimited):
                 // Each map entry is its own field 2 occurrence: read this one entry.
                 let entryEnd = try reader.getLength(at: payload, end: end).end
-                for (key, value) in try fields((offset, entryEnd), fieldNumber: 2, depth: 0) { documentFields[key] = value }
+                for (key, value) in try fields((offset, entryEnd), fieldNumber: 2, depth: 0) {
+                    documentFields[key] = value
+                }
                 offset = entryEnd
             case (3, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
@@ -193,12 +203,17 @@ struct ProtoValueReader {
                 let range = try reader.getLength(at: payload, end: end)
                 (updateTime, offset) = (try timestamp(range), range.end)
             default:
-                throw FirePackError(.invalidDocument, offset: offset, "field \(field) (wire type \(wireType)) is not a google.firestore.v1.Document field FirePack can convert")
+                throw FirePackError(
+                    .invalidDocument, offset: offset,
+                    "field \(field) (wire type \(wireType)) is not a google.firestore.v1.Document field FirePack can convert"
+                )
             }
         }
         guard let name else { throw FirePackError(.invalidValue, offset: start, "document message has no name") }
         do {
-            return Document(reference: try DocumentReference(path: name), fields: documentFields, createTime: createTime, updateTime: updateTime)
+            return Document(
+                reference: try DocumentReference(path: name), fields: documentFields, createTime: createTime,
+                updateTime: updateTime)
         } catch {
             throw FirePackError(.invalidReference, offset: start, error.message)
         }

@@ -66,7 +66,9 @@ struct ProtoReader {
     let base: UnsafeRawPointer
     let count: Int
 
-    func fail(_ offset: Int, _ message: String) -> FirePackError { FirePackError(.invalidValue, offset: offset, message) }
+    func fail(_ offset: Int, _ message: String) -> FirePackError {
+        FirePackError(.invalidValue, offset: offset, message)
+    }
 
     /// A protobuf varint (non-minimal forms allowed, as protobuf parsers must).
     func getVarint(at offset: Int, end: Int) throws(FirePackError) -> (UInt64, Int) {
@@ -74,21 +76,29 @@ struct ProtoReader {
         var index = offset
         var shift: UInt64 = 0
         while true {
-            guard index < end else { throw FirePackError(.truncated, offset: index, "protobuf varint runs past the end") }
+            guard index < end else {
+                throw FirePackError(.truncated, offset: index, "protobuf varint runs past the end")
+            }
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             index += 1
-            if shift == 63 && byte > 1 { throw FirePackError(.badVarint, offset: offset, "protobuf varint above 64 bits") }
+            if shift == 63 && byte > 1 {
+                throw FirePackError(.badVarint, offset: offset, "protobuf varint above 64 bits")
+            }
             result |= UInt64(byte & 0x7F) << shift
             if byte < 0x80 { return (result, index) }
             shift += 7
-            guard shift < 70 else { throw FirePackError(.badVarint, offset: offset, "protobuf varint longer than 10 bytes") }
+            guard shift < 70 else {
+                throw FirePackError(.badVarint, offset: offset, "protobuf varint longer than 10 bytes")
+            }
         }
     }
 
     /// A field's tag: its number, its wire type, and where its payload starts.
     func getTag(at offset: Int, end: Int) throws(FirePackError) -> (field: Int, wireType: Int, next: Int) {
         let (tag, next) = try getVarint(at: offset, end: end)
-        guard tag >> 3 > 0, tag >> 3 <= 536_870_911 else { throw fail(offset, "protobuf field number \(tag >> 3) is invalid") }
+        guard tag >> 3 > 0, tag >> 3 <= 536_870_911 else {
+            throw fail(offset, "protobuf field number \(tag >> 3) is invalid")
+        }
         return (Int(tag >> 3), Int(tag & 7), next)
     }
 
@@ -96,13 +106,16 @@ struct ProtoReader {
     func getLength(at offset: Int, end: Int) throws(FirePackError) -> (start: Int, end: Int) {
         let (length, start) = try getVarint(at: offset, end: end)
         guard length <= UInt64(end - start) else {
-            throw FirePackError(.lengthOutOfBounds, offset: offset, "protobuf length \(length) reaches past the end of its message")
+            throw FirePackError(
+                .lengthOutOfBounds, offset: offset, "protobuf length \(length) reaches past the end of its message")
         }
         return (start, start + Int(length))
     }
 
     func readFixed64(at offset: Int, end: Int) throws(FirePackError) -> (UInt64, Int) {
-        guard end - offset >= 8 else { throw FirePackError(.truncated, offset: offset, "protobuf fixed64 runs past the end") }
+        guard end - offset >= 8 else {
+            throw FirePackError(.truncated, offset: offset, "protobuf fixed64 runs past the end")
+        }
         return (UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)), offset + 8)
     }
 
@@ -111,11 +124,15 @@ struct ProtoReader {
         switch wireType {
         case ProtoWire.varint: return try getVarint(at: offset, end: end).1
         case ProtoWire.fixed64:
-            guard end - offset >= 8 else { throw FirePackError(.truncated, offset: offset, "protobuf fixed64 runs past the end") }
+            guard end - offset >= 8 else {
+                throw FirePackError(.truncated, offset: offset, "protobuf fixed64 runs past the end")
+            }
             return offset + 8
         case ProtoWire.lengthDelimited: return try getLength(at: offset, end: end).end
         case ProtoWire.fixed32:
-            guard end - offset >= 4 else { throw FirePackError(.truncated, offset: offset, "protobuf fixed32 runs past the end") }
+            guard end - offset >= 4 else {
+                throw FirePackError(.truncated, offset: offset, "protobuf fixed32 runs past the end")
+            }
             return offset + 4
         default: throw fail(offset, "protobuf wire type \(wireType) is not supported")
         }

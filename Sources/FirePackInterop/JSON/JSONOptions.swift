@@ -33,8 +33,10 @@ public struct JSONOptions: Sendable, Hashable {
     public var largeIntegers: LargeIntegers
 
     /// Creates options: reversible, compact, insertion order, depth 100, markers read, large integers rejected.
-    public init(form: Form = .reversible, pretty: Bool = false, sortedKeys: Bool = false, maxDepth: Int = 100,
-                readsMarkers: Bool = true, largeIntegers: LargeIntegers = .reject) {
+    public init(
+        form: Form = .reversible, pretty: Bool = false, sortedKeys: Bool = false, maxDepth: Int = 100,
+        readsMarkers: Bool = true, largeIntegers: LargeIntegers = .reject
+    ) {
         self.largeIntegers = largeIntegers
         self.form = form
         self.pretty = pretty

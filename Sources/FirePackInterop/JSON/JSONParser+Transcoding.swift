@@ -1,4 +1,4 @@
-import CFirePackSystem   // memchr(3)
+import CFirePackSystem  // memchr(3)
 import FirePack
 
 /// JSON text written straight into a `FirePackWriter`, without a `Value` tree: the bytes
@@ -19,12 +19,19 @@ extension JSONParser {
         case UInt8(ascii: "["): try transcodeArray(into: writer, depth: depth + 1)
         case UInt8(ascii: "\""):
             switch try scanString() {
-            case .inInput(let start, let length): writer.writeString(utf8: UnsafeRawBufferPointer(start: base + start, count: length))
+            case .inInput(let start, let length):
+                writer.writeString(utf8: UnsafeRawBufferPointer(start: base + start, count: length))
             case .inScratch: scratch.withUnsafeBytes { writer.writeString(utf8: $0) }
             }
-        case UInt8(ascii: "t"): try expectLiteral("true"); writer.writeBoolean(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); writer.writeBoolean(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); writer.writeNull()
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            writer.writeBoolean(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            writer.writeBoolean(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            writer.writeNull()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             // parseNumber returns .integer or .double only: no allocation either way.
             writer.write(try parseNumber())
@@ -33,11 +40,17 @@ extension JSONParser {
     }
 
     mutating func transcodeArray(into writer: FirePackWriter, depth: Int) throws(FirePackError) {
-        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)") }
+        guard depth <= maxDepth else {
+            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+        }
         index += 1
         writer.beginArray()
         skipWhitespace()
-        if index < count && byte(index) == UInt8(ascii: "]") { index += 1; writer.endArray(); return }
+        if index < count && byte(index) == UInt8(ascii: "]") {
+            index += 1
+            writer.endArray()
+            return
+        }
         while true {
             skipWhitespace()
             try transcodeValue(into: writer, depth: depth)
@@ -45,15 +58,22 @@ extension JSONParser {
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an array") }
             let separator = byte(index)
             index += 1
-            if separator == UInt8(ascii: "]") { writer.endArray(); return }
+            if separator == UInt8(ascii: "]") {
+                writer.endArray()
+                return
+            }
             guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or ']' in an array", at: index - 1) }
         }
     }
 
     /// Writes an object's entries as a map; with `skipping`, the entry with that (escape-free) key is parsed but not
     /// written (and a second one is a duplicate key, as on the tree path).
-    mutating func transcodeObject(into writer: FirePackWriter, depth: Int, skipping: [UInt8]? = nil) throws(FirePackError) {
-        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)") }
+    mutating func transcodeObject(into writer: FirePackWriter, depth: Int, skipping: [UInt8]? = nil)
+        throws(FirePackError)
+    {
+        guard depth <= maxDepth else {
+            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+        }
         if readsMarkers && firstKeyMayBeMarker() {
             if transcodeTimestampMarker(into: writer) { return }
             writer.write(try parseObject(depth: depth, readsMarkers: true))
@@ -62,7 +82,11 @@ extension JSONParser {
         index += 1
         writer.beginMap()
         skipWhitespace()
-        if index < count && byte(index) == UInt8(ascii: "}") { index += 1; writer.endMap(); return }
+        if index < count && byte(index) == UInt8(ascii: "}") {
+            index += 1
+            writer.endMap()
+            return
+        }
         var skipped = false
         while true {
             skipWhitespace()
@@ -75,23 +99,33 @@ extension JSONParser {
             index += 1
             skipWhitespace()
             if let skipping, case .inInput(let start, let length) = key,
-               length == skipping.count, ByteComparison.equal(base + start, skipping, count: length) {
-                guard !skipped else { throw FirePackError(.duplicateKey, offset: keyOffset, "a key appears twice in one object") }
+                length == skipping.count, ByteComparison.equal(base + start, skipping, count: length)
+            {
+                guard !skipped else {
+                    throw FirePackError(.duplicateKey, offset: keyOffset, "a key appears twice in one object")
+                }
                 skipped = true
                 if byte(index) == UInt8(ascii: "\"") { _ = try scanString() } else { _ = try parseValue(depth: depth) }
             } else {
-                let written = switch key {
-                case .inInput(let start, let length): writer.writeKey(utf8: UnsafeRawBufferPointer(start: base + start, count: length))
-                case .inScratch: scratch.withUnsafeBytes { writer.writeKey(utf8: $0) }
+                let written =
+                    switch key {
+                    case .inInput(let start, let length):
+                        writer.writeKey(utf8: UnsafeRawBufferPointer(start: base + start, count: length))
+                    case .inScratch: scratch.withUnsafeBytes { writer.writeKey(utf8: $0) }
+                    }
+                guard written else {
+                    throw FirePackError(.duplicateKey, offset: keyOffset, "a key appears twice in one object")
                 }
-                guard written else { throw FirePackError(.duplicateKey, offset: keyOffset, "a key appears twice in one object") }
                 try transcodeValue(into: writer, depth: depth)
             }
             skipWhitespace()
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an object") }
             let separator = byte(index)
             index += 1
-            if separator == UInt8(ascii: "}") { writer.endMap(); return }
+            if separator == UInt8(ascii: "}") {
+                writer.endMap()
+                return
+            }
             guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in an object", at: index - 1) }
         }
     }
@@ -104,7 +138,9 @@ extension JSONParser {
         index += 1
         skipWhitespace()
         let key = "\"__timestamp__\"" as StaticString
-        guard count - index > key.utf8CodeUnitCount, ByteComparison.equal(base + index, key.utf8Start, count: key.utf8CodeUnitCount) else {
+        guard count - index > key.utf8CodeUnitCount,
+            ByteComparison.equal(base + index, key.utf8Start, count: key.utf8CodeUnitCount)
+        else {
             index = saved
             return false
         }
@@ -116,7 +152,8 @@ extension JSONParser {
             if byte(index) == UInt8(ascii: "\""), case .inInput(let start, let length)? = try? scanString() {
                 skipWhitespace()
                 if byte(index) == UInt8(ascii: "}"),
-                   let timestamp = try? Timestamp(rfc3339: UnsafeRawBufferPointer(start: base + start, count: length)) {
+                    let timestamp = try? Timestamp(rfc3339: UnsafeRawBufferPointer(start: base + start, count: length))
+                {
                     index += 1
                     writer.writeTimestamp(timestamp)
                     return true
@@ -131,7 +168,9 @@ extension JSONParser {
     /// only such objects can read as something else than a map of their entries. Moves nothing.
     func firstKeyMayBeMarker() -> Bool {
         var cursor = index + 1
-        while byte(cursor) == 0x20 || byte(cursor) == 0x0A || byte(cursor) == 0x0D || byte(cursor) == 0x09 { cursor += 1 }
+        while byte(cursor) == 0x20 || byte(cursor) == 0x0A || byte(cursor) == 0x0D || byte(cursor) == 0x09 {
+            cursor += 1
+        }
         guard byte(cursor) == UInt8(ascii: "\"") else { return false }
         let start = cursor + 1
         cursor = start
@@ -139,8 +178,12 @@ extension JSONParser {
             switch byte(cursor) {
             case UInt8(ascii: "\""):
                 let length = cursor - start
-                guard length > 4, byte(start) == UInt8(ascii: "_"), byte(start + 1) == UInt8(ascii: "_") else { return false }
-                return Self.markerKeys.contains { $0.count == length && ByteComparison.equal(base + start, $0, count: length) }
+                guard length > 4, byte(start) == UInt8(ascii: "_"), byte(start + 1) == UInt8(ascii: "_") else {
+                    return false
+                }
+                return Self.markerKeys.contains {
+                    $0.count == length && ByteComparison.equal(base + start, $0, count: length)
+                }
             case UInt8(ascii: "\\"): return true
             default: cursor += 1
             }
@@ -179,7 +222,8 @@ extension JSONParser {
         while cursor >= 0 && isSpace(byte(cursor)) { cursor -= 1 }
         let keyStart = cursor - name.count
         guard keyStart >= 1, byte(cursor) == UInt8(ascii: "\""), byte(keyStart - 1) == UInt8(ascii: "\""),
-              ByteComparison.equal(base + keyStart, name, count: name.count) else { return nil }
+            ByteComparison.equal(base + keyStart, name, count: name.count)
+        else { return nil }
         cursor = keyStart - 2
         while cursor >= 0 && isSpace(byte(cursor)) { cursor -= 1 }
         guard cursor >= 0, byte(cursor) == UInt8(ascii: ",") || byte(cursor) == UInt8(ascii: "{") else { return nil }
@@ -200,12 +244,16 @@ extension JSONParser {
         if parser.byte(parser.index) == UInt8(ascii: "}") { return found }
         while true {
             parser.skipWhitespace()
-            guard parser.byte(parser.index) == UInt8(ascii: "\""), case .inInput(let start, let length)? = try? parser.scanString() else { return nil }
+            guard parser.byte(parser.index) == UInt8(ascii: "\""),
+                case .inInput(let start, let length)? = try? parser.scanString()
+            else { return nil }
             parser.skipWhitespace()
             guard parser.byte(parser.index) == UInt8(ascii: ":") else { return nil }
             parser.index += 1
             parser.skipWhitespace()
-            if let position = names.firstIndex(where: { $0.count == length && ByteComparison.equal(base + start, $0, count: length) }) {
+            if let position = names.firstIndex(where: {
+                $0.count == length && ByteComparison.equal(base + start, $0, count: length)
+            }) {
                 guard found[position] == nil, let value = try? parser.parseValue(depth: 1) else { return nil }
                 found[position] = value
             } else {
@@ -229,10 +277,13 @@ extension JSONParser {
                 // memchr to each quote, then back over the backslashes before it: an even number leaves it closing.
                 index += 1
                 while true {
-                    guard index < count, let quote = memchr(base + index, Int32(UInt8(ascii: "\"")), count - index) else { return false }
+                    guard index < count, let quote = memchr(base + index, Int32(UInt8(ascii: "\"")), count - index)
+                    else { return false }
                     let end = UnsafeRawPointer(quote) - base
                     var backslashes = 0
-                    while end - backslashes - 1 >= index && byte(end - backslashes - 1) == UInt8(ascii: "\\") { backslashes += 1 }
+                    while end - backslashes - 1 >= index && byte(end - backslashes - 1) == UInt8(ascii: "\\") {
+                        backslashes += 1
+                    }
                     index = end + 1
                     if backslashes % 2 == 0 { break }
                 }
@@ -260,10 +311,14 @@ package enum JSONTranscoding {
     /// The values of the top-level members named `names` (escape-free UTF-8) of the JSON object that is the whole of
     /// `text`, each `nil` when absent; nil when the text has to take the tree path (`Value(json:)`), which reports
     /// what is wrong with it.
-    package static func members(named names: [[UInt8]], in text: UnsafeRawBufferPointer, options: JSONOptions) -> [Value?]? {
+    package static func members(named names: [[UInt8]], in text: UnsafeRawBufferPointer, options: JSONOptions)
+        -> [Value?]?
+    {
         guard let base = text.baseAddress else { return nil }
-        return JSONParser(base: base, count: text.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
-                          largeIntegers: options.largeIntegers).members(named: names)
+        return JSONParser(
+            base: base, count: text.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
+            largeIntegers: options.largeIntegers
+        ).members(named: names)
     }
 
     /// The string value of the member `name` (escape-free) when it is the last member of the JSON object that is the
@@ -271,7 +326,8 @@ package enum JSONTranscoding {
     /// checked: write it with `writeObject` (which fails on what `Value(json:)` rejects) before relying on this.
     package static func lastMemberString(named name: [UInt8], in text: UnsafeRawBufferPointer) -> String? {
         guard let base = text.baseAddress,
-              let (start, length) = JSONParser(base: base, count: text.count, maxDepth: 1).lastMemberString(named: name) else { return nil }
+            let (start, length) = JSONParser(base: base, count: text.count, maxDepth: 1).lastMemberString(named: name)
+        else { return nil }
         return String(decoding: UnsafeRawBufferPointer(start: base + start, count: length), as: UTF8.self)
     }
 
@@ -281,17 +337,24 @@ package enum JSONTranscoding {
     ///
     /// Throws on malformed text with the byte offset but no JSON path, leaving a partial value in the writer for the
     /// caller to abandon; parse the text with `Value(json:)` for the full message.
-    package static func writeObject(_ text: UnsafeRawBufferPointer, skipping: [UInt8]?, options: JSONOptions,
-                                    into writer: FirePackWriter) throws(FirePackError) {
+    package static func writeObject(
+        _ text: UnsafeRawBufferPointer, skipping: [UInt8]?, options: JSONOptions,
+        into writer: FirePackWriter
+    ) throws(FirePackError) {
         guard let base = text.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
-        var parser = JSONParser(base: base, count: text.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
-                                largeIntegers: options.largeIntegers)
+        var parser = JSONParser(
+            base: base, count: text.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
+            largeIntegers: options.largeIntegers)
         parser.skipWhitespace()
         guard parser.byte(parser.index) == UInt8(ascii: "{") else { throw parser.fail("expected an object") }
         // An object that may read as a marker (a timestamp, an escaped map, …) is not a map of its entries.
-        guard !options.readsMarkers || !parser.firstKeyMayBeMarker() else { throw parser.fail("the object may be a reversible marker") }
+        guard !options.readsMarkers || !parser.firstKeyMayBeMarker() else {
+            throw parser.fail("the object may be a reversible marker")
+        }
         try parser.transcodeObject(into: writer, depth: 1, skipping: skipping)
         parser.skipWhitespace()
-        guard parser.index == parser.count else { throw FirePackError(.trailingBytes, offset: parser.index, "text follows the JSON value") }
+        guard parser.index == parser.count else {
+            throw FirePackError(.trailingBytes, offset: parser.index, "text follows the JSON value")
+        }
     }
 }

@@ -1,4 +1,4 @@
-import CFirePackSystem   // strtod(3): correctly rounded, no allocation
+import CFirePackSystem  // strtod(3): correctly rounded, no allocation
 import FirePack
 
 /// A recursive-descent JSON parser over borrowed bytes, building `Value`s directly.
@@ -12,7 +12,10 @@ struct JSONParser {
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
 
-    init(base: UnsafeRawPointer, count: Int, maxDepth: Int, readsMarkers: Bool = true, largeIntegers: JSONOptions.LargeIntegers = .reject) {
+    init(
+        base: UnsafeRawPointer, count: Int, maxDepth: Int, readsMarkers: Bool = true,
+        largeIntegers: JSONOptions.LargeIntegers = .reject
+    ) {
         self.base = base
         self.count = count
         self.maxDepth = maxDepth
@@ -40,7 +43,9 @@ struct JSONParser {
     /// Infinity: a double FirePack keeps exactly is written `{"__double__": "NaN"}`), and control bytes escaped.
     func unexpectedCharacter() -> FirePackError {
         let byte = self.byte(index)
-        let shown = byte < 0x20 || byte >= 0x7F ? "byte 0x" + String(byte, radix: 16, uppercase: true) : "'\(Unicode.Scalar(byte))'"
+        let shown =
+            byte < 0x20 || byte >= 0x7F
+            ? "byte 0x" + String(byte, radix: 16, uppercase: true) : "'\(Unicode.Scalar(byte))'"
         var message = "unexpected character \(shown)"
         for literal in ["NaN", "Infinity", "-Infinity"] where matches(literal) {
             message += "; JSON has no \(literal): write {\"__double__\": \"\(literal)\"} for FirePack's exact double"
@@ -79,9 +84,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1, readsMarkers: readsMarkers)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .boolean(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .boolean(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .boolean(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .boolean(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw unexpectedCharacter()
         }
@@ -96,12 +107,17 @@ struct JSONParser {
     }
 
     mutating func parseArray(depth: Int) throws(FirePackError) -> Value {
-        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)") }
+        guard depth <= maxDepth else {
+            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+        }
         let start = index
         index += 1
         var elements: [Value] = []
         skipWhitespace()
-        if index < count && byte(index) == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        if index < count && byte(index) == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
         while true {
             skipWhitespace()
             do {
@@ -111,7 +127,10 @@ struct JSONParser {
             }
             // The readers' element limit, checked as the array grows (not once it is all in memory).
             if elements.count > ReaderLimits.default.maxElementCount {
-                throw FirePackError(.limitExceeded, offset: start, "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)")
+                throw FirePackError(
+                    .limitExceeded, offset: start,
+                    "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)"
+                )
             }
             skipWhitespace()
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an array") }
@@ -124,11 +143,16 @@ struct JSONParser {
 
     /// Parses an object; `readsMarkers` is false for the payload of a `__map__` escape, which is a map whatever its key.
     mutating func parseObject(depth: Int, readsMarkers: Bool) throws(FirePackError) -> Value {
-        guard depth <= maxDepth else { throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)") }
+        guard depth <= maxDepth else {
+            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+        }
         index += 1
         var map = MapValue()
         skipWhitespace()
-        if index < count && byte(index) == UInt8(ascii: "}") { index += 1; return .map(map) }
+        if index < count && byte(index) == UInt8(ascii: "}") {
+            index += 1
+            return .map(map)
+        }
         while true {
             skipWhitespace()
             let keyOffset = index
@@ -141,13 +165,17 @@ struct JSONParser {
             skipWhitespace()
             let value: Value
             do {
-                let escapedMap = readsMarkers && map.isEmpty && key == JSONMarker.map && index < count && byte(index) == UInt8(ascii: "{")
-                value = escapedMap ? try parseObject(depth: depth + 1, readsMarkers: false) : try parseValue(depth: depth)
+                let escapedMap =
+                    readsMarkers && map.isEmpty && key == JSONMarker.map && index < count
+                    && byte(index) == UInt8(ascii: "{")
+                value =
+                    escapedMap ? try parseObject(depth: depth + 1, readsMarkers: false) : try parseValue(depth: depth)
             } catch {
                 throw error.prefixingPath(with: .key(key))
             }
             guard map[key] == nil else {
-                throw FirePackError(.duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one object")
+                throw FirePackError(
+                    .duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one object")
             }
             map[key] = value
             skipWhitespace()
@@ -162,8 +190,11 @@ struct JSONParser {
             return try MarkerPayloads.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
         }
         // "__map__" was only the first of several keys: its payload is an ordinary value after all.
-        if map.keys[0] == JSONMarker.map, case .map(let payload) = map.values[0], payload.count == 1, JSONMarker.all.contains(payload.keys[0]) {
-            map[JSONMarker.map] = try MarkerPayloads.decode(marker: payload.keys[0], payload: payload.values[0], at: index - 1)
+        if map.keys[0] == JSONMarker.map, case .map(let payload) = map.values[0], payload.count == 1,
+            JSONMarker.all.contains(payload.keys[0])
+        {
+            map[JSONMarker.map] = try MarkerPayloads.decode(
+                marker: payload.keys[0], payload: payload.values[0], at: index - 1)
         }
         return .map(map)
     }
@@ -177,7 +208,8 @@ struct JSONParser {
     /// Parses a string starting at its opening quote.
     mutating func parseString() throws(FirePackError) -> String {
         switch try scanString() {
-        case .inInput(let start, let length): String(decoding: UnsafeRawBufferPointer(start: base + start, count: length), as: UTF8.self)
+        case .inInput(let start, let length):
+            String(decoding: UnsafeRawBufferPointer(start: base + start, count: length), as: UTF8.self)
         case .inScratch: String(decoding: scratch, as: UTF8.self)
         }
     }
@@ -222,8 +254,12 @@ struct JSONParser {
             let current = byte(cursor)
             if current == UInt8(ascii: "\"") || current == UInt8(ascii: "\\") {
                 try validate(start: segmentStart, count: cursor - segmentStart)
-                scratch.append(contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: cursor - segmentStart))
-                if current == UInt8(ascii: "\"") { index = cursor + 1; return }
+                scratch.append(
+                    contentsOf: UnsafeRawBufferPointer(start: base + segmentStart, count: cursor - segmentStart))
+                if current == UInt8(ascii: "\"") {
+                    index = cursor + 1
+                    return
+                }
                 cursor = try appendEscape(at: cursor)
                 segmentStart = cursor
                 continue
@@ -249,7 +285,10 @@ struct JSONParser {
         case UInt8(ascii: "u"): simple = nil
         default: throw fail("invalid escape", at: offset)
         }
-        if let simple { scratch.append(simple); return offset + 2 }
+        if let simple {
+            scratch.append(simple)
+            return offset + 2
+        }
         var scalar = try hex4(at: offset + 2)
         var next = offset + 6
         if scalar >= 0xD800 && scalar < 0xDC00 {
@@ -257,7 +296,9 @@ struct JSONParser {
                 throw FirePackError(.invalidUTF8, offset: offset, "unpaired surrogate escape")
             }
             let low = try hex4(at: next + 2)
-            guard low >= 0xDC00 && low < 0xE000 else { throw FirePackError(.invalidUTF8, offset: offset, "unpaired surrogate escape") }
+            guard low >= 0xDC00 && low < 0xE000 else {
+                throw FirePackError(.invalidUTF8, offset: offset, "unpaired surrogate escape")
+            }
             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             next += 6
         } else if scalar >= 0xDC00 && scalar < 0xE000 {
@@ -268,7 +309,9 @@ struct JSONParser {
     }
 
     func hex4(at offset: Int) throws(FirePackError) -> UInt32 {
-        guard offset + 4 <= count else { throw FirePackError(.truncated, offset: offset, "input ends inside a \\u escape") }
+        guard offset + 4 <= count else {
+            throw FirePackError(.truncated, offset: offset, "input ends inside a \\u escape")
+        }
         var value: UInt32 = 0
         for position in offset..<offset + 4 {
             let digit = byte(position)
@@ -299,7 +342,8 @@ struct JSONParser {
             while cursor < count, isDigit(byte(cursor)) {
                 let digit = Int64(byte(cursor) - 0x30)
                 let (times10, o1) = integer.multipliedReportingOverflow(by: 10)
-                let (sum, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+                let (sum, o2) =
+                    negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
                 overflow = overflow || o1 || o2
                 integer = sum
                 cursor += 1
@@ -315,15 +359,22 @@ struct JSONParser {
         if cursor < count && (byte(cursor) | 0x20) == UInt8(ascii: "e") {
             isInteger = false
             cursor += 1
-            if cursor < count && (byte(cursor) == UInt8(ascii: "+") || byte(cursor) == UInt8(ascii: "-")) { cursor += 1 }
-            guard cursor < count, isDigit(byte(cursor)) else { throw fail("expected a digit in the exponent", at: cursor) }
+            if cursor < count && (byte(cursor) == UInt8(ascii: "+") || byte(cursor) == UInt8(ascii: "-")) {
+                cursor += 1
+            }
+            guard cursor < count, isDigit(byte(cursor)) else {
+                throw fail("expected a digit in the exponent", at: cursor)
+            }
             while cursor < count, isDigit(byte(cursor)) { cursor += 1 }
         }
         index = cursor
         if isInteger && !overflow { return .integer(integer) }
         if isInteger && !largeIntegersAsDoubles {
-            let digits = String(decoding: UnsafeRawBufferPointer(start: base + start, count: cursor - start), as: UTF8.self)
-            throw fail("integer \(digits) is outside Int64, Firestore's integer range (read it as a double only if losing digits is acceptable)", at: start)
+            let digits = String(
+                decoding: UnsafeRawBufferPointer(start: base + start, count: cursor - start), as: UTF8.self)
+            throw fail(
+                "integer \(digits) is outside Int64, Firestore's integer range (read it as a double only if losing digits is acceptable)",
+                at: start)
         }
         let double = parseDouble(start: start, count: cursor - start)
         guard double.isFinite else { throw fail("number out of the range of a double", at: start) }

@@ -15,9 +15,14 @@ extension JSONTextWriter {
     /// of its problems, first); the output then holds a partial value, which the caller drops.
     mutating func write(_ reader: inout FirePackReader) throws {
         let reversible = options.form == .reversible
-        guard let type = try? reader.peekType() else { _ = try reader.readValue(); return }
+        guard let type = try? reader.peekType() else {
+            _ = try reader.readValue()
+            return
+        }
         switch type {
-        case .null: _ = try reader.readValue(); append("null")
+        case .null:
+            _ = try reader.readValue()
+            append("null")
         case .boolean: try reader.readBoolean() ? append("true") : append("false")
         case .integer: writeInteger(try reader.readInteger())
         case .double: writeDouble(try reader.readDouble())
@@ -43,8 +48,10 @@ extension JSONTextWriter {
     /// Writes the map at the cursor as an object (`{…}`), with `extra` as a last member, refusing a key that appears
     /// twice (or `extra`'s key among the entries), and moves past it. With `escapingMarker`, a map whose one key is a
     /// reversible marker is written escaped, inside `{"__map__": …}`.
-    mutating func writeEntries(from reader: inout FirePackReader, appending extra: (key: String, value: String)? = nil,
-                               escapingMarker: Bool = false) throws {
+    mutating func writeEntries(
+        from reader: inout FirePackReader, appending extra: (key: String, value: String)? = nil,
+        escapingMarker: Bool = false
+    ) throws {
         let mapStart = reader
         let map = try reader.enterMap()
         if map.count > Self.pairwiseKeyCheckLimit { try checkUnique(mapStart.peekValueView()) }
@@ -60,11 +67,14 @@ extension JSONTextWriter {
         let hasExtra = extra != nil
         try extraKey.withUTF8 { extraKey in
             let extraKey = UnsafeRawBufferPointer(extraKey)
-            try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.pairwiseKeyCheckLimit) { seen in
+            try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.pairwiseKeyCheckLimit) {
+                seen in
                 output.pointee.append(UInt8(ascii: "{"))
                 for index in 0..<map.count {
                     let key = try reader.readKey().utf8
-                    if hasExtra && Self.equal(key, extraKey) { throw FirePackError(.invalidValue, "the extra key is among the entries") }
+                    if hasExtra && Self.equal(key, extraKey) {
+                        throw FirePackError(.invalidValue, "the extra key is among the entries")
+                    }
                     if map.count <= Self.pairwiseKeyCheckLimit {
                         for earlier in 0..<index where Self.equal(seen[earlier], key) {
                             throw FirePackError(.duplicateKey, "a key appears twice in one map")
@@ -102,7 +112,9 @@ extension JSONTextWriter {
     func checkUnique(_ view: ValueView) throws {
         var seen = Set<[UInt8]>()
         try view.forEachEntry { key, _ in
-            guard seen.insert(Array(key.utf8)).inserted else { throw FirePackError(.duplicateKey, "a key appears twice in one map") }
+            guard seen.insert(Array(key.utf8)).inserted else {
+                throw FirePackError(.duplicateKey, "a key appears twice in one map")
+            }
         }
     }
 }
@@ -113,14 +125,19 @@ extension JSONTranscoding {
     ///
     /// Returns false, leaving `output` as it was, when the tree must do it: sorted keys, pretty output, `extra`'s key
     /// among the fields or a marker, or bytes the tree path would reject (which it then reports).
-    package static func appendObject(_ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
-                                     to output: ByteOutput) -> Bool {
+    package static func appendObject(
+        _ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
+        to output: ByteOutput
+    ) -> Bool {
         // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
         // key every record appends (guarded by `Stream fpks to JSON lines`).
         guard !options.sortedKeys, !options.pretty,
-              !JSONParser.markerKeys.contains(where: { $0.count == extra.key.utf8.count && $0.elementsEqual(extra.key.utf8) }) else { return false }
+            !JSONParser.markerKeys.contains(where: {
+                $0.count == extra.key.utf8.count && $0.elementsEqual(extra.key.utf8)
+            })
+        else { return false }
         let mark = output.count
-        var writer = JSONTextWriter(options: options, output: output)   // `output` is the caller's, alive throughout
+        var writer = JSONTextWriter(options: options, output: output)  // `output` is the caller's, alive throughout
         do {
             if var fields {
                 try writer.writeEntries(from: &fields, appending: extra)

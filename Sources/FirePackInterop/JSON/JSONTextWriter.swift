@@ -19,7 +19,9 @@ struct JSONTextWriter {
     }
 
     /// Runs `body` with a writer into a new buffer and returns the text it wrote.
-    static func text<E: Error>(options: JSONOptions, _ body: (inout JSONTextWriter) throws(E) -> Void) throws(E) -> [UInt8] {
+    static func text<E: Error>(options: JSONOptions, _ body: (inout JSONTextWriter) throws(E) -> Void) throws(E)
+        -> [UInt8]
+    {
         let output = ByteOutput(capacity: 256)
         var writer = JSONTextWriter(options: options, output: output)
         try body(&writer)
@@ -46,21 +48,29 @@ struct JSONTextWriter {
         case .timestamp(let timestamp): writeTimestamp(timestamp)
         case .geoPoint(let point):
             if reversible {
-                writeMarker(JSONMarker.geoPoint) { $0.write(.array([.double(point.latitude), .double(point.longitude)])) }
+                writeMarker(JSONMarker.geoPoint) {
+                    $0.write(.array([.double(point.latitude), .double(point.longitude)]))
+                }
             } else {
                 write(.map(["latitude": .double(point.latitude), "longitude": .double(point.longitude)]))
             }
         case .reference(let reference):
-            reversible ? writeMarker(JSONMarker.reference) { $0.writeString(reference.path) } : writeString(reference.path)
+            reversible
+                ? writeMarker(JSONMarker.reference) { $0.writeString(reference.path) } : writeString(reference.path)
         case .bytes(let data):
-            reversible ? writeMarker(JSONMarker.bytes) { $0.writeString(data.base64EncodedString()) } : writeString(data.base64EncodedString())
+            reversible
+                ? writeMarker(JSONMarker.bytes) { $0.writeString(data.base64EncodedString()) }
+                : writeString(data.base64EncodedString())
         case .vector(let vector):
             let elements = Value.array(vector.array.map(Value.double))
             reversible ? writeMarker(JSONMarker.vector) { $0.write(elements) } : write(elements)
         case .serverTimestamp:
             reversible ? writeMarker(JSONMarker.serverTimestamp) { $0.append("true") } : append("null")
         case .array(let elements):
-            guard !elements.isEmpty else { append("[]"); return }
+            guard !elements.isEmpty else {
+                append("[]")
+                return
+            }
             output.pointee.append(UInt8(ascii: "["))
             depth += 1
             for (position, element) in elements.enumerated() {
@@ -81,10 +91,14 @@ struct JSONTextWriter {
     }
 
     mutating func writeEntries(of map: MapValue) {
-        guard !map.isEmpty else { append("{}"); return }
+        guard !map.isEmpty else {
+            append("{}")
+            return
+        }
         output.pointee.append(UInt8(ascii: "{"))
         depth += 1
-        let positions = options.sortedKeys
+        let positions =
+            options.sortedKeys
             ? map.indices.sorted { map.keys[$0].utf8.lexicographicallyPrecedes(map.keys[$1].utf8) }
             : Array(map.indices)
         for (count, position) in positions.enumerated() {
@@ -116,8 +130,14 @@ struct JSONTextWriter {
     /// Finite doubles in the shortest form that reads back to the same bits (always with `.` or an exponent, so they
     /// read back as doubles); NaN and ±∞ as markers (reversible) or null (plain).
     mutating func writeDouble(_ double: Double) {
-        guard let text = ReversibleMarker.text(forNonFinite: double) else { append(double.description); return }
-        guard options.form == .reversible else { append("null"); return }
+        guard let text = ReversibleMarker.text(forNonFinite: double) else {
+            append(double.description)
+            return
+        }
+        guard options.form == .reversible else {
+            append("null")
+            return
+        }
         writeMarker(JSONMarker.double) { $0.writeString(text) }
     }
 
@@ -139,7 +159,10 @@ struct JSONTextWriter {
     func writeInteger(_ integer: Int64) {
         output.pointee.append(atMost: 20) { text in
             var digits = 0, rest = integer.magnitude
-            repeat { digits += 1; rest /= 10 } while rest > 0
+            repeat {
+                digits += 1
+                rest /= 10
+            } while rest > 0
             let length = digits + (integer < 0 ? 1 : 0)
             var magnitude = integer.magnitude
             for index in stride(from: length - 1, through: length - digits, by: -1) {
@@ -172,7 +195,8 @@ struct JSONTextWriter {
             var segmentStart = 0
             @inline(__always) func copySegment(to end: Int) {
                 if end > segmentStart {
-                    UnsafeMutableRawPointer(text + written).copyMemory(from: base + segmentStart, byteCount: end - segmentStart)
+                    UnsafeMutableRawPointer(text + written).copyMemory(
+                        from: base + segmentStart, byteCount: end - segmentStart)
                     written += end - segmentStart
                 }
             }
@@ -183,13 +207,27 @@ struct JSONTextWriter {
                 segmentStart = offset + 1
                 text[written] = UInt8(ascii: "\\")
                 switch byte {
-                case 0x22: text[written + 1] = UInt8(ascii: "\""); written += 2
-                case 0x5C: text[written + 1] = UInt8(ascii: "\\"); written += 2
-                case 0x0A: text[written + 1] = UInt8(ascii: "n"); written += 2
-                case 0x0D: text[written + 1] = UInt8(ascii: "r"); written += 2
-                case 0x09: text[written + 1] = UInt8(ascii: "t"); written += 2
-                case 0x08: text[written + 1] = UInt8(ascii: "b"); written += 2
-                case 0x0C: text[written + 1] = UInt8(ascii: "f"); written += 2
+                case 0x22:
+                    text[written + 1] = UInt8(ascii: "\"")
+                    written += 2
+                case 0x5C:
+                    text[written + 1] = UInt8(ascii: "\\")
+                    written += 2
+                case 0x0A:
+                    text[written + 1] = UInt8(ascii: "n")
+                    written += 2
+                case 0x0D:
+                    text[written + 1] = UInt8(ascii: "r")
+                    written += 2
+                case 0x09:
+                    text[written + 1] = UInt8(ascii: "t")
+                    written += 2
+                case 0x08:
+                    text[written + 1] = UInt8(ascii: "b")
+                    written += 2
+                case 0x0C:
+                    text[written + 1] = UInt8(ascii: "f")
+                    written += 2
                 default:
                     text[written + 1] = UInt8(ascii: "u")
                     text[written + 2] = UInt8(ascii: "0")
@@ -213,7 +251,8 @@ struct JSONTextWriter {
             // A byte below 0x20, a quote or a backslash, found exactly by these bit tests (carries only ever set bits
             // above a byte that qualifies).
             let quotes = word ^ 0x2222_2222_2222_2222, backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let found = (word &- 0x2020_2020_2020_2020) & ~word
+            let found =
+                (word &- 0x2020_2020_2020_2020) & ~word
                 | (quotes &- 0x0101_0101_0101_0101) & ~quotes
                 | (backslashes &- 0x0101_0101_0101_0101) & ~backslashes
             return found & 0x8080_8080_8080_8080 != 0
@@ -229,7 +268,9 @@ struct JSONTextWriter {
         // Under eight bytes: two overlapping halves, or single bytes, padded with "A"s (which need no escape).
         var word: UInt64 = 0x4141_4141_4141_4141
         if count >= 4 {
-            word = UInt64(base.loadUnaligned(as: UInt32.self)) | UInt64(base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+            word =
+                UInt64(base.loadUnaligned(as: UInt32.self)) | UInt64(
+                    base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
         } else {
             for offset in 0..<count { word = word << 8 | UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) }
         }
@@ -238,5 +279,7 @@ struct JSONTextWriter {
 
     /// The lowercase hex digit of a nibble (computed: a table in a global array was retained on every call).
     @inline(__always)
-    static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble }
+    static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+    }
 }

@@ -15,8 +15,12 @@ enum MarkerPayloads {
         case (JSONMarker.timestamp, .string(let text)):
             do { return .timestamp(try Timestamp(rfc3339: text)) } catch { throw fail(error.message) }
         case (JSONMarker.geoPoint, .array(let pair)) where pair.count == 2:
-            guard let latitude = pair[0].numberAsDouble, let longitude = pair[1].numberAsDouble else { throw fail("expects [latitude, longitude]") }
-            do { return .geoPoint(try GeoPoint(validatingLatitude: latitude, longitude: longitude)) } catch { throw fail(error.message) }
+            guard let latitude = pair[0].numberAsDouble, let longitude = pair[1].numberAsDouble else {
+                throw fail("expects [latitude, longitude]")
+            }
+            do { return .geoPoint(try GeoPoint(validatingLatitude: latitude, longitude: longitude)) } catch {
+                throw fail(error.message)
+            }
         case (JSONMarker.reference, .string(let path)):
             do { return .reference(try DocumentReference(path: path)) } catch { throw fail(error.message) }
         case (JSONMarker.bytes, .string(let base64)):

@@ -13,8 +13,9 @@ extension Value {
     public init(json bytes: some ContiguousBytes, options: JSONOptions = JSONOptions()) throws(FirePackError) {
         self = try bytes.withBorrowedBytes { bytes throws(FirePackError) in
             guard let base = bytes.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
-            var parser = JSONParser(base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
-                                    largeIntegers: options.largeIntegers)
+            var parser = JSONParser(
+                base: base, count: bytes.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
+                largeIntegers: options.largeIntegers)
             return try parser.parseDocument()
         }
     }

@@ -29,8 +29,11 @@ extension DecoderImpl {
         /// Where the next element ends; throws valueNotFound at the end of the array.
         func nextElementEnd(for type: Any.Type) throws -> Int {
             guard !isAtEnd else {
-                throw DecodingError.valueNotFound(type, decoder.contextAtPath(codingPath + [AnyCodingKey(index: currentIndex)],
-                                                                             "Unkeyed container is at end", at: position))
+                throw DecodingError.valueNotFound(
+                    type,
+                    decoder.contextAtPath(
+                        codingPath + [AnyCodingKey(index: currentIndex)],
+                        "Unkeyed container is at end", at: position))
             }
             let input = decoder.input
             return try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: position, limit: header.end) }
@@ -55,7 +58,9 @@ extension DecoderImpl {
             return value
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try nextDecoder().container(keyedBy: type)
         }
 
@@ -69,8 +74,9 @@ extension DecoderImpl {
 
         private mutating func nextDecoder() throws -> DecoderImpl {
             let end = try nextElementEnd(for: Any.self)
-            let child = decoder.child(at: position, end: end, depth: depth + 1,
-                                      path: Array(decoder.path.prefix(pathDepth)) + [.index(currentIndex)])
+            let child = decoder.child(
+                at: position, end: end, depth: depth + 1,
+                path: Array(decoder.path.prefix(pathDepth)) + [.index(currentIndex)])
             position = end
             currentIndex += 1
             return child
@@ -104,7 +110,8 @@ extension DecoderImpl {
 
     /// A decoder positioned at a `null` (what `superDecoder(forKey:)` gives for a missing key, as in Foundation).
     static func null(options: DecoderOptions, path: [PathEntry]) -> DecoderImpl {
-        let input = try! ReaderInput(UnsafeRawBufferPointer(start: nullEncoding, count: 1), rootStart: 0, limits: .default)
+        let input = try! ReaderInput(
+            UnsafeRawBufferPointer(start: nullEncoding, count: 1), rootStart: 0, limits: .default)
         let decoder = DecoderImpl(input: input, options: options, offset: 0, end: 1, depth: 0)
         decoder.path = path
         return decoder

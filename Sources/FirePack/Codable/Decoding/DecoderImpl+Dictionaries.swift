@@ -33,7 +33,9 @@ extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value:
         }
         var result = Self(minimumCapacity: header.count)
         try decoder.decodeEntries(of: header) { key, start, end in
-            if result.index(forKey: key) == nil { result[key] = try decoder.decode(Value.self, at: start, end: end, depth: decoder.depth + 1) }
+            if result.index(forKey: key) == nil {
+                result[key] = try decoder.decode(Value.self, at: start, end: end, depth: decoder.depth + 1)
+            }
         }
         slot.initializeMemory(as: Self.self, to: result)
     }

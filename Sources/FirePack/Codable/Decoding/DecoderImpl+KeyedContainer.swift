@@ -41,13 +41,17 @@ extension DecoderImpl {
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            if T.self == DocumentIDMarker.self { return unsafeBitCast(DocumentIDMarker(reference: map.decoder.options.reference), to: T.self) }
+            if T.self == DocumentIDMarker.self {
+                return unsafeBitCast(DocumentIDMarker(reference: map.decoder.options.reference), to: T.self)
+            }
             if T.self == FirePackUnknownFields.self { return try unknownFields(key) as? T }
             guard let location = try map.find(named: key.stringValue), !map.isNull(at: location) else { return nil }
             return try map.decode(type, at: location, entry: .key(key))
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try map.nestedDecoder(named: key.stringValue, entry: .key(key), requireKey: key).container(keyedBy: type)
         }
 
@@ -63,9 +67,13 @@ extension DecoderImpl {
             try map.nestedDecoder(named: key.stringValue, entry: .key(key), requireKey: nil)
         }
 
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key, read: decoder.decodeString) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            try scalar(key, read: decoder.decodeString)
+        }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key, read: decoder.decodeBool) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key) { try decoder.decodeDouble(at: $0, end: $1) } }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            try scalar(key) { try decoder.decodeDouble(at: $0, end: $1) }
+        }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(key, read: decoder.decodeFloat) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
@@ -80,10 +88,18 @@ extension DecoderImpl {
 
         // The scalar `decodeIfPresent` overloads: the protocol's default versions ask `contains(_:)`, which cannot
         // throw, so damaged bytes would read as a missing key; these find the key once and throw what they find.
-        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try scalarIfPresent(key, read: decoder.decodeString) }
-        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(key, read: decoder.decodeBool) }
-        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try scalarIfPresent(key) { try decoder.decodeDouble(at: $0, end: $1) } }
-        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try scalarIfPresent(key, read: decoder.decodeFloat) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+            try scalarIfPresent(key, read: decoder.decodeString)
+        }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+            try scalarIfPresent(key, read: decoder.decodeBool)
+        }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+            try scalarIfPresent(key) { try decoder.decodeDouble(at: $0, end: $1) }
+        }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+            try scalarIfPresent(key, read: decoder.decodeFloat)
+        }
         func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(type, key) }
         func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try integerIfPresent(type, key) }
         func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try integerIfPresent(type, key) }
@@ -104,7 +120,9 @@ extension DecoderImpl {
 
         /// Reads a scalar at `location` with `key` on the coding path of any error.
         @inline(__always)
-        private func scalar<T>(_ key: Key, at location: (offset: Int, end: Int), read: (Int, Int) throws -> T) throws -> T {
+        private func scalar<T>(_ key: Key, at location: (offset: Int, end: Int), read: (Int, Int) throws -> T) throws
+            -> T
+        {
             try map.withEntry(.key(key)) { try read(location.offset, location.end) }
         }
 

@@ -9,22 +9,30 @@ extension DecoderImpl {
     /// identical): in unspecialized generic code an `as? T` cast and an `Optional<T>` result each cost a runtime
     /// metadata lookup per value (guarded by `Decode 1000 Book/FirePackDecoder Codable`).
     @inline(__always)
-    func decodeScalar<T>(_ scalar: NativeScalar, at offset: Int, end: Int, into result: UnsafeMutablePointer<T>) throws {
+    func decodeScalar<T>(_ scalar: NativeScalar, at offset: Int, end: Int, into result: UnsafeMutablePointer<T>) throws
+    {
         switch scalar {
         case .string: result.initialize(to: unsafeBitCast(try decodeString(at: offset, end: end), to: T.self))
         case .int: result.initialize(to: unsafeBitCast(try decodeInteger(Int.self, at: offset, end: end), to: T.self))
         case .bool: result.initialize(to: unsafeBitCast(try decodeBool(at: offset, end: end), to: T.self))
         case .double: result.initialize(to: unsafeBitCast(try decodeDouble(at: offset, end: end), to: T.self))
-        case .int64: result.initialize(to: unsafeBitCast(try decodeInteger(Int64.self, at: offset, end: end), to: T.self))
+        case .int64:
+            result.initialize(to: unsafeBitCast(try decodeInteger(Int64.self, at: offset, end: end), to: T.self))
         case .float: result.initialize(to: unsafeBitCast(try decodeFloat(at: offset, end: end), to: T.self))
-        case .int32: result.initialize(to: unsafeBitCast(try decodeInteger(Int32.self, at: offset, end: end), to: T.self))
-        case .int16: result.initialize(to: unsafeBitCast(try decodeInteger(Int16.self, at: offset, end: end), to: T.self))
+        case .int32:
+            result.initialize(to: unsafeBitCast(try decodeInteger(Int32.self, at: offset, end: end), to: T.self))
+        case .int16:
+            result.initialize(to: unsafeBitCast(try decodeInteger(Int16.self, at: offset, end: end), to: T.self))
         case .int8: result.initialize(to: unsafeBitCast(try decodeInteger(Int8.self, at: offset, end: end), to: T.self))
         case .uint: result.initialize(to: unsafeBitCast(try decodeInteger(UInt.self, at: offset, end: end), to: T.self))
-        case .uint64: result.initialize(to: unsafeBitCast(try decodeInteger(UInt64.self, at: offset, end: end), to: T.self))
-        case .uint32: result.initialize(to: unsafeBitCast(try decodeInteger(UInt32.self, at: offset, end: end), to: T.self))
-        case .uint16: result.initialize(to: unsafeBitCast(try decodeInteger(UInt16.self, at: offset, end: end), to: T.self))
-        case .uint8: result.initialize(to: unsafeBitCast(try decodeInteger(UInt8.self, at: offset, end: end), to: T.self))
+        case .uint64:
+            result.initialize(to: unsafeBitCast(try decodeInteger(UInt64.self, at: offset, end: end), to: T.self))
+        case .uint32:
+            result.initialize(to: unsafeBitCast(try decodeInteger(UInt32.self, at: offset, end: end), to: T.self))
+        case .uint16:
+            result.initialize(to: unsafeBitCast(try decodeInteger(UInt16.self, at: offset, end: end), to: T.self))
+        case .uint8:
+            result.initialize(to: unsafeBitCast(try decodeInteger(UInt8.self, at: offset, end: end), to: T.self))
         }
     }
 
@@ -58,7 +66,9 @@ extension DecoderImpl {
         case .double:
             let value = try wrap { () throws(FirePackError) in try input.getDouble(at: offset, limit: end).0 }
             guard let result = I(exactly: value) else {
-                let why = value.rounded(.towardZero) == value ? "does not fit in \(I.self)" : "is not a whole number, as \(I.self) needs"
+                let why =
+                    value.rounded(.towardZero) == value
+                    ? "does not fit in \(I.self)" : "is not a whole number, as \(I.self) needs"
                 throw DecodingError.dataCorrupted(context("Number \(value) \(why)", at: offset))
             }
             return result
@@ -75,11 +85,13 @@ extension DecoderImpl {
         case .double:
             let double = try wrap { () throws(FirePackError) in try input.getDouble(at: offset, limit: end).0 }
             if !double.isFinite, case .throw = options.floatStrategy {
-                throw DecodingError.dataCorrupted(context(
-                    "Found \(double), and the decoder's nonConformingFloatDecodingStrategy is .throw", at: offset))
+                throw DecodingError.dataCorrupted(
+                    context(
+                        "Found \(double), and the decoder's nonConformingFloatDecodingStrategy is .throw", at: offset))
             }
             return double
-        case .integer: return Double(try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
+        case .integer:
+            return Double(try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
         case .string:
             if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options.floatStrategy {
                 let string = try decodeString(at: offset, end: end)
@@ -106,7 +118,9 @@ extension DecoderImpl {
     func decodeSpecial<T>(_ kind: NativeSpecial, into result: UnsafeMutablePointer<T>) throws {
         switch kind {
         case .date: result.initialize(to: unsafeBitCast(try decodeDate(), to: T.self))
-        case .timestamp: result.initialize(to: unsafeBitCast(try decodeTimestamp(as: Timestamp.self, at: offset, end: end), to: T.self))
+        case .timestamp:
+            result.initialize(
+                to: unsafeBitCast(try decodeTimestamp(as: Timestamp.self, at: offset, end: end), to: T.self))
         case .data: result.initialize(to: unsafeBitCast(try decodeData(), to: T.self))
         case .url: result.initialize(to: unsafeBitCast(try decodeURL(), to: T.self))
         case .geoPoint: result.initialize(to: unsafeBitCast(try decodeGeoPoint(at: offset, end: end), to: T.self))
@@ -114,25 +128,34 @@ extension DecoderImpl {
         case .vector:
             try expect(.vector, for: VectorValue.self, at: offset, end: end)
             let (start, count, _) = try wrap { () throws(FirePackError) in try input.getVector(at: offset, limit: end) }
-            result.initialize(to: unsafeBitCast(VectorView(input.bytes(from: start, count: count * 8)).vectorValue, to: T.self))
+            result.initialize(
+                to: unsafeBitCast(VectorView(input.bytes(from: start, count: count * 8)).vectorValue, to: T.self))
         case .value:
             var materializer = Materializer(input: input)
-            let value = try wrap { () throws(FirePackError) in try materializer.value(at: offset, limit: end, depth: depth).0 }
+            let value = try wrap { () throws(FirePackError) in
+                try materializer.value(at: offset, limit: end, depth: depth).0
+            }
             result.initialize(to: unsafeBitCast(value, to: T.self))
         case .documentID:
             result.initialize(to: unsafeBitCast(DocumentIDMarker(reference: options.reference), to: T.self))
         case .serverTimestampProbe:
             let pending = (try? input.tag(at: offset, limit: end)) == Tag.serverTimestamp
-            result.initialize(to: unsafeBitCast(ServerTimestampProbe(isPending: pending, estimate: pending ? options.serverTimestampEstimate : nil), to: T.self))
+            result.initialize(
+                to: unsafeBitCast(
+                    ServerTimestampProbe(isPending: pending, estimate: pending ? options.serverTimestampEstimate : nil),
+                    to: T.self))
         case .uuid:
             let string = try decodeString(at: offset, end: end)
-            guard let uuid = UUID(uuidString: string) else { throw DecodingError.dataCorrupted(context("Invalid UUID string \(string.debugDescription)", at: offset)) }
+            guard let uuid = UUID(uuidString: string) else {
+                throw DecodingError.dataCorrupted(context("Invalid UUID string \(string.debugDescription)", at: offset))
+            }
             result.initialize(to: unsafeBitCast(uuid, to: T.self))
         case .decimal:
             let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
             let decimal: Decimal
             if ValueType(tag: tag) == .integer {
-                decimal = Decimal(try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
+                decimal = Decimal(
+                    try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
             } else {
                 let double = try decodeDouble(at: offset, end: end)
                 decimal = Decimal(string: double.description) ?? Decimal(double)
@@ -145,7 +168,9 @@ extension DecoderImpl {
 
     func decodeURL() throws -> URL {
         let string = try decodeString(at: offset, end: end)
-        guard let url = URL(string: string) else { throw DecodingError.dataCorrupted(context("Invalid URL string \(string.debugDescription)", at: offset)) }
+        guard let url = URL(string: string) else {
+            throw DecodingError.dataCorrupted(context("Invalid URL string \(string.debugDescription)", at: offset))
+        }
         return url
     }
 
@@ -182,13 +207,15 @@ extension DecoderImpl {
         case .iso8601:
             let string = try decodeString(at: offset, end: end)
             guard let timestamp = try? Timestamp(rfc3339: string) else {
-                throw DecodingError.dataCorrupted(context("Expected an ISO 8601 date, found \(string.debugDescription)", at: offset))
+                throw DecodingError.dataCorrupted(
+                    context("Expected an ISO 8601 date, found \(string.debugDescription)", at: offset))
             }
             return timestamp.dateValue()
         case .formatted(let format):
             let string = try decodeString(at: offset, end: end)
             guard let date = format.date(string) else {
-                throw DecodingError.dataCorrupted(context("Date string \(string.debugDescription) does not match the format", at: offset))
+                throw DecodingError.dataCorrupted(
+                    context("Date string \(string.debugDescription) does not match the format", at: offset))
             }
             return date
         case .custom(let decode): return try decode(self)

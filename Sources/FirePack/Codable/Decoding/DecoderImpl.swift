@@ -106,13 +106,20 @@ final class DecoderImpl: Decoder {
     }
 
     /// Reads the header of the container at `offset` (a value ending at `end`, inside `depth` containers).
-    func containerHeader(expectingMap: Bool, for type: Any.Type, at offset: Int, end: Int, depth: Int) throws -> ContainerHeader {
+    func containerHeader(expectingMap: Bool, for type: Any.Type, at offset: Int, end: Int, depth: Int) throws
+        -> ContainerHeader
+    {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         if tag == Tag.null {
-            throw DecodingError.valueNotFound(type, context("Expected \(expectingMap ? "a map" : "an array") but found null", at: offset))
+            throw DecodingError.valueNotFound(
+                type, context("Expected \(expectingMap ? "a map" : "an array") but found null", at: offset))
         }
-        let header = try wrap { () throws(FirePackError) in try input.getContainerHeader(at: offset, limit: end, depth: depth + 1) }
-        guard header.isMap == expectingMap else { throw typeMismatch(type, expected: expectingMap ? "a map" : "an array", at: offset) }
+        let header = try wrap { () throws(FirePackError) in
+            try input.getContainerHeader(at: offset, limit: end, depth: depth + 1)
+        }
+        guard header.isMap == expectingMap else {
+            throw typeMismatch(type, expected: expectingMap ? "a map" : "an array", at: offset)
+        }
         return header
     }
 
@@ -134,8 +141,10 @@ final class DecoderImpl: Decoder {
         }
     }
 
-    private func decodeNonScalar<T: Decodable>(_ type: T.Type, _ native: NativeType?, at offset: Int, end: Int, depth: Int,
-                                                into slot: UnsafeMutablePointer<T>) throws -> T {
+    private func decodeNonScalar<T: Decodable>(
+        _ type: T.Type, _ native: NativeType?, at offset: Int, end: Int, depth: Int,
+        into slot: UnsafeMutablePointer<T>
+    ) throws -> T {
         let savedOffset = self.offset, savedEnd = self.end, savedDepth = self.depth
         self.offset = offset
         self.end = end
@@ -153,17 +162,24 @@ final class DecoderImpl: Decoder {
         if !options.usesDefaultKeys {
             if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
         } else if options.usesGeneratedCoding,
-                  let generated = state.generatedTypes.conformance(of: T.self, { $0 as? any FirePackDecodable.Type }) {
+            let generated = state.generatedTypes.conformance(of: T.self, { $0 as? any FirePackDecodable.Type })
+        {
             // Generated coding (`@FirePackCodable`), at this same value; see `decodeGenerated`.
-            try generated.decodeGenerated(into: UnsafeMutableRawPointer(slot), decoder: self, at: offset, end: end, depth: depth)
+            try generated.decodeGenerated(
+                into: UnsafeMutableRawPointer(slot), decoder: self, at: offset, end: end, depth: depth)
             return slot.move()
         }
-        if let keyed = state.stringKeyedTypes.conformance(of: T.self, { $0 as? any StringKeyedDecodableDictionary.Type }) {
-            do { try keyed.decodeMap(from: self, into: UnsafeMutableRawPointer(slot)) } catch let error as DecodingError { throw locating(error) }
+        if let keyed = state.stringKeyedTypes.conformance(
+            of: T.self, { $0 as? any StringKeyedDecodableDictionary.Type })
+        {
+            do { try keyed.decodeMap(from: self, into: UnsafeMutableRawPointer(slot)) } catch let error as DecodingError
+            { throw locating(error) }
             return slot.move()
         }
         if let keyed = state.rawKeyedTypes.conformance(of: T.self, { $0 as? any RawKeyedDecodableDictionary.Type }) {
-            do { return try keyed.init(decodingMapFrom: self) as! T } catch let error as DecodingError { throw locating(error) }
+            do { return try keyed.init(decodingMapFrom: self) as! T } catch let error as DecodingError {
+                throw locating(error)
+            }
         }
         do { return try T(from: self) } catch let error as DecodingError {
             throw locating(error)
@@ -177,9 +193,10 @@ final class DecoderImpl: Decoder {
         func located(_ context: DecodingError.Context) -> DecodingError.Context? {
             guard !context.debugDescription.contains("(at byte ") else { return nil }
             let description = context.debugDescription
-            let suffix = self.context("", at: offset).debugDescription.dropFirst()   // " (at byte N …)."
-            return DecodingError.Context(codingPath: context.codingPath, debugDescription: description + " " + suffix,
-                                         underlyingError: context.underlyingError)
+            let suffix = self.context("", at: offset).debugDescription.dropFirst()  // " (at byte N …)."
+            return DecodingError.Context(
+                codingPath: context.codingPath, debugDescription: description + " " + suffix,
+                underlyingError: context.underlyingError)
         }
         switch error {
         case .dataCorrupted(let context): return located(context).map { .dataCorrupted($0) } ?? error
@@ -216,7 +233,8 @@ final class DecoderImpl: Decoder {
         if tag == Tag.null {
             return .valueNotFound(type, context("Expected \(type) value but found null instead", at: offset))
         }
-        return .typeMismatch(type, context("Expected to decode \(expected ?? "\(type)") but found \(Tag.typeName(of: tag))", at: offset))
+        return .typeMismatch(
+            type, context("Expected to decode \(expected ?? "\(type)") but found \(Tag.typeName(of: tag))", at: offset))
     }
 }
 

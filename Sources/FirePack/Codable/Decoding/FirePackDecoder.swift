@@ -114,7 +114,9 @@ public final class FirePackDecoder: Sendable {
     ///
     /// Given a `reference`, the bytes are a document's fields: `@DocumentID` properties are filled from it, and
     /// errors name it.
-    public func decode<T: Decodable>(_ type: T.Type, from bytes: some ContiguousBytes, in reference: DocumentReference? = nil) throws -> T {
+    public func decode<T: Decodable>(
+        _ type: T.Type, from bytes: some ContiguousBytes, in reference: DocumentReference? = nil
+    ) throws -> T {
         try bytes.withUnsafeBytes { try decode(type, from: $0, options: options(reference: reference)) }
     }
 
@@ -123,19 +125,26 @@ public final class FirePackDecoder: Sendable {
     /// The tree is written without key references (`Value.withScratchFirePackBytes`), cheaper than an encoding meant
     /// to be kept: a write per call, against a second implementation of every mapping rule, strategy and error that a
     /// decoder of trees would be (guarded by `Decode 1 BookWithTags/DictionaryDecoder`, which decodes from a tree).
-    public func decode<T: Decodable>(_ type: T.Type, from value: Value, in reference: DocumentReference? = nil) throws -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from value: Value, in reference: DocumentReference? = nil) throws
+        -> T
+    {
         let options = options(reference: reference)
         return try value.withScratchFirePackBytes { try decode(type, from: $0, options: options) }
     }
 
     /// Decodes the value at a reader's cursor (for example inside a larger structure) and moves past it.
-    public func decode<T: Decodable>(_ type: T.Type, from reader: inout FirePackReader,
-                                     in reference: DocumentReference? = nil) throws -> T {
+    public func decode<T: Decodable>(
+        _ type: T.Type, from reader: inout FirePackReader,
+        in reference: DocumentReference? = nil
+    ) throws -> T {
         let end: Int
         do { end = try reader.input.valueEnd(at: reader.readerIndex, limit: reader.limit) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description, underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: error.description, underlyingError: error))
         }
-        var decoder = makeDecoder(input: reader.input, options: options(reference: reference), offset: reader.readerIndex, end: end, depth: reader.depth)
+        var decoder = makeDecoder(
+            input: reader.input, options: options(reference: reference), offset: reader.readerIndex, end: end,
+            depth: reader.depth)
         defer { recycle(&decoder) }
         let value = try decoder.decodeRoot(type)
         try reader.skipValue()
@@ -158,7 +167,9 @@ public final class FirePackDecoder: Sendable {
                 try verifier.verify()
             }
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: Self.describe(error, options.reference), underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: Self.describe(error, options.reference), underlyingError: error)
+            )
         }
         return makeDecoder(input: input, options: options, offset: 0, end: input.rootEnd, depth: 0)
     }

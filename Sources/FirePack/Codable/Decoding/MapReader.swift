@@ -35,7 +35,9 @@ struct MapReader {
         if decoder.keyCursors.count > depth {
             decoder.keyCursors[depth] = cursor
         } else {
-            while decoder.keyCursors.count < depth { decoder.keyCursors.append(KeyCursor(map: -1, offset: 0, index: 0)) }
+            while decoder.keyCursors.count < depth {
+                decoder.keyCursors.append(KeyCursor(map: -1, offset: 0, index: 0))
+            }
             decoder.keyCursors.append(cursor)
         }
     }
@@ -53,8 +55,9 @@ struct MapReader {
         var position = header.bodyStart
         for _ in 0..<header.count {
             guard let (start, count, afterKey) = try? input.getKey(at: position, limit: header.end),
-                  UTF8Validation.firstInvalidOffset(input.base, start: start, count: count) == nil,
-                  let valueEnd = try? input.valueEnd(at: afterKey, limit: header.end) else {
+                UTF8Validation.firstInvalidOffset(input.base, start: start, count: count) == nil,
+                let valueEnd = try? input.valueEnd(at: afterKey, limit: header.end)
+            else {
                 names.append(Self.damagedKeyMarker + String(position))
                 break
             }
@@ -72,7 +75,8 @@ struct MapReader {
     /// one, or its entry reads after all.
     func throwIfDamagedKeyMarker(_ name: String) throws {
         guard name.hasPrefix(Self.damagedKeyMarker), let position = Int(name.dropFirst(Self.damagedKeyMarker.count)),
-              position >= header.bodyStart, position < header.end else { return }
+            position >= header.bodyStart, position < header.end
+        else { return }
         let input = decoder.input, limit = header.end
         try decoder.wrap { () throws(FirePackError) in
             let (start, count, afterKey) = try input.getKey(at: position, limit: limit)
@@ -81,21 +85,30 @@ struct MapReader {
         }
     }
 
-    static func convertKeys(decoder: DecoderImpl, header: ContainerHeader, codingPath: [any CodingKey]) throws -> [(key: String, entry: Int)] {
+    static func convertKeys(decoder: DecoderImpl, header: ContainerHeader, codingPath: [any CodingKey]) throws -> [(
+        key: String, entry: Int
+    )] {
         var result: [(key: String, entry: Int)] = []
         let input = decoder.input
         var position = header.bodyStart
         for _ in 0..<header.count {
             let entry = position
-            let (start, count, afterKey) = try decoder.wrap { () throws(FirePackError) in try input.getKey(at: position, limit: header.end) }
-            try decoder.wrap { () throws(FirePackError) in try input.validateUTF8(start: start, count: count, what: "key") }
+            let (start, count, afterKey) = try decoder.wrap { () throws(FirePackError) in
+                try input.getKey(at: position, limit: header.end)
+            }
+            try decoder.wrap { () throws(FirePackError) in
+                try input.validateUTF8(start: start, count: count, what: "key")
+            }
             let raw = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
             switch decoder.options.keyStrategy {
             case .useDefaultKeys: result.append((raw, entry))
             case .convertFromSnakeCase: result.append((KeyConversion.camelCase(raw), entry))
-            case .custom(let convert): result.append((convert(codingPath + [AnyCodingKey(stringValue: raw)]).stringValue, entry))
+            case .custom(let convert):
+                result.append((convert(codingPath + [AnyCodingKey(stringValue: raw)]).stringValue, entry))
             }
-            position = try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) }
+            position = try decoder.wrap { () throws(FirePackError) in
+                try input.valueEnd(at: afterKey, limit: header.end)
+            }
         }
         return result
     }
@@ -105,8 +118,13 @@ struct MapReader {
         if let convertedKeys {
             guard let entry = convertedKeys.first(where: { $0.key == name })?.entry else { return nil }
             let input = decoder.input
-            let (_, _, afterKey) = try decoder.wrap { () throws(FirePackError) in try input.getKey(at: entry, limit: header.end) }
-            return (afterKey, try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) })
+            let (_, _, afterKey) = try decoder.wrap { () throws(FirePackError) in
+                try input.getKey(at: entry, limit: header.end)
+            }
+            return (
+                afterKey,
+                try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) }
+            )
         }
         var name = name
         if let found = try name.withUTF8({ try search(for: UnsafeRawBufferPointer($0)) }) { return found }
@@ -119,8 +137,11 @@ struct MapReader {
         if cursor.map != mapOffset { cursor = KeyCursor(map: mapOffset, offset: header.bodyStart, index: 0) }
         do {
             var progress = MapEntryCache.Progress()
-            guard let found = try Self.search(for: wanted, in: decoder.input, header: header, position: &cursor.offset, index: &cursor.index,
-                                              progress: &progress, keys: &decoder.state.keyReferences) else {
+            guard
+                let found = try Self.search(
+                    for: wanted, in: decoder.input, header: header, position: &cursor.offset, index: &cursor.index,
+                    progress: &progress, keys: &decoder.state.keyReferences)
+            else {
                 return nil
             }
             decoder.keyCursors[depth] = cursor
@@ -136,12 +157,15 @@ struct MapReader {
     /// below `progress.located` are read from `cache`, and each entry located next is added to it. Key references resolve
     /// through the call's `KeyReferenceMemo`.
     @inline(__always)
-    static func search(for wanted: UnsafeRawBufferPointer, in input: ReaderInput, header: ContainerHeader,
-                       position start: inout Int, index startIndex: inout Int,
-                       cache: UnsafeMutablePointer<MapEntry>? = nil, progress: inout MapEntryCache.Progress,
-                       keys: inout KeyReferenceMemo) throws(FirePackError) -> (offset: Int, end: Int)? {
+    static func search(
+        for wanted: UnsafeRawBufferPointer, in input: ReaderInput, header: ContainerHeader,
+        position start: inout Int, index startIndex: inout Int,
+        cache: UnsafeMutablePointer<MapEntry>? = nil, progress: inout MapEntryCache.Progress,
+        keys: inout KeyReferenceMemo
+    ) throws(FirePackError) -> (offset: Int, end: Int)? {
         if cache != nil && progress.located == header.count
-            && progress.signature & MapEntryCache.Progress.signatureBit(wanted.baseAddress, count: wanted.count) == 0 {
+            && progress.signature & MapEntryCache.Progress.signatureBit(wanted.baseAddress, count: wanted.count) == 0
+        {
             return nil
         }
         var position = start, index = startIndex
@@ -155,8 +179,9 @@ struct MapReader {
                 entry = cache[index]
             } else {
                 let (keyStart, count, afterKey) = try keys.getKey(at: position, limit: header.end, in: input)
-                entry = MapEntry(keyStart: keyStart, keyCount: count, valueOffset: afterKey,
-                                 valueEnd: try input.valueEnd(at: afterKey, limit: header.end))
+                entry = MapEntry(
+                    keyStart: keyStart, keyCount: count, valueOffset: afterKey,
+                    valueEnd: try input.valueEnd(at: afterKey, limit: header.end))
                 if let cache, index == progress.located {
                     cache[index] = entry
                     progress.located += 1
@@ -164,7 +189,9 @@ struct MapReader {
                 }
             }
             if entry.keyCount == wanted.count
-                && (entry.keyCount == 0 || ByteComparison.equal(input.base + entry.keyStart, wanted.baseAddress!, count: entry.keyCount)) {
+                && (entry.keyCount == 0
+                    || ByteComparison.equal(input.base + entry.keyStart, wanted.baseAddress!, count: entry.keyCount))
+            {
                 start = entry.valueEnd
                 startIndex = index + 1
                 return (entry.valueOffset, entry.valueEnd)
@@ -176,7 +203,10 @@ struct MapReader {
     }
 
     func keyNotFound(_ key: any CodingKey) -> DecodingError {
-        .keyNotFound(key, decoder.contextAtPath(codingPath, "No value for key \(key.stringValue.debugDescription) in the map", at: mapOffset))
+        .keyNotFound(
+            key,
+            decoder.contextAtPath(
+                codingPath, "No value for key \(key.stringValue.debugDescription) in the map", at: mapOffset))
     }
 
     /// Decodes the value at `location` as `T`, with `entry` on top of the coding path.
@@ -221,11 +251,22 @@ extension DecodingError {
         let path = base + [entry.codingKey]
         switch self {
         case .typeMismatch(let type, let context):
-            return .typeMismatch(type, .init(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError))
+            return .typeMismatch(
+                type,
+                .init(
+                    codingPath: path, debugDescription: context.debugDescription,
+                    underlyingError: context.underlyingError))
         case .valueNotFound(let type, let context):
-            return .valueNotFound(type, .init(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError))
+            return .valueNotFound(
+                type,
+                .init(
+                    codingPath: path, debugDescription: context.debugDescription,
+                    underlyingError: context.underlyingError))
         case .dataCorrupted(let context):
-            return .dataCorrupted(.init(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError))
+            return .dataCorrupted(
+                .init(
+                    codingPath: path, debugDescription: context.debugDescription,
+                    underlyingError: context.underlyingError))
         default:
             return self
         }

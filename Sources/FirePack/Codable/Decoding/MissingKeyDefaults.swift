@@ -56,7 +56,8 @@ extension DecoderImpl {
     @inline(never)
     func defaultForMissingKey<T>(_ type: T.Type) -> T? {
         guard options.settings.value.missingKeyStrategy == .useDefaultValues,
-              let defaulted = T.self as? any FirePackDefaultValue.Type else { return nil }
+            let defaulted = T.self as? any FirePackDefaultValue.Type
+        else { return nil }
         return defaulted.firePackDefault as? T
     }
 }

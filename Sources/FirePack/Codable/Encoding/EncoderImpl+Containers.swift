@@ -28,23 +28,31 @@ extension EncoderImpl {
             try encoder.encodeEntry(value, at: position, pathDepth: pathDepth, key: key)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
-                                                            forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type,
+            forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             guard let position = try? encoder.entry(mapKey(key), of: map) else {
-                return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, map: EncoderImpl.unusableContainer,
-                                                                         pathDepth: pathDepth + 1, rawKeys: false))
+                return KeyedEncodingContainer(
+                    KeyedContainer<NestedKey>(
+                        encoder: encoder, map: EncoderImpl.unusableContainer,
+                        pathDepth: pathDepth + 1, rawKeys: false))
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .key(key))
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: nested, map: nested.container(at: position, isMap: true),
-                                                                     pathDepth: pathDepth + 1, rawKeys: false))
+            return KeyedEncodingContainer(
+                KeyedContainer<NestedKey>(
+                    encoder: nested, map: nested.container(at: position, isMap: true),
+                    pathDepth: pathDepth + 1, rawKeys: false))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             guard let position = try? encoder.entry(mapKey(key), of: map) else {
-                return UnkeyedContainer(encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
+                return UnkeyedContainer(
+                    encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .key(key))
-            return UnkeyedContainer(encoder: nested, array: nested.container(at: position, isMap: false), pathDepth: pathDepth + 1)
+            return UnkeyedContainer(
+                encoder: nested, array: nested.container(at: position, isMap: false), pathDepth: pathDepth + 1)
         }
 
         mutating func superEncoder() -> any Encoder {
@@ -60,8 +68,9 @@ extension EncoderImpl {
             guard !encoder.writesInOrder, let position = try? encoder.entry(mapKey, of: map) else {
                 return UnusableEncoder(codingPath: codingPath)
             }
-            return EncoderImpl(tree: encoder.tree.unsafelyUnwrapped, options: encoder.options,
-                               path: Array(encoder.path.prefix(pathDepth)) + [entry], at: position)
+            return EncoderImpl(
+                tree: encoder.tree.unsafelyUnwrapped, options: encoder.options,
+                path: Array(encoder.path.prefix(pathDepth)) + [entry], at: position)
         }
     }
 
@@ -92,24 +101,32 @@ extension EncoderImpl {
             count += 1
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+            NestedKey
+        > {
             guard let position = try? encoder.element(of: array) else {
-                return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, map: EncoderImpl.unusableContainer,
-                                                                         pathDepth: pathDepth + 1, rawKeys: false))
+                return KeyedEncodingContainer(
+                    KeyedContainer<NestedKey>(
+                        encoder: encoder, map: EncoderImpl.unusableContainer,
+                        pathDepth: pathDepth + 1, rawKeys: false))
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .index(count))
             count += 1
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: nested, map: nested.container(at: position, isMap: true),
-                                                                     pathDepth: pathDepth + 1, rawKeys: false))
+            return KeyedEncodingContainer(
+                KeyedContainer<NestedKey>(
+                    encoder: nested, map: nested.container(at: position, isMap: true),
+                    pathDepth: pathDepth + 1, rawKeys: false))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
             guard let position = try? encoder.element(of: array) else {
-                return UnkeyedContainer(encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
+                return UnkeyedContainer(
+                    encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .index(count))
             count += 1
-            return UnkeyedContainer(encoder: nested, array: nested.container(at: position, isMap: false), pathDepth: pathDepth + 1)
+            return UnkeyedContainer(
+                encoder: nested, array: nested.container(at: position, isMap: false), pathDepth: pathDepth + 1)
         }
 
         mutating func superEncoder() -> any Encoder {
@@ -117,8 +134,9 @@ extension EncoderImpl {
                 return UnusableEncoder(codingPath: codingPath)
             }
             defer { count += 1 }
-            return EncoderImpl(tree: encoder.tree.unsafelyUnwrapped, options: encoder.options,
-                               path: Array(encoder.path.prefix(pathDepth)) + [.index(count)], at: position)
+            return EncoderImpl(
+                tree: encoder.tree.unsafelyUnwrapped, options: encoder.options,
+                path: Array(encoder.path.prefix(pathDepth)) + [.index(count)], at: position)
         }
     }
 
@@ -142,8 +160,11 @@ extension EncoderImpl {
         @inline(__always)
         func checkUnused() throws {
             guard !encoder.hasValue(at: position) else {
-                throw EncodingError.invalidValue(Never?.none as Any, .init(codingPath: codingPath,
-                    debugDescription: "A single value container was asked to encode a second value"))
+                throw EncodingError.invalidValue(
+                    Never?.none as Any,
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "A single value container was asked to encode a second value"))
             }
             if encoder.writesInOrder { encoder.cutPath(to: pathDepth) }
         }
@@ -178,10 +199,14 @@ struct UnusableKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
     mutating func encodeNil(forKey key: Key) throws { throw EncoderImpl.OutOfOrder() }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw EncoderImpl.OutOfOrder() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         KeyedEncodingContainer(UnusableKeyedContainer<NestedKey>(codingPath: codingPath))
     }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { UnusableContainer(codingPath: codingPath) }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        UnusableContainer(codingPath: codingPath)
+    }
     mutating func superEncoder() -> any Encoder { UnusableEncoder(codingPath: codingPath) }
     mutating func superEncoder(forKey key: Key) -> any Encoder { UnusableEncoder(codingPath: codingPath) }
 }
@@ -192,7 +217,9 @@ struct UnusableContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer
     var count: Int { 0 }
     mutating func encodeNil() throws { throw EncoderImpl.OutOfOrder() }
     mutating func encode<T: Encodable>(_ value: T) throws { throw EncoderImpl.OutOfOrder() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         KeyedEncodingContainer(UnusableKeyedContainer<NestedKey>(codingPath: codingPath))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }

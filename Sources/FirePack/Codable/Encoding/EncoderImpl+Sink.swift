@@ -106,7 +106,8 @@ extension EncoderImpl {
         }
         // Asking twice for the same kind of container of one value is allowed: it is the same container.
         guard writer.depth >= 1, writer.top.isMap == isMap, writer.top.headerStart == position.start,
-              let id = openContainers.last else { return Self.unusableContainer }
+            let id = openContainers.last
+        else { return Self.unusableContainer }
         return Container(id: id, depth: writer.depth)
     }
 

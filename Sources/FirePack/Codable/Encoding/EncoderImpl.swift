@@ -65,7 +65,8 @@ final class EncoderImpl: Encoder {
             if !options.usesDefaultKeys {
                 if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
             } else if options.usesGeneratedCoding, writesInOrder,
-                      let generated = generatedTypes.conformance(of: T.self, { $0 as? any FirePackEncodable.Type }) {
+                let generated = generatedTypes.conformance(of: T.self, { $0 as? any FirePackEncodable.Type })
+            {
                 // Generated coding (`@FirePackCodable`), at this same position.
                 try generated.encodeGenerated(value, encoder: self)
                 return
@@ -83,8 +84,11 @@ final class EncoderImpl: Encoder {
         switch try options.special(kind, value) {
         case .value(let native): setValue(native, at: position)
         case .skip:
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath,
-                debugDescription: "@DocumentID can only be a property of a keyed type"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "@DocumentID can only be a property of a keyed type"))
         case .custom(let encode): try encodeNested(at: position) { try encode(self) }
         }
     }
@@ -101,7 +105,9 @@ final class EncoderImpl: Encoder {
     /// Writes the value of the entry `key` of a map whose container is at `pathDepth`, at `position`.
     @inline(__always)
     func encodeEntry<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, key: some CodingKey) throws {
-        guard writesInOrder else { return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .key(key)) }
+        guard writesInOrder else {
+            return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .key(key))
+        }
         cutPath(to: pathDepth)
         path.append(.key(key))
         defer { cutPath(to: pathDepth) }
@@ -111,7 +117,9 @@ final class EncoderImpl: Encoder {
     /// Writes the element `index` of an array whose container is at `pathDepth`, at `position`.
     @inline(__always)
     func encodeElement<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, index: Int) throws {
-        guard writesInOrder else { return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .index(index)) }
+        guard writesInOrder else {
+            return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .index(index))
+        }
         cutPath(to: pathDepth)
         path.append(.index(index))
         defer { cutPath(to: pathDepth) }
@@ -139,7 +147,8 @@ final class EncoderImpl: Encoder {
             path.append(entry)
             return self
         }
-        return EncoderImpl(tree: tree.unsafelyUnwrapped, options: options, path: Array(path.prefix(pathDepth)) + [entry], at: position)
+        return EncoderImpl(
+            tree: tree.unsafelyUnwrapped, options: options, path: Array(path.prefix(pathDepth)) + [entry], at: position)
     }
 
     /// Cuts the coding path back to `depth` entries (those of a container being written again); usually one entry.

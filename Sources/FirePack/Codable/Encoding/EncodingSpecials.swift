@@ -38,7 +38,8 @@ extension EncoderOptions {
         case .uuid: return .value(.string(unsafeBitCast(value, to: UUID.self).uuidString))
         case .decimal: return .value(.double(Double(unsafeBitCast(value, to: Decimal.self).description) ?? .nan))
         case .serverTimestampProbe:
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "The server-timestamp probe is decode-only"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "The server-timestamp probe is decode-only"))
         }
     }
 
@@ -61,8 +62,13 @@ extension EncoderOptions {
         switch self.floatStrategy {
         case .allow: return nil
         case .throw:
-            throw EncodingError.invalidValue(double, .init(codingPath: codingPath(),
-                debugDescription: "\(double) is not a finite number and the encoder's nonConformingFloatEncodingStrategy is .throw"))
+            throw EncodingError.invalidValue(
+                double,
+                .init(
+                    codingPath: codingPath(),
+                    debugDescription:
+                        "\(double) is not a finite number and the encoder's nonConformingFloatEncodingStrategy is .throw"
+                ))
         case .convertToString(let positiveInfinity, let negativeInfinity, let nan):
             return double.isNaN ? nan : (double > 0 ? positiveInfinity : negativeInfinity)
         }
@@ -70,10 +76,16 @@ extension EncoderOptions {
 
     /// An unsigned integer as Int64, or an error above Int64.max (Firestore integers are signed 64-bit).
     @inline(__always)
-    func int64<U: FixedWidthInteger & UnsignedInteger>(_ value: U, codingPath: @autoclosure () -> [any CodingKey]) throws -> Int64 {
+    func int64<U: FixedWidthInteger & UnsignedInteger>(_ value: U, codingPath: @autoclosure () -> [any CodingKey])
+        throws -> Int64
+    {
         guard let signed = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath(),
-                debugDescription: "\(U.self) \(value) is above Int64.max, the largest integer FirePack (like Firestore) stores"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: codingPath(),
+                    debugDescription:
+                        "\(U.self) \(value) is above Int64.max, the largest integer FirePack (like Firestore) stores"))
         }
         return signed
     }

@@ -46,7 +46,11 @@ public final class FirePackEncoder: Sendable {
     /// identical bytes.
     public var deterministic: Bool {
         get { outputFormatting.contains(.sortedKeys) }
-        set { state.withLock { if newValue { $0.outputFormatting.insert(.sortedKeys) } else { $0.outputFormatting.remove(.sortedKeys) } } }
+        set {
+            state.withLock {
+                if newValue { $0.outputFormatting.insert(.sortedKeys) } else { $0.outputFormatting.remove(.sortedKeys) }
+            }
+        }
     }
     /// Whether types with generated coding (`@FirePackCodable`) are written through it; true by default. Either way
     /// the bytes are the same: false writes every type through its `Encodable` conformance (to compare the two).
@@ -88,7 +92,9 @@ public final class FirePackEncoder: Sendable {
     /// Encodes the value as one root value into `buffer` (memory the caller owns) while it fits, and returns the
     /// writer that holds the bytes: still in `buffer` when `isWritingInBorrowedMemory`, else in the writer's own
     /// memory. For FirePackNIO's `ByteBuffer.writeFirePack`.
-    package func encode<T: Encodable>(_ value: T, borrowing buffer: UnsafeMutableRawBufferPointer) throws -> FirePackWriter {
+    package func encode<T: Encodable>(_ value: T, borrowing buffer: UnsafeMutableRawBufferPointer) throws
+        -> FirePackWriter
+    {
         let options = self.options
         let writer = FirePackWriter(options: .init(deterministic: options.deterministic), borrowing: buffer)
         try encode(value, into: writer, options: options)
@@ -108,7 +114,8 @@ public final class FirePackEncoder: Sendable {
     static func checkLimits(of value: Any, in writer: FirePackWriter, from start: Int) throws {
         guard let violation = writer.limitViolation else { return }
         writer.abandonRootValue(truncatingTo: start)
-        throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: violation.description, underlyingError: violation))
+        throw EncodingError.invalidValue(
+            value, .init(codingPath: [], debugDescription: violation.description, underlyingError: violation))
     }
 
     func encodeValue<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
@@ -119,8 +126,9 @@ public final class FirePackEncoder: Sendable {
             // Generated coding (`@FirePackCodable`): straight into the writer, keys sorted at compile time when
             // deterministic. Whatever it cannot honour (a key written twice) goes to the tree path below.
             do {
-                try generated.encodeTopLevel(value, writer: writer, options: options,
-                                             sortsKeys: deterministic || writer.options.deterministic)
+                try generated.encodeTopLevel(
+                    value, writer: writer, options: options,
+                    sortsKeys: deterministic || writer.options.deterministic)
                 return
             } catch is EncoderImpl.OutOfOrder {
                 writer.abandonRootValue(truncatingTo: start)
@@ -160,7 +168,11 @@ public final class FirePackEncoder: Sendable {
     /// The error for a root value written while the writer is inside another value.
     @usableFromInline
     static func insideValue(_ value: Any) -> EncodingError {
-        EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "The writer is inside a value: FirePackEncoder appends whole root values"))
+        EncodingError.invalidValue(
+            value,
+            .init(
+                codingPath: [],
+                debugDescription: "The writer is inside a value: FirePackEncoder appends whole root values"))
     }
 
     /// The value as a `Value` tree, with this encoder's strategies.

@@ -32,8 +32,13 @@ public struct DocumentID<Value: DocumentIDWrappable & Codable>: Codable {
 
     /// Throws: a document ID is not data, and only FirePack's coders know to leave it out.
     public func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription:
-            "@DocumentID can only be encoded by FirePackEncoder or DictionaryEncoder, which leave it out of the data"))
+        throw EncodingError.invalidValue(
+            self,
+            .init(
+                codingPath: encoder.codingPath,
+                debugDescription:
+                    "@DocumentID can only be encoded by FirePackEncoder or DictionaryEncoder, which leave it out of the data"
+            ))
     }
 }
 
@@ -49,8 +54,13 @@ struct DocumentIDMarker: Codable {
     init(from decoder: any Decoder) throws { reference = nil }
 
     func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(DocumentIDMarker.self, .init(codingPath: encoder.codingPath, debugDescription:
-            "@DocumentID can only be encoded by FirePackEncoder or DictionaryEncoder, which leave it out of the data"))
+        throw EncodingError.invalidValue(
+            DocumentIDMarker.self,
+            .init(
+                codingPath: encoder.codingPath,
+                debugDescription:
+                    "@DocumentID can only be encoded by FirePackEncoder or DictionaryEncoder, which leave it out of the data"
+            ))
     }
 }
 

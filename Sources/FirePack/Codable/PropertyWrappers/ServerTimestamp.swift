@@ -41,7 +41,10 @@ public struct ServerTimestamp<Value: ServerTimestampWrappable & Codable>: Codabl
     /// Decodes a timestamp, or nil for null or the pending sentinel (the estimate, when the decoder has one).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { wrappedValue = nil; return }
+        if container.decodeNil() {
+            wrappedValue = nil
+            return
+        }
         let probe = try container.decode(ServerTimestampProbe.self)
         if probe.isPending {
             wrappedValue = probe.estimate.map(Value.wrap)
