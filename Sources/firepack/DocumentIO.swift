@@ -229,18 +229,12 @@ final class FirestoreProtoInput: DocumentInput {
     func next() throws -> Document? {
         try fill(10)
         guard available > 0 else { return nil }
-        var length = 0, shift = 0, index = start, terminated = false
-        while index < buffer.count && index < start + 10 {
-            let byte = buffer[index]
-            length |= Int(byte & 0x7F) << shift
-            shift += 7
-            index += 1
-            if byte < 0x80 {
-                terminated = true
-                break
-            }
+        let header = buffer.withUnsafeBytes {
+            FirestoreProto.delimitedPrefix(UnsafeRawBufferPointer(rebasing: $0[start...]))
         }
-        let prefix = index - start
+        let terminated = header != nil
+        let length = header.map { Int(clamping: $0.length) } ?? 0
+        let prefix = header?.prefixCount ?? 0
         if terminated && length <= maxMessageLength {
             try fill(prefix + length)  // may move the unread bytes to the front: positions are relative to `start`
             let body = start + prefix

@@ -21,7 +21,7 @@ import Foundation
 /// sentinel has no Value form (it is a field transform): writing one throws `invalidValue`. Reading skips unknown
 /// fields, accepts any field order, and for a oneof keeps the last field, as protobuf parsers must; a Value with no
 /// field set reads as null.
-enum FirestoreProto {
+package enum FirestoreProto {
     /// A `google.firestore.v1.Value` message.
     static func encode(_ value: Value) throws(FirePackError) -> [UInt8] {
         var writer = ProtoWriter()
@@ -71,6 +71,17 @@ enum FirestoreProto {
     }
 
     /// Reads varint-length-delimited Document messages, one after another.
+    /// The length prefix of a varint-length-delimited message at the start of `bytes` (protobuf's
+    /// `writeDelimitedTo`): the message's length and the prefix's size, or nil when `bytes` holds no whole prefix
+    /// (cut short, longer than ten bytes, or above 64 bits). The one varint reader of the delimited form, shared with
+    /// `decodeDelimitedDocuments` (`ProtoReader.getVarint`).
+    package static func delimitedPrefix(_ bytes: UnsafeRawBufferPointer) -> (length: UInt64, prefixCount: Int)? {
+        guard let base = bytes.baseAddress else { return nil }
+        guard let (length, next) = try? ProtoReader(base: base, count: bytes.count).getVarint(at: 0, end: bytes.count)
+        else { return nil }
+        return (length, next)
+    }
+
     static func decodeDelimitedDocuments(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default)
         throws(FirePackError) -> [Document]
     {
