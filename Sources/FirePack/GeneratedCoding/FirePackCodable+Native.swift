@@ -6,6 +6,10 @@ import Foundation
 
 // Swift's scalars, Firestore's types and Foundation's mapped types, arrays and optionals: the types generated code
 // reads and writes directly. Each reads and writes exactly what the Codable path does for it.
+//
+// One conformance per integer type, each with its own concrete body, though they differ only in the type: generated
+// code in a model's module calls `Int64(firePack:)` and the like directly, and a shared default implementation in a
+// constrained protocol extension would be a generic call across modules, unspecialized, on every field.
 
 extension String: FirePackDecodable, FirePackEncodable {
     /// Reads a string.

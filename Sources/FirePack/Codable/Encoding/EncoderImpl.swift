@@ -103,6 +103,10 @@ final class EncoderImpl: Encoder {
     }
 
     /// Writes the value of the entry `key` of a map whose container is at `pathDepth`, at `position`.
+    ///
+    /// This and `encodeElement` differ only in the path entry they push: two functions rather than one taking a
+    /// `PathEntry`, so that the entry is built in place on the path, not built, copied and destroyed per value
+    /// (guarded by `Encode canada model/FirePackEncoder Codable`).
     @inline(__always)
     func encodeEntry<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, key: some CodingKey) throws {
         guard writesInOrder else {
