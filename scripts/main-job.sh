@@ -17,7 +17,7 @@ for json in Fixtures/*.json; do
   "$firepack" convert "$json" "$out/$name.fpk"
   "$firepack" convert "$json" "$out/$name.fpks" --collection "$name" --id-field id --quiet
   for form in fpk fpks; do
-    cmp -s "$out/$name.$form" "Fixtures/$name.$form" || { echo "error: Fixtures/$name.$form is out of date; run scripts/generate-fixtures.sh" >&2; status=1; }
+    cmp -s "$out/$name.$form" "Fixtures/$name.$form" || { echo "error: Fixtures/$name.$form is out of date; run scripts/generate/generate-fixtures.sh" >&2; status=1; }
   done
   if [ -f "Fixtures/$name.firestore.json" ]; then
     "$firepack" convert "$json" "$out/$name.firestore.json" --collection "$name" --id-field id --resolve-server-timestamps 2024-01-01T00:00:00Z

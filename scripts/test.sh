@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 # zlib for gzip streams; libprotobuf-c and protoc-c for the independent protobuf cross-check
-# (Tests/CFirestoreProto links libprotobuf-c; scripts/generate-protobuf-c.sh uses protoc-c).
+# (Tests/CFirestoreProto links libprotobuf-c; scripts/generate/generate-protobuf-c.sh uses protoc-c).
 for pkg in zlib1g-dev libprotobuf-c-dev protobuf-c-compiler; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
@@ -27,7 +27,7 @@ FIREPACK_LARGE_TESTS=1 swift test --skip-build --traits FirePackHummingbird --fi
   | tee .build/large-test-output.txt
 grep -q "1 test.* passed" .build/large-test-output.txt || { echo "test.sh: the large test did not run and pass" >&2; exit 1; }
 # The claim that the traits keep swift-nio and Hummingbird away from FirePack-only users, checked.
-bash scripts/check-footprint.sh
+bash scripts/checks/check-footprint.sh
 
 # The Python package and the engines (Docs/ARROW.md): a virtual environment with the pinned engines from PyPI, the
 # wheel built from python/ (it builds the native library in release mode and bundles the Swift runtime), installed

@@ -3,7 +3,7 @@ import Testing
 import FirePack
 import FirePackInterop
 
-/// Fixtures/*.fpk are generated from Fixtures/*.json by scripts/generate-fixtures.sh; this fails when they drift.
+/// Fixtures/*.fpk are generated from Fixtures/*.json by scripts/generate/generate-fixtures.sh; this fails when they drift.
 @Suite("Fixtures")
 struct FixtureTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -27,7 +27,7 @@ struct FixtureTests {
         let writer = FirePackWriter()
         writer.writeFileHeader()
         writer.write(value)
-        #expect(writer.takeBytes() == packed, "Fixtures/\(name).fpk is out of date: run scripts/generate-fixtures.sh")
+        #expect(writer.takeBytes() == packed, "Fixtures/\(name).fpk is out of date: run scripts/generate/generate-fixtures.sh")
         let decoded = try packed.withUnsafeBytes { raw in
             Result { () throws(FirePackError) in
                 var reader = try FirePackReader(fileBytes: raw)

@@ -4,7 +4,7 @@ import FirePackTestSupport
 
 /// Hostile input costs time in proportion to its size: each case measures a hostile input against a benign one of the
 /// same size in the same run (the fastest of three runs each) and bounds the ratio. Sizes are small so that a debug
-/// build runs each case in well under a few seconds; `scripts/stress-hostile.py` runs the large versions against the
+/// build runs each case in well under a few seconds; `scripts/measure/stress-hostile.py` runs the large versions against the
 /// release tool.
 @Suite("Hostile input: linear time, bounded state")
 struct HostileInputTests {

@@ -6,7 +6,7 @@ import FirePackTestSupport
 
 /// Small hostile inputs cost the tool bounded memory and linear time, and what it writes it reads back: each case runs
 /// the built binary as a child and checks its peak memory (`wait4`) against a ceiling, and its messages.
-/// `scripts/stress-hostile.py` runs the same cases at full size against a release build.
+/// `scripts/measure/stress-hostile.py` runs the same cases at full size against a release build.
 @Suite("firepack tool: bounded resources", .serialized)
 struct BoundedResourceTests {
     let directory = Tool.temporaryDirectory("bounded")

@@ -324,19 +324,19 @@ struct ToolTests {
         return files.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".firestore.json") }.map { String($0.dropLast(5)) }.sorted()
     }()
 
-    @Test("committed .fpks and .firestore.json fixtures match what scripts/generate-fixtures.sh makes", arguments: fixtureNames)
+    @Test("committed .fpks and .firestore.json fixtures match what scripts/generate/generate-fixtures.sh makes", arguments: fixtureNames)
     func fixturesInSync(name: String) throws {
         let stream = path("\(name).fpks")
         #expect(try Tool.run(["convert", "Fixtures/\(name).json", stream, "--collection", name, "--id-field", "id", "--quiet"]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: stream)) == Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/\(name).fpks")),
-                "Fixtures/\(name).fpks is out of date: run scripts/generate-fixtures.sh")
+                "Fixtures/\(name).fpks is out of date: run scripts/generate/generate-fixtures.sh")
         let committedREST = Tool.repository.appendingPathComponent("Fixtures/\(name).firestore.json")
         guard FileManager.default.fileExists(atPath: committedREST.path) else { return }
         let rest = path("\(name).firestore.json")
         #expect(try Tool.run(["convert", "Fixtures/\(name).json", rest, "--collection", name, "--id-field", "id",
                               "--resolve-server-timestamps", "2024-01-01T00:00:00Z"]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: rest)) == Data(contentsOf: committedREST),
-                "Fixtures/\(name).firestore.json is out of date: run scripts/generate-fixtures.sh")
+                "Fixtures/\(name).firestore.json is out of date: run scripts/generate/generate-fixtures.sh")
     }
 
     @Test func benchPrintsATableAndAChart() throws {

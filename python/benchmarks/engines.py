@@ -1,5 +1,5 @@
 """FirePack → Arrow and Spark, beside their JSON peers in the same run (Docs/ARROW.md; BENCHMARKS.md "Arrow and
-engines"). Writes Benchmarks/Results/arrow.md, which scripts/update-benchmarks.py appends to BENCHMARKS.md.
+engines"). Writes Benchmarks/Results/arrow.md, which scripts/measure/update-benchmarks.py appends to BENCHMARKS.md.
 
     .venv/bin/python python/benchmarks/engines.py                     # 200,000 events + twitter, Spark on 500 MB
     .venv/bin/python python/benchmarks/engines.py --events 20000 --spark-mb 0 --out /tmp/arrow.md   # quick
@@ -49,7 +49,7 @@ def prepare_events(folder, count):
     stream = folder / "events.fpks"
     plain = folder / "events.plain.jsonl"
     # Without the field whose type varies: pyarrow.json cannot read such a column at all.
-    subprocess.run([sys.executable, str(REPOSITORY / "scripts/make-events.py"), "events-uniform", str(lines), str(count)], check=True)
+    subprocess.run([sys.executable, str(REPOSITORY / "scripts/generate/make-events.py"), "events-uniform", str(lines), str(count)], check=True)
     subprocess.run([tool(), "convert", str(lines), str(stream)], check=True, capture_output=True)
     subprocess.run([tool(), "convert", str(stream), str(plain), "--to", "jsonl", "--plain"], check=True, capture_output=True)
     return stream, plain

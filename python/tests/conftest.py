@@ -22,7 +22,7 @@ def make_stream(folder: Path, kind: str, count: int, seed: int = 7) -> Path:
     lines = folder / f"{kind}-{count}.jsonl"
     stream = folder / f"{kind}-{count}.fpks"
     if not stream.exists():
-        subprocess.run([sys.executable, str(REPOSITORY / "scripts/make-events.py"), kind, str(lines), str(count), str(seed)], check=True)
+        subprocess.run([sys.executable, str(REPOSITORY / "scripts/generate/make-events.py"), kind, str(lines), str(count), str(seed)], check=True)
         subprocess.run([tool(), "convert", str(lines), str(stream)], check=True, capture_output=True)
     return stream
 

@@ -1,3 +1,4 @@
+// Made by scripts/generate/generate-swift-protobuf.sh from Benchmarks/Proto/firestore_document.proto: do not edit, run it again.
 // DO NOT EDIT.
 // swift-format-ignore-file
 // swiftlint:disable all
@@ -10,7 +11,7 @@
 
 /// google.firestore.v1 Value and Document as in Firestore's document.proto (same package, messages and field
 /// numbers), with google.type.LatLng spelled out here because only protobuf's own well-known types are available
-/// offline. Generated once into Sources/FirestoreProtos by scripts/generate-swift-protobuf.sh; the generated code is
+/// offline. Generated once into Sources/FirestoreProtos by scripts/generate/generate-swift-protobuf.sh; the generated code is
 /// committed and used only by the benchmarks.
 
 #if canImport(FoundationEssentials)

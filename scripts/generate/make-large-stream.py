@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a large JSON-lines file of book documents (default 1 GB) for measuring streaming conversion:
-    python3 scripts/make-large-stream.py /tmp/books.jsonl 1000
+    python3 scripts/generate/make-large-stream.py /tmp/books.jsonl 1000
 then e.g. /usr/bin/time -v .build/release/firepack convert /tmp/books.jsonl /tmp/books.fpks --collection books --id-field id"""
 import json
 import random

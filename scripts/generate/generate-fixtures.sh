@@ -3,8 +3,8 @@
 # .fpks (document stream) and, for the guide's collections, .firestore.json (Firestore REST JSON lines) forms.
 # Tests/FirePackToolTests fails when the committed forms drift from what this script produces.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-python3 scripts/generate-fixtures.py
+cd "$(dirname "$0")/../.."
+python3 scripts/generate/generate-fixtures.py
 swift build -c release --product firepack
 firepack=.build/release/firepack
 for json in Fixtures/*.json; do

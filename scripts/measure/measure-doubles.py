@@ -2,7 +2,7 @@
 """How much a decimal form for doubles would save (issue "Format 3", "Doubles that compress"): measured on the corpus
 and on generated order-book records before the encoding is settled.
 
-    python3 scripts/measure-doubles.py                 # ../shared/corpus + 20,000 generated orders; a Markdown table
+    python3 scripts/measure/measure-doubles.py                 # ../shared/corpus + 20,000 generated orders; a Markdown table
 
 For every double in the data: its shortest round-trip decimal (Python's repr, the same digits as Swift's
 description), written as an integer mantissa m and a decimal exponent e with d == m × 10^e. The decimal form is
@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
@@ -118,7 +118,7 @@ def main():
     # Order-book-like records from the seeded generator: prices and quantities.
     with tempfile.TemporaryDirectory() as folder:
         orders = Path(folder) / "orders.jsonl"
-        subprocess.run([sys.executable, str(ROOT / "scripts/make-events.py"), "orders", str(orders), "20000", "7"], check=True)
+        subprocess.run([sys.executable, str(ROOT / "scripts/generate/make-events.py"), "orders", str(orders), "20000", "7"], check=True)
         lines = orders.read_text(encoding="utf-8").splitlines()
     values = []
     for line in lines:

@@ -2,9 +2,9 @@
 """Writes seeded, realistic FirePack test and benchmark inputs as reversible JSON lines (Firestore types as
 `{"__timestamp__": …}` markers), for `firepack convert` to turn into .fpks:
 
-    python3 scripts/make-events.py events /tmp/events.jsonl 200000     # GitHub-event-like documents
-    python3 scripts/make-events.py orders /tmp/orders.jsonl 200000     # order-book-like documents
-    python3 scripts/make-events.py events-uniform /tmp/e.jsonl 200000  # events without the field of varying type
+    python3 scripts/generate/make-events.py events /tmp/events.jsonl 200000     # GitHub-event-like documents
+    python3 scripts/generate/make-events.py orders /tmp/orders.jsonl 200000     # order-book-like documents
+    python3 scripts/generate/make-events.py events-uniform /tmp/e.jsonl 200000  # events without the field of varying type
     firepack convert /tmp/events.jsonl /tmp/events.fpks
 
 Every document carries a `__name__` path; between them they hold every Firestore type: timestamps with nanoseconds,

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks the benchmarks that matter against the thresholds checked in (Benchmarks/Thresholds/guarded.json).
 
-    python3 scripts/check-benchmark-thresholds.py            # run the guarded benchmarks, check, print the table
-    python3 scripts/check-benchmark-thresholds.py --update   # run them and record what they measure as thresholds
-    python3 scripts/check-benchmark-thresholds.py --markdown run.md   # check an existing run's markdown output
+    python3 scripts/checks/check-benchmark-thresholds.py            # run the guarded benchmarks, check, print the table
+    python3 scripts/checks/check-benchmark-thresholds.py --update   # run them and record what they measure as thresholds
+    python3 scripts/checks/check-benchmark-thresholds.py --markdown run.md   # check an existing run's markdown output
 
 Wall-clock times differ from machine to machine and from run to run on a busy 2-core one, so no time is compared
 with a time recorded elsewhere. A speed is guarded as a ratio to a peer measured in the same run (FirePack's
@@ -12,7 +12,7 @@ the check fails when a ratio falls more than `tolerance` below the recorded one.
 and do not vary between machines: the check fails when a count grows past the recorded one by more than
 `mallocTolerance` (and one allocation).
 
-The benchmarks package must be built (scripts/benchmark-smoke.sh builds it); this runs only the guarded benchmarks,
+The benchmarks package must be built (scripts/checks/benchmark-smoke.sh builds it); this runs only the guarded benchmarks,
 about a minute and a half."""
 import importlib.util
 import json
@@ -21,9 +21,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 THRESHOLDS = ROOT / "Benchmarks" / "Thresholds" / "guarded.json"
-_spec = importlib.util.spec_from_file_location("update_benchmarks", ROOT / "scripts" / "update-benchmarks.py")
+_spec = importlib.util.spec_from_file_location("update_benchmarks", ROOT / "scripts" / "measure" / "update-benchmarks.py")
 _module = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_module)
 parse, fmt_time = _module.parse, _module.fmt_time

@@ -4,13 +4,13 @@ generated collection, as JSON arrays of documents with an "id" field. Firestore 
 markers (Docs/FORMAT.md and Sources/FirePackInterop/JSON): {"__timestamp__": RFC 3339}, {"__geopoint__": [lat, lng]},
 {"__reference__": path}, {"__serverTimestamp__": true}.
 
-Deterministic: the same script always writes the same bytes. After running it, run scripts/generate-fixtures.sh's
+Deterministic: the same script always writes the same bytes. After running it, run scripts/generate/generate-fixtures.sh's
 second step (firepack convert) to refresh the .fpk files; a test fails when they drift apart."""
 import json
 import random
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "Fixtures"
+OUT = Path(__file__).resolve().parent.parent.parent / "Fixtures"
 rng = random.Random(20261122)
 
 

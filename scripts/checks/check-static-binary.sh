@@ -2,10 +2,10 @@
 # Builds the firepack tool as a binary that runs without a Swift toolchain (Swift's runtime and Foundation linked in
 # statically: `--static-swift-stdlib`) and checks it: `ldd` lists only system libraries, and a copy in an empty folder,
 # run with an empty environment, converts and validates a fixture.
-#   bash scripts/check-static-binary.sh            # builds into .build-static/ and checks
+#   bash scripts/checks/check-static-binary.sh            # builds into .build-static/ and checks
 # The binary is .build-static/release/firepack: copy it to any Linux x86-64 machine with the same C library.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 swift build -c release --product firepack --static-swift-stdlib --scratch-path .build-static
 binary=.build-static/release/firepack
 echo "$binary links:"; ldd "$binary" | sed 's/^/  /'

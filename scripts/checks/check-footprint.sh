@@ -3,7 +3,7 @@
 # downloads nor builds swift-nio or Hummingbird, builds none of swift-syntax, and runs without Foundation proper (its
 # internationalization and ICU libraries): FirePack uses FoundationEssentials only. Prints what it did download.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/app/Sources/App"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # What FirePack adds to a program: builds, in release, a minimal program that uses the FirePack product alone (with
 # the Swift runtime linked dynamically and statically) and the firepack tool, and prints a Markdown table of their
-# sizes (as built and stripped) and of the Foundation libraries they load. `scripts/measure-footprint.sh [PACKAGE]`
+# sizes (as built and stripped) and of the Foundation libraries they load. `scripts/measure/measure-footprint.sh [PACKAGE]`
 # measures the FirePack checkout at PACKAGE (default: this one), so that two commits can be compared; with FIREPACK_TOOL
 # set to a release firepack already built from that checkout, the tool is not built again.
 set -euo pipefail
-root="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
+root="$(cd "${1:-$(dirname "$0")/../..}" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/app/Sources/App"

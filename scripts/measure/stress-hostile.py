@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Hostile-input stress test of the `firepack` tool: small inputs built to make it slow or large, against benign twins.
 
-    python3 scripts/stress-hostile.py                      # every case, .build/release/firepack
-    python3 scripts/stress-hostile.py --only fake-headers  # one case
-    python3 scripts/stress-hostile.py --binary PATH --scale 0.25 --max-ratio 3
+    python3 scripts/measure/stress-hostile.py                      # every case, .build/release/firepack
+    python3 scripts/measure/stress-hostile.py --only fake-headers  # one case
+    python3 scripts/measure/stress-hostile.py --binary PATH --scale 0.25 --max-ratio 3
 
 Each case writes a hostile input and a benign twin of (about) the same size into a temporary folder, streaming
 (gzip-compressed where the name ends in .gz), runs the binary on each and measures the wall time and the child's
@@ -24,7 +24,7 @@ import argparse, gzip, os, random, resource, signal, struct, sys, tempfile, time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 MiB = 1 << 20
 CHUNK = MiB
 STREAM_HEADER = bytes([0x89, 0x46, 0x50, 0x53, 0x02, 0x00])   # .fpks, version 2, flags 0 (Docs/FORMAT.md §8)
