@@ -11,8 +11,8 @@ func assertRoundTrip<T: Codable & Equatable>(_ value: T, expecting expected: Val
     let bytes = try encoder.encodeToBytes(value)
     let tree = try Value(firePackBytes: bytes)
     if let expected { #expect(tree == expected, sourceLocation: sourceLocation) }
-    // The streaming encoder and the tree encoder agree.
-    #expect(try encoder.encodeToValue(value) == tree, "tree and streaming encoders differ", sourceLocation: sourceLocation)
+    // The encoder agrees with itself writing bytes and building a tree.
+    #expect(try encoder.encodeToValue(value) == tree, "the encoder's bytes and its tree differ", sourceLocation: sourceLocation)
     let decoded = try decoder.decode(T.self, from: bytes)
     #expect(decoded == value, sourceLocation: sourceLocation)
     return bytes
