@@ -44,7 +44,7 @@ let package = Package(
         // The C library's functions from the platform's headers (FoundationEssentials does not re-export them).
         .systemLibrary(name: "CFirePackSystem"),
         .target(name: "FirePack", dependencies: ["CFirePackSystem"]),
-        .target(name: "FirePackInterop", dependencies: ["FirePack", "CFirePackSystem"]),
+        .target(name: "FirePackInterop", dependencies: ["FirePack", "FirePackStreams", "CFirePackSystem"]),
         // The compiler plugin that expands `@FirePackCodable`, and the library that declares the macro.
         .macro(name: "FirePackMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntax", package: "swift-syntax"),
@@ -78,7 +78,7 @@ let package = Package(
         // Shared by the test targets (a seeded random generator).
         .target(name: "FirePackTestSupport", dependencies: ["FirePack"], path: "Tests/FirePackTestSupport"),
         .testTarget(name: "FirePackTests", dependencies: ["FirePack", "FirePackTestSupport"]),
-        .testTarget(name: "FirePackInteropTests", dependencies: ["FirePack", "FirePackInterop", "FirePackTestSupport"]),
+        .testTarget(name: "FirePackInteropTests", dependencies: ["FirePack", "FirePackInterop", "FirePackStreams", "FirePackTestSupport"]),
         // A file of Firestore-SDK-style code (the guide's models and calls) that must compile unchanged.
         .testTarget(name: "FirePackSDKStyleTests", dependencies: ["FirePack", "FirePackInterop"]),
         // Compiles and runs README.md's Swift blocks (ReadmeTour.swift is generated from them).

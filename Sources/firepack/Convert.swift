@@ -158,26 +158,23 @@ struct Convert: ParsableCommand {
             // Each step leaves the path of the document it wrote in `path`, checked for repeats below.
             var path = ""
             let step: () throws -> Bool
-            if time == nil, let lines = documents as? JSONLinesInput, let stream = destination as? StreamOutput,
+            if time == nil, let lines = documents as? JSONLinesReader, let stream = destination as? StreamOutput,
                 !stream.deterministic
             {
                 step = {
-                    guard try lines.appendNextNamingLine(to: stream.writer) else { return false }
+                    guard try lines.appendNext(to: stream.writer) else { return false }
                     path = lines.lastPath
                     return true
                 }
-            } else if time == nil, outputFormat == .jsonl, let records = documents as? StreamInput,
-                let output = destination as? ChunkedOutput
+            } else if time == nil, let records = documents as? StreamInput, let output = destination as? JSONLinesWriter
             {
                 // And a stream into JSON lines: each record's fields written as JSON from its bytes.
-                let options = DocumentOutputOptions(
-                    naming: naming, deterministic: deterministic, pretty: false, plain: plain, singleDocument: false
-                ).json
                 step = {
-                    guard try records.appendNextJSONLine(to: output, naming: naming, options: options) else {
+                    guard try output.appendNext(from: records.reader) else {
+                        records.reportNotClosed()
                         return false
                     }
-                    path = records.lastPath
+                    path = output.lastPath
                     return true
                 }
             } else {
@@ -203,7 +200,7 @@ struct Convert: ParsableCommand {
             // Documents given the same path twice: converted as they are, and said (Firestore would keep the last).
             var repeats = ProblemReport(maxExamples: 5)
             var paths = DuplicatePaths()
-            let lineNumbers = (documents as? JSONLinesInput)?.lines
+            let lineNumbers = documents as? JSONLinesReader
             var records = 0
             while true {
                 let generated = naming.generatedCount

@@ -25,8 +25,6 @@ protocol DocumentOutput: AnyObject {
 
 final class StreamInput: DocumentInput {
     let reader: DocumentStreamReader
-    /// The path of the document `appendNextJSONLine(to:naming:options:)` wrote last.
-    private(set) var lastPath = ""
     let file: String
     init(_ source: ByteSource, file: String) throws {
         reader = try DocumentStreamReader(source: source)
@@ -42,40 +40,8 @@ final class StreamInput: DocumentInput {
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
     var problemCount: Int { reader.problemCount }
 
-    /// Appends the next intact record's document to `output` as one JSON line — written from the record's bytes, no
-    /// tree built — and returns false at the end. Records the direct path does not take (sorted keys, a field named
-    /// like the document's path member, bytes it refuses) go through the tree, which also reports damaged ones.
-    func appendNextJSONLine(to output: ChunkedOutput, naming: DocumentNaming, options: JSONOptions) throws -> Bool {
-        while let record = try reader.nextRecord() {
-            var fields: FirePackReader?
-            var written = false
-            if let reference = try? Document.scanRecord(
-                record.payload, limits: reader.limits,
-                readFields: { reader throws(FirePackError) in
-                    fields = reader
-                    try reader.skipValue()
-                }
-            ).reference {
-                lastPath = reference.path
-                // No fields map: an empty document.
-                written = JSONTranscoding.appendObject(
-                    fields, appending: naming.member(for: reference), options: options, to: output.buffer)
-            }
-            if written {
-                output.buffer.append(0x0A)
-            } else {
-                guard let document = try reader.document(in: record) else { continue }
-                lastPath = document.reference.path
-                try output.encodeIntoBuffer(document)
-            }
-            try output.flushIfNeeded()
-            return true
-        }
-        reportNotClosed()
-        return false
-    }
-
-    private func reportNotClosed() {
+    /// Warns that the stream was not closed after its last record (interrupted or still being written).
+    func reportNotClosed() {
         if case .notClosed(let count) = reader.completion {
             StandardStreams.writeError(
                 "firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n"
@@ -84,110 +50,8 @@ final class StreamInput: DocumentInput {
     }
 }
 
-final class JSONLinesInput: DocumentInput {
-    let lines: LineReader
-    /// The path of the document `appendNext(to:)` wrote last.
-    private(set) var lastPath = ""
-    let naming: DocumentNaming
-    let jsonOptions: JSONOptions
-    init(_ source: ByteSource, naming: DocumentNaming) {
-        lines = LineReader(source)
-        self.naming = naming
-        jsonOptions = JSONOptions(largeIntegers: naming.largeIntegers)
-    }
-
-    func next() throws -> Document? {
-        while let line = try lines.next() {
-            if isBlank(line) { continue }
-            return try document(from: line)
-        }
-        return nil
-    }
-
-    /// Appends the next line's document to `stream` — its fields written straight from the text into the record, no
-    /// tree built — and returns false at the end. Lines the direct path does not take (not a plain object, an
-    /// escaped key, a malformed line) go through `document(from:)`, which also reports what is wrong, so both paths
-    /// write the same bytes and throw the same errors. The stream must not be deterministic (sorted keys).
-    func appendNext(to stream: DocumentStreamWriter) throws -> Bool {
-        while let line = try lines.next() {
-            if isBlank(line) { continue }
-            let appended = try line.withUnsafeBytes { text in
-                // `__name__` where FirePack writes it, last, is found from the end; anywhere else by a scan of the members.
-                let name: Value?, id: Value?
-                if let path = JSONTranscoding.lastMemberString(named: naming.memberNames[0], in: text) {
-                    (name, id) = (.string(path), nil)
-                } else {
-                    guard
-                        let members = JSONTranscoding.members(named: naming.memberNames, in: text, options: jsonOptions)
-                    else { return false }
-                    (name, id) = (members[0], members.count > 1 ? members[1] : nil)
-                }
-                // A line that fails here fails on the tree path too (which says why); a record is counted twice only then.
-                guard let (reference, consumedKey) = try? naming.reference(name: name, id: id, line: lines.lineNumber)
-                else { return false }
-                lastPath = reference.path
-                let skipping =
-                    consumedKey == nil ? nil : consumedKey == "__name__" ? naming.memberNames[0] : naming.memberNames[1]
-                // Errors of the sink pass through; text the direct path cannot write leaves no record behind.
-                return try stream.append(
-                    reference: reference,
-                    writingFields: { writer in
-                        do {
-                            try JSONTranscoding.writeObject(
-                                text, skipping: skipping, options: jsonOptions, into: writer)
-                        } catch { return false }
-                        return true
-                    })
-            }
-            if !appended {
-                let document = try document(from: line)
-                lastPath = document.reference.path
-                try stream.append(document)
-            }
-            return true
-        }
-        return false
-    }
-
-    /// `appendNext(to:)`, with a refusal of the stream writer (a document past the readers' limits) naming the line.
-    func appendNextNamingLine(to stream: DocumentStreamWriter) throws -> Bool {
-        do { return try appendNext(to: stream) } catch let error as FirePackError
-            where !error.message.hasPrefix("line ")
-        {
-            throw FirePackError(
-                error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
-        }
-    }
-
-    private func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
-        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
-    }
-
-    /// The line's document through a tree, with errors naming the line and column.
-    private func document(from line: ArraySlice<UInt8>) throws -> Document {
-        // A line that is an array or a string is not a document, however long: said without building its tree (a
-        // 40 MiB line of numbers once took a gigabyte to be told so).
-        if let first = line.first(where: {
-            $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF
-        }),
-            first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
-        {
-            throw FirePackError(
-                .invalidValue,
-                "line \(lines.lineNumber): a document must be a JSON object, not \(first == UInt8(ascii: "[") ? "array" : "string")"
-            )
-        }
-        let value: Value
-        do { value = try Value(json: line, options: jsonOptions) } catch {
-            // The column is the line's; the byte offset the file's, as for every other input.
-            throw FirePackError(
-                error.code, offset: error.offset.map { $0 + lines.lineOffset },
-                "line \(lines.lineNumber)\(error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""): \(error.message)",
-                path: error.path)
-        }
-        return try naming.document(from: value, line: lines.lineNumber)
-    }
-
+/// JSON lines, read by FirePackInterop's reader (`appendNext(to:)` writes each line straight into a stream).
+extension JSONLinesReader: DocumentInput {
     var problems: [String] { [] }
 }
 
@@ -335,9 +199,6 @@ final class ChunkedOutput: DocumentOutput {
         try flushIfNeeded()
     }
 
-    /// Adds the document's encoding to the buffer without flushing.
-    func encodeIntoBuffer(_ document: Document) throws { try encode(document, buffer) }
-
     /// Writes the buffer to the sink once it holds 1 MiB or more.
     func flushIfNeeded() throws {
         if buffer.count >= 1 << 20 { try flush() }
@@ -362,14 +223,7 @@ extension FileFormat {
             throw CommandFailure.usage(
                 "firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
         case .fpks: return try StreamOutput(sink, deterministic: options.deterministic)
-        case .jsonl:
-            let naming = options.naming
-            var lineOptions = json
-            lineOptions.pretty = false
-            return ChunkedOutput(sink) { document, buffer in
-                buffer.append(contentsOf: naming.value(of: document).jsonBytes(options: lineOptions))
-                buffer.append(0x0A)
-            }
+        case .jsonl: return JSONLinesWriter(sink, naming: options.naming, options: json)
         case .firestoreJSON:
             return ChunkedOutput(sink) { document, buffer in
                 buffer.append(contentsOf: try document.firestoreJSONBytes())
@@ -411,7 +265,7 @@ extension FileFormat {
     func documentInput(_ source: ByteSource, file: String, naming: DocumentNaming) throws -> DocumentInput {
         switch self {
         case .fpks: try StreamInput(source, file: file)
-        case .jsonl: JSONLinesInput(source, naming: naming)
+        case .jsonl: JSONLinesReader(source, naming: naming)
         case .firestoreJSON: FirestoreJSONInput(source)
         case .firestoreProto: FirestoreProtoInput(source)
         case .firestoreExport: try FirestoreExportInput(path: file)
@@ -425,3 +279,6 @@ extension FileFormat {
         }
     }
 }
+
+/// JSON lines, written by FirePackInterop's writer (`appendNext(from:)` writes each record straight from its bytes).
+extension JSONLinesWriter: DocumentOutput {}

@@ -247,67 +247,6 @@ enum Files {
     }
 }
 
-/// Reads a source line by line (JSON lines), holding one line at a time.
-final class LineReader {
-    let source: ByteSource
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    var start = 0, end = 0
-    var ended = false
-    let maxLineLength: Int
-    /// The 1-based number of the last line returned.
-    private(set) var lineNumber = 0
-    /// The byte offset in the input of the last line returned: error offsets inside a line are added to it, so that
-    /// "at byte N" means the same in JSON lines as in every other format (the input's N-th byte).
-    private(set) var lineOffset = 0
-    /// The input offset of `buffer[0]`.
-    private var bufferOffset = 0
-
-    init(_ source: ByteSource, maxLineLength: Int = 256 << 20) {
-        self.source = source
-        self.maxLineLength = maxLineLength
-    }
-
-    /// The next line without its newline, or nil at the end.
-    func next() throws -> ArraySlice<UInt8>? {
-        var scanFrom = start
-        while true {
-            if let newline = buffer[scanFrom..<end].firstIndex(of: 0x0A) {
-                let line = buffer[start..<newline]
-                lineOffset = bufferOffset + start
-                start = newline + 1
-                lineNumber += 1
-                return line.last == 0x0D ? line.dropLast() : line
-            }
-            if ended {
-                guard start < end else { return nil }
-                let line = buffer[start..<end]
-                lineOffset = bufferOffset + start
-                start = end
-                lineNumber += 1
-                return line
-            }
-            // Move the partial line to the front, grow if needed, read more.
-            if start > 0 {
-                buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
-                bufferOffset += start
-                end -= start
-                start = 0
-            }
-            scanFrom = end
-            if end == buffer.count {
-                guard buffer.count < maxLineLength else {
-                    throw FirePackError(.limitExceeded, "line \(lineNumber + 1) is longer than \(maxLineLength) bytes")
-                }
-                buffer += [UInt8](repeating: 0, count: buffer.count)
-            }
-            let count = try buffer.withUnsafeMutableBytes {
-                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...]))
-            }
-            if count == 0 { ended = true } else { end += count }
-        }
-    }
-}
-
 /// Names the output in its write errors: `out.fpks: cannot write: No space left on device`, not the input's name.
 final class NamingSink: ByteSink {
     let path: String

@@ -136,7 +136,7 @@ struct Validate: ParsableCommand {
             } else if format.isStream {
                 let naming = DocumentNaming(collection: "documents", idField: nil)
                 let input = try format.documentInput(source, file: file, naming: naming)
-                let lines = (input as? JSONLinesInput)?.lines
+                let lines = input as? JSONLinesReader
                 var generated = 0
                 while let document = try input.next() {
                     documents += 1

@@ -6,10 +6,10 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(122, readmeBlock1), (169, readmeBlock2), (276, readmeBlock3)]
+    [(124, readmeBlock1), (171, readmeBlock2), (278, readmeBlock3)]
 }
 
-/// README.md line 122.
+/// README.md line 124.
 func readmeBlock1(print: @escaping (Any...) -> Void) throws {
 
     // Values: Firestore's types, literals, Firestore ordering.
@@ -54,7 +54,7 @@ func readmeBlock1(print: @escaping (Any...) -> Void) throws {
     }
 }
 
-// README.md line 169: declarations with a macro, at file scope.
+// README.md line 171: declarations with a macro, at file scope.
 @FirePackCodable                         // generated coding: same bytes, same errors, several times the speed
 struct Book: Codable {
     @DocumentID var id: String?          // filled from the document reference, never written
@@ -64,7 +64,7 @@ struct Book: Codable {
     @ServerTimestamp var addedAt: Timestamp?   // nil is written as the server-timestamp sentinel
 }
 
-/// README.md line 169.
+/// README.md line 171.
 func readmeBlock2(print: @escaping (Any...) -> Void) throws {
 
 
@@ -93,7 +93,7 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 276.
+/// README.md line 278.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)

@@ -1,25 +1,29 @@
 import FirePack
-import FirePackInterop
 
 /// How documents map to plain JSON objects: their fields, with the document path under `__name__` (Firestore's name
-/// for the document key) or the document ID under `--id-field`.
-final class DocumentNaming {
-    let collection: String
-    let idField: String?
+/// for the document key) or the document ID under an ID field.
+///
+/// One naming serves one conversion: it counts the records it has named (for generated IDs and messages).
+public final class DocumentNaming {
+    /// The collection of documents named by an ID field, or given a new ID.
+    public let collection: String
+    /// The field that holds each document's ID, if any.
+    public let idField: String?
     /// Give documents without the ID field a new ID instead of failing.
-    let generatesMissingIDs: Bool
+    public let generatesMissingIDs: Bool
     /// Keep the ID field among the document's fields as well.
-    let keepsIDField: Bool
+    public let keepsIDField: Bool
     /// Generated IDs derived from the collection and the record number, so that runs are reproducible.
-    let deterministic: Bool
+    public let deterministic: Bool
     /// What integers outside Int64 become when plain JSON is read.
-    let largeIntegers: JSONOptions.LargeIntegers
+    public let largeIntegers: JSONOptions.LargeIntegers
     /// Documents given a generated ID so far.
-    private(set) var generatedCount = 0
+    public private(set) var generatedCount = 0
     /// Documents made so far (the record number of the next one).
-    private(set) var recordCount = 0
+    public private(set) var recordCount = 0
 
-    init(
+    /// A naming for documents of `collection`, found by `__name__`, else by `idField`.
+    public init(
         collection: String, idField: String?, generatesMissingIDs: Bool = false, keepsIDField: Bool = false,
         deterministic: Bool = false, largeIntegers: JSONOptions.LargeIntegers = .reject
     ) {
@@ -31,10 +35,10 @@ final class DocumentNaming {
         self.largeIntegers = largeIntegers
     }
 
-    /// A document from a plain object: its path from `__name__`, else `collection/<idField value>`, else (without
-    /// `--id-field`, or with `--generate-missing-ids`) a new ID; a missing ID field is otherwise an error naming
-    /// the record.
-    func document(from value: Value, line: Int?) throws -> Document {
+    /// A document from a plain object: its path from `__name__`, else `collection/<idField value>`, else (without an
+    /// ID field, or with `generatesMissingIDs`) a new ID; a missing ID field is otherwise an error naming the line
+    /// (JSON lines) or the record.
+    public func document(from value: Value, line: Int?) throws -> Document {
         let position = self.position(line: line)
         guard case .map(var fields) = value else {
             recordCount += 1
@@ -47,11 +51,12 @@ final class DocumentNaming {
     }
 
     /// The names of the members `reference(name:id:line:)` reads: `__name__`, and the ID field when there is one.
-    private(set) lazy var memberNames: [[UInt8]] = [Array("__name__".utf8)] + (idField.map { [Array($0.utf8)] } ?? [])
+    package private(set) lazy var memberNames: [[UInt8]] =
+        [Array("__name__".utf8)] + (idField.map { [Array($0.utf8)] } ?? [])
 
     /// The reference of the next record, from the values of its `__name__` and ID-field members (nil when absent),
     /// and the member to leave out of its fields (nil: none); counts the record (and a generated ID).
-    func reference(name: Value?, id: Value?, line: Int?) throws -> (DocumentReference, consumedKey: String?) {
+    package func reference(name: Value?, id: Value?, line: Int?) throws -> (DocumentReference, consumedKey: String?) {
         let position = self.position(line: line)
         let record = recordCount
         recordCount += 1
@@ -106,14 +111,14 @@ final class DocumentNaming {
         return collectionReference.document(using: &generator).path
     }
 
-    /// The member `value(of:)` adds to a document's fields: its ID under `--id-field`, else its path under `__name__`.
-    func member(for reference: DocumentReference) -> (key: String, value: String) {
+    /// The member `value(of:)` adds to a document's fields: its ID under the ID field, else its path under `__name__`.
+    public func member(for reference: DocumentReference) -> (key: String, value: String) {
         if let idField { return (idField, reference.documentID) }
         return ("__name__", reference.path)
     }
 
-    /// A plain object from a document: its fields plus its ID under `--id-field`, or its path under `__name__`.
-    func value(of document: Document) -> Value {
+    /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`.
+    public func value(of document: Document) -> Value {
         var fields = document.fields
         let (key, value) = member(for: document.reference)
         fields[key] = .string(value)
@@ -135,9 +140,9 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 /// Line and column of a byte offset in text, for messages about JSON input.
-enum TextPosition {
+package enum TextPosition {
     /// `line L, column C` (both from 1; the column counts characters) of `offset` in `text`.
-    static func describe(_ offset: Int, in text: some Collection<UInt8>) -> String {
+    package static func describe(_ offset: Int, in text: some Collection<UInt8>) -> String {
         var line = 1
         var lineStart = text.startIndex
         var index = text.startIndex
@@ -154,7 +159,7 @@ enum TextPosition {
     }
 
     /// The column (from 1, in characters: UTF-8 continuation bytes do not count) of `offset` within one line.
-    static func column(of offset: Int, in line: some Collection<UInt8>) -> Int {
+    package static func column(of offset: Int, in line: some Collection<UInt8>) -> Int {
         1 + line.prefix(offset).reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
     }
 }

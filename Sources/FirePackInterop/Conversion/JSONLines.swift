@@ -1,0 +1,212 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FirePack
+import FirePackStreams
+
+/// Documents read from JSON lines: one JSON object per line, each named by `DocumentNaming` (its `__name__`, its ID
+/// field, or a new ID). Blank lines are skipped; memory is one line at a time.
+///
+/// `appendNext(to:)` is the fast way into a `.fpks` stream (what `firepack convert` takes): each line's fields are
+/// written from the text straight into the record, without a `Value` tree. Errors name the line, the column within
+/// it, and the byte offset in the whole input, whichever way a line is read.
+public final class JSONLinesReader {
+    let lines: LineReader
+    /// How each line's document is named.
+    public let naming: DocumentNaming
+    let jsonOptions: JSONOptions
+    /// The path of the document the last call read or appended.
+    public private(set) var lastPath = ""
+
+    /// A reader of the JSON lines `source` holds; lines longer than `maxLineLength` bytes are an error.
+    public init(_ source: any ByteSource, naming: DocumentNaming, maxLineLength: Int = 256 << 20) {
+        lines = LineReader(source, maxLineLength: maxLineLength)
+        self.naming = naming
+        jsonOptions = JSONOptions(largeIntegers: naming.largeIntegers)
+    }
+
+    /// The 1-based number of the line read last.
+    public var lineNumber: Int { lines.lineNumber }
+
+    /// The next line's document, or nil at the end.
+    public func next() throws -> Document? {
+        while let line = try lines.next() {
+            if isBlank(line) { continue }
+            let document = try document(from: line)
+            lastPath = document.reference.path
+            return document
+        }
+        return nil
+    }
+
+    /// Appends the next line's document to `stream` — its fields written straight from the text into the record, no
+    /// tree built — and returns false at the end. The stream must not be deterministic (sorted keys). A refusal of
+    /// the stream writer (a document past the readers' limits) names the line.
+    public func appendNext(to stream: DocumentStreamWriter) throws -> Bool {
+        do { return try appendNextLine(to: stream) } catch let error as FirePackError
+            where !error.message.hasPrefix("line ")
+        {
+            throw FirePackError(
+                error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
+        }
+    }
+
+    /// Lines the direct path does not take (not a plain object, an escaped key, a malformed line) go through
+    /// `document(from:)`, which also reports what is wrong, so both paths write the same bytes and throw the same
+    /// errors.
+    func appendNextLine(to stream: DocumentStreamWriter) throws -> Bool {
+        while let line = try lines.next() {
+            if isBlank(line) { continue }
+            let appended = try line.withUnsafeBytes { text in
+                // `__name__` where FirePack writes it, last, is found from the end; anywhere else by a scan of the members.
+                let name: Value?
+                let id: Value?
+                if let path = JSONTranscoding.lastMemberString(named: naming.memberNames[0], in: text) {
+                    (name, id) = (.string(path), nil)
+                } else {
+                    guard
+                        let members = JSONTranscoding.members(named: naming.memberNames, in: text, options: jsonOptions)
+                    else { return false }
+                    (name, id) = (members[0], members.count > 1 ? members[1] : nil)
+                }
+                // A line that fails here fails on the tree path too (which says why); a record is counted twice only then.
+                guard let (reference, consumedKey) = try? naming.reference(name: name, id: id, line: lines.lineNumber)
+                else { return false }
+                lastPath = reference.path
+                let skipping =
+                    consumedKey == nil ? nil : consumedKey == "__name__" ? naming.memberNames[0] : naming.memberNames[1]
+                // Errors of the sink pass through; text the direct path cannot write leaves no record behind.
+                return try stream.append(
+                    reference: reference,
+                    writingFields: { writer in
+                        do {
+                            try JSONTranscoding.writeObject(
+                                text, skipping: skipping, options: jsonOptions, into: writer)
+                        } catch { return false }
+                        return true
+                    })
+            }
+            if !appended {
+                let document = try document(from: line)
+                lastPath = document.reference.path
+                try stream.append(document)
+            }
+            return true
+        }
+        return false
+    }
+
+    func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+
+    /// The line's document through a tree, with errors naming the line and column.
+    func document(from line: ArraySlice<UInt8>) throws -> Document {
+        // A line that is an array or a string is not a document, however long: said without building its tree (a
+        // 40 MiB line of numbers once took a gigabyte to be told so).
+        if let first = line.first(where: {
+            $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF
+        }),
+            first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
+        {
+            throw FirePackError(
+                .invalidValue,
+                "line \(lines.lineNumber): a document must be a JSON object, not \(first == UInt8(ascii: "[") ? "array" : "string")"
+            )
+        }
+        let value: Value
+        do { value = try Value(json: line, options: jsonOptions) } catch {
+            // The column is the line's; the byte offset the file's, as for every other input.
+            let column = error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""
+            throw FirePackError(
+                error.code, offset: error.offset.map { $0 + lines.lineOffset },
+                "line \(lines.lineNumber)\(column): \(error.message)", path: error.path)
+        }
+        return try naming.document(from: value, line: lines.lineNumber)
+    }
+}
+
+/// Documents written as JSON lines: one plain JSON object per document, its fields plus its ID or path
+/// (`DocumentNaming.value(of:)`), buffered and written to the sink in chunks of about a mebibyte.
+///
+/// `appendNext(from:)` is the fast way out of a `.fpks` stream (what `firepack convert` takes): each record's fields
+/// are written as JSON from its bytes, without a `Value` tree.
+public final class JSONLinesWriter {
+    let sink: any ByteSink
+    /// How each document's ID or path is written.
+    public let naming: DocumentNaming
+    /// How values are written (`pretty` is ignored: one line per document).
+    public let options: JSONOptions
+    let buffer = ByteOutput(capacity: 1 << 20 + 1 << 16)
+    /// The path of the document the last call wrote.
+    public private(set) var lastPath = ""
+
+    /// A writer of JSON lines into `sink`.
+    public init(_ sink: any ByteSink, naming: DocumentNaming, options: JSONOptions = JSONOptions()) {
+        self.sink = sink
+        self.naming = naming
+        var lineOptions = options
+        lineOptions.pretty = false
+        self.options = lineOptions
+    }
+
+    /// Writes one document as one line.
+    public func write(_ document: Document) throws {
+        append(document)
+        try flushIfNeeded()
+    }
+
+    func append(_ document: Document) {
+        buffer.append(contentsOf: naming.value(of: document).jsonBytes(options: options))
+        buffer.append(0x0A)
+        lastPath = document.reference.path
+    }
+
+    /// Writes the next intact record of `reader` as one line — from the record's bytes, no tree built — and returns
+    /// false at the end. Records the direct path does not take (sorted keys, a field named like the document's path
+    /// member, bytes it refuses) go through the tree, which also reports damaged ones (`reader.problems`).
+    public func appendNext(from reader: DocumentStreamReader) throws -> Bool {
+        while let record = try reader.nextRecord() {
+            var fields: FirePackReader?
+            var written = false
+            let scanned = try? Document.scanRecord(
+                record.payload, limits: reader.limits,
+                readFields: { reader throws(FirePackError) in
+                    fields = reader
+                    try reader.skipValue()
+                })
+            if let reference = scanned?.reference {
+                lastPath = reference.path
+                // No fields map: an empty document.
+                written = JSONTranscoding.appendObject(
+                    fields, appending: naming.member(for: reference), options: options, to: buffer)
+            }
+            if written {
+                buffer.append(0x0A)
+            } else {
+                guard let document = try reader.document(in: record) else { continue }
+                append(document)
+            }
+            try flushIfNeeded()
+            return true
+        }
+        return false
+    }
+
+    /// Writes what is buffered once it holds a mebibyte or more.
+    func flushIfNeeded() throws {
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    /// Writes what is buffered to the sink.
+    public func flush() throws {
+        try buffer.withUnsafeBytes { try sink.write($0) }
+        buffer.removeAll()
+    }
+
+    /// Writes what is buffered and finishes the sink.
+    public func finish() throws {
+        try flush()
+        try sink.finish()
+    }
+}
