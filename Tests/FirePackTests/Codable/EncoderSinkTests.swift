@@ -126,6 +126,40 @@ struct EncoderSinkTests {
         return []
     }
 
+    /// A dictionary through its own `encode(to:)` (a keyed container and a coding key per entry), for comparison
+    /// with the encoder's direct writing of `[String: V]`.
+    struct ThroughContainer<V: Encodable>: Encodable {
+        let dictionary: [String: V]
+        func encode(to encoder: any Encoder) throws { try dictionary.encode(to: encoder) }
+    }
+
+    @Test("[String: V] written directly gives the bytes, errors and untouched keys of Dictionary.encode(to:)",
+          arguments: [false, true])
+    func stringKeyedDictionaries(deterministic: Bool) throws {
+        let encoder = FirePackEncoder()
+        encoder.deterministic = deterministic
+        let nested: [String: [String: [Int]]] = ["someKey": ["innerKey": [1, 2]], "b": [:], "": ["x": []]]
+        #expect(try encoder.encodeToBytes(nested) == encoder.encodeToBytes(ThroughContainer(dictionary: nested)))
+        #expect(try encoder.encodeToValue(nested) == encoder.encodeToValue(ThroughContainer(dictionary: nested)))
+        // A key strategy never touches a dictionary's keys, at any depth.
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let tree = try encoder.encodeToValue(nested)
+        #expect(Set(keys(tree)) == ["someKey", "b", ""])
+        if case .map(let map) = tree { #expect(keys(map["someKey"] ?? .null) == ["innerKey"]) }
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        for value in [ThroughContainer(dictionary: ["a": [1, .nan]])] {
+            var paths: [[String]] = []
+            for attempt in 0..<2 {
+                do {
+                    _ = attempt == 0 ? try encoder.encodeToBytes(value.dictionary) : try encoder.encodeToBytes(value)
+                } catch EncodingError.invalidValue(_, let context) {
+                    paths.append(context.codingPath.map(\.stringValue))
+                }
+            }
+            #expect(paths == [["a", "Index 1"], ["a", "Index 1"]])
+        }
+    }
+
     @Test("a single-value container over bytes fits an existential's inline buffer (no box per value)")
     func singleValueContainerLayout() {
         #expect(MemoryLayout<EncoderImpl.SingleValueContainer>.size <= 3 * MemoryLayout<Int>.size)

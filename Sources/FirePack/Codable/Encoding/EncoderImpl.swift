@@ -27,6 +27,8 @@ final class EncoderImpl: Encoder {
     @exclusivity(unchecked) var valueStart: Position
     /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
     @exclusivity(unchecked) var bypassKeyStrategy = false
+    /// The last answers to "is this a `[String: V]`?" (EncoderImpl+Dictionaries.swift).
+    @exclusivity(unchecked) var stringKeyedTypes = GeneratedConformanceMemo<any StringKeyedEncodableDictionary.Type>()
     /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
     @exclusivity(unchecked) var rawKeyedTypes = GeneratedConformanceMemo<any RawKeyedEncodableDictionary.Type>()
     /// The identity of the Codable container behind each open writer container, outermost first (bytes).
@@ -62,6 +64,11 @@ final class EncoderImpl: Encoder {
         case .scalar(let scalar)?: try writeScalar(scalar, value, at: position)
         case .special(let kind)?: try writeSpecial(kind, value, at: position)
         case nil:
+            if let dictionary = stringKeyedTypes.conformance(
+                of: T.self, { $0 as? any StringKeyedEncodableDictionary.Type })
+            {
+                return try dictionary.encodeEntries(of: value, to: self, at: position)
+            }
             if !options.usesDefaultKeys {
                 if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
             } else if options.usesGeneratedCoding, writesInOrder,
