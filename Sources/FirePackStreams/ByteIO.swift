@@ -135,3 +135,21 @@ package func readPrefix(_ source: ByteSource, count: Int) throws -> [UInt8] {
     }
     return Array(bytes[..<filled])
 }
+
+/// Reads `prefix`, then `upstream`.
+package final class PrefixedSource: ByteSource {
+    let prefix: [UInt8]
+    var position = 0
+    let upstream: any ByteSource
+    package init(_ prefix: [UInt8], then upstream: any ByteSource) {
+        self.prefix = prefix
+        self.upstream = upstream
+    }
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard position < prefix.count else { return try upstream.read(into: buffer) }
+        let count = min(buffer.count, prefix.count - position)
+        prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: count) }
+        position += count
+        return count
+    }
+}

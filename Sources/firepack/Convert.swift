@@ -140,7 +140,8 @@ struct Convert: ParsableCommand {
             // One table of formats (FileFormat.documentInput / documentOutput): single values (fpk, json) read as
             // their documents and are written as an array of them; streams document by document.
             let documents = try inputFormat.documentInput(source, file: input, naming: naming)
-            let singleObject = (documents as? ValueInput)?.isSingleObject ?? false
+            let singleObject =
+                (documents as? ValueInput)?.isSingleObject ?? (documents as? JSONArrayReader)?.isSingleObject ?? false
             if singleObject && outputFormat != .firestoreProto {
                 // One object is one document: a single protobuf message, never a silent one-document stream.
                 throw CommandFailure(

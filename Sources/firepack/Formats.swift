@@ -113,24 +113,6 @@ enum FormatSniffer {
     }
 }
 
-/// Reads `prefix`, then `upstream`.
-final class PrefixedSource: ByteSource {
-    let prefix: [UInt8]
-    var position = 0
-    let upstream: ByteSource
-    init(_ prefix: [UInt8], then upstream: ByteSource) {
-        self.prefix = prefix
-        self.upstream = upstream
-    }
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard position < prefix.count else { return try upstream.read(into: buffer) }
-        let count = min(buffer.count, prefix.count - position)
-        prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: count) }
-        position += count
-        return count
-    }
-}
-
 extension FileFormat {
     /// Decodes a whole single-value file (fpk or json); JSON errors also give the line and column.
     func readValue(

@@ -161,7 +161,7 @@ struct Validate: ParsableCommand {
                 // A top-level JSON array, element by element: memory for one element, whatever the file's size.
                 var prefix: [UInt8] = []
                 if format == .json {
-                    let (reader, restored) = try JSONArrayReader.open(
+                    let (reader, restored) = try JSONArrayScanner.open(
                         source, options: JSONOptions(maxDepth: limits.maxDepth))
                     if let reader {
                         try validateElements(of: reader, documents: &documents, problems: &problems)
@@ -204,7 +204,7 @@ struct Validate: ParsableCommand {
     }
 
     /// Checks a JSON array's elements (and, with --firestore-limits, each as a document).
-    func validateElements(of reader: JSONArrayReader, documents: inout Int, problems: inout ProblemReport) throws {
+    func validateElements(of reader: JSONArrayScanner, documents: inout Int, problems: inout ProblemReport) throws {
         let naming = DocumentNaming(collection: "documents", idField: nil)
         do {
             while let element = try reader.next() {

@@ -26,7 +26,7 @@ UNITS = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 def parse(markdown):
-    """{benchmark name: {"ns": p50 wall clock, "mallocs": p50 malloc count}}"""
+    """{benchmark name: {"ns": p50 wall clock, "ns_min": p0 wall clock, "mallocs": p50 malloc count}}"""
     results, name = {}, None
     for line in markdown.splitlines():
         if line.startswith("### "):
@@ -36,6 +36,7 @@ def parse(markdown):
             unit = re.search(r"\(([^)]*)\) \*?\s*\|", line).group(1)
             cells = [c.strip() for c in line.split("|")[2:-1]]
             results[name]["ns"] = float(cells[2]) * UNITS[unit]
+            results[name]["ns_min"] = float(cells[0]) * UNITS[unit]
         elif name and line.startswith("| Memory (resident peak)"):
             cells = [c.strip() for c in line.split("|")[2:-1]]
             scale = {"(M)": 1, "(K)": 1 / 1024, "(G)": 1024}.get(re.search(r"\((.)\)", line.split("|")[1].split("peak")[1]).group(0) if re.search(r"\((.)\)", line.split("|")[1].split("peak")[1]) else "(M)", 1)

@@ -12,7 +12,7 @@ import FirePackStreams
 /// `appendNext(to:)` is the fast way into a `.fpks` stream (what `firepack convert` takes): each line's fields are
 /// written from the text straight into the record, without a `Value` tree. Errors name the line, the column within
 /// it, and the byte offset in the whole input, whichever way a line is read.
-public final class JSONLinesReader {
+public final class JSONLinesReader: DocumentSource {
     let lines: LineReader
     /// How each line's document is named.
     public let naming: DocumentNaming
@@ -131,19 +131,19 @@ public final class JSONLinesReader {
 ///
 /// `appendNext(from:)` is the fast way out of a `.fpks` stream (what `firepack convert` takes): each record's fields
 /// are written as JSON from its bytes, without a `Value` tree.
-public final class JSONLinesWriter {
-    let sink: any ByteSink
+public final class JSONLinesWriter: DocumentSink {
+    let chunks: ChunkedByteWriter
     /// How each document's ID or path is written.
     public let naming: DocumentNaming
     /// How values are written (`pretty` is ignored: one line per document).
     public let options: JSONOptions
-    let buffer = ByteOutput(capacity: 1 << 20 + 1 << 16)
+    var buffer: ByteOutput { chunks.buffer }
     /// The path of the document the last call wrote.
     public private(set) var lastPath = ""
 
     /// A writer of JSON lines into `sink`.
     public init(_ sink: any ByteSink, naming: DocumentNaming, options: JSONOptions = JSONOptions()) {
-        self.sink = sink
+        chunks = ChunkedByteWriter(sink)
         self.naming = naming
         var lineOptions = options
         lineOptions.pretty = false
@@ -153,7 +153,7 @@ public final class JSONLinesWriter {
     /// Writes one document as one line.
     public func write(_ document: Document) throws {
         append(document)
-        try flushIfNeeded()
+        try chunks.flushIfNeeded()
     }
 
     func append(_ document: Document) {
@@ -187,26 +187,15 @@ public final class JSONLinesWriter {
                 guard let document = try reader.document(in: record) else { continue }
                 append(document)
             }
-            try flushIfNeeded()
+            try chunks.flushIfNeeded()
             return true
         }
         return false
     }
 
-    /// Writes what is buffered once it holds a mebibyte or more.
-    func flushIfNeeded() throws {
-        if buffer.count >= 1 << 20 { try flush() }
-    }
-
     /// Writes what is buffered to the sink.
-    public func flush() throws {
-        try buffer.withUnsafeBytes { try sink.write($0) }
-        buffer.removeAll()
-    }
+    public func flush() throws { try chunks.flush() }
 
     /// Writes what is buffered and finishes the sink.
-    public func finish() throws {
-        try flush()
-        try sink.finish()
-    }
+    public func finish() throws { try chunks.finish() }
 }

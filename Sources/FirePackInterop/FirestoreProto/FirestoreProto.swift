@@ -70,7 +70,6 @@ package enum FirestoreProto {
         }
     }
 
-    /// Reads varint-length-delimited Document messages, one after another.
     /// The length prefix of a varint-length-delimited message at the start of `bytes` (protobuf's
     /// `writeDelimitedTo`): the message's length and the prefix's size, or nil when `bytes` holds no whole prefix
     /// (cut short, longer than ten bytes, or above 64 bits). The one varint reader of the delimited form, shared with
@@ -82,6 +81,7 @@ package enum FirestoreProto {
         return (length, next)
     }
 
+    /// Reads varint-length-delimited Document messages, one after another.
     static func decodeDelimitedDocuments(_ bytes: some ContiguousBytes, limits: ReaderLimits = .default)
         throws(FirePackError) -> [Document]
     {

@@ -1,15 +1,14 @@
 import FirePack
-import FirePackInterop
 import FirePackStreams
 
 /// Reads a JSON text whose top level is an array one element at a time, holding one element: a 200 MB export
-/// converts in the memory of its largest document, not of its tree (1.42 GB before).
+/// converts in the memory of its largest document, not of its tree. `JSONArrayReader` reads documents with it.
 ///
 /// A byte scanner finds each element's extent (strings and their escapes, brackets by depth); the element is then
 /// parsed by the same parser as a whole file, and its errors are moved to the file's offset, line and column, so
 /// they read as a whole-file parse's would.
-final class JSONArrayReader {
-    let source: ByteSource
+package final class JSONArrayScanner {
+    let source: any ByteSource
     let options: JSONOptions
     /// The largest element read (as `LineReader`'s longest line).
     let maxElementLength: Int
@@ -22,14 +21,14 @@ final class JSONArrayReader {
     private var line = 1, column = 1
     private var finished = false
     /// Elements returned so far.
-    private(set) var count = 0
+    package private(set) var count = 0
 
     /// The reader, or nil (nothing consumed: `restored` holds every byte read) when the text is not an array.
-    static func open(
-        _ source: ByteSource, options: JSONOptions, maxElementLength: Int = 256 << 20,
+    package static func open(
+        _ source: any ByteSource, options: JSONOptions, maxElementLength: Int = 256 << 20,
         startingAt place: JSONPlace = JSONPlace(offset: 0, line: 1, column: 1)
-    ) throws -> (JSONArrayReader?, restored: [UInt8]) {
-        let reader = JSONArrayReader(source: source, options: options, maxElementLength: maxElementLength)
+    ) throws -> (JSONArrayScanner?, restored: [UInt8]) {
+        let reader = JSONArrayScanner(source: source, options: options, maxElementLength: maxElementLength)
         (reader.bufferOffset, reader.line, reader.column) = (place.offset, place.line, place.column)
         try reader.skipWhitespace()
         // A byte order mark may precede the text (RFC 8259 §8.1).
@@ -47,7 +46,7 @@ final class JSONArrayReader {
         return (reader, [])
     }
 
-    private init(source: ByteSource, options: JSONOptions, maxElementLength: Int) {
+    private init(source: any ByteSource, options: JSONOptions, maxElementLength: Int) {
         self.source = source
         self.options = options
         self.maxElementLength = maxElementLength
@@ -95,7 +94,7 @@ final class JSONArrayReader {
     }
 
     /// The next element as a value, or nil after the closing bracket (when only whitespace may follow).
-    func next() throws -> Value? {
+    package func next() throws -> Value? {
         guard let (element, place) = try nextElement() else { return nil }
         do { return try Value(json: element, options: options) } catch {
             throw place.error(
@@ -104,7 +103,7 @@ final class JSONArrayReader {
     }
 
     /// The next element's bytes and where it starts, or nil after the closing bracket.
-    func nextElement() throws -> (bytes: ArraySlice<UInt8>, place: JSONPlace)? {
+    package func nextElement() throws -> (bytes: ArraySlice<UInt8>, place: JSONPlace)? {
         guard !finished else { return nil }
         try skipWhitespace()
         guard let first = try peek() else { throw error(.truncated, "input ends inside an array") }
@@ -179,7 +178,7 @@ final class JSONArrayReader {
     }
 
     /// `line L, column C` of `offset` inside an element that starts at `line`, `column`.
-    static func place(of offset: Int, in element: ArraySlice<UInt8>, line: Int, column: Int) -> String {
+    package static func place(of offset: Int, in element: ArraySlice<UInt8>, line: Int, column: Int) -> String {
         var line = line, column = column
         for byte in element.prefix(offset) {
             if byte == 0x0A {
@@ -191,16 +190,4 @@ final class JSONArrayReader {
         }
         return "line \(line), column \(column)"
     }
-}
-
-/// The documents of a JSON array, one at a time.
-final class JSONArrayInput: DocumentInput {
-    let reader: JSONArrayReader
-    let naming: DocumentNaming
-    init(_ reader: JSONArrayReader, naming: DocumentNaming) { (self.reader, self.naming) = (reader, naming) }
-    func next() throws -> Document? {
-        guard let value = try reader.next() else { return nil }
-        return try naming.document(from: value, line: nil)
-    }
-    var problems: [String] { [] }
 }

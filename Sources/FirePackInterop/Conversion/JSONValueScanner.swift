@@ -1,117 +1,26 @@
 import FirePack
-import FirePackInterop
 import FirePackStreams
 
-/// Firestore REST JSON documents in every shape the REST API and `gcloud` hand out, one after another:
-///
-/// - a document per line (what `firepack convert --to firestore-json` writes), or pretty-printed as `curl` shows a
-///   `GET …/documents/c/d` response — any top-level documents separated by white space;
-/// - list responses, `{"documents": [doc, …], "nextPageToken": "…"}` (one page each);
-/// - `runQuery` responses, a top-level array of `{"document": doc, "readTime": "…"}` (streamed element by element).
-///
-/// A member these shapes do not define is an error, never dropped; errors give the file's line, column and offset.
-final class FirestoreJSONInput: DocumentInput {
-    private let scanner: JSONValueScanner
-    /// Documents of the current list response or runQuery element not yet returned.
-    private var pending: [Document] = []
-    private var pendingIndex = 0
-    /// A top-level array (runQuery) being read element by element.
-    private var array: JSONArrayReader?
-
-    init(_ source: ByteSource) { scanner = JSONValueScanner(source) }
-
-    func next() throws -> Document? {
-        while true {
-            if pendingIndex < pending.count {
-                defer { pendingIndex += 1 }
-                return pending[pendingIndex]
-            }
-            pending = []
-            pendingIndex = 0
-            if let array {
-                guard let element = try array.nextElement() else {
-                    self.array = nil
-                    continue
-                }
-                try queryResult(element.bytes, at: element.place)
-                continue
-            }
-            guard let first = try scanner.peekValueStart() else { return nil }
-            if first == UInt8(ascii: "[") {
-                array = try scanner.arrayReader()
-                continue
-            }
-            let value = try scanner.nextValue()
-            try topLevelObject(value.bytes, at: value.place)
-        }
-    }
-
-    var problems: [String] { [] }
-
-    /// A document, or a list response.
-    private func topLevelObject(_ bytes: ArraySlice<UInt8>, at place: JSONPlace) throws {
-        let members = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.of(bytes) }
-        if members.contains(where: { $0.key == "documents" }) {
-            for member in members where member.key != "documents" && member.key != "nextPageToken" {
-                throw place.error(
-                    FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes,
-                    "unknown member \(member.key.debugDescription) of a list response: it has documents and nextPageToken"
-                )
-            }
-            let documents = members.first { $0.key == "documents" }!
-            let elements = try place.wrap(bytes) { () throws(FirePackError) in
-                try JSONMembers.elements(of: bytes[documents.value])
-            }
-            pending = try elements.map { range in try document(bytes[range], within: bytes, at: place) }
-        } else {
-            pending = [try document(bytes, within: bytes, at: place)]
-        }
-    }
-
-    /// A runQuery element: `{"document": …, "readTime": …}`, or one without a document (progress, the end).
-    private func queryResult(_ bytes: ArraySlice<UInt8>, at place: JSONPlace) throws {
-        let members = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.of(bytes) }
-        let known: Set<String> = ["document", "readTime", "skippedResults", "transaction", "done", "explainMetrics"]
-        for member in members where !known.contains(member.key) {
-            throw place.error(
-                FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes,
-                "unknown member \(member.key.debugDescription) of a runQuery result: it has \(known.sorted().joined(separator: ", "))"
-            )
-        }
-        if let document = members.first(where: { $0.key == "document" }) {
-            pending = [try self.document(bytes[document.value], within: bytes, at: place)]
-        }
-    }
-
-    private func document(_ bytes: ArraySlice<UInt8>, within whole: ArraySlice<UInt8>, at place: JSONPlace) throws
-        -> Document
-    {
-        do { return try Document(firestoreJSON: bytes) } catch {
-            throw place.error(
-                error.code, at: bytes.startIndex - whole.startIndex + (error.offset ?? 0), in: whole, error.message,
-                path: error.path)
-        }
-    }
-}
-
 /// Where a JSON value starts in its file: to turn offsets inside it into the file's line, column and offset.
-struct JSONPlace {
-    var offset: Int
-    var line: Int
-    var column: Int
+package struct JSONPlace {
+    package var offset: Int
+    package var line: Int
+    package var column: Int
+
+    package init(offset: Int, line: Int, column: Int) { (self.offset, self.line, self.column) = (offset, line, column) }
 
     /// An error at `relative` bytes into `bytes` (which start at this place).
-    func error(
+    package func error(
         _ code: FirePackError.Code, at relative: Int, in bytes: ArraySlice<UInt8>, _ message: String,
         path: [PathComponent] = []
     ) -> FirePackError {
         FirePackError(
             code, offset: offset + relative,
-            "\(JSONArrayReader.place(of: relative, in: bytes, line: line, column: column)): \(message)", path: path)
+            "\(JSONArrayScanner.place(of: relative, in: bytes, line: line, column: column)): \(message)", path: path)
     }
 
     /// Runs `body`, moving a `FirePackError`'s offset (relative to `bytes`) to the file.
-    func wrap<T>(_ bytes: ArraySlice<UInt8>, _ body: () throws(FirePackError) -> T) throws -> T {
+    package func wrap<T>(_ bytes: ArraySlice<UInt8>, _ body: () throws(FirePackError) -> T) throws -> T {
         do throws(FirePackError) { return try body() } catch {
             throw self.error(error.code, at: error.offset ?? 0, in: bytes, error.message, path: error.path)
         }
@@ -119,8 +28,8 @@ struct JSONPlace {
 }
 
 /// Successive top-level JSON values of a source separated by white space, one held at a time.
-final class JSONValueScanner {
-    private let source: ByteSource
+package final class JSONValueScanner {
+    private let source: any ByteSource
     /// Unread bytes are `buffer[start...]`.
     private var buffer: [UInt8] = []
     private var start = 0
@@ -129,7 +38,7 @@ final class JSONValueScanner {
     private var ended = false
     private var checkedMark = false
 
-    init(_ source: ByteSource) { self.source = source }
+    package init(_ source: any ByteSource) { self.source = source }
 
     /// Reads one more chunk; false at the end. Moves unread bytes to the front once half the buffer is read.
     private func fill() throws -> Bool {
@@ -162,7 +71,7 @@ final class JSONValueScanner {
     }
 
     /// The first byte of the next value (white space and a byte order mark skipped), or nil at the end.
-    func peekValueStart() throws -> UInt8? {
+    package func peekValueStart() throws -> UInt8? {
         if !checkedMark {
             while buffer.count < 3, try fill() {}
             if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
@@ -183,7 +92,7 @@ final class JSONValueScanner {
     }
 
     /// The next value's bytes and place.
-    func nextValue() throws -> (bytes: ArraySlice<UInt8>, place: JSONPlace) {
+    package func nextValue() throws -> (bytes: ArraySlice<UInt8>, place: JSONPlace) {
         var extent = JSONExtent()
         var scanned = start
         while true {
@@ -208,11 +117,11 @@ final class JSONValueScanner {
     }
 
     /// The rest of the source as a top-level array, read element by element.
-    func arrayReader() throws -> JSONArrayReader {
+    package func arrayScanner() throws -> JSONArrayScanner {
         let rest = PrefixedSource(Array(buffer[start...]), then: source)
         buffer = []
         start = 0
-        guard case (let reader?, _) = try JSONArrayReader.open(rest, options: JSONOptions(), startingAt: place) else {
+        guard case (let reader?, _) = try JSONArrayScanner.open(rest, options: JSONOptions(), startingAt: place) else {
             throw place.error(FirePackError.Code.invalidJSON, at: 0, in: [], "expected an array")
         }
         return reader
@@ -221,11 +130,13 @@ final class JSONValueScanner {
 
 /// Finds where a JSON value ends: strings and their escapes, brackets by depth; a scalar ends at white space or a
 /// delimiter. Resumable over a growing buffer.
-struct JSONExtent {
-    var depth = 0, inString = false, escaped = false, started = false
+package struct JSONExtent {
+    package var depth = 0, inString = false, escaped = false, started = false
+
+    package init() {}
 
     /// The index just past the value once `bytes` holds all of it (scanning from `index`, which it advances), else nil.
-    mutating func scan(_ bytes: ArraySlice<UInt8>, from index: inout Int) -> Int? {
+    package mutating func scan(_ bytes: ArraySlice<UInt8>, from index: inout Int) -> Int? {
         while index < bytes.endIndex {
             let byte = bytes[index]
             index += 1
@@ -263,15 +174,16 @@ struct JSONExtent {
 }
 
 /// Members and elements of JSON text held in memory, as byte ranges (the value's own parser reads them).
-enum JSONMembers {
-    struct Member {
-        var key: String
-        var keyOffset: Int
-        var value: Range<Int>
+package enum JSONMembers {
+    /// One member: its decoded key, where the key starts, and the value's indices.
+    package struct Member {
+        package var key: String
+        package var keyOffset: Int
+        package var value: Range<Int>
     }
 
     /// The members of the object `bytes` holds (keys decoded, values as ranges of `bytes`' indices).
-    static func of(_ bytes: ArraySlice<UInt8>) throws(FirePackError) -> [Member] {
+    package static func of(_ bytes: ArraySlice<UInt8>) throws(FirePackError) -> [Member] {
         var members: [Member] = []
         var seen = Set<String>()
         var index = skip(bytes, bytes.startIndex)
@@ -320,7 +232,7 @@ enum JSONMembers {
     }
 
     /// The element ranges of the array `bytes` holds.
-    static func elements(of bytes: ArraySlice<UInt8>) throws(FirePackError) -> [Range<Int>] {
+    package static func elements(of bytes: ArraySlice<UInt8>) throws(FirePackError) -> [Range<Int>] {
         var elements: [Range<Int>] = []
         var index = skip(bytes, bytes.startIndex)
         guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "[") else {

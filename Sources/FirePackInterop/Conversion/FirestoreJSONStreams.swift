@@ -1,0 +1,114 @@
+import FirePack
+import FirePackStreams
+
+/// Firestore REST JSON documents in every shape the REST API and `gcloud` hand out, one after another:
+///
+/// - a document per line (what `firepack convert --to firestore-json` writes), or pretty-printed as `curl` shows a
+///   `GET …/documents/c/d` response — any top-level documents separated by white space;
+/// - list responses, `{"documents": [doc, …], "nextPageToken": "…"}` (one page each);
+/// - `runQuery` responses, a top-level array of `{"document": doc, "readTime": "…"}` (streamed element by element).
+///
+/// A member these shapes do not define is an error, never dropped; errors give the file's line, column and offset.
+/// Memory is one top-level value (one list-response page, one runQuery element) at a time.
+public final class FirestoreJSONReader: DocumentSource {
+    private let scanner: JSONValueScanner
+    /// Documents of the current list response or runQuery element not yet returned.
+    private var pending: [Document] = []
+    private var pendingIndex = 0
+    /// A top-level array (runQuery) being read element by element.
+    private var array: JSONArrayScanner?
+
+    /// A reader of the Firestore REST JSON documents `source` holds.
+    public init(_ source: any ByteSource) { scanner = JSONValueScanner(source) }
+
+    /// The next document, or nil at the end.
+    public func next() throws -> Document? {
+        while true {
+            if pendingIndex < pending.count {
+                defer { pendingIndex += 1 }
+                return pending[pendingIndex]
+            }
+            pending = []
+            pendingIndex = 0
+            if let array {
+                guard let element = try array.nextElement() else {
+                    self.array = nil
+                    continue
+                }
+                try queryResult(element.bytes, at: element.place)
+                continue
+            }
+            guard let first = try scanner.peekValueStart() else { return nil }
+            if first == UInt8(ascii: "[") {
+                array = try scanner.arrayScanner()
+                continue
+            }
+            let value = try scanner.nextValue()
+            try topLevelObject(value.bytes, at: value.place)
+        }
+    }
+
+    /// A document, or a list response.
+    private func topLevelObject(_ bytes: ArraySlice<UInt8>, at place: JSONPlace) throws {
+        let members = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.of(bytes) }
+        if members.contains(where: { $0.key == "documents" }) {
+            for member in members where member.key != "documents" && member.key != "nextPageToken" {
+                throw place.error(
+                    FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes,
+                    "unknown member \(member.key.debugDescription) of a list response: it has documents and nextPageToken"
+                )
+            }
+            let documents = members.first { $0.key == "documents" }!
+            let elements = try place.wrap(bytes) { () throws(FirePackError) in
+                try JSONMembers.elements(of: bytes[documents.value])
+            }
+            pending = try elements.map { range in try document(bytes[range], within: bytes, at: place) }
+        } else {
+            pending = [try document(bytes, within: bytes, at: place)]
+        }
+    }
+
+    /// A runQuery element: `{"document": …, "readTime": …}`, or one without a document (progress, the end).
+    private func queryResult(_ bytes: ArraySlice<UInt8>, at place: JSONPlace) throws {
+        let members = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.of(bytes) }
+        let known: Set<String> = ["document", "readTime", "skippedResults", "transaction", "done", "explainMetrics"]
+        for member in members where !known.contains(member.key) {
+            throw place.error(
+                FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes,
+                "unknown member \(member.key.debugDescription) of a runQuery result: it has \(known.sorted().joined(separator: ", "))"
+            )
+        }
+        if let document = members.first(where: { $0.key == "document" }) {
+            pending = [try self.document(bytes[document.value], within: bytes, at: place)]
+        }
+    }
+
+    private func document(_ bytes: ArraySlice<UInt8>, within whole: ArraySlice<UInt8>, at place: JSONPlace) throws
+        -> Document
+    {
+        do { return try Document(firestoreJSON: bytes) } catch {
+            throw place.error(
+                error.code, at: bytes.startIndex - whole.startIndex + (error.offset ?? 0), in: whole, error.message,
+                path: error.path)
+        }
+    }
+}
+
+/// Documents written as Firestore REST JSON, one document per line (`Document.firestoreJSONBytes()`), buffered and
+/// written to the sink in chunks of about a mebibyte. `FirestoreJSONReader` reads them back.
+public final class FirestoreJSONWriter: DocumentSink {
+    let chunks: ChunkedByteWriter
+
+    /// A writer of Firestore REST JSON lines into `sink`.
+    public init(_ sink: any ByteSink) { chunks = ChunkedByteWriter(sink) }
+
+    /// Writes one document as one line.
+    public func write(_ document: Document) throws {
+        chunks.buffer.append(contentsOf: try document.firestoreJSONBytes())
+        chunks.buffer.append(0x0A)
+        try chunks.flushIfNeeded()
+    }
+
+    /// Writes what is buffered and finishes the sink.
+    public func finish() throws { try chunks.finish() }
+}

@@ -1,0 +1,147 @@
+import FirePack
+import FirePackStreams
+
+/// Firestore `google.firestore.v1.Document` messages read one at a time: varint-length-delimited (protobuf's
+/// `writeDelimitedTo`, what `FirestoreProtoWriter` writes), or one message without a length prefix (a single
+/// document's bytes) when the first prefix does not frame a decodable Document.
+///
+/// Memory is one message: a length above `maxMessageLength` is an error before anything is read, and the
+/// one-message fallback reads at most that much (a file of zeros once made it read everything). A damaged or cut
+/// message after the first is an error naming its record number and the input's byte offset.
+public final class FirestoreProtoReader: DocumentSource {
+    let source: any ByteSource
+    /// Unread bytes are `buffer[start...]`; `buffer[0]` is at input offset `bufferOffset`.
+    var buffer: [UInt8] = []
+    var start = 0
+    var bufferOffset = 0
+    var ended = false
+    /// Messages returned so far.
+    public private(set) var count = 0
+    /// The largest message read.
+    public let maxMessageLength: Int
+    let limits: ReaderLimits
+
+    /// A reader of the messages `source` holds; the default largest message is FirePack's record limit (a Firestore
+    /// document is at most 1 MiB).
+    public init(
+        _ source: any ByteSource, maxMessageLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+        limits: ReaderLimits = .default
+    ) {
+        self.source = source
+        self.maxMessageLength = maxMessageLength
+        self.limits = limits
+    }
+
+    var available: Int { buffer.count - start }
+
+    /// Makes `needed` unread bytes available unless the input ends first; moves unread bytes to the front only once
+    /// half the buffer is read (linear however many messages there are).
+    func fill(_ needed: Int) throws {
+        guard available < needed, !ended else { return }
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            bufferOffset += start
+            start = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while available < needed && !ended {
+            let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+            if read == 0 { ended = true } else { buffer += chunk[..<read] }
+        }
+    }
+
+    /// The next document, or nil at the end.
+    public func next() throws -> Document? {
+        try fill(10)
+        guard available > 0 else { return nil }
+        let header = buffer.withUnsafeBytes {
+            FirestoreProto.delimitedPrefix(UnsafeRawBufferPointer(rebasing: $0[start...]))
+        }
+        let messageOffset = bufferOffset + start
+        if let header, header.length <= UInt64(maxMessageLength) {
+            let length = Int(header.length)
+            try fill(header.prefixCount + length)  // may move the unread bytes: positions are relative to `start`
+            let body = start + header.prefixCount
+            if header.prefixCount + length <= available {
+                let bytes = buffer[body..<body + length]
+                let limits = limits
+                switch Result(catching: { () throws(FirePackError) in
+                    try Document(firestoreProto: bytes, limits: limits)
+                }) {
+                case .success(let document):
+                    start = body + length
+                    count += 1
+                    return document
+                case .failure(let error):
+                    // The first message may be a whole undelimited one (below); any later one is damaged.
+                    guard count == 0 else {
+                        throw FirePackError(
+                            error.code, offset: messageOffset + header.prefixCount + (error.offset ?? 0),
+                            "record \(count) (the message at byte \(messageOffset)): \(error.message)", path: error.path
+                        )
+                    }
+                }
+            }
+        }
+        guard count == 0 else {
+            let problem =
+                header == nil
+                ? "its length prefix is cut short or longer than ten bytes"
+                : header!.length > UInt64(maxMessageLength)
+                    ? "its length prefix claims \(header!.length) bytes, above the limit of \(maxMessageLength)"
+                    : "the input ends inside it"
+            throw FirePackError(
+                header == nil || header!.length <= UInt64(maxMessageLength) ? .truncated : .limitExceeded,
+                offset: messageOffset, "record \(count) (the message at byte \(messageOffset)): \(problem)")
+        }
+        // One message without a prefix: at most the limit.
+        try fill(maxMessageLength + 1)
+        guard available <= maxMessageLength else {
+            throw FirePackError(
+                .limitExceeded, offset: 0,
+                "not varint-delimited Document messages, and more than \(maxMessageLength) bytes for a single message")
+        }
+        let message = Array(buffer[start...])
+        buffer = []
+        start = 0
+        count = 1
+        return try Document(firestoreProto: message, limits: limits)
+    }
+}
+
+/// Documents written as Firestore `google.firestore.v1.Document` messages: varint-length-delimited one after another
+/// (protobuf's `writeDelimitedTo`), or, with `delimited: false`, one message without a prefix (then at most one
+/// document may be written). Buffered and written to the sink in chunks of about a mebibyte.
+public final class FirestoreProtoWriter: DocumentSink {
+    let chunks: ChunkedByteWriter
+    /// Whether each message has its length prefix.
+    public let delimited: Bool
+    private var count = 0
+    private var scratch: [UInt8] = []
+
+    /// A writer of Document messages into `sink`.
+    public init(_ sink: any ByteSink, delimited: Bool = true) {
+        chunks = ChunkedByteWriter(sink)
+        self.delimited = delimited
+    }
+
+    /// Writes one document as one message.
+    public func write(_ document: Document) throws {
+        if delimited {
+            scratch.removeAll(keepingCapacity: true)
+            try document.appendFirestoreProtoDelimited(to: &scratch)
+            chunks.buffer.append(contentsOf: scratch)
+        } else {
+            guard count == 0 else {
+                throw FirePackError(
+                    .invalidValue, "a second document for a single undelimited message: write delimited messages")
+            }
+            chunks.buffer.append(contentsOf: try document.firestoreProtoBytes())
+        }
+        count += 1
+        try chunks.flushIfNeeded()
+    }
+
+    /// Writes what is buffered and finishes the sink.
+    public func finish() throws { try chunks.finish() }
+}

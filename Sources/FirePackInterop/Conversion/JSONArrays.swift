@@ -1,0 +1,119 @@
+import FirePack
+import FirePackStreams
+
+/// The documents of a JSON file: the elements of its top-level array one at a time (memory for one element, whatever
+/// the file's size), or its one object as one document. Each is named by `DocumentNaming` (its `__name__`, its ID
+/// field, or a new ID).
+///
+/// Errors give the file's line, column and byte offset, and the element's index as the first path component, as a
+/// parse of the whole file would.
+public final class JSONArrayReader: DocumentSource {
+    /// How each element's document is named.
+    public let naming: DocumentNaming
+    /// Whether the file holds one JSON object (one document) rather than an array of them.
+    public let isSingleObject: Bool
+    private let scanner: JSONArrayScanner?
+    /// The file's one value when it is not an array, until it is returned.
+    private var single: Value?
+
+    /// A reader of the JSON text `source` holds; an element (or a whole text that is not an array) longer than
+    /// `maxElementLength` bytes is an error.
+    public init(_ source: any ByteSource, naming: DocumentNaming, maxElementLength: Int = 256 << 20) throws {
+        self.naming = naming
+        let options = JSONOptions(largeIntegers: naming.largeIntegers)
+        let (scanner, restored) = try JSONArrayScanner.open(
+            source, options: options, maxElementLength: maxElementLength)
+        self.scanner = scanner
+        guard scanner == nil else {
+            isSingleObject = false
+            return
+        }
+        let tooLong = FirePackError(
+            .limitExceeded, offset: maxElementLength, "a JSON text longer than \(maxElementLength) bytes")
+        guard restored.count <= maxElementLength else { throw tooLong }
+        let bytes: [UInt8]
+        do {
+            bytes = try restored + FirePackStreams.readAll(source, limit: maxElementLength - restored.count)
+        } catch let
+            error as FirePackError where error.code == .limitExceeded
+        {
+            throw tooLong
+        }
+        do {
+            single = try Value(json: bytes, options: options)
+        } catch {
+            guard let offset = error.offset else { throw error }
+            throw FirePackError(
+                error.code, offset: offset, "\(TextPosition.describe(offset, in: bytes)): \(error.message)",
+                path: error.path)
+        }
+        if case .map = single { isSingleObject = true } else { isSingleObject = false }
+    }
+
+    /// How many elements (documents) have been read.
+    public var count: Int { scanner?.count ?? (single == nil ? 1 : 0) }
+
+    /// The next document, or nil at the end.
+    public func next() throws -> Document? {
+        if let scanner {
+            guard let element = try scanner.next() else { return nil }
+            return try naming.document(from: element, line: nil)
+        }
+        guard let value = single else { return nil }
+        single = nil
+        // A text that is itself an array was read by the scanner: this is one value, one document.
+        return try naming.document(from: value, line: nil)
+    }
+}
+
+/// Documents written as one JSON array, element by element (memory for one document, whatever their number): the
+/// text a parse of `[doc, …]` as one value and a write with the same options would give, byte for byte, including
+/// `pretty`'s indentation. `JSONArrayReader` reads it back.
+public final class JSONArrayWriter: DocumentSink {
+    /// How each document's ID or path is written.
+    public let naming: DocumentNaming
+    /// How values are written.
+    public let options: JSONOptions
+    let chunks: ChunkedByteWriter
+    private var count = 0
+
+    /// A writer of one JSON array into `sink`.
+    public init(_ sink: any ByteSink, naming: DocumentNaming, options: JSONOptions = JSONOptions()) {
+        chunks = ChunkedByteWriter(sink)
+        self.naming = naming
+        self.options = options
+    }
+
+    /// Writes one document as the array's next element.
+    public func write(_ document: Document) throws {
+        let buffer = chunks.buffer
+        buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+        count += 1
+        let text = naming.value(of: document).jsonBytes(options: options)
+        if options.pretty {
+            // One level deeper than the element's own text: two spaces after each of its line breaks (a break is
+            // never inside a string, where JSON escapes it).
+            buffer.append(contentsOf: [0x0A, 0x20, 0x20])
+            for byte in text {
+                buffer.append(byte)
+                if byte == 0x0A { buffer.append(contentsOf: [0x20, 0x20]) }
+            }
+        } else {
+            buffer.append(contentsOf: text)
+        }
+        try chunks.flushIfNeeded()
+    }
+
+    /// Closes the array (`[]` when nothing was written), writes what is buffered and finishes the sink.
+    public func finish() throws {
+        let buffer = chunks.buffer
+        if count == 0 {
+            buffer.append(contentsOf: Array("[]".utf8))
+        } else {
+            if options.pretty { buffer.append(0x0A) }
+            buffer.append(UInt8(ascii: "]"))
+        }
+        buffer.append(0x0A)
+        try chunks.finish()
+    }
+}

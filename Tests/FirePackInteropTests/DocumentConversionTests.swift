@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+import FirePack
+import FirePackInterop
+import FirePackStreams
+
+/// The library's document readers and writers of each format (`DocumentSource`, `DocumentSink`): what a writer
+/// writes its reader reads back, the JSON array writer writes what a whole-value write would, byte for byte, and
+/// errors name the record, the line and column, and the input's byte.
+@Suite("Document conversion")
+struct DocumentConversionTests {
+    func documents() throws -> [Document] {
+        [
+            Document(
+                reference: try DocumentReference(path: "books/dune"),
+                fields: ["title": "Dune", "pages": 412, "price": 9.99, "tags": ["a", "b"]]),
+            Document(
+                reference: try DocumentReference(path: "books/emma"),
+                fields: [
+                    "title": "Emma", "at": .timestamp(Timestamp(seconds: 1_714_557_600, nanoseconds: 5)),
+                    "where": .geoPoint(GeoPoint(latitude: 1.5, longitude: -2.5)), "meta": ["n": nil, "ok": true],
+                ]),
+            Document(reference: try DocumentReference(path: "books/empty"), fields: [:]),
+        ]
+    }
+
+    let naming = DocumentNaming(collection: "books", idField: nil)
+
+    /// Writes `documents` with the sink `make` returns and gives the bytes.
+    func written(_ documents: [Document], _ make: (MemorySink) -> any DocumentSink) throws -> [UInt8] {
+        let sink = MemorySink()
+        let writer = make(sink)
+        for document in documents { try writer.write(document) }
+        try writer.finish()
+        return sink.bytes
+    }
+
+    @Test("A JSON array written element by element is the whole-value write's text, byte for byte, and reads back")
+    func jsonArrays() throws {
+        let documents = try documents()
+        for pretty in [false, true] {
+            for sortedKeys in [false, true] {
+                let options = JSONOptions(pretty: pretty, sortedKeys: sortedKeys)
+                let bytes = try written(documents) { JSONArrayWriter($0, naming: naming, options: options) }
+                let whole = Value.array(documents.map(naming.value(of:))).jsonBytes(options: options) + [0x0A]
+                #expect(bytes == whole, "pretty: \(pretty), sorted: \(sortedKeys)")
+                let reader = try JSONArrayReader(MemorySource(bytes), naming: naming)
+                #expect(!reader.isSingleObject)
+                let read = try reader.readAll()
+                // Sorted keys reorder each document's fields: compared as sorted text, and exactly when unsorted.
+                let sorted = JSONOptions(sortedKeys: true)
+                #expect(read.map { naming.value(of: $0).jsonBytes(options: sorted) }
+                        == documents.map { naming.value(of: $0).jsonBytes(options: sorted) })
+                if !sortedKeys { #expect(read == documents) }
+                #expect(reader.count == 3)
+            }
+        }
+        let empty = try written([]) { JSONArrayWriter($0, naming: naming) }
+        #expect(empty == Array("[]\n".utf8))
+        #expect(try JSONArrayReader(MemorySource(empty), naming: naming).readAll().isEmpty)
+    }
+
+    @Test("A JSON file of one object is one document; of a scalar, an error")
+    func jsonSingleObject() throws {
+        let byID = DocumentNaming(collection: "books", idField: "id")
+        let reader = try JSONArrayReader(MemorySource(Array(#" {"id":"x","n":1}"#.utf8)), naming: byID)
+        #expect(reader.isSingleObject)
+        let all = try reader.readAll()
+        #expect(all.map(\.reference.path) == ["books/x"])
+        #expect(all.first?.fields == ["n": 1])
+        let scalar = try JSONArrayReader(MemorySource(Array("42".utf8)), naming: naming)
+        #expect(!scalar.isSingleObject)
+        #expect(throws: FirePackError.self) { try scalar.next() }
+        // Not an array, and longer than the limit: refused before it is all read.
+        let long = Array(#"{"s":""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 5000) + Array(#""}"#.utf8)
+        let error = #expect(throws: FirePackError.self) {
+            try JSONArrayReader(MemorySource(long), naming: naming, maxElementLength: 1000)
+        }
+        #expect(error?.code == .limitExceeded)
+    }
+
+    @Test("A bad element of a JSON array: the file's line, column and byte, and the element's index")
+    func jsonArrayErrors() throws {
+        let text = "[\n  {\"a\": 1},\n  {\"b\": 2},\n  {\"c\": tru}\n]\n"
+        let reader = try JSONArrayReader(MemorySource(Array(text.utf8)), naming: naming)
+        #expect(try reader.next() != nil)
+        #expect(try reader.next() != nil)
+        let error = #expect(throws: FirePackError.self) { try reader.next() }
+        let offset = Array(text.utf8).firstIndex(of: UInt8(ascii: "t"))!
+        #expect(error?.offset == offset)
+        #expect(error?.message.hasPrefix("line 4, column 9") == true, "\(error?.message ?? "")")
+        #expect(error?.path.first == .index(2))
+    }
+
+    @Test("Firestore REST JSON: what the writer writes reads back; list responses and runQuery arrays too")
+    func firestoreJSON() throws {
+        let documents = try documents()
+        let lines = try written(documents) { FirestoreJSONWriter($0) }
+        #expect(lines.filter { $0 == 0x0A }.count == 3)
+        #expect(try FirestoreJSONReader(MemorySource(lines)).readAll() == documents)
+
+        let bodies = try documents.map { String(decoding: try $0.firestoreJSONBytes(), as: UTF8.self) }
+        let list = #"{"documents": [\#(bodies[0]), \#(bodies[1])], "nextPageToken": "t"}"# + "\n" + bodies[2]
+        #expect(try FirestoreJSONReader(MemorySource(Array(list.utf8))).readAll() == documents)
+        let query =
+            "[" + bodies.map { #"{"document": \#($0), "readTime": "2024-01-01T00:00:00Z"}"# }.joined(separator: ",\n")
+            + #", {"readTime": "2024-01-01T00:00:00Z", "done": true}]"#
+        #expect(try FirestoreJSONReader(MemorySource(Array(query.utf8))).readAll() == documents)
+    }
+
+    @Test("Firestore REST JSON: a member no shape defines is an error at its line, column and byte, never dropped")
+    func firestoreJSONUnknownMember() throws {
+        let body = String(decoding: try documents()[0].firestoreJSONBytes(), as: UTF8.self)
+        let text = "\(body)\n{\"documents\": [], \"extra\": 1}\n"
+        let reader = FirestoreJSONReader(MemorySource(Array(text.utf8)))
+        #expect(try reader.next() != nil)
+        let error = #expect(throws: FirePackError.self) { try reader.next() }
+        #expect(error?.offset == Array(text.utf8).count - 12)
+        #expect(error?.message.hasPrefix("line 2, column 19") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("\"extra\"") == true)
+    }
+
+    @Test("Firestore protobuf: delimited messages and one undelimited message read back")
+    func firestoreProto() throws {
+        let documents = try documents()
+        let delimited = try written(documents) { FirestoreProtoWriter($0) }
+        let reader = FirestoreProtoReader(MemorySource(delimited))
+        #expect(try reader.readAll() == documents)
+        #expect(reader.count == 3)
+
+        let single = try written([documents[1]]) { FirestoreProtoWriter($0, delimited: false) }
+        #expect(single == (try documents[1].firestoreProtoBytes()))
+        #expect(try FirestoreProtoReader(MemorySource(single)).readAll() == [documents[1]])
+
+        let writer = FirestoreProtoWriter(MemorySink(), delimited: false)
+        try writer.write(documents[0])
+        #expect(throws: FirePackError.self) { try writer.write(documents[1]) }
+    }
+
+    @Test("Firestore protobuf: a cut, damaged or oversized message after the first names its record and byte")
+    func firestoreProtoDamage() throws {
+        let documents = try documents()
+        let delimited = try written(documents) { FirestoreProtoWriter($0) }
+        var first: [UInt8] = []
+        try documents[0].appendFirestoreProtoDelimited(to: &first)
+
+        let cut = FirestoreProtoReader(MemorySource(Array(delimited.dropLast(3))))
+        #expect(try cut.next() == documents[0])
+        #expect(try cut.next() == documents[1])
+        let cutError = #expect(throws: FirePackError.self) { try cut.next() }
+        #expect(cutError?.code == .truncated)
+        #expect(cutError?.message.hasPrefix("record 2 ") == true, "\(cutError?.message ?? "")")
+
+        // The second message's first field tag made invalid (field 0): an error inside it, at the file's offset.
+        var damaged = delimited
+        damaged[first.count + 1] = 0x00
+        let reader = FirestoreProtoReader(MemorySource(damaged))
+        #expect(try reader.next() == documents[0])
+        let error = #expect(throws: FirePackError.self) { try reader.next() }
+        #expect(error?.message.hasPrefix("record 1 (the message at byte \(first.count))") == true)
+        #expect((error?.offset ?? 0) >= first.count + 1)
+
+        // A length prefix claiming more than the limit: refused at the prefix, nothing more read.
+        let claim = first + [0xFF, 0xFF, 0xFF, 0xFF, 0x0F]
+        let claimed = FirestoreProtoReader(MemorySource(claim), maxMessageLength: 1 << 20)
+        #expect(try claimed.next() == documents[0])
+        let limitError = #expect(throws: FirePackError.self) { try claimed.next() }
+        #expect(limitError?.code == .limitExceeded)
+        #expect(limitError?.offset == first.count)
+    }
+
+    @Test("Every format's writer into every reader, through DocumentSink.write(from:): nothing lost")
+    func chained() throws {
+        let documents = try documents()
+        let lines = try written(documents) { JSONLinesWriter($0, naming: naming) }
+        let proto = MemorySink()
+        #expect(try FirestoreProtoWriter(proto).write(from: JSONLinesReader(MemorySource(lines), naming: naming)) == 3)
+        let rest = MemorySink()
+        try FirestoreJSONWriter(rest).write(from: FirestoreProtoReader(MemorySource(proto.bytes)))
+        let array = MemorySink()
+        try JSONArrayWriter(array, naming: naming).write(from: FirestoreJSONReader(MemorySource(rest.bytes)))
+        let back = MemorySink()
+        try JSONLinesWriter(back, naming: naming).write(from: JSONArrayReader(MemorySource(array.bytes), naming: naming))
+        #expect(back.bytes == lines)
+        #expect(try JSONLinesReader(MemorySource(back.bytes), naming: naming).readAll() == documents)
+    }
+}
