@@ -4,13 +4,11 @@ extension EncoderImpl {
         let encoder: EncoderImpl
         var map: EncoderImpl.Container
         let pathDepth: Int
-        /// Whether keys are written as they are (`[String: T]` under a key strategy).
-        let rawKeys: Bool
 
         var codingPath: [any CodingKey] { encoder.path.prefix(pathDepth).map(\.codingKey) }
 
         @inline(__always)
-        func mapKey(_ key: Key) -> String { encoder.mapKey(key, raw: rawKeys, pathDepth: pathDepth) }
+        func mapKey(_ key: Key) -> String { encoder.mapKey(key, pathDepth: pathDepth) }
 
         mutating func encodeNil(forKey key: Key) throws {
             let position = try encoder.entry(mapKey(key), of: map)
@@ -36,13 +34,13 @@ extension EncoderImpl {
                 return KeyedEncodingContainer(
                     KeyedContainer<NestedKey>(
                         encoder: encoder, map: EncoderImpl.unusableContainer,
-                        pathDepth: pathDepth + 1, rawKeys: false))
+                        pathDepth: pathDepth + 1))
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .key(key))
             return KeyedEncodingContainer(
                 KeyedContainer<NestedKey>(
                     encoder: nested, map: nested.container(at: position, isMap: true),
-                    pathDepth: pathDepth + 1, rawKeys: false))
+                    pathDepth: pathDepth + 1))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -108,14 +106,14 @@ extension EncoderImpl {
                 return KeyedEncodingContainer(
                     KeyedContainer<NestedKey>(
                         encoder: encoder, map: EncoderImpl.unusableContainer,
-                        pathDepth: pathDepth + 1, rawKeys: false))
+                        pathDepth: pathDepth + 1))
             }
             let nested = encoder.descendant(at: position, pathDepth: pathDepth, entry: .index(count))
             count += 1
             return KeyedEncodingContainer(
                 KeyedContainer<NestedKey>(
                     encoder: nested, map: nested.container(at: position, isMap: true),
-                    pathDepth: pathDepth + 1, rawKeys: false))
+                    pathDepth: pathDepth + 1))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

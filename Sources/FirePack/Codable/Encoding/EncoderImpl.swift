@@ -25,8 +25,6 @@ final class EncoderImpl: Encoder {
     @exclusivity(unchecked) var path: [PathEntry]
     /// Where the value whose `encode(to:)` is running goes: what `container(keyedBy:)` and its siblings write at.
     @exclusivity(unchecked) var valueStart: Position
-    /// Set while encoding `[String: T]`, whose keys the key strategy must not touch.
-    @exclusivity(unchecked) var bypassKeyStrategy = false
     /// The last answers to "is this a `[String: V]`?" (EncoderImpl+Dictionaries.swift).
     @exclusivity(unchecked) var stringKeyedTypes = GeneratedConformanceMemo<any StringKeyedEncodableDictionary.Type>()
     /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
@@ -69,9 +67,9 @@ final class EncoderImpl: Encoder {
             {
                 return try dictionary.encodeEntries(of: value, to: self, at: position)
             }
-            if !options.usesDefaultKeys {
-                if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
-            } else if options.usesGeneratedCoding, writesInOrder,
+            // `[String: V]` took the direct path above, so its keys never meet the key strategy; generated coding
+            // writes keys as declared, so it is used only without one.
+            if options.usesDefaultKeys, options.usesGeneratedCoding, writesInOrder,
                 let generated = generatedTypes.conformance(of: T.self, { $0 as? any FirePackEncodable.Type })
             {
                 // Generated coding (`@FirePackCodable`), at this same position.
@@ -168,10 +166,10 @@ final class EncoderImpl: Encoder {
         while path.count > depth { path.removeLast() }
     }
 
-    /// The map key for a coding key of a container at `pathDepth`: converted by the key strategy unless `raw`.
+    /// The map key for a coding key of a container at `pathDepth`: converted by the key strategy.
     @inline(__always)
-    func mapKey(_ key: some CodingKey, raw: Bool, pathDepth: Int) -> String {
-        if raw || options.usesDefaultKeys { return key.stringValue }
+    func mapKey(_ key: some CodingKey, pathDepth: Int) -> String {
+        if options.usesDefaultKeys { return key.stringValue }
         return options.mapKey(key, codingPath: path.prefix(pathDepth).map(\.codingKey))
     }
 
@@ -210,10 +208,8 @@ final class EncoderImpl: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let raw = bypassKeyStrategy
-        bypassKeyStrategy = false
         let map = container(at: valueStart, isMap: true)
-        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, map: map, pathDepth: path.count, rawKeys: raw))
+        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, map: map, pathDepth: path.count))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
