@@ -82,7 +82,7 @@ let package = Package(
         // A file of Firestore-SDK-style code (the guide's models and calls) that must compile unchanged.
         .testTarget(name: "FirePackSDKStyleTests", dependencies: ["FirePack", "FirePackInterop"]),
         // Compiles and runs README.md's Swift blocks (ReadmeTour.swift is generated from them).
-        .testTarget(name: "FirePackReadmeTests", dependencies: ["FirePack", "FirePackInterop", "FirePackMacros"]),
+        .testTarget(name: "FirePackReadmeTests", dependencies: ["FirePack", "FirePackInterop", "FirePackMacros", "FirePackStreams"]),
         .testTarget(name: "FirePackStreamsTests", dependencies: ["FirePack", "FirePackStreams", "FirePackTestSupport", "CFirePackCRC32"]),
         .testTarget(name: "FirePackArrowTests", dependencies: ["FirePackArrow", "FirePack", "FirePackStreams", "CArrowABI", "FirePackTestSupport"]),
         // Runs the built firepack binary end to end.

@@ -2,14 +2,15 @@
 import FirePack
 import FirePackInterop
 import FirePackMacros
+import FirePackStreams
 import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(124, readmeBlock1), (171, readmeBlock2), (278, readmeBlock3)]
+    [(125, readmeBlock1), (172, readmeBlock2), (279, readmeBlock3), (293, readmeBlock4)]
 }
 
-/// README.md line 124.
+/// README.md line 125.
 func readmeBlock1(print: @escaping (Any...) -> Void) throws {
 
     // Values: Firestore's types, literals, Firestore ordering.
@@ -54,7 +55,7 @@ func readmeBlock1(print: @escaping (Any...) -> Void) throws {
     }
 }
 
-// README.md line 171: declarations with a macro, at file scope.
+// README.md line 172: declarations with a macro, at file scope.
 @FirePackCodable                         // generated coding: same bytes, same errors, several times the speed
 struct Book: Codable {
     @DocumentID var id: String?          // filled from the document reference, never written
@@ -64,7 +65,7 @@ struct Book: Codable {
     @ServerTimestamp var addedAt: Timestamp?   // nil is written as the server-timestamp sentinel
 }
 
-/// README.md line 171.
+/// README.md line 172.
 func readmeBlock2(print: @escaping (Any...) -> Void) throws {
 
 
@@ -93,10 +94,21 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 278.
+/// README.md line 279.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)
     print(value["published"]!)                  // timestamp(1965-08-01T00:00:00Z)
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
+}
+
+/// README.md line 293.
+func readmeBlock4(print: @escaping (Any...) -> Void) throws {
+
+    let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))
+    let rest = MemorySink()
+    try FirestoreJSONWriter(rest).write(from: JSONArrayReader(export, naming: DocumentNaming(collection: "books", idField: "id")))
+    let documents = try FirestoreJSONReader(MemorySource(rest.bytes)).readAll()
+    print(documents.map(\.reference.path))      // ["books/dune", "books/emma"]
+    print(documents[1]["pages"]!)               // 474
 }
