@@ -122,6 +122,27 @@ package func readAll(_ source: ByteSource, limit: Int = 1 << 31) throws -> [UInt
     }
 }
 
+/// Reads `source` in 64 KiB chunks until `bytes[start...]` holds `needed` unread bytes or the source ends (`ended`).
+/// Moves the unread bytes to the front (adding what it drops to `offset`, the input offset of `bytes[0]`) only once
+/// half of `bytes` is read, so that reading stays linear however small the steps: the window of the text and
+/// protobuf readers.
+package func fillWindow(
+    _ bytes: inout [UInt8], start: inout Int, offset: inout Int, ended: inout Bool, needed: Int,
+    from source: any ByteSource
+) throws {
+    guard bytes.count - start < needed, !ended else { return }
+    if start > 0 && start >= bytes.count / 2 {
+        bytes.removeSubrange(0..<start)
+        offset += start
+        start = 0
+    }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while bytes.count - start < needed && !ended {
+        let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+        if read == 0 { ended = true } else { bytes += chunk[..<read] }
+    }
+}
+
 /// The first `count` bytes of `source` (fewer when it ends first): enough to tell a file's kind by its magic bytes.
 package func readPrefix(_ source: ByteSource, count: Int) throws -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)

@@ -34,20 +34,9 @@ public final class FirestoreProtoReader: DocumentSource {
 
     var available: Int { buffer.count - start }
 
-    /// Makes `needed` unread bytes available unless the input ends first; moves unread bytes to the front only once
-    /// half the buffer is read (linear however many messages there are).
+    /// Makes `needed` unread bytes available unless the input ends first (`fillWindow`).
     func fill(_ needed: Int) throws {
-        guard available < needed, !ended else { return }
-        if start > 0 && start >= buffer.count / 2 {
-            buffer.removeSubrange(0..<start)
-            bufferOffset += start
-            start = 0
-        }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while available < needed && !ended {
-            let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-            if read == 0 { ended = true } else { buffer += chunk[..<read] }
-        }
+        try fillWindow(&buffer, start: &start, offset: &bufferOffset, ended: &ended, needed: needed, from: source)
     }
 
     /// The next document, or nil at the end.

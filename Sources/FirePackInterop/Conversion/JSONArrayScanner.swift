@@ -55,17 +55,8 @@ package final class JSONArrayScanner {
     private var available: Int { buffer.count - position }
 
     private func fill(_ needed: Int) throws {
-        guard available < needed, !ended else { return }
-        if position > 0 && position >= buffer.count / 2 {
-            buffer.removeSubrange(0..<position)
-            bufferOffset += position
-            position = 0
-        }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while available < needed && !ended {
-            let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-            if read == 0 { ended = true } else { buffer += chunk[..<read] }
-        }
+        try fillWindow(
+            &buffer, start: &position, offset: &bufferOffset, ended: &ended, needed: needed, from: source)
     }
 
     private func peek() throws -> UInt8? {

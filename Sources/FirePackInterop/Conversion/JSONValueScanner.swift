@@ -40,21 +40,12 @@ package final class JSONValueScanner {
 
     package init(_ source: any ByteSource) { self.source = source }
 
-    /// Reads one more chunk; false at the end. Moves unread bytes to the front once half the buffer is read.
+    /// Reads more of the source (`fillWindow`); false at the end. Offsets are kept by `place`, not by the window.
     private func fill() throws -> Bool {
-        guard !ended else { return false }
-        if start > 0 && start >= buffer.count / 2 {
-            buffer.removeSubrange(0..<start)
-            start = 0
-        }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-        if read == 0 {
-            ended = true
-            return false
-        }
-        buffer += chunk[..<read]
-        return true
+        let before = buffer.count - start
+        var dropped = 0
+        try fillWindow(&buffer, start: &start, offset: &dropped, ended: &ended, needed: before + 1, from: source)
+        return buffer.count - start > before
     }
 
     private func advance(to end: Int) {
