@@ -52,6 +52,8 @@ public final class DocumentStreamWriter {
     var closed = false
     /// Records written through this writer.
     public private(set) var recordCount = 0
+    /// Whether map keys are written sorted (deterministic records, written from trees).
+    public var isDeterministic: Bool { writer.options.deterministic }
 
     /// Writes a new stream to `sink`.
     public convenience init(sink: ByteSink, deterministic: Bool = false, flushThreshold: Int = 1 << 20) throws {

@@ -169,6 +169,35 @@ struct DocumentConversionTests {
         #expect(limitError?.offset == first.count)
     }
 
+    @Test("Streams are sources and sinks too: JSON lines in and out by their fast paths, the same bytes as one by one")
+    func streams() throws {
+        let documents = try documents()
+        let lines = try written(documents) { JSONLinesWriter($0, naming: naming) }
+
+        // JSON lines into a stream: write(from:) takes appendNext(to:) and writes what appending documents writes.
+        let fast = MemorySink()
+        #expect(try DocumentStreamWriter(sink: fast).write(from: JSONLinesReader(MemorySource(lines), naming: naming)) == 3)
+        let oneByOne = MemorySink()
+        let writer = try DocumentStreamWriter(sink: oneByOne)
+        for document in documents { try writer.write(document) }
+        try writer.finish()
+        #expect(fast.bytes == oneByOne.bytes)
+        // Sorted keys: one by one (the direct path writes keys as they come), still every document.
+        let sorted = MemorySink()
+        try DocumentStreamWriter(sink: sorted, deterministic: true).write(
+            from: JSONLinesReader(MemorySource(lines), naming: naming))
+        let sortedReader = try DocumentStreamReader(source: MemorySource(sorted.bytes))
+        #expect(try StreamDocuments(sortedReader).readAll().map(\.reference.path) == documents.map(\.reference.path))
+
+        // A stream into JSON lines: write(from:) takes appendNext(from:), the text a document at a time gives.
+        let back = MemorySink()
+        let reader = try DocumentStreamReader(source: MemorySource(fast.bytes))
+        #expect(try JSONLinesWriter(back, naming: naming).write(from: StreamDocuments(reader)) == 3)
+        #expect(back.bytes == lines)
+        #expect(reader.problems.isEmpty)
+        #expect(try StreamDocuments(DocumentStreamReader(source: MemorySource(fast.bytes))).readAll() == documents)
+    }
+
     @Test("Every format's writer into every reader, through DocumentSink.write(from:): nothing lost")
     func chained() throws {
         let documents = try documents()

@@ -7,7 +7,7 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(125, readmeBlock1), (172, readmeBlock2), (279, readmeBlock3), (293, readmeBlock4)]
+    [(125, readmeBlock1), (172, readmeBlock2), (279, readmeBlock3), (295, readmeBlock4)]
 }
 
 /// README.md line 125.
@@ -102,7 +102,7 @@ func readmeBlock3(print: @escaping (Any...) -> Void) throws {
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
 }
 
-/// README.md line 293.
+/// README.md line 295.
 func readmeBlock4(print: @escaping (Any...) -> Void) throws {
 
     let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))

@@ -10,12 +10,71 @@ public protocol DocumentSource: AnyObject {
 }
 
 /// Documents written one at a time in an output format: `JSONLinesWriter`, `JSONArrayWriter`, `FirestoreJSONWriter`,
-/// `FirestoreProtoWriter`.
+/// `FirestoreProtoWriter`, and `.fpks` streams (`DocumentStreamWriter`).
 public protocol DocumentSink: AnyObject {
     /// Writes one document.
     func write(_ document: Document) throws
     /// Writes what is buffered and finishes the underlying byte sink; nothing is written afterwards.
     func finish() throws
+    /// Writes every document of `source` and finishes; returns how many were written. A sink may take a faster way
+    /// for a source it knows (JSON lines into a stream, a stream into JSON lines: no `Document` built), with the
+    /// same bytes and the same errors as document by document.
+    @discardableResult
+    func write(from source: any DocumentSource) throws -> Int
+}
+
+extension DocumentSink {
+    /// Writes every document of `source`, one at a time, and finishes.
+    @discardableResult
+    public func write(from source: any DocumentSource) throws -> Int { try copyDocuments(from: source, to: self) }
+}
+
+/// Writes every document of `source` into `sink` one at a time and finishes it (what `write(from:)` does when it
+/// knows no faster way).
+func copyDocuments(from source: any DocumentSource, to sink: any DocumentSink) throws -> Int {
+    var count = 0
+    while let document = try source.next() {
+        try sink.write(document)
+        count += 1
+    }
+    try sink.finish()
+    return count
+}
+
+/// A `.fpks` stream is a sink like the others; from JSON lines it writes each line's fields straight into its
+/// record (`JSONLinesReader.appendNext(to:)`) unless it sorts keys.
+extension DocumentStreamWriter: DocumentSink {
+    /// Appends one document as a record.
+    public func write(_ document: Document) throws { try append(document) }
+
+    /// Writes the close record and finishes the sink.
+    public func finish() throws { try close() }
+
+    /// Appends every document of `source` and closes the stream.
+    @discardableResult
+    public func write(from source: any DocumentSource) throws -> Int {
+        guard let lines = source as? JSONLinesReader, !isDeterministic else {
+            return try copyDocuments(from: source, to: self)
+        }
+        var count = 0
+        while try lines.appendNext(to: self) { count += 1 }
+        try close()
+        return count
+    }
+}
+
+/// The intact documents of a `.fpks` stream as a `DocumentSource`: damaged records are stepped over and reported in
+/// the reader's `problems`, as `DocumentStreamReader.next()` does. `JSONLinesWriter.write(from:)` writes its records
+/// as JSON from their bytes.
+public final class StreamDocuments: DocumentSource {
+    /// The stream's reader (its `problems`, `completion` and `limits`).
+    public let reader: DocumentStreamReader
+
+    /// The documents `reader` reads.
+    public init(_ reader: DocumentStreamReader) { self.reader = reader }
+
+    /// The next intact document, or nil at the end.
+    public func next() throws -> Document? { try reader.next()?.document }
 }
 
 extension DocumentSource {
@@ -24,20 +83,6 @@ extension DocumentSource {
         var documents: [Document] = []
         while let document = try next() { documents.append(document) }
         return documents
-    }
-}
-
-extension DocumentSink {
-    /// Writes every document of `source` and finishes; returns how many were written.
-    @discardableResult
-    public func write(from source: any DocumentSource) throws -> Int {
-        var count = 0
-        while let document = try source.next() {
-            try write(document)
-            count += 1
-        }
-        try finish()
-        return count
     }
 }
 
