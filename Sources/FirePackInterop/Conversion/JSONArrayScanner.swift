@@ -130,41 +130,19 @@ package final class JSONArrayScanner {
         return nil
     }
 
-    /// The bytes of the element at `position`: up to the `,` or `]` (or white space) that ends it at depth 0.
+    /// The bytes of the element at `position`, found by `JSONExtent` (what follows it is the caller's to check).
     private func elementLength() throws -> Int {
-        var index = position, depth = 0, inString = false, escaped = false
+        var extent = JSONExtent()
+        var index = position
         while true {
-            if index == buffer.count {
-                let offset = index - position
-                guard offset < maxElementLength else {
-                    throw error(.limitExceeded, "an array element longer than \(maxElementLength) bytes")
-                }
-                try fill(offset + (1 << 16))
-                index = position + offset
-                if index == buffer.count { return index - position }  // the input ends: the parser says what is wrong
+            if let end = extent.scan(buffer[position...], from: &index) { return end - position }
+            let offset = index - position
+            guard offset < maxElementLength else {
+                throw error(.limitExceeded, "an array element longer than \(maxElementLength) bytes")
             }
-            let byte = buffer[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-            } else {
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-                case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    if depth == 0 { return index - position }
-                    depth -= 1
-                case UInt8(ascii: ","), 0x20, 0x0A, 0x0D, 0x09:
-                    if depth == 0 { return index - position }
-                default: break
-                }
-            }
-            index += 1
+            try fill(offset + (1 << 16))
+            index = position + offset
+            if index == buffer.count { return index - position }  // the input ends: the parser says what is wrong
         }
     }
 
