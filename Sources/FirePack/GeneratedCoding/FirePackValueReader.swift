@@ -57,7 +57,7 @@ public struct FirePackValueReader {
             expectingMap: true, for: [String: Any].self, at: offset, end: end, depth: depth)
         var fields = Fields(mapOffset: offset, header: header, position: header.bodyStart)
         if header.count > MapEntryCache.threshold {
-            fields.region = decoder.mapEntries.open(mapOffset: offset, depth: depth, count: header.count)
+            fields.region = decoder.state.mapEntries.open(mapOffset: offset, depth: depth, count: header.count)
         }
         return fields
     }
@@ -69,20 +69,18 @@ public struct FirePackValueReader {
         let input = decoder.input
         let location: (offset: Int, end: Int)?
         do {
-            if fields.region < 0 {
+            if fields.region >= 0,
+                let region = decoder.state.mapEntries.region(
+                    fields.region, mapOffset: fields.mapOffset, count: fields.header.count)
+            {
+                location = try MapReader.search(
+                    for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
+                    cache: region.entries, progress: &region.progress.pointee, keys: &decoder.state.keyReferences)
+            } else {
                 var progress = MapEntryCache.Progress()
                 location = try MapReader.search(
                     for: wanted, in: input, header: fields.header, position: &fields.position, index: &fields.index,
                     progress: &progress, keys: &decoder.state.keyReferences)
-            } else {
-                let header = fields.header, decoder = decoder
-                location = try decoder.state.mapEntries.withRegion(
-                    fields.region, mapOffset: fields.mapOffset, count: header.count
-                ) { (cache, progress) throws(FirePackError) in
-                    try MapReader.search(
-                        for: wanted, in: input, header: header, position: &fields.position, index: &fields.index,
-                        cache: cache, progress: &progress, keys: &decoder.state.keyReferences)
-                }
             }
         } catch {
             throw decoder.corrupted(error)

@@ -21,7 +21,7 @@ struct MapEntry {
 /// value being read, so opening a map drops every region at its depth or deeper (finished siblings and their
 /// children). A region is used only while it still belongs to its map (`MapRegion.mapOffset`), so a stale `Fields`
 /// falls back to searching without it.
-struct MapEntryCache {
+struct MapEntryCache: ~Copyable {
     /// Maps with more entries than this are cached; smaller ones cost little to search again and get no region (a
     /// one-`Book` decode allocates nothing for it).
     static let threshold = 8
@@ -37,61 +37,120 @@ struct MapEntryCache {
     struct Progress {
         /// Entries located so far: a prefix of the map, in order.
         var located = 0
-        /// One bit per located key (`signatureBit`): once every entry is located, a key whose bit is clear is not in
-        /// the map, answered without a pass over it. A generated type looks up each absent optional key, a pass each
-        /// on twitter.json's statuses. The answer is the one the pass would give: a fully located map reads no bytes,
-        /// so it could throw nothing.
-        var signature: UInt64 = 0
+        /// One bit of 256 per located key (`bit(of:count:)`): once every entry is located, a key whose bit is clear
+        /// is not in the map, answered without a pass over it. A generated type looks up each absent optional key, a
+        /// pass each on twitter.json's statuses and users (objects of 20 to 40 keys, most of the model's optionals
+        /// absent). The answer is the one the pass would give: a fully located map reads no bytes, so it could throw
+        /// nothing. 256 bits, not 64: with 40 keys, 64 bits are half set and half the absent keys still took the pass.
+        var signature = InlineArray<4, UInt64>(repeating: 0)
 
-        /// The bit of the key whose `count` bytes start at `bytes`: its length and first and last bytes, mixed.
+        /// Marks the key whose `count` bytes start at `bytes`.
         @inline(__always)
-        static func signatureBit(_ bytes: UnsafeRawPointer?, count: Int) -> UInt64 {
-            guard count > 0, let bytes else { return 1 }
-            let first = UInt64(bytes.load(as: UInt8.self)),
-                last = UInt64(bytes.load(fromByteOffset: count - 1, as: UInt8.self))
-            return 1 &<< ((first &* 0x9E37 &+ last &* 0x3B &+ UInt64(truncatingIfNeeded: count)) >> 2 & 63)
+        mutating func insert(_ bytes: UnsafeRawPointer, count: Int) {
+            let bit = Self.bit(of: bytes, count: count)
+            signature[bit >> 6] |= 1 &<< UInt64(bit & 63)
+        }
+
+        /// Whether the key whose `count` bytes start at `bytes` may have been marked (false: it certainly was not).
+        @inline(__always)
+        func mayContain(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
+            let bit = Self.bit(of: bytes, count: count)
+            return signature[bit >> 6] & 1 &<< UInt64(bit & 63) != 0
+        }
+
+        /// The key's bit, 0..<256: its length and up to its first and last eight bytes (overlapping, never past
+        /// the key), mixed by one multiplication (Fibonacci hashing; the top bits are the best mixed).
+        @inline(__always)
+        static func bit(of bytes: UnsafeRawPointer, count: Int) -> Int {
+            let word: UInt64
+            if count >= 8 {
+                let last = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                word = bytes.loadUnaligned(as: UInt64.self) ^ (last << 29 | last >> 35)
+            } else if count >= 4 {
+                word =
+                    UInt64(bytes.loadUnaligned(as: UInt32.self))
+                    | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+            } else if count >= 2 {
+                word =
+                    UInt64(bytes.loadUnaligned(as: UInt16.self))
+                    | UInt64(bytes.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
+            } else {
+                word = count == 0 ? 0 : UInt64(bytes.load(as: UInt8.self))
+            }
+            return Int(truncatingIfNeeded: ((word ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) >> 56)
         }
     }
 
-    var regions: [MapRegion] = []
-    var entries: [MapEntry] = []
+    // Both stacks live in memory the cache manages itself (as `FirePackWriter` does its bytes): a lookup reaches its
+    // region through two pointers, where an array's `withUnsafeMutableBufferPointer` checked uniqueness, and a
+    // closure retained the decoder, on every key (guarded by `Decode twitter model/FirePackDecoder
+    // @FirePackCodable`). Allocated at the first wide map, freed when the cache ends (it cannot be copied).
+    private var regions: UnsafeMutablePointer<MapRegion>? = nil
+    private var regionCount = 0
+    private var regionCapacity = 0
+    private var entries: UnsafeMutablePointer<MapEntry>? = nil
+    private var entryCount = 0
+    private var entryCapacity = 0
 
     /// Reserves a region for the map at `mapOffset` with `count` entries, inside `depth` containers; returns its index.
     mutating func open(mapOffset: Int, depth: Int, count: Int) -> Int {
-        while let last = regions.last, last.depth >= depth {
-            entries.removeSubrange(last.base...)
-            regions.removeLast()
+        while regionCount > 0, let regions, regions[regionCount - 1].depth >= depth {
+            entryCount = regions[regionCount - 1].base
+            regionCount -= 1
         }
-        regions.append(MapRegion(mapOffset: mapOffset, depth: depth, base: entries.count))
-        entries.append(
-            contentsOf: repeatElement(MapEntry(keyStart: 0, keyCount: 0, valueOffset: 0, valueEnd: 0), count: count))
-        return regions.count - 1
+        if regionCount == regionCapacity { regions = Self.grow(regions, count: regionCount, to: &regionCapacity) }
+        regions![regionCount] = MapRegion(mapOffset: mapOffset, depth: depth, base: entryCount)
+        regionCount += 1
+        // A map's entry count is bounded by its bytes (each entry takes at least two), so this cannot overflow.
+        while entryCount + count > entryCapacity {
+            entries = Self.grow(entries, count: entryCount, to: &entryCapacity)
+        }
+        entries!.advanced(by: entryCount).update(
+            repeating: MapEntry(keyStart: 0, keyCount: 0, valueOffset: 0, valueEnd: 0), count: count)
+        entryCount += count
+        return regionCount - 1
+    }
+
+    /// `storage` (holding `count` elements) moved into a buffer of twice `capacity` (at least 8), which becomes the
+    /// new capacity.
+    private static func grow<T>(_ storage: UnsafeMutablePointer<T>?, count: Int, to capacity: inout Int)
+        -> UnsafeMutablePointer<T>
+    {
+        let larger = max(8, capacity * 2)
+        let moved = UnsafeMutablePointer<T>.allocate(capacity: larger)
+        if let storage {
+            moved.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+        }
+        capacity = larger
+        return moved
     }
 
     /// Whether no region is open.
-    var isEmpty: Bool { regions.isEmpty }
+    var isEmpty: Bool { regionCount == 0 }
     /// The entries it can hold without growing.
-    var capacity: Int { entries.capacity }
+    var capacity: Int { entryCapacity }
 
     /// Forgets every region, keeping the storage for the next decode.
-    mutating func removeAll(keepingCapacity: Bool) {
-        regions.removeAll(keepingCapacity: keepingCapacity)
-        entries.removeAll(keepingCapacity: keepingCapacity)
+    mutating func removeAll() {
+        regionCount = 0
+        entryCount = 0
     }
 
-    /// Runs `body` with region `index`'s entries and progress, or with nil when the region no longer belongs to the
-    /// map at `mapOffset`.
-    mutating func withRegion<R>(
-        _ index: Int, mapOffset: Int, count: Int,
-        _ body: (UnsafeMutablePointer<MapEntry>?, inout Progress) throws(FirePackError) -> R
-    ) throws(FirePackError) -> R {
-        var unused = Progress()
-        guard index >= 0, index < regions.count, regions[index].mapOffset == mapOffset,
-            regions[index].base + count <= entries.count
-        else { return try body(nil, &unused) }
-        let base = regions[index].base
-        return try entries.withUnsafeMutableBufferPointer { (buffer) throws(FirePackError) -> R in
-            try body(buffer.baseAddress! + base, &regions[index].progress)
-        }
+    deinit {
+        regions?.deallocate()
+        entries?.deallocate()
+    }
+
+    /// Region `index`'s entries and progress, or nil when the region no longer belongs to the map at `mapOffset`.
+    /// The pointers are valid until the next `open`.
+    @inline(__always)
+    func region(_ index: Int, mapOffset: Int, count: Int) -> (
+        entries: UnsafeMutablePointer<MapEntry>, progress: UnsafeMutablePointer<Progress>
+    )? {
+        guard index >= 0, index < regionCount, let regions, let entries else { return nil }
+        let region = regions + index
+        guard region.pointee.mapOffset == mapOffset, region.pointee.base + count <= entryCount else { return nil }
+        return (entries + region.pointee.base, region.pointer(to: \.progress)!)
     }
 }

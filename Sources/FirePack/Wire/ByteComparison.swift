@@ -3,24 +3,36 @@
 /// the word loop does the work of a `memcmp` call without its call overhead.
 package enum ByteComparison {
     /// Whether the `count` bytes at `a` and at `b` are equal.
+    ///
+    /// The bytes past the last whole word are compared as one word that ends at the last byte, overlapping bytes
+    /// already compared (and below eight bytes, as two overlapping halves of the width that fits), so no key costs
+    /// a loop over single bytes.
     @inline(__always)
     package static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
-        var index = 0
-        while index + 8 <= count {
-            guard
-                a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    == b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            else {
-                return false
+        if count >= 8 {
+            var index = 0
+            while index + 8 < count {
+                guard
+                    a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                        == b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                else {
+                    return false
+                }
+                index += 8
             }
-            index += 8
+            return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         }
-        while index < count {
-            guard a.load(fromByteOffset: index, as: UInt8.self) == b.load(fromByteOffset: index, as: UInt8.self) else {
-                return false
-            }
-            index += 1
+        if count >= 4 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
         }
-        return true
+        if count >= 2 {
+            return a.loadUnaligned(as: UInt16.self) == b.loadUnaligned(as: UInt16.self)
+                && a.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)
+                    == b.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)
+        }
+        return count == 0 || a.load(as: UInt8.self) == b.load(as: UInt8.self)
     }
 }

@@ -32,7 +32,7 @@ final class DecoderImpl: Decoder {
         if !state.path.isEmpty { state.path.removeAll(keepingCapacity: true) }
         if !state.keyCursors.isEmpty { state.keyCursors.removeAll(keepingCapacity: true) }
         state.keyReferences.reset(for: input)
-        if !state.mapEntries.isEmpty { state.mapEntries.removeAll(keepingCapacity: true) }
+        state.mapEntries.removeAll()
         state.bypassKeyStrategy = false
     }
 
@@ -66,11 +66,6 @@ final class DecoderImpl: Decoder {
     var keyCursors: [KeyCursor] {
         get { state.keyCursors }
         _modify { yield &state.keyCursors }
-    }
-    /// The entries of wide maps that generated coding has located (`MapEntryCache`).
-    var mapEntries: MapEntryCache {
-        get { state.mapEntries }
-        _modify { yield &state.mapEntries }
     }
     /// Set while decoding `[String: T]`, whose keys the key strategy must not touch.
     var bypassKeyStrategy: Bool {
@@ -245,7 +240,7 @@ final class DecoderImpl: Decoder {
 /// several per value written or read, about a hundred per small document. Kept inline rather than behind a pointer,
 /// the state costs no allocation of its own. The classes never let the state escape, and only one thread uses one at
 /// a time (they are not `Sendable`). Guarded by every `FirePackDecoder Codable` and `FirePackEncoder Codable` row.
-struct DecoderState {
+struct DecoderState: ~Copyable {
     var offset: Int
     var end: Int
     var depth: Int

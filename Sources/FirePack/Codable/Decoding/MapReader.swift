@@ -163,10 +163,24 @@ struct MapReader {
         cache: UnsafeMutablePointer<MapEntry>? = nil, progress: inout MapEntryCache.Progress,
         keys: inout KeyReferenceMemo
     ) throws(FirePackError) -> (offset: Int, end: Int)? {
-        if cache != nil && progress.located == header.count
-            && progress.signature & MapEntryCache.Progress.signatureBit(wanted.baseAddress, count: wanted.count) == 0
-        {
-            return nil
+        if let cache {
+            // Keys looked up in the order they were written: the next entry, already located, is the one.
+            if startIndex < progress.located {
+                let entry = cache[startIndex]
+                if entry.keyCount == wanted.count
+                    && ByteComparison.equal(
+                        input.base + entry.keyStart, wanted.baseAddress ?? input.base, count: entry.keyCount)
+                {
+                    start = entry.valueEnd
+                    startIndex += 1
+                    return (entry.valueOffset, entry.valueEnd)
+                }
+            }
+            if progress.located == header.count
+                && !progress.mayContain(wanted.baseAddress ?? input.base, count: wanted.count)
+            {
+                return nil
+            }
         }
         var position = start, index = startIndex
         for _ in 0..<header.count {
@@ -185,7 +199,7 @@ struct MapReader {
                 if let cache, index == progress.located {
                     cache[index] = entry
                     progress.located += 1
-                    progress.signature |= MapEntryCache.Progress.signatureBit(input.base + keyStart, count: count)
+                    progress.insert(input.base + keyStart, count: count)
                 }
             }
             if entry.keyCount == wanted.count
