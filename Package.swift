@@ -67,7 +67,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // CRC-32 with carry-less multiplication (x86-64), for stream records; zlib's table-driven crc32 elsewhere.
         .target(name: "CFirePackCRC32"),
-        .target(name: "FirePackStreams", dependencies: ["FirePack", "CFirePackSystem", "CZlib", "CFirePackCRC32"]),
+        // zstd from the system (Debian libzstd-dev): the default codec of version-3 stream blocks.
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .target(name: "FirePackStreams", dependencies: ["FirePack", "CFirePackSystem", "CZlib", "CZstd", "CFirePackCRC32"]),
         // The Arrow C Data Interface structs (a header of plain C structs; no Arrow library).
         .target(name: "CArrowABI"),
         .target(name: "FirePackArrow", dependencies: ["FirePack", "FirePackInterop", "FirePackStreams", "CArrowABI", "CFirePackSystem"]),

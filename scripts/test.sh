@@ -5,9 +5,9 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
-# zlib for gzip streams; libprotobuf-c and protoc-c for the independent protobuf cross-check
+# zlib for gzip streams and deflate blocks, zstd for zstd blocks; libprotobuf-c and protoc-c for the independent protobuf cross-check
 # (Tests/CFirestoreProto links libprotobuf-c; scripts/generate/generate-protobuf-c.sh uses protoc-c).
-for pkg in zlib1g-dev libprotobuf-c-dev protobuf-c-compiler; do
+for pkg in zlib1g-dev libzstd-dev libprotobuf-c-dev protobuf-c-compiler; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 # Java for Apache Spark (the Python package's Spark tests run a real local Spark session), and its compiler for the

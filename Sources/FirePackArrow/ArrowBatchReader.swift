@@ -164,11 +164,14 @@ public final class ArrowBatchReader {
                 try source.reportInvalid(error, in: record)
                 return false
             }
-            let offset = error.offset.map { $0 + record.payloadOffset } ?? record.offset
+            let offset = error.offset.flatMap { inside in record.payloadOffset.map { inside + $0 } } ?? record.offset
             let path = error.path.isEmpty ? "" : ", field \(error.pathDescription)"
+            // A document decompressed from a block has no byte of the file: the byte inside it is named instead.
+            let inside =
+                record.payloadOffset == nil ? error.offset.map { " (byte \($0) of its document)" } ?? "" : ""
             throw FirePackError(
                 error.code, offset: offset,
-                "\(source.path): record \(record.number) at byte \(record.offset)\(path): \(error.message)",
+                "\(source.path): record \(record.number) at byte \(record.offset)\(inside)\(path): \(error.message)",
                 path: error.path)
         }
         return true

@@ -18,8 +18,9 @@ final class FirePackRecordSource {
         var number: Int
         /// The offset of the record (its sync marker; 0 for a `.fpk`).
         var offset: Int
-        /// The offset of the payload's first byte in the file, for error offsets.
-        var payloadOffset: Int
+        /// The offset of the payload's first byte in the file, for error offsets; nil for a document decompressed
+        /// from a version-3 block (errors then name the block's offset and the byte inside the document).
+        var payloadOffset: Int?
     }
 
     let path: String
@@ -69,7 +70,7 @@ final class FirePackRecordSource {
             guard let record = try stream.nextRecord() else { return nil }
             return Record(
                 payload: record.payload, number: record.number, offset: record.offset,
-                payloadOffset: record.offset + DocumentStreamFormat.recordHeaderLength)
+                payloadOffset: record.payloadOffset)
         }
         guard let bytes = single else { return nil }
         single = nil
@@ -88,10 +89,13 @@ final class FirePackRecordSource {
     func reportInvalid(_ error: FirePackError, in record: Record) throws {
         if let stream {
             try stream.reportInvalidDocument(
-                error, in: StreamRecord(number: record.number, offset: record.offset, payload: record.payload))
+                error,
+                in: StreamRecord(
+                    number: record.number, offset: record.offset, payload: record.payload,
+                    payloadOffset: record.payloadOffset))
         } else {
             throw FirePackError(
-                error.code, offset: error.offset.map { $0 + record.payloadOffset },
+                error.code, offset: error.offset.map { $0 + (record.payloadOffset ?? 0) },
                 "\(path): not a document: \(error.message)", path: error.path)
         }
     }

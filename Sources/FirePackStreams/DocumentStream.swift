@@ -2,69 +2,105 @@ import FirePack
 
 /// The `.fpks` layout of Docs/FORMAT.md §8.
 public enum DocumentStreamFormat {
-    /// `\\x89FPS`, version 2, flags 0: what new streams start with.
-    public static let header: [UInt8] = [0x89, 0x46, 0x50, 0x53, 0x02, 0x00]
-    /// The versions a reader accepts: 1 (no close record) and 2.
-    public static let readableVersions: ClosedRange<UInt8> = 1...2
-    /// The 4-byte marker in front of every record.
+    /// `\\x89FPS`, version 3, flags 0: what new streams start with.
+    public static let header: [UInt8] = header(version: 3)
+    /// The header of a stream of `version`.
+    public static func header(version: UInt8) -> [UInt8] { [0x89, 0x46, 0x50, 0x53, version, 0x00] }
+    /// The versions a reader accepts: 1 (no close record), 2 (records and a close record) and 3 (blocks, an index).
+    public static let readableVersions: ClosedRange<UInt8> = 1...3
+    /// The versions a writer writes: 2 for readers that have not upgraded, and 3.
+    public static let writableVersions: ClosedRange<UInt8> = 2...3
+    /// The 4-byte marker in front of every record (version 3: every block).
     public static let syncMarker: [UInt8] = [0xF3, 0x50, 0x52, 0x1E]
-    /// The 4-byte marker of a close record (version 2).
+    /// The 4-byte marker of a close record (versions 2 and 3).
     public static let closeMarker: [UInt8] = [0xF3, 0x50, 0x52, 0x45]
-    /// Marker, length and CRC.
+    /// The 4-byte marker of a block index (version 3).
+    public static let indexMarker: [UInt8] = [0xF3, 0x50, 0x52, 0x49]
+    /// Marker, length and CRC: a record's header (version 3: a block's, and the index's).
     public static let recordHeaderLength = 12
     /// A record header with length and CRC still zero, for the writer to fill in.
     static let recordHeaderTemplate: [UInt8] = syncMarker + [0, 0, 0, 0, 0, 0, 0, 0]
-    /// Marker, record count (uint64) and CRC.
+    /// Marker, record count (uint64) and CRC: a version-2 close record.
     public static let closeRecordLength = 16
+    /// Marker, record count and index offset (uint64 each) and CRC: a version-3 close record.
+    public static let blockCloseRecordLength = 24
 
-    /// The close record for a stream of `recordCount` records.
-    static func closeRecord(recordCount: Int) -> [UInt8] {
-        var record = closeMarker
-        withUnsafeBytes(of: UInt64(recordCount).littleEndian) { count in
-            record += count
-            withUnsafeBytes(of: crc32(count).littleEndian) { record += $0 }
-        }
+    /// The length of a close record of a stream of `version`.
+    static func closeRecordLength(version: UInt8) -> Int { version >= 3 ? blockCloseRecordLength : closeRecordLength }
+
+    /// The close record for a stream of `recordCount` records; version 3 adds the offset of its index (0: none).
+    static func closeRecord(recordCount: Int, version: UInt8 = 2, indexOffset: Int = 0) -> [UInt8] {
+        var body: [UInt8] = []
+        withUnsafeBytes(of: UInt64(recordCount).littleEndian) { body += $0 }
+        if version >= 3 { withUnsafeBytes(of: UInt64(indexOffset).littleEndian) { body += $0 } }
+        var record = closeMarker + body
+        withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian) { record += $0 }
         return record
     }
-    /// The largest record a reader accepts by default (Firestore documents are at most 1 MiB).
+    /// The largest record a reader accepts by default (Firestore documents are at most 1 MiB); in version 3 also
+    /// the largest block, stored or decompressed, and the largest index.
     public static let defaultMaxRecordLength = 64 << 20
+    /// The documents' bytes at which a version-3 writer closes a block by default (Docs/FORMAT.md §8, "Block size").
+    public static let defaultBlockSize = 1 << 20
 }
 
-/// Appends documents to a `.fpks` stream: one record each (marker, length, CRC-32, FirePack payload), and on
-/// `close()` a close record that tells readers the stream is complete (Docs/FORMAT.md §8).
+/// Appends documents to a `.fpks` stream (Docs/FORMAT.md §8). Version 3, the default: documents gathered into
+/// blocks, each compressed on its own with `codec` and closed at `blockSize` bytes of documents, on `flush()` and
+/// at the end; `close()` writes an index of the blocks and a close record that tells readers the stream is
+/// complete. Version 2, for readers that have not upgraded: one record per document, then the close record.
 ///
-/// Records are encoded into one reused writer and passed to the sink as they complete, so memory stays constant
-/// whatever the stream's length. `flush()` pushes buffered records to the sink.
+/// Documents are encoded into reused buffers and passed to the sink as blocks (records) complete, so memory stays
+/// constant whatever the stream's length: one block, one compressed block, and the index (a few bytes per block).
 ///
-/// A writer released without `close()` loses nothing it was given: its deinit flushes the buffered records to the
-/// sink, and the stream reads as "not closed after record N" — except on an all-or-nothing destination
+/// A writer released without `close()` loses nothing it was given: its deinit writes the open block and flushes to
+/// the sink, and the stream reads as "not closed after record N" — except on an all-or-nothing destination
 /// (`creatingAtomically(atPath:)`), where an unclosed writer means an unfinished job and leaves the destination
 /// as it was.
 public final class DocumentStreamWriter {
     let sink: ByteSink
-    /// The one buffer: record headers and payloads are written straight into it, and its sink is the stream's.
+    /// The output buffer: record and block headers, blocks and payloads are written straight into it, and its sink
+    /// is the stream's.
     let writer: FirePackWriter
-    /// The stream's format version: 2 for new streams; appending to a version-1 stream keeps it version 1, which
-    /// has no close record.
+    /// The stream's format version: 3 for new streams unless asked for 2; appending keeps the stream's version (a
+    /// version-1 stream has no close record).
     public let version: UInt8
+    /// How blocks are stored (version 3).
+    public let codec: BlockCodec
+    /// The documents' bytes at which a block is closed (version 3).
+    public let blockSize: Int
     /// Records in the stream before this writer started (when appending).
     let existingRecords: Int
     var closed = false
     /// Records written through this writer.
-    public private(set) var recordCount = 0
+    public internal(set) var recordCount = 0
     /// Whether map keys are written sorted (deterministic records, written from trees).
     public var isDeterministic: Bool { writer.options.deterministic }
+    /// Version 3: the open block's documents, one after another, and their lengths.
+    let block: FirePackWriter?
+    var blockLengths: [Int] = []
+    var blockLengthBytes = 0
+    /// Version 3: every block of the stream so far (its marker's offset and its record count), for the index.
+    var blocks: [(offset: Int, count: Int)]
+    /// The stream offset of the next byte written.
+    var streamOffset: Int
 
-    /// Writes a new stream to `sink`.
-    public convenience init(sink: ByteSink, deterministic: Bool = false, flushThreshold: Int = 1 << 20) throws {
+    /// Writes a new stream to `sink`, of `version` (3, or 2 for readers that have not upgraded); a version-3 stream
+    /// stores its blocks with `codec` and closes each at `blockSize` bytes of documents.
+    public convenience init(
+        sink: ByteSink, deterministic: Bool = false, flushThreshold: Int = 1 << 20, version: UInt8 = 3,
+        codec: BlockCodec = .zstd, blockSize: Int = DocumentStreamFormat.defaultBlockSize
+    ) throws {
+        try Self.check(version: version, blockSize: blockSize)
         self.init(
-            sink: sink, header: true, version: DocumentStreamFormat.header[4], existingRecords: 0,
-            deterministic: deterministic, flushThreshold: flushThreshold)
+            sink: sink, header: true, version: version, existingRecords: 0, deterministic: deterministic,
+            flushThreshold: flushThreshold, codec: codec, blockSize: blockSize, blocks: [], streamOffset: 0)
     }
 
     init(
         sink: ByteSink, header: Bool, version: UInt8, existingRecords: Int, deterministic: Bool,
-        flushThreshold: Int = 1 << 20
+        flushThreshold: Int = 1 << 20, codec: BlockCodec = .zstd,
+        blockSize: Int = DocumentStreamFormat.defaultBlockSize,
+        blocks: [(offset: Int, count: Int)], streamOffset: Int
     ) {
         self.sink = sink
         writer = FirePackWriter(
@@ -73,28 +109,62 @@ public final class DocumentStreamWriter {
                 flushThreshold: flushThreshold),
             sink: FirePackWriter.Sink { try sink.write($0) })
         self.version = version
+        self.codec = codec
+        self.blockSize = blockSize
         self.existingRecords = existingRecords
-        if header { writer.writeFraming(DocumentStreamFormat.header) }
+        self.blocks = blocks
+        self.streamOffset = streamOffset
+        block =
+            version >= 3
+            ? FirePackWriter(options: .init(deterministic: deterministic, initialCapacity: blockSize + 4096)) : nil
+        if header {
+            writer.writeFraming(DocumentStreamFormat.header(version: version))
+            self.streamOffset += DocumentStreamFormat.header.count
+        }
+    }
+
+    static func check(version: UInt8, blockSize: Int) throws {
+        guard DocumentStreamFormat.writableVersions.contains(version) else {
+            throw FirePackError(.unsupportedVersion, "streams are written as version 2 or 3, not \(version)")
+        }
+        guard blockSize > 0 && blockSize <= DocumentStreamFormat.defaultMaxRecordLength / 2 else {
+            throw FirePackError(
+                .invalidValue,
+                "a block size is between 1 byte and \(DocumentStreamFormat.defaultMaxRecordLength / 2), not \(blockSize)"
+            )
+        }
     }
 
     deinit {
-        // Nothing appended is lost: buffered records reach the sink; the stream stays "not closed".
-        if !closed { try? writer.flush() }
+        // Nothing appended is lost: the open block and buffered records reach the sink; the stream stays "not closed".
+        if !closed {
+            try? writeBlock()
+            try? writer.flush()
+        }
     }
 
     /// Writes a new stream at `path` all or nothing: records go to a temporary file beside it, and `close()`
     /// renames it over `path` (AtomicFileSink). Until then, and if the writer is released unclosed, whatever was
     /// at `path` is untouched.
-    public static func creatingAtomically(atPath path: String, deterministic: Bool = false) throws
-        -> DocumentStreamWriter
-    {
-        try DocumentStreamWriter(sink: AtomicFileSink(destination: path), deterministic: deterministic)
+    public static func creatingAtomically(
+        atPath path: String, deterministic: Bool = false, version: UInt8 = 3, codec: BlockCodec = .zstd,
+        blockSize: Int = DocumentStreamFormat.defaultBlockSize
+    ) throws -> DocumentStreamWriter {
+        try check(version: version, blockSize: blockSize)
+        return try DocumentStreamWriter(
+            sink: AtomicFileSink(destination: path), deterministic: deterministic, version: version, codec: codec,
+            blockSize: blockSize)
     }
 
-    /// Opens a stream file for appending, creating it (with its header) when it does not exist; an existing file
-    /// must be a stream. Its records stay as they are; a close record at its end is superseded by the records
+    /// Opens a stream file for appending, creating it (with its header, of `version`) when it does not exist; an
+    /// existing file must be a stream, and keeps its version (`version` is then only checked against it, when
+    /// given). Its records stay as they are; a close record (and index) at its end is superseded by the records
     /// appended after it, and `close()` writes a new one.
-    public static func appending(toPath path: String, deterministic: Bool = false) throws -> DocumentStreamWriter {
+    public static func appending(
+        toPath path: String, deterministic: Bool = false, version: UInt8? = nil, codec: BlockCodec = .zstd,
+        blockSize: Int = DocumentStreamFormat.defaultBlockSize
+    ) throws -> DocumentStreamWriter {
+        try check(version: version ?? 3, blockSize: blockSize)
         if let existing = try? FileSource(path: path) {
             var header = [UInt8](repeating: 0, count: DocumentStreamFormat.header.count)
             let count = try header.withUnsafeMutableBytes { try existing.read(into: $0) }
@@ -105,26 +175,58 @@ public final class DocumentStreamWriter {
                     throw FirePackError(
                         .badMagic, offset: 0, "\(path) is not a FirePack document stream this version can extend")
                 }
-                // The close record counts every record; count the existing ones (one pass, one record in memory).
+                if let version, version != header[4] {
+                    throw FirePackError(
+                        .unsupportedVersion, offset: 4,
+                        "\(path) is a version-\(header[4]) stream; appending keeps its version (convert it to change it)"
+                    )
+                }
+                // The close record counts every record and the index lists every block: count and list the existing
+                // ones (one pass, one block in memory).
                 let reader = try DocumentStreamReader(source: FileSource(path: path))
+                reader.listsBlocks = true
                 while try reader.nextRecord() != nil {}
                 return DocumentStreamWriter(
                     sink: try FileSink(path: path, append: true), header: false, version: header[4],
-                    existingRecords: reader.recordsFound, deterministic: deterministic)
+                    existingRecords: reader.recordsFound, deterministic: deterministic, codec: codec,
+                    blockSize: blockSize, blocks: reader.blockList, streamOffset: reader.bytesRead)
             }
         }
-        return try DocumentStreamWriter(sink: FileSink(path: path), deterministic: deterministic)
+        return try DocumentStreamWriter(
+            sink: FileSink(path: path), deterministic: deterministic, version: version ?? 3, codec: codec,
+            blockSize: blockSize)
     }
 
-    /// Appends one document: the record header, then the document written straight after it, then the length and
-    /// CRC-32 filled in (one buffer, no copy).
+    /// Appends one document. Version 3: written into the open block; version 2: the record header, then the
+    /// document written straight after it, then the length and CRC-32 filled in (one buffer, no copy).
     public func append(_ document: Document) throws {
         precondition(!closed, "append after close()")
+        if let block {
+            let start = block.writerIndex
+            document.write(to: block)
+            try finishBlockRecord(from: start)
+            return
+        }
         let recordStart = writer.writerIndex
         writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)  // length and CRC are set below
         let payloadStart = writer.writerIndex
         document.write(to: writer)
         try finishRecord(from: recordStart, payloadStart: payloadStart)
+    }
+
+    /// The error for a record that is not written because `violation`, a limit readers enforce, was met.
+    func refusal(_ violation: FirePackError) -> FirePackError {
+        FirePackError(
+            violation.code, offset: violation.offset,
+            "record \(existingRecords + recordCount) not written: \(violation.message)", path: violation.path)
+    }
+
+    /// The error for a record whose document takes `length` bytes, past the record limit.
+    func oversized(_ length: Int) -> FirePackError {
+        FirePackError(
+            .limitExceeded,
+            "record \(existingRecords + recordCount) not written: its document takes \(length) bytes, past the record limit of \(DocumentStreamFormat.defaultMaxRecordLength) that readers enforce (Docs/FORMAT.md §8)"
+        )
     }
 
     /// Fills in the length and CRC-32 of the record that starts at `recordStart`, whose document is complete.
@@ -134,21 +236,16 @@ public final class DocumentStreamWriter {
         if let violation = writer.limitViolation {
             writer.resetLimitViolation()
             writer.discardCompleted(from: recordStart)
-            throw FirePackError(
-                violation.code, offset: violation.offset,
-                "record \(existingRecords + recordCount) not written: \(violation.message)",
-                path: violation.path)
+            throw refusal(violation)
         }
         guard length <= DocumentStreamFormat.defaultMaxRecordLength else {
             writer.discardCompleted(from: recordStart)
-            throw FirePackError(
-                .limitExceeded,
-                "record \(existingRecords + recordCount) not written: its document takes \(length) bytes, past the record limit of \(DocumentStreamFormat.defaultMaxRecordLength) that readers enforce (Docs/FORMAT.md §8)"
-            )
+            throw oversized(length)
         }
         writer.setFraming(UInt32(length), at: recordStart + 4)
         writer.setFraming(writer.withUnsafeWrittenBytes(from: payloadStart) { crc32($0) }, at: recordStart + 8)
         recordCount += 1
+        streamOffset += writer.writerIndex - recordStart
         try writer.flushIfNeeded()
     }
 
@@ -178,44 +275,56 @@ public final class DocumentStreamWriter {
         writingFields writeFields: (FirePackWriter) throws -> Bool
     ) throws -> Bool {
         precondition(!closed, "append after close()")
-        let recordStart = writer.writerIndex
-        writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)
-        let payloadStart = writer.writerIndex
+        let target = block ?? writer
+        let recordStart = target.writerIndex
+        if block == nil { writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate) }
+        let payloadStart = target.writerIndex
         // The document's entries in §9's order, the fields written in place.
-        writer.beginMap()
-        writer.writeKey("name")
-        writer.writeReference(reference)
-        writer.writeKey("fields")
+        target.beginMap()
+        target.writeKey("name")
+        target.writeReference(reference)
+        target.writeKey("fields")
         let written: Bool
-        do { written = try writeFields(writer) } catch {
-            writer.abandonRootValue(truncatingTo: payloadStart)
-            writer.discardCompleted(from: recordStart)
+        do { written = try writeFields(target) } catch {
+            target.abandonRootValue(truncatingTo: payloadStart)
+            target.discardCompleted(from: recordStart)
             throw error
         }
         guard written else {
-            writer.abandonRootValue(truncatingTo: payloadStart)
-            writer.discardCompleted(from: recordStart)
+            target.abandonRootValue(truncatingTo: payloadStart)
+            target.discardCompleted(from: recordStart)
             return false
         }
-        Document.writeTimes(createTime: createTime, updateTime: updateTime, to: writer)
-        writer.endMap()
-        try finishRecord(from: recordStart, payloadStart: payloadStart)
+        Document.writeTimes(createTime: createTime, updateTime: updateTime, to: target)
+        target.endMap()
+        if block != nil {
+            try finishBlockRecord(from: payloadStart)
+        } else {
+            try finishRecord(from: recordStart, payloadStart: payloadStart)
+        }
         return true
     }
 
-    /// Passes buffered records to the sink.
+    /// Passes buffered records to the sink; version 3 closes the open block first.
     public func flush() throws {
+        try writeBlock()
         try writer.flush()
     }
 
-    /// Writes the close record (version 2), flushes and finishes the sink; on an atomic destination this is when
-    /// the file appears. The writer takes no more records.
+    /// Writes the open block, the index (version 3) and the close record (versions 2 and 3), flushes and finishes
+    /// the sink; on an atomic destination this is when the file appears. The writer takes no more records.
     public func close() throws {
         guard !closed else { return }
-        if version >= 2 {
-            writer.writeFraming(DocumentStreamFormat.closeRecord(recordCount: existingRecords + recordCount))
+        let total = existingRecords + recordCount
+        if version >= 3 {
+            try writeBlock()
+            let indexOffset = writeIndex()
+            writer.writeFraming(
+                DocumentStreamFormat.closeRecord(recordCount: total, version: 3, indexOffset: indexOffset))
+        } else if version >= 2 {
+            writer.writeFraming(DocumentStreamFormat.closeRecord(recordCount: total))
         }
-        try flush()
+        try writer.flush()
         closed = true
         try sink.finish()
     }

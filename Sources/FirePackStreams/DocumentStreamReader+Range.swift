@@ -30,6 +30,7 @@ extension DocumentStreamReader {
             source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
         if offset <= DocumentStreamFormat.header.count {
             whole.rangeEnd = end
+            whole.numbersFromStreamStart = false
             // Inside the header: the first record is this range's, but damage before it is the range at 0's.
             whole.synchronizing = offset > 0
             return whole
@@ -53,5 +54,6 @@ extension DocumentStreamReader {
         bufferOffset = offset
         rangeEnd = end
         synchronizing = true
+        numbersFromStreamStart = false
     }
 }

@@ -24,15 +24,19 @@ public struct StreamProblem: Error, Hashable, Sendable, CustomStringConvertible 
 public struct StreamRecord {
     /// The record's number, counting from 0.
     public var number: Int
-    /// The byte offset of the record's sync marker.
+    /// The byte offset of the record's sync marker (version 3: its block's).
     public var offset: Int
     /// The record's payload (a FirePack-encoded document), valid until the next read.
     public var payload: UnsafeRawBufferPointer
+    /// The stream offset of the payload's first byte; nil when the payload was decompressed (version 3 blocks
+    /// stored with a codec), where no byte of the stream holds it.
+    public var payloadOffset: Int?
 
-    package init(number: Int, offset: Int, payload: UnsafeRawBufferPointer) {
+    package init(number: Int, offset: Int, payload: UnsafeRawBufferPointer, payloadOffset: Int?) {
         self.number = number
         self.offset = offset
         self.payload = payload
+        self.payloadOffset = payloadOffset
     }
 }
 
@@ -88,7 +92,7 @@ public final class DocumentStreamReader {
     public private(set) var problemCounts: [FirePackError.Code: Int] = [:]
     /// The error that ended a `documents` or `values(as:)` sequence early, if one did.
     public internal(set) var stoppedBy: (any Error)?
-    /// The stream's format version (1 or 2).
+    /// The stream's format version (1, 2 or 3).
     public private(set) var version: UInt8 = 0
     /// Whether the stream was closed cleanly; nil until its end is reached.
     public private(set) var completion: StreamCompletion?
@@ -109,6 +113,19 @@ public final class DocumentStreamReader {
     var resynchronizing = false
     /// The count of the last close record read, until bytes after it show it superseded.
     var closedCount: Int?
+    /// Version 3: the open block's records (DocumentStreamReader+Blocks.swift).
+    var openBlock = OpenBlock()
+    /// Whether record numbers count from the stream's first record (not a range's): then a version-3 block's header
+    /// sets them, so records lost to a damaged block are counted.
+    var numbersFromStreamStart = true
+    /// Version 3: whether to list each block read (its offset and record count) in `blockList`.
+    package var listsBlocks = false
+    package var blockList: [(offset: Int, count: Int)] = []
+    /// A record read ahead and handed back (`reading(path:fromRecord:)`): the next `nextRecord()` returns it. Its
+    /// payload stays valid, since nothing is read before it is returned.
+    var pushedBack: StreamRecord?
+    /// Bytes read from the source so far: at the end, the stream's size.
+    package var bytesRead: Int { bufferOffset + end }
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
     public convenience init(
@@ -127,7 +144,7 @@ public final class DocumentStreamReader {
         }
         guard DocumentStreamFormat.readableVersions.contains(byte(4)) else {
             throw FirePackError(
-                .unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1 and 2")
+                .unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1, 2 and 3")
         }
         version = byte(4)
         guard byte(5) == header[5] else {
@@ -151,7 +168,13 @@ public final class DocumentStreamReader {
         self.version = version
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        openBlock.data?.deallocate()
+    }
+
+    /// What the stream frames: a record (versions 1 and 2) or a block of records (version 3), for reports.
+    var unit: String { version >= 3 ? "block" : "record" }
 
     @inline(__always)
     func byte(_ index: Int) -> UInt8 { storage.load(fromByteOffset: index, as: UInt8.self) }
@@ -162,9 +185,14 @@ public final class DocumentStreamReader {
     /// out of `fill` with nothing consumed but what is settled — a record reported, a resynchronisation under way
     /// (`resynchronizing`), a close record read (`closedCount`) — so that the next call goes on where this one stopped.
     public func nextRecord() throws -> StreamRecord? {
+        if let record = pushedBack {
+            pushedBack = nil
+            return record
+        }
         if resynchronizing { try continueResynchronizing() }
+        if openBlock.remaining > 0 { return nextInBlock() }
         while true {
-            try fill(atLeast: DocumentStreamFormat.closeRecordLength)
+            try fill(atLeast: DocumentStreamFormat.closeRecordLength(version: version))
             let available = end - start
             if available == 0 {
                 if completion == nil {
@@ -183,8 +211,12 @@ public final class DocumentStreamReader {
                 try readCloseRecord(at: recordOffset)
                 continue
             }
+            if version >= 3 && matchesIndexMarker(at: start) {
+                try skipIndex(at: recordOffset)
+                continue
+            }
             if available < DocumentStreamFormat.recordHeaderLength {
-                try report(recordOffset, .truncated, "the stream ends inside a record header")
+                try report(recordOffset, .truncated, "the stream ends inside a \(unit) header")
                 start = end
                 // A version-2 stream that ends in a torn record (its close record never written, or overwritten) is
                 // not closed, as one that ends at a record boundary is.
@@ -192,7 +224,7 @@ public final class DocumentStreamReader {
                 return nil
             }
             guard matchesMarker(at: start) else {
-                try report(recordOffset, .badSyncMarker, "no sync marker where a record should start")
+                try report(recordOffset, .badSyncMarker, "no sync marker where a \(unit) should start")
                 try resynchronize()
                 continue
             }
@@ -200,7 +232,7 @@ public final class DocumentStreamReader {
             let checksum = load32(at: start + 8)
             guard length <= maxRecordLength else {
                 try report(
-                    recordOffset, .limitExceeded, "record length \(length) exceeds the limit of \(maxRecordLength)")
+                    recordOffset, .limitExceeded, "\(unit) length \(length) exceeds the limit of \(maxRecordLength)")
                 try resynchronize()
                 continue
             }
@@ -210,11 +242,11 @@ public final class DocumentStreamReader {
                 if try resynchronize() {
                     try report(
                         recordOffset, .lengthOutOfBounds,
-                        "record length \(length) is damaged (it runs past the end of the stream)")
+                        "\(unit) length \(length) is damaged (it runs past the end of the stream)")
                 } else {
                     try report(
                         recordOffset, .truncated,
-                        "the stream ends inside a record of \(length) bytes (a torn last record)")
+                        "the stream ends inside a \(unit) of \(length) bytes (a torn last \(unit))")
                 }
                 continue
             }
@@ -225,14 +257,14 @@ public final class DocumentStreamReader {
                 // same bytes would make every byte checked once per header (Docs/FORMAT.md §8, "Bounded work").
                 try report(
                     recordOffset, .limitExceeded,
-                    "a record of \(length) bytes left unchecked: records that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)"
+                    "a \(unit) of \(length) bytes left unchecked: \(unit)s that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)"
                 )
                 try resynchronize()
                 continue
             }
             guard crc32(payload) == checksum else {
                 failedChecksumBytes += length
-                try report(recordOffset, .badChecksum, "CRC-32 mismatch (the record is damaged)")
+                try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)")
                 try resynchronize()
                 continue
             }
@@ -244,9 +276,15 @@ public final class DocumentStreamReader {
             }
             synchronizing = false
             start = payloadStart + length
+            if version >= 3 {
+                if try open(block: payload, at: recordOffset) { return nextInBlock() }
+                continue
+            }
             let number = nextNumber
             nextNumber += 1
-            return StreamRecord(number: number, offset: recordOffset, payload: payload)
+            return StreamRecord(
+                number: number, offset: recordOffset, payload: payload,
+                payloadOffset: recordOffset + DocumentStreamFormat.recordHeaderLength)
         }
     }
 
@@ -316,8 +354,15 @@ public final class DocumentStreamReader {
 
     /// Reports a record whose payload checks out but is not a document; offsets inside the payload are counted from
     /// the stream's first byte, as everywhere (FORMAT.md §7).
+    /// A document inside a compressed block has no stream offset: it is reported at its block's marker, with the
+    /// byte inside the document in the reason.
     package func reportInvalidDocument(_ error: FirePackError, in record: StreamRecord) throws {
-        let payloadStart = record.offset + DocumentStreamFormat.recordHeaderLength
+        guard let payloadStart = record.payloadOffset else {
+            let inside = error.offset.map { " (byte \($0) of the document, in a compressed block)" } ?? ""
+            try report(
+                record.offset, error.code, "not a valid document\(inside): \(error)", number: record.number)
+            return
+        }
         let inStream = FirePackError(
             error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
         try report(
@@ -327,14 +372,15 @@ public final class DocumentStreamReader {
     /// Reads the close record at `start`: its count is kept (`closedCount`), and completes the stream if nothing
     /// follows it (followed by more bytes, it was superseded by later appends); damaged or torn, it is reported.
     func readCloseRecord(at recordOffset: Int) throws {
-        guard end - start >= DocumentStreamFormat.closeRecordLength else {
+        let length = DocumentStreamFormat.closeRecordLength(version: version)
+        guard end - start >= length else {
             // A close record is not a record: it does not take a record number.
             try report(recordOffset, .truncated, "the stream ends inside a close record", number: nextNumber)
             start = end
             return
         }
-        let count = UnsafeRawBufferPointer(start: storage + start + 4, count: 8)
-        guard crc32(count) == load32(at: start + 12) else {
+        let body = UnsafeRawBufferPointer(start: storage + start + 4, count: length - 8)
+        guard crc32(body) == load32(at: start + length - 4) else {
             try report(
                 recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged)", number: nextNumber)
             try resynchronize()
@@ -342,7 +388,7 @@ public final class DocumentStreamReader {
         }
         closedCount = Int(
             truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
-        start += DocumentStreamFormat.closeRecordLength
+        start += length
     }
 
     func report(_ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil) throws {
@@ -371,7 +417,9 @@ public final class DocumentStreamReader {
         while true {
             var index = start
             while index + 4 <= end {
-                if matchesMarker(at: index) || (version >= 2 && matchesCloseMarker(at: index)) {
+                if matchesMarker(at: index) || (version >= 2 && matchesCloseMarker(at: index))
+                    || (version >= 3 && matchesIndexMarker(at: index))
+                {
                     start = index
                     resynchronizing = false
                     return true
@@ -398,6 +446,12 @@ public final class DocumentStreamReader {
     func matchesCloseMarker(at index: Int) -> Bool {
         end - index >= 4
             && storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x4552_50F3)
+    }
+
+    @inline(__always)
+    func matchesIndexMarker(at index: Int) -> Bool {
+        end - index >= 4
+            && storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x4952_50F3)
     }
 
     @inline(__always)

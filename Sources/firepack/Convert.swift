@@ -78,6 +78,16 @@ struct Convert: ParsableCommand {
     @Flag(help: "Indented JSON output.")
     var pretty = false
 
+    @Option(help: "fpks output: how each block is compressed: zstd (default), deflate or none.")
+    var codec: String = "zstd"
+
+    @Option(
+        help: "fpks output: the stream version, 3 (blocks, an index; default) or 2 for readers that have not upgraded.")
+    var streamVersion: UInt8 = 3
+
+    @Option(help: "fpks output: the documents' bytes at which a block is closed (default 1048576).")
+    var blockSize: Int = DocumentStreamFormat.defaultBlockSize
+
     @Flag(help: "Plain, lossy JSON (RFC 3339 strings, {latitude, longitude}, base64) instead of reversible markers.")
     var plain = false
 
@@ -89,6 +99,16 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         _ = try resolveTime()
+        guard BlockCodec(name: codec) != nil else { throw ValidationError("--codec is zstd, deflate or none") }
+        guard DocumentStreamFormat.writableVersions.contains(streamVersion) else {
+            throw ValidationError("--stream-version is 3 or 2")
+        }
+        if streamVersion < 3 && codec != "zstd" {
+            throw ValidationError("--codec applies to version-3 streams (version 2 has no blocks)")
+        }
+        guard blockSize > 0 && blockSize <= DocumentStreamFormat.defaultMaxRecordLength / 2 else {
+            throw ValidationError("--block-size is between 1 and \(DocumentStreamFormat.defaultMaxRecordLength / 2)")
+        }
         if generateMissingIds && idField == nil { throw ValidationError("--generate-missing-ids needs --id-field") }
         if keepIdField && idField == nil { throw ValidationError("--keep-id-field needs --id-field") }
     }
@@ -153,7 +173,8 @@ struct Convert: ParsableCommand {
                 sink,
                 options: DocumentOutputOptions(
                     naming: naming, deterministic: deterministic, pretty: pretty, plain: plain,
-                    singleDocument: singleObject))
+                    singleDocument: singleObject, streamVersion: streamVersion, codec: BlockCodec(name: codec)!,
+                    blockSize: blockSize))
             // One record per step. JSON lines into a stream take the direct path: each line's fields are written
             // from the text straight into the record, without a tree (3× the throughput, see BENCHMARKS.md).
             // Each step leaves the path of the document it wrote in `path`, checked for repeats below.

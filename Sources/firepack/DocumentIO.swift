@@ -23,6 +23,10 @@ final class StreamInput: DocumentInput {
         reader = try DocumentStreamReader(source: source)
         self.file = file
     }
+    init(_ reader: DocumentStreamReader, file: String) {
+        self.reader = reader
+        self.file = file
+    }
     func next() throws -> Document? {
         guard let (_, _, document) = try reader.next() else {
             reportNotClosed()
@@ -77,6 +81,10 @@ struct DocumentOutputOptions {
     var plain: Bool
     /// One document in, one out: a single protobuf message rather than a delimited stream.
     var singleDocument: Bool
+    /// An fpks output's version, and (version 3) how its blocks are stored and when each is closed.
+    var streamVersion: UInt8 = 3
+    var codec: BlockCodec = .zstd
+    var blockSize = DocumentStreamFormat.defaultBlockSize
 
     var json: JSONOptions { JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic) }
 }
@@ -98,9 +106,11 @@ final class StreamOutput: DocumentSink {
     let writer: DocumentStreamWriter
     /// Whether map keys are sorted (then records are written from trees).
     let deterministic: Bool
-    init(_ sink: ByteSink, deterministic: Bool) throws {
-        writer = try DocumentStreamWriter(sink: sink, deterministic: deterministic)
-        self.deterministic = deterministic
+    init(_ sink: ByteSink, options: DocumentOutputOptions) throws {
+        writer = try DocumentStreamWriter(
+            sink: sink, deterministic: options.deterministic, version: options.streamVersion, codec: options.codec,
+            blockSize: options.blockSize)
+        deterministic = options.deterministic
     }
     func write(_ document: Document) throws { try writer.append(document) }
     func finish() throws { try writer.close() }
@@ -116,7 +126,7 @@ extension FileFormat {
         case .firestoreExport:
             throw CommandFailure.usage(
                 "firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
-        case .fpks: return try StreamOutput(sink, deterministic: options.deterministic)
+        case .fpks: return try StreamOutput(sink, options: options)
         case .jsonl: return JSONLinesWriter(sink, naming: options.naming, options: json)
         case .firestoreJSON: return FirestoreJSONWriter(sink)
         case .firestoreProto: return FirestoreProtoWriter(sink, delimited: !options.singleDocument)

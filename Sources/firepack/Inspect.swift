@@ -65,9 +65,19 @@ struct Inspect: ParsableCommand {
     /// Records are numbered as `validate` numbers them: a `.fpks` record's number counts damaged records too, and
     /// each damaged record is listed in its place.
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
-        let source = try Files.source(file, gzip: gzip, format: format)
-        let input = try format.documentInput(
-            source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+        let input: DocumentInput
+        if format == .fpks, !gzip, let record, file != "-" {
+            // A closed version-3 stream's index finds the record's block: one block read, not the stream.
+            do {
+                input = StreamInput(try DocumentStreamReader.reading(path: file, fromRecord: record), file: file)
+            } catch let error as FirePackError {
+                throw CommandFailure.data(file, error)
+            }
+        } else {
+            let source = try Files.source(file, gzip: gzip, format: format)
+            input = try format.documentInput(
+                source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+        }
         let stream = (input as? StreamInput)?.reader
         var number = 0, listedProblems = 0, count = 0
         /// Lists the damaged records the reader has found since the last call, in their places.

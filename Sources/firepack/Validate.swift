@@ -81,15 +81,17 @@ struct Validate: ParsableCommand {
         do {
             if format == .fpks {
                 let reader = try DocumentStreamReader(source: source, limits: limits)
+                // The repaired copy keeps the stream's version (version 1, which has no close record, becomes 2).
                 let repaired = try repair.map {
-                    try DocumentStreamWriter(sink: Files.sink($0, gzip: $0.hasSuffix(".gz")))
+                    try DocumentStreamWriter(
+                        sink: Files.sink($0, gzip: $0.hasSuffix(".gz")), version: max(2, reader.version))
                 }
                 while let (record, document) = try reader.nextDocumentRecord() {
                     let (number, offset) = (record.number, record.offset)
                     documents += 1
                     Interruption.recordsDone.store(documents, ordering: .relaxed)
                     if let (kind, line) = Self.strictProblem(
-                        in: record.payload, at: offset + DocumentStreamFormat.recordHeaderLength,
+                        in: record.payload, at: record.payloadOffset,
                         limits: limits, canonical: canonical)
                     {
                         problems.add(kind: kind, "record \(number): \(line)")
@@ -242,9 +244,14 @@ extension Validate {
     /// What whole-input validation finds beyond decoding (a key-table entry that points at no key literal) and, with
     /// `canonical`, the first byte that differs from the canonical encoding, as a kind and a line; offsets count from
     /// the file's start.
-    static func strictProblem(in payload: UnsafeRawBufferPointer, at base: Int, limits: ReaderLimits, canonical: Bool)
+    /// `base` is the payload's offset in the file; nil for a document decompressed from a block, whose offsets are
+    /// then given inside the document.
+    static func strictProblem(in payload: UnsafeRawBufferPointer, at base: Int?, limits: ReaderLimits, canonical: Bool)
         -> (String, String)?
     {
+        func place(_ offset: Int) -> String {
+            base.map { "byte \($0 + offset)" } ?? "byte \(offset) of the document (in a compressed block)"
+        }
         do {
             if canonical {
                 guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else {
@@ -252,7 +259,7 @@ extension Validate {
                 }
                 return (
                     "not canonical",
-                    "not canonical from byte \(base + offset) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)"
+                    "not canonical from \(place(offset)) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)"
                 )
             }
             try FirePackReader.verify(payload, limits: limits)
@@ -260,7 +267,9 @@ extension Validate {
         } catch {
             return (
                 "invalid value (\(error.code))",
-                "\(FirePackError(error.code, offset: error.offset.map { $0 + base }, error.message, path: error.path))"
+                base != nil || error.offset == nil
+                    ? "\(FirePackError(error.code, offset: error.offset.map { $0 + base! }, error.message, path: error.path))"
+                    : "\(place(error.offset!)): \(FirePackError(error.code, error.message, path: error.path))"
             )
         }
     }

@@ -6,12 +6,14 @@ import FirePackTestSupport
 import Foundation
 import Testing
 
-/// Writes `documents` as a stream file and returns its path.
-func writeStream(_ documents: [Document], name: String) throws -> String {
+/// Writes `documents` as a stream file (of `version`; version 3 in blocks of `blockSize` bytes) and returns its path.
+func writeStream(
+    _ documents: [Document], name: String, version: UInt8 = 3, blockSize: Int = DocumentStreamFormat.defaultBlockSize
+) throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-arrow-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let path = folder.appendingPathComponent(name).path
-    let writer = try DocumentStreamWriter.creatingAtomically(atPath: path)
+    let writer = try DocumentStreamWriter.creatingAtomically(atPath: path, version: version, blockSize: blockSize)
     for document in documents { try writer.append(document) }
     try writer.close()
     return path
@@ -175,10 +177,13 @@ struct SplitTests {
         return (records, reader.problems.map(\.offset))
     }
 
-    @Test("adjacent ranges of any size agree with one whole read, damage included", arguments: [1, 13, 100, 977, 4096, 1 << 20])
-    func ranges(size: Int) throws {
+    /// Version 2 (a record per document) and version 3 in blocks of 2 KiB (a few records each): a range holds the
+    /// records, or blocks, whose sync marker starts inside it.
+    @Test("adjacent ranges of any size agree with one whole read, damage included",
+          arguments: [1, 13, 100, 977, 4096, 1 << 20], [UInt8(2), 3])
+    func ranges(size: Int, version: UInt8) throws {
         let documents = try randomDocuments(count: 120, seed: 9)
-        let path = try writeStream(documents, name: "ranges.fpks")
+        let path = try writeStream(documents, name: "ranges.fpks", version: version, blockSize: 2048)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         // A flipped payload byte (CRC mismatch), a destroyed sync marker, and a run of garbage inside a record.
         var rng = SeededGenerator(seed: 4)

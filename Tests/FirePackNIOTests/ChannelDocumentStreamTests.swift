@@ -12,7 +12,7 @@ struct ChannelDocumentStreamTests {
     /// A stream of `count` documents, with record `damaged` (if any) hit by a flipped byte.
     func streamBytes(_ count: Int, damaged: Int? = nil) throws -> [UInt8] {
         let sink = MemorySink()
-        let writer = try DocumentStreamWriter(sink: sink)
+        let writer = try DocumentStreamWriter(sink: sink, version: 2)
         for index in 0..<count {
             try writer.append(Document(reference: try DocumentReference(path: "events/e\(index)"),
                                        fields: ["n": .integer(Int64(index)), "payload": .string(String(repeating: "x", count: 200))]))

@@ -4,10 +4,11 @@ import FirePackTestSupport
 import FirePack
 @testable import FirePackStreams
 
-/// `documents` written as a closed stream, flushed every 4 KiB.
-func streamBytes(_ documents: [Document]) throws -> [UInt8] {
+/// `documents` written as a closed stream of `version` (2 unless asked: record by record, the layout these tests
+/// damage at known offsets), flushed every 4 KiB.
+func streamBytes(_ documents: [Document], version: UInt8 = 2) throws -> [UInt8] {
     let sink = MemorySink()
-    let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096)
+    let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, version: version)
     for document in documents { try writer.append(document) }
     try writer.close()
     return sink.bytes
@@ -149,7 +150,7 @@ struct DocumentStreamTests {
 
     @Test func encodableValuesWithReferences() throws {
         let sink = MemorySink()
-        let writer = try DocumentStreamWriter(sink: sink)
+        let writer = try DocumentStreamWriter(sink: sink, version: 2)
         for index in 0..<3 { try writer.append(Book(id: nil, title: "T\(index)"), reference: try DocumentReference(path: "books/b\(index)")) }
         try writer.close()
         let reader = try DocumentStreamReader(source: MemorySource(sink.bytes))
@@ -206,7 +207,7 @@ struct DocumentStreamRuleTests {
 
     @Test func theHeaderIsVersionTwoWithNoFlags() throws {
         let valid = try helper.stream(try helper.documents(1))
-        for (index, byte, code) in [(4, UInt8(0), FirePackError.Code.unsupportedVersion), (4, 3, .unsupportedVersion),
+        for (index, byte, code) in [(4, UInt8(0), FirePackError.Code.unsupportedVersion), (4, 4, .unsupportedVersion),
                                     (5, 1, .unsupportedVersion), (5, 0x80, .unsupportedVersion), (0, 0x88, .badMagic)] {
             var bytes = valid
             bytes[index] = byte
@@ -252,7 +253,7 @@ struct DocumentStreamRuleTests {
         // A record whose CRC checks out but whose payload is not a document (an extra key): the offset names the
         // extra key's header, counted from the start of the stream.
         let payload = Value.map(["name": .reference(try DocumentReference(path: "books/x")), "fields": [:], "extra": 1]).firePackBytes()
-        var framed = DocumentStreamFormat.header + DocumentStreamFormat.syncMarker
+        var framed = DocumentStreamFormat.header(version: 2) + DocumentStreamFormat.syncMarker
         framed += withUnsafeBytes(of: UInt32(payload.count).littleEndian, Array.init)
         framed += withUnsafeBytes(of: payload.withUnsafeBytes { crc32($0) }.littleEndian, Array.init)
         framed += payload
@@ -321,7 +322,7 @@ struct StreamCompletionTests {
     @Test func aWriterDroppedWithoutCloseKeepsItsRecords() throws {
         let sink = MemorySink()
         do {
-            let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 1 << 20)
+            let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 1 << 20, version: 2)
             for document in try helper.documents(3) { try writer.append(document) }
             #expect(sink.bytes.isEmpty)   // still buffered
         }
@@ -368,7 +369,7 @@ struct StreamCompletionTests {
     /// `values(as:)` never ends silently: a record that does not decode is a problem with its number and offset.
     @Test func recordsThatDoNotDecodeAreReported() throws {
         let sink = MemorySink()
-        let writer = try DocumentStreamWriter(sink: sink)
+        let writer = try DocumentStreamWriter(sink: sink, version: 2)
         try writer.append(Book(title: "One"), reference: try DocumentReference(path: "books/1"))
         try writer.append(Document(reference: try DocumentReference(path: "books/2"), fields: ["title": 2]))
         try writer.append(Book(title: "Three"), reference: try DocumentReference(path: "books/3"))

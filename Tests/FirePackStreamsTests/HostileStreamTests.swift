@@ -72,7 +72,7 @@ struct WriterLimitTests {
 
     @Test func aStreamWriterDropsARecordReadersWouldRefuseAndGoesOn() throws {
         let sink = MemorySink()
-        let writer = try DocumentStreamWriter(sink: sink)
+        let writer = try DocumentStreamWriter(sink: sink, version: 2)
         let reference = try DocumentReference(path: "c/deep")
         try writer.append(Document(reference: reference, fields: ["ok": nested(98)]))   // depth 99 with the fields map
         let tooDeep = #expect(throws: FirePackError.self) {

@@ -11,9 +11,16 @@ struct ReportsAgreeTests {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    /// Fixtures/books.fpks (hitchhiker, dune, emma, ulysses, kokoro) with one byte of record 1's payload flipped.
+    /// Fixtures/books.fpks (hitchhiker, dune, emma, ulysses, kokoro) as a version-2 stream, a record per document.
+    func versionTwoBooks() throws -> [UInt8] {
+        let result = try Tool.run(["convert", "Fixtures/books.fpks", path("books-v2.fpks"), "--stream-version", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("books-v2.fpks"))))
+    }
+
+    /// The books as a version-2 stream with one byte of record 1's payload flipped.
     func damagedStream() throws -> String {
-        var bytes = [UInt8](try Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        var bytes = try versionTwoBooks()
         let second = 6 + 12 + (Int(bytes[10]) | Int(bytes[11]) << 8)   // record 0's marker at 6, its length at 10
         bytes[second + 12 + 20] ^= 0x40
         try Data(bytes).write(to: URL(fileURLWithPath: path("damaged.fpks")))
@@ -57,7 +64,7 @@ struct ReportsAgreeTests {
     }
 
     @Test func aCloseRecordReplacedByATornRecordIsNotClosed() throws {
-        var bytes = [UInt8](try Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        var bytes = try versionTwoBooks()
         bytes.removeLast(DocumentStreamFormat.closeRecordLength)
         bytes += DocumentStreamFormat.syncMarker + [0x40, 0]   // a record header cut short
         try Data(bytes).write(to: URL(fileURLWithPath: path("torn.fpks")))

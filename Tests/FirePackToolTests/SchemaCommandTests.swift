@@ -35,7 +35,10 @@ struct SchemaCommandTests {
 
     @Test("a damaged record is left out of the profile and fails the command; a file that is not a stream is an error")
     func damage() throws {
-        var bytes = try [UInt8](Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        // A version-2 copy, a record per document, so that one flipped byte costs one document.
+        let copy = directory.appendingPathComponent("books-v2.fpks")
+        #expect(try Tool.run(["convert", "Fixtures/books.fpks", copy.path, "--stream-version", "2"]).status == 0)
+        var bytes = try [UInt8](Data(contentsOf: copy))
         bytes[bytes.count / 2] ^= 0xFF
         let damaged = directory.appendingPathComponent("damaged.fpks")
         try Data(bytes).write(to: damaged)

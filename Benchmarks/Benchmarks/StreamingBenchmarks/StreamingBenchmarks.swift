@@ -34,6 +34,23 @@ let benchmarks: @Sendable () -> Void = {
               },
               teardown: { try? FileManager.default.removeItem(at: directory) })
 
+    // Record N of the stream by its index (version 3): the close record, the index, one block. The count of records
+    // comes from setup; each iteration opens the file anew, as `firepack inspect --record` does.
+    let recordCount = ManagedCount()
+    Benchmark("Stream seek to the last record of ≥1 GB fpks",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(1), maxIterations: smoke ? 10 : 1_000),
+              closure: { benchmark in
+                  for _ in benchmark.scaledIterations {
+                      let reader = try DocumentStreamReader.reading(path: stream, fromRecord: recordCount.value - 1)
+                      blackHole(try reader.nextRecord()?.number)
+                  }
+              },
+              setup: {
+                  try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                  recordCount.value = (try? writeStream(to: stream, atLeast: target)) ?? 1
+              },
+              teardown: { try? FileManager.default.removeItem(at: directory) })
+
     // firepack convert, each way; the input's size and the tool's peak resident memory as custom metrics.
     let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".build/release/firepack").path
@@ -68,6 +85,11 @@ let benchmarks: @Sendable () -> Void = {
                       teardown: { try? FileManager.default.removeItem(at: directory) })
         }
     }
+}
+
+/// A count set in a benchmark's setup and read by its closure.
+final class ManagedCount: @unchecked Sendable {
+    var value = 1
 }
 
 /// Runs the tool and waits; returns its peak resident memory in KiB (from wait4). A failure fails the benchmark.

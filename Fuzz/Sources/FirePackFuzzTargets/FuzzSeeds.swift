@@ -34,7 +34,9 @@ public enum FuzzSeeds {
         case "proto":
             return sampleValues.compactMap { try? ($0).firestoreProtoBytes() } + documents.compactMap { try? ($0).firestoreProtoBytes() }
         case "stream":
-            return [streamBytes(sampleDocuments), streamBytes(Array(documents.prefix(20)))] + files(".fpks")
+            // Version 3 in every codec (blocks of 256 bytes, so that a seed holds several) and version 2.
+            return BlockCodec.allCases.map { streamBytes(sampleDocuments, codec: $0, blockSize: 256) }
+                + [streamBytes(Array(documents.prefix(20))), streamBytes(sampleDocuments, version: 2)] + files(".fpks")
         case "gzip":
             return [gzipBytes(Array("hello, gzip\n".utf8)), gzipBytes(streamBytes(sampleDocuments)), gzipBytes([])]
         case "export":
@@ -99,9 +101,12 @@ public enum FuzzSeeds {
         return documents
     }
 
-    static func streamBytes(_ documents: [Document]) -> [UInt8] {
+    static func streamBytes(
+        _ documents: [Document], version: UInt8 = 3, codec: BlockCodec = .zstd, blockSize: Int = 4096
+    ) -> [UInt8] {
         let sink = MemorySink()
-        guard let writer = try? DocumentStreamWriter(sink: sink) else { return [] }
+        guard let writer = try? DocumentStreamWriter(sink: sink, version: version, codec: codec, blockSize: blockSize)
+        else { return [] }
         for document in documents { try? writer.append(document) }
         try? writer.close()
         return sink.bytes

@@ -54,6 +54,9 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let badSyncMarker = Code(rawValue: "badSyncMarker")
         /// A `.fpks` record's CRC-32 does not match its payload (Docs/FORMAT.md §8).
         public static let badChecksum = Code(rawValue: "badChecksum")
+        /// A version-3 `.fpks` block whose bytes check out but do not hold records as Docs/FORMAT.md §8 lays them
+        /// out (an unknown codec, a header or lengths that disagree, data that does not decompress to its size).
+        public static let invalidBlock = Code(rawValue: "invalidBlock")
         /// A document record is not `{name, fields[, createTime][, updateTime]}` (Docs/FORMAT.md §9).
         public static let invalidDocument = Code(rawValue: "invalidDocument")
         /// A stream record's document did not decode into the requested type (the `DecodingError` is in the reason).

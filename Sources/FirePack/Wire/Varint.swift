@@ -12,7 +12,7 @@ package enum Varint {
 
     /// Writes `value` at `pointer` and returns the number of bytes written (the caller reserved 10).
     @inline(__always)
-    static func write(_ value: UInt64, to pointer: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func write(_ value: UInt64, to pointer: UnsafeMutablePointer<UInt8>) -> Int {
         var value = value
         var index = 0
         while value >= 0x80 {
@@ -28,7 +28,7 @@ package enum Varint {
     ///
     /// Returns the value (always below 2^63, so it converts to `Int` without trapping) and the offset after it.
     @inline(__always)
-    static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
+    package static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
         value: Int, next: Int
     ) {
         guard offset < limit else { throw .truncated(at: offset, needing: "a varint") }

@@ -11,6 +11,17 @@ extension FirePackWriter {
         completedEnd = writerIndex
     }
 
+    /// Appends framing bytes that `body` writes into the `maximum` bytes of space it is given (a compressor's
+    /// output), keeping the `count` it returns. Only at depth 0.
+    package func writeFraming(atMost maximum: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows {
+        precondition(depth == 0, "framing goes between root values, not inside one")
+        reserve(maximum)
+        let count = try body(UnsafeMutableRawBufferPointer(start: storage + writerIndex, count: maximum))
+        precondition(count >= 0 && count <= maximum, "framing writes inside the space it was given")
+        writerIndex += count
+        completedEnd = writerIndex
+    }
+
     /// Overwrites four framing bytes at `index` (inside the complete bytes still buffered) with `value`, little-endian.
     package func setFraming(_ value: UInt32, at index: Int) {
         precondition(index >= 0 && index + 4 <= completedEnd, "framing is set inside the complete, buffered bytes")

@@ -1,0 +1,168 @@
+import CZlib
+import CZstd
+import FirePack
+
+/// How the data of a version-3 stream block is stored: the codec byte of its header (Docs/FORMAT.md §8).
+///
+/// Each block is compressed on its own, so a compressed stream stays splittable and seekable, as Avro's object
+/// container files and Parquet's pages are (unlike gzip over a whole file).
+public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// Stored as they are.
+    case none = 0
+    /// Raw deflate (RFC 1951, zlib at level 6), as Avro's `deflate` codec.
+    case deflate = 1
+    /// One zstd frame (RFC 8878, level 3) holding its content size.
+    case zstd = 2
+
+    /// The codec's name on the command line and in reports: `none`, `deflate`, `zstd`.
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .deflate: "deflate"
+        case .zstd: "zstd"
+        }
+    }
+
+    /// The codec called `name` (`none`, `deflate`, `zstd`), or nil.
+    public init?(name: String) {
+        guard let codec = Self.allCases.first(where: { $0.description == name }) else { return nil }
+        self = codec
+    }
+
+    /// The most bytes `compress` can produce from `count` bytes.
+    func compressBound(_ count: Int) -> Int {
+        switch self {
+        case .none: count
+        case .deflate: Int(deflateBound(nil, uLong(count))) + 64
+        case .zstd: ZSTD_compressBound(count)
+        }
+    }
+
+    /// Compresses `data` into `output` (at least `compressBound(data.count)` bytes); returns the bytes written.
+    func compress(_ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws -> Int {
+        switch self {
+        case .none:
+            if data.count > 0 { output.baseAddress!.copyMemory(from: data.baseAddress!, byteCount: data.count) }
+            return data.count
+        case .deflate:
+            return try Self.deflate(data, into: output)
+        case .zstd:
+            let written = ZSTD_compress(
+                output.baseAddress, output.count, data.baseAddress, data.count, 3)
+            guard ZSTD_isError(written) == 0 else {
+                throw FirePackError(
+                    .ioFailure, "zstd compression failed: \(String(cString: ZSTD_getErrorName(written)))")
+            }
+            return written
+        }
+    }
+
+    /// Decompresses `stored` into `output`, which must be filled exactly: the block header says how many bytes its
+    /// data holds, and data that gives more or fewer is damaged. Never writes past `output`.
+    func decompress(_ stored: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> String? {
+        switch self {
+        case .none:
+            guard stored.count == output.count else {
+                return "the block stores \(stored.count) bytes of data where its header says \(output.count)"
+            }
+            if stored.count > 0 { output.baseAddress!.copyMemory(from: stored.baseAddress!, byteCount: stored.count) }
+            return nil
+        case .deflate:
+            return Self.inflate(stored, into: output)
+        case .zstd:
+            // One frame whose header holds its content size (the writer's `ZSTD_compress` writes it): checked before
+            // decompressing, so a frame that claims more than the block's size is refused without work.
+            let claimed = ZSTD_getFrameContentSize(stored.baseAddress, stored.count)
+            guard claimed == UInt64(output.count) else {
+                return claimed >= ZSTD_CONTENTSIZE_ERROR
+                    ? "the zstd frame's header is damaged"
+                    : "the zstd frame holds \(claimed) bytes where the block header says \(output.count)"
+            }
+            let written = ZSTD_decompress(output.baseAddress, output.count, stored.baseAddress, stored.count)
+            if ZSTD_isError(written) != 0 {
+                return "zstd: \(String(cString: ZSTD_getErrorName(written)))"
+            }
+            return written == output.count
+                ? nil : "the zstd frame gives \(written) bytes where the block header says \(output.count)"
+        }
+    }
+
+    /// Raw deflate of `data` in one call (zlib's `deflate` with `Z_FINISH` into `deflateBound` bytes; a block is far
+    /// below zlib's 32-bit lengths).
+    private static func deflate(_ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws
+        -> Int
+    {
+        precondition(data.count < Int(UInt32.max) && output.count < Int(UInt32.max), "a block fits zlib's lengths")
+        var stream = z_stream()
+        let status = deflateInit2_(
+            &stream, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw FirePackError(.ioFailure, "zlib deflateInit failed (\(status))") }
+        defer { deflateEnd(&stream) }
+        var empty: UInt8 = 0
+        let result = withUnsafeMutablePointer(to: &empty) { empty in
+            stream.next_in =
+                data.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
+                ?? empty
+            stream.avail_in = uInt(data.count)
+            stream.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.avail_out = uInt(output.count)
+            return CZlib.deflate(&stream, Z_FINISH)
+        }
+        guard result == Z_STREAM_END else { throw FirePackError(.ioFailure, "zlib deflate failed (\(result))") }
+        return output.count - Int(stream.avail_out)
+    }
+
+    /// Raw inflate of `stored` into `output`, which the data must fill exactly and end at its end marker.
+    private static func inflate(_ stored: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> String?
+    {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            return "zlib inflateInit failed"
+        }
+        defer { inflateEnd(&stream) }
+        // One spare byte of output: data that would give more than the header says is told from data that fits.
+        var spare: UInt8 = 0
+        var consumed = 0
+        var produced = 0
+        while true {
+            let input = min(stored.count - consumed, Int(UInt32.max))
+            stream.next_in = UnsafeMutablePointer(
+                mutating: (stored.baseAddress.map { $0 + consumed } ?? UnsafeRawPointer(bitPattern: 1)!)
+                    .assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(input)
+            let room = min(output.count - produced, Int(UInt32.max))
+            let result: Int32
+            if room > 0 {
+                stream.next_out = output.baseAddress!.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(room)
+                result = CZlib.inflate(&stream, Z_NO_FLUSH)
+                produced += room - Int(stream.avail_out)
+            } else {
+                result = withUnsafeMutablePointer(to: &spare) { spare in
+                    stream.next_out = spare
+                    stream.avail_out = 1
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                if stream.avail_out == 0 {
+                    return "the deflate data gives more bytes than the block header says (\(output.count))"
+                }
+            }
+            consumed += input - Int(stream.avail_in)
+            switch result {
+            case Z_STREAM_END:
+                guard produced == output.count else {
+                    return "the deflate data gives \(produced) bytes where the block header says \(output.count)"
+                }
+                return consumed == stored.count ? nil : "bytes follow the deflate data's end marker"
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR where consumed == stored.count:
+                return "the deflate data ends before its end marker"
+            case Z_BUF_ERROR:
+                continue
+            default:
+                return "the deflate data is damaged (zlib \(result))"
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import FirePack
+
+/// The block a version-3 reader is handing out record by record (Docs/FORMAT.md §8): its data decompressed into
+/// memory the reader owns, which stays valid until the next block is opened, so a record's payload does too.
+struct OpenBlock {
+    var data: UnsafeMutableRawPointer?
+    var capacity = 0
+    /// The block's marker offset, what its records report as theirs.
+    var offset = 0
+    /// The stream offset of the data's first byte when the block is stored as it is; nil when decompressed.
+    var dataOffset: Int?
+    /// Where the next record's document and its length are inside `data`, and the end of the lengths.
+    var documentCursor = 0
+    var lengthCursor = 0
+    var size = 0
+    /// Records not handed out yet.
+    var remaining = 0
+}
+
+extension DocumentStreamReader {
+    /// Opens the block whose body (CRC-32 checked) is `body`, at `blockOffset`: reads its header, decompresses its
+    /// data and checks that its lengths add up. Returns false when the block is invalid (reported as a problem,
+    /// `invalidBlock`, at the block's marker; its records are lost, and counted as such once a later block's header
+    /// says how many came before it).
+    func open(block body: UnsafeRawBufferPointer, at blockOffset: Int) throws -> Bool {
+        let bodyOffset = blockOffset + DocumentStreamFormat.recordHeaderLength
+        let header: (codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int, dataStart: Int)
+        do throws(FirePackError) {
+            header = try Self.blockHeader(body, maxSize: maxRecordLength)
+        } catch {
+            try report(
+                blockOffset, .invalidBlock,
+                "invalid block header at byte \(bodyOffset + (error.offset ?? 0)): \(error.message)")
+            return false
+        }
+        if header.size > openBlock.capacity {
+            openBlock.data?.deallocate()
+            openBlock.capacity = max(header.size, 1 << 16)
+            openBlock.data = .allocate(byteCount: openBlock.capacity, alignment: 16)
+        }
+        let data = openBlock.data!
+        let stored = UnsafeRawBufferPointer(rebasing: body[header.dataStart...])
+        if let problem = header.codec.decompress(
+            stored, into: UnsafeMutableRawBufferPointer(start: data, count: header.size))
+        {
+            try report(blockOffset, .invalidBlock, "a \(header.codec) block whose data does not decompress: \(problem)")
+            return false
+        }
+        // The lengths, after the documents: `count` varints that end exactly at the data's end and add up to the
+        // documents' bytes.
+        var cursor = header.documents
+        var total = 0
+        do throws(FirePackError) {
+            for _ in 0..<header.count {
+                let (length, next) = try Varint.get(UnsafeRawPointer(data), at: cursor, limit: header.size)
+                total += length
+                guard total <= header.documents else {
+                    throw FirePackError(
+                        .lengthMismatch, offset: cursor,
+                        "the lengths add up to more than the documents' \(header.documents) bytes")
+                }
+                cursor = next
+            }
+            guard total == header.documents && cursor == header.size else {
+                throw FirePackError(
+                    .lengthMismatch, offset: cursor,
+                    total != header.documents
+                        ? "the lengths add up to \(total) bytes, not the documents' \(header.documents)"
+                        : "\(header.size - cursor) bytes follow the last length")
+            }
+        } catch {
+            try report(
+                blockOffset, .invalidBlock,
+                "the block's record lengths do not match its documents (byte \(error.offset ?? 0) of its data): \(error.message)"
+            )
+            return false
+        }
+        if listsBlocks { blockList.append((blockOffset, header.count)) }
+        if numbersFromStreamStart && header.first > nextNumber { nextNumber = header.first }
+        openBlock.offset = blockOffset
+        openBlock.dataOffset = header.codec == .none ? bodyOffset + header.dataStart : nil
+        openBlock.documentCursor = 0
+        openBlock.lengthCursor = header.documents
+        openBlock.size = header.size
+        openBlock.remaining = header.count
+        return true
+    }
+
+    /// The open block's next record (its lengths were checked when it was opened).
+    func nextInBlock() -> StreamRecord {
+        let data = UnsafeRawPointer(openBlock.data!)
+        let (length, next) = try! Varint.get(data, at: openBlock.lengthCursor, limit: openBlock.size)
+        let payload = UnsafeRawBufferPointer(start: data + openBlock.documentCursor, count: length)
+        let payloadOffset = openBlock.dataOffset.map { $0 + openBlock.documentCursor }
+        openBlock.documentCursor += length
+        openBlock.lengthCursor = next
+        openBlock.remaining -= 1
+        let number = nextNumber
+        nextNumber += 1
+        return StreamRecord(number: number, offset: openBlock.offset, payload: payload, payloadOffset: payloadOffset)
+    }
+
+    /// A block header: codec byte, then record count, records before the block, data size and documents' size as
+    /// varints, checked against each other and the limit. Offsets in errors are inside `body`.
+    static func blockHeader(_ body: UnsafeRawBufferPointer, maxSize: Int) throws(FirePackError) -> (
+        codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int, dataStart: Int
+    ) {
+        guard let base = body.baseAddress, body.count > 0 else {
+            throw FirePackError(.truncated, offset: 0, "an empty block")
+        }
+        guard let codec = BlockCodec(rawValue: base.load(as: UInt8.self)) else {
+            throw FirePackError(
+                .unsupportedVersion, offset: 0,
+                "codec 0x\(String(base.load(as: UInt8.self), radix: 16)) (this reader knows 00 none, 01 deflate, 02 zstd)"
+            )
+        }
+        let (count, afterCount) = try Varint.get(base, at: 1, limit: body.count)
+        let (first, afterFirst) = try Varint.get(base, at: afterCount, limit: body.count)
+        let (size, afterSize) = try Varint.get(base, at: afterFirst, limit: body.count)
+        let (documents, dataStart) = try Varint.get(base, at: afterSize, limit: body.count)
+        guard count >= 1 else { throw FirePackError(.lengthMismatch, offset: 1, "a block holds at least one record") }
+        guard size <= maxSize else {
+            throw FirePackError(
+                .limitExceeded, offset: afterFirst, "data of \(size) bytes, past the limit of \(maxSize)")
+        }
+        // Each record's length takes at least one byte after the documents.
+        guard documents <= size, count <= size - documents else {
+            throw FirePackError(
+                .lengthMismatch, offset: afterSize,
+                "\(count) records with \(documents) bytes of documents do not fit in \(size) bytes of data")
+        }
+        return (codec, count, first, size, documents, dataStart)
+    }
+
+    /// Checks and passes over an index (version 3) met while reading in order: its blocks were or will be read
+    /// themselves. A damaged or torn index is reported, as a close record is, without a record number of its own.
+    func skipIndex(at indexOffset: Int) throws {
+        guard end - start >= DocumentStreamFormat.recordHeaderLength else {
+            try report(indexOffset, .truncated, "the stream ends inside an index", number: nextNumber)
+            start = end
+            return
+        }
+        let length = Int(load32(at: start + 4))
+        guard length <= maxRecordLength else {
+            try report(
+                indexOffset, .limitExceeded, "index length \(length) exceeds the limit of \(maxRecordLength)",
+                number: nextNumber)
+            try resynchronize()
+            return
+        }
+        try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length)
+        guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
+            try report(
+                indexOffset, .truncated, "the stream ends inside an index of \(length) bytes", number: nextNumber)
+            try resynchronize()
+            return
+        }
+        let body = UnsafeRawBufferPointer(
+            start: storage + start + DocumentStreamFormat.recordHeaderLength, count: length)
+        guard failedChecksumBytes + length <= checksumAllowance, crc32(body) == load32(at: start + 8) else {
+            failedChecksumBytes += length
+            try report(indexOffset, .badChecksum, "CRC-32 mismatch in an index (it is damaged)", number: nextNumber)
+            try resynchronize()
+            return
+        }
+        start += DocumentStreamFormat.recordHeaderLength + length
+    }
+}

@@ -1,0 +1,150 @@
+import CFirePackSystem  // lseek(2), fstat(2)
+import FirePack
+
+/// One block of a version-3 stream, as its index lists it (Docs/FORMAT.md §8).
+public struct StreamBlock: Hashable, Sendable {
+    /// The stream offset of the block's sync marker.
+    public var offset: Int
+    /// The number of the block's first record: the records before it in the stream.
+    public var firstRecord: Int
+    /// How many records the block holds.
+    public var recordCount: Int
+}
+
+// Seeking by record number: a closed version-3 stream ends with an index of its blocks, found from the close record
+// in its last 24 bytes, so that record N is one binary search and one block away. A stream without a usable index —
+// version 1 or 2, not closed (torn, or still being written), or with a damaged index — is scanned instead.
+extension DocumentStreamReader {
+    /// The blocks a closed version-3 stream file lists in its index, or nil when it has no usable index (then
+    /// `reading(path:fromRecord:)` scans). Reads the close record and the index only; checks their CRC-32s, that
+    /// the index ends where the close record starts, and that the blocks are in order before it.
+    public static func blockIndex(
+        path: String, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength
+    ) throws -> [StreamBlock]? {
+        let file = try FileSource(path: path)
+        var status = stat()
+        guard fstat(file.descriptor, &status) == 0 else {
+            throw FirePackError(.ioFailure, "\(path): cannot read: \(systemError())")
+        }
+        // Only a regular file can be entered at its end; a pipe or device is scanned.
+        guard status.st_mode & UInt32(S_IFMT) == UInt32(S_IFREG) else { return nil }
+        let size = Int(status.st_size)
+        let headerLength = DocumentStreamFormat.header.count
+        let closeLength = DocumentStreamFormat.blockCloseRecordLength
+        guard size >= headerLength + closeLength,
+            let header = try read(file, at: 0, count: headerLength), header[4] >= 3,
+            let close = try read(file, at: size - closeLength, count: closeLength),
+            close.starts(with: DocumentStreamFormat.closeMarker),
+            close[4..<20].withUnsafeBytes({ crc32($0) }) == load32(close, at: 20)
+        else { return nil }
+        let indexOffset = load64(close, at: 12)
+        let indexEnd = size - closeLength
+        guard indexOffset >= headerLength, indexOffset <= indexEnd - DocumentStreamFormat.recordHeaderLength,
+            let indexHeader = try read(file, at: indexOffset, count: DocumentStreamFormat.recordHeaderLength),
+            indexHeader.starts(with: DocumentStreamFormat.indexMarker)
+        else { return nil }
+        let length = Int(load32(indexHeader, at: 4))
+        guard length <= maxRecordLength, indexOffset + DocumentStreamFormat.recordHeaderLength + length == indexEnd,
+            let body = try read(file, at: indexOffset + DocumentStreamFormat.recordHeaderLength, count: length),
+            body.withUnsafeBytes({ crc32($0) }) == load32(indexHeader, at: 8)
+        else { return nil }
+        return body.withUnsafeBytes { body -> [StreamBlock]? in
+            guard let base = body.baseAddress else { return nil }
+            do throws(FirePackError) {
+                let (count, afterCount) = try Varint.get(base, at: 0, limit: body.count)
+                // Each block takes at least two bytes of the index.
+                guard count <= body.count / 2 else { return nil }
+                var blocks: [StreamBlock] = []
+                blocks.reserveCapacity(count)
+                var cursor = afterCount, offset = 0, first = 0
+                for _ in 0..<count {
+                    let (delta, afterDelta) = try Varint.get(base, at: cursor, limit: body.count)
+                    let (records, next) = try Varint.get(base, at: afterDelta, limit: body.count)
+                    offset += delta
+                    guard offset >= max(headerLength, (blocks.last?.offset ?? 0) + 1), offset < indexOffset,
+                        records >= 1
+                    else { return nil }
+                    blocks.append(StreamBlock(offset: offset, firstRecord: first, recordCount: records))
+                    first += records
+                    cursor = next
+                }
+                return cursor == body.count ? blocks : nil
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// Opens the stream file at `path` so that its next record is record `number` (counting from 0, as a whole
+    /// stream's reader counts): through the index of a closed version-3 stream, a binary search and the one block
+    /// that holds it; in any other stream by reading the records before it. Past the last record, the reader is at
+    /// the end. A record lost to damage is not returned: the reader then goes on with the next intact one (check
+    /// its number).
+    public static func reading(
+        path: String, fromRecord number: Int, mode: ErrorMode = .skipAndReport,
+        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength, limits: ReaderLimits = .default
+    ) throws -> DocumentStreamReader {
+        guard number >= 0 else {
+            throw FirePackError(.invalidValue, "a record number is 0 or more, not \(number)")
+        }
+        let reader: DocumentStreamReader
+        if let blocks = try blockIndex(path: path, maxRecordLength: maxRecordLength), !blocks.isEmpty {
+            // The last block whose first record is at or before `number`.
+            var low = 0, high = blocks.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if blocks[middle].firstRecord <= number { low = middle } else { high = middle - 1 }
+            }
+            let block = blocks[low]
+            let file = try FileSource(path: path)
+            guard lseek(file.descriptor, off_t(block.offset), SEEK_SET) == off_t(block.offset) else {
+                throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(block.offset): \(systemError())")
+            }
+            reader = DocumentStreamReader(
+                rangeOf: file, version: 3, offset: block.offset, end: Int.max, mode: mode,
+                maxRecordLength: maxRecordLength, limits: limits)
+            reader.synchronizing = false
+            reader.numbersFromStreamStart = true
+            reader.nextNumber = block.firstRecord
+        } else {
+            reader = try DocumentStreamReader(
+                source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+        }
+        // Records before `number` are passed over; the first at or after it (later than it when it was lost to
+        // damage) is handed back to be read first.
+        while reader.nextNumber <= number, let record = try reader.nextRecord() {
+            if record.number >= number {
+                reader.pushedBack = record
+                break
+            }
+        }
+        return reader
+    }
+
+    /// `count` bytes at `offset` of `file`, or nil when the file ends before them.
+    private static func read(_ file: FileSource, at offset: Int, count: Int) throws -> [UInt8]? {
+        guard lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+            throw FirePackError(.ioFailure, "cannot seek to byte \(offset): \(systemError())")
+        }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let read = try bytes.withUnsafeMutableBytes {
+                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
+            }
+            if read == 0 { return nil }
+            filled += read
+        }
+        return bytes
+    }
+
+    private static func load32(_ bytes: [UInt8], at index: Int) -> UInt32 {
+        bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: index, as: UInt32.self)) }
+    }
+
+    private static func load64(_ bytes: [UInt8], at index: Int) -> Int {
+        bytes.withUnsafeBytes {
+            Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import FirePack
+
+// Version-3 blocks (Docs/FORMAT.md §8): documents gathered in `block`, written out as one framed block — marker,
+// length, CRC-32, then the block header and the data as `codec` stores it — and listed for the index.
+extension DocumentStreamWriter {
+    /// The most data (documents and their lengths) one block holds: the record limit, less room for the block
+    /// header, so that a block stored as it is (`BlockCodec.none`) stays within the limit too.
+    static var maxBlockData: Int { DocumentStreamFormat.defaultMaxRecordLength - 64 }
+
+    /// Adds the document that `block` holds from `start` on to the open block, or drops it (throwing) when readers
+    /// would refuse it; closes the block once it reaches `blockSize`.
+    func finishBlockRecord(from start: Int) throws {
+        guard let block else { return }
+        if let violation = block.limitViolation {
+            block.resetLimitViolation()
+            block.discardCompleted(from: start)
+            throw refusal(violation)
+        }
+        let length = block.writerIndex - start
+        let lengthBytes = Varint.encodedSize(UInt64(length))
+        guard length + lengthBytes <= Self.maxBlockData else {
+            block.discardCompleted(from: start)
+            throw oversized(length)
+        }
+        if start > 0 && block.writerIndex + blockLengthBytes + lengthBytes > Self.maxBlockData {
+            // The block would pass the limit with this document: the block goes out without it, and it starts the
+            // next one (a copy, only for documents of tens of MiB).
+            let document = block.withUnsafeWrittenBytes(from: start) { [UInt8]($0) }
+            block.discardCompleted(from: start)
+            try writeBlock()
+            block.writeFraming(document)
+        }
+        blockLengths.append(length)
+        blockLengthBytes += lengthBytes
+        recordCount += 1
+        if block.writerIndex >= blockSize { try writeBlock() }
+    }
+
+    /// Writes the open block, if it holds a record: its lengths after its documents, then the framed block into the
+    /// output, stored as `codec` compresses it (or as it is, when compressing does not make it smaller).
+    func writeBlock() throws {
+        guard let block, !blockLengths.isEmpty else { return }
+        let documents = block.writerIndex
+        var lengths = [UInt8](repeating: 0, count: blockLengthBytes)
+        lengths.withUnsafeMutableBufferPointer { buffer in
+            var index = 0
+            for length in blockLengths { index += Varint.write(UInt64(length), to: buffer.baseAddress! + index) }
+        }
+        block.writeFraming(lengths)
+        let size = block.writerIndex
+        let count = blockLengths.count
+        let first = existingRecords + recordCount - count
+
+        let unitStart = writer.writerIndex
+        writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)  // length and CRC are set below
+        let bodyStart = writer.writerIndex
+        let headerAt = writer.writerIndex
+        try block.withUnsafeWrittenBytes(from: 0) { data in
+            // Compressed first; stored as it is when that is no smaller (already compressed data, tiny blocks).
+            var stored = codec
+            writer.writeFraming(
+                Self.blockHeader(codec: stored, count: count, first: first, size: size, documents: documents))
+            let dataAt = writer.writerIndex
+            if codec != .none {
+                try writer.writeFraming(atMost: codec.compressBound(data.count)) { try codec.compress(data, into: $0) }
+                if writer.writerIndex - dataAt >= data.count {
+                    stored = .none
+                    writer.discardCompleted(from: headerAt)
+                    writer.writeFraming(
+                        Self.blockHeader(codec: stored, count: count, first: first, size: size, documents: documents))
+                }
+            }
+            if stored == .none {
+                writer.writeFraming(atMost: data.count) { try! BlockCodec.none.compress(data, into: $0) }
+            }
+        }
+        let bodyLength = writer.writerIndex - bodyStart
+        writer.setFraming(UInt32(bodyLength), at: unitStart + 4)
+        writer.setFraming(writer.withUnsafeWrittenBytes(from: bodyStart) { crc32($0) }, at: unitStart + 8)
+        blocks.append((streamOffset, count))
+        streamOffset += writer.writerIndex - unitStart
+        block.clear()
+        blockLengths.removeAll(keepingCapacity: true)
+        blockLengthBytes = 0
+        try writer.flushIfNeeded()
+    }
+
+    /// A block header: codec, then record count, records before the block, data size and documents' size as varints.
+    static func blockHeader(codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int) -> [UInt8] {
+        var header = [UInt8](repeating: 0, count: 41)
+        header[0] = codec.rawValue
+        var index = 1
+        header.withUnsafeMutableBufferPointer { buffer in
+            for value in [count, first, size, documents] {
+                index += Varint.write(UInt64(value), to: buffer.baseAddress! + index)
+            }
+        }
+        return Array(header[..<index])
+    }
+
+    /// Writes the index of every block (marker, length, CRC-32, then the block count and, per block, its offset
+    /// after the previous block's and its record count, as varints); returns its offset, or 0 when the stream has
+    /// no block or the index would pass the record limit (readers then scan).
+    func writeIndex() -> Int {
+        guard !blocks.isEmpty else { return 0 }
+        var body = [UInt8](repeating: 0, count: 10 + 20 * blocks.count)
+        var index = 0
+        body.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            index += Varint.write(UInt64(blocks.count), to: base)
+            var previous = 0
+            for block in blocks {
+                index += Varint.write(UInt64(block.offset - previous), to: base + index)
+                index += Varint.write(UInt64(block.count), to: base + index)
+                previous = block.offset
+            }
+        }
+        guard index <= DocumentStreamFormat.defaultMaxRecordLength else { return 0 }
+        body.removeSubrange(index...)
+        let offset = streamOffset
+        var record = DocumentStreamFormat.indexMarker
+        withUnsafeBytes(of: UInt32(body.count).littleEndian) { record += $0 }
+        withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian) { record += $0 }
+        writer.writeFraming(record + body)
+        streamOffset += record.count + body.count
+        return offset
+    }
+}

@@ -1,0 +1,249 @@
+import FirePack
+import FirePackTestSupport
+import Foundation
+import Testing
+
+@testable import FirePackStreams
+
+/// Version-3 streams (Docs/FORMAT.md §8): blocks compressed on their own, an index, damage that costs one block.
+@Suite("Block streams (version 3)")
+struct BlockStreamTests {
+    let helper = DocumentStreamTests()
+
+    /// `documents` as a closed version-3 stream in blocks of `blockSize` bytes stored with `codec`.
+    func blocks(_ documents: [Document], codec: BlockCodec = .zstd, blockSize: Int = 4096) throws -> [UInt8] {
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, codec: codec, blockSize: blockSize)
+        for document in documents { try writer.append(document) }
+        try writer.close()
+        return sink.bytes
+    }
+
+    /// Every intact record: its number, block offset, payload offset and document; and the reader.
+    func read(_ bytes: [UInt8]) throws -> (records: [(number: Int, offset: Int, payloadOffset: Int?, document: Document)], reader: DocumentStreamReader) {
+        let reader = try DocumentStreamReader(source: MemorySource(bytes))
+        var records: [(Int, Int, Int?, Document)] = []
+        while let (record, document) = try reader.nextDocumentRecord() {
+            records.append((record.number, record.offset, record.payloadOffset, document))
+        }
+        return (records, reader)
+    }
+
+    /// The offsets of the blocks, read from their framing.
+    func blockOffsets(_ bytes: [UInt8]) -> [Int] { helper.recordOffsets(bytes) }
+
+    func temporaryFile(_ bytes: [UInt8]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("blocks-\(UUID().uuidString).fpks").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("every codec round-trips, blocks close at the block size, records carry their block's offset",
+          arguments: BlockCodec.allCases)
+    func roundTrip(codec: BlockCodec) throws {
+        let originals = try helper.documents(500)
+        let bytes = try blocks(originals, codec: codec)
+        #expect(Array(bytes[0..<6]) == [0x89, 0x46, 0x50, 0x53, 0x03, 0x00])
+        let (records, reader) = try read(bytes)
+        #expect(records.map(\.document) == originals)
+        #expect(records.map(\.number) == Array(0..<500))
+        #expect(reader.problems.isEmpty && reader.completion == .closed(recordCount: 500))
+        let offsets = blockOffsets(bytes)
+        #expect(offsets.count > 5, "500 documents of ~60 bytes in 4 KiB blocks")
+        #expect(Set(records.map(\.offset)) == Set(offsets))
+        // A block stored as it is gives each document's place in the file; a decompressed one cannot.
+        #expect(records.allSatisfy { ($0.payloadOffset != nil) == (codec == .none) })
+        if codec == .none, let first = records.first, let at = first.payloadOffset {
+            #expect(Array(bytes[at..<(at + first.document.firePackBytes().count)]) == first.document.firePackBytes())
+        }
+        if codec != .none { #expect(bytes.count < (try blocks(originals, codec: .none)).count / 2) }
+    }
+
+    @Test func theLayoutIsFormatMDsExample() throws {
+        let document = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1])
+        let bytes = try blocks([document], codec: .none)
+        let payload = document.firePackBytes()
+        // Header; block: marker, body length, CRC; body: codec 00, count 1, first 0, size, documents; data.
+        #expect(Array(bytes[0..<10]) == [0x89, 0x46, 0x50, 0x53, 0x03, 0x00, 0xF3, 0x50, 0x52, 0x1E])
+        let body = [0, 1, 0, UInt8(payload.count + 1), UInt8(payload.count)] + payload + [UInt8(payload.count)]
+        #expect(Array(bytes[10..<14]) == withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init))
+        #expect(Array(bytes[14..<18]) == withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian, Array.init))
+        #expect(Array(bytes[18..<(18 + body.count)]) == body)
+        // The index (one block at offset 6 holding one record) and the close record pointing at it.
+        let indexAt = 18 + body.count
+        let index: [UInt8] = [1, 6, 1]
+        #expect(Array(bytes[indexAt..<(indexAt + 15)]) == [0xF3, 0x50, 0x52, 0x49, 3, 0, 0, 0]
+            + withUnsafeBytes(of: index.withUnsafeBytes { crc32($0) }.littleEndian, Array.init) + index)
+        let close = Array(bytes.suffix(24))
+        let closeBody = withUnsafeBytes(of: UInt64(1).littleEndian, Array.init) + withUnsafeBytes(of: UInt64(indexAt).littleEndian, Array.init)
+        #expect(close == [0xF3, 0x50, 0x52, 0x45] + closeBody + withUnsafeBytes(of: closeBody.withUnsafeBytes { crc32($0) }.littleEndian, Array.init))
+        #expect(bytes.count == indexAt + 15 + 24)
+        let format = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Docs/FORMAT.md"), encoding: .utf8)
+        #expect(format.contains(helper.hexString(bytes)), "FORMAT.md §8 shows this version-3 stream byte for byte")
+    }
+
+    @Test func theIndexFindsEveryRecordAndAStreamWithoutOneIsScanned() throws {
+        let originals = try helper.documents(300)
+        let bytes = try blocks(originals)
+        let path = try temporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let index = try #require(try DocumentStreamReader.blockIndex(path: path))
+        #expect(index.map(\.offset) == blockOffsets(bytes))
+        #expect(index.first?.firstRecord == 0 && index.map(\.recordCount).reduce(0, +) == 300)
+        #expect(zip(index, index.dropFirst()).allSatisfy { $0.firstRecord + $0.recordCount == $1.firstRecord })
+        for number in [0, 1, 57, 149, 150, 298, 299] {
+            let reader = try DocumentStreamReader.reading(path: path, fromRecord: number)
+            let (record, document) = try #require(try reader.nextDocumentRecord())
+            #expect(record.number == number && document == originals[number])
+            #expect(reader.problems.isEmpty)
+        }
+        #expect(try DocumentStreamReader.reading(path: path, fromRecord: 300).nextRecord() == nil)
+
+        // Not closed (no close record, so no index): the same answers by a scan.
+        let torn = try temporaryFile(Array(bytes.prefix(blockOffsets(bytes).last!)))
+        defer { try? FileManager.default.removeItem(atPath: torn) }
+        #expect(try DocumentStreamReader.blockIndex(path: torn) == nil)
+        let scanned = try DocumentStreamReader.reading(path: torn, fromRecord: 150)
+        #expect(try scanned.nextDocumentRecord()?.document == originals[150])
+        // A damaged index is not used either.
+        var damagedIndex = bytes
+        damagedIndex[bytes.count - 24 - 2] ^= 1
+        let noIndex = try temporaryFile(damagedIndex)
+        defer { try? FileManager.default.removeItem(atPath: noIndex) }
+        #expect(try DocumentStreamReader.blockIndex(path: noIndex) == nil)
+        #expect(try DocumentStreamReader.reading(path: noIndex, fromRecord: 299).nextDocumentRecord()?.document == originals[299])
+        // Version 2 has no blocks: scanned.
+        let v2 = try temporaryFile(try streamBytes(originals, version: 2))
+        defer { try? FileManager.default.removeItem(atPath: v2) }
+        #expect(try DocumentStreamReader.blockIndex(path: v2) == nil)
+        #expect(try DocumentStreamReader.reading(path: v2, fromRecord: 77).nextDocumentRecord()?.document == originals[77])
+    }
+
+    /// The index names the block: a reader sent to a record in a late block never reads the damaged first one.
+    @Test func seekingReadsOnlyTheBlockItNeeds() throws {
+        let originals = try helper.documents(300)
+        var bytes = try blocks(originals)
+        let offsets = blockOffsets(bytes)
+        bytes[offsets[0] + 30] ^= 0x40
+        let path = try temporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try DocumentStreamReader.reading(path: path, fromRecord: 299)
+        #expect(try reader.nextDocumentRecord()?.document == originals[299])
+        #expect(reader.problems.isEmpty)
+        #expect(try read(bytes).reader.problems.map(\.code) == [.badChecksum])
+    }
+
+    @Test func aDamagedBlockCostsItsRecordsAndTheNumbersStayTheStreams() throws {
+        let originals = try helper.documents(300)
+        var bytes = try blocks(originals)
+        let offsets = blockOffsets(bytes)
+        let (intact, _) = try read(bytes)
+        let firstOfBlock = { (block: Int) in intact.first { $0.offset == offsets[block] }!.number }
+        bytes[offsets[2] + 40] ^= 0x40
+        let (records, reader) = try read(bytes)
+        let lost = Set(firstOfBlock(2)..<firstOfBlock(3))
+        #expect(records.map(\.number) == Array(0..<300).filter { !lost.contains($0) })
+        #expect(records.map(\.document) == originals.enumerated().filter { !lost.contains($0.offset) }.map(\.element))
+        #expect(reader.problems.count == 1)
+        #expect(reader.problems.first?.code == .badChecksum && reader.problems.first?.offset == offsets[2])
+        #expect(reader.problems.first?.recordNumber == firstOfBlock(2))
+        #expect(reader.completion == .closed(recordCount: 300))
+    }
+
+    @Test func blocksWhoseBytesCheckOutButDoNotHoldRecordsAreInvalid() throws {
+        let document = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1])
+        let payload = document.firePackBytes()
+        /// A stream of one block whose body is `body` (with a correct CRC), then a good block of record 1.
+        func stream(body: [UInt8]) throws -> [UInt8] {
+            var bytes = DocumentStreamFormat.header + DocumentStreamFormat.syncMarker
+            bytes += withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init)
+            bytes += withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian, Array.init)
+            let good = [0, 1, 1, UInt8(payload.count + 1), UInt8(payload.count)] + payload + [UInt8(payload.count)]
+            bytes += body + DocumentStreamFormat.syncMarker
+            bytes += withUnsafeBytes(of: UInt32(good.count).littleEndian, Array.init)
+            bytes += withUnsafeBytes(of: good.withUnsafeBytes { crc32($0) }.littleEndian, Array.init)
+            return bytes + good
+        }
+        let size = UInt8(payload.count + 1), documents = UInt8(payload.count)
+        let cases: [(String, [UInt8])] = [
+            ("unknown codec", [7, 1, 0, size, documents] + payload + [documents]),
+            ("no records", [0, 0, 0, size, documents] + payload + [documents]),
+            ("lengths that do not add up", [0, 1, 0, size, documents] + payload + [documents - 1]),
+            ("data shorter than its size", [0, 1, 0, size + 1, documents] + payload + [documents]),
+            ("a size past the limit", [0, 1, 0, 0x80, 0x80, 0x80, 0x40, documents] + payload + [documents]),
+            ("a cut header", [0, 1]),
+            ("deflate data that is not deflate", [1, 1, 0, size, documents] + payload + [documents]),
+            ("a zstd frame that claims more than the size", [2, 1, 0, 2, 1, 0x28, 0xB5, 0x2F, 0xFD, 0x20, 0xFF, 0, 0]),
+        ]
+        for (name, body) in cases {
+            let (records, reader) = try read(try stream(body: body))
+            #expect(reader.problems.map(\.code) == [.invalidBlock], "\(name): \(reader.problems)")
+            #expect(reader.problems.first?.offset == 6 && reader.problems.first?.recordNumber == 0, "\(name)")
+            // The next block's header says it starts at record 1: the lost block took record 0.
+            #expect(records.map(\.number) == [1] && records.first?.document == document, "\(name)")
+        }
+    }
+
+    @Test func aTornLastBlockIsReportedAndTheRestReads() throws {
+        let originals = try helper.documents(200)
+        let bytes = try blocks(originals)
+        let offsets = blockOffsets(bytes)
+        let (intact, _) = try read(bytes)
+        let torn = Array(bytes.prefix(offsets.last! + 20))
+        let (records, reader) = try read(torn)
+        #expect(records.map(\.document) == Array(originals.prefix(intact.first { $0.offset == offsets.last! }!.number)))
+        #expect(reader.problems.map(\.code) == [.truncated] && reader.problems.first?.offset == offsets.last!)
+        if case .notClosed = reader.completion {} else { Issue.record("\(String(describing: reader.completion))") }
+    }
+
+    @Test func appendingAddsBlocksAndAnIndexOfAll() throws {
+        let all = try helper.documents(120)
+        let path = try temporaryFile(try blocks(Array(all.prefix(70))))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let before = try #require(try DocumentStreamReader.blockIndex(path: path))
+        let writer = try DocumentStreamWriter.appending(toPath: path, codec: .deflate, blockSize: 2048)
+        for document in all.suffix(50) { try writer.append(document) }
+        try writer.close()
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (records, reader) = try read(bytes)
+        #expect(records.map(\.document) == all && records.map(\.number) == Array(0..<120))
+        #expect(reader.problems.isEmpty && reader.completion == .closed(recordCount: 120))
+        let index = try #require(try DocumentStreamReader.blockIndex(path: path))
+        #expect(Array(index.prefix(before.count)) == before && index.count > before.count)
+        #expect(index.map(\.recordCount).reduce(0, +) == 120)
+        #expect(try DocumentStreamReader.reading(path: path, fromRecord: 100).nextDocumentRecord()?.document == all[100])
+
+        // A version-2 stream stays version 2; asking for another version is refused.
+        let v2 = try temporaryFile(try streamBytes(Array(all.prefix(3)), version: 2))
+        defer { try? FileManager.default.removeItem(atPath: v2) }
+        let appender = try DocumentStreamWriter.appending(toPath: v2)
+        #expect(appender.version == 2)
+        try appender.append(all[3])
+        try appender.close()
+        let grown = [UInt8](try Data(contentsOf: URL(fileURLWithPath: v2)))
+        // Four records, each its own (version-2 records have offsets of their own, blocks would share one).
+        let grownOffsets = Set(try read(grown).records.map(\.offset))
+        #expect(grown[4] == 2 && grownOffsets.count == 4)
+        #expect(throws: FirePackError.self) { try DocumentStreamWriter.appending(toPath: v2, version: 3) }
+    }
+
+    @Test func incompressibleBlocksAreStoredAsTheyAre() throws {
+        var random = SeededGenerator(seed: 11)
+        let noise = (0..<40).map { index in
+            Document(reference: try! DocumentReference(path: "n/\(index)"),
+                     fields: ["bytes": .bytes(Data((0..<3000).map { _ in UInt8.random(in: 0...255, using: &random) }))])
+        }
+        let bytes = try blocks(noise, codec: .zstd, blockSize: 8192)
+        let offsets = blockOffsets(bytes)
+        #expect(offsets.allSatisfy { bytes[$0 + 12] == BlockCodec.none.rawValue })
+        #expect(try read(bytes).records.map(\.document) == noise)
+    }
+
+    @Test func writingRefusesWhatReadersWouldRefuse() throws {
+        #expect(throws: FirePackError.self) { try DocumentStreamWriter(sink: MemorySink(), version: 1) }
+        #expect(throws: FirePackError.self) { try DocumentStreamWriter(sink: MemorySink(), version: 4) }
+        #expect(throws: FirePackError.self) { try DocumentStreamWriter(sink: MemorySink(), blockSize: 0) }
+        #expect(BlockCodec(name: "zstd") == .zstd && BlockCodec(name: "gzip") == nil)
+    }
+}

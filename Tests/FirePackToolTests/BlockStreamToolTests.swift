@@ -1,0 +1,71 @@
+import FirePack
+import FirePackStreams
+import Foundation
+import Testing
+
+/// `firepack` with version-3 streams: the codecs, the version-2 flag, seeking by the index, a damaged block.
+@Suite("firepack tool: block streams", .serialized)
+struct BlockStreamToolTests {
+    let directory = Tool.temporaryDirectory("blocks")
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
+
+    @Test func everyCodecAndVersionConvertsBackToTheSameLines() throws {
+        let source = "Fixtures/generated-books.fpks"
+        #expect(try Tool.run(["convert", source, path("books.jsonl"), "--quiet"]).status == 0)
+        let expected = try bytes("books.jsonl")
+        var sizes: [String: Int] = [:]
+        for options in [["--codec", "zstd"], ["--codec", "deflate"], ["--codec", "none"], ["--stream-version", "2"], []] {
+            let name = (options.last ?? "default") + ".fpks"
+            let converted = try Tool.run(["convert", path("books.jsonl"), path(name), "--quiet"] + options)
+            #expect(converted.status == 0, "\(options): \(converted.stderr)")
+            let stream = try bytes(name)
+            #expect(stream[4] == (options.contains("2") ? 2 : 3), "\(options)")
+            sizes[options.last ?? "default"] = stream.count
+            #expect(try Tool.run(["convert", path(name), path(name + ".jsonl"), "--quiet"]).status == 0)
+            #expect(try bytes(name + ".jsonl") == expected, "\(options)")
+            let validated = try Tool.run(["validate", path(name)])
+            #expect(validated.status == 0 && validated.text.contains("3000 document(s), closed"), "\(validated.text)")
+        }
+        // zstd is the default; compressed blocks are smaller than stored ones.
+        #expect(sizes["default"] == sizes["zstd"])
+        #expect(sizes["zstd"]! < sizes["none"]! / 2 && sizes["deflate"]! < sizes["none"]! / 2)
+        for wrong in [["--codec", "gzip"], ["--stream-version", "1"], ["--stream-version", "2", "--codec", "none"],
+                      ["--block-size", "0"]] {
+            #expect(try Tool.run(["convert", path("books.jsonl"), path("x.fpks")] + wrong).status == 2, "\(wrong)")
+        }
+    }
+
+    /// `inspect --record` goes through the index to the record's block: a damaged first block is not even read,
+    /// while a full read reports it, and `validate --repair` keeps every other block.
+    @Test func inspectSeeksAndADamagedBlockCostsOnlyItsRecords() throws {
+        #expect(try Tool.run(["convert", "Fixtures/generated-books.fpks", path("small.fpks"), "--block-size", "8192"]).status == 0)
+        var stream = try bytes("small.fpks")
+        let reader = try DocumentStreamReader(source: MemorySource(stream))
+        var firstOfBlock: [Int: Int] = [:], offsets: [Int] = []
+        while let record = try reader.nextRecord() {
+            if firstOfBlock[record.offset] == nil {
+                firstOfBlock[record.offset] = record.number
+                offsets.append(record.offset)
+            }
+        }
+        #expect(offsets.count > 10)
+        stream[offsets[0] + 40] ^= 0x55
+        try Data(stream).write(to: URL(fileURLWithPath: path("damaged.fpks")))
+        let seek = try Tool.run(["inspect", path("damaged.fpks"), "--record", "2999", "--path", "title"])
+        #expect(seek.status == 0 && !seek.stderr.contains("damaged"), "\(seek.stderr)")
+        let lost = firstOfBlock[offsets[1]]!
+        let listing = try Tool.run(["inspect", path("damaged.fpks")])
+        #expect(listing.text.contains("record 0: damaged at byte \(offsets[0]): CRC-32 mismatch (the block is damaged)"),
+                "\(listing.text.prefix(500))")
+        #expect(listing.text.contains("record \(lost): generated-books/"), "the next block's records keep their numbers")
+        #expect(!listing.text.contains("record 1: generated-books/"))
+        let repaired = try Tool.run(["validate", path("damaged.fpks"), "--repair", path("repaired.fpks")])
+        #expect(repaired.status == 1 && repaired.text.contains("\(3000 - lost) intact record(s) written"), "\(repaired.text)")
+        #expect(try bytes("repaired.fpks")[4] == 3)
+        // No record past the end.
+        let missing = try Tool.run(["inspect", path("small.fpks"), "--record", "3000"])
+        #expect(missing.status == 1 && missing.stderr.contains("no record 3000"), "\(missing.stderr)")
+    }
+}
