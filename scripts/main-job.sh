@@ -5,6 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
+# zlib (gzip, deflate blocks, CRC-32) and zstd (zstd blocks, the default) from Debian, when missing.
+need_apt=()
+for pkg in zlib1g-dev libzstd-dev; do dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg"); done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "Installing: ${need_apt[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
 swift build -c release --product firepack
 firepack=.build/release/firepack
 out=.build/fixtures-out

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Stream sizes and speeds, version 3 blocks beside JSON lines, gzip and zstd, from one run on this machine.
+
+    python3 scripts/measure/stream-sizes.py [--records N] [--keep DIR]
+
+Generates GitHub-event-like and order-book-like JSON lines (scripts/generate/make-events.py, seeded; 200,000
+records each by default), converts them with the release `firepack` (built when absent) into `.fpks` version 2 and
+version 3 with each codec, and measures: sizes against the JSON lines, `gzip -6` and `zstd -3` of them (the
+command-line tools, same run); the conversion's wall time each way, as MB/s of JSON; and `firepack inspect --record`
+of the last record (the whole process, start-up included). Writes Benchmarks/Results/stream-sizes.md, which
+update-benchmarks.py puts into BENCHMARKS.md, and puts it there itself."""
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TOOL = ROOT / ".build/release/firepack"
+RESULT = ROOT / "Benchmarks/Results/stream-sizes.md"
+LAYOUTS = [("version 2 (a record per document)", ["--stream-version", "2"]),
+           ("version 3, none", ["--codec", "none"]),
+           ("version 3, deflate", ["--codec", "deflate"]),
+           ("version 3, zstd (default)", ["--codec", "zstd"])]
+
+
+def compressed_size(command, path):
+    with open(path, "rb") as source:
+        result = subprocess.run(command, stdin=source, capture_output=True, check=True)
+    return len(result.stdout)
+
+
+def timed(arguments):
+    start = time.perf_counter()
+    subprocess.run([str(TOOL)] + arguments, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def measure(folder, kind, records):
+    lines = folder / f"{kind}.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "scripts/generate/make-events.py"), kind, str(lines), str(records), "7"],
+                   check=True)
+    size = lines.stat().st_size
+    gzip, zstd = compressed_size(["gzip", "-6", "-c"], lines), compressed_size(["zstd", "-3", "-c", "-q"], lines)
+    rows = [f"| JSON lines | {size:,} | 100% | — | — | — | — |",
+            f"| JSON lines, gzip -6 (whole file) | {gzip:,} | {gzip / size:.1%} | — | — | — | — |",
+            f"| JSON lines, zstd -3 (whole file) | {zstd:,} | {zstd / size:.1%} | — | — | — | — |"]
+    for name, options in LAYOUTS:
+        stream = folder / f"{kind}.fpks"
+        to_stream = min(timed(["convert", str(lines), str(stream), "--quiet"] + options) for _ in range(2))
+        back = folder / f"{kind}.back.jsonl"
+        to_lines = min(timed(["convert", str(stream), str(back), "--quiet"]) for _ in range(2))
+        seek = min(timed(["inspect", str(stream), "--record", str(records - 1)]) for _ in range(3))
+        stream_size = stream.stat().st_size
+        rows.append(f"| {name} | {stream_size:,} | {stream_size / size:.1%} | {stream_size / gzip:.2f}× "
+                    f"/ {stream_size / zstd:.2f}× | {size / 1e6 / to_stream:.0f} MB/s | {size / 1e6 / to_lines:.0f} MB/s "
+                    f"| {seek * 1000:.0f} ms |")
+    return (f"**{kind}** ({records:,} records of `make-events.py {kind}`):\n\n"
+            "| form | bytes | of JSON lines | ÷ gzip / ÷ zstd of JSON lines | JSON lines → it | it → JSON lines "
+            "| `inspect --record` last |\n|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--keep", help="keep the generated files in this folder")
+    arguments = parser.parse_args()
+    for command in ["gzip", "zstd"]:
+        if not shutil.which(command):
+            raise SystemExit(f"error: {command} is not installed (Debian: apt-get install {command})")
+    if not TOOL.exists():
+        subprocess.run(["swift", "build", "-c", "release", "--product", "firepack"], cwd=ROOT, check=True)
+    folder = Path(arguments.keep or tempfile.mkdtemp(prefix="firepack-stream-sizes-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        tables = [measure(folder, kind, arguments.records) for kind in ["events", "orders"]]
+    finally:
+        if not arguments.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    section = ("## Stream sizes (version 3 blocks)\n\n"
+               "`.fpks` against the same records as JSON lines, compressed whole by the command-line tools, from one run "
+               "of `scripts/measure/stream-sizes.py` (conversions through the release `firepack`, the faster of two; "
+               "`inspect --record` the fastest of three, a whole process). Blocks hold 1 MiB of documents "
+               "(Docs/FORMAT.md §8); each is compressed on its own, so the stream stays splittable and seekable, which "
+               "a gzip or zstd of the whole file is not.\n\n" + "\n".join(tables))
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    RESULT.write_text(section, encoding="utf-8")
+    path = ROOT / "BENCHMARKS.md"
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"## Stream sizes \(version 3 blocks\)\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
+    marker = "\n## Sizes\n"
+    before, after = text.split(marker, 1) if marker in text else (text, None)
+    text = before.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n" + (marker + after if after is not None else "")
+    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    print(section)
+
+
+if __name__ == "__main__":
+    main()
