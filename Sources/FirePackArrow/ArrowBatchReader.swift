@@ -26,6 +26,10 @@ public final class ArrowBatchReader {
         /// The byte range to read (Docs/ARROW.md, "Splits"): `offset` and `length` (nil: to the end).
         public var offset = 0
         public var length: Int?
+        /// The records to read, by number (nil: every record of the byte range). A closed version-3 stream is entered
+        /// through its index at the block that holds the first; any other file is read up to it. Not with a byte
+        /// range.
+        public var records: Range<Int>?
         /// Whether a value that does not fit its column becomes a null plus a counted warning.
         public var nullsForMismatches = false
         /// Whether damaged records are skipped and reported in `problems` (else the first one is an error).
@@ -80,8 +84,11 @@ public final class ArrowBatchReader {
             nullsForMismatches: options.nullsForMismatches,
             unknownFieldsAreErrors: options.schemaIsSampled || (options.schema == nil && options.sample != nil),
             timestampUnit: options.timestampUnit)
+        if options.records != nil && (options.offset != 0 || options.length != nil) {
+            throw FirePackError(.invalidValue, "read records by number or a byte range, not both")
+        }
         source = try FirePackRecordSource.open(
-            path: path, offset: options.offset, length: options.length,
+            path: path, offset: options.offset, length: options.length, records: options.records,
             mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError)
         func builder(_ name: String) -> ColumnBuilder? {
             schema.columns.first { $0.name == name }.map { ColumnBuilder($0, path: $0.name) }
@@ -168,10 +175,11 @@ public final class ArrowBatchReader {
             let path = error.path.isEmpty ? "" : ", field \(error.pathDescription)"
             // A document decompressed from a block has no byte of the file: the byte inside it is named instead.
             let inside =
-                record.payloadOffset == nil ? error.offset.map { " (byte \($0) of its document)" } ?? "" : ""
+                record.payloadOffset == nil
+                ? error.offset.map { " (at byte \($0) of the record's document, in a compressed block)" } ?? "" : ""
             throw FirePackError(
                 error.code, offset: offset,
-                "\(source.path): record \(record.number) at byte \(record.offset)\(inside)\(path): \(error.message)",
+                "\(source.path): record \(record.number) at byte \(record.offset)\(path): \(error.message)\(inside)",
                 path: error.path)
         }
         return true

@@ -26,11 +26,38 @@ final class FirePackRecordSource {
     let path: String
     let stream: DocumentStreamReader?
     var single: [UInt8]?
+    /// The records wanted by number, when asked for (`open(…records:)`): those before it are passed over, and
+    /// reading ends at its end.
+    var records: Range<Int>?
 
     private init(path: String, stream: DocumentStreamReader?, single: [UInt8]?) {
         self.path = path
         self.stream = stream
         self.single = single
+    }
+
+    /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end), or
+    /// for the records numbered `records`: a closed version-3 stream through its index
+    /// (`DocumentStreamReader.reading(path:fromRecord:)`), any other file by reading up to them.
+    static func open(
+        path: String, offset: Int, length: Int?, records: Range<Int>? = nil, mode: DocumentStreamReader.ErrorMode
+    ) throws -> FirePackRecordSource {
+        guard let records else { return try open(path: path, offset: offset, length: length, mode: mode) }
+        guard records.lowerBound >= 0 else {
+            throw FirePackError(.invalidValue, "record numbers start at 0, not \(records.lowerBound)")
+        }
+        let head = try readPrefix(FileSource(path: path), count: 6)
+        let source: FirePackRecordSource
+        if head.starts(with: DocumentStreamFormat.header.prefix(4)) {
+            source = FirePackRecordSource(
+                path: path,
+                stream: try DocumentStreamReader.reading(path: path, fromRecord: records.lowerBound, mode: mode),
+                single: nil)
+        } else {
+            source = try open(path: path, offset: 0, length: nil, mode: mode)
+        }
+        source.records = records
+        return source
     }
 
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end).
@@ -64,8 +91,21 @@ final class FirePackRecordSource {
             single: nil)
     }
 
-    /// The next record, or nil at the end (of the range).
+    /// The next record, or nil at the end (of the range, or of the records asked for).
     func nextRecord() throws -> Record? {
+        if let records {
+            while let record = try nextRecordInRange() {
+                if record.number >= records.upperBound { break }
+                if record.number >= records.lowerBound { return record }
+            }
+            self.records = records.upperBound..<records.upperBound
+            return nil
+        }
+        return try nextRecordInRange()
+    }
+
+    /// The next record of the byte range, or nil at its end.
+    private func nextRecordInRange() throws -> Record? {
         if let stream {
             guard let record = try stream.nextRecord() else { return nil }
             return Record(

@@ -31,7 +31,8 @@ public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
 /// Opens a reader of `path` (`.fpks`, `.fpks.gz`, `.fpk`) over the bytes `[offset, offset + length)` (`length` < 0:
 /// to the end). `columns` (`columnCount` names, or NULL) projects; `schema` (or NULL: inferred from `sample`
 /// records, < 0 for all) is consumed (released) by this call. `flags`: 1 = a value that does not fit becomes a null
-/// and a counted warning, 2 = damaged records are skipped and reported, 4 = `schema` was inferred from a sample. Returns a handle for
+/// and a counted warning, 2 = damaged records are skipped and reported, 4 = `schema` was inferred from a sample, 8 =
+/// `offset` and `length` are record numbers, not bytes (the records `[offset, offset + length)`). Returns a handle for
 /// `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
 public func firepack_reader_open(
@@ -43,8 +44,14 @@ public func firepack_reader_open(
     defer { if let schema, schema.pointee.release != nil { schema.pointee.release?(schema) } }
     do {
         var options = ArrowBatchReader.Options()
-        options.offset = Int(offset)
-        options.length = length < 0 ? nil : Int(length)
+        if flags & 8 != 0 {
+            guard offset >= 0 else { throw FirePackError(.invalidValue, "record numbers start at 0, not \(offset)") }
+            let end = length < 0 || offset.addingReportingOverflow(length).overflow ? Int64.max : offset + length
+            options.records = Int(offset)..<Int(end)
+        } else {
+            options.offset = Int(offset)
+            options.length = length < 0 ? nil : Int(length)
+        }
         if batchSize > 0 { options.batchSize = Int(batchSize) }
         if let columns { options.columns = (0..<Int(columnCount)).map { String(cString: columns[$0]!) } }
         if let schema { options.schema = try ArrowDocumentSchema(importing: schema) }

@@ -29,11 +29,13 @@ def _flags(on_mismatch, on_damage):
 
 
 def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, columns=None, sample=None,
-                on_mismatch="error", on_damage="error", problems=None, sampled_schema=False):
+                on_mismatch="error", on_damage="error", problems=None, sampled_schema=False, records=None):
     """A `pyarrow.RecordBatchReader` over the documents of `path` (a `.fpks`, `.fpks.gz` or `.fpk`).
 
     `offset`/`length` read one byte range: exactly the records whose sync marker starts in it, so adjacent ranges
-    read every record once (`splits`). `schema` (a `pyarrow.Schema`) is used as given; without one it is inferred
+    read every record once (`splits`). `records` (a `range`, or `(start, stop)`) reads the records numbered so
+    instead: a closed version-3 stream is entered through its index at the block that holds `start`, in about a
+    millisecond whatever its size; other files are read up to it. `schema` (a `pyarrow.Schema`) is used as given; without one it is inferred
     from the file (all of it, or `sample` records). `columns` reads only those top-level columns.
 
     A value that does not fit its column raises `FirePackError` naming the record, byte offset and field path, or
@@ -43,9 +45,20 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     foresee are then errors (or counted with `on_mismatch="null"`), as when the reader infers from a sample itself.
     """
     nulls, skip = _flags(on_mismatch, on_damage)
+    if records is not None:
+        if offset != 0 or length is not None:
+            raise ValueError("read records by number or a byte range, not both")
+        if isinstance(records, range):
+            if records.step != 1:
+                raise ValueError("records is a range with step 1")
+            records = (records.start, records.stop)
+        start, stop = (int(records[0]), int(records[1]))
+        if start < 0 or stop < start:
+            raise ValueError(f"records ({start}, {stop}) is not a range of record numbers")
+        records = (start, stop)
     native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
                                   schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
-                                  sampled_schema=sampled_schema)
+                                  sampled_schema=sampled_schema, records=records)
     reader = native.record_batch_reader()
 
     # A thin generator over the native stream (one step per batch, never per value): errors come out as

@@ -90,7 +90,7 @@ class NativeReader:
     """One open reader: its batches as an Arrow C stream, and what it met (damaged records, nulled mismatches)."""
 
     def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
-                 nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False):
+                 nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None):
         error = ctypes.c_void_p()
         names, keep = _strings(columns) if columns is not None else (None, None)
         schema_struct = None
@@ -98,6 +98,9 @@ class NativeReader:
             schema_struct = ArrowSchema()
             schema._export_to_c(ctypes.addressof(schema_struct))
         flags = (1 if nulls_for_mismatches else 0) | (2 if skip_damaged else 0) | (4 if sampled_schema else 0)
+        if records is not None:
+            # Flag 8: offset and length count records, not bytes (the library seeks through a stream's index).
+            offset, length, flags = records[0], records[1] - records[0], flags | 8
         self._handle = _lib.firepack_reader_open(
             _encode(path), offset, -1 if length is None else length, batch_size, names,
             len(columns) if columns is not None else 0,

@@ -232,6 +232,29 @@ def test_hostile_bytes_give_errors_not_crashes(folder, events):
             assert result.stdout.startswith("error") and "byte" in result.stdout or "empty" in result.stdout, result.stdout
 
 
+def test_records_by_number_agree_with_the_whole_table(events, folder, firepack_tool):
+    # Version 3 in 16 KiB blocks (entered through the index), version 2 and gzip (read up to the records): each range
+    # of record numbers is the same rows as that slice of the whole table.
+    forms = {"blocks": folder / "numbered.fpks", "records": folder / "numbered-v2.fpks",
+             "gzip": folder / "numbered.fpks.gz"}
+    subprocess.run([firepack_tool, "convert", str(events), str(forms["blocks"]), "--block-size", "16384"],
+                   check=True, capture_output=True)
+    subprocess.run([firepack_tool, "convert", str(events), str(forms["records"]), "--stream-version", "2"],
+                   check=True, capture_output=True)
+    subprocess.run([firepack_tool, "convert", str(events), str(forms["gzip"])], check=True, capture_output=True)
+    whole = firepack.read_table(forms["blocks"])
+    assert whole.num_rows == 3000
+    for name, path in forms.items():
+        for start, stop in [(0, 1), (17, 400), (1234, 1300), (2999, 3000), (1500, 1500), (2990, 5000)]:
+            part = firepack.read_table(path, schema=whole.schema, records=range(start, stop))
+            expected = whole.slice(start, max(0, min(stop, 3000) - start))
+            assert part.equals(expected), f"{name} {start}..{stop}"
+    with pytest.raises(ValueError):
+        firepack.read_table(forms["blocks"], records=(10, 20), offset=6)
+    with pytest.raises(ValueError):
+        firepack.read_table(forms["blocks"], records=(20, 10))
+
+
 def test_other_file_kinds(fixtures, folder, firepack_tool):
     gz = folder / "books.fpks.gz"
     subprocess.run([firepack_tool, "convert", str(fixtures / "books.fpks"), str(gz)], check=True, capture_output=True)

@@ -1,6 +1,7 @@
 """Apache Spark 4 in local mode, for real: the Python data source reads byte-range partitions small enough to cut
 records, and writes part files that read back as the same documents."""
 import os
+import subprocess
 import sys
 
 import pytest
@@ -48,13 +49,18 @@ def test_spark_partition_size_follows_the_session_setting(spark, events):
         spark.dataSource.register(FirePackDataSource)
 
 
-def test_spark_writes_documents(spark, orders, tmp_path):
+def test_spark_writes_documents(spark, orders, tmp_path, firepack_tool):
+    # Read in 16 KiB blocks, so that each 200,000-byte partition holds blocks: one part file per task that has rows.
+    source = tmp_path / "orders-small-blocks.fpks"
+    subprocess.run([firepack_tool, "convert", str(orders), str(source), "--block-size", "16384"],
+                   check=True, capture_output=True)
     frame = (spark.read.format("firepack").option("maxPartitionBytes", 200_000)
-             .option("timestampPrecision", "truncate").load(str(orders)))
+             .option("timestampPrecision", "truncate").load(str(source)))
     output = tmp_path / "out"
     frame.select("__name__", "side", "price", "placedAt").write.format("firepack").mode("overwrite").save(str(output))
     parts = sorted(output.glob("part-*.fpks"))
-    assert len(parts) == frame.rdd.getNumPartitions()
+    rows_per_task = frame.rdd.mapPartitions(lambda rows: [sum(1 for _ in rows)]).collect()
+    assert len(parts) == sum(1 for rows in rows_per_task if rows) and len(parts) > 1
     import pyarrow as pa
     back = pa.concat_tables([firepack.read_table(part) for part in parts if os.path.getsize(part) > 0])
     expected = firepack.read_table(orders, columns=["__name__", "side", "price", "placedAt"])
