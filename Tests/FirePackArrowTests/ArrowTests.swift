@@ -210,6 +210,24 @@ struct SplitTests {
         #expect(problems.sorted() == whole.problems.sorted())
     }
 
+    @Test("records by number: the copy of a range holds exactly those documents, through the index or a scan",
+          arguments: [UInt8(2), 3])
+    func recordsByNumber(version: UInt8) throws {
+        let documents = try randomDocuments(count: 90, seed: 5)
+        let path = try writeStream(documents, name: "numbered.fpks", version: version, blockSize: 1024)
+        for range in [0..<1, 10..<55, 89..<90, 40..<40, 80..<500] {
+            var options = ArrowBatchReader.Options()
+            options.records = range
+            let copy = try arrowCopy(of: path, options: options)
+            let expected = Array(documents[min(range.lowerBound, 90)..<min(range.upperBound, 90)])
+            #expect(try readDocuments(copy).map(\.reference) == expected.map(\.reference), "\(range)")
+        }
+        var both = ArrowBatchReader.Options()
+        both.records = 0..<5
+        both.offset = 6
+        #expect(throws: FirePackError.self) { try ArrowBatchReader(path: path, options: both) }
+    }
+
     @Test("split ranges cover the file; gzip and .fpk files are one range")
     func splitRanges() throws {
         let path = try writeStream(try randomDocuments(count: 20, seed: 2), name: "split.fpks")
