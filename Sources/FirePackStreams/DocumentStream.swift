@@ -103,10 +103,13 @@ public final class DocumentStreamWriter {
         blocks: [(offset: Int, count: Int)], streamOffset: Int
     ) {
         self.sink = sink
+        // Records of version-1 and 2 streams are values of format version 1, which has no decimal doubles: readers
+        // that predate version 3 read them (Docs/FORMAT.md §8).
+        let formatVersion = version >= 3 ? 3 : 1
         writer = FirePackWriter(
             options: .init(
                 deterministic: deterministic, initialCapacity: flushThreshold + 4096,
-                flushThreshold: flushThreshold),
+                flushThreshold: flushThreshold, formatVersion: formatVersion),
             sink: FirePackWriter.Sink { try sink.write($0) })
         self.version = version
         self.codec = codec
@@ -116,7 +119,10 @@ public final class DocumentStreamWriter {
         self.streamOffset = streamOffset
         block =
             version >= 3
-            ? FirePackWriter(options: .init(deterministic: deterministic, initialCapacity: blockSize + 4096)) : nil
+            ? FirePackWriter(
+                options: .init(
+                    deterministic: deterministic, initialCapacity: blockSize + 4096, formatVersion: formatVersion))
+            : nil
         if header {
             writer.writeFraming(DocumentStreamFormat.header(version: version))
             self.streamOffset += DocumentStreamFormat.header.count

@@ -85,6 +85,11 @@ struct Convert: ParsableCommand {
         help: "fpks output: the stream version, 3 (blocks, an index; default) or 2 for readers that have not upgraded.")
     var streamVersion: UInt8 = 3
 
+    @Option(
+        help:
+            "fpk output: the format version, 3 (default) or 1 for readers that predate version 3 (no decimal doubles).")
+    var fpkVersion: Int = 3
+
     @Option(help: "fpks output: the documents' bytes at which a block is closed (default 1048576).")
     var blockSize: Int = DocumentStreamFormat.defaultBlockSize
 
@@ -103,6 +108,7 @@ struct Convert: ParsableCommand {
         guard DocumentStreamFormat.writableVersions.contains(streamVersion) else {
             throw ValidationError("--stream-version is 3 or 2")
         }
+        guard fpkVersion == 1 || fpkVersion == 3 else { throw ValidationError("--fpk-version is 3 or 1") }
         if streamVersion < 3 && codec != "zstd" {
             throw ValidationError("--codec applies to version-3 streams (version 2 has no blocks)")
         }
@@ -153,7 +159,7 @@ struct Convert: ParsableCommand {
                     value, to: sink,
                     options: DocumentOutputOptions(
                         naming: naming, deterministic: deterministic,
-                        pretty: pretty, plain: plain, singleDocument: false))
+                        pretty: pretty, plain: plain, singleDocument: false, fpkVersion: fpkVersion))
                 progress.summary(records: 1, written: outputCounter.count, generatedIDs: 0, to: output)
                 return
             }
@@ -173,8 +179,8 @@ struct Convert: ParsableCommand {
                 sink,
                 options: DocumentOutputOptions(
                     naming: naming, deterministic: deterministic, pretty: pretty, plain: plain,
-                    singleDocument: singleObject, streamVersion: streamVersion, codec: BlockCodec(name: codec)!,
-                    blockSize: blockSize))
+                    singleDocument: singleObject, fpkVersion: fpkVersion, streamVersion: streamVersion,
+                    codec: BlockCodec(name: codec)!, blockSize: blockSize))
             // One record per step. JSON lines into a stream take the direct path: each line's fields are written
             // from the text straight into the record, without a tree (3× the throughput, see BENCHMARKS.md).
             // Each step leaves the path of the document it wrote in `path`, checked for repeats below.

@@ -81,6 +81,8 @@ struct DocumentOutputOptions {
     var plain: Bool
     /// One document in, one out: a single protobuf message rather than a delimited stream.
     var singleDocument: Bool
+    /// An fpk output's format version (3, or 1 for readers that predate it).
+    var fpkVersion = 3
     /// An fpks output's version, and (version 3) how its blocks are stored and when each is closed.
     var streamVersion: UInt8 = 3
     var codec: BlockCodec = .zstd
@@ -135,7 +137,9 @@ extension FileFormat {
 
     /// Writes one whole value in this single-value format (fpk, or json for every other format) and finishes the sink.
     func write(_ value: Value, to sink: ByteSink, options: DocumentOutputOptions) throws {
-        let bytes = encode(value, deterministic: options.deterministic, pretty: options.pretty, plain: options.plain)
+        let bytes = encode(
+            value, deterministic: options.deterministic, pretty: options.pretty, plain: options.plain,
+            fpkVersion: options.fpkVersion)
         try bytes.withUnsafeBytes { try sink.write($0) }
         try sink.finish()
     }

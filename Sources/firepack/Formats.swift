@@ -147,10 +147,11 @@ extension FileFormat {
         }
     }
 
-    /// Encodes a value as a whole single-value file (fpk, or json for every other format).
-    func encode(_ value: Value, deterministic: Bool, pretty: Bool, plain: Bool) -> [UInt8] {
+    /// Encodes a value as a whole single-value file (fpk, in format version `fpkVersion`, or json for every other
+    /// format).
+    func encode(_ value: Value, deterministic: Bool, pretty: Bool, plain: Bool, fpkVersion: Int = 3) -> [UInt8] {
         if self == .fpk {
-            let writer = FirePackWriter(options: .init(deterministic: deterministic))
+            let writer = FirePackWriter(options: .init(deterministic: deterministic, formatVersion: fpkVersion))
             writer.writeFileHeader()
             writer.write(value)
             return writer.takeBytes()

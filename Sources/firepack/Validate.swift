@@ -92,7 +92,7 @@ struct Validate: ParsableCommand {
                     Interruption.recordsDone.store(documents, ordering: .relaxed)
                     if let (kind, line) = Self.strictProblem(
                         in: record.payload, at: record.payloadOffset,
-                        limits: limits, canonical: canonical)
+                        limits: limits, canonical: canonical, formatVersion: reader.version >= 3 ? 3 : 1)
                     {
                         problems.add(kind: kind, "record \(number): \(line)")
                     }
@@ -178,7 +178,7 @@ struct Validate: ParsableCommand {
                         Self.strictProblem(
                             in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]),
                             at: Tag.fileHeaderLength,
-                            limits: limits, canonical: canonical)
+                            limits: limits, canonical: canonical, formatVersion: Int(raw[4]))
                     }
                     if let (kind, line) = problem { problems.add(kind: kind, line) }
                 } else if canonical {
@@ -246,15 +246,19 @@ extension Validate {
     /// the file's start.
     /// `base` is the payload's offset in the file; nil for a document decompressed from a block, whose offsets are
     /// then given inside the document.
-    static func strictProblem(in payload: UnsafeRawBufferPointer, at base: Int?, limits: ReaderLimits, canonical: Bool)
-        -> (String, String)?
-    {
+    /// `formatVersion` is the version the payload follows (the file's, or 1 for a version-1 or 2 stream's records).
+    static func strictProblem(
+        in payload: UnsafeRawBufferPointer, at base: Int?, limits: ReaderLimits, canonical: Bool, formatVersion: Int
+    ) -> (String, String)? {
         func place(_ offset: Int) -> String {
             base.map { "byte \($0 + offset)" } ?? "byte \(offset) of the document (in a compressed block)"
         }
         do {
             if canonical {
-                guard let offset = try FirePackReader.firstNonCanonicalOffset(in: payload, limits: limits) else {
+                guard
+                    let offset = try FirePackReader.firstNonCanonicalOffset(
+                        in: payload, limits: limits, formatVersion: formatVersion)
+                else {
                     return nil
                 }
                 return (

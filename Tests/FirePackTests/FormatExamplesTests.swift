@@ -17,10 +17,13 @@ struct FormatExamplesTests {
         (nil, "C0"),
         (false, "C1"),
         (true, "C2"),
-        (1.5, "C7 00 00 C0 3F"),
+        (65.66, "D5 02 A6 33"),
+        (-0.5, "D5 81 05"),
+        (3.0, "D5 00 03"),
+        (.double(-0.0), "D5 80 00"),
+        (0.0009765625, "C7 00 00 80 3A"),
         (.double(.infinity), "C7 00 00 80 7F"),
-        (.double(-0.0), "C7 00 00 00 80"),
-        (0.1, "C8 9A 99 99 99 99 99 B9 3F"),
+        (.double(1.0 / 3.0), "C8 55 55 55 55 55 55 D5 3F"),
         (.timestamp(Timestamp(seconds: 1_412_262_083, nanoseconds: 0)), "C9 C3 68 2D 54 00 00 00 00"),
         (.timestamp(Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)), "CA C3 68 2D 54 00 00 00 00 80 87 B0 02"),
         (.geoPoint(GeoPoint(latitude: 37.422, longitude: -122.084)), "CB BC 74 93 18 04 B6 42 40 4C 37 89 41 60 85 5E C0"),
@@ -35,9 +38,26 @@ struct FormatExamplesTests {
         (.vector(VectorValue([1.0, 2.5])), "D2 02 00 00 00 00 00 00 F0 3F 00 00 00 00 00 00 04 40"),
     ]
 
+    /// Doubles in format version 1, which has no decimal form (§1, "Which form a double takes").
+    static let version1Doubles: [(Double, String)] = [
+        (1.5, "C7 00 00 C0 3F"),
+        (-0.0, "C7 00 00 00 80"),
+        (0.1, "C8 9A 99 99 99 99 99 B9 3F"),
+    ]
+
     @Test("each tag encodes to its documented bytes and decodes back")
     func documentedExamples() {
         for (value, expected) in Self.examples { assertEncode(value, expected) }
+    }
+
+    @Test("format version 1 writes doubles in binary forms only, and version 3 reads them")
+    func version1Doubles() throws {
+        for (double, expected) in Self.version1Doubles {
+            let encoded = Value.double(double).firePackBytes(formatVersion: 1)
+            #expect(hex(encoded) == hex(bytes(hex: expected)))
+            let decoded = try Value(firePackBytes: encoded)
+            #expect(decoded == .double(double))
+        }
     }
 
     @Test("the examples appear verbatim in Docs/FORMAT.md")
@@ -48,7 +68,9 @@ struct FormatExamplesTests {
         }
         #expect(format.contains("A2 0A"))
         #expect(format.contains("D3 01 01 04"))
-        #expect(format.contains("`89 46 50 4B 01 C0`"))
+        #expect(format.contains("`89 46 50 4B 03 C0`"))
+        for (_, expected) in Self.version1Doubles { #expect(format.contains("`\(expected)`"), "FORMAT.md lacks \(expected)") }
+        #expect(format.contains("`D5 02 96 01`"))
     }
 
     @Test("long string: CD, varint length, bytes")
@@ -81,18 +103,20 @@ struct FormatExamplesTests {
         assertEncode([["": 1], ["": 2]], "A2 08 B1 02 00 01 B1 02 00 02")
     }
 
-    @Test("file header: 89 46 50 4B 01, then the value")
+    @Test("file header: 89 46 50 4B, the version (03, or 01 when asked), then the value")
     func fileHeader() throws {
-        let writer = FirePackWriter()
-        writer.writeFileHeader()
-        writer.writeNull()
-        let file = writer.takeBytes()
-        #expect(hex(file) == "89 46 50 4B 01 C0")
-        let value = try file.withUnsafeBytes { raw in
-            var reader = try FirePackReader(fileBytes: raw)
-            return try reader.readValue()
+        for (version, expected) in [(3, "89 46 50 4B 03 D5 01 0F"), (1, "89 46 50 4B 01 C7 00 00 C0 3F")] {
+            let writer = FirePackWriter(options: .init(formatVersion: version))
+            writer.writeFileHeader()
+            writer.writeDouble(1.5)
+            let file = writer.takeBytes()
+            #expect(hex(file) == expected)
+            let value = try file.withUnsafeBytes { raw in
+                var reader = try FirePackReader(fileBytes: raw)
+                return try reader.readValue()
+            }
+            #expect(value == 1.5)
         }
-        #expect(value == .null)
     }
 
     @Test("extension values are skipped in O(1) and refused as values")

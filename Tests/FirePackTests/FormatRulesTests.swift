@@ -130,7 +130,7 @@ struct FormatRulesTests {
     }
 
     @Test func fileVersions() {
-        for version: UInt8 in [0, 2, 0xFF] {
+        for version: UInt8 in [0, 2, 4, 0xFF] {
             let file: [UInt8] = [0x89, 0x46, 0x50, 0x4B, version, 0xC0]
             do {
                 _ = try file.withUnsafeBytes { raw throws(FirePackError) in try FirePackReader(fileBytes: raw) }

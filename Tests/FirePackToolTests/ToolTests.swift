@@ -159,7 +159,14 @@ struct ToolTests {
 
     @Test func standardInputAndOutput() throws {
         let fpk = try Tool.run(["convert", "-", "-", "--from", "json", "--to", "fpk"], stdin: Array(#"{"a": [1, 2.5, "x"]}"#.utf8))
-        #expect(fpk.status == 0 && fpk.stdout.prefix(5) == [0x89, 0x46, 0x50, 0x4B, 0x01])
+        #expect(fpk.status == 0 && fpk.stdout.prefix(5) == [0x89, 0x46, 0x50, 0x4B, 0x03])
+        // Version 1 for readers that predate version 3: 2.5 in binary32 (C7) rather than decimal (D5 01 19).
+        let fpk1 = try Tool.run(
+            ["convert", "-", "-", "--from", "json", "--to", "fpk", "--fpk-version", "1"], stdin: Array(#"{"a": [2.5]}"#.utf8))
+        #expect(fpk1.status == 0 && fpk1.stdout.map { String(format: "%02X", $0) }.joined(separator: " ") == "89 46 50 4B 01 B1 09 02 61 A1 05 C7 00 00 20 40")
+        let fpk3 = try Tool.run(["convert", "-", "-", "--from", "json", "--to", "fpk"], stdin: Array(#"{"a": [2.5]}"#.utf8))
+        #expect(fpk3.stdout.map { String(format: "%02X", $0) }.joined(separator: " ") == "89 46 50 4B 03 B1 07 02 61 A1 03 D5 01 19")
+        #expect(try Tool.run(["convert", "-", "-", "--from", "json", "--to", "fpk", "--fpk-version", "2"], stdin: []).status != 0)
         let json = try Tool.run(["convert", "-", "-", "--from", "fpk", "--to", "json"], stdin: fpk.stdout)
         #expect(try Value(json: json.stdout) == ["a": [1, 2.5, "x"]])
         let lines = try Tool.run(["convert", "-", "-", "--from", "jsonl", "--to", "fpks", "--collection", "c", "--id-field", "k"],

@@ -57,7 +57,7 @@ extension FirePackEncoder {
     @inlinable
     public func encode<T: FirePackEncodable>(_ value: T) throws -> Data {
         let options = self.options
-        let writer = FirePackWriter(options: .init(deterministic: options.deterministic))
+        let writer = FirePackWriter(options: options.writerOptions)
         try encodeGenerated(value, into: writer, options: options)
         return writer.takeData()
     }
@@ -66,7 +66,7 @@ extension FirePackEncoder {
     @inlinable
     public func encodeToBytes<T: FirePackEncodable>(_ value: T) throws -> [UInt8] {
         let options = self.options
-        let writer = FirePackWriter(options: .init(deterministic: options.deterministic))
+        let writer = FirePackWriter(options: options.writerOptions)
         try encodeGenerated(value, into: writer, options: options)
         return writer.takeBytes()
     }

@@ -37,19 +37,21 @@ extension FirePackReader {
     /// The offset of the first byte where `bytes` differ from the canonical encoding of the value they hold (what
     /// FirePackWriter writes for it, keys in the same order: shortest forms, key references by §3's rule, the
     /// narrowest table width, no unused table entries), or nil when they are canonical. Throws when the bytes are
-    /// not a valid encoding. Deterministic output is canonical by construction.
-    public static func firstNonCanonicalOffset(in bytes: some ContiguousBytes, limits: ReaderLimits = .default)
-        throws(FirePackError) -> Int?
-    {
+    /// not a valid encoding. Deterministic output is canonical by construction. `formatVersion` is the version the
+    /// bytes claim (a `.fpk` header's, or 1 for the records of a version-1 or 2 stream): in version 1 no double
+    /// takes the decimal form.
+    public static func firstNonCanonicalOffset(
+        in bytes: some ContiguousBytes, limits: ReaderLimits = .default, formatVersion: Int = 3
+    ) throws(FirePackError) -> Int? {
         try bytes.withBorrowedBytes { bytes throws(FirePackError) in
-            try firstNonCanonicalOffset(in: bytes, limits: limits)
+            try firstNonCanonicalOffset(in: bytes, limits: limits, formatVersion: formatVersion)
         }
     }
 
-    static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError)
-        -> Int?
+    static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits, formatVersion: Int)
+        throws(FirePackError) -> Int?
     {
-        let canonical = try validate(bytes, limits: limits).firePackBytes()
+        let canonical = try validate(bytes, limits: limits).firePackBytes(formatVersion: formatVersion)
         let common = min(canonical.count, bytes.count)
         for offset in 0..<common where canonical[offset] != bytes[offset] { return offset }
         return canonical.count == bytes.count ? nil : common

@@ -28,7 +28,7 @@ public struct FirePackReader {
         limit = input.rootEnd
     }
 
-    /// Opens a `.fpk` file: the `89 46 50 4B 01` header, then one root value and its key table.
+    /// Opens a `.fpk` file: the `89 46 50 4B` header and version (1 or 3), then one root value and its key table.
     public init(fileBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
         try Self.checkFileHeader(bytes)
         input = try ReaderInput(bytes, rootStart: Tag.fileHeaderLength, limits: limits)
@@ -44,8 +44,9 @@ public struct FirePackReader {
             }
         }
         guard bytes.count > 4 else { throw .truncated(at: 4, needing: "the file header") }
-        guard bytes[4] >= 1 && bytes[4] <= Tag.formatVersion else {
-            throw FirePackError(.unsupportedVersion, offset: 4, "format version \(bytes[4]); this reader implements 1")
+        guard Tag.isReadableFileVersion(bytes[4]) else {
+            throw FirePackError(
+                .unsupportedVersion, offset: 4, "format version \(bytes[4]); this reader implements 1 and 3")
         }
     }
 
@@ -66,7 +67,7 @@ public struct FirePackReader {
         if let type = ValueType(tag: tag) { return type }
         if tag == Tag.extension { throw FirePackError(.unsupportedExtension, offset: readerIndex, "extension value") }
         throw FirePackError(
-            .unknownTag, offset: readerIndex, "tag 0x\(Tag.hex(tag)) is not defined in format version 1")
+            .unknownTag, offset: readerIndex, "tag 0x\(Tag.hex(tag)) is not defined in format version 3")
     }
 
     /// A lazy view of the next value, without moving the cursor.

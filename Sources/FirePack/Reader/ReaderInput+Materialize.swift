@@ -56,7 +56,7 @@ struct Materializer {
         case Tag.int8...Tag.int64:
             let (integer, next) = try input.getInteger(at: offset, limit: limit)
             return (.integer(integer), next)
-        case Tag.float32, Tag.float64:
+        case Tag.float32, Tag.float64, Tag.decimal:
             let (double, next) = try input.getDouble(at: offset, limit: limit)
             return (.double(double), next)
         case Tag.timestampSeconds, Tag.timestamp:

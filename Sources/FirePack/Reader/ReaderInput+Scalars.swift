@@ -37,9 +37,27 @@ extension ReaderInput {
         case Tag.float64:
             try require(9, at: offset, limit: limit, for: "a double")
             return (Double(bitPattern: load(UInt64.self, at: offset + 1)), offset + 9)
+        case Tag.decimal:
+            return try getDecimal(at: offset, limit: limit)
         default:
             throw .typeMismatch(expected: "double", foundTag: tag, at: offset)
         }
+    }
+
+    /// A decimal double (`D5`, scale byte, varint mantissa), whose tag the caller has read at `offset`.
+    func getDecimal(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
+        try require(2, at: offset, limit: limit, for: "a decimal double")
+        let scaleByte = byte(at: offset + 1)
+        guard Int(scaleByte & ~DecimalDouble.signBit) <= DecimalDouble.maxScale else {
+            throw FirePackError(
+                .invalidDecimal, offset: offset + 1,
+                "decimal scale \(scaleByte & ~DecimalDouble.signBit) above \(DecimalDouble.maxScale)")
+        }
+        let (mantissa, next) = try Varint.get(base, at: offset + 2, limit: limit)
+        guard mantissa <= DecimalDouble.readerMantissaLimit else {
+            throw FirePackError(.invalidDecimal, offset: offset + 2, "decimal mantissa \(mantissa) above 2^53")
+        }
+        return (DecimalDouble.compose(mantissa: mantissa, scaleByte: scaleByte), next)
     }
 
     func getBoolean(at offset: Int, limit: Int) throws(FirePackError) -> (Bool, next: Int) {

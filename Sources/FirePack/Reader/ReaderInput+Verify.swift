@@ -62,7 +62,7 @@ struct InputVerifier {
         case 0xB0...0xBF, Tag.map:
             return try map(at: offset, limit: limit, depth: depth)
         case Tag.int8...Tag.int64: return try input.getInteger(at: offset, limit: limit).next
-        case Tag.float32, Tag.float64: return try input.getDouble(at: offset, limit: limit).next
+        case Tag.float32, Tag.float64, Tag.decimal: return try input.getDouble(at: offset, limit: limit).next
         case Tag.timestampSeconds, Tag.timestamp: return try input.getTimestamp(at: offset, limit: limit).next
         case Tag.geoPoint: return try input.getGeoPoint(at: offset, limit: limit).next
         case Tag.bytes:

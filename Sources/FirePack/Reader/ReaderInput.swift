@@ -149,6 +149,9 @@ struct ReaderInput {
                     .lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
             }
             return next + elements * 8
+        case Tag.decimal:
+            try require(2, at: offset, limit: limit, for: "a decimal double")
+            return try Varint.get(base, at: offset + 2, limit: limit).next
         case Tag.extension:
             let (_, lengthOffset) = try Varint.get(base, at: offset + 1, limit: limit)
             let (length, next) = try getLength(at: lengthOffset, limit: limit, of: "an extension")
@@ -162,7 +165,7 @@ struct ReaderInput {
         case Tag.keyTable:
             throw FirePackError(.unknownTag, offset: offset, "a key table (tag 0xD3) where a value belongs")
         default:
-            throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag)) is not defined in format version 1")
+            throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag)) is not defined in format version 3")
         }
         try require(size, at: offset, limit: limit, for: Tag.typeName(of: tag))
         return offset + size

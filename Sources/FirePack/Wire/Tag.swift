@@ -27,6 +27,7 @@ package enum Tag {
     static let vector: UInt8 = 0xD2
     static let keyTable: UInt8 = 0xD3
     static let `extension`: UInt8 = 0xD4
+    static let decimal: UInt8 = 0xD5  // format version 3: a double as mantissa / 10^scale (DecimalDouble)
     static let negativeFixIntMin: UInt8 = 0xE0  // 0xE0 ... 0xFF: -32 ... -1
 
     /// The header the writer reserves for every container: the tag and a one-byte length.
@@ -34,7 +35,10 @@ package enum Tag {
 
     /// `\x89FPK` followed by the format version, in front of a standalone `.fpk` file.
     static let fileMagic: [UInt8] = [0x89, 0x46, 0x50, 0x4B]
-    static let formatVersion: UInt8 = 1
+    /// The format version writers write unless told otherwise (Docs/FORMAT.md §5).
+    static let formatVersion: UInt8 = 3
+    /// The `.fpk` versions readers read: 1, and 3, which adds the decimal double (2 changed streams alone).
+    static func isReadableFileVersion(_ version: UInt8) -> Bool { version == 1 || version == 3 }
     package static let fileHeaderLength = 5
 
     static func typeName(of tag: UInt8) -> String {
@@ -105,7 +109,7 @@ public enum ValueType: Hashable, Sendable, CustomStringConvertible {
         case 0xB0...0xBF, Tag.map: self = .map
         case Tag.null: self = .null
         case Tag.false, Tag.true: self = .boolean
-        case Tag.float32, Tag.float64: self = .double
+        case Tag.float32, Tag.float64, Tag.decimal: self = .double
         case Tag.timestampSeconds, Tag.timestamp: self = .timestamp
         case Tag.geoPoint: self = .geoPoint
         case Tag.serverTimestamp: self = .serverTimestamp

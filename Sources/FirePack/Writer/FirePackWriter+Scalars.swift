@@ -57,13 +57,21 @@ extension FirePackWriter {
         didWriteValue()
     }
 
-    /// Writes a double bit for bit: as binary32 (`C7`) when that converts back exactly and it is not NaN, else
-    /// binary64 (`C8`).
+    /// Writes a double bit for bit, in the shortest of its forms (Docs/FORMAT.md §1): decimal (`D5`, format version
+    /// 3) when a mantissa below 2^50 over a power of ten gives it back exactly and that is no longer than the binary
+    /// form; else binary32 (`C7`) when that converts back exactly and it is not NaN; else binary64 (`C8`).
     public func writeDouble(_ value: Double) {
         willWriteValue()
-        reserve(9)
+        reserve(10)
         let narrow = Float(value)
-        if !value.isNaN && Double(narrow).bitPattern == value.bitPattern {
+        let fitsBinary32 = !value.isNaN && Double(narrow).bitPattern == value.bitPattern
+        if decimalDoubles, let (mantissa, scale) = DecimalDouble.decompose(value.magnitude),
+            2 + Varint.encodedSize(mantissa) <= (fitsBinary32 ? 5 : 9)
+        {
+            storage[writerIndex] = Tag.decimal
+            storage[writerIndex + 1] = UInt8(scale) | (value.sign == .minus ? DecimalDouble.signBit : 0)
+            writerIndex &+= 2 + Varint.write(mantissa, to: storage + writerIndex + 2)
+        } else if fitsBinary32 {
             storage[writerIndex] = Tag.float32
             storeLittleEndian(narrow.bitPattern, at: writerIndex + 1)
             writerIndex &+= 5

@@ -52,9 +52,10 @@ extension FirePackWriter {
 }
 
 extension Value {
-    /// The value's FirePack encoding (the bare form of Docs/FORMAT.md, without the file header).
-    public func firePackBytes(deterministic: Bool = false) -> [UInt8] {
-        let writer = FirePackWriter(options: .init(deterministic: deterministic))
+    /// The value's FirePack encoding (the bare form of Docs/FORMAT.md, without the file header), in format version
+    /// 3 unless `formatVersion` is 1.
+    public func firePackBytes(deterministic: Bool = false, formatVersion: Int = 3) -> [UInt8] {
+        let writer = FirePackWriter(options: .init(deterministic: deterministic, formatVersion: formatVersion))
         writer.write(self)
         return writer.takeBytes()
     }

@@ -30,6 +30,9 @@ public final class FirePackWriter {
         public var initialCapacity: Int
         /// `flushIfNeeded()` flushes once this many bytes of complete values are buffered.
         public var flushThreshold: Int
+        /// The format version the values follow (Docs/FORMAT.md §5): 3 (the default) or 1, for readers that
+        /// predate version 3. Version 3 adds the decimal form of doubles; `writeFileHeader()` writes this version.
+        public var formatVersion: Int
         /// The readers' limits the output must stay within (Docs/FORMAT.md §6): a value that nests deeper or holds a
         /// container with more elements is a `limitViolation`, which `flush()`, the coders and the stream writer
         /// throw before any of its bytes leave the writer. What FirePack writes, FirePack reads back.
@@ -38,8 +41,9 @@ public final class FirePackWriter {
         /// Creates options; every parameter has the default a fast, compact writer wants.
         public init(
             deterministic: Bool = false, keyReferences: Bool = true, initialCapacity: Int = 4096,
-            flushThreshold: Int = 1 << 20, limits: ReaderLimits = .default
+            flushThreshold: Int = 1 << 20, limits: ReaderLimits = .default, formatVersion: Int = 3
         ) {
+            self.formatVersion = formatVersion
             self.deterministic = deterministic
             self.keyReferences = keyReferences
             self.initialCapacity = initialCapacity
@@ -58,6 +62,8 @@ public final class FirePackWriter {
 
     /// The options this writer encodes with.
     public let options: Options
+    /// Whether doubles may take the decimal form (format version 3), read once from `options`.
+    let decimalDoubles: Bool
     var sink: Sink?
 
     /// The mutable state, accessed without exclusivity checks (see `DecoderState`).
@@ -122,7 +128,9 @@ public final class FirePackWriter {
 
     /// Starts in `borrowedStorage` when it is given and holds at least 64 bytes, else in a buffer of its own.
     private init(options: Options, sink: Sink?, borrowedStorage: UnsafeMutableRawBufferPointer?) {
+        precondition(options.formatVersion == 1 || options.formatVersion == 3, "FirePack writes format version 1 or 3")
         self.options = options
+        self.decimalDoubles = options.formatVersion >= 3
         self.sink = sink
         if let borrowedStorage, let base = borrowedStorage.baseAddress, borrowedStorage.count >= 64 {
             var initial = WriterState(
@@ -190,11 +198,12 @@ public final class FirePackWriter {
         keys.reset()
     }
 
-    /// Writes the `.fpk` file header (`89 46 50 4B 01`); call it before the file's root value.
+    /// Writes the `.fpk` file header (`89 46 50 4B`, then the options' format version: `03` unless told otherwise);
+    /// call it before the file's root value.
     public func writeFileHeader() {
         precondition(depth == 0, "the file header goes before a value, not inside one")
         reserve(Tag.fileHeaderLength)
-        for (offset, byte) in (Tag.fileMagic + [Tag.formatVersion]).enumerated() {
+        for (offset, byte) in (Tag.fileMagic + [UInt8(options.formatVersion)]).enumerated() {
             storage[writerIndex + offset] = byte
         }
         writerIndex += Tag.fileHeaderLength

@@ -58,6 +58,12 @@ public final class FirePackEncoder: Sendable {
         get { state.withLock { $0.usesGeneratedCoding } }
         set { state.withLock { $0.usesGeneratedCoding = newValue } }
     }
+    /// The format version of the output (Docs/FORMAT.md §5): 3 by default; 1 for readers that predate version 3
+    /// (doubles then never take the decimal form). Any other number traps when encoding, as a programming error.
+    public var formatVersion: Int {
+        get { state.withLock { $0.formatVersion } }
+        set { state.withLock { $0.formatVersion = newValue } }
+    }
     /// Values for your types' `encode(to:)` to read from `encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { state.withLock { $0.userInfo } }
@@ -70,7 +76,7 @@ public final class FirePackEncoder: Sendable {
     /// The value's bare FirePack encoding as `Data`.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         let options = self.options
-        let writer = FirePackWriter(options: .init(deterministic: options.deterministic))
+        let writer = FirePackWriter(options: options.writerOptions)
         try encode(value, into: writer, options: options)
         return writer.takeData()
     }
@@ -78,7 +84,7 @@ public final class FirePackEncoder: Sendable {
     /// The value's bare FirePack encoding as `[UInt8]`.
     public func encodeToBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
         let options = self.options
-        let writer = FirePackWriter(options: .init(deterministic: options.deterministic))
+        let writer = FirePackWriter(options: options.writerOptions)
         try encode(value, into: writer, options: options)
         return writer.takeBytes()
     }
@@ -96,7 +102,7 @@ public final class FirePackEncoder: Sendable {
         -> FirePackWriter
     {
         let options = self.options
-        let writer = FirePackWriter(options: .init(deterministic: options.deterministic), borrowing: buffer)
+        let writer = FirePackWriter(options: options.writerOptions, borrowing: buffer)
         try encode(value, into: writer, options: options)
         return writer
     }
@@ -157,7 +163,8 @@ public final class FirePackEncoder: Sendable {
     func encodeThroughTree<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
         let tree = try EncoderImpl.tree(of: value, options: options)
         if options.deterministic && !writer.options.deterministic {
-            let sorted = FirePackWriter(options: .init(deterministic: true))
+            let sorted = FirePackWriter(
+                options: .init(deterministic: true, formatVersion: writer.options.formatVersion))
             sorted.write(tree)
             sorted.withUnsafeWrittenBytes { bytes in writer.appendCompleteValues(bytes) }
         } else {
@@ -199,12 +206,19 @@ struct EncoderOptions: SharedSettings {
         var outputFormatting: FirePackEncoder.OutputFormatting = []
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         var usesGeneratedCoding = true
+        var formatVersion = 3
     }
 
     var settings = SharedValue(Settings())
 
     @usableFromInline
     var deterministic: Bool { settings.value.outputFormatting.contains(.sortedKeys) }
+
+    /// The options of a writer the encoder makes for itself.
+    @usableFromInline
+    var writerOptions: FirePackWriter.Options {
+        .init(deterministic: deterministic, formatVersion: settings.value.formatVersion)
+    }
 
     /// Whether generated coding may be used: it is on, and keys are not converted (generated keys are fixed).
     @usableFromInline

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+@testable import FirePack
+import FirePackTestSupport
+
+/// The decimal form of doubles (Docs/FORMAT.md §1, tag `D5`): which doubles take it, that every double comes back
+/// bit for bit, and how malformed forms are reported.
+@Suite("Decimal doubles")
+struct DecimalDoubleTests {
+    /// The decimal form §1's rule gives `value`, found independently of the writer from the shortest decimal text
+    /// Swift prints for it: nil when that text has a mantissa of 2^50 or more or a scale above 22.
+    static func expectedForm(_ value: Double) -> (mantissa: UInt64, scale: Int)? {
+        guard value.isFinite else { return nil }
+        let text = value.magnitude.description  // "65.66", "1e-05", "1.0", "1e+16"
+        let parts = text.split(separator: "e")
+        let exponent = parts.count == 2 ? Int(parts[1])! : 0
+        let pieces = parts[0].split(separator: ".", omittingEmptySubsequences: false)
+        var fraction = pieces.count == 2 ? String(pieces[1]) : ""
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        var digits = String(pieces[0]) + fraction
+        var scale = fraction.count - exponent
+        while scale < 0 {
+            digits += "0"
+            scale += 1
+        }
+        guard scale <= 22, let mantissa = UInt64(digits), mantissa < 1 << 50 else { return nil }
+        return (mantissa, scale)
+    }
+
+    /// Doubles as data holds them: short decimal text (prices, coordinates, measurements) of every length and scale.
+    static func decimalSamples(count: Int) -> [Double] {
+        var generator = SeededGenerator(seed: 0xD5)
+        return (0..<count).map { _ in
+            let digits = Int.random(in: 1...17, using: &generator)
+            let mantissa = UInt64.random(in: 0..<UInt64(pow(10.0, Double(digits))), using: &generator)
+            let scale = Int.random(in: 0...24, using: &generator)
+            let sign = Bool.random(using: &generator) ? "-" : ""
+            return Double("\(sign)\(mantissa)e-\(scale)")!
+        }
+    }
+
+    static func form(of bytes: [UInt8]) -> UInt8 { bytes[0] }
+
+    @Test("short decimals take D5 with the smallest scale, exactly where the rule says")
+    func decimalsTakeTheDecimalForm() throws {
+        var decimal = 0
+        for value in Self.decimalSamples(count: 20_000) {
+            let encoded = Value.double(value).firePackBytes()
+            let decoded = try Value(firePackBytes: encoded)
+            guard case .double(let back) = decoded else {
+                Issue.record("\(value) decoded as \(decoded)")
+                continue
+            }
+            #expect(back.bitPattern == value.bitPattern, "\(value) came back as \(back)")
+            let binarySize = Double(Float(value)).bitPattern == value.bitPattern ? 5 : 9
+            if let (mantissa, scale) = Self.expectedForm(value),
+                2 + Varint.encodedSize(mantissa) <= binarySize
+            {
+                var expected: [UInt8] = [0xD5, UInt8(scale) | (value.sign == .minus ? 0x80 : 0)]
+                var rest = mantissa
+                while rest >= 0x80 {
+                    expected.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+                    rest >>= 7
+                }
+                expected.append(UInt8(rest))
+                #expect(hex(encoded) == hex(expected), "\(value)")
+                decimal += 1
+            } else {
+                #expect(encoded[0] == (binarySize == 5 ? 0xC7 : 0xC8), "\(value): \(hex(encoded))")
+            }
+        }
+        // The samples are mostly short decimals: the test would pass vacuously if none took the form.
+        #expect(decimal > 10_000)
+    }
+
+    @Test("every double comes back bit for bit: specials, subnormals, NaN payloads, random bit patterns")
+    func everyDoubleRoundTrips() throws {
+        var generator = SeededGenerator(seed: 0xB17)
+        var values: [Double] = [
+            0, -0.0, .infinity, -.infinity, .nan, -.nan, .signalingNaN, Double(bitPattern: 0x7FF8_0000_0000_1234),
+            .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude,
+            -.greatestFiniteMagnitude, .pi, 0x1p50, 0x1p50 - 1, 0x1p53, 1e22, 1e23, 1e-22, 1e-23, 123456789012345e-22,
+            0.1 + 0.2, 1.0 / 3.0, 5e-324, 4503599627370495.5, 1125899906842623.0, 562949953421311.0, 562949953421313.0,
+        ]
+        for _ in 0..<20_000 { values.append(Double(bitPattern: UInt64.random(in: .min ... .max, using: &generator))) }
+        for value in values {
+            for version in [1, 3] {
+                let encoded = Value.double(value).firePackBytes(formatVersion: version)
+                guard case .double(let back) = try Value(firePackBytes: encoded) else {
+                    Issue.record("\(value) did not decode as a double")
+                    continue
+                }
+                #expect(back.bitPattern == value.bitPattern, "\(value) (\(hex(encoded))) came back as \(back)")
+                if version == 1 { #expect(encoded[0] != 0xD5, "version 1 wrote \(hex(encoded))") }
+            }
+        }
+        #expect(hex(Value.double(.nan).firePackBytes()).hasPrefix("C8"))
+        // A mantissa below 2^49 has a varint of 7 bytes at most: its decimal form is no longer than binary64's.
+        #expect(hex(Value.double(562949953421311.0).firePackBytes()).hasPrefix("D5 00"))  // 2^49 - 1
+        #expect(hex(Value.double(562949953421313.0).firePackBytes()).hasPrefix("C8"))  // 2^49 + 1: 8 bytes of varint
+        #expect(hex(Value.double(0x1p49).firePackBytes()).hasPrefix("C7"))  // binary32 is exact and shorter
+    }
+
+    @Test("a malformed decimal is reported at the byte that is wrong")
+    func malformedDecimals() {
+        assertDecodeFails(hex: "D5", .truncated, offset: 0)
+        assertDecodeFails(hex: "D5 01", .truncated, offset: 2)
+        assertDecodeFails(hex: "D5 17 01", .invalidDecimal, offset: 1)  // scale 23
+        assertDecodeFails(hex: "D5 97 01", .invalidDecimal, offset: 1)  // sign and scale 23
+        assertDecodeFails(hex: "D5 FF 01", .invalidDecimal, offset: 1)
+        assertDecodeFails(hex: "D5 00 81 80 80 80 80 80 80 10", .invalidDecimal, offset: 2)  // 2^53 + 1
+        assertDecodeFails(hex: "D5 00 80 00", .badVarint, offset: 2)
+        // [[decimal cut by its array's end], 5]: the mantissa would be the outer array's next element.
+        assertDecodeFails(hex: "A2 05 A1 02 D5 01 05", .truncated, offset: 6)
+    }
+
+    @Test("readers accept every decimal form of a value; only the writer's is canonical")
+    func nonShortestDecimals() throws {
+        let largest = try Value(firePackBytes: bytes(hex: "D5 00 80 80 80 80 80 80 80 10"))  // 2^53
+        #expect(largest == .double(0x1p53))
+        let cases: [(String, Double, Int?, Int?)] = [
+            // bytes, value, first non-canonical offset in version 3, and in version 1
+            ("D5 01 0F", 1.5, nil, 0),
+            ("D5 02 96 01", 1.5, 1, 0),
+            ("C7 00 00 C0 3F", 1.5, 0, nil),
+            ("C8 00 00 00 00 00 00 F8 3F", 1.5, 0, 0),
+            ("D5 80 00", -0.0, nil, 0),
+            ("D5 81 00", -0.0, 1, 0),
+            ("C8 55 55 55 55 55 55 D5 3F", 1.0 / 3.0, nil, nil),
+        ]
+        for (text, value, offset3, offset1) in cases {
+            let input = bytes(hex: text)
+            guard case .double(let decoded) = try Value(firePackBytes: input) else {
+                Issue.record("\(text) is not a double")
+                continue
+            }
+            #expect(decoded.bitPattern == value.bitPattern, "\(text)")
+            #expect(try FirePackReader.firstNonCanonicalOffset(in: input) == offset3, "\(text) in version 3")
+            #expect(try FirePackReader.firstNonCanonicalOffset(in: input, formatVersion: 1) == offset1, "\(text)")
+        }
+    }
+
+    @Test("the coders write the form of the encoder's format version, and read both")
+    func codersFollowTheFormatVersion() throws {
+        struct Reading: Codable, Equatable {
+            var price: Double
+            var ratio: Float
+            var history: [Double]
+        }
+        let reading = Reading(price: 65.66, ratio: 0.25, history: [0.1, -0.0, 1e-7, .pi, 12.5])
+        let encoder = FirePackEncoder()
+        let version3 = try encoder.encodeToBytes(reading)
+        encoder.formatVersion = 1
+        let version1 = try encoder.encodeToBytes(reading)
+        #expect(version3.contains(0xD5))
+        #expect(version1.count > version3.count)
+        for encoded in [version3, version1] {
+            #expect(try FirePackDecoder().decode(Reading.self, from: encoded) == reading)
+        }
+        // Every double's tag: binary forms only in version 1; 65.66 is decimal in version 3.
+        func tags(_ encoded: [UInt8]) throws -> [String] {
+            try encoded.withUnsafeBytes { raw in
+                let root = try FirePackReader(bytes: raw).root
+                var tags = [try root["price"]!.tagHex, try root["ratio"]!.tagHex]
+                try root["history"]!.forEachElement { tags.append($0.tagHex) }
+                return tags
+            }
+        }
+        #expect(try tags(version1).allSatisfy { $0 == "C7" || $0 == "C8" })
+        #expect(try tags(version3) == ["D5", "D5", "D5", "D5", "D5", "C8", "D5"])
+        let value = try Value(firePackBytes: version1)
+        #expect(value == (try Value(firePackBytes: version3)))
+        encoder.deterministic = true
+        #expect(try encoder.encodeToBytes(reading) == value.firePackBytes(deterministic: true, formatVersion: 1))
+    }
+}
