@@ -8,7 +8,7 @@ import FirePackTestSupport
 @Suite("Decimal doubles")
 struct DecimalDoubleTests {
     /// The decimal form §1's rule gives `value`, found independently of the writer from the shortest decimal text
-    /// Swift prints for it: nil when that text has a mantissa of 2^50 or more or a scale above 22.
+    /// Swift prints for it: nil when that text has a mantissa of 2^50 or more or a scale above 15.
     static func expectedForm(_ value: Double) -> (mantissa: UInt64, scale: Int)? {
         guard value.isFinite else { return nil }
         let text = value.magnitude.description  // "65.66", "1e-05", "1.0", "1e+16"
@@ -23,7 +23,7 @@ struct DecimalDoubleTests {
             digits += "0"
             scale += 1
         }
-        guard scale <= 22, let mantissa = UInt64(digits), mantissa < 1 << 50 else { return nil }
+        guard scale <= 15, let mantissa = UInt64(digits), mantissa < 1 << 50 else { return nil }
         return (mantissa, scale)
     }
 
@@ -54,15 +54,11 @@ struct DecimalDoubleTests {
             #expect(back.bitPattern == value.bitPattern, "\(value) came back as \(back)")
             let binarySize = Double(Float(value)).bitPattern == value.bitPattern ? 5 : 9
             if let (mantissa, scale) = Self.expectedForm(value),
-                2 + Varint.encodedSize(mantissa) <= binarySize
+                case let count = (64 - mantissa.leadingZeroBitCount + 7) / 8, 2 + max(count, 1) < binarySize
             {
-                var expected: [UInt8] = [0xD5, UInt8(scale) | (value.sign == .minus ? 0x80 : 0)]
-                var rest = mantissa
-                while rest >= 0x80 {
-                    expected.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-                    rest >>= 7
-                }
-                expected.append(UInt8(rest))
+                // Header: sign, byte count less one, scale; then the mantissa, most significant byte first.
+                let header = (value.sign == .minus ? 0x80 : 0) | (max(count, 1) - 1) << 4 | scale
+                let expected = [0xD5, UInt8(header)] + (0..<max(count, 1)).reversed().map { UInt8(truncatingIfNeeded: mantissa >> (8 * $0)) }
                 #expect(hex(encoded) == hex(expected), "\(value)")
                 decimal += 1
             } else {
@@ -79,7 +75,7 @@ struct DecimalDoubleTests {
         var values: [Double] = [
             0, -0.0, .infinity, -.infinity, .nan, -.nan, .signalingNaN, Double(bitPattern: 0x7FF8_0000_0000_1234),
             .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude,
-            -.greatestFiniteMagnitude, .pi, 0x1p50, 0x1p50 - 1, 0x1p53, 1e22, 1e23, 1e-22, 1e-23, 123456789012345e-22,
+            -.greatestFiniteMagnitude, .pi, 0x1p50, 0x1p50 - 1, 0x1p53, 1e15, 1e16, 1e-15, 1e-16, 12345678901e-15,
             0.1 + 0.2, 1.0 / 3.0, 5e-324, 4503599627370495.5, 1125899906842623.0, 562949953421311.0, 562949953421313.0,
         ]
         for _ in 0..<20_000 { values.append(Double(bitPattern: UInt64.random(in: .min ... .max, using: &generator))) }
@@ -95,33 +91,34 @@ struct DecimalDoubleTests {
             }
         }
         #expect(hex(Value.double(.nan).firePackBytes()).hasPrefix("C8"))
-        // A mantissa below 2^49 has a varint of 7 bytes at most: its decimal form is no longer than binary64's.
-        #expect(hex(Value.double(562949953421311.0).firePackBytes()).hasPrefix("D5 00"))  // 2^49 - 1
-        #expect(hex(Value.double(562949953421313.0).firePackBytes()).hasPrefix("C8"))  // 2^49 + 1: 8 bytes of varint
-        #expect(hex(Value.double(0x1p49).firePackBytes()).hasPrefix("C7"))  // binary32 is exact and shorter
+        // A mantissa of 6 bytes (below 2^48) makes a decimal form shorter than binary64's 9 bytes; 7 bytes do not.
+        #expect(hex(Value.double(281474976710655.0).firePackBytes()).hasPrefix("D5 50 FF"))  // 2^48 - 1
+        #expect(hex(Value.double(281474976710657.0).firePackBytes()).hasPrefix("C8"))  // 2^48 + 1
+        #expect(hex(Value.double(0x1p48).firePackBytes()).hasPrefix("C7"))  // binary32 is exact and shorter
+        #expect(hex(Value.double(0.000123).firePackBytes()) == "D5 06 7B")  // 123 / 10^6
+        #expect(hex(Value.double(1e-16).firePackBytes()).hasPrefix("C8"))  // scale 16: past the header's four bits
     }
 
     @Test("a malformed decimal is reported at the byte that is wrong")
     func malformedDecimals() {
         assertDecodeFails(hex: "D5", .truncated, offset: 0)
-        assertDecodeFails(hex: "D5 01", .truncated, offset: 2)
-        assertDecodeFails(hex: "D5 17 01", .invalidDecimal, offset: 1)  // scale 23
-        assertDecodeFails(hex: "D5 97 01", .invalidDecimal, offset: 1)  // sign and scale 23
-        assertDecodeFails(hex: "D5 FF 01", .invalidDecimal, offset: 1)
-        assertDecodeFails(hex: "D5 00 81 80 80 80 80 80 80 10", .invalidDecimal, offset: 2)  // 2^53 + 1
-        assertDecodeFails(hex: "D5 00 80 00", .badVarint, offset: 2)
+        assertDecodeFails(hex: "D5 01", .truncated, offset: 0)  // a one-byte mantissa is missing
+        assertDecodeFails(hex: "D5 17 01", .truncated, offset: 0)  // header: 2 bytes of mantissa, scale 7
+        assertDecodeFails(hex: "D5 60 20 00 00 00 00 00 01", .invalidDecimal, offset: 2)  // 2^53 + 1
+        assertDecodeFails(hex: "D5 F0 FF FF FF FF FF FF FF FF", .invalidDecimal, offset: 2)
         // [[decimal cut by its array's end], 5]: the mantissa would be the outer array's next element.
-        assertDecodeFails(hex: "A2 05 A1 02 D5 01 05", .truncated, offset: 6)
+        assertDecodeFails(hex: "A2 05 A1 02 D5 01 05", .truncated, offset: 4)
     }
 
     @Test("readers accept every decimal form of a value; only the writer's is canonical")
     func nonShortestDecimals() throws {
-        let largest = try Value(firePackBytes: bytes(hex: "D5 00 80 80 80 80 80 80 80 10"))  // 2^53
+        let largest = try Value(firePackBytes: bytes(hex: "D5 60 20 00 00 00 00 00 00"))  // 2^53
         #expect(largest == .double(0x1p53))
         let cases: [(String, Double, Int?, Int?)] = [
             // bytes, value, first non-canonical offset in version 3, and in version 1
             ("D5 01 0F", 1.5, nil, 0),
-            ("D5 02 96 01", 1.5, 1, 0),
+            ("D5 02 96", 1.5, 1, 0),
+            ("D5 11 00 0F", 1.5, 1, 0),
             ("C7 00 00 C0 3F", 1.5, 0, nil),
             ("C8 00 00 00 00 00 00 F8 3F", 1.5, 0, 0),
             ("D5 80 00", -0.0, nil, 0),

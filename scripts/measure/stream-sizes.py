@@ -8,7 +8,8 @@ records each by default), converts them with the release `firepack` (built when 
 version 3 with each codec, and measures: sizes against the JSON lines, `gzip -6` and `zstd -3` of them (the
 command-line tools, same run); the conversion's wall time each way, as MB/s of JSON; and `firepack inspect --record`
 of the last record (the whole process, start-up included). Writes Benchmarks/Results/stream-sizes.md, which
-update-benchmarks.py puts into BENCHMARKS.md, and puts it there itself."""
+update-benchmarks.py puts into BENCHMARKS.md, and puts it there itself, with a summary table in README.md between
+`<!-- stream-sizes -->` and `<!-- /stream-sizes -->`."""
 import argparse
 import re
 import shutil
@@ -45,6 +46,7 @@ def measure(folder, kind, records):
                    check=True)
     size = lines.stat().st_size
     gzip, zstd = compressed_size(["gzip", "-6", "-c"], lines), compressed_size(["zstd", "-3", "-c", "-q"], lines)
+    summary = {"kind": kind, "records": records, "lines": size, "gzip": gzip, "zstd": zstd}
     rows = [f"| JSON lines | {size:,} | 100% | — | — | — | — |",
             f"| JSON lines, gzip -6 (whole file) | {gzip:,} | {gzip / size:.1%} | — | — | — | — |",
             f"| JSON lines, zstd -3 (whole file) | {zstd:,} | {zstd / size:.1%} | — | — | — | — |"]
@@ -55,10 +57,11 @@ def measure(folder, kind, records):
         to_lines = min(timed(["convert", str(stream), str(back), "--quiet"]) for _ in range(2))
         seek = min(timed(["inspect", str(stream), "--record", str(records - 1)]) for _ in range(3))
         stream_size = stream.stat().st_size
+        summary[name] = (stream_size, size / 1e6 / to_stream, size / 1e6 / to_lines)
         rows.append(f"| {name} | {stream_size:,} | {stream_size / size:.1%} | {stream_size / gzip:.2f}× "
                     f"/ {stream_size / zstd:.2f}× | {size / 1e6 / to_stream:.0f} MB/s | {size / 1e6 / to_lines:.0f} MB/s "
                     f"| {seek * 1000:.0f} ms |")
-    return (f"**{kind}** ({records:,} records of `make-events.py {kind}`):\n\n"
+    return summary, (f"**{kind}** ({records:,} records of `make-events.py {kind}`):\n\n"
             "| form | bytes | of JSON lines | ÷ gzip / ÷ zstd of JSON lines | JSON lines → it | it → JSON lines "
             "| `inspect --record` last |\n|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n")
 
@@ -76,7 +79,7 @@ def main():
     folder = Path(arguments.keep or tempfile.mkdtemp(prefix="firepack-stream-sizes-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        tables = [measure(folder, kind, arguments.records) for kind in ["events", "orders"]]
+        measured = [measure(folder, kind, arguments.records) for kind in ["events", "orders"]]
     finally:
         if not arguments.keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -85,7 +88,7 @@ def main():
                "of `scripts/measure/stream-sizes.py` (conversions through the release `firepack`, the faster of two; "
                "`inspect --record` the fastest of three, a whole process). Blocks hold 1 MiB of documents "
                "(Docs/FORMAT.md §8); each is compressed on its own, so the stream stays splittable and seekable, which "
-               "a gzip or zstd of the whole file is not.\n\n" + "\n".join(tables))
+               "a gzip or zstd of the whole file is not.\n\n" + "\n".join(table for _, table in measured))
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(section, encoding="utf-8")
     path = ROOT / "BENCHMARKS.md"
@@ -95,7 +98,30 @@ def main():
     before, after = text.split(marker, 1) if marker in text else (text, None)
     text = before.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n" + (marker + after if after is not None else "")
     path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    write_readme_summary([summary for summary, _ in measured])
     print(section)
+
+
+def write_readme_summary(summaries):
+    """The README's side-by-side table: sizes in MB against JSON lines, gzip and zstd; conversion speeds."""
+    megabytes = lambda count: f"{count / 1e6:.1f} MB"
+    rows = ["| records | JSON lines | gzip -6 | zstd -3 | `.fpks` (zstd blocks) | `.fpks` (uncompressed) "
+            "| JSON lines → `.fpks` | `.fpks` → JSON lines |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for summary in summaries:
+        zstd_stream, to_stream, to_lines = summary["version 3, zstd (default)"]
+        plain_stream = summary["version 3, none"][0]
+        rows.append(f"| {summary['records']:,} {summary['kind']} | {megabytes(summary['lines'])} "
+                    f"| {megabytes(summary['gzip'])} | {megabytes(summary['zstd'])} "
+                    f"| {megabytes(zstd_stream)} ({zstd_stream / summary['zstd']:.2f}× zstd) "
+                    f"| {megabytes(plain_stream)} ({plain_stream / summary['lines']:.0%}) "
+                    f"| {to_stream:.0f} MB/s | {to_lines:.0f} MB/s |")
+    path = ROOT / "README.md"
+    text = path.read_text(encoding="utf-8")
+    begin, end = "<!-- stream-sizes -->\n", "<!-- /stream-sizes -->"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + begin + "\n" + "\n".join(rows) + "\n\n" + end + rest.split(end, 1)[1]
+        path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

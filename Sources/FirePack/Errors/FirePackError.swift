@@ -38,7 +38,7 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let invalidGeoPoint = Code(rawValue: "invalidGeoPoint")
         /// A timestamp whose nanoseconds lie outside 0 ..< 1,000,000,000.
         public static let invalidTimestamp = Code(rawValue: "invalidTimestamp")
-        /// A decimal double (tag `D5`) whose scale is above 22 or whose mantissa is above 2^53 (Docs/FORMAT.md §1).
+        /// A decimal double (tag `D5`) whose mantissa is above 2^53 (Docs/FORMAT.md §1).
         public static let invalidDecimal = Code(rawValue: "invalidDecimal")
         /// A document path that is not a valid document reference.
         public static let invalidReference = Code(rawValue: "invalidReference")

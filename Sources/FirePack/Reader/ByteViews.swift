@@ -47,33 +47,3 @@ public struct BytesView {
     /// A copy as `[UInt8]`.
     public var array: [UInt8] { Array(bytes) }
 }
-
-/// A vector's binary64 elements inside the reader's input, loaded one at a time. Valid only while the input is alive.
-public struct VectorView: RandomAccessCollection {
-    let storage: UnsafeRawBufferPointer
-
-    init(_ storage: UnsafeRawBufferPointer) { self.storage = storage }
-
-    /// Index of the first element.
-    public var startIndex: Int { 0 }
-    /// One past the last element.
-    public var endIndex: Int { storage.count / 8 }
-    /// The element at `index`.
-    public subscript(index: Int) -> Double {
-        precondition(index >= 0 && index < endIndex, "vector index out of range")
-        return Double(
-            bitPattern: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
-    }
-
-    /// A copy as a `VectorValue`.
-    public var vectorValue: VectorValue {
-        var elements = [Double](repeating: 0, count: endIndex)
-        elements.withUnsafeMutableBytes { $0.copyMemory(from: storage) }
-        #if _endian(big)
-        for index in elements.indices {
-            elements[index] = Double(bitPattern: UInt64(littleEndian: elements[index].bitPattern))
-        }
-        #endif
-        return VectorValue(elements)
-    }
-}

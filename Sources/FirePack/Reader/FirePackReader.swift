@@ -162,9 +162,9 @@ public struct FirePackReader {
 
     /// Reads a vector as a view of its elements in the input.
     public mutating func readVector() throws(FirePackError) -> VectorView {
-        let (start, count, next) = try input.getVector(at: readerIndex, limit: limit)
+        let (view, next) = try input.getVector(at: readerIndex, limit: limit)
         readerIndex = next
-        return VectorView(input.bytes(from: start, count: count * 8))
+        return view
     }
 }
 

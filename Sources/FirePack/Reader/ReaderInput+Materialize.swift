@@ -72,9 +72,9 @@ struct Materializer {
         case Tag.reference:
             let (reference, next) = try input.getReference(at: offset, limit: limit)
             return (.reference(reference), next)
-        case Tag.vector:
-            let (start, count, next) = try input.getVector(at: offset, limit: limit)
-            return (.vector(VectorView(input.bytes(from: start, count: count * 8)).vectorValue), next)
+        case Tag.vector, Tag.packedVector:
+            let (view, next) = try input.getVector(at: offset, limit: limit)
+            return (.vector(view.vectorValue), next)
         default:
             try input.throwUndefinedValue(tag, at: offset, limit: limit)
         }

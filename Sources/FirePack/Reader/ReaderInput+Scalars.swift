@@ -44,20 +44,18 @@ extension ReaderInput {
         }
     }
 
-    /// A decimal double (`D5`, scale byte, varint mantissa), whose tag the caller has read at `offset`.
+    /// A decimal double (`D5`, header byte, big-endian mantissa), whose tag the caller has read at `offset`.
     func getDecimal(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
         try require(2, at: offset, limit: limit, for: "a decimal double")
-        let scaleByte = byte(at: offset + 1)
-        guard Int(scaleByte & ~DecimalDouble.signBit) <= DecimalDouble.maxScale else {
-            throw FirePackError(
-                .invalidDecimal, offset: offset + 1,
-                "decimal scale \(scaleByte & ~DecimalDouble.signBit) above \(DecimalDouble.maxScale)")
-        }
-        let (mantissa, next) = try Varint.get(base, at: offset + 2, limit: limit)
+        let header = byte(at: offset + 1)
+        let count = DecimalDouble.mantissaBytes(header)
+        try require(2 + count, at: offset, limit: limit, for: "a decimal double")
+        var mantissa: UInt64 = 0
+        for index in 0..<count { mantissa = mantissa << 8 | UInt64(byte(at: offset + 2 + index)) }
         guard mantissa <= DecimalDouble.readerMantissaLimit else {
             throw FirePackError(.invalidDecimal, offset: offset + 2, "decimal mantissa \(mantissa) above 2^53")
         }
-        return (DecimalDouble.compose(mantissa: mantissa, scaleByte: scaleByte), next)
+        return (DecimalDouble.compose(mantissa: mantissa, header: header), offset + 2 + count)
     }
 
     func getBoolean(at offset: Int, limit: Int) throws(FirePackError) -> (Bool, next: Int) {
@@ -142,21 +140,42 @@ extension ReaderInput {
         return (DocumentReference(validatedPath: path), next)
     }
 
-    /// A vector's element count and where its binary64 elements start.
-    func getVector(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+    /// A vector (`D2`, or packed: `D6`) as a view of its elements, and the offset after it. A packed vector's form
+    /// byte and, for decimal mantissas of 7 or 8 bytes, every mantissa are checked here, so the view's loads cannot
+    /// fail.
+    func getVector(at offset: Int, limit: Int) throws(FirePackError) -> (VectorView, next: Int) {
         let tag = try tag(at: offset, limit: limit)
-        guard tag == Tag.vector else { throw .typeMismatch(expected: "vector", foundTag: tag, at: offset) }
-        let (elements, start) = try Varint.get(base, at: offset + 1, limit: limit)
+        var form = PackedVector.Form.binary64
+        var countOffset = offset + 1
+        if tag == Tag.packedVector {
+            try require(2, at: offset, limit: limit, for: "a packed vector")
+            guard let packed = PackedVector.Form(byte: byte(at: offset + 1)) else {
+                throw FirePackError(
+                    .unknownTag, offset: offset + 1,
+                    "packed-vector form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
+            }
+            form = packed
+            countOffset += 1
+        } else if tag != Tag.vector {
+            throw .typeMismatch(expected: "vector", foundTag: tag, at: offset)
+        }
+        let (elements, start) = try Varint.get(base, at: countOffset, limit: limit)
         guard elements <= limits.maxElementCount else {
             throw FirePackError(
                 .limitExceeded, offset: offset,
                 "\(elements) vector elements exceed the limit of \(limits.maxElementCount)")
         }
-        guard elements <= (limit - start) / 8 else {
+        let width = form.width
+        guard elements <= (limit - start) / width else {
             throw FirePackError(
-                .lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
+                .lengthOutOfBounds, offset: countOffset, "vector of \(elements) elements reaches past the end")
         }
-        return (start, elements, start + elements * 8)
+        let storage = bytes(from: start, count: elements * width)
+        if case .decimal = form, let bad = PackedVector.firstInvalidMantissa(width: width, in: storage) {
+            throw FirePackError(
+                .invalidDecimal, offset: start + bad * width, "vector element \(bad): decimal mantissa above 2^53")
+        }
+        return (VectorView(storage, form: form), start + elements * width)
     }
 }
 

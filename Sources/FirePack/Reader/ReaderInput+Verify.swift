@@ -68,7 +68,7 @@ struct InputVerifier {
         case Tag.bytes:
             return try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes").next
         case Tag.reference: return try input.getReference(at: offset, limit: limit).next
-        case Tag.vector: return try input.getVector(at: offset, limit: limit).next
+        case Tag.vector, Tag.packedVector: return try input.getVector(at: offset, limit: limit).next
         default:
             try input.throwUndefinedValue(tag, at: offset, limit: limit)
         }

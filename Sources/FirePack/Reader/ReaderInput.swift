@@ -149,9 +149,22 @@ struct ReaderInput {
                     .lengthOutOfBounds, offset: offset + 1, "vector of \(elements) elements reaches past the end")
             }
             return next + elements * 8
+        case Tag.packedVector:
+            try require(2, at: offset, limit: limit, for: "a packed vector")
+            guard let form = PackedVector.Form(byte: byte(at: offset + 1)) else {
+                throw FirePackError(
+                    .unknownTag, offset: offset + 1,
+                    "packed-vector form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
+            }
+            let (elements, next) = try Varint.get(base, at: offset + 2, limit: limit)
+            guard elements <= (limit - next) / form.width else {
+                throw FirePackError(
+                    .lengthOutOfBounds, offset: offset + 2, "vector of \(elements) elements reaches past the end")
+            }
+            return next + elements * form.width
         case Tag.decimal:
             try require(2, at: offset, limit: limit, for: "a decimal double")
-            return try Varint.get(base, at: offset + 2, limit: limit).next
+            size = 2 + DecimalDouble.mantissaBytes(byte(at: offset + 1))
         case Tag.extension:
             let (_, lengthOffset) = try Varint.get(base, at: offset + 1, limit: limit)
             let (length, next) = try getLength(at: lengthOffset, limit: limit, of: "an extension")

@@ -61,8 +61,7 @@ public struct ValueView {
 
     /// The value as a vector view into the input.
     public func vector() throws(FirePackError) -> VectorView {
-        let (start, count, _) = try input.getVector(at: offset, limit: endOffset)
-        return VectorView(input.bytes(from: start, count: count * 8))
+        try input.getVector(at: offset, limit: endOffset).0
     }
 
     /// The whole value as a `Value` tree, every byte checked.
@@ -77,7 +76,7 @@ public struct ValueView {
 
     /// The number of elements of an array, entries of a map, or elements of a vector.
     public func count() throws(FirePackError) -> Int {
-        if input.byte(at: offset) == Tag.vector { return try input.getVector(at: offset, limit: endOffset).count }
+        if type == .vector { return try input.getVector(at: offset, limit: endOffset).0.count }
         return try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).count
     }
 

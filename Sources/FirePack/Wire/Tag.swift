@@ -28,6 +28,7 @@ package enum Tag {
     static let keyTable: UInt8 = 0xD3
     static let `extension`: UInt8 = 0xD4
     static let decimal: UInt8 = 0xD5  // format version 3: a double as mantissa / 10^scale (DecimalDouble)
+    static let packedVector: UInt8 = 0xD6  // format version 3: a vector in binary32 or decimal (PackedVector)
     static let negativeFixIntMin: UInt8 = 0xE0  // 0xE0 ... 0xFF: -32 ... -1
 
     /// The header the writer reserves for every container: the tag and a one-byte length.
@@ -115,7 +116,7 @@ public enum ValueType: Hashable, Sendable, CustomStringConvertible {
         case Tag.serverTimestamp: self = .serverTimestamp
         case Tag.bytes: self = .bytes
         case Tag.reference: self = .reference
-        case Tag.vector: self = .vector
+        case Tag.vector, Tag.packedVector: self = .vector
         default: return nil
         }
     }

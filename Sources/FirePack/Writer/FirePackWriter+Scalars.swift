@@ -57,20 +57,24 @@ extension FirePackWriter {
         didWriteValue()
     }
 
-    /// Writes a double bit for bit, in the shortest of its forms (Docs/FORMAT.md §1): decimal (`D5`, format version
-    /// 3) when a mantissa below 2^50 over a power of ten gives it back exactly and that is no longer than the binary
-    /// form; else binary32 (`C7`) when that converts back exactly and it is not NaN; else binary64 (`C8`).
+    /// Writes a double bit for bit, in the shortest of its forms (Docs/FORMAT.md §1, "Which form a double takes"):
+    /// decimal (`D5`, format version 3) when a mantissa below 2^50 over a power of ten gives it back exactly and that
+    /// is shorter than the binary form; else binary32 (`C7`) when that converts back exactly and it is not NaN; else
+    /// binary64 (`C8`).
     public func writeDouble(_ value: Double) {
         willWriteValue()
         reserve(10)
         let narrow = Float(value)
         let fitsBinary32 = !value.isNaN && Double(narrow).bitPattern == value.bitPattern
         if decimalDoubles, let (mantissa, scale) = DecimalDouble.decompose(value.magnitude),
-            2 + Varint.encodedSize(mantissa) <= (fitsBinary32 ? 5 : 9)
+            case let count = DecimalDouble.byteCount(mantissa), 2 + count < (fitsBinary32 ? 5 : 9)
         {
             storage[writerIndex] = Tag.decimal
-            storage[writerIndex + 1] = UInt8(scale) | (value.sign == .minus ? DecimalDouble.signBit : 0)
-            writerIndex &+= 2 + Varint.write(mantissa, to: storage + writerIndex + 2)
+            storage[writerIndex + 1] = DecimalDouble.header(
+                negative: value.sign == .minus, mantissaBytes: count, scale: scale)
+            // The mantissa's `count` low bytes, most significant first: the top of an 8-byte big-endian store.
+            storeLittleEndian((mantissa << (64 - 8 * count)).byteSwapped, at: writerIndex + 2)
+            writerIndex &+= 2 + count
         } else if fitsBinary32 {
             storage[writerIndex] = Tag.float32
             storeLittleEndian(narrow.bitPattern, at: writerIndex + 1)
@@ -154,12 +158,13 @@ extension FirePackWriter {
         path.withUTF8 { writeLengthPrefixed(tag: Tag.reference, UnsafeRawBufferPointer($0)) }
     }
 
-    /// Writes a vector (`D2` + count + binary64 elements).
+    /// Writes a vector in the shortest of its forms (Docs/FORMAT.md §1, "Which form a vector takes"): packed
+    /// (`D6`, format version 3) in binary32 or as decimal mantissas when that is shorter, else binary64 (`D2`).
     public func writeVector(_ vector: VectorValue) {
         writeVector(vector.array)
     }
 
-    /// Writes a vector (`D2` + count + binary64 elements).
+    /// Writes a vector in the shortest of its forms, as `writeVector(_: VectorValue)`.
     public func writeVector(_ elements: [Double]) {
         willWriteValue()
         if elements.count > options.limits.maxElementCount {
@@ -167,12 +172,34 @@ extension FirePackWriter {
                 .limitExceeded, at: writerIndex,
                 "a vector of \(elements.count) elements, past the limit of \(options.limits.maxElementCount)")
         }
-        reserve(11 + elements.count * 8)
-        storage[writerIndex] = Tag.vector
-        writerIndex &+= 1 + Varint.write(UInt64(elements.count), to: storage + writerIndex + 1)
-        for element in elements {
-            storeLittleEndian(element.bitPattern, at: writerIndex)
-            writerIndex &+= 8
+        reserve(12 + elements.count * 8)
+        let form = decimalDoubles ? PackedVector.form(for: elements, mantissas: &state.mantissas) : .binary64
+        if form == .binary64 {
+            storage[writerIndex] = Tag.vector
+            writerIndex &+= 1
+        } else {
+            storage[writerIndex] = Tag.packedVector
+            storage[writerIndex + 1] = form.byte
+            writerIndex &+= 2
+        }
+        writerIndex &+= Varint.write(UInt64(elements.count), to: storage + writerIndex)
+        switch form {
+        case .binary64:
+            for element in elements {
+                storeLittleEndian(element.bitPattern, at: writerIndex)
+                writerIndex &+= 8
+            }
+        case .binary32:
+            for element in elements {
+                storeLittleEndian(Float(element).bitPattern, at: writerIndex)
+                writerIndex &+= 4
+            }
+        case .decimal(let width, _):
+            // Each mantissa's `width` low bytes, little-endian (an 8-byte store; `reserve` left room for it).
+            for mantissa in state.mantissas {
+                storeLittleEndian(mantissa, at: writerIndex)
+                writerIndex &+= width
+            }
         }
         didWriteValue()
     }

@@ -330,6 +330,8 @@ struct WriterState {
     var keys = WriterKeyTable()
     /// The first value written past `options.limits` (see `FirePackWriter.limitViolation`).
     var limitViolation: FirePackError?
+    /// The mantissas of the vector being written in the decimal form, kept from vector to vector.
+    var mantissas: [Int64] = []
 }
 
 /// A key written in an open map: its key-table entry, and the map it was last written in before (restored when

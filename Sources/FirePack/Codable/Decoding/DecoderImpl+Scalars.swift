@@ -127,9 +127,8 @@ extension DecoderImpl {
         case .reference: result.initialize(to: unsafeBitCast(try decodeReference(at: offset, end: end), to: T.self))
         case .vector:
             try expect(.vector, for: VectorValue.self, at: offset, end: end)
-            let (start, count, _) = try wrap { () throws(FirePackError) in try input.getVector(at: offset, limit: end) }
-            result.initialize(
-                to: unsafeBitCast(VectorView(input.bytes(from: start, count: count * 8)).vectorValue, to: T.self))
+            let (view, _) = try wrap { () throws(FirePackError) in try input.getVector(at: offset, limit: end) }
+            result.initialize(to: unsafeBitCast(view.vectorValue, to: T.self))
         case .value:
             var materializer = Materializer(input: input)
             let value = try wrap { () throws(FirePackError) in

@@ -1,0 +1,45 @@
+/// A vector's elements inside the reader's input, loaded one at a time; valid only while the input is alive.
+///
+/// The elements are stored in one of the vector forms of Docs/FORMAT.md §1: binary64 (`D2`), or packed (`D6`) as
+/// binary32 or as decimal mantissas over one power of ten. Each element reads back as the exact double written.
+public struct VectorView: RandomAccessCollection {
+    let storage: UnsafeRawBufferPointer
+    let form: PackedVector.Form
+
+    /// A view of `form`'s elements in `storage` (whose size the caller checked: `count × form.width` bytes).
+    init(_ storage: UnsafeRawBufferPointer, form: PackedVector.Form = .binary64) {
+        self.storage = storage
+        self.form = form
+    }
+
+    /// Index of the first element.
+    public var startIndex: Int { 0 }
+    /// One past the last element.
+    public var endIndex: Int { storage.count / form.width }
+
+    /// The element at `index`.
+    public subscript(index: Int) -> Double {
+        precondition(index >= 0 && index < endIndex, "vector index out of range")
+        return form.element(at: index, in: storage)
+    }
+
+    /// A copy as a `VectorValue`: one memory copy for binary64, one conversion per element otherwise.
+    public var vectorValue: VectorValue {
+        let count = endIndex
+        guard form != .binary64 else {
+            var elements = [Double](repeating: 0, count: count)
+            elements.withUnsafeMutableBytes { $0.copyMemory(from: storage) }
+            #if _endian(big)
+            for index in elements.indices {
+                elements[index] = Double(bitPattern: UInt64(littleEndian: elements[index].bitPattern))
+            }
+            #endif
+            return VectorValue(elements)
+        }
+        let elements = [Double](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count { buffer[index] = form.element(at: index, in: storage) }
+            initialized = count
+        }
+        return VectorValue(elements)
+    }
+}

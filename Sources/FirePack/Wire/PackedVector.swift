@@ -1,0 +1,147 @@
+/// The packed forms of a vector (Docs/FORMAT.md §1, tag `D6`, format version 3): the elements in binary32 when each
+/// converts back exactly, or as decimal mantissas over one power of ten (the decimal form of `DecimalDouble`, with
+/// one scale for the whole vector and two's-complement mantissas of one width).
+///
+/// `D6`, a form byte, a varint count, then `count × width` bytes. The form byte is `0x80` for binary32; for decimal
+/// it is `(width − 1) << 4 | scale`, bit 7 clear (the `D5` header without its sign bit).
+package enum PackedVector {
+    /// How a vector's elements are stored.
+    package enum Form: Equatable {
+        /// Eight bytes each, the bit pattern (`D2`).
+        case binary64
+        /// Four bytes each, the binary32 bit pattern (`D6 80`).
+        case binary32
+        /// `width` bytes each, a little-endian two's-complement mantissa `m`: the element is `m / 10^scale`.
+        case decimal(width: Int, scale: Int)
+
+        /// The form a `D6` form byte names, or nil for a byte no version defines.
+        init?(byte: UInt8) {
+            if byte == PackedVector.binary32Byte {
+                self = .binary32
+            } else if byte & 0x80 == 0 {
+                self = .decimal(width: Int(byte >> 4) + 1, scale: Int(byte & 0x0F))
+            } else {
+                return nil
+            }
+        }
+
+        /// The `D6` form byte (not for `binary64`, which is `D2`).
+        var byte: UInt8 {
+            switch self {
+            case .binary64: preconditionFailure("binary64 vectors are D2, without a form byte")
+            case .binary32: PackedVector.binary32Byte
+            case .decimal(let width, let scale): UInt8(truncatingIfNeeded: (width - 1) << 4 | scale)
+            }
+        }
+
+        /// Bytes per element.
+        var width: Int {
+            switch self {
+            case .binary64: 8
+            case .binary32: 4
+            case .decimal(let width, _): width
+            }
+        }
+
+        /// Element `index` of a vector of this form whose elements are `storage` (its range checked by the caller,
+        /// and for decimal its mantissas too: see `firstInvalidMantissa`).
+        @inline(__always)
+        func element(at index: Int, in storage: UnsafeRawBufferPointer) -> Double {
+            switch self {
+            case .binary64:
+                return Double(
+                    bitPattern: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
+            case .binary32:
+                return Double(
+                    Float(
+                        bitPattern: UInt32(
+                            littleEndian: storage.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))))
+            case .decimal(let width, let scale):
+                return Double(PackedVector.mantissa(at: index * width, width: width, in: storage))
+                    / DecimalDouble.powersOfTen[scale]
+            }
+        }
+    }
+
+    /// The form byte of a binary32 vector.
+    static let binary32Byte: UInt8 = 0x80
+
+    /// The `width`-byte little-endian two's-complement integer at `offset` of `storage`.
+    @inline(__always)
+    static func mantissa(at offset: Int, width: Int, in storage: UnsafeRawBufferPointer) -> Int64 {
+        var raw: UInt64 = 0
+        for byte in (0..<width).reversed() {
+            raw = raw << 8 | UInt64(storage.load(fromByteOffset: offset + byte, as: UInt8.self))
+        }
+        let unused = UInt64(64 - 8 * width)
+        return Int64(bitPattern: raw << unused) >> Int64(unused)  // sign-extends the top byte
+    }
+
+    /// The index of the first decimal mantissa whose magnitude is above 2^53, or nil; widths below 7 bytes never are.
+    static func firstInvalidMantissa(width: Int, in storage: UnsafeRawBufferPointer) -> Int? {
+        guard width >= 7 else { return nil }
+        let limit = DecimalDouble.readerMantissaLimit
+        for index in 0..<storage.count / width
+        where mantissa(at: index * width, width: width, in: storage).magnitude > limit {
+            return index
+        }
+        return nil
+    }
+
+    /// The shortest form for `elements` (Docs/FORMAT.md §1, "Which form a vector takes") with each element's
+    /// mantissa when it is decimal: binary32 when every element converts back exactly; decimal when every element
+    /// has a decimal form (no −0.0, which a mantissa cannot carry) and the common scale keeps every mantissa below
+    /// 2^50; the shorter of the two, binary32 on a tie; binary64 unless the packed form is shorter.
+    package static func form(for elements: [Double], mantissas: inout [Int64]) -> Form {
+        let count = elements.count
+        guard count > 0 else { return .binary64 }
+        var fitsBinary32 = true
+        for element in elements where element.isNaN || Double(Float(element)).bitPattern != element.bitPattern {
+            fitsBinary32 = false
+            break
+        }
+        var decimal: Form? = nil
+        mantissas.removeAll(keepingCapacity: true)
+        var scale = 0
+        var decomposable = true
+        for element in elements {
+            guard !(element == 0 && element.sign == .minus),
+                let (_, elementScale) = DecimalDouble.decompose(element.magnitude)
+            else {
+                decomposable = false
+                break
+            }
+            scale = max(scale, elementScale)
+        }
+        if decomposable {
+            // Every element at the common scale: exact (an element's quotient is unchanged when mantissa and power
+            // grow by the same factor), and checked to stay below 2^50.
+            let power = DecimalDouble.powersOfTen[scale]
+            var largest: UInt64 = 0
+            for element in elements {
+                let scaled = (element.magnitude * power).rounded()
+                guard scaled < DecimalDouble.writerMantissaLimit, scaled / power == element.magnitude else {
+                    decomposable = false
+                    break
+                }
+                let magnitude = UInt64(scaled)
+                largest = max(largest, magnitude)
+                mantissas.append(element.sign == .minus ? -Int64(magnitude) : Int64(magnitude))
+            }
+            if decomposable {
+                // Two's complement of `width` bytes holds −2^(8w−1) … 2^(8w−1) − 1: one bit more than the magnitude.
+                let width = (64 - largest.leadingZeroBitCount + 1 + 7) / 8
+                decimal = .decimal(width: max(width, 1), scale: scale)
+            }
+        }
+        let binary64Size = 8 * count - 1  // the packed form's extra form byte, so "shorter" is strict
+        var best: Form = .binary64
+        var bestSize = binary64Size
+        if fitsBinary32 && 4 * count < bestSize {
+            best = .binary32
+            bestSize = 4 * count
+        }
+        if let decimal, decimal.width * count < bestSize { best = decimal }
+        return best
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import FirePack
+import FirePackTestSupport
+
+/// Packed vectors (Docs/FORMAT.md §1, tag `D6`): which form a vector takes, that every element comes back bit for
+/// bit through every reader, and how malformed vectors are reported.
+@Suite("Packed vectors")
+struct PackedVectorTests {
+    /// Vectors as data holds them: embeddings printed with a few decimals, float32 embeddings, coordinates, and
+    /// vectors with a value no packed form holds.
+    static func samples() -> [[Double]] {
+        var generator = SeededGenerator(seed: 0xD6)
+        var vectors: [[Double]] = [[], [0], [-0.0], [1, 2.5], [.nan, 1], [.infinity], [-0.0, 1.5], [1.0 / 3.0]]
+        for _ in 0..<400 {
+            let count = Int.random(in: 1...64, using: &generator)
+            let kind = Int.random(in: 0..<4, using: &generator)
+            let scale = Int.random(in: 0...8, using: &generator)
+            vectors.append(
+                (0..<count).map { _ in
+                    switch kind {
+                    case 0: Double("\(Int.random(in: -999_999...999_999, using: &generator))e-\(scale)")!
+                    case 1: Double(Float.random(in: -1...1, using: &generator))
+                    case 2: Double.random(in: -1e6...1e6, using: &generator)
+                    default: Double(Int.random(in: -300...300, using: &generator)) / 4
+                    }
+                })
+        }
+        return vectors
+    }
+
+    func elements(of bytes: [UInt8]) throws -> [[Double]] {
+        // Through the tree, the zero-copy view, the cursor and the Codable decoder.
+        let value = try Value(firePackBytes: bytes)
+        guard case .vector(let tree) = value else { throw FirePackError(.typeMismatch, "not a vector: \(value)") }
+        let viewed = try bytes.withUnsafeBytes { raw in Array(try FirePackReader(bytes: raw).root.vector()) }
+        let read = try bytes.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw)
+            return Array(try reader.readVector())
+        }
+        let decoded = try FirePackDecoder().decode(VectorValue.self, from: bytes)
+        return [tree.array, viewed, read, decoded.array]
+    }
+
+    @Test("every vector comes back bit for bit through every reader, in versions 1 and 3")
+    func roundTrip() throws {
+        var packed = 0
+        for vector in Self.samples() {
+            for version in [1, 3] {
+                let bytes = Value.vector(VectorValue(vector)).firePackBytes(formatVersion: version)
+                for (reader, elements) in try elements(of: bytes).enumerated() {
+                    #expect(
+                        elements.map(\.bitPattern) == vector.map(\.bitPattern),
+                        "reader \(reader), version \(version): \(hex(bytes))")
+                }
+                if version == 1 { #expect(bytes[0] == 0xD2) } else if bytes[0] == 0xD6 { packed += 1 }
+            }
+        }
+        #expect(packed > 250)  // most samples pack: the test would pass vacuously otherwise
+    }
+
+    @Test("the shortest form: binary32 or decimal when strictly shorter than binary64, binary32 on a tie")
+    func formChoice() throws {
+        let cases: [([Double], String)] = [
+            ([1.0, 2.5], "D6 01 02 0A 19"),  // scale 1, one byte each: 10, 25
+            ([-0.5, 65.66], "D6 12 02 CE FF A6 19"),  // scale 2, two bytes each: -50, 6566
+            ([Double(Float(0.1))], "D6 80 01 CD CC CC 3D"),  // binary32: no short decimal
+            ([1.0 / 3.0], "D2 01 55 55 55 55 55 55 D5 3F"),
+            ([], "D2 00"),
+            ([-0.0, 1.5], "D6 80 02 00 00 00 80 00 00 C0 3F"),  // −0.0 has no mantissa: binary32
+            ([0.25, 0.5], "D6 02 02 19 32"),  // decimal in 1 byte each beats binary32's 4
+            ([1e8, 2e8], "D6 80 02 20 BC BE 4C 20 BC 3E 4D"),  // decimal needs 4 bytes: a tie, binary32 wins
+        ]
+        for (vector, expected) in cases {
+            let bytes = Value.vector(VectorValue(vector)).firePackBytes()
+            #expect(hex(bytes) == expected, "\(vector)")
+        }
+        // One element of 7 mantissa bytes (2^48 + 1): 2 + 1 + 7 = 10 bytes is no shorter than D2's 10.
+        let bytes = Value.vector(VectorValue([281474976710657.0])).firePackBytes()
+        #expect(bytes[0] == 0xD2)
+    }
+
+    @Test("malformed packed vectors are reported at the byte that is wrong")
+    func malformed() {
+        assertDecodeFails(hex: "D6", .truncated, offset: 0)
+        assertDecodeFails(hex: "D6 81 01 00 00 00 00", .unknownTag, offset: 1)
+        assertDecodeFails(hex: "D6 FF 00", .unknownTag, offset: 1)
+        assertDecodeFails(hex: "D6 80 02 00 00 80 3F", .lengthOutOfBounds, offset: 2)
+        assertDecodeFails(hex: "D6 01 03 0A 19", .lengthOutOfBounds, offset: 2)
+        // 2^53 + 1 in 7 bytes, after one valid element.
+        assertDecodeFails(hex: "D6 60 02 01 00 00 00 00 00 00 01 00 00 00 00 00 20", .invalidDecimal, offset: 10)
+        // −(2^53 + 1) in 8 bytes.
+        assertDecodeFails(hex: "D6 70 01 FF FF FF FF FF FF DF FF", .invalidDecimal, offset: 3)
+        assertDecodeFails(
+            bytes(hex: "D6 80 05 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), .limitExceeded,
+            offset: 0, limits: ReaderLimits(maxElementCount: 4))
+    }
+
+    @Test("the largest mantissas read: ±2^53")
+    func mantissaLimits() throws {
+        let value = try Value(firePackBytes: bytes(hex: "D6 70 02 00 00 00 00 00 00 20 00 00 00 00 00 00 00 E0 FF"))
+        #expect(value == .vector(VectorValue([0x1p53, -0x1p53])))
+    }
+
+    @Test("only the writer's form is canonical; version 1 has no packed form")
+    func canonical() throws {
+        let cases: [(String, Int?, Int?)] = [
+            ("D6 01 02 0A 19", nil, 0),
+            ("D2 02 00 00 00 00 00 00 F0 3F 00 00 00 00 00 00 04 40", 0, nil),
+            ("D6 80 02 00 00 80 3F 00 00 20 40", 1, 0),  // binary32 where decimal is shorter
+            ("D6 11 02 0A 00 19 00", 1, 0),  // decimal, wider than needed
+            ("D6 12 02 64 00 FA 00", 1, 0),  // scale 2 where 1 does: 100, 250
+        ]
+        for (text, offset3, offset1) in cases {
+            let input = bytes(hex: text)
+            #expect(try Value(firePackBytes: input) == .vector(VectorValue([1.0, 2.5])), "\(text)")
+            #expect(try FirePackReader.firstNonCanonicalOffset(in: input) == offset3, "\(text)")
+            #expect(try FirePackReader.firstNonCanonicalOffset(in: input, formatVersion: 1) == offset1, "\(text)")
+        }
+    }
+}
