@@ -70,6 +70,10 @@ struct PackedVectorTests {
             ([-0.0, 1.5], "D6 80 02 00 00 00 80 00 00 C0 3F"),  // −0.0 has no mantissa: binary32
             ([0.25, 0.5], "D6 02 02 19 32"),  // decimal in 1 byte each beats binary32's 4
             ([1e8, 2e8], "D6 80 02 20 BC BE 4C 20 BC 3E 4D"),  // decimal needs 4 bytes: a tie, binary32 wins
+            ([-1.28], "D6 02 01 80"),  // −128 fits one byte of two's complement
+            ([1.28], "D6 12 01 80 00"),  // 128 does not
+            ([-14073748835532.8], "D6 51 01 00 00 00 00 00 80"),  // −2^47 in 6 bytes: shorter than D2
+            ([1234567.0, 0.1], "D6 31 02 46 61 BC 00 01 00 00 00"),  // a form per element, whatever each scalar takes
         ]
         for (vector, expected) in cases {
             let bytes = Value.vector(VectorValue(vector)).firePackBytes()

@@ -39,7 +39,7 @@ extension FirePackReader {
     /// narrowest table width, no unused table entries), or nil when they are canonical. Throws when the bytes are
     /// not a valid encoding. Deterministic output is canonical by construction. `formatVersion` is the version the
     /// bytes claim (a `.fpk` header's, or 1 for the records of a version-1 or 2 stream): in version 1 no double
-    /// takes the decimal form.
+    /// takes the decimal form and no vector is packed. A version other than 1 or 3 is a programming error and traps.
     public static func firstNonCanonicalOffset(
         in bytes: some ContiguousBytes, limits: ReaderLimits = .default, formatVersion: Int = 3
     ) throws(FirePackError) -> Int? {

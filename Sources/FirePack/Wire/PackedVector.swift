@@ -58,7 +58,7 @@ package enum PackedVector {
                             littleEndian: storage.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))))
             case .decimal(let width, let scale):
                 return Double(PackedVector.mantissa(at: index * width, width: width, in: storage))
-                    / DecimalDouble.powersOfTen[scale]
+                    / DecimalDouble.powerOfTen(scale)
             }
         }
     }
@@ -106,7 +106,8 @@ package enum PackedVector {
         var decomposable = true
         for element in elements {
             guard !(element == 0 && element.sign == .minus),
-                let (_, elementScale) = DecimalDouble.decompose(element.magnitude)
+                let (_, elementScale) = DecimalDouble.decompose(
+                    element.magnitude, below: DecimalDouble.writerMantissaLimit)
             else {
                 decomposable = false
                 break
@@ -116,21 +117,23 @@ package enum PackedVector {
         if decomposable {
             // Every element at the common scale: exact (an element's quotient is unchanged when mantissa and power
             // grow by the same factor), and checked to stay below 2^50.
-            let power = DecimalDouble.powersOfTen[scale]
-            var largest: UInt64 = 0
+            let power = DecimalDouble.powerOfTen(scale)
+            // Two's complement of `w` bytes holds −2^(8w−1) … 2^(8w−1) − 1: a mantissa m ≥ 0 needs the bits of m and
+            // a sign bit, m < 0 the bits of |m| − 1 and a sign bit (−128 fits one byte).
+            var widest: UInt64 = 0
             for element in elements {
-                let scaled = (element.magnitude * power).rounded()
+                let scaled = DecimalDouble.roundedToInteger(element.magnitude * power)
                 guard scaled < DecimalDouble.writerMantissaLimit, scaled / power == element.magnitude else {
                     decomposable = false
                     break
                 }
                 let magnitude = UInt64(scaled)
-                largest = max(largest, magnitude)
-                mantissas.append(element.sign == .minus ? -Int64(magnitude) : Int64(magnitude))
+                let negative = element.sign == .minus
+                widest = max(widest, negative ? magnitude - 1 : magnitude)
+                mantissas.append(negative ? -Int64(magnitude) : Int64(magnitude))
             }
             if decomposable {
-                // Two's complement of `width` bytes holds −2^(8w−1) … 2^(8w−1) − 1: one bit more than the magnitude.
-                let width = (64 - largest.leadingZeroBitCount + 1 + 7) / 8
+                let width = (64 - widest.leadingZeroBitCount + 1 + 7) / 8
                 decimal = .decimal(width: max(width, 1), scale: scale)
             }
         }

@@ -66,9 +66,11 @@ extension FirePackWriter {
         reserve(10)
         let narrow = Float(value)
         let fitsBinary32 = !value.isNaN && Double(narrow).bitPattern == value.bitPattern
-        if decimalDoubles, let (mantissa, scale) = DecimalDouble.decompose(value.magnitude),
-            case let count = DecimalDouble.byteCount(mantissa), 2 + count < (fitsBinary32 ? 5 : 9)
+        // Below these bounds the decimal form has at most 2 or 6 mantissa bytes: shorter than 5 or 9.
+        if decimalDoubles,
+            let (mantissa, scale) = DecimalDouble.decompose(value.magnitude, below: fitsBinary32 ? 0x1p16 : 0x1p48)
         {
+            let count = DecimalDouble.byteCount(mantissa)
             storage[writerIndex] = Tag.decimal
             storage[writerIndex + 1] = DecimalDouble.header(
                 negative: value.sign == .minus, mantissaBytes: count, scale: scale)
