@@ -20,8 +20,16 @@ seconds=${2:-60}
 workers=${FUZZ_WORKERS:-1}
 
 # libFuzzer and AddressSanitizer ship with the toolchain; gold cannot link the instrumented binary, lld can.
-${FUZZ_BUILD_LOCK:+flock "$FUZZ_BUILD_LOCK"} swift build -c release --package-path Fuzz \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
+# A failed build must stop the run: fuzzing the previous binary would test code that is no longer there.
+build_log=$(mktemp)
+if ! ${FUZZ_BUILD_LOCK:+flock "$FUZZ_BUILD_LOCK"} swift build -c release --package-path Fuzz \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld >"$build_log" 2>&1; then
+  grep -vE '^\[[0-9]+/[0-9]+\]' "$build_log" >&2
+  echo "fuzz.sh: the fuzzer did not build" >&2
+  exit 1
+fi
+grep -vE '^\[[0-9]+/[0-9]+\]' "$build_log" || true
+rm -f "$build_log"
 fuzzer="$root/Fuzz/.build/release/firepack-fuzz"
 [ -x "$fuzzer" ] || { echo "fuzz.sh: the fuzzer did not build" >&2; exit 1; }
 

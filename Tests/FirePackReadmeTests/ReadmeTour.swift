@@ -7,10 +7,10 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(145, readmeBlock1), (192, readmeBlock2), (299, readmeBlock3), (315, readmeBlock4)]
+    [(146, readmeBlock1), (193, readmeBlock2), (300, readmeBlock3), (316, readmeBlock4)]
 }
 
-/// README.md line 145.
+/// README.md line 146.
 func readmeBlock1(print: @escaping (Any...) -> Void) throws {
 
     // Values: Firestore's types, literals, Firestore ordering.
@@ -43,7 +43,7 @@ func readmeBlock1(print: @escaping (Any...) -> Void) throws {
     writer.endMap()
     try writer.flushIfNeeded()                  // flushes once 1 MiB is buffered: nothing yet
     try writer.flush()                          // hands over every complete value
-    print(sent.count)                           // 29
+    print(sent.count)                           // 18
 
     // Cursor: enter containers, read scalars, skip what you do not need in O(1).
     try FirePackReader.withReader(bytes) { reader in
@@ -55,7 +55,7 @@ func readmeBlock1(print: @escaping (Any...) -> Void) throws {
     }
 }
 
-// README.md line 192: declarations with a macro, at file scope.
+// README.md line 193: declarations with a macro, at file scope.
 @FirePackCodable                         // generated coding: same bytes, same errors, several times the speed
 struct Book: Codable {
     @DocumentID var id: String?          // filled from the document reference, never written
@@ -65,7 +65,7 @@ struct Book: Codable {
     @ServerTimestamp var addedAt: Timestamp?   // nil is written as the server-timestamp sentinel
 }
 
-/// README.md line 192.
+/// README.md line 193.
 func readmeBlock2(print: @escaping (Any...) -> Void) throws {
 
 
@@ -94,7 +94,7 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 299.
+/// README.md line 300.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)
@@ -102,7 +102,7 @@ func readmeBlock3(print: @escaping (Any...) -> Void) throws {
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
 }
 
-/// README.md line 315.
+/// README.md line 316.
 func readmeBlock4(print: @escaping (Any...) -> Void) throws {
 
     let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))

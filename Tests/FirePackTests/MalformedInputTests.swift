@@ -16,8 +16,8 @@ struct MalformedInputTests {
     }
 
     @Test func unknownTags() {
-        for tag in UInt8(0xD7)...0xDF { assertDecodeFails([tag], .unknownTag, offset: 0) }
-        assertDecodeFails(hex: "A1 01 D7", .unknownTag, offset: 2)
+        for tag in UInt8(0xD8)...0xDF { assertDecodeFails([tag], .unknownTag, offset: 0) }
+        assertDecodeFails(hex: "A1 01 D8", .unknownTag, offset: 2)
         assertDecodeFails(hex: "D3 00", .unknownTag, offset: 0)
     }
 

@@ -123,3 +123,67 @@ struct PackedVectorTests {
         }
     }
 }
+
+/// Packed geopoints (Docs/FORMAT.md §1, tag `D7`): the pair `[latitude, longitude]` in the vector's packed forms.
+@Suite("Packed geopoints")
+struct PackedGeoPointTests {
+    @Test("a geopoint takes the packed form its pair would, else CB; every one comes back bit for bit")
+    func forms() throws {
+        let cases: [(Double, Double, String)] = [
+            (37.422, -122.084, "D7 23 2E 92 00 1C 23 FE"),  // scale 3, three bytes each: 37422, -122084
+            (1.0 / 3.0, 2.0 / 3.0, "CB 55 55 55 55 55 55 D5 3F 55 55 55 55 55 55 E5 3F"),
+            (0.5, Double(Float(0.1)), "D7 80 00 00 00 3F CD CC CC 3D"),  // 0.1f has no short decimal: binary32
+            (0, -0.0, "D7 80 00 00 00 00 00 00 00 80"),  // −0.0 has no mantissa
+            (-90, 180, "D7 10 A6 FF B4 00"),  // scale 0, two bytes each
+        ]
+        for (latitude, longitude, expected) in cases {
+            let point = GeoPoint(latitude: latitude, longitude: longitude)
+            let bytes = Value.geoPoint(point).firePackBytes()
+            #expect(hex(bytes) == expected, "\(point)")
+            #expect(hex(Value.geoPoint(point).firePackBytes(formatVersion: 1)).hasPrefix("CB"))
+        }
+        var generator = SeededGenerator(seed: 0xD7)
+        for index in 0..<3_000 {
+            let (latitude, longitude): (Double, Double) =
+                switch index % 3 {
+                case 0:
+                    (
+                        Double("\(Int.random(in: -90_000_000...90_000_000, using: &generator))e-6")!,
+                        Double("\(Int.random(in: -180_0000...180_0000, using: &generator))e-4")!
+                    )
+                case 1:
+                    (
+                        Double(Float.random(in: -90...90, using: &generator)),
+                        Double(Float.random(in: -180...180, using: &generator))
+                    )
+                default: (Double.random(in: -90...90, using: &generator), Double.random(in: -180...180, using: &generator))
+                }
+            let point = GeoPoint(latitude: latitude, longitude: longitude)
+            for version in [1, 3] {
+                let bytes = Value.geoPoint(point).firePackBytes(formatVersion: version)
+                guard case .geoPoint(let back) = try Value(firePackBytes: bytes) else {
+                    Issue.record("not a geopoint: \(hex(bytes))")
+                    continue
+                }
+                let viewed = try bytes.withUnsafeBytes { try FirePackReader(bytes: $0).root.geoPoint() }
+                let decoded = try FirePackDecoder().decode(GeoPoint.self, from: bytes)
+                for read in [back, viewed, decoded] {
+                    #expect(read.latitude.bitPattern == latitude.bitPattern, "\(hex(bytes))")
+                    #expect(read.longitude.bitPattern == longitude.bitPattern, "\(hex(bytes))")
+                }
+                if index % 3 < 2 && version == 3 { #expect(bytes[0] == 0xD7, "\(point): \(hex(bytes))") }
+            }
+        }
+    }
+
+    @Test("malformed packed geopoints are reported at the byte that is wrong")
+    func malformed() throws {
+        assertDecodeFails(hex: "D7", .truncated, offset: 0)
+        assertDecodeFails(hex: "D7 23 2E 92 00 1C 23", .truncated, offset: 0)
+        assertDecodeFails(hex: "D7 81 00 00 00 00 00 00 00 00", .unknownTag, offset: 1)
+        assertDecodeFails(hex: "D7 00 5B 00", .invalidGeoPoint, offset: 0)  // latitude 91
+        assertDecodeFails(hex: "D7 10 00 00 B5 00", .invalidGeoPoint, offset: 0)  // longitude 181
+        assertDecodeFails(hex: "D7 70 FF FF FF FF FF FF FF 7F 00 00 00 00 00 00 00 00", .invalidDecimal, offset: 2)
+        #expect(try FirePackReader.firstNonCanonicalOffset(in: bytes(hex: "CB 00 00 00 00 00 00 E0 3F 00 00 00 00 00 00 E0 3F")) == 0)
+    }
+}

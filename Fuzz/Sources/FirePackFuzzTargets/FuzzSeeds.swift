@@ -54,6 +54,10 @@ public enum FuzzSeeds {
         let scalars: [Value] = [
             nil, true, false, 0, 42, -1, -100, 200, 100_000, .integer(.min), .integer(.max), 1.5, 0.1, -0.0,
             65.66, -0.000123, 12_345_678.9, 281_474_976_710_655, 1e-15,  // decimal doubles (D5) of every size
+            // Packed vectors and geopoints (D6, D7) in each form, and their binary64 forms (D2, CB).
+            .vector(VectorValue([Double(Float(0.1)), -0.0])), .vector(VectorValue([-1.28, 1e9, 0.000001])),
+            .vector(VectorValue([1.0 / 3.0])), .geoPoint(GeoPoint(latitude: 0.5, longitude: Double(Float(0.1)))),
+            .geoPoint(GeoPoint(latitude: 1.0 / 3.0, longitude: -179.999999)),
             .double(.nan), .double(.infinity), .timestamp(Timestamp(seconds: 1_412_262_083, nanoseconds: 45_123_456)),
             .timestamp(Timestamp(seconds: -62_135_596_800, nanoseconds: 0)), "", "hi", .string(String(repeating: "a", count: 57)),
             .string("\u{1F525} ünïcødé"), .bytes(Data([1, 2, 3])), .reference(try! DocumentReference(path: "books/hitchhiker")),

@@ -62,7 +62,7 @@ struct Materializer {
         case Tag.timestampSeconds, Tag.timestamp:
             let (timestamp, next) = try input.getTimestamp(at: offset, limit: limit)
             return (.timestamp(timestamp), next)
-        case Tag.geoPoint:
+        case Tag.geoPoint, Tag.packedGeoPoint:
             let (point, next) = try input.getGeoPoint(at: offset, limit: limit)
             return (.geoPoint(point), next)
         case Tag.bytes:

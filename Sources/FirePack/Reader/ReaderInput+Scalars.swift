@@ -89,17 +89,44 @@ extension ReaderInput {
         }
     }
 
+    /// A geopoint: `CB` and two binary64, or packed (`D7`): a form byte as a packed vector's and two elements.
     func getGeoPoint(at offset: Int, limit: Int) throws(FirePackError) -> (GeoPoint, next: Int) {
         let tag = try tag(at: offset, limit: limit)
-        guard tag == Tag.geoPoint else { throw .typeMismatch(expected: "geopoint", foundTag: tag, at: offset) }
-        try require(17, at: offset, limit: limit, for: "a geopoint")
-        let latitude = Double(bitPattern: load(UInt64.self, at: offset + 1))
-        let longitude = Double(bitPattern: load(UInt64.self, at: offset + 9))
+        let latitude: Double, longitude: Double, next: Int
+        if tag == Tag.geoPoint {
+            try require(17, at: offset, limit: limit, for: "a geopoint")
+            latitude = Double(bitPattern: load(UInt64.self, at: offset + 1))
+            longitude = Double(bitPattern: load(UInt64.self, at: offset + 9))
+            next = offset + 17
+        } else if tag == Tag.packedGeoPoint {
+            let form = try packedGeoPointForm(at: offset, limit: limit)
+            let pair = bytes(from: offset + 2, count: 2 * form.width)
+            if case .decimal = form, let bad = PackedVector.firstInvalidMantissa(width: form.width, in: pair) {
+                throw FirePackError(
+                    .invalidDecimal, offset: offset + 2 + bad * form.width, "geopoint: decimal mantissa above 2^53")
+            }
+            (latitude, longitude) = (form.element(at: 0, in: pair), form.element(at: 1, in: pair))
+            next = offset + 2 + 2 * form.width
+        } else {
+            throw .typeMismatch(expected: "geopoint", foundTag: tag, at: offset)
+        }
         do {
-            return (try GeoPoint(validatingLatitude: latitude, longitude: longitude), offset + 17)
+            return (try GeoPoint(validatingLatitude: latitude, longitude: longitude), next)
         } catch {
             throw FirePackError(.invalidGeoPoint, offset: offset, error.message)
         }
+    }
+
+    /// The form of the packed geopoint (`D7`) at `offset`, its two elements checked to be present.
+    func packedGeoPointForm(at offset: Int, limit: Int) throws(FirePackError) -> PackedVector.Form {
+        try require(2, at: offset, limit: limit, for: "a packed geopoint")
+        guard let form = PackedVector.Form(byte: byte(at: offset + 1)) else {
+            throw FirePackError(
+                .unknownTag, offset: offset + 1,
+                "packed-geopoint form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
+        }
+        try require(2 + 2 * form.width, at: offset, limit: limit, for: "a packed geopoint")
+        return form
     }
 
     /// A string's UTF-8 bytes, validated.

@@ -64,7 +64,7 @@ struct InputVerifier {
         case Tag.int8...Tag.int64: return try input.getInteger(at: offset, limit: limit).next
         case Tag.float32, Tag.float64, Tag.decimal: return try input.getDouble(at: offset, limit: limit).next
         case Tag.timestampSeconds, Tag.timestamp: return try input.getTimestamp(at: offset, limit: limit).next
-        case Tag.geoPoint: return try input.getGeoPoint(at: offset, limit: limit).next
+        case Tag.geoPoint, Tag.packedGeoPoint: return try input.getGeoPoint(at: offset, limit: limit).next
         case Tag.bytes:
             return try input.getLengthPrefixed(at: offset, limit: limit, tag: Tag.bytes, expecting: "bytes").next
         case Tag.reference: return try input.getReference(at: offset, limit: limit).next

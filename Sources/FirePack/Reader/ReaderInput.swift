@@ -175,6 +175,7 @@ struct ReaderInput {
         case Tag.int64, Tag.float64, Tag.timestampSeconds: size = 9
         case Tag.timestamp: size = 13
         case Tag.geoPoint: size = 17
+        case Tag.packedGeoPoint: return offset + 2 + 2 * (try packedGeoPointForm(at: offset, limit: limit)).width
         case Tag.keyTable:
             throw FirePackError(.unknownTag, offset: offset, "a key table (tag 0xD3) where a value belongs")
         default:

@@ -92,7 +92,7 @@ package enum PackedVector {
     /// mantissa when it is decimal: binary32 when every element converts back exactly; decimal when every element
     /// has a decimal form (no −0.0, which a mantissa cannot carry) and the common scale keeps every mantissa below
     /// 2^50; the shorter of the two, binary32 on a tie; binary64 unless the packed form is shorter.
-    package static func form(for elements: [Double], mantissas: inout [Int64]) -> Form {
+    package static func form(for elements: UnsafeBufferPointer<Double>, mantissas: inout [Int64]) -> Form {
         let count = elements.count
         guard count > 0 else { return .binary64 }
         var fitsBinary32 = true

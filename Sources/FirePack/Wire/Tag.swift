@@ -29,6 +29,7 @@ package enum Tag {
     static let `extension`: UInt8 = 0xD4
     static let decimal: UInt8 = 0xD5  // format version 3: a double as mantissa / 10^scale (DecimalDouble)
     static let packedVector: UInt8 = 0xD6  // format version 3: a vector in binary32 or decimal (PackedVector)
+    static let packedGeoPoint: UInt8 = 0xD7  // format version 3: a geopoint as a packed pair (PackedVector)
     static let negativeFixIntMin: UInt8 = 0xE0  // 0xE0 ... 0xFF: -32 ... -1
 
     /// The header the writer reserves for every container: the tag and a one-byte length.
@@ -112,7 +113,7 @@ public enum ValueType: Hashable, Sendable, CustomStringConvertible {
         case Tag.false, Tag.true: self = .boolean
         case Tag.float32, Tag.float64, Tag.decimal: self = .double
         case Tag.timestampSeconds, Tag.timestamp: self = .timestamp
-        case Tag.geoPoint: self = .geoPoint
+        case Tag.geoPoint, Tag.packedGeoPoint: self = .geoPoint
         case Tag.serverTimestamp: self = .serverTimestamp
         case Tag.bytes: self = .bytes
         case Tag.reference: self = .reference

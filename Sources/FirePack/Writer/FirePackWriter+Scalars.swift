@@ -105,14 +105,40 @@ extension FirePackWriter {
         didWriteValue()
     }
 
-    /// Writes a geopoint (`CB` + latitude + longitude as binary64).
+    /// Writes a geopoint: packed (`D7`, format version 3) as two binary32 or two decimal mantissas when it takes a
+    /// packed form as the vector `[latitude, longitude]` would (Docs/FORMAT.md §1), else `CB` + latitude + longitude
+    /// as binary64.
     public func writeGeoPoint(_ value: GeoPoint) {
         willWriteValue()
-        reserve(17)
-        storage[writerIndex] = Tag.geoPoint
-        storeLittleEndian(value.latitude.bitPattern, at: writerIndex + 1)
-        storeLittleEndian(value.longitude.bitPattern, at: writerIndex + 9)
-        writerIndex &+= 17
+        reserve(18)
+        var form = PackedVector.Form.binary64
+        if decimalDoubles {
+            form = withUnsafeTemporaryAllocation(of: Double.self, capacity: 2) { pair in
+                pair.initializeElement(at: 0, to: value.latitude)
+                pair.initializeElement(at: 1, to: value.longitude)
+                return PackedVector.form(for: UnsafeBufferPointer(pair), mantissas: &state.mantissas)
+            }
+        }
+        switch form {
+        case .binary64:
+            storage[writerIndex] = Tag.geoPoint
+            storeLittleEndian(value.latitude.bitPattern, at: writerIndex + 1)
+            storeLittleEndian(value.longitude.bitPattern, at: writerIndex + 9)
+            writerIndex &+= 17
+        case .binary32:
+            storage[writerIndex] = Tag.packedGeoPoint
+            storage[writerIndex + 1] = form.byte
+            storeLittleEndian(Float(value.latitude).bitPattern, at: writerIndex + 2)
+            storeLittleEndian(Float(value.longitude).bitPattern, at: writerIndex + 6)
+            writerIndex &+= 10
+        case .decimal(let width, _):
+            storage[writerIndex] = Tag.packedGeoPoint
+            storage[writerIndex + 1] = form.byte
+            // Two 8-byte stores, the second overwriting the first's unused high bytes: 2 + width + 8 ≤ 18.
+            storeLittleEndian(state.mantissas[0], at: writerIndex + 2)
+            storeLittleEndian(state.mantissas[1], at: writerIndex + 2 + width)
+            writerIndex &+= 2 + 2 * width
+        }
         didWriteValue()
     }
 
@@ -175,7 +201,9 @@ extension FirePackWriter {
                 "a vector of \(elements.count) elements, past the limit of \(options.limits.maxElementCount)")
         }
         reserve(12 + elements.count * 8)
-        let form = decimalDoubles ? PackedVector.form(for: elements, mantissas: &state.mantissas) : .binary64
+        let form =
+            decimalDoubles
+            ? elements.withUnsafeBufferPointer { PackedVector.form(for: $0, mantissas: &state.mantissas) } : .binary64
         if form == .binary64 {
             storage[writerIndex] = Tag.vector
             writerIndex &+= 1
