@@ -115,6 +115,8 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// Raw inflate of `stored` into `output`, which the data must fill exactly and end at its end marker.
     private static func inflate(_ stored: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> String?
     {
+        // Raw deflate data holds at least its final block; none at all is refused before zlib sees a null pointer.
+        guard stored.count > 0, let storedBase = stored.baseAddress else { return "the block holds no deflate data" }
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             return "zlib inflateInit failed"
@@ -126,9 +128,7 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         var produced = 0
         while true {
             let input = min(stored.count - consumed, Int(UInt32.max))
-            stream.next_in = UnsafeMutablePointer(
-                mutating: (stored.baseAddress.map { $0 + consumed } ?? UnsafeRawPointer(bitPattern: 1)!)
-                    .assumingMemoryBound(to: Bytef.self))
+            stream.next_in = UnsafeMutablePointer(mutating: (storedBase + consumed).assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(input)
             let room = min(output.count - produced, Int(UInt32.max))
             let result: Int32

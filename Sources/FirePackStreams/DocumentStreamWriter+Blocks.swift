@@ -56,22 +56,20 @@ extension DocumentStreamWriter {
         let bodyStart = writer.writerIndex
         let headerAt = writer.writerIndex
         try block.withUnsafeWrittenBytes(from: 0) { data in
-            // Compressed first; stored as it is when that is no smaller (already compressed data, tiny blocks).
-            var stored = codec
             writer.writeFraming(
-                Self.blockHeader(codec: stored, count: count, first: first, size: size, documents: documents))
+                Self.blockHeader(codec: codec, count: count, first: first, size: size, documents: documents))
             let dataAt = writer.writerIndex
             if codec != .none {
+                // Compressed first; stored as it is when that is no smaller (already compressed data, tiny blocks),
+                // which only the header's codec byte says.
                 try writer.writeFraming(atMost: codec.compressBound(data.count)) { try codec.compress(data, into: $0) }
-                if writer.writerIndex - dataAt >= data.count {
-                    stored = .none
-                    writer.discardCompleted(from: headerAt)
-                    writer.writeFraming(
-                        Self.blockHeader(codec: stored, count: count, first: first, size: size, documents: documents))
-                }
+                guard writer.writerIndex - dataAt >= data.count else { return }
+                writer.discardCompleted(from: dataAt)
+                writer.setFraming(byte: BlockCodec.none.rawValue, at: headerAt)
             }
-            if stored == .none {
-                writer.writeFraming(atMost: data.count) { try! BlockCodec.none.compress(data, into: $0) }
+            writer.writeFraming(atMost: data.count) { output in
+                if data.count > 0 { output.baseAddress!.copyMemory(from: data.baseAddress!, byteCount: data.count) }
+                return data.count
             }
         }
         let bodyLength = writer.writerIndex - bodyStart

@@ -174,6 +174,7 @@ struct BlockStreamTests {
             ("a size past the limit", [0, 1, 0, 0x80, 0x80, 0x80, 0x40, documents] + payload + [documents]),
             ("a cut header", [0, 1]),
             ("deflate data that is not deflate", [1, 1, 0, size, documents] + payload + [documents]),
+            ("no deflate data at all", [1, 1, 0, size, documents]),
             ("a zstd frame that claims more than the size", [2, 1, 0, 2, 1, 0x28, 0xB5, 0x2F, 0xFD, 0x20, 0xFF, 0, 0]),
         ]
         for (name, body) in cases {

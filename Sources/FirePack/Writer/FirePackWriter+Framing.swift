@@ -28,6 +28,12 @@ extension FirePackWriter {
         storeLittleEndian(value, at: index)
     }
 
+    /// Replaces one byte of framing already written (a block header's codec) at `index`.
+    package func setFraming(byte value: UInt8, at index: Int) {
+        precondition(index >= 0 && index < completedEnd, "framing is set inside the complete, buffered bytes")
+        storage[index] = value
+    }
+
     /// Runs `body` over the complete bytes from `start` (a buffer index, as `writerIndex` gives) to the end.
     package func withUnsafeWrittenBytes<R>(from start: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
     {
