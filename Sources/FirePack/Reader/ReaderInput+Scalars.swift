@@ -101,10 +101,7 @@ extension ReaderInput {
         } else if tag == Tag.packedGeoPoint {
             let form = try packedGeoPointForm(at: offset, limit: limit)
             let pair = bytes(from: offset + 2, count: 2 * form.width)
-            if case .decimal = form, let bad = PackedVector.firstInvalidMantissa(width: form.width, in: pair) {
-                throw FirePackError(
-                    .invalidDecimal, offset: offset + 2 + bad * form.width, "geopoint: decimal mantissa above 2^53")
-            }
+            try checkMantissas(of: form, in: pair, at: offset + 2)
             (latitude, longitude) = (form.element(at: 0, in: pair), form.element(at: 1, in: pair))
             next = offset + 2 + 2 * form.width
         } else {
@@ -119,14 +116,32 @@ extension ReaderInput {
 
     /// The form of the packed geopoint (`D7`) at `offset`, its two elements checked to be present.
     func packedGeoPointForm(at offset: Int, limit: Int) throws(FirePackError) -> PackedVector.Form {
-        try require(2, at: offset, limit: limit, for: "a packed geopoint")
+        let form = try packedForm(at: offset, limit: limit, of: "a packed geopoint")
+        try require(2 + 2 * form.width, at: offset, limit: limit, for: "a packed geopoint")
+        return form
+    }
+
+    /// The form byte after the tag of a packed vector or geopoint (`D6`, `D7`) at `offset`.
+    func packedForm(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError)
+        -> PackedVector.Form
+    {
+        try require(2, at: offset, limit: limit, for: what())
         guard let form = PackedVector.Form(byte: byte(at: offset + 1)) else {
             throw FirePackError(
                 .unknownTag, offset: offset + 1,
-                "packed-geopoint form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
+                "\(what()): form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
         }
-        try require(2 + 2 * form.width, at: offset, limit: limit, for: "a packed geopoint")
         return form
+    }
+
+    /// Throws `invalidDecimal` at the first decimal mantissa of `elements` (at `start` in the input) above 2^53.
+    func checkMantissas(of form: PackedVector.Form, in elements: UnsafeRawBufferPointer, at start: Int)
+        throws(FirePackError)
+    {
+        guard case .decimal(let width, _) = form,
+            let bad = PackedVector.firstInvalidMantissa(width: width, in: elements)
+        else { return }
+        throw FirePackError(.invalidDecimal, offset: start + bad * width, "element \(bad): decimal mantissa above 2^53")
     }
 
     /// A string's UTF-8 bytes, validated.
@@ -175,13 +190,7 @@ extension ReaderInput {
         var form = PackedVector.Form.binary64
         var countOffset = offset + 1
         if tag == Tag.packedVector {
-            try require(2, at: offset, limit: limit, for: "a packed vector")
-            guard let packed = PackedVector.Form(byte: byte(at: offset + 1)) else {
-                throw FirePackError(
-                    .unknownTag, offset: offset + 1,
-                    "packed-vector form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
-            }
-            form = packed
+            form = try packedForm(at: offset, limit: limit, of: "a packed vector")
             countOffset += 1
         } else if tag != Tag.vector {
             throw .typeMismatch(expected: "vector", foundTag: tag, at: offset)
@@ -198,10 +207,7 @@ extension ReaderInput {
                 .lengthOutOfBounds, offset: countOffset, "vector of \(elements) elements reaches past the end")
         }
         let storage = bytes(from: start, count: elements * width)
-        if case .decimal = form, let bad = PackedVector.firstInvalidMantissa(width: width, in: storage) {
-            throw FirePackError(
-                .invalidDecimal, offset: start + bad * width, "vector element \(bad): decimal mantissa above 2^53")
-        }
+        try checkMantissas(of: form, in: storage, at: start)
         return (VectorView(storage, form: form), start + elements * width)
     }
 }

@@ -150,12 +150,7 @@ struct ReaderInput {
             }
             return next + elements * 8
         case Tag.packedVector:
-            try require(2, at: offset, limit: limit, for: "a packed vector")
-            guard let form = PackedVector.Form(byte: byte(at: offset + 1)) else {
-                throw FirePackError(
-                    .unknownTag, offset: offset + 1,
-                    "packed-vector form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
-            }
+            let form = try packedForm(at: offset, limit: limit, of: "a packed vector")
             let (elements, next) = try Varint.get(base, at: offset + 2, limit: limit)
             guard elements <= (limit - next) / form.width else {
                 throw FirePackError(

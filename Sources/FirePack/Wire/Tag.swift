@@ -37,8 +37,6 @@ package enum Tag {
 
     /// `\x89FPK` followed by the format version, in front of a standalone `.fpk` file.
     static let fileMagic: [UInt8] = [0x89, 0x46, 0x50, 0x4B]
-    /// The format version writers write unless told otherwise (Docs/FORMAT.md §5).
-    static let formatVersion: UInt8 = 3
     /// The `.fpk` versions readers read: 1, and 3, which adds the decimal double (2 changed streams alone).
     static func isReadableFileVersion(_ version: UInt8) -> Bool { version == 1 || version == 3 }
     package static let fileHeaderLength = 5

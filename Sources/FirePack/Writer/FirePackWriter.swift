@@ -62,8 +62,8 @@ public final class FirePackWriter {
 
     /// The options this writer encodes with.
     public let options: Options
-    /// Whether doubles may take the decimal form (format version 3), read once from `options`.
-    let decimalDoubles: Bool
+    /// Whether doubles, vectors and geopoints may take the forms format version 3 adds.
+    var decimalDoubles: Bool { options.formatVersion >= 3 }
     var sink: Sink?
 
     /// The mutable state, accessed without exclusivity checks (see `DecoderState`).
@@ -130,7 +130,6 @@ public final class FirePackWriter {
     private init(options: Options, sink: Sink?, borrowedStorage: UnsafeMutableRawBufferPointer?) {
         precondition(options.formatVersion == 1 || options.formatVersion == 3, "FirePack writes format version 1 or 3")
         self.options = options
-        self.decimalDoubles = options.formatVersion >= 3
         self.sink = sink
         if let borrowedStorage, let base = borrowedStorage.baseAddress, borrowedStorage.count >= 64 {
             var initial = WriterState(
