@@ -280,6 +280,28 @@ public final class DocumentStreamWriter {
         reference: DocumentReference, createTime: Timestamp? = nil, updateTime: Timestamp? = nil,
         writingFields writeFields: (FirePackWriter) throws -> Bool
     ) throws -> Bool {
+        try appendRecord(
+            reference: reference, createTime: createTime, updateTime: updateTime,
+            writingFields: { writer in try writeFields(writer) ? reference : nil }) != nil
+    }
+
+    /// Appends a document whose fields `writeFields` writes into the record in place, as one map value, and whose
+    /// reference it returns once they are written (the reference is then put ahead of them, where §9 has it); it
+    /// returns nil, having written nothing, when it cannot. So a document named by one of its own members (a JSON
+    /// line's `__name__`) is read in one pass.
+    ///
+    /// On error, or when `writeFields` returns nil, nothing of the record stays.
+    package func append(namedAfter writeFields: (FirePackWriter) throws -> DocumentReference?) throws
+        -> DocumentReference?
+    {
+        try appendRecord(reference: nil, createTime: nil, updateTime: nil, writingFields: writeFields)
+    }
+
+    /// One record in §9's order: `reference`, or when nil the one `writeFields` returns, put in its place after.
+    private func appendRecord(
+        reference: DocumentReference?, createTime: Timestamp?, updateTime: Timestamp?,
+        writingFields writeFields: (FirePackWriter) throws -> DocumentReference?
+    ) throws -> DocumentReference? {
         precondition(!closed, "append after close()")
         let target = block ?? writer
         let recordStart = target.writerIndex
@@ -288,19 +310,21 @@ public final class DocumentStreamWriter {
         // The document's entries in §9's order, the fields written in place.
         target.beginMap()
         target.writeKey("name")
-        target.writeReference(reference)
+        var deferredName = -1
+        if let reference { target.writeReference(reference) } else { deferredName = target.deferValue() }
         target.writeKey("fields")
-        let written: Bool
-        do { written = try writeFields(target) } catch {
+        let named: DocumentReference?
+        do { named = try writeFields(target) } catch {
             target.abandonRootValue(truncatingTo: payloadStart)
             target.discardCompleted(from: recordStart)
             throw error
         }
-        guard written else {
+        guard let named else {
             target.abandonRootValue(truncatingTo: payloadStart)
             target.discardCompleted(from: recordStart)
-            return false
+            return nil
         }
+        if reference == nil { target.insertDeferredValue(at: deferredName) { $0.writeReference(named) } }
         Document.writeTimes(createTime: createTime, updateTime: updateTime, to: target)
         target.endMap()
         if block != nil {
@@ -308,7 +332,7 @@ public final class DocumentStreamWriter {
         } else {
             try finishRecord(from: recordStart, payloadStart: payloadStart)
         }
-        return true
+        return named
     }
 
     /// Passes buffered records to the sink; version 3 closes the open block first.

@@ -85,6 +85,47 @@ struct JSONLinesTests {
         }
     }
 
+    @Test("every kind of bad line: the one pass throws the tree path's error (line, column, byte, JSON path)")
+    func everyErrorAgrees() throws {
+        let bad = [
+            #"{"a": [1, 2, tru]}"#,
+            #"{"a": {"b": 1, "b": 2}}"#,
+            #"{"__name__": "books/x", "t": 1, "__name__": "books/z"}"#,
+            #"{"t": 1, "__name__": 5}"#,
+            #"{"__name__": "books"}"#,
+            #"{"id": {"x": 1}}"#,
+            #"{"t": {"__timestamp__": "nope"}, "u": 1}"#,
+            #"{"a": 1} x"#,
+            #"{"a": "\q"}"#,
+            #"{"a": 1"#,
+            #"{"a": [{"b": [1, {"c": 1e999999}]}]}"#,
+            #"{"a": 1, "a": [x]}"#,
+        ]
+        for text in bad {
+            var errors: [FirePackError] = []
+            for direct in [true, false] {
+                let reader = JSONLinesReader(input([lines[0], text]), naming: naming())
+                let stream = try DocumentStreamWriter(sink: MemorySink())
+                do {
+                    if direct {
+                        while try reader.appendNext(to: stream) {}
+                    } else {
+                        while try reader.next() != nil {}
+                    }
+                    Issue.record("read \(text)")
+                } catch let error as FirePackError {
+                    errors.append(error)
+                }
+            }
+            guard errors.count == 2 else { continue }
+            #expect(errors[0].message.hasPrefix("line 2"), "\(errors[0])")
+            #expect(errors[0].code == errors[1].code, "\(text)")
+            #expect(errors[0].offset == errors[1].offset, "\(text)")
+            #expect(errors[0].message == errors[1].message, "\(text)")
+            #expect(errors[0].pathDescription == errors[1].pathDescription, "\(text)")
+        }
+    }
+
     @Test("a stream into JSON lines: the direct path writes the tree path's lines, and they read back")
     func streamIntoLines() throws {
         let (stream, _) = try streams(lines)

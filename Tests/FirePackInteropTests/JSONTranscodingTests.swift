@@ -5,7 +5,8 @@ import FirePack
 import FirePackTestSupport
 
 /// The direct JSON → FirePack path (`JSONTranscoding`, used by `firepack convert` for JSON lines) against the tree
-/// path it replaces: whatever it writes, `Value(json:)` reads and `FirePackWriter.write(_:)` writes byte for byte.
+/// path it replaces: whatever it writes, `Value(json:)` reads and `FirePackWriter.write(_:)` writes byte for byte;
+/// whatever it rejects, the tree path rejects with the same error (code, offset, message, JSON path).
 @Suite struct JSONTranscodingTests {
     /// The map the text holds, through the tree path, or nil when the tree path rejects it or it is not a map.
     func treeMap(_ text: [UInt8]) -> MapValue? {
@@ -19,19 +20,29 @@ import FirePackTestSupport
         return writer.writtenBytes
     }
 
-    func directBytes(_ text: [UInt8], skipping: String? = nil) -> [UInt8]? {
+    static let noNaming = DocumentMembers(idField: nil, keepsIDField: false)
+
+    /// The one pass over `text`: the bytes and the naming members it read, nil when it does not take the text.
+    func direct(_ text: [UInt8], naming: DocumentMembers = noNaming) throws(FirePackError) -> ([UInt8], DocumentMembers)? {
         let writer = FirePackWriter()
-        do {
-            try text.withUnsafeBytes { try JSONTranscoding.writeObject($0, skipping: skipping.map { Array($0.utf8) }, options: JSONOptions(), into: writer) }
-        } catch { return nil }
-        return writer.writtenBytes
+        let read = try Result { () throws(FirePackError) in
+            try text.withUnsafeBytes { raw in
+                Result { () throws(FirePackError) in
+                    try JSONTranscoding.writeDocumentFields(raw, naming: naming, options: JSONOptions(), into: writer)
+                }
+            }.get()
+        }.get()
+        return read.map { (writer.writtenBytes, $0) }
     }
+
+    func directBytes(_ text: [UInt8]) -> [UInt8]? { (try? direct(text))??.0 }
 
     @Test func randomObjectsWriteTheTreePathsBytes() throws {
         var random = RandomValues(seed: 10)
         var direct = 0
         for _ in 0..<3_000 {
-            let map = random.map(depth: 0)
+            var map = random.map(depth: 0)
+            map["__name__"] = nil
             for pretty in [false, true] {
                 let text = Value.map(map).jsonBytes(options: JSONOptions(pretty: pretty))
                 let tree = try #require(treeMap(text))
@@ -50,54 +61,90 @@ import FirePackTestSupport
         #expect(direct > 5_000)
     }
 
-    @Test func skippingAKeyWritesTheMapWithoutIt() throws {
+    @Test func namingMembersAreReadNotWritten() throws {
         var random = RandomValues(seed: 11)
-        var located = 0
+        var taken = 0
         for index in 0..<1_000 {
-            var map = random.map(depth: 0)
-            map["__name__"] = .string("books/b\(index)")
-            let text = Value.map(map).jsonBytes()
-            guard let bytes = directBytes(text, skipping: "__name__") else { continue }
-            map["__name__"] = nil
-            #expect(bytes == treeBytes(map))
-            #expect(text.withUnsafeBytes { JSONTranscoding.lastMemberString(named: Array("__name__".utf8), in: $0) } == "books/b\(index)")
-            // nil (the tree path) only where a top-level key has escapes.
-            if let members = text.withUnsafeBytes({ JSONTranscoding.members(named: [Array("__name__".utf8)], in: $0, options: JSONOptions()) }) {
-                #expect(members.first == .string("books/b\(index)"))
-                located += 1
+            var fields = random.map(depth: 0)
+            fields["__name__"] = nil
+            // `__name__` first, in the middle or last: read wherever it is, never a field.
+            var map = MapValue()
+            let position = index % 3 == 0 ? 0 : index % 3 == 1 ? fields.count / 2 : fields.count
+            for (offset, (key, value)) in fields.enumerated() {
+                if offset == position { map["__name__"] = .string("books/b\(index)") }
+                map[key] = value
             }
+            if position == fields.count { map["__name__"] = .string("books/b\(index)") }
+            let text = Value.map(map).jsonBytes()
+            guard let (bytes, read) = try direct(text) else { continue }
+            #expect(bytes == treeBytes(fields))
+            #expect(read.name == .string("books/b\(index)"))
+            taken += 1
         }
-        #expect(located > 500)
-        // A skipped key twice is a duplicate key, as on the tree path.
-        #expect(directBytes(Array(#"{"__name__":"a/b","x":1,"__name__":"a/c"}"#.utf8), skipping: "__name__") == nil)
-        #expect(treeMap(Array(#"{"__name__":"a/b","x":1,"__name__":"a/c"}"#.utf8)) == nil)
+        #expect(taken > 900)
+        // A name twice is the tree path's duplicate key.
+        let twice = Array(#"{"__name__":"a/b","x":1,"__name__":"a/c"}"#.utf8)
+        do {
+            _ = try direct(twice)
+            Issue.record("read a name twice")
+        } catch {
+            #expect(error.code == .duplicateKey && error.offset == 24)
+            #expect(error.message == #"key "__name__" appears twice in one object"#)
+        }
+        #expect(treeMap(twice) == nil)
+        // The ID field: left out when it names the document, a field when `__name__` came first or it is kept; an ID
+        // before `__name__` is the tree path's (the ID should have stayed a field).
+        let id = DocumentMembers(idField: "id", keepsIDField: false)
+        let kept = DocumentMembers(idField: "id", keepsIDField: true)
+        let withID = Array(#"{"a":1,"id":"x"}"#.utf8)
+        #expect(try direct(withID, naming: id)?.0 == treeBytes(["a": 1]))
+        #expect(try direct(withID, naming: id)?.1.id == .string("x"))
+        #expect(try direct(withID, naming: kept)?.0 == treeBytes(["a": 1, "id": "x"]))
+        #expect(try direct(withID, naming: kept)?.1.id == .string("x"))
+        let nameThenID = Array(#"{"__name__":"c/d","id":"x"}"#.utf8)
+        #expect(try direct(nameThenID, naming: id)?.0 == treeBytes(["id": "x"]))
+        #expect(try direct(Array(#"{"id":"x","__name__":"c/d"}"#.utf8), naming: id) == nil)
+        #expect(try direct(Array(#"{"id":"x","__name__":"c/d"}"#.utf8), naming: kept)?.0 == treeBytes(["id": "x"]))
+        #expect(throws: FirePackError.self) { try direct(Array(#"{"id":"x","id":"y"}"#.utf8), naming: id) }
+        #expect(throws: FirePackError.self) { try direct(Array(#"{"id":"x","id":"y"}"#.utf8), naming: kept) }
     }
 
-    /// Damaged text: the direct path never writes what the tree path rejects, and writes the same bytes otherwise.
+    /// Damaged text: the direct path never writes what the tree path rejects, writes the same bytes otherwise, and
+    /// throws the tree path's very error.
     @Test func damagedTextTakesNoOtherWay() throws {
         var random = RandomValues(seed: 12)
         var rng = SeededGenerator(seed: 13)
-        var agreedValid = 0
+        var agreedValid = 0, agreedErrors = 0
         for index in 0..<10_000 {
             var map = random.map(depth: 0)
             if index % 2 == 0 { map["__name__"] = .string("c/d\(index)") }
             var text = Value.map(map).jsonBytes()
             for _ in 0..<Int.random(in: 1...3, using: &rng) { ByteMutation.random(using: &rng).apply(to: &text, using: &rng) }
-            let tree = treeMap(text)
-            if let bytes = directBytes(text) {
-                let tree = try #require(tree, "the direct path wrote text the tree path rejects: \(String(decoding: text, as: UTF8.self).debugDescription)")
-                #expect(bytes == treeBytes(tree))
+            let tree = Result { () throws(FirePackError) in try Value(json: text) }
+            let shown = String(decoding: text, as: UTF8.self).debugDescription
+            switch Result(catching: { () throws(FirePackError) in try direct(text) }) {
+            case .success(let taken?):
+                guard case .success(.map(var fields)) = tree else {
+                    Issue.record("the direct path wrote text the tree path rejects: \(shown)")
+                    continue
+                }
+                #expect(taken.1.name == fields["__name__"])
+                fields["__name__"] = nil
+                #expect(taken.0 == treeBytes(fields))
                 agreedValid += 1
-            }
-            let name = text.withUnsafeBytes { JSONTranscoding.lastMemberString(named: Array("__name__".utf8), in: $0) }
-            if let name, let tree, directBytes(text, skipping: "__name__") != nil {
-                #expect(tree["__name__"] == .string(name))
-            }
-            if let members = text.withUnsafeBytes({ JSONTranscoding.members(named: [Array("__name__".utf8)], in: $0, options: JSONOptions()) }), let tree {
-                #expect(members[0] == tree["__name__"])
+            case .success(nil): continue
+            case .failure(let error):
+                guard case .failure(let treeError) = tree else {
+                    Issue.record("the direct path rejected text the tree path reads: \(shown): \(error)")
+                    continue
+                }
+                #expect(error.code == treeError.code && error.offset == treeError.offset, "\(shown): \(error) / \(treeError)")
+                #expect(error.message == treeError.message && error.pathDescription == treeError.pathDescription, "\(shown)")
+                agreedErrors += 1
             }
         }
         #expect(agreedValid > 400)
+        #expect(agreedErrors > 5_000)
     }
 
     @Test func markersAndEscapesGoThroughTheTree() throws {

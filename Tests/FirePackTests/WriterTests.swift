@@ -20,6 +20,45 @@ func splitValues(_ bytes: [UInt8]) throws -> [Value] {
 
 @Suite("Writer")
 struct WriterTests {
+    @Test("a deferred value is put in its place: the bytes of writing in order, key references and long bodies included")
+    func deferredValue() throws {
+        // Keys repeated after the deferred place become references whose table offsets move with the insertion, and a
+        // body past 127 bytes moves the map's header when it closes.
+        for pad in [0, 200] {
+            let path = try DocumentReference(path: "books/" + String(repeating: "x", count: pad / 10 + 1))
+            func write(_ writer: FirePackWriter, deferring: Bool) {
+                writer.beginMap()
+                writer.writeKey("name")
+                let place = deferring ? writer.deferValue() : -1
+                if !deferring { writer.writeReference(path) }
+                writer.writeKey("fields")
+                writer.beginMap()
+                for index in 0..<3 {
+                    writer.writeKey("k\(index)")
+                    writer.beginMap()
+                    writer.writeKey("price")
+                    writer.writeDouble(Double(index) + 0.25)
+                    writer.writeKey("note")
+                    writer.writeString(String(repeating: "n", count: pad / 3))
+                    writer.endMap()
+                }
+                writer.endMap()
+                if deferring { writer.insertDeferredValue(at: place) { $0.writeReference(path) } }
+                writer.writeKey("after")
+                writer.writeInteger(7)
+                writer.endMap()
+            }
+            let inOrder = FirePackWriter()
+            write(inOrder, deferring: false)
+            let deferred = FirePackWriter()
+            write(deferred, deferring: true)
+            #expect(deferred.writtenBytes == inOrder.writtenBytes)
+            let value = try Value(firePackBytes: deferred.writtenBytes)
+            #expect(value["name"] == .reference(path))
+            #expect(value["fields"]?["k2"]?["price"] == .double(2.25))
+        }
+    }
+
     @Test("values written one after another split again with encodedLength(ofValueAt:)")
     func concatenatedValues() throws {
         var generator = RandomValues(seed: 5)

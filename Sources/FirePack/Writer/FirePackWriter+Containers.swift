@@ -181,3 +181,45 @@ extension FirePackWriter {
         }
     }
 }
+
+extension FirePackWriter {
+    /// Leaves the value of the key just written to come later, from `insertDeferredValue(at:writing:)`, and returns
+    /// its place: the map goes on with its next key. For a record whose name is known only once its fields are
+    /// written (a JSON line that names its document by a member read in the same pass).
+    package func deferValue() -> Int {
+        precondition(depth > 0 && top.isMap && !top.expectingKey, "a deferred value follows a key")
+        let position = writerIndex
+        didWriteValue()
+        return position
+    }
+
+    /// Writes the value deferred at `position` with `write`, which writes exactly one value without keys (a string,
+    /// a reference, a scalar), and moves it into its place. `position` must lie inside the innermost open container,
+    /// where everything after it is complete.
+    package func insertDeferredValue(at position: Int, writing write: (FirePackWriter) -> Void) {
+        precondition(
+            depth > 0 && position >= top.headerStart + Tag.reservedContainerHeader && position <= writerIndex,
+            "a deferred value goes back inside the innermost open container")
+        let frame = top
+        let keyCount = keys.entries.count
+        let start = writerIndex
+        top.expectingKey = false
+        write(self)
+        precondition(depth > 0 && top.headerStart == frame.headerStart, "a deferred value is one value")
+        precondition(keys.entries.count == keyCount, "a deferred value has no keys")
+        top = frame
+        let length = writerIndex - start
+        guard length > 0, start > position else { return }
+        // Rotate [position, start) and [start, writerIndex): the new value's bytes go first, through spare capacity.
+        reserve(length)
+        let moved = storage + writerIndex
+        moved.update(from: storage + start, count: length)
+        (storage + position + length).update(from: storage + position, count: start - position)
+        (storage + position).update(from: moved, count: length)
+        keys.shift(from: position, by: length)
+        if let violation = state.limitViolation, let offset = violation.offset, offset >= position - rootStart {
+            state.limitViolation = FirePackError(
+                violation.code, offset: offset + length, violation.message, path: violation.path)
+        }
+    }
+}

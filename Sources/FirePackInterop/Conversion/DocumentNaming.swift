@@ -50,10 +50,6 @@ public final class DocumentNaming {
         return Document(reference: reference, fields: fields)
     }
 
-    /// The names of the members `reference(name:id:line:)` reads: `__name__`, and the ID field when there is one.
-    package private(set) lazy var memberNames: [[UInt8]] =
-        [Array("__name__".utf8)] + (idField.map { [Array($0.utf8)] } ?? [])
-
     /// The reference of the next record, from the values of its `__name__` and ID-field members (nil when absent),
     /// and the member to leave out of its fields (nil: none); counts the record (and a generated ID).
     package func reference(name: Value?, id: Value?, line: Int?) throws -> (DocumentReference, consumedKey: String?) {

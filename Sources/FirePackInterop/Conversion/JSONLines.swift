@@ -17,6 +17,8 @@ public final class JSONLinesReader: DocumentSource {
     /// How each line's document is named.
     public let naming: DocumentNaming
     let jsonOptions: JSONOptions
+    /// What each line's one pass reads instead of writing (`appendNext(to:)`).
+    let documentMembers: DocumentMembers
     /// The path of the document the last call read or appended.
     public private(set) var lastPath = ""
 
@@ -25,6 +27,7 @@ public final class JSONLinesReader: DocumentSource {
         lines = LineReader(source, maxLineLength: maxLineLength)
         self.naming = naming
         jsonOptions = JSONOptions(largeIntegers: naming.largeIntegers)
+        documentMembers = DocumentMembers(idField: naming.idField, keepsIDField: naming.keepsIDField)
     }
 
     /// The 1-based number of the line read last.
@@ -53,42 +56,27 @@ public final class JSONLinesReader: DocumentSource {
         }
     }
 
-    /// Lines the direct path does not take (not a plain object, an escaped key, a malformed line) go through
-    /// `document(from:)`, which also reports what is wrong, so both paths write the same bytes and throw the same
-    /// errors.
+    /// One pass over each line: its members written as the record's fields while the ones that name the document are
+    /// read, the name put ahead of the fields once known, and errors — the tree path's, as `JSONLinesTests` checks —
+    /// thrown from that pass. Lines it does not take (not an object, a first key that may be a marker, an ID field
+    /// before `__name__`) go through `document(from:)`, which writes the same bytes.
     func appendNextLine(to stream: DocumentStreamWriter) throws -> Bool {
         while let line = try lines.next() {
             if isBlank(line) { continue }
-            let appended = try line.withUnsafeBytes { text in
-                // `__name__` where FirePack writes it, last, is found from the end; anywhere else by a scan of the members.
-                let name: Value?
-                let id: Value?
-                if let path = JSONTranscoding.lastMemberString(named: naming.memberNames[0], in: text) {
-                    (name, id) = (.string(path), nil)
-                } else {
-                    guard
-                        let members = JSONTranscoding.members(named: naming.memberNames, in: text, options: jsonOptions)
-                    else { return false }
-                    (name, id) = (members[0], members.count > 1 ? members[1] : nil)
-                }
-                // A line that fails here fails on the tree path too (which says why); a record is counted twice only then.
-                guard let (reference, consumedKey) = try? naming.reference(name: name, id: id, line: lines.lineNumber)
-                else { return false }
-                lastPath = reference.path
-                let skipping =
-                    consumedKey == nil ? nil : consumedKey == "__name__" ? naming.memberNames[0] : naming.memberNames[1]
-                // Errors of the sink pass through; text the direct path cannot write leaves no record behind.
-                return try stream.append(
-                    reference: reference,
-                    writingFields: { writer in
-                        do {
-                            try JSONTranscoding.writeObject(
-                                text, skipping: skipping, options: jsonOptions, into: writer)
-                        } catch { return false }
-                        return true
-                    })
+            let named = try line.withUnsafeBytes { text in
+                try stream.append(namedAfter: { writer throws -> DocumentReference? in
+                    let read: DocumentMembers?
+                    do throws(FirePackError) {
+                        read = try JSONTranscoding.writeDocumentFields(
+                            text, naming: documentMembers, options: jsonOptions, into: writer)
+                    } catch { throw lineError(error, in: line) }
+                    guard let read else { return nil }
+                    return try naming.reference(name: read.name, id: read.id, line: lines.lineNumber).0
+                })
             }
-            if !appended {
+            if let named {
+                lastPath = named.path
+            } else {
                 let document = try document(from: line)
                 lastPath = document.reference.path
                 try stream.append(document)
@@ -115,14 +103,17 @@ public final class JSONLinesReader: DocumentSource {
             )
         }
         let value: Value
-        do { value = try Value(json: line, options: jsonOptions) } catch {
-            // The column is the line's; the byte offset the file's, as for every other input.
-            let column = error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""
-            throw FirePackError(
-                error.code, offset: error.offset.map { $0 + lines.lineOffset },
-                "line \(lines.lineNumber)\(column): \(error.message)", path: error.path)
-        }
+        do { value = try Value(json: line, options: jsonOptions) } catch { throw lineError(error, in: line) }
         return try naming.document(from: value, line: lines.lineNumber)
+    }
+
+    /// An error at an offset within `line`, told by the line, the column within it (characters) and the byte offset
+    /// in the whole input, as for every other input.
+    func lineError(_ error: FirePackError, in line: ArraySlice<UInt8>) -> FirePackError {
+        let column = error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""
+        return FirePackError(
+            error.code, offset: error.offset.map { $0 + lines.lineOffset },
+            "line \(lines.lineNumber)\(column): \(error.message)", path: error.path)
     }
 }
 

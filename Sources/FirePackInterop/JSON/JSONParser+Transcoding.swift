@@ -6,9 +6,9 @@ import FirePack
 /// allocation per string, array or object).
 ///
 /// Objects that may be reversible markers (a first key starting with `__`, or a first key with escapes) are parsed
-/// as trees and written whole, so every marker rule of `parseObject` applies unchanged. Errors carry the byte offset
-/// but no JSON path: callers that report errors parse the text again with `parseDocument()` for the full message
-/// (what the JSON-lines conversion does), so only text the tree path accepts is ever written this way.
+/// as trees and written whole, so every marker rule of `parseObject` applies unchanged. Errors are the tree path's:
+/// the same code, byte offset, message and JSON path (prefixed while unwinding, so the success path pays nothing),
+/// which `JSONLinesTests` checks line by line.
 extension JSONParser {
     /// Parses one value at the cursor and writes it into `writer`. On error the writer holds a partial value, which
     /// the caller abandons.
@@ -51,9 +51,13 @@ extension JSONParser {
             writer.endArray()
             return
         }
+        var element = 0
         while true {
             skipWhitespace()
-            try transcodeValue(into: writer, depth: depth)
+            do { try transcodeValue(into: writer, depth: depth) } catch {
+                throw error.prefixingPath(with: .index(element))
+            }
+            element += 1
             skipWhitespace()
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an array") }
             let separator = byte(index)
@@ -66,9 +70,15 @@ extension JSONParser {
         }
     }
 
-    /// Writes an object's entries as a map; with `skipping`, the entry with that (escape-free) key is parsed but not
-    /// written (and a second one is a duplicate key, as on the tree path).
-    mutating func transcodeObject(into writer: FirePackWriter, depth: Int, skipping: [UInt8]? = nil)
+    /// Writes an object's entries as a map.
+    mutating func transcodeObject(into writer: FirePackWriter, depth: Int) throws(FirePackError) {
+        var none: DocumentMembers? = nil
+        try transcodeObject(into: writer, depth: depth, members: &none)
+    }
+
+    /// Writes an object's entries as a map; with `members` (a document's top level), the members that name the
+    /// document are read into it instead, as `DocumentMembers` says.
+    mutating func transcodeObject(into writer: FirePackWriter, depth: Int, members: inout DocumentMembers?)
         throws(FirePackError)
     {
         guard depth <= maxDepth else {
@@ -87,25 +97,23 @@ extension JSONParser {
             writer.endMap()
             return
         }
-        var skipped = false
         while true {
             skipWhitespace()
             let keyOffset = index
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an object") }
             guard byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let key = try scanString()
+            // A key with escapes lives in `scratch`, which the value's strings reuse: kept as text for messages.
+            var escapedKey: String? = nil
+            if case .inScratch = key { escapedKey = String(decoding: scratch, as: UTF8.self) }
             skipWhitespace()
             guard index < count, byte(index) == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
             index += 1
             skipWhitespace()
-            if let skipping, case .inInput(let start, let length) = key,
-                length == skipping.count, ByteComparison.equal(base + start, skipping, count: length)
+            if members != nil,
+                try readNamingMember(key, at: keyOffset, depth: depth, into: &members!, writer: writer)
             {
-                guard !skipped else {
-                    throw FirePackError(.duplicateKey, offset: keyOffset, "a key appears twice in one object")
-                }
-                skipped = true
-                if byte(index) == UInt8(ascii: "\"") { _ = try scanString() } else { _ = try parseValue(depth: depth) }
+                // Read into `members`, or written by it.
             } else {
                 let written =
                     switch key {
@@ -113,10 +121,10 @@ extension JSONParser {
                         writer.writeKey(utf8: UnsafeRawBufferPointer(start: base + start, count: length))
                     case .inScratch: scratch.withUnsafeBytes { writer.writeKey(utf8: $0) }
                     }
-                guard written else {
-                    throw FirePackError(.duplicateKey, offset: keyOffset, "a key appears twice in one object")
+                guard written else { throw duplicateKey(escapedKey ?? text(of: key), at: keyOffset) }
+                do { try transcodeValue(into: writer, depth: depth) } catch {
+                    throw error.prefixingPath(with: .key(escapedKey ?? text(of: key)))
                 }
-                try transcodeValue(into: writer, depth: depth)
             }
             skipWhitespace()
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an object") }
@@ -128,6 +136,62 @@ extension JSONParser {
             }
             guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in an object", at: index - 1) }
         }
+    }
+
+    /// The text of a key scanned in the input (a key with escapes is kept by the caller before `scratch` changes).
+    func text(of key: ScannedString) -> String {
+        guard case .inInput(let start, let length) = key else { return String(decoding: scratch, as: UTF8.self) }
+        return String(decoding: UnsafeRawBufferPointer(start: base + start, count: length), as: UTF8.self)
+    }
+
+    /// The tree path's error for a key that appears twice in one object (`parseObject`).
+    func duplicateKey(_ key: String, at offset: Int) -> FirePackError {
+        FirePackError(.duplicateKey, offset: offset, "key \(key.debugDescription) appears twice in one object")
+    }
+
+    /// Whether the scanned key's bytes are `name`'s.
+    func key(_ key: ScannedString, is name: [UInt8]) -> Bool {
+        switch key {
+        case .inInput(let start, let length):
+            length == name.count && ByteComparison.equal(base + start, name, count: length)
+        case .inScratch: scratch == name
+        }
+    }
+
+    /// Reads the value of a member that names the document into `members` (or, for a kept ID field, writes it as a
+    /// field too) and returns true; false when the key is not one of them, or is a field after all.
+    mutating func readNamingMember(
+        _ key: ScannedString, at keyOffset: Int, depth: Int, into members: inout DocumentMembers,
+        writer: FirePackWriter
+    ) throws(FirePackError) -> Bool {
+        if self.key(key, is: DocumentMembers.name) {
+            guard members.name == nil else { throw duplicateKey("__name__", at: keyOffset) }
+            members.name = try parseMember(named: "__name__", depth: depth)
+            return true
+        }
+        guard let idField = members.idField, self.key(key, is: idField) else { return false }
+        let idText = String(decoding: idField, as: UTF8.self)
+        if members.keepsIDField {
+            let value = try parseMember(named: idText, depth: depth)
+            guard idField.withUnsafeBytes({ writer.writeKey(utf8: $0) }) else {
+                throw duplicateKey(idText, at: keyOffset)
+            }
+            writer.write(value)
+            members.id = value
+            return true
+        }
+        // After `__name__` the ID field is a field like any other; before it, it is read, and left out unless
+        // `__name__` follows (then the line is not taken: `leftOutIDBeforeName`).
+        guard members.name == nil else { return false }
+        guard members.id == nil else { throw duplicateKey(idText, at: keyOffset) }
+        members.id = try parseMember(named: idText, depth: depth)
+        members.leftOutID = true
+        return true
+    }
+
+    /// One member's value as a tree, its errors under its key.
+    mutating func parseMember(named key: String, depth: Int) throws(FirePackError) -> Value {
+        do { return try parseValue(depth: depth) } catch { throw error.prefixingPath(with: .key(key)) }
     }
 
     /// Writes the object at the cursor when it is exactly `{"__timestamp__": "<RFC 3339 without escapes>"}` — the
@@ -193,168 +257,59 @@ extension JSONParser {
 
     /// The UTF-8 bytes of every reversible marker key.
     static let markerKeys: [[UInt8]] = ReversibleMarker.allCases.map { Array($0.rawValue.utf8) }
+}
 
-    /// The string value of the member `name` when it is written last in the object that is the whole text (where
-    /// JSON lines written by FirePack keep `__name__`), found from the end without reading the rest: its bytes' range,
-    /// or nil when the text does not end that way or the value has escapes. Only the text's last bytes are looked
-    /// at, so the caller must still read the whole text (which `writeObject` does). Moves nothing.
-    func lastMemberString(named name: [UInt8]) -> (start: Int, count: Int)? {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-        var cursor = count - 1
-        while cursor >= 0 && isSpace(byte(cursor)) { cursor -= 1 }
-        guard cursor > 0, byte(cursor) == UInt8(ascii: "}") else { return nil }
-        cursor -= 1
-        while cursor >= 0 && isSpace(byte(cursor)) { cursor -= 1 }
-        guard cursor > 0, byte(cursor) == UInt8(ascii: "\"") else { return nil }
-        let valueEnd = cursor
-        cursor -= 1
-        // No backslash inside: then neither quote is escaped, and the two delimit one string.
-        while cursor >= 0 && byte(cursor) != UInt8(ascii: "\"") {
-            if byte(cursor) == UInt8(ascii: "\\") { return nil }
-            cursor -= 1
-        }
-        guard cursor >= 0 else { return nil }
-        let valueStart = cursor + 1
-        cursor -= 1
-        while cursor >= 0 && isSpace(byte(cursor)) { cursor -= 1 }
-        guard cursor >= 0, byte(cursor) == UInt8(ascii: ":") else { return nil }
-        cursor -= 1
-        while cursor >= 0 && isSpace(byte(cursor)) { cursor -= 1 }
-        let keyStart = cursor - name.count
-        guard keyStart >= 1, byte(cursor) == UInt8(ascii: "\""), byte(keyStart - 1) == UInt8(ascii: "\""),
-            ByteComparison.equal(base + keyStart, name, count: name.count)
-        else { return nil }
-        cursor = keyStart - 2
-        while cursor >= 0 && isSpace(byte(cursor)) { cursor -= 1 }
-        guard cursor >= 0, byte(cursor) == UInt8(ascii: ",") || byte(cursor) == UInt8(ascii: "{") else { return nil }
-        return (valueStart, valueEnd - valueStart)
+/// The members of a JSON line that name its document (`DocumentNaming`), read in the pass that writes the others
+/// as its fields: `__name__` is never a field; the ID field is one when `keepsIDField`, or when `__name__` came
+/// before it (the path then wins and the ID is an ordinary field, as `DocumentNaming.reference` decides).
+package struct DocumentMembers {
+    static let name = Array("__name__".utf8)
+    /// The ID field's key, if the naming has one.
+    let idField: [UInt8]?
+    let keepsIDField: Bool
+    /// The value of `__name__`, once read.
+    package var name: Value?
+    /// The value of the ID field, once read.
+    package var id: Value?
+    /// The ID field was left out of the fields before `__name__` was seen.
+    var leftOutID = false
+
+    /// The members a naming reads: `__name__` and `idField`.
+    package init(idField: String?, keepsIDField: Bool) {
+        self.idField = idField.map { Array($0.utf8) }
+        self.keepsIDField = keepsIDField
     }
 
-    /// The top-level members of the object that makes up the whole text, located without building anything: for each
-    /// name in `names` (escape-free), the value of its member parsed as a tree (`nil` if absent). Returns nil when the
-    /// text is anything else — not one object, a key with escapes, a name twice, malformed — for the caller to take
-    /// the tree path, which reports what is wrong. Moves nothing.
-    func members(named names: [[UInt8]]) -> [Value?]? {
-        var parser = self
-        var found = [Value?](repeating: nil, count: names.count)
-        parser.skipWhitespace()
-        guard parser.byte(parser.index) == UInt8(ascii: "{") else { return nil }
-        parser.index += 1
-        parser.skipWhitespace()
-        if parser.byte(parser.index) == UInt8(ascii: "}") { return found }
-        while true {
-            parser.skipWhitespace()
-            guard parser.byte(parser.index) == UInt8(ascii: "\""),
-                case .inInput(let start, let length)? = try? parser.scanString()
-            else { return nil }
-            parser.skipWhitespace()
-            guard parser.byte(parser.index) == UInt8(ascii: ":") else { return nil }
-            parser.index += 1
-            parser.skipWhitespace()
-            if let position = names.firstIndex(where: {
-                $0.count == length && ByteComparison.equal(base + start, $0, count: length)
-            }) {
-                guard found[position] == nil, let value = try? parser.parseValue(depth: 1) else { return nil }
-                found[position] = value
-            } else {
-                guard parser.skipValue() else { return nil }
-            }
-            parser.skipWhitespace()
-            let separator = parser.byte(parser.index)
-            parser.index += 1
-            if separator == UInt8(ascii: "}") { return found }
-            guard separator == UInt8(ascii: ",") else { return nil }
-        }
-    }
-
-    /// Moves past one value without checking more than its extent (strings to their closing quote, containers to
-    /// their matching bracket); false when the text ends first or a container's brackets do not match.
-    mutating func skipValue() -> Bool {
-        var open = 0
-        while index < count {
-            switch byte(index) {
-            case UInt8(ascii: "\""):
-                // memchr to each quote, then back over the backslashes before it: an even number leaves it closing.
-                index += 1
-                while true {
-                    guard index < count, let quote = memchr(base + index, Int32(UInt8(ascii: "\"")), count - index)
-                    else { return false }
-                    let end = UnsafeRawPointer(quote) - base
-                    var backslashes = 0
-                    while end - backslashes - 1 >= index && byte(end - backslashes - 1) == UInt8(ascii: "\\") {
-                        backslashes += 1
-                    }
-                    index = end + 1
-                    if backslashes % 2 == 0 { break }
-                }
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                open += 1
-                index += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard open > 0 else { return true }
-                open -= 1
-                index += 1
-            case UInt8(ascii: ","):
-                if open == 0 { return true }
-                index += 1
-            default:
-                index += 1
-            }
-            if open > maxDepth { return false }
-        }
-        return open == 0
-    }
+    /// Whether the fields written are the document's: false when the ID field was left out and `__name__` followed,
+    /// so that the ID should have stayed a field.
+    var fieldsAreComplete: Bool { !(leftOutID && name != nil) }
 }
 
 /// JSON objects written as FirePack maps without a tree: the fast path of converting JSON lines to documents.
 package enum JSONTranscoding {
-    /// The values of the top-level members named `names` (escape-free UTF-8) of the JSON object that is the whole of
-    /// `text`, each `nil` when absent; nil when the text has to take the tree path (`Value(json:)`), which reports
-    /// what is wrong with it.
-    package static func members(named names: [[UInt8]], in text: UnsafeRawBufferPointer, options: JSONOptions)
-        -> [Value?]?
-    {
-        guard let base = text.baseAddress else { return nil }
-        return JSONParser(
-            base: base, count: text.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
-            largeIntegers: options.largeIntegers
-        ).members(named: names)
-    }
-
-    /// The string value of the member `name` (escape-free) when it is the last member of the JSON object that is the
-    /// whole of `text` and has no escapes — found from the end, in O(its length); nil otherwise. The text is not
-    /// checked: write it with `writeObject` (which fails on what `Value(json:)` rejects) before relying on this.
-    package static func lastMemberString(named name: [UInt8], in text: UnsafeRawBufferPointer) -> String? {
-        guard let base = text.baseAddress,
-            let (start, length) = JSONParser(base: base, count: text.count, maxDepth: 1).lastMemberString(named: name)
-        else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(start: base + start, count: length), as: UTF8.self)
-    }
-
-    /// Writes the JSON object that is the whole of `text`, without its member named `skipping`, as one map into
-    /// `writer` — the bytes `writer.write(_:)` writes for the tree `Value(json:)` reads, minus those keys, in
-    /// the writer's non-deterministic mode.
-    ///
-    /// Throws on malformed text with the byte offset but no JSON path, leaving a partial value in the writer for the
-    /// caller to abandon; parse the text with `Value(json:)` for the full message.
-    package static func writeObject(
-        _ text: UnsafeRawBufferPointer, skipping: [UInt8]?, options: JSONOptions,
+    /// Writes the JSON object that is the whole of `text` as one map into `writer`, reading the members that name the
+    /// document instead of writing them, in one pass, and returns them. Malformed text throws what `Value(json:)`
+    /// throws for it (code, offset, message, JSON path), leaving a partial value in the writer for the caller to
+    /// abandon. Returns nil when the text is not taken this way — not an object, an object whose first key may
+    /// be a marker, an ID field left out before `__name__` — for the caller to take the tree path.
+    package static func writeDocumentFields(
+        _ text: UnsafeRawBufferPointer, naming members: DocumentMembers, options: JSONOptions,
         into writer: FirePackWriter
-    ) throws(FirePackError) {
-        guard let base = text.baseAddress else { throw FirePackError(.truncated, offset: 0, "empty input") }
+    ) throws(FirePackError) -> DocumentMembers? {
+        guard let base = text.baseAddress else { return nil }
         var parser = JSONParser(
             base: base, count: text.count, maxDepth: options.maxDepth, readsMarkers: options.readsMarkers,
             largeIntegers: options.largeIntegers)
         parser.skipWhitespace()
-        guard parser.byte(parser.index) == UInt8(ascii: "{") else { throw parser.fail("expected an object") }
         // An object that may read as a marker (a timestamp, an escaped map, …) is not a map of its entries.
-        guard !options.readsMarkers || !parser.firstKeyMayBeMarker() else {
-            throw parser.fail("the object may be a reversible marker")
-        }
-        try parser.transcodeObject(into: writer, depth: 1, skipping: skipping)
+        guard parser.byte(parser.index) == UInt8(ascii: "{"), !options.readsMarkers || !parser.firstKeyMayBeMarker()
+        else { return nil }
+        var read: DocumentMembers? = members
+        try parser.transcodeObject(into: writer, depth: 1, members: &read)
         parser.skipWhitespace()
         guard parser.index == parser.count else {
             throw FirePackError(.trailingBytes, offset: parser.index, "text follows the JSON value")
         }
+        return read!.fieldsAreComplete ? read : nil
     }
 }

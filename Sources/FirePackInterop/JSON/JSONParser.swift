@@ -163,6 +163,11 @@ struct JSONParser {
             guard index < count, byte(index) == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
             index += 1
             skipWhitespace()
+            // Before the value, as the transcoder's writer finds it: which of two defects is reported is one rule.
+            guard map[key] == nil else {
+                throw FirePackError(
+                    .duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one object")
+            }
             let value: Value
             do {
                 let escapedMap =
@@ -172,10 +177,6 @@ struct JSONParser {
                     escapedMap ? try parseObject(depth: depth + 1, readsMarkers: false) : try parseValue(depth: depth)
             } catch {
                 throw error.prefixingPath(with: .key(key))
-            }
-            guard map[key] == nil else {
-                throw FirePackError(
-                    .duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one object")
             }
             map[key] = value
             skipWhitespace()
