@@ -148,7 +148,6 @@ struct Convert: ParsableCommand {
             collection: collection ?? Self.defaultCollection(input), idField: idField,
             generatesMissingIDs: generateMissingIds, keepsIDField: keepIdField, deterministic: deterministic,
             largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
-        var limitWarnings = ProblemReport(maxExamples: 5)
         do {
             if !inputFormat.isStream && !outputFormat.isStream {
                 // Value to value (fpk ↔ json): kept exactly, not read as documents.
@@ -181,67 +180,17 @@ struct Convert: ParsableCommand {
                     naming: naming, deterministic: deterministic, pretty: pretty, plain: plain,
                     singleDocument: singleObject, fpkVersion: fpkVersion, streamVersion: streamVersion,
                     codec: BlockCodec(name: codec)!, blockSize: blockSize))
-            // One record per step. JSON lines into a stream take the direct path: each line's fields are written
-            // from the text straight into the record, without a tree (3× the throughput, see BENCHMARKS.md).
-            // Each step leaves the path of the document it wrote in `path`, checked for repeats below.
-            var path = ""
-            let step: () throws -> Bool
-            if time == nil, let lines = documents as? JSONLinesReader, let stream = destination as? StreamOutput,
-                !stream.deterministic
-            {
-                step = {
-                    guard try lines.appendNext(to: stream.writer) else { return false }
-                    path = lines.lastPath
-                    return true
-                }
-            } else if time == nil, let records = documents as? StreamInput, let output = destination as? JSONLinesWriter
-            {
-                // And a stream into JSON lines: each record's fields written as JSON from its bytes.
-                step = {
-                    guard try output.appendNext(from: records.reader) else {
-                        records.reportNotClosed()
-                        return false
-                    }
-                    path = output.lastPath
-                    return true
-                }
-            } else {
-                // Firestore's own formats: a document Firestore would refuse is written, and said (grouped by kind).
-                let checksLimits = outputFormat == .firestoreJSON || outputFormat == .firestoreProto
-                var written = 0
-                step = {
-                    guard let next = try documents.next() else { return false }
-                    let document = time.map { next.resolvingServerTimestamps(at: $0) } ?? next
-                    if checksLimits {
-                        for violation in FirestoreLimits.violations(in: document) {
-                            limitWarnings.add(
-                                kind: violation.kind,
-                                "record \(written) (\(document.reference.path)): \(violation.text)")
-                        }
-                    }
-                    try destination.write(document)
-                    path = document.reference.path
-                    written += 1
-                    return true
-                }
+            // One record per step, by the library's conversion: JSON lines into a stream and a stream into JSON
+            // lines take their direct paths (no tree; see BENCHMARKS.md); repeated paths and, for Firestore's own
+            // formats, Firestore's limits are noted on the way.
+            let conversion = DocumentConversion(
+                from: documents.documents, to: destination, resolvingServerTimestamps: time)
+            while try conversion.step() {
+                Interruption.recordsDone.store(conversion.records, ordering: .relaxed)
+                progress.update(records: conversion.records)
             }
-            // Documents given the same path twice: converted as they are, and said (Firestore would keep the last).
-            var repeats = ProblemReport(maxExamples: 5)
-            var paths = DuplicatePaths()
-            let lineNumbers = documents as? JSONLinesReader
-            var records = 0
-            while true {
-                let generated = naming.generatedCount
-                guard try step() else { break }
-                if naming.generatedCount == generated {
-                    paths.check(
-                        path, at: lineNumbers?.lineNumber ?? records, unit: lineNumbers == nil ? "record" : "line",
-                        into: &repeats)
-                }
-                records += 1
-                Interruption.recordsDone.store(records, ordering: .relaxed)
-                progress.update(records: records)
-            }
+            documents.reportEnd()
+            let records = conversion.records
             progress.finish(records: records)
             // All or nothing: with damaged input records the output file is not written (standard output was).
             if !documents.problems.isEmpty {
@@ -253,14 +202,16 @@ struct Convert: ParsableCommand {
                 throw CommandFailure(
                     message: "\(input): \(documents.problemCount) damaged record(s); \(outcome)\(advice)")
             }
-            try destination.finish()
+            try conversion.finish()
+            let repeats = conversion.repeatedPaths
             if !repeats.isEmpty {
                 StandardStreams.writeError(
                     "firepack: warning: \(repeats.total) document(s) in \(input) repeat the path of an earlier one: written as they are, but Firestore would keep only the last of each\n"
                 )
                 for line in repeats.lines(prefix: "firepack: warning: ") { StandardStreams.writeError(line + "\n") }
             }
-            if let note = paths.partialNote { StandardStreams.writeError("firepack: note: \(note)\n") }
+            if let note = conversion.repeatedPathsNote { StandardStreams.writeError("firepack: note: \(note)\n") }
+            let limitWarnings = conversion.limitProblems
             if !limitWarnings.isEmpty {
                 StandardStreams.writeError(
                     "firepack: warning: \(limitWarnings.total) problem(s) with Firestore's limits in \(output): Firestore would refuse these documents\n"

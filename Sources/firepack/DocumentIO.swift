@@ -9,23 +9,31 @@ protocol DocumentInput: DocumentSource {
     var problems: [String] { get }
     /// How many damaged records were skipped, all counted (`problems` may keep only the first ones).
     var problemCount: Int { get }
+    /// The documents as the library's conversion takes them (a stream's records as `StreamDocuments`, for its direct
+    /// path into JSON lines).
+    var documents: any DocumentSource { get }
+    /// Says what the end of the input means when it is not a clean end (a stream that was not closed).
+    func reportEnd()
 }
 
 extension DocumentInput {
     var problems: [String] { [] }
     var problemCount: Int { problems.count }
+    var documents: any DocumentSource { self }
+    func reportEnd() {}
 }
 
 final class StreamInput: DocumentInput {
     let reader: DocumentStreamReader
     let file: String
-    init(_ source: ByteSource, file: String) throws {
-        reader = try DocumentStreamReader(source: source)
-        self.file = file
+    let documents: any DocumentSource
+    convenience init(_ source: ByteSource, file: String) throws {
+        try self.init(DocumentStreamReader(source: source), file: file)
     }
     init(_ reader: DocumentStreamReader, file: String) {
         self.reader = reader
         self.file = file
+        documents = StreamDocuments(reader)
     }
     func next() throws -> Document? {
         guard let (_, _, document) = try reader.next() else {
@@ -36,6 +44,7 @@ final class StreamInput: DocumentInput {
     }
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
     var problemCount: Int { reader.problemCount }
+    func reportEnd() { reportNotClosed() }
 
     /// Warns that the stream was not closed after its last record (interrupted or still being written).
     func reportNotClosed() {
@@ -56,7 +65,7 @@ extension FirestoreJSONReader: DocumentInput {}
 extension FirestoreProtoReader: DocumentInput {}
 
 /// The documents of a single value read whole (fpk): an array of objects, or one object.
-final class ValueInput: DocumentInput {
+final class ValueInput: DocumentInput, NamingDocumentSource {
     var iterator: IndexingIterator<[Value]>
     let naming: DocumentNaming
     /// Whether the value is one object (one document) rather than an array of them.
@@ -104,20 +113,6 @@ final class CollectingOutput: DocumentSink {
     func finish() throws { try format.write(.array(values), to: sink, options: options) }
 }
 
-final class StreamOutput: DocumentSink {
-    let writer: DocumentStreamWriter
-    /// Whether map keys are sorted (then records are written from trees).
-    let deterministic: Bool
-    init(_ sink: ByteSink, options: DocumentOutputOptions) throws {
-        writer = try DocumentStreamWriter(
-            sink: sink, deterministic: options.deterministic, version: options.streamVersion, codec: options.codec,
-            blockSize: options.blockSize)
-        deterministic = options.deterministic
-    }
-    func write(_ document: Document) throws { try writer.append(document) }
-    func finish() throws { try writer.close() }
-}
-
 extension FileFormat {
     /// Where documents go in this format: document by document, a single FirePack value (fpk) collected.
     func documentOutput(_ sink: ByteSink, options: DocumentOutputOptions) throws -> DocumentSink {
@@ -128,7 +123,10 @@ extension FileFormat {
         case .firestoreExport:
             throw CommandFailure.usage(
                 "firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
-        case .fpks: return try StreamOutput(sink, options: options)
+        case .fpks:
+            return try DocumentStreamWriter(
+                sink: sink, deterministic: options.deterministic, version: options.streamVersion,
+                codec: options.codec, blockSize: options.blockSize)
         case .jsonl: return JSONLinesWriter(sink, naming: options.naming, options: json)
         case .firestoreJSON: return FirestoreJSONWriter(sink)
         case .firestoreProto: return FirestoreProtoWriter(sink, delimited: !options.singleDocument)

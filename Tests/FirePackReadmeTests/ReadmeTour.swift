@@ -7,7 +7,7 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(146, readmeBlock1), (193, readmeBlock2), (300, readmeBlock3), (316, readmeBlock4)]
+    [(146, readmeBlock1), (193, readmeBlock2), (300, readmeBlock3), (317, readmeBlock4)]
 }
 
 /// README.md line 146.
@@ -102,7 +102,7 @@ func readmeBlock3(print: @escaping (Any...) -> Void) throws {
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
 }
 
-/// README.md line 316.
+/// README.md line 317.
 func readmeBlock4(print: @escaping (Any...) -> Void) throws {
 
     let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))

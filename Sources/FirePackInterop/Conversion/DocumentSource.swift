@@ -16,29 +16,16 @@ public protocol DocumentSink: AnyObject {
     func write(_ document: Document) throws
     /// Writes what is buffered and finishes the underlying byte sink; nothing is written afterwards.
     func finish() throws
-    /// Writes every document of `source` and finishes; returns how many were written. A sink may take a faster way
-    /// for a source it knows (JSON lines into a stream, a stream into JSON lines: no `Document` built), with the
-    /// same bytes and the same errors as document by document.
-    @discardableResult
-    func write(from source: any DocumentSource) throws -> Int
 }
 
 extension DocumentSink {
-    /// Writes every document of `source`, one at a time, and finishes.
+    /// Writes every document of `source` and finishes; returns how many were written. JSON lines into a stream and
+    /// a stream into JSON lines take their direct paths (no `Document` built), with the same bytes and the same errors
+    /// as document by document (`DocumentConversion`, which also reports repeated paths and Firestore's limits).
     @discardableResult
-    public func write(from source: any DocumentSource) throws -> Int { try copyDocuments(from: source, to: self) }
-}
-
-/// Writes every document of `source` into `sink` one at a time and finishes it (what `write(from:)` does when it
-/// knows no faster way).
-func copyDocuments(from source: any DocumentSource, to sink: any DocumentSink) throws -> Int {
-    var count = 0
-    while let document = try source.next() {
-        try sink.write(document)
-        count += 1
+    public func write(from source: any DocumentSource) throws -> Int {
+        try DocumentConversion(from: source, to: self, checksFirestoreLimits: false, checksRepeatedPaths: false).run()
     }
-    try sink.finish()
-    return count
 }
 
 /// A `.fpks` stream is a sink like the others; from JSON lines it writes each line's fields straight into its
@@ -49,18 +36,6 @@ extension DocumentStreamWriter: DocumentSink {
 
     /// Writes the close record and finishes the sink.
     public func finish() throws { try close() }
-
-    /// Appends every document of `source` and closes the stream.
-    @discardableResult
-    public func write(from source: any DocumentSource) throws -> Int {
-        guard let lines = source as? JSONLinesReader, !isDeterministic else {
-            return try copyDocuments(from: source, to: self)
-        }
-        var count = 0
-        while try lines.appendNext(to: self) { count += 1 }
-        try close()
-        return count
-    }
 }
 
 /// The intact documents of a `.fpks` stream as a `DocumentSource`: damaged records are stepped over and reported in

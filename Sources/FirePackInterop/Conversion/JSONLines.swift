@@ -184,17 +184,6 @@ public final class JSONLinesWriter: DocumentSink {
         return false
     }
 
-    /// Writes every document of `source` as lines and finishes; records of a stream (`StreamDocuments`) are written
-    /// from their bytes (`appendNext(from:)`).
-    @discardableResult
-    public func write(from source: any DocumentSource) throws -> Int {
-        guard let stream = source as? StreamDocuments else { return try copyDocuments(from: source, to: self) }
-        var count = 0
-        while try appendNext(from: stream.reader) { count += 1 }
-        try finish()
-        return count
-    }
-
     /// Writes what is buffered to the sink.
     public func flush() throws { try chunks.flush() }
 

@@ -5,22 +5,27 @@ import FirePack
 /// Memory is bounded whatever the input holds (600,000 documents that break one rule are one kind with a count and
 /// a few examples, not 600,000 lines): at most `maxExamples` lines are kept, and at most `maxKinds` kinds are told
 /// apart (the rest are counted as "other problems").
-struct ProblemReport {
+public struct ProblemReport: Sendable {
     /// How many example lines are kept and printed.
-    let maxExamples: Int
-    static let maxKinds = 64
+    public let maxExamples: Int
+    /// How many kinds are told apart.
+    public static let maxKinds = 64
 
-    private(set) var total = 0
-    private(set) var examples: [String] = []
+    /// Every problem counted.
+    public private(set) var total = 0
+    /// The first problems, one line each.
+    public private(set) var examples: [String] = []
     /// Each kind with its count, in the order first seen.
-    private(set) var kinds: [(kind: String, count: Int)] = []
+    public private(set) var kinds: [(kind: String, count: Int)] = []
 
-    init(maxExamples: Int) { self.maxExamples = maxExamples }
+    /// An empty report that keeps `maxExamples` example lines.
+    public init(maxExamples: Int) { self.maxExamples = maxExamples }
 
-    var isEmpty: Bool { total == 0 }
+    /// Whether no problem was counted.
+    public var isEmpty: Bool { total == 0 }
 
     /// Counts one problem of `kind`; keeps `line` while fewer than `maxExamples` are kept.
-    mutating func add(kind: String, _ line: @autoclosure () -> String) {
+    public mutating func add(kind: String, _ line: @autoclosure () -> String) {
         total += 1
         if examples.count < maxExamples { examples.append(line()) }
         if let index = kinds.firstIndex(where: { $0.kind == kind }) {
@@ -35,7 +40,7 @@ struct ProblemReport {
     }
 
     /// Counts `count` problems of `kind` already described elsewhere (for example a stream reader's counts by code).
-    mutating func add(kind: String, count: Int) {
+    public mutating func add(kind: String, count: Int) {
         guard count > 0 else { return }
         total += count
         if let index = kinds.firstIndex(where: { $0.kind == kind }) {
@@ -46,12 +51,12 @@ struct ProblemReport {
     }
 
     /// Keeps an example line without counting a problem (its count comes through `add(kind:count:)`).
-    mutating func addExample(_ line: String) {
+    public mutating func addExample(_ line: String) {
         if examples.count < maxExamples { examples.append(line) }
     }
 
     /// The example lines, then — when problems were left out or there are several kinds — one line per kind.
-    func lines(prefix: String) -> [String] {
+    public func lines(prefix: String) -> [String] {
         var lines = examples.map { prefix + $0 }
         if total > examples.count || kinds.count > 1 {
             let omitted =

@@ -1,19 +1,25 @@
 import FirePack
 
-/// Firestore's documented limits on documents, checked by `validate --firestore-limits`.
-enum FirestoreLimits {
-    static let maxDocumentSize = 1_048_576
-    static let maxDepth = 20
-    static let maxFieldNameBytes = 1_500
+/// Firestore's documented limits on documents (document size, nesting, field names, reserved names, arrays in arrays,
+/// the timestamp range): what `firepack validate --firestore-limits` and a conversion into Firestore's formats check.
+public enum FirestoreLimits {
+    /// The largest document, in Firestore's storage-size bytes.
+    public static let maxDocumentSize = 1_048_576
+    /// The deepest nesting of maps and arrays.
+    public static let maxDepth = 20
+    /// The longest field name, in UTF-8 bytes.
+    public static let maxFieldNameBytes = 1_500
 
     /// One broken rule: its kind (for grouping in reports) and a readable line.
-    struct Violation {
-        var kind: String
-        var text: String
+    public struct Violation: Sendable {
+        /// The rule broken, the same for every document that breaks it (for grouping).
+        public var kind: String
+        /// Where and how, for this document.
+        public var text: String
     }
 
     /// Every violation in a document.
-    static func violations(in document: Document) -> [Violation] {
+    public static func violations(in document: Document) -> [Violation] {
         var problems: [Violation] = []
         let size = storageSize(of: document)
         if size > maxDocumentSize {
@@ -69,7 +75,7 @@ enum FirestoreLimits {
     }
 
     /// Firestore's storage-size formula: document name + fields + 32 bytes.
-    static func storageSize(of document: Document) -> Int {
+    public static func storageSize(of document: Document) -> Int {
         let name = document.reference.segments.reduce(16) { $0 + $1.utf8.count + 1 }
         return name + document.fields.reduce(0) { $0 + $1.key.utf8.count + 1 + storageSize(of: $1.value) } + 32
     }

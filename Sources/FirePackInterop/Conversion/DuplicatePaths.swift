@@ -7,23 +7,23 @@
 /// the default 786,432). Past that, later paths are still checked against those kept, and `saturated` says that the
 /// check was partial. A fingerprint match between different paths (63 bits are kept) has a chance of about n²/2⁶⁴
 /// (about 5 × 10⁻⁸ at a million documents); it would be reported, never hidden.
-struct DuplicatePaths {
+package struct DuplicatePaths {
     /// The most paths kept.
-    let capacity: Int
+    package let capacity: Int
     private var fingerprints: [UInt64]
     private var positions: [UInt32]
-    private(set) var kept = 0
+    package private(set) var kept = 0
     /// Whether paths were seen after `capacity` were kept (they were checked, not kept).
-    private(set) var saturated = false
+    package private(set) var saturated = false
 
-    init(capacity: Int = 3 << 18) {
+    package init(capacity: Int = 3 << 18) {
         self.capacity = capacity
         fingerprints = [UInt64](repeating: 0, count: 1 << 10)
         positions = [UInt32](repeating: 0, count: 1 << 10)
     }
 
     /// Where `path` was first seen when it was seen before; otherwise remembers it at `position` and returns nil.
-    mutating func check(_ path: String, at position: Int) -> Int? {
+    package mutating func check(_ path: String, at position: Int) -> Int? {
         // The path's bytes: paths are equal byte for byte (String's own hashing would equate canonically
         // equivalent spellings, which are two documents to Firestore).
         var hasher = Hasher()
@@ -63,13 +63,13 @@ struct DuplicatePaths {
 
     /// Checks `path`, seen at `position` (a `unit`: "line" or "record"), and adds a repeat to `report`, naming both
     /// places — the one wording `convert`'s warnings and `validate`'s problems share.
-    mutating func check(_ path: String, at position: Int, unit: String, into report: inout ProblemReport) {
+    package mutating func check(_ path: String, at position: Int, unit: String, into report: inout ProblemReport) {
         guard let first = check(path, at: position) else { return }
         report.add(kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path)")
     }
 
     /// The note that goes with a report when the check was partial.
-    var partialNote: String? {
+    package var partialNote: String? {
         saturated
             ? "paths were checked for repeats against the first \(capacity) documents' only (the rest were not kept, to bound memory)"
             : nil

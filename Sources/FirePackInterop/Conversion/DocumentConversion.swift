@@ -1,0 +1,133 @@
+import FirePack
+import FirePackStreams
+
+/// A source that names the documents it reads (`DocumentNaming`): the IDs it makes up are new, so a conversion does
+/// not check them for repeats.
+public protocol NamingDocumentSource: DocumentSource {
+    /// How the source names its documents.
+    var naming: DocumentNaming { get }
+}
+
+extension JSONLinesReader: NamingDocumentSource {}
+extension JSONArrayReader: NamingDocumentSource {}
+
+/// Every document of a source written into a sink, one record per `step()`, the way `firepack convert` does it: by
+/// the direct path where the pair has one — JSON lines into a `.fpks` stream (each line's fields written from the
+/// text, `JSONLinesReader.appendNext(to:)`) and a stream into JSON lines (each record's fields written as JSON from
+/// its bytes, `JSONLinesWriter.appendNext(from:)`) — with the bytes and errors of document by document, and noting on
+/// the way what the output's reader would want to know:
+///
+/// - documents that repeat an earlier document's path (`repeatedPaths`): written as they are, but Firestore would keep
+///   only the last of each. Paths are kept as fingerprints, in bounded memory (`repeatedPathsNote` says when the check
+///   became partial);
+/// - with `checksFirestoreLimits`, documents Firestore's limits refuse (`limitProblems`, `FirestoreLimits`).
+///
+/// Pending server timestamps can be given a time (`resolvingServerTimestamps`), which takes every document through a
+/// tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples.
+public final class DocumentConversion {
+    /// Where documents come from.
+    public let source: any DocumentSource
+    /// Where they go.
+    public let sink: any DocumentSink
+    /// The time pending server timestamps are given, if any.
+    public let resolvingServerTimestamps: Timestamp?
+    /// Whether each document is checked against Firestore's limits.
+    public let checksFirestoreLimits: Bool
+    /// Documents converted so far.
+    public private(set) var records = 0
+    /// Documents that repeat an earlier one's path, counted, with the first ones as example lines.
+    public private(set) var repeatedPaths: ProblemReport
+    /// Documents Firestore's limits refuse (when checked), counted by rule, with the first ones as example lines.
+    public private(set) var limitProblems: ProblemReport
+    /// A note when the check for repeated paths stopped keeping paths (it stays exact for those kept).
+    public var repeatedPathsNote: String? { paths.partialNote }
+
+    private enum Route {
+        case linesIntoStream(JSONLinesReader, DocumentStreamWriter)
+        case streamIntoLines(DocumentStreamReader, JSONLinesWriter)
+        case documents
+    }
+    private let route: Route
+    private let naming: DocumentNaming?
+    private let checksRepeatedPaths: Bool
+    private let lines: JSONLinesReader?
+    private var paths = DuplicatePaths()
+
+    /// A conversion of `source` into `sink`. Firestore's limits are checked by default when the sink writes one of
+    /// Firestore's formats (`FirestoreJSONWriter`, `FirestoreProtoWriter`); `maxExamples` example lines are kept per
+    /// report; `checksRepeatedPaths: false` leaves paths unchecked.
+    public init(
+        from source: any DocumentSource, to sink: any DocumentSink, resolvingServerTimestamps time: Timestamp? = nil,
+        checksFirestoreLimits: Bool? = nil, checksRepeatedPaths: Bool = true, maxExamples: Int = 5
+    ) {
+        self.source = source
+        self.sink = sink
+        resolvingServerTimestamps = time
+        self.checksFirestoreLimits =
+            checksFirestoreLimits ?? (sink is FirestoreJSONWriter || sink is FirestoreProtoWriter)
+        repeatedPaths = ProblemReport(maxExamples: maxExamples)
+        limitProblems = ProblemReport(maxExamples: maxExamples)
+        naming = (source as? NamingDocumentSource)?.naming
+        self.checksRepeatedPaths = checksRepeatedPaths
+        lines = source as? JSONLinesReader
+        // The direct paths write what document by document writes; they are not taken where a document must be
+        // seen whole (a time for server timestamps, limits to check) or keys sorted.
+        route =
+            if time == nil && !self.checksFirestoreLimits, let lines, let stream = sink as? DocumentStreamWriter,
+                !stream.isDeterministic
+            {
+                .linesIntoStream(lines, stream)
+            } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
+                let output = sink as? JSONLinesWriter
+            {
+                .streamIntoLines(records.reader, output)
+            } else {
+                .documents
+            }
+    }
+
+    /// Converts the next document and returns true; false at the end of the source. The sink is not finished
+    /// (`finish()` does that).
+    public func step() throws -> Bool {
+        let generated = naming?.generatedCount
+        let path: String
+        switch route {
+        case .linesIntoStream(let lines, let stream):
+            guard try lines.appendNext(to: stream) else { return false }
+            path = lines.lastPath
+        case .streamIntoLines(let reader, let output):
+            guard try output.appendNext(from: reader) else { return false }
+            path = output.lastPath
+        case .documents:
+            guard let next = try source.next() else { return false }
+            let document = resolvingServerTimestamps.map { next.resolvingServerTimestamps(at: $0) } ?? next
+            if checksFirestoreLimits {
+                for violation in FirestoreLimits.violations(in: document) {
+                    limitProblems.add(
+                        kind: violation.kind, "record \(records) (\(document.reference.path)): \(violation.text)")
+                }
+            }
+            try sink.write(document)
+            path = document.reference.path
+        }
+        // A new ID repeats nothing.
+        if checksRepeatedPaths && naming?.generatedCount == generated {
+            paths.check(
+                path, at: lines?.lineNumber ?? records, unit: lines == nil ? "record" : "line", into: &repeatedPaths)
+        }
+        records += 1
+        return true
+    }
+
+    /// Converts every remaining document, calling `progress` with the count after each, and finishes the sink;
+    /// returns how many documents were converted in all.
+    @discardableResult
+    public func run(progress: (Int) -> Void = { _ in }) throws -> Int {
+        while try step() { progress(records) }
+        try finish()
+        return records
+    }
+
+    /// Writes what the sink buffers and finishes it (a stream's close record, a JSON array's bracket).
+    public func finish() throws { try sink.finish() }
+}
