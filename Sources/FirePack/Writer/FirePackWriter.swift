@@ -69,18 +69,13 @@ public final class FirePackWriter {
     /// The mutable state, accessed without exclusivity checks (see `DecoderState`).
     @exclusivity(unchecked) var state: WriterState
 
-    var storage: UnsafeMutablePointer<UInt8> {
-        get { state.storage }
-        set { state.storage = newValue }
-    }
-    var capacity: Int {
-        get { state.capacity }
-        set { state.capacity = newValue }
-    }
+    /// Where the buffer's bytes are (`GrowableBytes`); valid until the next `reserve` that grows.
+    var storage: UnsafeMutablePointer<UInt8> { state.bytes.base }
+    var capacity: Int { state.bytes.capacity }
     /// The number of bytes in the buffer: where the next byte goes.
     public internal(set) var writerIndex: Int {
-        get { state.writerIndex }
-        set { state.writerIndex = newValue }
+        get { state.bytes.count }
+        set { state.bytes.count = newValue }
     }
     /// Start of the root value being written.
     var rootStart: Int {
@@ -132,14 +127,12 @@ public final class FirePackWriter {
         self.options = options
         self.sink = sink
         if let borrowedStorage, let base = borrowedStorage.baseAddress, borrowedStorage.count >= 64 {
-            var initial = WriterState(
-                storage: base.bindMemory(to: UInt8.self, capacity: borrowedStorage.count),
-                capacity: borrowedStorage.count)
-            initial.ownsStorage = false
-            state = initial
+            state = WriterState(
+                bytes: GrowableBytes(
+                    borrowing: base.bindMemory(to: UInt8.self, capacity: borrowedStorage.count),
+                    capacity: borrowedStorage.count))
         } else {
-            let capacity = max(options.initialCapacity, 64)
-            state = WriterState(storage: .allocate(capacity: capacity), capacity: capacity)
+            state = WriterState(bytes: GrowableBytes(capacity: options.initialCapacity))
         }
     }
 
@@ -154,10 +147,10 @@ public final class FirePackWriter {
     }
 
     /// Whether the writer is still writing into the memory it was created `borrowing`.
-    package var isWritingInBorrowedMemory: Bool { !state.ownsStorage }
+    package var isWritingInBorrowedMemory: Bool { !state.bytes.ownsMemory }
 
     deinit {
-        if state.ownsStorage { state.storage.deallocate() }
+        state.bytes.deallocate()
     }
 
     /// Whether a value has been started and not yet completed.
@@ -244,19 +237,7 @@ public final class FirePackWriter {
 
     /// Makes room for `count` more bytes.
     @inline(__always)
-    func reserve(_ count: Int) {
-        if capacity &- writerIndex < count { grow(toFit: count) }
-    }
-
-    @inline(never)
-    func grow(toFit count: Int) {
-        let newCapacity = max(capacity * 2, writerIndex + count)
-        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newStorage.update(from: storage, count: writerIndex)
-        if state.ownsStorage { storage.deallocate() } else { state.ownsStorage = true }
-        storage = newStorage
-        capacity = newCapacity
-    }
+    func reserve(_ count: Int) { state.bytes.reserve(count) }
 
     /// The first readers' limit (`options.limits`) that the values written so far exceed, with the offset of the
     /// offending container or vector counted from the start of its root value; nil while everything written reads
@@ -313,11 +294,8 @@ public final class FirePackWriter {
 
 /// The writer's mutable state (see `FirePackWriter.state`).
 struct WriterState {
-    var storage: UnsafeMutablePointer<UInt8>
-    var capacity: Int
-    /// False while `storage` is memory the writer was created borrowing (never freed by the writer).
-    var ownsStorage = true
-    var writerIndex = 0
+    /// The buffer: its bytes, `writerIndex` (its count) and whether it is borrowed memory (never freed by the writer).
+    var bytes: GrowableBytes
     var rootStart = 0
     var completedEnd = 0
     var depth = 0

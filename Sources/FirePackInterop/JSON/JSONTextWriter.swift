@@ -9,7 +9,7 @@ import FirePack
 struct JSONTextWriter {
     let options: JSONOptions
     /// Where the text goes: a `ByteOutput`'s storage, which the caller keeps alive while it uses the writer.
-    let output: UnsafeMutablePointer<ByteOutputStorage>
+    let output: UnsafeMutablePointer<GrowableBytes>
     var depth = 0
 
     /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
