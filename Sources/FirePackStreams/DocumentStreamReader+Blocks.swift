@@ -140,29 +140,7 @@ extension DocumentStreamReader {
             start = end
             return
         }
-        let length = Int(load32(at: start + 4))
-        guard length <= maxRecordLength else {
-            try report(
-                indexOffset, .limitExceeded, "index length \(length) exceeds the limit of \(maxRecordLength)",
-                number: nextNumber)
-            try resynchronize()
-            return
-        }
-        try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length)
-        guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
-            try report(
-                indexOffset, .truncated, "the stream ends inside an index of \(length) bytes", number: nextNumber)
-            try resynchronize()
-            return
-        }
-        let body = UnsafeRawBufferPointer(
-            start: storage + start + DocumentStreamFormat.recordHeaderLength, count: length)
-        guard failedChecksumBytes + length <= checksumAllowance, crc32(body) == load32(at: start + 8) else {
-            failedChecksumBytes += length
-            try report(indexOffset, .badChecksum, "CRC-32 mismatch in an index (it is damaged)", number: nextNumber)
-            try resynchronize()
-            return
-        }
-        start += DocumentStreamFormat.recordHeaderLength + length
+        guard let index = try checkedPayload(at: indexOffset, unit: "index", number: nextNumber) else { return }
+        start += DocumentStreamFormat.recordHeaderLength + index.count
     }
 }

@@ -228,46 +228,9 @@ public final class DocumentStreamReader {
                 try resynchronize()
                 continue
             }
-            let length = Int(load32(at: start + 4))
-            let checksum = load32(at: start + 8)
-            guard length <= maxRecordLength else {
-                try report(
-                    recordOffset, .limitExceeded, "\(unit) length \(length) exceeds the limit of \(maxRecordLength)")
-                try resynchronize()
-                continue
-            }
-            try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length)
-            guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
-                // Either the last record is torn, or its length is damaged: look for a later record before giving up.
-                if try resynchronize() {
-                    try report(
-                        recordOffset, .lengthOutOfBounds,
-                        "\(unit) length \(length) is damaged (it runs past the end of the stream)")
-                } else {
-                    try report(
-                        recordOffset, .truncated,
-                        "the stream ends inside a \(unit) of \(length) bytes (a torn last \(unit))")
-                }
-                continue
-            }
+            guard let payload = try checkedPayload(at: recordOffset, unit: unit) else { continue }
+            let length = payload.count
             let payloadStart = start + DocumentStreamFormat.recordHeaderLength
-            let payload = UnsafeRawBufferPointer(start: storage + payloadStart, count: length)
-            guard failedChecksumBytes + length <= checksumAllowance else {
-                // Resynchronisation never rescans without bound: record headers that each claim a long record over the
-                // same bytes would make every byte checked once per header (Docs/FORMAT.md §8, "Bounded work").
-                try report(
-                    recordOffset, .limitExceeded,
-                    "a \(unit) of \(length) bytes left unchecked: \(unit)s that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)"
-                )
-                try resynchronize()
-                continue
-            }
-            guard crc32(payload) == checksum else {
-                failedChecksumBytes += length
-                try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)")
-                try resynchronize()
-                continue
-            }
             if recordOffset >= rangeEnd {
                 // The first intact record of the next range: this range ends here, whatever was reported before it.
                 start = end
@@ -286,6 +249,57 @@ public final class DocumentStreamReader {
                 number: number, offset: recordOffset, payload: payload,
                 payloadOffset: recordOffset + DocumentStreamFormat.recordHeaderLength)
         }
+    }
+
+    /// The payload of the framed unit — a record, a block or the index — whose header is at `start`, its marker matched
+    /// and its header in the buffer: checked against the length limit, the end of the stream, the checksum allowance
+    /// and its CRC-32, in that order (Docs/FORMAT.md §8). Nil when it is damaged: then it has been reported, as the
+    /// `unit` named and numbered `number` (nil: the next record's number, which it takes), and the reader has moved
+    /// on to the next plausible sync marker. Moves nothing when it returns the payload.
+    func checkedPayload(at recordOffset: Int, unit: String, number: Int? = nil) throws -> UnsafeRawBufferPointer? {
+        let named = unit == "index" ? "an index" : "a \(unit)"
+        let length = Int(load32(at: start + 4))
+        let checksum = load32(at: start + 8)
+        guard length <= maxRecordLength else {
+            try report(
+                recordOffset, .limitExceeded, "\(unit) length \(length) exceeds the limit of \(maxRecordLength)",
+                number: number)
+            try resynchronize()
+            return nil
+        }
+        try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length)
+        guard end - start >= DocumentStreamFormat.recordHeaderLength + length else {
+            // Either the last unit is torn, or its length is damaged: look for a later one before giving up.
+            if try resynchronize() {
+                try report(
+                    recordOffset, .lengthOutOfBounds,
+                    "\(unit) length \(length) is damaged (it runs past the end of the stream)", number: number)
+            } else {
+                try report(
+                    recordOffset, .truncated,
+                    "the stream ends inside \(named) of \(length) bytes (a torn last \(unit))", number: number)
+            }
+            return nil
+        }
+        let payload = UnsafeRawBufferPointer(
+            start: storage + start + DocumentStreamFormat.recordHeaderLength, count: length)
+        guard failedChecksumBytes + length <= checksumAllowance else {
+            // Resynchronisation never rescans without bound: record headers that each claim a long record over the
+            // same bytes would make every byte checked once per header (Docs/FORMAT.md §8, "Bounded work").
+            try report(
+                recordOffset, .limitExceeded,
+                "\(named) of \(length) bytes left unchecked: \(unit == "index" ? "record" : unit)s that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)",
+                number: number)
+            try resynchronize()
+            return nil
+        }
+        guard crc32(payload) == checksum else {
+            failedChecksumBytes += length
+            try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)", number: number)
+            try resynchronize()
+            return nil
+        }
+        return payload
     }
 
     /// The next intact document, or nil at the end; a record that checks out but is not a document is a problem.

@@ -113,6 +113,19 @@ struct BlockStreamTests {
         defer { try? FileManager.default.removeItem(atPath: noIndex) }
         #expect(try DocumentStreamReader.blockIndex(path: noIndex) == nil)
         #expect(try DocumentStreamReader.reading(path: noIndex, fromRecord: 299).nextDocumentRecord()?.document == originals[299])
+        // Read in order, a damaged or torn index costs no record: it is reported, without a record number of its own.
+        for (damaged, code, reason) in [
+            (damagedIndex, FirePackError.Code.badChecksum, "CRC-32 mismatch (the index is damaged)"),
+            (Array(bytes.prefix(bytes.count - 24 - 2)), .truncated, "a torn last index"),
+        ] {
+            let reader = try DocumentStreamReader(source: MemorySource(damaged))
+            var read: [Document] = []
+            while let (_, _, document) = try reader.next() { read.append(document) }
+            #expect(read == originals)
+            #expect(reader.problems.count == 1)
+            #expect(reader.problems.first?.code == code && reader.problems.first?.recordNumber == 300)
+            #expect(reader.problems.first?.reason.contains(reason) == true, "\(reader.problems)")
+        }
         // Version 2 has no blocks: scanned.
         let v2 = try temporaryFile(try streamBytes(originals, version: 2))
         defer { try? FileManager.default.removeItem(atPath: v2) }
