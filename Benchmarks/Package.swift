@@ -101,6 +101,16 @@ let package = Package(
             path: "Benchmarks/HostileBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "VectorBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "FirePack", package: "FirePack"),
+                .product(name: "FirePackMacros", package: "FirePack"),
+            ],
+            path: "Benchmarks/VectorBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         // Not a benchmark: a fixed workload to profile with valgrind --tool=callgrind.
         .executableTarget(
             name: "ProfileCodable",

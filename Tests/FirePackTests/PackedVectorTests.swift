@@ -59,6 +59,26 @@ struct PackedVectorTests {
         #expect(packed > 250)  // most samples pack: the test would pass vacuously otherwise
     }
 
+    @Test("the bulk decode of every form and mantissa width gives each element as read one at a time")
+    func bulkDecode() throws {
+        var generator = SeededGenerator(seed: 0xB01C)
+        var forms: [PackedVector.Form] = [.binary64, .binary32]
+        for width in 1...8 { forms += [.decimal(width: width, scale: 0), .decimal(width: width, scale: width + 3)] }
+        for form in forms {
+            for count in [1, 2, 3, 4, 17, 768] {
+                // Random bytes: every mantissa and bit pattern a form can hold, signs and the top byte included.
+                let bytes = (0..<(count * form.width)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let bulk = try bytes.withUnsafeBytes { raw in
+                    let view = VectorView(raw, form: form)
+                    #expect(view.count == count)
+                    return view.vectorValue.array
+                }
+                let one = bytes.withUnsafeBytes { raw in (0..<count).map { form.element(at: $0, in: raw) } }
+                #expect(bulk.map(\.bitPattern) == one.map(\.bitPattern), "\(form), \(count) elements")
+            }
+        }
+    }
+
     @Test("the shortest form: binary32 or decimal when strictly shorter than binary64, binary32 on a tie")
     func formChoice() throws {
         let cases: [([Double], String)] = [

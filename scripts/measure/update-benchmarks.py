@@ -10,7 +10,8 @@ the chart, and measures sizes (MessagePack through PyPI's msgpack when it is ins
     python3 scripts/measure/update-benchmarks.py --hostile .build/hostile.md
 
 writes only the "Hostile input" section (Benchmarks/Results/hostile.md, from a run of --target HostileBenchmarks)
-and puts it in BENCHMARKS.md in place of the previous one; a full run keeps the latest."""
+and puts it in BENCHMARKS.md in place of the previous one; a full run keeps the latest. `--vectors` does the same
+for the "Vectors" section (Benchmarks/Results/vectors.md, from --target VectorBenchmarks)."""
 import gzip
 import json
 import os
@@ -179,13 +180,57 @@ ratio at 3× in every CI run, Docs/SAFETY.md lists the bounds):
 {validation}"""
 
 
-def write_hostile(results):
-    section = hostile_section(results)
+def vectors_section(results):
+    """The "Vectors" section: each form of a 1M-element vector beside a memory copy of its doubles, and documents
+    with an embedding in both format versions and as JSON, all from the same run."""
+    def best(name):
+        return results[name]["ns_min"]
+    out = 8 << 20  # bytes of doubles a 1M-element decode produces
+    memcpy = "Vector 1M decode/memcpy of 8 MiB"
+    rows = []
+    for form, stored in [("binary64 (D2)", 8), ("binary32 (D6)", 4), ("decimal, 6 places (D6)", 3),
+                         ("binary32 (D6), element by element through VectorView", 4)]:
+        name = f"Vector 1M decode/{form}"
+        if name in results and memcpy in results:
+            rows.append(f"| {form} | {stored} | {fmt_time(best(name))} | {out / best(name):.1f} GB/s | "
+                        f"{best(name) / best(memcpy):.2f}× |")
+    if memcpy in results:
+        rows.append(f"| memcpy of the 8 MiB of doubles | 8 | {fmt_time(best(memcpy))} | {out / best(memcpy):.1f} GB/s | 1.00× |")
+    v3, v1, js = ("Embeddings 10,000 × 768/decode, version 3 (packed)",
+                  "Embeddings 10,000 × 768/decode, version 1 (binary64)", "Embeddings 10,000 × 768/JSONDecoder")
+    documents = ""
+    if v3 in results and v1 in results and js in results:
+        documents = f"""
+10,000 documents `{{id: String, embedding: VectorValue}}` with a 768-dimension float32 embedding each, decoded as
+`[Embedded]` (`@FirePackCodable`):
+
+| bytes | decode (fastest) | against version 3 |
+|---|---:|---:|
+| version 3 (packed binary32) | {fmt_time(best(v3))} | 1.00× |
+| version 1 (binary64) | {fmt_time(best(v1))} | {best(v1) / best(v3):.2f}× |
+| JSON, `JSONDecoder` | {fmt_time(best(js))} | {best(js) / best(v3):.0f}× |
+"""
+    return f"""## Vectors (VectorBenchmarks)
+
+A 1M-element vector decoded into a `VectorValue` (`FirePackDecoder`) from each form of Docs/FORMAT.md §1, beside a
+memory copy of the 8 MiB of doubles it produces, from the same run (fastest iteration; GB/s of doubles produced).
+Every decoder reads a vector by one loop per form (`PackedVector.decode`); "element by element" reads the same bytes
+through the zero-copy `VectorView`, one call per element.
+
+| form | bytes an element | decode | rate | against memcpy |
+|---|---:|---:|---:|---:|
+{chr(10).join(rows)}
+{documents}"""
+
+
+def write_section(section, heading, result_file):
+    """Puts `section` (whose first line is `heading`) into BENCHMARKS.md in place of the previous one, before the HTTP
+    load test, and keeps it in Benchmarks/Results for the next full run."""
     (ROOT / "Benchmarks/Results").mkdir(parents=True, exist_ok=True)
-    (ROOT / "Benchmarks/Results/hostile.md").write_text(section, encoding="utf-8")
+    (ROOT / "Benchmarks/Results" / result_file).write_text(section, encoding="utf-8")
     path = ROOT / "BENCHMARKS.md"
     text = path.read_text(encoding="utf-8")
-    text = re.sub(r"## Hostile input \(HostileBenchmarks\)\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
+    text = re.sub(re.escape(heading) + r"\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
     marker = "\n## HTTP load test"
     if marker in text:
         before, after = text.split(marker, 1)
@@ -193,7 +238,11 @@ def write_hostile(results):
     else:
         text += "\n\n" + section
     path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-    print("wrote the Hostile input section of BENCHMARKS.md")
+    print(f"wrote the {heading[3:]} section of BENCHMARKS.md")
+
+
+def write_hostile(results):
+    write_section(hostile_section(results), "## Hostile input (HostileBenchmarks)", "hostile.md")
 
 
 def main():
@@ -201,6 +250,9 @@ def main():
         sys.exit(__doc__)
     if sys.argv[1] == "--hostile":
         return write_hostile(parse(Path(sys.argv[2]).read_text(encoding="utf-8")))
+    if sys.argv[1] == "--vectors":
+        results = parse(Path(sys.argv[2]).read_text(encoding="utf-8"))
+        return write_section(vectors_section(results), "## Vectors (VectorBenchmarks)", "vectors.md")
     results = parse(Path(sys.argv[1]).read_text(encoding="utf-8"))
     subprocess.run(["swift", "build", "-c", "release", "--product", "firepack"], cwd=ROOT, check=True, capture_output=True)
     bench_files = [str(CORPUS / n) for n in ("twitter.json", "citm_catalog.json", "canada.json") if (CORPUS / n).exists()]
@@ -437,6 +489,10 @@ here the build before the conversions stopped building trees).
         text = text.rstrip("\n") + "\n\n" + hostile_section(results)
     elif (ROOT / "Benchmarks/Results/hostile.md").exists():
         text = text.rstrip("\n") + "\n\n" + (ROOT / "Benchmarks/Results/hostile.md").read_text(encoding="utf-8")
+    if any(name.startswith("Vector 1M decode/") for name in results):
+        text = text.rstrip("\n") + "\n\n" + vectors_section(results)
+    elif (ROOT / "Benchmarks/Results/vectors.md").exists():
+        text = text.rstrip("\n") + "\n\n" + (ROOT / "Benchmarks/Results/vectors.md").read_text(encoding="utf-8")
     # The Arrow and engine benchmarks run from Python (python/benchmarks/engines.py writes their section).
     arrow = ROOT / "Benchmarks/Results/arrow.md"
     if arrow.exists():

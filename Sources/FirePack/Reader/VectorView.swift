@@ -23,21 +23,12 @@ public struct VectorView: RandomAccessCollection {
         return form.element(at: index, in: storage)
     }
 
-    /// A copy as a `VectorValue`: one memory copy for binary64, one conversion per element otherwise.
+    /// A copy as a `VectorValue`: one memory copy for binary64, one pass of conversions otherwise
+    /// (`PackedVector.decode`, a loop per form that the compiler vectorizes).
     public var vectorValue: VectorValue {
         let count = endIndex
-        guard form != .binary64 else {
-            var elements = [Double](repeating: 0, count: count)
-            elements.withUnsafeMutableBytes { $0.copyMemory(from: storage) }
-            #if _endian(big)
-            for index in elements.indices {
-                elements[index] = Double(bitPattern: UInt64(littleEndian: elements[index].bitPattern))
-            }
-            #endif
-            return VectorValue(elements)
-        }
         let elements = [Double](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for index in 0..<count { buffer[index] = form.element(at: index, in: storage) }
+            PackedVector.decode(storage, form: form, into: UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
             initialized = count
         }
         return VectorValue(elements)

@@ -77,6 +77,58 @@ package enum PackedVector {
         return Int64(bitPattern: raw << unused) >> Int64(unused)  // sign-extends the top byte
     }
 
+    /// Writes the elements of `form` in `storage` (`output.count` of them, checked by the caller) into `output`, each
+    /// the exact double written: one loop per form and mantissa width, with no switch per element, so that a 768- or
+    /// 2,048-element embedding costs a memory copy (binary64) or one vectorized conversion (binary32, decimal of 1, 2,
+    /// 3 or 4 bytes). Guarded by the `Vector` benchmarks (VectorBenchmarks).
+    static func decode(_ storage: UnsafeRawBufferPointer, form: Form, into output: UnsafeMutableBufferPointer<Double>) {
+        let count = output.count
+        guard count > 0, let target = output.baseAddress, let source = storage.baseAddress else { return }
+        switch form {
+        case .binary64:
+            UnsafeMutableRawPointer(target).copyMemory(from: source, byteCount: count * 8)
+            #if _endian(big)
+            for index in 0..<count { target[index] = Double(bitPattern: target[index].bitPattern.byteSwapped) }
+            #endif
+        case .binary32:
+            for index in 0..<count {
+                let bits = UInt32(littleEndian: source.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+                target[index] = Double(Float(bitPattern: bits))
+            }
+        case .decimal(let width, let scale):
+            // One correctly rounded division of two exact doubles per element (m ≤ 2^53, 10^s ≤ 10^15).
+            let divisor = DecimalDouble.powerOfTen(scale)
+            switch width {
+            case 1:
+                for index in 0..<count {
+                    target[index] = Double(source.load(fromByteOffset: index, as: Int8.self)) / divisor
+                }
+            case 2:
+                for index in 0..<count {
+                    let mantissa = Int16(littleEndian: source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))
+                    target[index] = Double(mantissa) / divisor
+                }
+            case 3:
+                // Six-decimal embeddings in (−1, 1). Each element is read with the byte after it, which the last
+                // element has not got: it is read alone.
+                for index in 0..<count - 1 {
+                    let raw = UInt32(littleEndian: source.loadUnaligned(fromByteOffset: index * 3, as: UInt32.self))
+                    target[index] = Double(Int32(bitPattern: raw << 8) >> 8) / divisor
+                }
+                target[count - 1] = Double(mantissa(at: (count - 1) * 3, width: 3, in: storage)) / divisor
+            case 4:
+                for index in 0..<count {
+                    let mantissa = Int32(littleEndian: source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self))
+                    target[index] = Double(mantissa) / divisor
+                }
+            default:
+                for index in 0..<count {
+                    target[index] = Double(mantissa(at: index * width, width: width, in: storage)) / divisor
+                }
+            }
+        }
+    }
+
     /// The index of the first decimal mantissa whose magnitude is above 2^53, or nil; widths below 7 bytes never are.
     static func firstInvalidMantissa(width: Int, in storage: UnsafeRawBufferPointer) -> Int? {
         guard width >= 7 else { return nil }
