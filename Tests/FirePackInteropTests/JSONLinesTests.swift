@@ -63,13 +63,11 @@ struct JSONLinesTests {
         #expect(documents[4].reference.path.hasPrefix("books/"))
     }
 
-    @Test("a malformed line is reported by line, column and the input's byte offset, on both paths")
-    func errorsNameTheLine() throws {
-        let broken = [lines[0], lines[1], #"{"title": "x", "n": 1.5.2}"#]
-        let lineStart = (lines[0] + "\n" + lines[1] + "\n").utf8.count
-        let column = #"{"title": "x", "n": 1.5"#.utf8.count + 1
+    /// The error each path throws reading `lines` to the end: the one pass into a stream, then the tree path.
+    func errorsOnBothPaths(_ lines: [String]) throws -> [FirePackError] {
+        var errors: [FirePackError] = []
         for direct in [true, false] {
-            let reader = JSONLinesReader(input(broken), naming: naming())
+            let reader = JSONLinesReader(input(lines), naming: naming())
             let stream = try DocumentStreamWriter(sink: MemorySink())
             do {
                 if direct {
@@ -77,11 +75,24 @@ struct JSONLinesTests {
                 } else {
                     while try reader.next() != nil {}
                 }
-                Issue.record("read a malformed line")
+                Issue.record("read \(lines.last ?? "")")
             } catch let error as FirePackError {
-                #expect(error.message.hasPrefix("line 3, column \(column):"), "\(error.message)")
-                #expect(error.offset == lineStart + column - 1)
+                errors.append(error)
             }
+        }
+        return errors
+    }
+
+    @Test("a malformed line is reported by line, column and the input's byte offset, on both paths")
+    func errorsNameTheLine() throws {
+        let broken = [lines[0], lines[1], #"{"title": "x", "n": 1.5.2}"#]
+        let lineStart = (lines[0] + "\n" + lines[1] + "\n").utf8.count
+        let column = #"{"title": "x", "n": 1.5"#.utf8.count + 1
+        let errors = try errorsOnBothPaths(broken)
+        #expect(errors.count == 2)
+        for error in errors {
+            #expect(error.message.hasPrefix("line 3, column \(column):"), "\(error.message)")
+            #expect(error.offset == lineStart + column - 1)
         }
     }
 
@@ -102,21 +113,7 @@ struct JSONLinesTests {
             #"{"a": 1, "a": [x]}"#,
         ]
         for text in bad {
-            var errors: [FirePackError] = []
-            for direct in [true, false] {
-                let reader = JSONLinesReader(input([lines[0], text]), naming: naming())
-                let stream = try DocumentStreamWriter(sink: MemorySink())
-                do {
-                    if direct {
-                        while try reader.appendNext(to: stream) {}
-                    } else {
-                        while try reader.next() != nil {}
-                    }
-                    Issue.record("read \(text)")
-                } catch let error as FirePackError {
-                    errors.append(error)
-                }
-            }
+            let errors = try errorsOnBothPaths([lines[0], text])
             guard errors.count == 2 else { continue }
             #expect(errors[0].message.hasPrefix("line 2"), "\(errors[0])")
             #expect(errors[0].code == errors[1].code, "\(text)")

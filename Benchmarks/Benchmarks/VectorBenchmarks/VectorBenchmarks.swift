@@ -20,11 +20,11 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: smoke ? .milliseconds(50) : .seconds(2),
         maxIterations: smoke ? 3 : 1_000
     )
-    var generator = SplitMix(seed: 768)
     let count = 1 << 20
-    // Float32 embeddings, and embeddings printed with six decimals (the two packed forms).
-    let float32 = (0..<count).map { _ in Double(Float(generator.unit())) }
-    let sixDecimals = (0..<count).map { _ in Double(Int(generator.unit() * 999_999)) / 1e6 }
+    // Float32 embeddings, and embeddings printed with six decimals (the two packed forms); every run the same data.
+    func unit(_ index: Int) -> Double { sin(Double(index) * 0.618_033_988_7) }
+    let float32 = (0..<count).map { Double(Float(unit($0))) }
+    let sixDecimals = (0..<count).map { Double(Int(unit($0) * 999_999)) / 1e6 }
     func bytes(_ elements: [Double], version: Int) -> [UInt8] {
         Value.vector(VectorValue(elements)).firePackBytes(formatVersion: version)
     }
@@ -60,7 +60,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 10,000 documents with a 768-dimension float32 embedding each.
     let documents = (0..<10_000).map { index in
-        Embedded(id: "doc\(index)", embedding: VectorValue((0..<768).map { _ in Double(Float(generator.unit())) }))
+        Embedded(id: "doc\(index)", embedding: VectorValue((0..<768).map { Double(Float(unit(index * 768 + $0))) }))
     }
     let version1 = FirePackEncoder()
     version1.formatVersion = 1
@@ -76,19 +76,4 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Embeddings 10,000 × 768/JSONDecoder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try JSONDecoder().decode([Embedded].self, from: documentsJSON)) }
     }
-}
-
-/// A small seeded generator, so that every run measures the same data.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A double in [−1, 1).
-    mutating func unit() -> Double { Double(Int64(bitPattern: next()) >> 11) / Double(1 << 52) }
 }
