@@ -44,6 +44,27 @@ struct MalformedInputTests {
         assertDecodeFails(hex: "D0 03 FF FF 03", .lengthMismatch, offset: 0)    // count 65535 in 2 bytes
     }
 
+    /// Docs/FORMAT.md §7, "Which defect is reported": the first met reading front to back, a duplicate key once its
+    /// value has been read, a container's `lengthMismatch` after its last element — by the tree and by `verify` alike.
+    @Test func theFirstOfTwoDefects() throws {
+        let cases: [(String, FirePackError.Code, Int)] = [
+            ("B2 07 02 61 01 02 61 C4 00", .truncated, 7),  // the repeated key's value is cut: the value's defect
+            ("B3 09 02 61 01 02 61 02 02 FF 03", .duplicateKey, 5),  // a repeat, then a key that is not UTF-8
+            ("A2 05 81 FF 01 00 00", .invalidUTF8, 3),  // a bad string, then elements that end early
+            ("A2 80 00 82 FF FF", .badVarint, 1),  // the header before the elements
+            ("B1 03 02 61 D8", .unknownTag, 4),  // the value before anything after the map
+        ]
+        for (text, code, offset) in cases {
+            assertDecodeFails(hex: text, code, offset: offset)
+            do {
+                try FirePackReader.verify(bytes(hex: text))
+                Issue.record("verify accepted \(text)")
+            } catch {
+                #expect(error.code == code && error.offset == offset, "\(text): \(error)")
+            }
+        }
+    }
+
     @Test func invalidUTF8() {
         assertDecodeFails(hex: "82 C3 28", .invalidUTF8, offset: 1)              // bad continuation
         assertDecodeFails(hex: "82 C0 80", .invalidUTF8, offset: 1)              // overlong
