@@ -111,6 +111,7 @@ struct JSONLinesTests {
             #"{"a": 1"#,
             #"{"a": [{"b": [1, {"c": 1e999999}]}]}"#,
             #"{"a": 1, "a": [x]}"#,
+            "{\"id\": \"x\", \"id\": \"y\u{1}\"}",
         ]
         for text in bad {
             let errors = try errorsOnBothPaths([lines[0], text])

@@ -28,6 +28,12 @@ public enum FuzzSeeds {
             return sampleModels + sampleValues.map { $0.firePackBytes() }
         case "json":
             return sampleValues.map { $0.jsonBytes() } + files(".json")
+        case "json-lines":
+            // Documents as lines (`__name__` last, as FirePack writes it), one file of them all, an ID before a name.
+            let naming = DocumentNaming(collection: "c", idField: nil)
+            let lines = documents.map { naming.value(of: $0).jsonBytes() }
+            return lines + [Array(lines.joined(separator: [0x0A]))]
+                + [Array(#"{"id":"x","__name__":"c/d","a":[1,{"b":null}]}"#.utf8)]
         case "rest-json":
             let lines = files(".firestore.json").flatMap { $0.split(separator: UInt8(ascii: "\n")).map(Array.init) }
             return sampleValues.compactMap { try? ($0).firestoreJSONBytes() } + documents.compactMap { try? ($0).firestoreJSONBytes() } + lines

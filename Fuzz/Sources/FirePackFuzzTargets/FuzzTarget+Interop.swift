@@ -1,5 +1,6 @@
 import FirePack
 import FirePackInterop
+import FirePackStreams
 
 extension FuzzTarget {
     /// Plain JSON: whatever parses is written in the reversible form and parses back to the same value.
@@ -10,6 +11,55 @@ extension FuzzTarget {
         for options in [JSONOptions(), JSONOptions(pretty: true, sortedKeys: true)] {
             let again = check.attempt("re-parse") { try Value(json: value.jsonBytes(options: options)) }
             check.expect(again == value.sortingKeys(options.sortedKeys), "the reversible JSON round trip changed the value")
+        }
+        return check.outcome
+    }
+
+    /// JSON lines into a stream, by the one pass (`appendNext(to:)`) and by the tree path (`next()`), under three
+    /// namings: the same records, or the same error (code, offset, message, JSON path). Every error names a byte
+    /// inside the input.
+    public static let jsonLines = FuzzTarget(
+        name: "json-lines", summary: "JSONLinesReader: the one pass against the tree path, bytes and errors"
+    ) { input in
+        var check = FuzzCheck(input)
+        func convert(direct: Bool, idField: String?, keepsIDField: Bool) -> Result<[UInt8], FirePackError> {
+            let naming = DocumentNaming(
+                collection: "c", idField: idField, generatesMissingIDs: true, keepsIDField: keepsIDField,
+                deterministic: true)
+            let reader = JSONLinesReader(MemorySource(input), naming: naming)
+            let sink = MemorySink()
+            do {
+                let stream = try DocumentStreamWriter(sink: sink)
+                if direct {
+                    while try reader.appendNext(to: stream) {}
+                } else {
+                    while let document = try reader.next() { try stream.append(document) }
+                }
+                try stream.close()
+                return .success(sink.bytes)
+            } catch let error as FirePackError {
+                return .failure(error)
+            } catch {
+                return .failure(FirePackError(.invalidValue, "\(error)"))
+            }
+        }
+        for (idField, keeps) in [(nil, false), ("id", false), ("id", true)] as [(String?, Bool)] {
+            let direct = convert(direct: true, idField: idField, keepsIDField: keeps)
+            let tree = convert(direct: false, idField: idField, keepsIDField: keeps)
+            switch (direct, tree) {
+            case (.success(let a), .success(let b)):
+                check.expect(a == b, "the one pass wrote other bytes than the tree path")
+            case (.failure(let a), .failure(let b)):
+                check.expect(
+                    a.code == b.code && a.offset == b.offset && a.message == b.message
+                        && a.pathDescription == b.pathDescription,
+                    "the paths disagree: \(a) / \(b)")
+                check.attempt("convert") { throw a }
+            case (.success, .failure(let error)):
+                check.expect(false, "the one pass took what the tree path refuses: \(error)")
+            case (.failure(let error), .success):
+                check.expect(false, "the one pass refused what the tree path takes: \(error)")
+            }
         }
         return check.outcome
     }

@@ -172,10 +172,11 @@ extension JSONParser {
         guard let idField = members.idField, self.key(key, is: idField) else { return false }
         let idText = String(decoding: idField, as: UTF8.self)
         if members.keepsIDField {
-            let value = try parseMember(named: idText, depth: depth)
+            // The key before its value, as for every other member: a repeat is reported before a defect in the value.
             guard idField.withUnsafeBytes({ writer.writeKey(utf8: $0) }) else {
                 throw duplicateKey(idText, at: keyOffset)
             }
+            let value = try parseMember(named: idText, depth: depth)
             writer.write(value)
             members.id = value
             return true
