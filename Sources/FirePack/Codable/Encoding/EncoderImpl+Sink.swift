@@ -8,7 +8,11 @@
 // Codable lets a type keep a container and write to it after its siblings, write a key twice (the last value wins,
 // at the first one's place, as with JSONEncoder), or hand out a super encoder that writes later. A tree does all of
 // that. Bytes written in order cannot: the sink throws `OutOfOrder` at the first such write, and `FirePackEncoder`
-// encodes the value again into a tree (the same encoder, the other sink) and writes the tree.
+// encodes the value again into a tree (the same encoder, the other sink) and writes the tree. Why not mend the bytes
+// in place: a repeated key's earlier entry may hold key literals that later keys already reference through the key
+// table (Docs/FORMAT.md §3), so its bytes cannot be cut out; and switching sinks midway would have to map every
+// `Position` and `Container` handed out to a tree node. Only values that write a key twice or use containers out of
+// order pay for the second encode.
 //
 // A branch per write inside the encoder, not a sink protocol with two conformers: the encoder's methods and its
 // containers are called through Codable's protocols with the value's type unknown, where a sink known only as a
