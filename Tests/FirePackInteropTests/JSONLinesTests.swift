@@ -112,6 +112,7 @@ struct JSONLinesTests {
             #"{"a": [{"b": [1, {"c": 1e999999}]}]}"#,
             #"{"a": 1, "a": [x]}"#,
             "{\"id\": \"x\", \"id\": \"y\u{1}\"}",
+            #"{"id": "a", "__name__": "books/d", "id": tru}"#,
         ]
         for text in bad {
             let errors = try errorsOnBothPaths([lines[0], text])

@@ -43,6 +43,7 @@ extension JSONParser {
         guard depth <= maxDepth else {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
         }
+        let start = index
         index += 1
         writer.beginArray()
         skipWhitespace()
@@ -58,6 +59,8 @@ extension JSONParser {
                 throw error.prefixingPath(with: .index(element))
             }
             element += 1
+            // The readers' element limit, checked as the array grows, as `parseArray` checks it.
+            if element > ReaderLimits.default.maxElementCount { throw JSONParser.tooManyElements(at: start) }
             skipWhitespace()
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an array") }
             let separator = byte(index)
@@ -181,9 +184,12 @@ extension JSONParser {
             members.id = value
             return true
         }
-        // After `__name__` the ID field is a field like any other; before it, it is read, and left out unless
-        // `__name__` follows (then the line is not taken: `leftOutIDBeforeName`).
-        guard members.name == nil else { return false }
+        // After `__name__` the ID field is a field like any other (a repeat when it was left out before `__name__`);
+        // before it, it is read, and left out unless `__name__` follows (then the line is not taken: `leftOutID`).
+        guard members.name == nil else {
+            guard !members.leftOutID else { throw duplicateKey(idText, at: keyOffset) }
+            return false
+        }
         guard members.id == nil else { throw duplicateKey(idText, at: keyOffset) }
         members.id = try parseMember(named: idText, depth: depth)
         members.leftOutID = true

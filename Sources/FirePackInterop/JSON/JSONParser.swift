@@ -106,6 +106,14 @@ struct JSONParser {
         index += length
     }
 
+    /// The error for an array at `start` with more elements than readers take (Docs/FORMAT.md §6).
+    static func tooManyElements(at start: Int) -> FirePackError {
+        FirePackError(
+            .limitExceeded, offset: start,
+            "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)"
+        )
+    }
+
     mutating func parseArray(depth: Int) throws(FirePackError) -> Value {
         guard depth <= maxDepth else {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
@@ -126,12 +134,7 @@ struct JSONParser {
                 throw error.prefixingPath(with: .index(elements.count))
             }
             // The readers' element limit, checked as the array grows (not once it is all in memory).
-            if elements.count > ReaderLimits.default.maxElementCount {
-                throw FirePackError(
-                    .limitExceeded, offset: start,
-                    "an array of more than \(ReaderLimits.default.maxElementCount) elements (the readers' limit, Docs/FORMAT.md §6)"
-                )
-            }
+            if elements.count > ReaderLimits.default.maxElementCount { throw Self.tooManyElements(at: start) }
             skipWhitespace()
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an array") }
             let separator = byte(index)
