@@ -147,11 +147,6 @@ extension JSONParser {
         return String(decoding: UnsafeRawBufferPointer(start: base + start, count: length), as: UTF8.self)
     }
 
-    /// The tree path's error for a key that appears twice in one object (`parseObject`).
-    func duplicateKey(_ key: String, at offset: Int) -> FirePackError {
-        FirePackError(.duplicateKey, offset: offset, "key \(key.debugDescription) appears twice in one object")
-    }
-
     /// Whether the scanned key's bytes are `name`'s.
     func key(_ key: ScannedString, is name: [UInt8]) -> Bool {
         switch key {

@@ -106,6 +106,11 @@ struct JSONParser {
         index += length
     }
 
+    /// The error for a key that appears twice in one object, at the repeat's key (both parsers, tree and transcoder).
+    func duplicateKey(_ key: String, at offset: Int) -> FirePackError {
+        FirePackError(.duplicateKey, offset: offset, "key \(key.debugDescription) appears twice in one object")
+    }
+
     /// The error for an array at `start` with more elements than readers take (Docs/FORMAT.md §6).
     static func tooManyElements(at start: Int) -> FirePackError {
         FirePackError(
@@ -167,10 +172,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             // Before the value, as the transcoder's writer finds it: which of two defects is reported is one rule.
-            guard map[key] == nil else {
-                throw FirePackError(
-                    .duplicateKey, offset: keyOffset, "key \(key.debugDescription) appears twice in one object")
-            }
+            guard map[key] == nil else { throw duplicateKey(key, at: keyOffset) }
             let value: Value
             do {
                 let escapedMap =
