@@ -41,6 +41,11 @@ struct FormatExamplesTests {
         (.vector(VectorValue([1.0, 2.5])), "D6 01 02 0A 19"),
         (.vector(VectorValue([-0.5, 65.66])), "D6 12 02 CE FF A6 19"),
         (.vector(VectorValue([Double(Float(0.1))])), "D6 80 01 CD CC CC 3D"),
+        ([1.5, 2.5], "D8 01 02 0F 19"),
+        ([1000, 2000, 3000], "D8 C4 03 E8 03 D0 07 B8 0B"),
+        ([3.0, 4.0, 5.0], "D8 00 03 03 04 05"),
+        ([.double(Double(Float(0.1))), .double(Double(Float(0.2)))], "D8 80 02 CD CC CC 3D CD CC 4C 3E"),
+        ([.double(1.0 / 3.0), .double(2.0 / 3.0)], "D8 C8 02 55 55 55 55 55 55 D5 3F 55 55 55 55 55 55 E5 3F"),
     ]
 
     /// Doubles in format version 1, which has no decimal form (§1, "Which form a double takes").

@@ -369,42 +369,88 @@ extension FirePackValueReader {
         if Element.self == Double.self { return unsafeBitCast(try decodeDoubles(), to: [Element].self) }
         if Element.self == String.self { return unsafeBitCast(try decodeStrings(), to: [Element].self) }
         if Element.self == Int.self { return unsafeBitCast(try decodeInts(), to: [Element].self) }
-        return try decodeElements { try decodeValue(Element.self, at: ($0, $1)) }
+        return try decodeElements {
+            var reader = $0
+            return try Element(firePack: &reader)
+        }
     }
 
     @usableFromInline
     func decodeDoubles() throws -> [Double] {
-        try decodeElements { [decoder] in try decoder.decodeDouble(at: $0, end: $1) }
+        let header = try arrayHeader()
+        if let form = header.packed, let doubles = decoder.bulkDoubles(header, form) { return doubles }
+        return try decodeElements(header) { try $0.decoder.decodeDouble(at: $0.offset, end: $0.end) }
     }
 
     @usableFromInline
     func decodeStrings() throws -> [String] {
-        try decodeElements { [decoder] in try decoder.decodeString(at: $0, end: $1) }
+        try decodeElements { try $0.decoder.decodeString(at: $0.offset, end: $0.end) }
     }
 
     @usableFromInline
     func decodeInts() throws -> [Int] {
-        try decodeElements { [decoder] in try decoder.decodeInteger(Int.self, at: $0, end: $1) }
+        let header = try arrayHeader()
+        if case .integers(let width)? = header.packed {
+            return decoder.bulkIntegers(header, width: width).map { Int($0) }
+        }
+        return try decodeElements(header) { try $0.decoder.decodeInteger(Int.self, at: $0.offset, end: $0.end) }
     }
 
-    /// Reads the array at the reader's value, each element with `read(offset, end)`, putting the element's index in
-    /// front of the coding path of a `DecodingError` it throws.
+    /// Reads the array at the reader's value, each element with `read` given a reader at the element, putting the
+    /// element's index in front of the coding path of a `DecodingError` it throws.
     @inlinable @inline(__always)
-    func decodeElements<Element>(_ read: (Int, Int) throws -> Element) throws -> [Element] {
-        let header = try arrayHeader()
+    func decodeElements<Element>(_ read: (FirePackValueReader) throws -> Element) throws -> [Element] {
+        try decodeElements(try arrayHeader(), read)
+    }
+
+    /// `decodeElements(_:)` for the array whose header has been read. The elements of a packed array are read
+    /// through one decoder of their own (`DecoderImpl+Packed.swift`), loaded with each element in turn.
+    @inlinable @inline(__always)
+    func decodeElements<Element>(_ header: ContainerHeader, _ read: (FirePackValueReader) throws -> Element) throws
+        -> [Element]
+    {
         var elements: [Element] = []
         elements.reserveCapacity(header.count)
+        if header.isPacked {
+            let reader = packedElementReader()
+            for index in 0..<header.count {
+                do {
+                    elements.append(try read(loading(reader, element: index, of: header)))
+                } catch {
+                    throw Self.prefixing(error, index: index)
+                }
+            }
+            return elements
+        }
         var position = header.bodyStart
         for index in 0..<header.count {
             let elementEnd = try valueEnd(at: position, limit: header.end)
             do {
-                elements.append(try read(position, elementEnd))
+                elements.append(try read(nested(at: (position, elementEnd))))
             } catch {
                 throw Self.prefixing(error, index: index)
             }
             position = elementEnd
         }
         return elements
+    }
+
+    /// A reader over a decoder for the elements of a packed array (one container deeper than this reader's value).
+    @usableFromInline
+    func packedElementReader() -> FirePackValueReader {
+        let child = decoder.packedElementDecoder(depth: depth + 1, path: [])
+        return FirePackValueReader(
+            decoder: child, offset: 0, end: DecoderImpl.packedElementSize, depth: depth + 1)
+    }
+
+    /// `reader` (from `packedElementReader()`) loaded with element `index` of the packed array `header`.
+    @usableFromInline
+    func loading(_ reader: FirePackValueReader, element index: Int, of header: ContainerHeader) -> FirePackValueReader {
+        let form = header.packed!
+        let position = header.bodyStart + index * form.width
+        let value = form.element(at: 0, in: decoder.input.bytes(from: position, count: form.width))
+        reader.decoder.load(value, index: index, reportedAt: position)
+        return reader
     }
 
     /// The header of the array at the reader's value; throws `typeMismatch`, or `valueNotFound` for null.

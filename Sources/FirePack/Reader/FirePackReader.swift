@@ -20,6 +20,9 @@ public struct FirePackReader {
     var limit: Int
     /// How many containers the cursor is inside.
     public private(set) var depth = 0
+    /// The form of the packed array (`D8`) the cursor is in, whose elements have no tag; nil elsewhere. Set by
+    /// `enterArray()`, cleared by `exitArray(_:)` (a packed array holds no containers).
+    var packed: PackedArray.Form?
 
     /// Opens a bare FirePack encoding: one root value and its key table, nothing after.
     public init(bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
@@ -63,6 +66,10 @@ public struct FirePackReader {
 
     /// The type of the next value, without moving the cursor; throws `unsupportedExtension` for an extension value.
     public func peekType() throws(FirePackError) -> ValueType {
+        if let packed {
+            _ = try packedElement(packed)
+            return packed.holdsDoubles ? .double : .integer
+        }
         let tag = try input.tag(at: readerIndex, limit: limit)
         if let type = ValueType(tag: tag) { return type }
         if tag == Tag.extension { throw FirePackError(.unsupportedExtension, offset: readerIndex, "extension value") }
@@ -72,17 +79,30 @@ public struct FirePackReader {
 
     /// A lazy view of the next value, without moving the cursor.
     public func peekValueView() throws(FirePackError) -> ValueView {
+        if let packed {
+            let (_, end) = try packedElement(packed)
+            return ValueView(input: input, offset: readerIndex, endOffset: end, depth: depth, packedElement: packed)
+        }
         let end = try input.valueEnd(at: readerIndex, limit: limit)
         return ValueView(input: input, offset: readerIndex, endOffset: end, depth: depth)
     }
 
     /// Skips the next value, whatever its size, in O(1).
     public mutating func skipValue() throws(FirePackError) {
+        if let packed {
+            readerIndex = try packedElement(packed).next
+            return
+        }
         readerIndex = try input.valueEnd(at: readerIndex, limit: limit)
     }
 
     /// Reads the next value, whole, as a `Value` tree, checking every byte of it.
     public mutating func readValue() throws(FirePackError) -> Value {
+        if let packed {
+            let (value, next) = try packedElement(packed)
+            readerIndex = next
+            return value
+        }
         var materializer = Materializer(input: input)
         let (value, next) = try materializer.value(at: readerIndex, limit: limit, depth: depth)
         readerIndex = next
@@ -91,20 +111,23 @@ public struct FirePackReader {
 
     /// Reads `null`, or returns false (cursor unmoved) when the next value is something else.
     public mutating func readNull() throws(FirePackError) -> Bool {
-        guard try input.tag(at: readerIndex, limit: limit) == Tag.null else { return false }
+        if let packed { _ = try packedElement(packed) }
+        guard packed == nil, try input.tag(at: readerIndex, limit: limit) == Tag.null else { return false }
         readerIndex += 1
         return true
     }
 
     /// Reads the server-timestamp sentinel, or returns false (cursor unmoved) when the next value is something else.
     public mutating func readServerTimestamp() throws(FirePackError) -> Bool {
-        guard try input.tag(at: readerIndex, limit: limit) == Tag.serverTimestamp else { return false }
+        if let packed { _ = try packedElement(packed) }
+        guard packed == nil, try input.tag(at: readerIndex, limit: limit) == Tag.serverTimestamp else { return false }
         readerIndex += 1
         return true
     }
 
     /// Reads a boolean.
     public mutating func readBoolean() throws(FirePackError) -> Bool {
+        try requireTagged(expecting: "boolean")
         let (value, next) = try input.getBoolean(at: readerIndex, limit: limit)
         readerIndex = next
         return value
@@ -112,6 +135,12 @@ public struct FirePackReader {
 
     /// Reads an integer.
     public mutating func readInteger() throws(FirePackError) -> Int64 {
+        if let packed {
+            let (value, next) = try packedElement(packed)
+            guard case .integer(let integer) = value else { throw mismatch(expecting: "integer", packed) }
+            readerIndex = next
+            return integer
+        }
         let (value, next) = try input.getInteger(at: readerIndex, limit: limit)
         readerIndex = next
         return value
@@ -119,6 +148,12 @@ public struct FirePackReader {
 
     /// Reads a double (an integer is a type mismatch: the two are distinct types).
     public mutating func readDouble() throws(FirePackError) -> Double {
+        if let packed {
+            let (value, next) = try packedElement(packed)
+            guard case .double(let double) = value else { throw mismatch(expecting: "double", packed) }
+            readerIndex = next
+            return double
+        }
         let (value, next) = try input.getDouble(at: readerIndex, limit: limit)
         readerIndex = next
         return value
@@ -126,6 +161,7 @@ public struct FirePackReader {
 
     /// Reads a timestamp.
     public mutating func readTimestamp() throws(FirePackError) -> Timestamp {
+        try requireTagged(expecting: "timestamp")
         let (value, next) = try input.getTimestamp(at: readerIndex, limit: limit)
         readerIndex = next
         return value
@@ -133,6 +169,7 @@ public struct FirePackReader {
 
     /// Reads a geopoint.
     public mutating func readGeoPoint() throws(FirePackError) -> GeoPoint {
+        try requireTagged(expecting: "geopoint")
         let (value, next) = try input.getGeoPoint(at: readerIndex, limit: limit)
         readerIndex = next
         return value
@@ -140,6 +177,7 @@ public struct FirePackReader {
 
     /// Reads a string as a validated view into the input.
     public mutating func readString() throws(FirePackError) -> StringView {
+        try requireTagged(expecting: "string")
         let (start, count, next) = try input.getString(at: readerIndex, limit: limit)
         readerIndex = next
         return StringView(input.bytes(from: start, count: count))
@@ -147,6 +185,7 @@ public struct FirePackReader {
 
     /// Reads bytes as a view into the input.
     public mutating func readBytes() throws(FirePackError) -> BytesView {
+        try requireTagged(expecting: "bytes")
         let (start, count, next) = try input.getLengthPrefixed(
             at: readerIndex, limit: limit, tag: Tag.bytes, expecting: "bytes")
         readerIndex = next
@@ -155,6 +194,7 @@ public struct FirePackReader {
 
     /// Reads a document reference (its path is validated).
     public mutating func readReference() throws(FirePackError) -> DocumentReference {
+        try requireTagged(expecting: "reference")
         let (value, next) = try input.getReference(at: readerIndex, limit: limit)
         readerIndex = next
         return value
@@ -162,6 +202,7 @@ public struct FirePackReader {
 
     /// Reads a vector as a view of its elements in the input.
     public mutating func readVector() throws(FirePackError) -> VectorView {
+        try requireTagged(expecting: "vector")
         let (view, next) = try input.getVector(at: readerIndex, limit: limit)
         readerIndex = next
         return view
@@ -192,6 +233,7 @@ extension FirePackReader {
     }
 
     private mutating func enterContainer(map: Bool) throws(FirePackError) -> Container {
+        try requireTagged(expecting: map ? "map" : "array")
         let header = try input.getContainerHeader(at: readerIndex, limit: limit, depth: depth + 1)
         guard header.isMap == map else {
             throw .typeMismatch(expected: map ? "map" : "array", foundTag: input.byte(at: readerIndex), at: readerIndex)
@@ -200,6 +242,7 @@ extension FirePackReader {
         readerIndex = header.bodyStart
         limit = header.end
         depth += 1
+        packed = header.packed
         return container
     }
 
@@ -224,6 +267,7 @@ extension FirePackReader {
         }
         limit = container.outerLimit
         depth -= 1
+        packed = nil
     }
 
     /// Reads the next map key (a literal or a reference), validated as UTF-8, as a view into the input.
@@ -251,6 +295,29 @@ extension FirePackReader {
         let start = key.baseAddress.map { $0 - input.base } ?? 0
         try input.validateUTF8(start: start, count: key.count, what: "key")
         return StringView(key)
+    }
+}
+
+extension FirePackReader {
+    /// The next element of the packed array the cursor is in, and the offset after it (the array's header checked
+    /// its bytes; only the end of the array is checked here).
+    @inline(__always)
+    func packedElement(_ form: PackedArray.Form) throws(FirePackError) -> (value: Value, next: Int) {
+        guard readerIndex < limit else { throw .truncated(at: readerIndex, needing: "a value") }
+        return (form.element(at: 0, in: input.bytes(from: readerIndex, count: form.width)), readerIndex + form.width)
+    }
+
+    /// Throws the error a read of another type gives at a number, when the cursor is in a packed array.
+    @inline(__always)
+    func requireTagged(expecting what: String) throws(FirePackError) {
+        if let packed {
+            _ = try packedElement(packed)
+            throw mismatch(expecting: what, packed)
+        }
+    }
+
+    func mismatch(expecting what: String, _ form: PackedArray.Form) -> FirePackError {
+        .typeMismatch(expected: what, foundTag: form.elementTag, at: readerIndex)
     }
 }
 

@@ -21,10 +21,15 @@ struct Materializer {
         case 0x80...0x9F, Tag.string:
             let (start, count, next) = try input.getString(at: offset, limit: limit)
             return (.string(UTF8Validation.makeString(validated: input.bytes(from: start, count: count))), next)
-        case 0xA0...0xAF, Tag.array:
+        case 0xA0...0xAF, Tag.array, Tag.packedArray:
             let header = try input.getContainerHeader(at: offset, limit: limit, depth: depth + 1)
             var elements: [Value] = []
             elements.reserveCapacity(header.count)
+            if let form = header.packed {
+                let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
+                for index in 0..<header.count { elements.append(form.element(at: index, in: storage)) }
+                return (.array(elements), header.end)
+            }
             var cursor = header.bodyStart
             for _ in 0..<header.count {
                 let (element, next) = try value(at: cursor, limit: header.end, depth: depth + 1)

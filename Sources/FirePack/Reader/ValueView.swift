@@ -16,35 +16,66 @@ public struct ValueView {
     public let endOffset: Int
     /// How many containers enclose the value.
     public let depth: Int
+    /// For an element of a packed array (`D8`), which has no tag: the array's form; the element's bytes are
+    /// `offset ..< endOffset`.
+    var packedElement: PackedArray.Form? = nil
 
     /// The value's type; nil for an extension value from a newer format version.
-    public var type: ValueType? { ValueType(tag: input.byte(at: offset)) }
+    public var type: ValueType? {
+        if let packedElement { return packedElement.holdsDoubles ? .double : .integer }
+        return ValueType(tag: input.byte(at: offset))
+    }
 
     /// The encoded size of the value in bytes (key references count as their short form).
     public var byteCount: Int { endOffset - offset }
 
     /// Whether the value is `null`.
-    public var isNull: Bool { input.byte(at: offset) == Tag.null }
+    public var isNull: Bool { packedElement == nil && input.byte(at: offset) == Tag.null }
 
     /// The value as an integer.
-    public func integer() throws(FirePackError) -> Int64 { try input.getInteger(at: offset, limit: endOffset).0 }
+    public func integer() throws(FirePackError) -> Int64 {
+        if packedElement != nil {
+            guard case .integer(let integer) = try packedValue(expecting: "integer") else {
+                throw packedMismatch(expecting: "integer")
+            }
+            return integer
+        }
+        return try input.getInteger(at: offset, limit: endOffset).0
+    }
     /// The value as a double.
-    public func double() throws(FirePackError) -> Double { try input.getDouble(at: offset, limit: endOffset).0 }
+    public func double() throws(FirePackError) -> Double {
+        if packedElement != nil {
+            guard case .double(let double) = try packedValue(expecting: "double") else {
+                throw packedMismatch(expecting: "double")
+            }
+            return double
+        }
+        return try input.getDouble(at: offset, limit: endOffset).0
+    }
     /// The value as a boolean.
-    public func boolean() throws(FirePackError) -> Bool { try input.getBoolean(at: offset, limit: endOffset).0 }
+    public func boolean() throws(FirePackError) -> Bool {
+        try tagged(expecting: "boolean")
+        return try input.getBoolean(at: offset, limit: endOffset).0
+    }
     /// The value as a timestamp.
     public func timestamp() throws(FirePackError) -> Timestamp {
-        try input.getTimestamp(at: offset, limit: endOffset).0
+        try tagged(expecting: "timestamp")
+        return try input.getTimestamp(at: offset, limit: endOffset).0
     }
     /// The value as a geopoint.
-    public func geoPoint() throws(FirePackError) -> GeoPoint { try input.getGeoPoint(at: offset, limit: endOffset).0 }
+    public func geoPoint() throws(FirePackError) -> GeoPoint {
+        try tagged(expecting: "geopoint")
+        return try input.getGeoPoint(at: offset, limit: endOffset).0
+    }
     /// The value as a document reference.
     public func reference() throws(FirePackError) -> DocumentReference {
-        try input.getReference(at: offset, limit: endOffset).0
+        try tagged(expecting: "reference")
+        return try input.getReference(at: offset, limit: endOffset).0
     }
 
     /// The value as a validated string view into the input.
     public func stringView() throws(FirePackError) -> StringView {
+        try tagged(expecting: "string")
         let (start, count, _) = try input.getString(at: offset, limit: endOffset)
         return StringView(input.bytes(from: start, count: count))
     }
@@ -54,6 +85,7 @@ public struct ValueView {
 
     /// The value as a bytes view into the input.
     public func bytes() throws(FirePackError) -> BytesView {
+        try tagged(expecting: "bytes")
         let (start, count, _) = try input.getLengthPrefixed(
             at: offset, limit: endOffset, tag: Tag.bytes, expecting: "bytes")
         return BytesView(input.bytes(from: start, count: count))
@@ -61,11 +93,13 @@ public struct ValueView {
 
     /// The value as a vector view into the input.
     public func vector() throws(FirePackError) -> VectorView {
-        try input.getVector(at: offset, limit: endOffset).0
+        try tagged(expecting: "vector")
+        return try input.getVector(at: offset, limit: endOffset).0
     }
 
     /// The whole value as a `Value` tree, every byte checked.
     public func value() throws(FirePackError) -> Value {
+        if packedElement != nil { return try packedValue(expecting: "value") }
         var materializer = Materializer(input: input)
         let (value, next) = try materializer.value(at: offset, limit: endOffset, depth: depth)
         guard next == endOffset else {
@@ -76,6 +110,7 @@ public struct ValueView {
 
     /// The number of elements of an array, entries of a map, or elements of a vector.
     public func count() throws(FirePackError) -> Int {
+        try tagged(expecting: "array or map")
         if type == .vector { return try input.getVector(at: offset, limit: endOffset).0.count }
         return try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).count
     }
@@ -96,6 +131,7 @@ public struct ValueView {
 
     /// The value for the key with these UTF-8 bytes, as `subscript(key:)`.
     public func entry(forKey query: UnsafeRawBufferPointer) throws(FirePackError) -> ValueView? {
+        if packedElement != nil { return nil }
         let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
         guard header.isMap else { return nil }
         var cursor = header.bodyStart
@@ -118,6 +154,7 @@ public struct ValueView {
             guard type == .array, index >= 0 else { return nil }
             let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
             guard index < header.count else { return nil }
+            if let form = header.packed { return element(index, of: form, in: header) }
             var cursor = header.bodyStart
             for _ in 0..<index { cursor = try input.valueEnd(at: cursor, limit: header.end) }
             let end = try input.valueEnd(at: cursor, limit: header.end)
@@ -127,9 +164,14 @@ public struct ValueView {
 
     /// Calls `body` with each element of an array, in order.
     public func forEachElement(_ body: (ValueView) throws -> Void) throws {
+        try tagged(expecting: "array")
         let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
         guard !header.isMap else {
             throw FirePackError.typeMismatch(expected: "array", foundTag: input.byte(at: offset), at: offset)
+        }
+        if let form = header.packed {
+            for index in 0..<header.count { try body(element(index, of: form, in: header)) }
+            return
         }
         var cursor = header.bodyStart
         for _ in 0..<header.count {
@@ -142,6 +184,7 @@ public struct ValueView {
 
     /// Calls `body` with each key (validated UTF-8) and value of a map, in order.
     public func forEachEntry(_ body: (StringView, ValueView) throws -> Void) throws {
+        try tagged(expecting: "map")
         let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
         guard header.isMap else {
             throw FirePackError.typeMismatch(expected: "map", foundTag: input.byte(at: offset), at: offset)
@@ -162,12 +205,38 @@ public struct ValueView {
 
 extension ValueView {
     /// The value's tag byte as two hex digits (for debugging views such as `firepack inspect --offsets`).
-    package var tagHex: String { Tag.hex(input.byte(at: offset)) }
+    package var tagHex: String { Tag.hex(packedElement?.elementTag ?? input.byte(at: offset)) }
 }
 
 extension ValueView {
     /// For an array or map: the offset of its first element (the bytes before it are the container's header).
     package func contentOffset() throws(FirePackError) -> Int {
-        try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).bodyStart
+        try tagged(expecting: "array or map")
+        return try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).bodyStart
+    }
+}
+
+extension ValueView {
+    /// Element `index` of the packed array `header` (of this view), a view without a tag.
+    func element(_ index: Int, of form: PackedArray.Form, in header: ContainerHeader) -> ValueView {
+        let start = header.bodyStart + index * form.width
+        return ValueView(
+            input: input, offset: start, endOffset: start + form.width, depth: depth + 1, packedElement: form)
+    }
+
+    /// The number this packed element holds (its array's header checked its bytes).
+    private func packedValue(expecting what: String) throws(FirePackError) -> Value {
+        guard let packedElement else { throw packedMismatch(expecting: what) }
+        return packedElement.element(at: 0, in: input.bytes(from: offset, count: endOffset - offset))
+    }
+
+    /// Throws the error a tagged number would give a read of another type, when this is a packed element.
+    @inline(__always)
+    private func tagged(expecting what: String) throws(FirePackError) {
+        if packedElement != nil { throw packedMismatch(expecting: what) }
+    }
+
+    private func packedMismatch(expecting what: String) -> FirePackError {
+        .typeMismatch(expected: what, foundTag: packedElement?.elementTag ?? input.byte(at: offset), at: offset)
     }
 }

@@ -118,6 +118,14 @@ extension FirePackWriter {
         let fixed = count <= Tag.fixContainerMaxCount
         let lengthField = fixed ? bodyLength : Varint.encodedSize(count) + bodyLength
         let headerSize = 1 + Varint.encodedSize(lengthField) + (fixed ? 0 : Varint.encodedSize(count))
+        if !isMap && count >= 2 && decimalDoubles
+            && packArray(count: count, bodyStart: bodyStart, taggedSize: headerSize + bodyLength)
+        {
+            depth -= 1
+            if depth > 0 { top = outerFrames.removeLast() }
+            didWriteValue()
+            return
+        }
         let extra = headerSize - Tag.reservedContainerHeader
         if extra > 0 {
             reserve(extra)

@@ -309,6 +309,9 @@ struct WriterState {
     var limitViolation: FirePackError?
     /// The mantissas of the vector being written in the decimal form, kept from vector to vector.
     var mantissas: [Int64] = []
+    /// The elements of an array being packed (`FirePackWriter+Packing.swift`), kept for their capacity.
+    var packedDoubles: [Double] = []
+    var packedIntegers: [Int64] = []
 }
 
 /// A key written in an open map: its key-table entry, and the map it was last written in before (restored when

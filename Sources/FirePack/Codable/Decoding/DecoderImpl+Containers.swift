@@ -13,6 +13,8 @@ extension DecoderImpl {
         let depth: Int
         var position: Int
         var currentIndex = 0
+        /// For a packed array: the decoder its scalar elements are read with, made at the first one.
+        var elementDecoder: DecoderImpl?
 
         init(decoder: DecoderImpl, header: ContainerHeader, pathDepth: Int) {
             self.decoder = decoder
@@ -35,13 +37,16 @@ extension DecoderImpl {
                         codingPath + [AnyCodingKey(index: currentIndex)],
                         "Unkeyed container is at end", at: position))
             }
+            if let form = header.packed { return position + form.width }
             let input = decoder.input
             return try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: position, limit: header.end) }
         }
 
         mutating func decodeNil() throws -> Bool {
             let end = try nextElementEnd(for: Never.self)
-            guard (try? decoder.input.tag(at: position, limit: end)) == Tag.null else { return false }
+            guard header.packed == nil, (try? decoder.input.tag(at: position, limit: end)) == Tag.null else {
+                return false
+            }
             position = end
             currentIndex += 1
             return true
@@ -50,6 +55,7 @@ extension DecoderImpl {
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let end = try nextElementEnd(for: type)
             if decoder.path.count != pathDepth { decoder.path.removeSubrange(min(pathDepth, decoder.path.count)...) }
+            if header.packed != nil { return try decodePacked(type, end: end) }
             decoder.path.append(.index(currentIndex))
             defer { decoder.path.removeLast() }
             let value = try decoder.decode(type, at: position, end: end, depth: depth + 1)
@@ -72,8 +78,43 @@ extension DecoderImpl {
             try nextDecoder()
         }
 
+        /// Decodes the next element of a packed array: a scalar with the container's element decoder, anything else
+        /// with one of its own (which may outlive this call, as a nested decoder may).
+        private mutating func decodePacked<T: Decodable>(_ type: T.Type, end: Int) throws -> T {
+            let child: DecoderImpl
+            if case .scalar? = NativeType(T.self) {
+                if elementDecoder == nil { elementDecoder = packedDecoder() }
+                child = elementDecoder!
+            } else {
+                child = packedDecoder()
+            }
+            loadElement(into: child)
+            let value = try child.decode(type, at: 0, end: DecoderImpl.packedElementSize, depth: depth + 1)
+            position = end
+            currentIndex += 1
+            return value
+        }
+
+        private func packedDecoder() -> DecoderImpl {
+            decoder.packedElementDecoder(
+                depth: depth + 1, path: Array(decoder.path.prefix(pathDepth)) + [.index(currentIndex)])
+        }
+
+        private func loadElement(into child: DecoderImpl) {
+            let form = header.packed!
+            let value = form.element(at: 0, in: decoder.input.bytes(from: position, count: form.width))
+            child.load(value, index: currentIndex, reportedAt: position)
+        }
+
         private mutating func nextDecoder() throws -> DecoderImpl {
             let end = try nextElementEnd(for: Any.self)
+            if header.packed != nil {
+                let child = packedDecoder()
+                loadElement(into: child)
+                position = end
+                currentIndex += 1
+                return child
+            }
             let child = decoder.child(
                 at: position, end: end, depth: depth + 1,
                 path: Array(decoder.path.prefix(pathDepth)) + [.index(currentIndex)])
@@ -125,7 +166,7 @@ extension DecoderImpl {
     }()
 
     func contextAtPath(_ path: [any CodingKey], _ message: String, at offset: Int) -> DecodingError.Context {
-        var description = "\(message) (at byte \(offset)"
+        var description = "\(message) (at byte \(state.packedElementOffset ?? offset)"
         if let reference = options.reference { description += " in document \(reference.path)" }
         description += ")."
         return DecodingError.Context(codingPath: path, debugDescription: description)

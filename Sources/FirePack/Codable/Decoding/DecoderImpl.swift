@@ -20,6 +20,8 @@ final class DecoderImpl: Decoder {
         state = DecoderState(offset: offset, end: end, depth: depth, keyReferences: KeyReferenceMemo(for: input))
     }
 
+    deinit { state.packedElementBytes?.deallocate() }
+
     /// Makes a decoder that finished a top-level call ready for the next, as a new one would be, keeping the capacity
     /// of its stacks. Only its owner calls this, while no container of the previous call is alive.
     func prepare(input: ReaderInput, options: DecoderOptions, offset: Int, end: Int, depth: Int) {
@@ -216,7 +218,7 @@ final class DecoderImpl: Decoder {
     }
 
     func context(_ message: String, at offset: Int, underlying: (any Error)? = nil) -> DecodingError.Context {
-        var description = "\(message) (at byte \(offset)"
+        var description = "\(message) (at byte \(state.packedElementOffset ?? offset)"
         if let reference = options.reference { description += " in document \(reference.path)" }
         description += ")."
         return DecodingError.Context(codingPath: codingPath, debugDescription: description, underlyingError: underlying)
@@ -249,6 +251,10 @@ struct DecoderState: ~Copyable {
     var keyReferences: KeyReferenceMemo
     var mapEntries = MapEntryCache()
     var bypassKeyStrategy = false
+    /// For a decoder of one packed-array element (`DecoderImpl+Packed.swift`): the element's offset in the document,
+    /// which its errors report, and the bytes it reads, which it owns.
+    var packedElementOffset: Int? = nil
+    var packedElementBytes: UnsafeMutableRawPointer? = nil
     /// Which types met so far have generated coding (kept across calls: a conformance does not change).
     var generatedTypes = GeneratedConformanceMemo<any FirePackDecodable.Type>()
     /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).

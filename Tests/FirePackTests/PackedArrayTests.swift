@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+@testable import FirePack
+
+/// Packed arrays (`D8`, Docs/FORMAT.md §1): what the writer packs, and that every reader reads a packed array as the
+/// tagged array of the same elements.
+@Suite("Packed arrays")
+struct PackedArrayTests {
+    /// The encoding of an array in format version 1, which never packs: each element with its tag.
+    static func tagged(_ elements: [Value]) -> [UInt8] {
+        let writer = FirePackWriter(options: .init(formatVersion: 1))
+        writer.write(.array(elements))
+        return writer.takeBytes()
+    }
+
+    /// Arrays the writer packs, with their element kinds, and arrays it leaves tagged.
+    static let packable: [[Value]] = [
+        [1.5, 2.5, 65.66, -0.25],
+        // binary32: −0.0 and ∞ keep their bits.
+        [.double(-0.0), .double(.infinity), .double(Double(Float(0.1))), .double(Double(Float(0.2))), .double(Double(Float(0.3)))],
+        // binary64: a NaN keeps its payload.
+        [.double(Double(bitPattern: 0x7FF8_0000_0000_1234)), .double(1.0 / 3), .double(2.0 / 3), .double(1.0 / 7)],
+        (0..<100).map { .double(Double($0) / 8) },
+        (0..<300).map { .double(Double($0 - 150) / 1000) },
+        [1000, 2000, 3000],
+        [.integer(.min), .integer(.max), .integer(1 << 40), .integer(-(1 << 40))],
+        (0..<200).map { .integer(Int64($0) - 100) },
+        (0..<50).map { .integer(Int64($0) * 70_000) },
+    ]
+
+    @Test("the writer packs arrays of doubles or of integers when that is shorter, and every bit comes back")
+    func writerPacks() throws {
+        for elements in Self.packable {
+            let packed = Value.array(elements).firePackBytes()
+            #expect(packed.first == 0xD8, "\(elements.prefix(4)): \(hex(Array(packed.prefix(24))))")
+            #expect(packed.count < Self.tagged(elements).count)
+            let back = try Value(firePackBytes: packed)
+            guard case .array(let decoded) = back else {
+                Issue.record("not an array")
+                continue
+            }
+            #expect(decoded.count == elements.count)
+            for (a, b) in zip(decoded, elements) {
+                switch (a, b) {
+                case (.double(let x), .double(let y)): #expect(x.bitPattern == y.bitPattern)
+                case (.integer(let x), .integer(let y)): #expect(x == y)
+                default: Issue.record("\(a) read back for \(b)")
+                }
+            }
+        }
+    }
+
+    @Test("mixed, short and non-numeric arrays stay tagged; an integer-valued double stays a double")
+    func writerLeavesTagged() throws {
+        for elements: [Value] in [[1, 2], [1, 1.5], [1.5], ["a", "b"], [1.5, nil], [[1.5, 2.5], [1.5, 2.5]]] {
+            let encoded = Value.array(elements).firePackBytes()
+            #expect(encoded.first != 0xD8, "\(elements)")
+        }
+        // A nested numeric array packs inside a tagged one.
+        let nested = Value.array([[1.5, 2.5], [3.5, 4.5]]).firePackBytes()
+        #expect(hex(nested) == "A2 0A D8 01 02 0F 19 D8 01 02 23 2D")
+        let doubles = try Value(firePackBytes: Value.array([3.0, 4.0, 5.0]).firePackBytes())
+        #expect(doubles == [3.0, 4.0, 5.0])
+        if case .array(let elements) = doubles { #expect(elements.allSatisfy { if case .double = $0 { true } else { false } }) }
+    }
+
+    @Test("format version 1 never packs")
+    func version1() {
+        let writer = FirePackWriter(options: .init(formatVersion: 1))
+        writer.write(.array((0..<100).map { .double(Double($0) / 8) }))
+        #expect(writer.takeBytes().first == 0xD0)
+    }
+
+    @Test("the zero-copy view, the cursor, verify and the tree read a packed array as its elements")
+    func readers() throws {
+        let doubles = Value.array([1.5, -2.25, 65.66, 7.0]).firePackBytes()
+        #expect(doubles.first == 0xD8)
+        try FirePackReader.verify(doubles)
+        try doubles.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw)
+            let root = reader.root
+            #expect(root.type == .array)
+            #expect(try root.count() == 4)
+            #expect(try root[1]?.double() == -2.25)
+            #expect(try root[1]?.type == .double)
+            #expect(try root[4] == nil)
+            var seen: [Double] = []
+            try root.forEachElement { seen.append(try $0.double()) }
+            #expect(seen == [1.5, -2.25, 65.66, 7.0])
+            // A number read as another type is the tagged element's mismatch, at the element's offset.
+            do {
+                _ = try root[2]?.string()
+                Issue.record("a packed double read as a string")
+            } catch let error as FirePackError {
+                #expect(error.code == .typeMismatch && error.offset == 3 + 2 * 2, "\(error)")
+            }
+            let array = try reader.enterArray()
+            #expect(array.count == 4)
+            #expect(try reader.peekType() == .double)
+            #expect(try reader.readDouble() == 1.5)
+            #expect(throws: FirePackError.self) { try reader.readInteger() }
+            #expect(throws: FirePackError.self) { try reader.readString() }
+            #expect(try reader.readNull() == false)
+            try reader.skipValue()
+            #expect(try reader.readValue() == .double(65.66))
+            #expect(try reader.peekValueView().double() == 7)
+            #expect(try reader.readDouble() == 7)
+            #expect(reader.isAtEnd)
+            try reader.exitArray(array)
+        }
+        let integers = Value.array([1000, -2000, 3000]).firePackBytes()
+        #expect(integers.first == 0xD8)
+        try integers.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw)
+            #expect(try reader.root[2]?.integer() == 3000)
+            let array = try reader.enterArray()
+            #expect(try reader.readInteger() == 1000)
+            #expect(throws: FirePackError.self) { try reader.readDouble() }
+            #expect(try reader.readInteger() == -2000)
+            #expect(try reader.readValue() == 3000)
+            try reader.exitArray(array)
+        }
+    }
+
+    struct Meters: Codable, Equatable {
+        var value: Double
+        init(_ value: Double) { self.value = value }
+        init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Double.self) }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
+
+    @Test("the Codable decoder reads packed arrays into every element type a tagged array decodes to")
+    func codable() throws {
+        let decoder = FirePackDecoder()
+        let doubles = Value.array([1.5, -2.25, 65.66]).firePackBytes()
+        let integers = Value.array([1000, -2000, 3000]).firePackBytes()
+        #expect(doubles.first == 0xD8 && integers.first == 0xD8)
+        for bytes in [doubles, integers] {
+            let tagged = Self.tagged(try #require(try Value(firePackBytes: bytes).arrayValue))
+            #expect(try decoder.decode([Double].self, from: bytes) == decoder.decode([Double].self, from: tagged))
+            #expect(try decoder.decode([Float].self, from: bytes) == decoder.decode([Float].self, from: tagged))
+            #expect(try decoder.decode([Double?].self, from: bytes) == decoder.decode([Double?].self, from: tagged))
+            #expect(try decoder.decode([Value].self, from: bytes) == decoder.decode([Value].self, from: tagged))
+            #expect(try decoder.decode([Meters].self, from: bytes) == decoder.decode([Meters].self, from: tagged))
+        }
+        #expect(try decoder.decode([Int].self, from: integers) == [1000, -2000, 3000])
+        #expect(try decoder.decode([Int16].self, from: integers) == [1000, -2000, 3000])
+        // Errors: the element's offset and index, as for the tagged array.
+        do {
+            _ = try decoder.decode([Int].self, from: doubles)
+            Issue.record("1.5 decoded as Int")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.intValue) == [0])
+            #expect(context.debugDescription.contains("at byte 3"), "\(context.debugDescription)")
+        }
+        do {
+            _ = try decoder.decode([String].self, from: integers)
+            Issue.record("an integer decoded as String")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(context.codingPath.map(\.intValue) == [0])
+            #expect(context.debugDescription.contains("at byte 3"), "\(context.debugDescription)")
+        }
+        do {
+            _ = try decoder.decode([Int8].self, from: integers)
+            Issue.record("1000 decoded as Int8")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.intValue) == [0])
+        }
+    }
+
+    @Test("hostile packed arrays are refused at the byte that is wrong")
+    func hostile() {
+        assertDecodeFails(hex: "D8", .truncated, offset: 0)
+        assertDecodeFails(hex: "D8 9F 01 00", .unknownTag, offset: 1)
+        assertDecodeFails(hex: "D8 C7 01 00 00 00 00", .unknownTag, offset: 1)
+        assertDecodeFails(hex: "D8 C4 03 00 00", .lengthOutOfBounds, offset: 2)
+        assertDecodeFails(hex: "D8 C8 FF FF FF FF FF FF FF FF 7F", .lengthOutOfBounds, offset: 2)
+        assertDecodeFails(hex: "D8 C3 05 01 02 03 04 05", .limitExceeded, offset: 0, limits: ReaderLimits(maxElementCount: 4))
+        // A decimal mantissa of 7 bytes above 2^53, in the second element.
+        assertDecodeFails(
+            hex: "D8 60 02 01 00 00 00 00 00 00 01 00 00 00 00 00 40", .invalidDecimal, offset: 3 + 7)
+        assertDecodeFails(hex: "A1 04 D8 C3 02 01", .lengthOutOfBounds, offset: 4)
+    }
+}
+
+extension Value {
+    fileprivate var arrayValue: [Value]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+}
