@@ -24,7 +24,7 @@ import Testing
         return [
             generated(generator.book()), generated(generator.bookWithTags()), generated(generator.language()),
             generated(generator.office()), generated(generator.article()), generated(generator.shelf()),
-            generated(generator.everything()), entry(generator.holder()),
+            generated(generator.everything()), entry(generator.holder()), generated(generator.measurements()),
             generated((0..<generator.count()).map { _ in generator.bookWithTags() }),
             entry(["a": generator.book(), "b": generator.book()]),
             generated([generator.everything()] as [Everything?]),

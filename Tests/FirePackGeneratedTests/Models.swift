@@ -41,6 +41,19 @@ struct Color: Codable, Equatable {
     }
 }
 
+/// Numbers in arrays, which the writer packs (`D8`, `D9`) when that is shorter.
+@FirePackCodable
+struct Measurements: Codable, Equatable {
+    var ring: [[Double]]
+    var series: [Double]
+    var floats: [Float]
+    var counts: [Int]
+    var small: [Int16]
+    var samples: [[Int]]
+    var optionals: [Double?]
+    var values: [Value]
+}
+
 @FirePackCodable
 struct Tag: Codable, Equatable {
     var title: String

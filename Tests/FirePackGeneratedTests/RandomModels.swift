@@ -114,6 +114,23 @@ struct ModelGenerator {
             Ä: chance(50), a: int64(), explicit: ExplicitNull(wrappedValue: chance(50) ? string() : nil))
     }
 
+    mutating func measurements() -> Measurements {
+        let decimals = chance(70)
+        let columns = count(1...3)
+        func number(_ generator: inout ModelGenerator) -> Double {
+            decimals ? Double(generator.count(-99_999...99_999)) / 1000 : generator.double()
+        }
+        return Measurements(
+            ring: (0..<count(0...6)).map { _ in (0..<columns).map { _ in number(&self) } },
+            series: (0..<count(0...8)).map { _ in number(&self) },
+            floats: (0..<count(0...5)).map { _ in Float(count(-500...500)) / 4 },
+            counts: (0..<count(0...6)).map { _ in chance(50) ? count(-100_000...100_000) : Int(truncatingIfNeeded: int64()) },
+            small: (0..<count(0...6)).map { _ in Int16(count(-2_000...2_000)) },
+            samples: (0..<count(0...4)).map { _ in (0..<columns).map { _ in count(-1_000...100_000) } },
+            optionals: (0..<count()).map { _ in chance(20) ? nil : number(&self) },
+            values: (0..<count(0...5)).map { _ in .double(number(&self)) })
+    }
+
     mutating func holder() -> PlainHolder {
         PlainHolder(label: string(), book: book(), articles: (0..<count(0...2)).map { _ in article() },
                     everything: chance(30) ? everything() : nil)

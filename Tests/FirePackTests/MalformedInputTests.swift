@@ -16,8 +16,8 @@ struct MalformedInputTests {
     }
 
     @Test func unknownTags() {
-        for tag in UInt8(0xD9)...0xDF { assertDecodeFails([tag], .unknownTag, offset: 0) }
-        assertDecodeFails(hex: "A1 01 D9", .unknownTag, offset: 2)
+        for tag in UInt8(0xDA)...0xDF { assertDecodeFails([tag], .unknownTag, offset: 0) }
+        assertDecodeFails(hex: "A1 01 DA", .unknownTag, offset: 2)
         assertDecodeFails(hex: "D3 00", .unknownTag, offset: 0)
     }
 
@@ -52,7 +52,7 @@ struct MalformedInputTests {
             ("B3 09 02 61 01 02 61 02 02 FF 03", .duplicateKey, 5),  // a repeat, then a key that is not UTF-8
             ("A2 05 81 FF 01 00 00", .invalidUTF8, 3),  // a bad string, then elements that end early
             ("A2 80 00 82 FF FF", .badVarint, 1),  // the header before the elements
-            ("B1 03 02 61 D9", .unknownTag, 4),  // the value before anything after the map
+            ("B1 03 02 61 DA", .unknownTag, 4),  // the value before anything after the map
         ]
         for (text, code, offset) in cases {
             assertDecodeFails(hex: text, code, offset: offset)

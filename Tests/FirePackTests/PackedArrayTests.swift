@@ -52,13 +52,18 @@ struct PackedArrayTests {
 
     @Test("mixed, short and non-numeric arrays stay tagged; an integer-valued double stays a double")
     func writerLeavesTagged() throws {
-        for elements: [Value] in [[1, 2], [1, 1.5], [1.5], ["a", "b"], [1.5, nil], [[1.5, 2.5], [1.5, 2.5]]] {
+        let stayTagged: [[Value]] = [
+            [1, 2], [1, 1.5], [1.5], ["a", "b"], [1.5, nil], [[1.5, 2.5], [1, 2]], [[1.5, 2.5], [1.5]], [[], []],
+            [[1.5, 2.5], "a"],
+        ]
+        for elements in stayTagged {
             let encoded = Value.array(elements).firePackBytes()
             #expect(encoded.first != 0xD8, "\(elements)")
         }
-        // A nested numeric array packs inside a tagged one.
-        let nested = Value.array([[1.5, 2.5], [3.5, 4.5]]).firePackBytes()
-        #expect(hex(nested) == "A2 0A D8 01 02 0F 19 D8 01 02 23 2D")
+        // Arrays of equal-length rows of one kind pack whole; rows of unequal length pack each on their own.
+        #expect(hex(Value.array([[1.5, 2.5], [3.5, 4.5]]).firePackBytes()) == "D9 01 02 02 0F 19 23 2D")
+        #expect(hex(Value.array([[1.5], [2.5]]).firePackBytes()) == "D9 01 02 01 0F 19")
+        #expect(hex(Value.array([[1.5, 2.5], [3.5, 4.5, 5.5]]).firePackBytes()) == "A2 0B D8 01 02 0F 19 D8 01 03 23 2D 37")
         let doubles = try Value(firePackBytes: Value.array([3.0, 4.0, 5.0]).firePackBytes())
         #expect(doubles == [3.0, 4.0, 5.0])
         if case .array(let elements) = doubles { #expect(elements.allSatisfy { if case .double = $0 { true } else { false } }) }
@@ -119,6 +124,103 @@ struct PackedArrayTests {
             #expect(try reader.readInteger() == -2000)
             #expect(try reader.readValue() == 3000)
             try reader.exitArray(array)
+        }
+    }
+
+    @Test("rows of an array of packed rows read as arrays through every reader")
+    func rows() throws {
+        let matrix: Value = [[1.5, -2.25], [65.66, 7.0], [0.5, 0.25]]
+        let bytes = matrix.firePackBytes()
+        #expect(bytes.first == 0xD9)
+        #expect(try Value(firePackBytes: bytes) == matrix)
+        try FirePackReader.verify(bytes)
+        // D9, form 12 (2-byte mantissas, scale 2), 3 rows, 2 columns: the rows start at 4, 4 bytes each.
+        #expect(Array(bytes.prefix(4)) == [0xD9, 0x12, 0x03, 0x02])
+        try bytes.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw)
+            let root = reader.root
+            #expect(try root.count() == 3)
+            let row = try #require(try root[1])
+            #expect(row.type == .array)
+            #expect(row.offset == 8)
+            #expect(try row.count() == 2)
+            #expect(try row[0]?.double() == 65.66)
+            #expect(try row.value() == [65.66, 7.0])
+            #expect(try root.lookup("[2][1]")?.double() == 0.25)
+            var sum = 0.0
+            try root.forEachElement { row in try row.forEachElement { sum += try $0.double() } }
+            #expect(sum == 1.5 - 2.25 + 65.66 + 7.0 + 0.5 + 0.25)
+            do {
+                _ = try row.double()
+                Issue.record("a row read as a double")
+            } catch let error as FirePackError {
+                #expect(error.code == .typeMismatch && error.offset == 8, "\(error)")
+            }
+            let outer = try reader.enterArray()
+            #expect(try reader.peekType() == .array)
+            #expect(throws: FirePackError.self) { try reader.readDouble() }
+            let first = try reader.enterArray()
+            #expect(first.count == 2)
+            #expect(try reader.readDouble() == 1.5)
+            #expect(try reader.readValue() == -2.25)
+            try reader.exitArray(first)
+            #expect(try reader.readValue() == [65.66, 7.0])
+            try reader.skipValue()
+            #expect(reader.isAtEnd)
+            try reader.exitArray(outer)
+            #expect(reader.isAtEnd)
+        }
+        let decoder = FirePackDecoder()
+        #expect(try decoder.decode([[Double]].self, from: bytes) == [[1.5, -2.25], [65.66, 7.0], [0.5, 0.25]])
+        #expect(try decoder.decode([[Float]].self, from: bytes) == [[1.5, -2.25], [65.66, 7.0], [0.5, 0.25]])
+        #expect(try decoder.decode([Value].self, from: bytes) == [[1.5, -2.25], [65.66, 7.0], [0.5, 0.25]])
+        #expect(try decoder.decode([Pair].self, from: bytes) == [Pair(1.5, -2.25), Pair(65.66, 7.0), Pair(0.5, 0.25)])
+        do {
+            _ = try decoder.decode([[Int]].self, from: bytes)
+            Issue.record("1.5 decoded as Int")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.intValue) == [0, 0])
+            #expect(context.debugDescription.contains("at byte 4"), "\(context.debugDescription)")
+        }
+        let wholes = Value.array([[1.0, 2.0], [3.0, 4.5]]).firePackBytes()
+        #expect(hex(wholes) == "D9 01 02 02 0A 14 1E 2D")
+        #expect(try decoder.decode([[Int]].self, from: Value.array([[1.0, 2.0], [3.0, 4.0]]).firePackBytes()) == [[1, 2], [3, 4]])
+        do {
+            _ = try decoder.decode([[Int]].self, from: wholes)
+            Issue.record("4.5 decoded as Int")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.intValue) == [1, 1])
+            #expect(context.debugDescription.contains("at byte 7"), "\(context.debugDescription)")
+        }
+        // The same through a type of the Codable path alone (an unkeyed container over each row).
+        do {
+            _ = try decoder.decode([IntPair].self, from: wholes)
+            Issue.record("4.5 decoded as Int")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.intValue) == [1, 1])
+            #expect(context.debugDescription.contains("at byte 7"), "\(context.debugDescription)")
+        }
+    }
+
+    struct IntPair: Decodable {
+        var a: Int, b: Int
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            (a, b) = (try container.decode(Int.self), try container.decode(Int.self))
+        }
+    }
+
+    struct Pair: Codable, Equatable {
+        var x: Double, y: Double
+        init(_ x: Double, _ y: Double) { (self.x, self.y) = (x, y) }
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            (x, y) = (try container.decode(Double.self), try container.decode(Double.self))
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(x)
+            try container.encode(y)
         }
     }
 
@@ -183,6 +285,15 @@ struct PackedArrayTests {
         assertDecodeFails(
             hex: "D8 60 02 01 00 00 00 00 00 00 01 00 00 00 00 00 40", .invalidDecimal, offset: 3 + 7)
         assertDecodeFails(hex: "A1 04 D8 C3 02 01", .lengthOutOfBounds, offset: 4)
+        // Arrays of packed rows: no columns, rows past the end, too many rows, too deep, a bad form.
+        assertDecodeFails(hex: "D9 C3 05 00", .lengthMismatch, offset: 3)
+        assertDecodeFails(hex: "D9 C3 03 02 01 02 03 04 05", .lengthOutOfBounds, offset: 2)
+        assertDecodeFails(hex: "D9 C3 FF FF FF FF 0F 01 00", .lengthOutOfBounds, offset: 2)
+        assertDecodeFails(hex: "D9 C3 05 01 01 02 03 04 05", .limitExceeded, offset: 0, limits: ReaderLimits(maxElementCount: 4))
+        assertDecodeFails(hex: "D9 C3 01 FF FF FF FF 0F 00", .limitExceeded, offset: 0)
+        assertDecodeFails(hex: "D9 9F 01 01 00", .unknownTag, offset: 1)
+        assertDecodeFails(hex: "A1 06 D9 C3 01 01 05 00", .lengthMismatch, offset: 0)
+        assertDecodeFails(hex: "D9 C3 01 01 05", .depthLimitExceeded, offset: 0, limits: ReaderLimits(maxDepth: 1))
     }
 }
 

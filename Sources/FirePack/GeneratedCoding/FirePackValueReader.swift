@@ -412,7 +412,7 @@ extension FirePackValueReader {
         var elements: [Element] = []
         elements.reserveCapacity(header.count)
         if header.isPacked {
-            let reader = packedElementReader()
+            let reader = packedElementReader(for: header)
             for index in 0..<header.count {
                 do {
                     elements.append(try read(loading(reader, element: index, of: header)))
@@ -435,21 +435,31 @@ extension FirePackValueReader {
         return elements
     }
 
-    /// A reader over a decoder for the elements of a packed array (one container deeper than this reader's value).
+    /// A reader over a decoder for the elements (numbers or rows) of the packed array `header` (one container
+    /// deeper than this reader's value).
     @usableFromInline
-    func packedElementReader() -> FirePackValueReader {
-        let child = decoder.packedElementDecoder(depth: depth + 1, path: [])
-        return FirePackValueReader(
-            decoder: child, offset: 0, end: DecoderImpl.packedElementSize, depth: depth + 1)
+    func packedElementReader(for header: ContainerHeader) -> FirePackValueReader {
+        let child =
+            if let (form, columns) = header.packedRows {
+                decoder.packedRowDecoder(form: form, columns: columns, depth: depth + 1, path: [])
+            } else {
+                decoder.packedElementDecoder(depth: depth + 1, path: [])
+            }
+        return FirePackValueReader(decoder: child, offset: 0, end: child.input.count, depth: depth + 1)
     }
 
-    /// `reader` (from `packedElementReader()`) loaded with element `index` of the packed array `header`.
+    /// `reader` (from `packedElementReader(for:)`) loaded with element `index` of the packed array `header`.
     @usableFromInline
     func loading(_ reader: FirePackValueReader, element index: Int, of header: ContainerHeader) -> FirePackValueReader {
+        if header.packedRows != nil {
+            let row = header.row(index)
+            reader.decoder.loadRow(row, of: decoder, index: index, reportedAt: decoder.reportedOffset(row.bodyStart))
+            return reader
+        }
         let form = header.packed!
         let position = header.bodyStart + index * form.width
         let value = form.element(at: 0, in: decoder.input.bytes(from: position, count: form.width))
-        reader.decoder.load(value, index: index, reportedAt: position)
+        reader.decoder.load(value, index: index, reportedAt: decoder.reportedOffset(position))
         return reader
     }
 

@@ -20,9 +20,16 @@ public struct FirePackReader {
     var limit: Int
     /// How many containers the cursor is inside.
     public private(set) var depth = 0
-    /// The form of the packed array (`D8`) the cursor is in, whose elements have no tag; nil elsewhere. Set by
-    /// `enterArray()`, cleared by `exitArray(_:)` (a packed array holds no containers).
-    var packed: PackedArray.Form?
+    /// Inside a packed array, whose elements have no tag: its form byte (`ContainerHeader.notPacked` elsewhere), and
+    /// for an array of packed rows (`D9`) the elements of a row (0 in a `D8` or a row). Set by `enter…`, restored by
+    /// `exit…`.
+    var packedFormByte = ContainerHeader.notPacked
+    var packedColumns = 0
+
+    /// The form of the packed array the cursor is in, if it is.
+    var packed: PackedArray.Form? {
+        packedFormByte == ContainerHeader.notPacked ? nil : PackedArray.Form(byte: packedFormByte)
+    }
 
     /// Opens a bare FirePack encoding: one root value and its key table, nothing after.
     public init(bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default) throws(FirePackError) {
@@ -67,8 +74,8 @@ public struct FirePackReader {
     /// The type of the next value, without moving the cursor; throws `unsupportedExtension` for an extension value.
     public func peekType() throws(FirePackError) -> ValueType {
         if let packed {
-            _ = try packedElement(packed)
-            return packed.holdsDoubles ? .double : .integer
+            if case .number(let number) = try packedNext(packed).element { return number.type }
+            return .array
         }
         let tag = try input.tag(at: readerIndex, limit: limit)
         if let type = ValueType(tag: tag) { return type }
@@ -80,8 +87,10 @@ public struct FirePackReader {
     /// A lazy view of the next value, without moving the cursor.
     public func peekValueView() throws(FirePackError) -> ValueView {
         if let packed {
-            let (_, end) = try packedElement(packed)
-            return ValueView(input: input, offset: readerIndex, endOffset: end, depth: depth, packedElement: packed)
+            let (element, end) = try packedNext(packed)
+            return ValueView(
+                input: input, offset: readerIndex, endOffset: end, depth: depth, packedElement: packed,
+                packedRow: element.isRow)
         }
         let end = try input.valueEnd(at: readerIndex, limit: limit)
         return ValueView(input: input, offset: readerIndex, endOffset: end, depth: depth)
@@ -90,7 +99,7 @@ public struct FirePackReader {
     /// Skips the next value, whatever its size, in O(1).
     public mutating func skipValue() throws(FirePackError) {
         if let packed {
-            readerIndex = try packedElement(packed).next
+            readerIndex = try packedNext(packed).next
             return
         }
         readerIndex = try input.valueEnd(at: readerIndex, limit: limit)
@@ -99,7 +108,12 @@ public struct FirePackReader {
     /// Reads the next value, whole, as a `Value` tree, checking every byte of it.
     public mutating func readValue() throws(FirePackError) -> Value {
         if let packed {
-            let (value, next) = try packedElement(packed)
+            let (element, next) = try packedNext(packed)
+            let value: Value
+            switch element {
+            case .number(let number): value = number
+            case .row(let row): value = Materializer(input: input).packedArray(row)
+            }
             readerIndex = next
             return value
         }
@@ -111,7 +125,7 @@ public struct FirePackReader {
 
     /// Reads `null`, or returns false (cursor unmoved) when the next value is something else.
     public mutating func readNull() throws(FirePackError) -> Bool {
-        if let packed { _ = try packedElement(packed) }
+        if let packed { _ = try packedNext(packed) }
         guard packed == nil, try input.tag(at: readerIndex, limit: limit) == Tag.null else { return false }
         readerIndex += 1
         return true
@@ -119,7 +133,7 @@ public struct FirePackReader {
 
     /// Reads the server-timestamp sentinel, or returns false (cursor unmoved) when the next value is something else.
     public mutating func readServerTimestamp() throws(FirePackError) -> Bool {
-        if let packed { _ = try packedElement(packed) }
+        if let packed { _ = try packedNext(packed) }
         guard packed == nil, try input.tag(at: readerIndex, limit: limit) == Tag.serverTimestamp else { return false }
         readerIndex += 1
         return true
@@ -136,8 +150,8 @@ public struct FirePackReader {
     /// Reads an integer.
     public mutating func readInteger() throws(FirePackError) -> Int64 {
         if let packed {
-            let (value, next) = try packedElement(packed)
-            guard case .integer(let integer) = value else { throw mismatch(expecting: "integer", packed) }
+            let (element, next) = try packedNext(packed)
+            guard case .number(.integer(let integer)) = element else { throw mismatch(expecting: "integer", element) }
             readerIndex = next
             return integer
         }
@@ -149,8 +163,8 @@ public struct FirePackReader {
     /// Reads a double (an integer is a type mismatch: the two are distinct types).
     public mutating func readDouble() throws(FirePackError) -> Double {
         if let packed {
-            let (value, next) = try packedElement(packed)
-            guard case .double(let double) = value else { throw mismatch(expecting: "double", packed) }
+            let (element, next) = try packedNext(packed)
+            guard case .number(.double(let double)) = element else { throw mismatch(expecting: "double", element) }
             readerIndex = next
             return double
         }
@@ -218,6 +232,9 @@ extension FirePackReader {
         public let isMap: Bool
         let end: Int
         let outerLimit: Int
+        /// The cursor's packed state outside the container, restored on leaving it.
+        var outerPackedFormByte = ContainerHeader.notPacked
+        var outerPackedColumns = 0
     }
 
     /// Enters the array at the cursor; read `count` elements, then call `exitArray(_:)`. On success the cursor is
@@ -233,16 +250,27 @@ extension FirePackReader {
     }
 
     private mutating func enterContainer(map: Bool) throws(FirePackError) -> Container {
-        try requireTagged(expecting: map ? "map" : "array")
-        let header = try input.getContainerHeader(at: readerIndex, limit: limit, depth: depth + 1)
-        guard header.isMap == map else {
-            throw .typeMismatch(expected: map ? "map" : "array", foundTag: input.byte(at: readerIndex), at: readerIndex)
+        let header: ContainerHeader
+        if let packed {
+            // A row of an array of packed rows (D9) is an array; a number is neither.
+            let (element, _) = try packedNext(packed)
+            guard case .row(let row) = element, !map else { throw mismatch(expecting: map ? "map" : "array", element) }
+            header = row
+        } else {
+            header = try input.getContainerHeader(at: readerIndex, limit: limit, depth: depth + 1)
+            guard header.isMap == map else {
+                throw .typeMismatch(
+                    expected: map ? "map" : "array", foundTag: input.byte(at: readerIndex), at: readerIndex)
+            }
         }
-        let container = Container(count: header.count, isMap: map, end: header.end, outerLimit: limit)
+        let container = Container(
+            count: header.count, isMap: map, end: header.end, outerLimit: limit,
+            outerPackedFormByte: packedFormByte, outerPackedColumns: packedColumns)
         readerIndex = header.bodyStart
         limit = header.end
         depth += 1
-        packed = header.packed
+        packedFormByte = header.packedFormByte
+        packedColumns = header.packedColumns
         return container
     }
 
@@ -267,7 +295,8 @@ extension FirePackReader {
         }
         limit = container.outerLimit
         depth -= 1
-        packed = nil
+        packedFormByte = container.outerPackedFormByte
+        packedColumns = container.outerPackedColumns
     }
 
     /// Reads the next map key (a literal or a reference), validated as UTF-8, as a view into the input.
@@ -299,25 +328,47 @@ extension FirePackReader {
 }
 
 extension FirePackReader {
-    /// The next element of the packed array the cursor is in, and the offset after it (the array's header checked
-    /// its bytes; only the end of the array is checked here).
-    @inline(__always)
-    func packedElement(_ form: PackedArray.Form) throws(FirePackError) -> (value: Value, next: Int) {
-        guard readerIndex < limit else { throw .truncated(at: readerIndex, needing: "a value") }
-        return (form.element(at: 0, in: input.bytes(from: readerIndex, count: form.width)), readerIndex + form.width)
-    }
+    /// An element of a packed array: a number (of `D8`, or of a row of `D9`), or a row of `D9`.
+    enum PackedElement {
+        case number(Value)
+        case row(ContainerHeader)
 
-    /// Throws the error a read of another type gives at a number, when the cursor is in a packed array.
-    @inline(__always)
-    func requireTagged(expecting what: String) throws(FirePackError) {
-        if let packed {
-            _ = try packedElement(packed)
-            throw mismatch(expecting: what, packed)
+        var isRow: Bool {
+            if case .row = self { return true }
+            return false
         }
     }
 
-    func mismatch(expecting what: String, _ form: PackedArray.Form) -> FirePackError {
-        .typeMismatch(expected: what, foundTag: form.elementTag, at: readerIndex)
+    /// The next element of the packed array the cursor is in, and the offset after it (the array's header checked
+    /// its bytes; only the end of the array is checked here).
+    @inline(__always)
+    func packedNext(_ form: PackedArray.Form) throws(FirePackError) -> (element: PackedElement, next: Int) {
+        guard readerIndex < limit else { throw .truncated(at: readerIndex, needing: "a value") }
+        if packedColumns > 0 {
+            let size = packedColumns * form.width
+            let row = ContainerHeader(
+                count: packedColumns, isMap: false, bodyStart: readerIndex, end: readerIndex + size,
+                packedFormByte: packedFormByte)
+            return (.row(row), readerIndex + size)
+        }
+        let number = form.element(at: 0, in: input.bytes(from: readerIndex, count: form.width))
+        return (.number(number), readerIndex + form.width)
+    }
+
+    /// Throws the error a read of another type gives at a number or a row, when the cursor is in a packed array.
+    @inline(__always)
+    func requireTagged(expecting what: String) throws(FirePackError) {
+        if let packed { throw mismatch(expecting: what, try packedNext(packed).element) }
+    }
+
+    func mismatch(expecting what: String, _ element: PackedElement) -> FirePackError {
+        let found: UInt8
+        switch element {
+        case .number(.integer): found = Tag.int64
+        case .number: found = Tag.float64
+        case .row: found = Tag.packedArray
+        }
+        return .typeMismatch(expected: what, foundTag: found, at: readerIndex)
     }
 }
 

@@ -21,15 +21,11 @@ struct Materializer {
         case 0x80...0x9F, Tag.string:
             let (start, count, next) = try input.getString(at: offset, limit: limit)
             return (.string(UTF8Validation.makeString(validated: input.bytes(from: start, count: count))), next)
-        case 0xA0...0xAF, Tag.array, Tag.packedArray:
+        case 0xA0...0xAF, Tag.array, Tag.packedArray, Tag.packedRows:
             let header = try input.getContainerHeader(at: offset, limit: limit, depth: depth + 1)
+            if header.isPacked { return (packedArray(header), header.end) }
             var elements: [Value] = []
             elements.reserveCapacity(header.count)
-            if let form = header.packed {
-                let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
-                for index in 0..<header.count { elements.append(form.element(at: index, in: storage)) }
-                return (.array(elements), header.end)
-            }
             var cursor = header.bodyStart
             for _ in 0..<header.count {
                 let (element, next) = try value(at: cursor, limit: header.end, depth: depth + 1)
@@ -122,5 +118,20 @@ extension ReaderInput {
                 .unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
         }
         throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
+    }
+}
+
+extension Materializer {
+    /// The packed array (`D8`) or array of packed rows (`D9`) of `header`, whose header checked every element.
+    func packedArray(_ header: ContainerHeader) -> Value {
+        var elements: [Value] = []
+        elements.reserveCapacity(header.count)
+        if header.packedRows != nil {
+            for index in 0..<header.count { elements.append(packedArray(header.row(index))) }
+        } else if let form = header.packed {
+            let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
+            for index in 0..<header.count { elements.append(form.element(at: index, in: storage)) }
+        }
+        return .array(elements)
     }
 }

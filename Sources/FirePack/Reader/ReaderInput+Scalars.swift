@@ -212,28 +212,6 @@ extension ReaderInput {
     }
 }
 
-/// A container's header: how many elements, where they start and where the container ends.
-///
-/// For a packed array (`D8`) `packed` names its form and the elements, without tags, are `packed.width` bytes each
-/// from `bodyStart`: a loop over elements reads them through `PackedArray.Form.element(at:in:)`, never `valueEnd`.
-@usableFromInline
-struct ContainerHeader {
-    @usableFromInline var count: Int
-    @usableFromInline var isMap: Bool
-    @usableFromInline var bodyStart: Int
-    @usableFromInline var end: Int
-    /// A packed array's form byte, or `notPacked` (a byte no form uses).
-    @usableFromInline var packedFormByte: UInt8 = ContainerHeader.notPacked
-
-    @usableFromInline static let notPacked: UInt8 = 0xFF
-
-    /// Whether this is a packed array.
-    @usableFromInline var isPacked: Bool { packedFormByte != Self.notPacked }
-
-    /// A packed array's form.
-    var packed: PackedArray.Form? { isPacked ? PackedArray.Form(byte: packedFormByte) : nil }
-}
-
 extension ReaderInput {
     /// Reads an array or map header and checks its count against its length and the reader's limits.
     ///
@@ -253,6 +231,8 @@ extension ReaderInput {
             (count, bodyStart) = try Varint.get(base, at: next, limit: end)
         case Tag.packedArray:
             return try getPackedArrayHeader(at: offset, limit: limit, depth: depth)
+        case Tag.packedRows:
+            return try getPackedRowsHeader(at: offset, limit: limit, depth: depth)
         default:
             throw .typeMismatch(expected: "array or map", foundTag: tag, at: offset)
         }
@@ -271,37 +251,5 @@ extension ReaderInput {
                 "\(count) \(isMap ? "entries" : "elements") cannot fit in \(end - bodyStart) bytes")
         }
         return ContainerHeader(count: count, isMap: isMap, bodyStart: bodyStart, end: end)
-    }
-}
-
-extension ReaderInput {
-    /// Reads a packed array's header (`D8`, form byte, varint count) and checks its elements: present before `limit`,
-    /// within the element limit, and for decimal mantissas of 7 or 8 bytes each at most 2^53, so that reading an
-    /// element cannot fail.
-    func getPackedArrayHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
-        try require(2, at: offset, limit: limit, for: "a packed array")
-        guard let form = PackedArray.Form(byte: byte(at: offset + 1)) else {
-            throw FirePackError(
-                .unknownTag, offset: offset + 1,
-                "a packed array: form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
-        }
-        let (count, start) = try Varint.get(base, at: offset + 2, limit: limit)
-        guard depth <= limits.maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
-        }
-        guard count <= limits.maxElementCount else {
-            throw FirePackError(
-                .limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")
-        }
-        let width = form.width
-        guard count <= (limit - start) / width else {
-            throw FirePackError(
-                .lengthOutOfBounds, offset: offset + 2, "packed array of \(count) elements reaches past the end")
-        }
-        if case .doubles(let doubles) = form {
-            try checkMantissas(of: doubles, in: bytes(from: start, count: count * width), at: start)
-        }
-        return ContainerHeader(
-            count: count, isMap: false, bodyStart: start, end: start + count * width, packedFormByte: form.byte)
     }
 }

@@ -53,9 +53,9 @@ struct InputVerifier {
         switch tag {
         case 0x00...0x7F, 0xE0...0xFF, Tag.null, Tag.false, Tag.true, Tag.serverTimestamp: return offset + 1
         case 0x80...0x9F, Tag.string: return try input.getString(at: offset, limit: limit).next
-        case 0xA0...0xAF, Tag.array, Tag.packedArray:
+        case 0xA0...0xAF, Tag.array, Tag.packedArray, Tag.packedRows:
             let header = try input.getContainerHeader(at: offset, limit: limit, depth: depth + 1)
-            if header.packed != nil { return header.end }  // its header checks every element
+            if header.isPacked { return header.end }  // its header checks every element
             var cursor = header.bodyStart
             for _ in 0..<header.count { cursor = try value(at: cursor, limit: header.end, depth: depth + 1) }
             try Materializer.checkEnd(cursor, header, containerAt: offset)

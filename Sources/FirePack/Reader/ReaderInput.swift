@@ -157,17 +157,8 @@ struct ReaderInput {
                     .lengthOutOfBounds, offset: offset + 2, "vector of \(elements) elements reaches past the end")
             }
             return next + elements * form.width
-        case Tag.packedArray:
-            try require(2, at: offset, limit: limit, for: "a packed array")
-            guard let form = PackedArray.Form(byte: byte(at: offset + 1)) else {
-                return try getPackedArrayHeader(at: offset, limit: limit, depth: 0).end  // throws the form's error
-            }
-            let (elements, next) = try Varint.get(base, at: offset + 2, limit: limit)
-            guard elements <= (limit - next) / form.width else {
-                throw FirePackError(
-                    .lengthOutOfBounds, offset: offset + 2, "packed array of \(elements) elements reaches past the end")
-            }
-            return next + elements * form.width
+        case Tag.packedArray, Tag.packedRows:
+            return try packedArrayEnd(at: offset, limit: limit)
         case Tag.decimal:
             try require(2, at: offset, limit: limit, for: "a decimal double")
             size = 2 + DecimalDouble.mantissaBytes(byte(at: offset + 1))

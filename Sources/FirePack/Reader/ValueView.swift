@@ -19,10 +19,13 @@ public struct ValueView {
     /// For an element of a packed array (`D8`), which has no tag: the array's form; the element's bytes are
     /// `offset ..< endOffset`.
     var packedElement: PackedArray.Form? = nil
+    /// Whether this is a row of an array of packed rows (`D9`): an array of `packedElement` numbers without a
+    /// header, its bytes `offset ..< endOffset`.
+    var packedRow = false
 
     /// The value's type; nil for an extension value from a newer format version.
     public var type: ValueType? {
-        if let packedElement { return packedElement.holdsDoubles ? .double : .integer }
+        if let packedElement { return packedRow ? .array : packedElement.holdsDoubles ? .double : .integer }
         return ValueType(tag: input.byte(at: offset))
     }
 
@@ -99,6 +102,7 @@ public struct ValueView {
 
     /// The whole value as a `Value` tree, every byte checked.
     public func value() throws(FirePackError) -> Value {
+        if packedRow { return Materializer(input: input).packedArray(try containerHeader()) }
         if packedElement != nil { return try packedValue(expecting: "value") }
         var materializer = Materializer(input: input)
         let (value, next) = try materializer.value(at: offset, limit: endOffset, depth: depth)
@@ -110,9 +114,8 @@ public struct ValueView {
 
     /// The number of elements of an array, entries of a map, or elements of a vector.
     public func count() throws(FirePackError) -> Int {
-        try tagged(expecting: "array or map")
         if type == .vector { return try input.getVector(at: offset, limit: endOffset).0.count }
-        return try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).count
+        return try containerHeader().count
     }
 
     /// The value for `key` when this is a map holding it; nil when it does not or this is not a map.
@@ -152,9 +155,9 @@ public struct ValueView {
     public subscript(index: Int) -> ValueView? {
         get throws(FirePackError) {
             guard type == .array, index >= 0 else { return nil }
-            let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+            let header = try containerHeader()
             guard index < header.count else { return nil }
-            if let form = header.packed { return element(index, of: form, in: header) }
+            if header.isPacked { return element(index, in: header) }
             var cursor = header.bodyStart
             for _ in 0..<index { cursor = try input.valueEnd(at: cursor, limit: header.end) }
             let end = try input.valueEnd(at: cursor, limit: header.end)
@@ -164,13 +167,12 @@ public struct ValueView {
 
     /// Calls `body` with each element of an array, in order.
     public func forEachElement(_ body: (ValueView) throws -> Void) throws {
-        try tagged(expecting: "array")
-        let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+        let header = try containerHeader(expecting: "array")
         guard !header.isMap else {
             throw FirePackError.typeMismatch(expected: "array", foundTag: input.byte(at: offset), at: offset)
         }
-        if let form = header.packed {
-            for index in 0..<header.count { try body(element(index, of: form, in: header)) }
+        if header.isPacked {
+            for index in 0..<header.count { try body(element(index, in: header)) }
             return
         }
         var cursor = header.bodyStart
@@ -205,28 +207,48 @@ public struct ValueView {
 
 extension ValueView {
     /// The value's tag byte as two hex digits (for debugging views such as `firepack inspect --offsets`).
-    package var tagHex: String { Tag.hex(packedElement?.elementTag ?? input.byte(at: offset)) }
+    package var tagHex: String {
+        Tag.hex(packedRow ? Tag.packedArray : packedElement?.elementTag ?? input.byte(at: offset))
+    }
 }
 
 extension ValueView {
     /// For an array or map: the offset of its first element (the bytes before it are the container's header).
     package func contentOffset() throws(FirePackError) -> Int {
-        try tagged(expecting: "array or map")
-        return try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1).bodyStart
+        try containerHeader().bodyStart
     }
 }
 
 extension ValueView {
-    /// Element `index` of the packed array `header` (of this view), a view without a tag.
-    func element(_ index: Int, of form: PackedArray.Form, in header: ContainerHeader) -> ValueView {
+    /// Element `index` of the packed array `header` (this view's): a number, or for `D9` a row, without a tag.
+    func element(_ index: Int, in header: ContainerHeader) -> ValueView {
+        if let (form, _) = header.packedRows {
+            let row = header.row(index)
+            return ValueView(
+                input: input, offset: row.bodyStart, endOffset: row.end, depth: depth + 1, packedElement: form,
+                packedRow: true)
+        }
+        let form = header.packed!
         let start = header.bodyStart + index * form.width
         return ValueView(
             input: input, offset: start, endOffset: start + form.width, depth: depth + 1, packedElement: form)
     }
 
+    /// The header of this array or map (a row of `D9` has one made for it); a number of a packed array throws the
+    /// mismatch a tagged number would.
+    func containerHeader(expecting what: String = "array or map") throws(FirePackError) -> ContainerHeader {
+        if packedRow, let packedElement {
+            return ContainerHeader(
+                count: byteCount / packedElement.width, isMap: false, bodyStart: offset, end: endOffset,
+                packedFormByte: packedElement.byte)
+        }
+        try tagged(expecting: what)
+        return try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
+    }
+
     /// The number this packed element holds (its array's header checked its bytes).
     private func packedValue(expecting what: String) throws(FirePackError) -> Value {
-        guard let packedElement else { throw packedMismatch(expecting: what) }
+        guard let packedElement, !packedRow else { throw packedMismatch(expecting: what) }
         return packedElement.element(at: 0, in: input.bytes(from: offset, count: endOffset - offset))
     }
 
@@ -237,6 +259,8 @@ extension ValueView {
     }
 
     private func packedMismatch(expecting what: String) -> FirePackError {
-        .typeMismatch(expected: what, foundTag: packedElement?.elementTag ?? input.byte(at: offset), at: offset)
+        .typeMismatch(
+            expected: what, foundTag: packedRow ? Tag.packedArray : packedElement?.elementTag ?? input.byte(at: offset),
+            at: offset)
     }
 }

@@ -31,6 +31,7 @@ package enum Tag {
     static let packedVector: UInt8 = 0xD6  // format version 3: a vector in binary32 or decimal (PackedVector)
     static let packedGeoPoint: UInt8 = 0xD7  // format version 3: a geopoint as a packed pair (PackedVector)
     static let packedArray: UInt8 = 0xD8  // format version 3: an array of numbers without a tag each (PackedArray)
+    static let packedRows: UInt8 = 0xD9  // format version 3: an array of equal packed arrays, one form (PackedArray)
     static let negativeFixIntMin: UInt8 = 0xE0  // 0xE0 ... 0xFF: -32 ... -1
 
     /// The header the writer reserves for every container: the tag and a one-byte length.
@@ -106,7 +107,7 @@ public enum ValueType: Hashable, Sendable, CustomStringConvertible {
         switch tag {
         case 0x00...0x7F, 0xE0...0xFF, Tag.int8...Tag.int64: self = .integer
         case 0x80...0x9F, Tag.string: self = .string
-        case 0xA0...0xAF, Tag.array, Tag.packedArray: self = .array
+        case 0xA0...0xAF, Tag.array, Tag.packedArray, Tag.packedRows: self = .array
         case 0xB0...0xBF, Tag.map: self = .map
         case Tag.null: self = .null
         case Tag.false, Tag.true: self = .boolean

@@ -38,13 +38,14 @@ extension DecoderImpl {
                         "Unkeyed container is at end", at: position))
             }
             if let form = header.packed { return position + form.width }
+            if let (form, columns) = header.packedRows { return position + columns * form.width }
             let input = decoder.input
             return try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: position, limit: header.end) }
         }
 
         mutating func decodeNil() throws -> Bool {
             let end = try nextElementEnd(for: Never.self)
-            guard header.packed == nil, (try? decoder.input.tag(at: position, limit: end)) == Tag.null else {
+            guard !header.isPacked, (try? decoder.input.tag(at: position, limit: end)) == Tag.null else {
                 return false
             }
             position = end
@@ -55,7 +56,7 @@ extension DecoderImpl {
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let end = try nextElementEnd(for: type)
             if decoder.path.count != pathDepth { decoder.path.removeSubrange(min(pathDepth, decoder.path.count)...) }
-            if header.packed != nil { return try decodePacked(type, end: end) }
+            if header.isPacked { return try decodePacked(type, end: end) }
             decoder.path.append(.index(currentIndex))
             defer { decoder.path.removeLast() }
             let value = try decoder.decode(type, at: position, end: end, depth: depth + 1)
@@ -78,37 +79,53 @@ extension DecoderImpl {
             try nextDecoder()
         }
 
-        /// Decodes the next element of a packed array: a scalar with the container's element decoder, anything else
-        /// with one of its own (which may outlive this call, as a nested decoder may).
+        /// Decodes the next element of a packed array: a scalar or a row with the container's element decoder
+        /// (reloaded for each element), anything else with one of its own (which may outlive this call, as a nested
+        /// decoder may).
         private mutating func decodePacked<T: Decodable>(_ type: T.Type, end: Int) throws -> T {
             let child: DecoderImpl
-            if case .scalar? = NativeType(T.self) {
+            if header.packedRows != nil || NativeType(T.self).map({ if case .scalar = $0 { true } else { false } })
+                == true
+            {
                 if elementDecoder == nil { elementDecoder = packedDecoder() }
                 child = elementDecoder!
             } else {
                 child = packedDecoder()
             }
             loadElement(into: child)
-            let value = try child.decode(type, at: 0, end: DecoderImpl.packedElementSize, depth: depth + 1)
+            let value = try child.decode(type, at: 0, end: child.input.count, depth: depth + 1)
             position = end
             currentIndex += 1
             return value
         }
 
         private func packedDecoder() -> DecoderImpl {
-            decoder.packedElementDecoder(
-                depth: depth + 1, path: Array(decoder.path.prefix(pathDepth)) + [.index(currentIndex)])
+            let path = Array(decoder.path.prefix(pathDepth)) + [.index(currentIndex)]
+            if let (form, columns) = header.packedRows {
+                return decoder.packedRowDecoder(form: form, columns: columns, depth: depth + 1, path: path)
+            }
+            return decoder.packedElementDecoder(depth: depth + 1, path: path)
         }
 
+        /// Loads the element at `position` into `child` (from `packedDecoder()`), reported at its offset in the
+        /// document.
         private func loadElement(into child: DecoderImpl) {
+            let reported = decoder.reportedOffset(position)
+            if let (form, columns) = header.packedRows {
+                let row = ContainerHeader(
+                    count: columns, isMap: false, bodyStart: position, end: position + columns * form.width,
+                    packedFormByte: form.byte)
+                child.loadRow(row, of: decoder, index: currentIndex, reportedAt: reported)
+                return
+            }
             let form = header.packed!
             let value = form.element(at: 0, in: decoder.input.bytes(from: position, count: form.width))
-            child.load(value, index: currentIndex, reportedAt: position)
+            child.load(value, index: currentIndex, reportedAt: reported)
         }
 
         private mutating func nextDecoder() throws -> DecoderImpl {
             let end = try nextElementEnd(for: Any.self)
-            if header.packed != nil {
+            if header.isPacked {
                 let child = packedDecoder()
                 loadElement(into: child)
                 position = end
@@ -166,7 +183,7 @@ extension DecoderImpl {
     }()
 
     func contextAtPath(_ path: [any CodingKey], _ message: String, at offset: Int) -> DecodingError.Context {
-        var description = "\(message) (at byte \(state.packedElementOffset ?? offset)"
+        var description = "\(message) (at byte \(reportedOffset(offset))"
         if let reference = options.reference { description += " in document \(reference.path)" }
         description += ")."
         return DecodingError.Context(codingPath: path, debugDescription: description)

@@ -1,23 +1,53 @@
-/// Decoding the elements of packed arrays (`D8`, Docs/FORMAT.md §1), which carry no tag each.
+/// Decoding the elements of packed arrays (`D8`, `D9`, Docs/FORMAT.md §1), which carry no tag each.
 ///
 /// An element is decoded by a decoder of its own whose input is the element written as the tagged value it stands
-/// for (`C8` and a binary64, or `C6` and an int64: forms every reader accepts), so that every mapping rule, strategy
-/// and error is the one a tagged element meets; its errors report the element's offset in the document. Arrays of
-/// `Double` and `Int` in generated code are read in bulk instead (`FirePackValueReader.decodeDoubles`).
+/// for: a number as `C8` and a binary64 or `C6` and an int64, a row of `D9` as a `D8` (forms every reader accepts),
+/// so that every mapping rule, strategy and error is the one a tagged element meets; its errors report the element's
+/// offset in the document. Arrays of `Double` and `Int` in generated code are read in bulk instead
+/// (`FirePackValueReader.decodeDoubles`).
 extension DecoderImpl {
-    /// The size of an element written as a tagged value: a tag and eight bytes.
+    /// The size of a number written as a tagged value: a tag and eight bytes.
     static let packedElementSize = 9
 
-    /// A decoder for elements of a packed array whose elements are `depth` containers deep, with the coding path
-    /// `path` (whose last entry each `load` sets to the element's index). It owns its 9 bytes.
+    /// The offset in the document of offset `offset` of this decoder's input (the same unless it is a decoder of a
+    /// packed element or row).
+    func reportedOffset(_ offset: Int) -> Int {
+        guard let document = state.packedDocumentOffset else { return offset }
+        return document + max(0, offset - state.packedBodyStart)
+    }
+
+    /// A decoder for the elements (numbers) of a packed array whose elements are `depth` containers deep, with the
+    /// coding path `path` (whose last entry each `load` sets to the element's index).
     func packedElementDecoder(depth: Int, path: [PathEntry]) -> DecoderImpl {
-        let bytes = UnsafeMutableRawPointer.allocate(byteCount: Self.packedElementSize, alignment: 8)
-        bytes.initializeMemory(as: UInt8.self, repeating: 0, count: Self.packedElementSize)
-        bytes.storeBytes(of: Tag.float64, as: UInt8.self)
-        let input = try! ReaderInput(
-            UnsafeRawBufferPointer(start: bytes, count: Self.packedElementSize), rootStart: 0, limits: .default)
-        let child = DecoderImpl(input: input, options: options, offset: 0, end: Self.packedElementSize, depth: depth)
-        child.state.packedElementBytes = bytes
+        packedDecoder(size: Self.packedElementSize, depth: depth, path: path) { bytes in
+            bytes.storeBytes(of: Tag.float64, as: UInt8.self)
+        }
+    }
+
+    /// A decoder for the rows of an array of packed rows (`D9`) of `form`, `columns` elements each, the rows `depth`
+    /// containers deep: each row is written as a `D8` (`loadRow`).
+    func packedRowDecoder(form: PackedArray.Form, columns: Int, depth: Int, path: [PathEntry]) -> DecoderImpl {
+        let headerSize = 2 + Varint.encodedSize(columns)
+        let child = packedDecoder(size: headerSize + columns * form.width, depth: depth, path: path) { bytes in
+            bytes.storeBytes(of: Tag.packedArray, as: UInt8.self)
+            bytes.storeBytes(of: form.byte, toByteOffset: 1, as: UInt8.self)
+            _ = Varint.write(UInt64(columns), to: bytes.assumingMemoryBound(to: UInt8.self) + 2)
+        }
+        child.state.packedBodyStart = headerSize
+        return child
+    }
+
+    /// A decoder over `size` bytes of its own, zeroed and then given their first bytes by `start`.
+    private func packedDecoder(
+        size: Int, depth: Int, path: [PathEntry], start: (UnsafeMutableRawPointer) -> Void
+    ) -> DecoderImpl {
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        start(bytes)
+        let input = try! ReaderInput(UnsafeRawBufferPointer(start: bytes, count: size), rootStart: 0, limits: .default)
+        let child = DecoderImpl(input: input, options: options, offset: 0, end: size, depth: depth)
+        child.state.packedBytes = bytes
+        child.state.packedBodyStart = size
         child.path = path
         return child
     }
@@ -25,7 +55,7 @@ extension DecoderImpl {
     /// Makes this element decoder read `value` (an element of a packed array), element `index` at `offset` of the
     /// document.
     func load(_ value: Value, index: Int, reportedAt offset: Int) {
-        guard let bytes = state.packedElementBytes else { preconditionFailure("not a packed-element decoder") }
+        guard let bytes = state.packedBytes else { preconditionFailure("not a packed-element decoder") }
         switch value {
         case .double(let double):
             bytes.storeBytes(of: Tag.float64, as: UInt8.self)
@@ -35,10 +65,23 @@ extension DecoderImpl {
             bytes.storeBytes(of: integer.littleEndian, toByteOffset: 1, as: Int64.self)
         default: preconditionFailure("a packed array holds numbers")
         }
-        state.packedElementOffset = offset
+        moveTo(index: index, reportedAt: offset)
+    }
+
+    /// Makes this row decoder read `row` of `source` (a row of a `D9` there), row `index` at `offset` of the
+    /// document.
+    func loadRow(_ row: ContainerHeader, of source: DecoderImpl, index: Int, reportedAt offset: Int) {
+        guard let bytes = state.packedBytes else { preconditionFailure("not a packed-row decoder") }
+        (bytes + state.packedBodyStart).copyMemory(
+            from: source.input.base + row.bodyStart, byteCount: row.end - row.bodyStart)
+        moveTo(index: index, reportedAt: offset)
+    }
+
+    private func moveTo(index: Int, reportedAt offset: Int) {
+        state.packedDocumentOffset = offset
         if !path.isEmpty { path[path.count - 1] = .index(index) }
         state.offset = 0
-        state.end = Self.packedElementSize
+        state.end = input.count
     }
 }
 

@@ -20,7 +20,7 @@ final class DecoderImpl: Decoder {
         state = DecoderState(offset: offset, end: end, depth: depth, keyReferences: KeyReferenceMemo(for: input))
     }
 
-    deinit { state.packedElementBytes?.deallocate() }
+    deinit { state.packedBytes?.deallocate() }
 
     /// Makes a decoder that finished a top-level call ready for the next, as a new one would be, keeping the capacity
     /// of its stacks. Only its owner calls this, while no container of the previous call is alive.
@@ -218,7 +218,7 @@ final class DecoderImpl: Decoder {
     }
 
     func context(_ message: String, at offset: Int, underlying: (any Error)? = nil) -> DecodingError.Context {
-        var description = "\(message) (at byte \(state.packedElementOffset ?? offset)"
+        var description = "\(message) (at byte \(reportedOffset(offset))"
         if let reference = options.reference { description += " in document \(reference.path)" }
         description += ")."
         return DecodingError.Context(codingPath: codingPath, debugDescription: description, underlyingError: underlying)
@@ -251,10 +251,12 @@ struct DecoderState: ~Copyable {
     var keyReferences: KeyReferenceMemo
     var mapEntries = MapEntryCache()
     var bypassKeyStrategy = false
-    /// For a decoder of one packed-array element (`DecoderImpl+Packed.swift`): the element's offset in the document,
-    /// which its errors report, and the bytes it reads, which it owns.
-    var packedElementOffset: Int? = nil
-    var packedElementBytes: UnsafeMutableRawPointer? = nil
+    /// For a decoder of one element or row of a packed array (`DecoderImpl+Packed.swift`): the bytes it reads, which
+    /// it owns, and where they are in the document, for its errors: offset `o` of these bytes is
+    /// `packedDocumentOffset + max(0, o − packedBodyStart)` there.
+    var packedBytes: UnsafeMutableRawPointer? = nil
+    var packedDocumentOffset: Int? = nil
+    var packedBodyStart = 0
     /// Which types met so far have generated coding (kept across calls: a conformance does not change).
     var generatedTypes = GeneratedConformanceMemo<any FirePackDecodable.Type>()
     /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
