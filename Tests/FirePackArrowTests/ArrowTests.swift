@@ -106,6 +106,34 @@ struct ArrowTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
+    @Test("packed arrays and arrays of packed rows become list columns of numbers and come back packed, byte for byte")
+    func packedArrays() throws {
+        let documents = try (0..<50).map { index in
+            let base = Double(index)
+            let fields: MapValue = [
+                "series": .array((0..<8).map { .double(base + Double($0) / 4) }),
+                "ring": .array((0..<5).map { .array([.double(base - 65.613617), .double(Double($0) + 43.420273)]) }),
+                "counts": .array((0..<6).map { .integer(Int64(index * 1_000 + $0)) }),
+            ]
+            return Document(reference: try DocumentReference(path: "shapes/s\(index)"), fields: fields)
+        }
+        let encoded = Value.map(documents[0].fields).firePackBytes()
+        #expect(encoded.contains(0xD8) && encoded.contains(0xD9))
+        let path = try writeStream(documents, name: "packed.fpks")
+        let reader = try ArrowBatchReader(path: path)
+        let types = Dictionary(uniqueKeysWithValues: reader.schema.columns.map { ($0.name, $0.type) })
+        guard case .list(let series)? = types["series"], case .list(let ring)? = types["ring"],
+            case .list(let counts)? = types["counts"], case .list(let point) = ring.type
+        else {
+            Issue.record("not list columns: \(reader.schema.columns)")
+            return
+        }
+        #expect(series.type == .float64 && counts.type == .int64 && point.type == .float64)
+        let copy = try arrowCopy(of: path)
+        #expect(try readDocuments(copy) == documents)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
     @Test("int64 and timestamp columns hold the values in place, with a validity bitmap only when there are nulls")
     func columnBuffers() throws {
         let documents = try (0..<10).map { index in

@@ -74,6 +74,11 @@ public enum FuzzSeeds {
             ["nested": ["deeper": ["deepest": [1, [2, [3]]]]], "list": .array(Array(repeating: 0, count: 16))],
             ["__type__": "__vector__", "value": [1.5, 2]], ["__map__": ["__timestamp__": "x"]],
             .map(MapValue((0..<16).map { ("k\($0)", Value.integer(Int64($0))) })),
+            // Packed arrays (D8) of every form, and arrays of packed rows (D9).
+            [1.5, 2.5, 65.66], [1000, 2000, 3000], [.integer(.min), .integer(.max), .integer(1 << 40), .integer(-(1 << 40))],
+            [.double(Double(Float(0.1))), .double(Double(Float(0.2))), .double(-0.0)], [.double(1.0 / 3), .double(.nan)],
+            [[1.5, 2.5], [3.5, 4.5]], ["ring": [[-65.613617, 43.420273], [-65.61972, 43.418053], [.double(1.0 / 3), 1.5]]],
+            [[100_000, 200_000], [300_000, 400_000]],
         ]
         return scalars + containers
     }()
@@ -91,7 +96,8 @@ public enum FuzzSeeds {
             uuid: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), timestamp: Timestamp(seconds: 5, nanoseconds: 6),
             point: GeoPoint(latitude: 1, longitude: 2), reference: try! DocumentReference(path: "a/b"), vector: VectorValue([0.5]),
             any: ["k": [1, "v"]], shade: .green, level: .high, parts: [.init(name: "p", weight: 2, tags: ["t"])],
-            counts: ["a": 1, "b": 2], matrix: [[1, 2], [3]], nested: .init(name: "n", weight: nil, tags: nil))
+            counts: ["a": 1, "b": 2], matrix: [[1000, 2000], [3000, 4000]], nested: .init(name: "n", weight: nil, tags: nil),
+            series: [1.5, 2.5, 65.66], ring: [[-65.613617, 43.420273], [-65.61972, 43.418053]], floats: [0.5, nil, 0.25])
         return [try? FirePackEncoder().encodeToBytes(model)].compactMap { $0 }
     }
 

@@ -65,4 +65,8 @@ struct FuzzModel: Codable {
     var counts: [String: Int]?
     var matrix: [[Int16]]?
     var nested: Part?
+    /// Packed arrays (D8) and arrays of packed rows (D9).
+    var series: [Double]? = nil
+    var ring: [[Double]]? = nil
+    var floats: [Float?]? = nil
 }
