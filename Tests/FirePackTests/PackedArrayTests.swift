@@ -69,6 +69,30 @@ struct PackedArrayTests {
         if case .array(let elements) = doubles { #expect(elements.allSatisfy { if case .double = $0 { true } else { false } }) }
     }
 
+    @Test("writeDoubles writes the bytes that writing each double into an array writes")
+    func writeDoublesAgrees() {
+        var random = SystemRandomNumberGenerator()
+        let pool: [Double] = [0, -0.0, 1.5, 65.66, -0.25, 3.0, 1e300, .nan, .infinity, 1.0 / 3, Double(Float(0.1)), 100_000.5]
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 0...40, using: &random)
+            let kind = Int.random(in: 0..<4, using: &random)
+            let elements: [Double] = (0..<count).map { _ in
+                switch kind {
+                case 0: Double(Int.random(in: -99_999...99_999, using: &random)) / 1_000
+                case 1: Double(Float(Double.random(in: -1...1, using: &random)))
+                case 2: Double(bitPattern: UInt64.random(in: 0 ... .max, using: &random))
+                default: pool.randomElement(using: &random)!
+                }
+            }
+            let direct = FirePackWriter(), oneByOne = FirePackWriter()
+            elements.withUnsafeBufferPointer { direct.writeDoubles($0) }
+            oneByOne.beginArray()
+            for element in elements { oneByOne.writeDouble(element) }
+            oneByOne.endArray()
+            #expect(direct.takeBytes() == oneByOne.takeBytes(), "\(elements)")
+        }
+    }
+
     @Test("format version 1 never packs")
     func version1() {
         let writer = FirePackWriter(options: .init(formatVersion: 1))

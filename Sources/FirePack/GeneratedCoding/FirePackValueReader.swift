@@ -369,6 +369,7 @@ extension FirePackValueReader {
         if Element.self == Double.self { return unsafeBitCast(try decodeDoubles(), to: [Element].self) }
         if Element.self == String.self { return unsafeBitCast(try decodeStrings(), to: [Element].self) }
         if Element.self == Int.self { return unsafeBitCast(try decodeInts(), to: [Element].self) }
+        if Element.self == [Double].self { return unsafeBitCast(try decodeDoubleRows(), to: [Element].self) }
         return try decodeElements {
             var reader = $0
             return try Element(firePack: &reader)
@@ -380,6 +381,24 @@ extension FirePackValueReader {
         let header = try arrayHeader()
         if let form = header.packed, let doubles = decoder.bulkDoubles(header, form) { return doubles }
         return try decodeElements(header) { try $0.decoder.decodeDouble(at: $0.offset, end: $0.end) }
+    }
+
+    /// `[[Double]]`: an array of packed rows of doubles (`D9`, GeoJSON rings) row by row in bulk, anything else
+    /// array by array.
+    @usableFromInline
+    func decodeDoubleRows() throws -> [[Double]] {
+        let header = try arrayHeader()
+        if let (form, _) = header.packedRows, case .doubles = form {
+            var rows: [[Double]] = []
+            rows.reserveCapacity(header.count)
+            for index in 0..<header.count {
+                guard let row = decoder.bulkDoubles(header.row(index), form) else { break }
+                rows.append(row)
+            }
+            // Short only for a non-finite element under `.throw`: the element-by-element path throws its error.
+            if rows.count == header.count { return rows }
+        }
+        return try decodeElements(header) { try $0.decodeDoubles() }
     }
 
     @usableFromInline

@@ -226,8 +226,15 @@ extension FirePackValueWriter {
         }
     }
 
+    /// `[Double]` in one call to the writer (`FirePackWriter.writeDoubles`), unless an element is not finite: those
+    /// take the element-by-element path, where the non-conforming float strategy applies.
     @usableFromInline
-    mutating func encodeDoubles(_ elements: [Double]) throws { try encodeElements(elements) { try $0.writeDouble($1) } }
+    mutating func encodeDoubles(_ elements: [Double]) throws {
+        for element in elements where !element.isFinite {
+            return try encodeElements(elements) { try $0.writeDouble($1) }
+        }
+        elements.withUnsafeBufferPointer { writer.writeDoubles($0) }
+    }
 
     @usableFromInline
     mutating func encodeStrings(_ elements: [String]) {

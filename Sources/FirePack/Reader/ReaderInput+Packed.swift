@@ -115,7 +115,8 @@ extension ReaderInput {
     /// checked against `limit`, nothing inside.
     func packedArrayEnd(at offset: Int, limit: Int) throws(FirePackError) -> Int {
         let rows = byte(at: offset) == Tag.packedRows
-        let form = try packedArrayForm(at: offset, limit: limit, of: rows ? "an array of packed rows" : "a packed array")
+        let form = try packedArrayForm(
+            at: offset, limit: limit, of: rows ? "an array of packed rows" : "a packed array")
         var (count, next) = try Varint.get(base, at: offset + 2, limit: limit)
         var rowSize = form.width
         if rows {

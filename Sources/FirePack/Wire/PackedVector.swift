@@ -145,58 +145,90 @@ package enum PackedVector {
     /// has a decimal form (no −0.0, which a mantissa cannot carry) and the common scale keeps every mantissa below
     /// 2^50; the shorter of the two, binary32 on a tie; binary64 unless the packed form is shorter.
     package static func form(for elements: UnsafeBufferPointer<Double>, mantissas: inout [Int64]) -> Form {
-        let count = elements.count
-        guard count > 0 else { return .binary64 }
-        var fitsBinary32 = true
-        for element in elements where element.isNaN || Double(Float(element)).bitPattern != element.bitPattern {
-            fitsBinary32 = false
-            break
-        }
-        var decimal: Form? = nil
-        mantissas.removeAll(keepingCapacity: true)
-        var scale = 0
-        var decomposable = true
+        var search = FormSearch(mantissas: &mantissas)
         for element in elements {
-            guard !(element == 0 && element.sign == .minus),
-                let (_, elementScale) = DecimalDouble.decompose(
-                    element.magnitude, below: DecimalDouble.writerMantissaLimit)
-            else {
+            let fitsBinary32 = !element.isNaN && Double(Float(element)).bitPattern == element.bitPattern
+            search.add(
+                element, fitsBinary32: fitsBinary32,
+                decomposition: DecimalDouble.decompose(element.magnitude, below: DecimalDouble.writerMantissaLimit),
+                mantissas: &mantissas)
+        }
+        return search.finish(mantissas: &mantissas)
+    }
+
+    /// One pass over a vector's elements that finds its form (`form(for:mantissas:)`), given each element's own
+    /// smallest decimal form: a writer that needs that form anyway (the tagged size of an array of doubles,
+    /// `FirePackWriter.writeDoubles`) searches once per element.
+    package struct FormSearch {
+        private var count = 0
+        private var fitsBinary32 = true
+        private var decomposable = true
+        private var scale = 0
+
+        /// Starts a search whose mantissas go to `mantissas` (emptied).
+        package init(mantissas: inout [Int64]) {
+            if !mantissas.isEmpty { mantissas.removeAll(keepingCapacity: true) }
+        }
+
+        /// Adds the next element, whose smallest decimal form below 2^50 is `decomposition` (nil when it has none).
+        /// Until `finish`, `mantissas` holds each element's own mantissa and scale as `±(m << 4 | s)`.
+        @inline(__always)
+        package mutating func add(
+            _ element: Double, fitsBinary32 fits: Bool, decomposition: (mantissa: UInt64, scale: Int)?,
+            mantissas: inout [Int64]
+        ) {
+            count += 1
+            if !fits { fitsBinary32 = false }
+            guard decomposable else { return }
+            guard let (mantissa, elementScale) = decomposition, !(element == 0 && element.sign == .minus) else {
                 decomposable = false
-                break
+                return
             }
             scale = max(scale, elementScale)
+            let packed = Int64(mantissa << 4 | UInt64(elementScale))
+            mantissas.append(element.sign == .minus ? -packed : packed)
         }
-        if decomposable {
-            // Every element at the common scale: exact (an element's quotient is unchanged when mantissa and power
-            // grow by the same factor), and checked to stay below 2^50.
-            let power = DecimalDouble.powerOfTen(scale)
-            // Two's complement of `w` bytes holds −2^(8w−1) … 2^(8w−1) − 1: a mantissa m ≥ 0 needs the bits of m and
-            // a sign bit, m < 0 the bits of |m| − 1 and a sign bit (−128 fits one byte).
-            var widest: UInt64 = 0
-            for element in elements {
-                let scaled = DecimalDouble.roundedToInteger(element.magnitude * power)
-                guard scaled < DecimalDouble.writerMantissaLimit, scaled / power == element.magnitude else {
-                    decomposable = false
-                    break
-                }
-                let magnitude = UInt64(scaled)
-                let negative = element.sign == .minus
-                widest = max(widest, negative ? magnitude - 1 : magnitude)
-                mantissas.append(negative ? -Int64(magnitude) : Int64(magnitude))
-            }
+
+        /// The form, with `mantissas` at the common scale when it is decimal.
+        ///
+        /// Every element at the common scale `S`: `m · 10^(S − s)` exactly, in integers, checked to stay below 2^50.
+        /// Its quotient by `10^S` is the element (the same rational as `m / 10^s`, and both divisions are correctly
+        /// rounded), and it is what rounding `element × 10^S` gives (the argument of `DecimalDouble.decompose`).
+        package mutating func finish(mantissas: inout [Int64]) -> Form {
+            guard count > 0 else { return .binary64 }
+            var decimal: Form? = nil
             if decomposable {
-                let width = (64 - widest.leadingZeroBitCount + 1 + 7) / 8
-                decimal = .decimal(width: max(width, 1), scale: scale)
+                // Two's complement of `w` bytes holds −2^(8w−1) … 2^(8w−1) − 1: a mantissa m ≥ 0 needs the bits of m
+                // and a sign bit, m < 0 the bits of |m| − 1 and a sign bit (−128 fits one byte).
+                var widest: UInt64 = 0
+                var fits = true
+                for index in mantissas.indices {
+                    let packed = mantissas[index]
+                    let mantissa = packed.magnitude >> 4
+                    let factor = UInt64(DecimalDouble.powerOfTen(scale - Int(packed.magnitude & 0x0F)))
+                    let (scaled, overflow) = mantissa.multipliedReportingOverflow(by: factor)
+                    guard !overflow, Double(scaled) < DecimalDouble.writerMantissaLimit else {
+                        fits = false
+                        break
+                    }
+                    let negative = packed < 0
+                    widest = max(widest, negative ? scaled - 1 : scaled)
+                    mantissas[index] = negative ? -Int64(scaled) : Int64(scaled)
+                }
+                if fits {
+                    let width = (64 - widest.leadingZeroBitCount + 1 + 7) / 8
+                    decimal = .decimal(width: max(width, 1), scale: scale)
+                }
             }
+            let binary64Size = 8 * count - 1  // the packed form's extra form byte, so "shorter" is strict
+            var best: Form = .binary64
+            var bestSize = binary64Size
+            if fitsBinary32 && 4 * count < bestSize {
+                best = .binary32
+                bestSize = 4 * count
+            }
+            if let decimal, decimal.width * count < bestSize { best = decimal }
+            return best
         }
-        let binary64Size = 8 * count - 1  // the packed form's extra form byte, so "shorter" is strict
-        var best: Form = .binary64
-        var bestSize = binary64Size
-        if fitsBinary32 && 4 * count < bestSize {
-            best = .binary32
-            bestSize = 4 * count
-        }
-        if let decimal, decimal.width * count < bestSize { best = decimal }
-        return best
     }
 }

@@ -103,7 +103,7 @@ extension FirePackWriter {
 
     /// Writes the container's header into the two bytes reserved for it, first moving the body when the header
     /// needs more (a body of 128 bytes or more, or more than 15 elements).
-    func endContainer(isMap: Bool) {
+    func endContainer(isMap: Bool, mayPack: Bool = true) {
         precondition(
             depth > 0 && top.isMap == isMap, isMap ? "endMap() without beginMap()" : "endArray() without beginArray()")
         let bodyStart = top.headerStart + Tag.reservedContainerHeader
@@ -118,7 +118,7 @@ extension FirePackWriter {
         let fixed = count <= Tag.fixContainerMaxCount
         let lengthField = fixed ? bodyLength : Varint.encodedSize(count) + bodyLength
         let headerSize = 1 + Varint.encodedSize(lengthField) + (fixed ? 0 : Varint.encodedSize(count))
-        if !isMap && count >= 2 && decimalDoubles
+        if !isMap && count >= 2 && decimalDoubles && mayPack
             && packArray(count: count, bodyStart: bodyStart, taggedSize: headerSize + bodyLength)
         {
             depth -= 1

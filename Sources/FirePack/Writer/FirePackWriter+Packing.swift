@@ -1,34 +1,129 @@
 extension FirePackWriter {
+    /// Writes an array of doubles in the form `packArray` would leave it in (packed when that is shorter, else each
+    /// element as `writeDouble` writes it), deciding from the doubles themselves instead of reading back what was
+    /// written: one search per element serves both the tagged size and the packed form (guarded by
+    /// `Encode canada model`).
+    public func writeDoubles(_ elements: UnsafeBufferPointer<Double>) {
+        let count = elements.count
+        guard decimalDoubles && count >= 2 && count <= options.limits.maxElementCount else {
+            beginArray()
+            for element in elements { writeDouble(element) }
+            endArray()
+            return
+        }
+        var taggedBody = 0
+        var search = PackedVector.FormSearch(mantissas: &state.mantissas)
+        for value in elements {
+            // An element's smallest decimal form below 2^50 is its `D5` form when the mantissa is below the bound
+            // `writeDouble` uses (the smallest scale below the smaller bound is the same one).
+            let fitsBinary32 = Self.fitsBinary32(value)
+            let decomposition = DecimalDouble.decompose(value.magnitude, below: DecimalDouble.writerMantissaLimit)
+            taggedBody += Self.taggedSize(fitsBinary32: fitsBinary32, decomposition: decomposition)
+            search.add(value, fitsBinary32: fitsBinary32, decomposition: decomposition, mantissas: &state.mantissas)
+        }
+        let fixed = count <= Tag.fixContainerMaxCount
+        let lengthField = fixed ? taggedBody : Varint.encodedSize(count) + taggedBody
+        let taggedSize = 1 + Varint.encodedSize(lengthField) + (fixed ? 0 : Varint.encodedSize(count)) + taggedBody
+        let form = PackedArray.Form.doubles(search.finish(mantissas: &state.mantissas))
+        let packedSize = 2 + Varint.encodedSize(count) + count * form.width
+        guard packedSize < taggedSize else {
+            beginArray()
+            for element in elements { writeDouble(element) }
+            endContainer(isMap: false, mayPack: false)  // decided above: the tagged form is not longer
+            return
+        }
+        willWriteValue()
+        reserve(packedSize + 16)
+        storage[writerIndex] = Tag.packedArray
+        storage[writerIndex + 1] = form.byte
+        writerIndex &+= 2 + Varint.write(UInt64(count), to: storage + writerIndex + 2)
+        writeNumbers(form, doubles: elements, integers: [])
+        didWriteValue()
+    }
+
+    /// The size of a double as `writeDouble` writes it, given whether binary32 holds it and its smallest decimal form
+    /// below 2^50.
+    @inline(__always)
+    static func taggedSize(fitsBinary32: Bool, decomposition: (mantissa: UInt64, scale: Int)?) -> Int {
+        if let (mantissa, _) = decomposition, Double(mantissa) < (fitsBinary32 ? 0x1p16 : 0x1p48) {
+            return 2 + DecimalDouble.byteCount(mantissa)
+        }
+        return fitsBinary32 ? 5 : 9
+    }
+
+    /// Whether `value` is a double that binary32 holds bit for bit (`C7`).
+    @inline(__always)
+    static func fitsBinary32(_ value: Double) -> Bool {
+        !value.isNaN && Double(Float(value)).bitPattern == value.bitPattern
+    }
+
+    /// Stores the numbers of a packed array's payload in `form` at `writerIndex` (space reserved by the caller, 8
+    /// bytes beyond the payload): the doubles, or for a decimal form `state.mantissas`, or the integers.
+    private func writeNumbers(_ form: PackedArray.Form, doubles: UnsafeBufferPointer<Double>, integers: [Int64]) {
+        switch form {
+        case .integers(let width):
+            for value in integers {
+                storeLittleEndian(value, at: writerIndex)
+                writerIndex &+= width
+            }
+        case .doubles(.binary64):
+            for value in doubles {
+                storeLittleEndian(value.bitPattern, at: writerIndex)
+                writerIndex &+= 8
+            }
+        case .doubles(.binary32):
+            for value in doubles {
+                storeLittleEndian(Float(value).bitPattern, at: writerIndex)
+                writerIndex &+= 4
+            }
+        case .doubles(.decimal(let width, _)):
+            for mantissa in state.mantissas {
+                storeLittleEndian(mantissa, at: writerIndex)
+                writerIndex &+= width
+            }
+        }
+    }
+
     /// Rewrites the array being closed as a packed array (`D8`, Docs/FORMAT.md §1, "Which form an array takes") when
     /// its elements are all doubles or all integers, or as an array of packed rows (`D9`) when they are all arrays
-    /// of one length holding one kind of number, and the packed form is shorter than `taggedSize`, the bytes
-    /// the tagged array takes with its header; returns whether it did. The elements were written by this writer, so
+    /// of one length holding one kind of number, and the packed form is shorter than `taggedSize`, the bytes the
+    /// tagged array takes with its header; returns whether it did. The elements were written by this writer, so
     /// their tags are the ones it writes.
     ///
     /// The form depends on the elements' values alone (through their canonical tags), so deterministic output stays
     /// deterministic. Numbers hold no keys, so no key-table position moves.
     func packArray(count: Int, bodyStart: Int, taggedSize: Int) -> Bool {
-        let first = storage[bodyStart]
+        state.packedDoubles.removeAll(keepingCapacity: true)
+        state.packedIntegers.removeAll(keepingCapacity: true)
+        var search = PackedVector.FormSearch(mantissas: &state.mantissas)
         var columns = 0
+        var binary64Rows = false
         let holdsDoubles: Bool
-        switch first {
+        switch storage[bodyStart] {
         case 0x00...0x7F, 0xE0...0xFF, Tag.int8...Tag.int64:
-            guard readPackableIntegers(count: count, from: bodyStart) else { return false }
+            guard appendNumbers(count: count, from: bodyStart, doubles: false, search: &search) != nil else {
+                return false
+            }
             holdsDoubles = false
         case Tag.float32, Tag.float64, Tag.decimal:
-            guard readPackableDoubles(count: count, from: bodyStart) else { return false }
+            guard appendNumbers(count: count, from: bodyStart, doubles: true, search: &search) != nil else {
+                return false
+            }
             holdsDoubles = true
         case Tag.packedArray, Tag.fixArrayBase + 1...Tag.fixArrayBase + 15, Tag.array:
-            guard let (rowLength, doubles) = readPackableRows(count: count, from: bodyStart) else { return false }
-            columns = rowLength
-            holdsDoubles = doubles
+            guard let rows = appendRows(count: count, from: bodyStart, search: &search) else { return false }
+            (columns, holdsDoubles, binary64Rows) = rows
         default:
             return false
         }
         let form: PackedArray.Form
-        if holdsDoubles {
-            form = .doubles(
-                state.packedDoubles.withUnsafeBufferPointer { PackedVector.form(for: $0, mantissas: &state.mantissas) })
+        if binary64Rows {
+            // A row of two or more doubles packed in binary64 has an element that binary32 cannot hold and one with no
+            // decimal form at its scale, or the decimal form would have been shorter; more rows and a larger common
+            // scale change neither, so the rows together take binary64 too.
+            form = .doubles(.binary64)
+        } else if holdsDoubles {
+            form = .doubles(search.finish(mantissas: &state.mantissas))
         } else {
             let low = state.packedIntegers.min() ?? 0, high = state.packedIntegers.max() ?? 0
             form = .integers(width: PackedArray.integerWidth(low: low, high: high))
@@ -37,60 +132,26 @@ extension FirePackWriter {
         let headerSize = 2 + Varint.encodedSize(count) + (columns > 0 ? Varint.encodedSize(columns) : 0)
         guard headerSize + numbers * form.width < taggedSize else { return false }
         reserve(16)  // the last mantissa's 8-byte store may pass the packed end, never the tagged one by more
-        var index = top.headerStart
-        storage[index] = columns > 0 ? Tag.packedRows : Tag.packedArray
-        storage[index + 1] = form.byte
-        index += 2 + Varint.write(UInt64(count), to: storage + index + 2)
-        if columns > 0 { index += Varint.write(UInt64(columns), to: storage + index) }
-        switch form {
-        case .integers(let width):
-            for value in state.packedIntegers {
-                storeLittleEndian(value, at: index)
-                index += width
-            }
-        case .doubles(.binary64):
-            for value in state.packedDoubles {
-                storeLittleEndian(value.bitPattern, at: index)
-                index += 8
-            }
-        case .doubles(.binary32):
-            for value in state.packedDoubles {
-                storeLittleEndian(Float(value).bitPattern, at: index)
-                index += 4
-            }
-        case .doubles(.decimal(let width, _)):
-            for mantissa in state.mantissas {
-                storeLittleEndian(mantissa, at: index)
-                index += width
-            }
-        }
-        writerIndex = index
+        writerIndex = top.headerStart
+        storage[writerIndex] = columns > 0 ? Tag.packedRows : Tag.packedArray
+        storage[writerIndex + 1] = form.byte
+        writerIndex &+= 2 + Varint.write(UInt64(count), to: storage + writerIndex + 2)
+        if columns > 0 { writerIndex &+= Varint.write(UInt64(columns), to: storage + writerIndex) }
+        state.packedDoubles.withUnsafeBufferPointer { writeNumbers(form, doubles: $0, integers: state.packedIntegers) }
         return true
-    }
-
-    /// Reads the `count` elements from `start` into `state.packedIntegers` when every one is an integer.
-    private func readPackableIntegers(count: Int, from start: Int) -> Bool {
-        state.packedDoubles.removeAll(keepingCapacity: true)
-        state.packedIntegers.removeAll(keepingCapacity: true)
-        return appendNumbers(count: count, from: start, doubles: false) != nil
-    }
-
-    /// Reads the `count` elements from `start` into `state.packedDoubles` when every one is a double.
-    private func readPackableDoubles(count: Int, from start: Int) -> Bool {
-        state.packedDoubles.removeAll(keepingCapacity: true)
-        state.packedIntegers.removeAll(keepingCapacity: true)
-        return appendNumbers(count: count, from: start, doubles: true) != nil
     }
 
     /// Reads the `count` elements from `start` into `state.packedDoubles` or `state.packedIntegers`, row after row,
     /// when every one is an array of the same length, at least 1, whose elements are all doubles or all integers
-    /// (one kind in every row), packed or tagged; returns the length and whether the numbers are doubles.
-    private func readPackableRows(count: Int, from start: Int) -> (columns: Int, doubles: Bool)? {
-        state.packedDoubles.removeAll(keepingCapacity: true)
-        state.packedIntegers.removeAll(keepingCapacity: true)
+    /// (one kind in every row), packed or tagged; returns the length, whether the numbers are doubles, and whether a
+    /// row is a packed array of doubles in binary64.
+    private func appendRows(count: Int, from start: Int, search: inout PackedVector.FormSearch) -> (
+        columns: Int, doubles: Bool, binary64: Bool
+    )? {
         var position = start
         var columns = -1
         var doubles = false
+        var binary64 = false
         for row in 0..<count {
             let tag = storage[position]
             // The writer's own bytes: every varint in them is well formed.
@@ -113,27 +174,48 @@ extension FirePackWriter {
             if row == 0 {
                 guard length > 0 else { return nil }
                 columns = length
-                doubles = form?.holdsDoubles ?? (storage[elements] == Tag.float32 || storage[elements] == Tag.float64
-                    || storage[elements] == Tag.decimal)
+                doubles =
+                    form?.holdsDoubles
+                    ?? (storage[elements] == Tag.float32 || storage[elements] == Tag.float64
+                        || storage[elements] == Tag.decimal)
             }
             guard length == columns else { return nil }
-            if let form {
-                guard form.holdsDoubles == doubles else { return nil }
-                let payload = UnsafeRawBufferPointer(start: storage + elements, count: length * form.width)
-                for index in 0..<length {
-                    switch form.element(at: index, in: payload) {
-                    case .double(let value): state.packedDoubles.append(value)
-                    case .integer(let value): state.packedIntegers.append(value)
-                    default: return nil
-                    }
+            guard let form else {
+                guard let end = appendNumbers(count: length, from: elements, doubles: doubles, search: &search) else {
+                    return nil
                 }
-                position = elements + length * form.width
-            } else {
-                guard let end = appendNumbers(count: length, from: elements, doubles: doubles) else { return nil }
                 position = end
+                continue
             }
+            guard form.holdsDoubles == doubles else { return nil }
+            let payload = UnsafeRawBufferPointer(start: storage + elements, count: length * form.width)
+            switch form {
+            case .integers(let width):
+                for index in 0..<length {
+                    state.packedIntegers.append(PackedVector.mantissa(at: index * width, width: width, in: payload))
+                }
+            case .doubles(.decimal(let width, let scale)):
+                // A decimal row's mantissas at its scale: that scale is the largest of its elements' own, and the
+                // mantissas scale up exactly, so they stand in for the elements' own forms.
+                for index in 0..<length {
+                    let mantissa = PackedVector.mantissa(at: index * width, width: width, in: payload)
+                    let value = Double(mantissa) / DecimalDouble.powerOfTen(scale)
+                    state.packedDoubles.append(value)
+                    search.add(
+                        value, fitsBinary32: Self.fitsBinary32(value), decomposition: (mantissa.magnitude, scale),
+                        mantissas: &state.mantissas)
+                }
+            case .doubles(let doubles):
+                if doubles == .binary64 && length >= 2 { binary64 = true }
+                for index in 0..<length {
+                    let value = doubles.element(at: index, in: payload)
+                    state.packedDoubles.append(value)
+                    if !binary64 { addSearching(value, to: &search) }
+                }
+            }
+            position = elements + length * form.width
         }
-        return (columns, doubles)
+        return (columns, doubles, binary64)
     }
 
     /// The varint the writer wrote at `offset`, and the offset after it.
@@ -141,27 +223,37 @@ extension FirePackWriter {
         try? Varint.get(UnsafeRawPointer(storage), at: offset, limit: writerIndex)
     }
 
-    /// Appends the `count` tagged numbers from `start` to `state.packedDoubles` (when `doubles`) or
-    /// `state.packedIntegers`, and returns the offset after them; nil when one is of another kind.
-    private func appendNumbers(count: Int, from start: Int, doubles: Bool) -> Int? {
+    /// Appends the `count` tagged numbers from `start` to `state.packedDoubles` (when `doubles`, each added to
+    /// `search`) or `state.packedIntegers`, and returns the offset after them; nil when one is of another kind.
+    private func appendNumbers(count: Int, from start: Int, doubles: Bool, search: inout PackedVector.FormSearch)
+        -> Int?
+    {
         var position = start
         for _ in 0..<count {
             let tag = storage[position]
             if doubles {
                 switch tag {
                 case Tag.float32:
-                    state.packedDoubles.append(
-                        Double(Float(bitPattern: loadLittleEndian(UInt32.self, at: position + 1))))
+                    let value = Double(Float(bitPattern: loadLittleEndian(UInt32.self, at: position + 1)))
+                    state.packedDoubles.append(value)
+                    addSearching(value, to: &search)
                     position += 5
                 case Tag.float64:
-                    state.packedDoubles.append(Double(bitPattern: loadLittleEndian(UInt64.self, at: position + 1)))
+                    let value = Double(bitPattern: loadLittleEndian(UInt64.self, at: position + 1))
+                    state.packedDoubles.append(value)
+                    addSearching(value, to: &search)
                     position += 9
                 case Tag.decimal:
+                    // The writer's `D5` is the element's smallest decimal form: no search.
                     let header = storage[position + 1]
                     let bytes = DecimalDouble.mantissaBytes(header)
                     var mantissa: UInt64 = 0
                     for offset in 0..<bytes { mantissa = mantissa << 8 | UInt64(storage[position + 2 + offset]) }
-                    state.packedDoubles.append(DecimalDouble.compose(mantissa: mantissa, header: header))
+                    let value = DecimalDouble.compose(mantissa: mantissa, header: header)
+                    state.packedDoubles.append(value)
+                    search.add(
+                        value, fitsBinary32: Self.fitsBinary32(value),
+                        decomposition: (mantissa, Int(header & 0x0F)), mantissas: &state.mantissas)
                     position += 2 + bytes
                 default:
                     return nil
@@ -192,6 +284,15 @@ extension FirePackWriter {
             }
         }
         return position
+    }
+
+    /// Adds `value` to `search` with its smallest decimal form, searched for.
+    @inline(__always)
+    private func addSearching(_ value: Double, to search: inout PackedVector.FormSearch) {
+        search.add(
+            value, fitsBinary32: Self.fitsBinary32(value),
+            decomposition: DecimalDouble.decompose(value.magnitude, below: DecimalDouble.writerMantissaLimit),
+            mantissas: &state.mantissas)
     }
 
     @inline(__always)

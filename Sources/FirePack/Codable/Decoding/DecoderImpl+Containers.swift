@@ -83,9 +83,18 @@ extension DecoderImpl {
         /// (reloaded for each element), anything else with one of its own (which may outlive this call, as a nested
         /// decoder may).
         private mutating func decodePacked<T: Decodable>(_ type: T.Type, end: Int) throws -> T {
+            if let form = header.packed, case .scalar(let scalar)? = NativeType(T.self),
+                let value: T = decoder.packedScalar(
+                    scalar, form.element(at: 0, in: decoder.input.bytes(from: position, count: form.width)))
+            {
+                position = end
+                currentIndex += 1
+                return value
+            }
             let child: DecoderImpl
-            if header.packedRows != nil || NativeType(T.self).map({ if case .scalar = $0 { true } else { false } })
-                == true
+            if header.packedRows != nil
+                || NativeType(T.self).map({ if case .scalar = $0 { true } else { false } })
+                    == true
             {
                 if elementDecoder == nil { elementDecoder = packedDecoder() }
                 child = elementDecoder!

@@ -9,6 +9,9 @@ extension DecoderImpl {
     /// The size of a number written as a tagged value: a tag and eight bytes.
     static let packedElementSize = 9
 
+    /// Packed arrays up to this many elements are decoded element by element, longer ones in one pass.
+    static let shortPackedArray = 16
+
     /// The offset in the document of offset `offset` of this decoder's input (the same unless it is a decoder of a
     /// packed element or row).
     func reportedOffset(_ offset: Int) -> Int {
@@ -91,29 +94,67 @@ extension DecoderImpl {
     /// way either way, but a non-finite double under `.throw` must throw that path's error.
     func bulkDoubles(_ header: ContainerHeader, _ form: PackedArray.Form) -> [Double]? {
         let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
-        let count = header.count
         switch form {
         case .doubles(let doubles):
-            let elements = [Double](unsafeUninitializedCapacity: count) { buffer, initialized in
-                PackedVector.decode(
-                    storage, form: doubles, into: UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
-                initialized = count
+            var elements: [Double]
+            if header.count <= Self.shortPackedArray {
+                // Appended one by one: making a short array by `init(unsafeUninitializedCapacity:)` or
+                // `init(repeating:count:)` looked up its storage type at run time on every call, which cost a row of
+                // two coordinates more than its elements (guarded by `Decode canada model/FirePackDecoder
+                // @FirePackCodable`).
+                elements = []
+                elements.reserveCapacity(header.count)
+                for index in 0..<header.count { elements.append(doubles.element(at: index, in: storage)) }
+            } else {
+                elements = [Double](unsafeUninitializedCapacity: header.count) { buffer, initialized in
+                    PackedVector.decode(storage, form: doubles, into: buffer)
+                    initialized = buffer.count
+                }
             }
-            if case .throw = options.floatStrategy, !elements.allSatisfy(\.isFinite) { return nil }
+            if case .throw = options.floatStrategy {
+                for element in elements where !element.isFinite { return nil }
+            }
             return elements
         case .integers(let width):
-            return bulkIntegers(header, width: width).map { Double($0) }
+            var elements = [Double](repeating: 0, count: header.count)
+            for index in 0..<header.count {
+                elements[index] = Double(PackedVector.mantissa(at: index * width, width: width, in: storage))
+            }
+            return elements
         }
     }
 
     /// The integers of the packed array `header`, whose form is integers of `width` bytes.
     func bulkIntegers(_ header: ContainerHeader, width: Int) -> [Int64] {
         let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
-        let count = header.count
-        return [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
-            PackedArray.decodeIntegers(
-                storage, width: width, into: UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
-            initialized = count
+        var elements = [Int64](repeating: 0, count: header.count)
+        elements.withUnsafeMutableBufferPointer { PackedArray.decodeIntegers(storage, width: width, into: $0) }
+        return elements
+    }
+}
+
+extension DecoderImpl {
+    /// `number` (an element of a packed array) as the scalar type `T`, when it is one of the common numeric types and
+    /// converts without an error; nil sends the caller to the element decoder, which throws the error a tagged
+    /// element gives (or converts the rarer types). Guarded by `Decode canada model/FirePackDecoder Codable`.
+    @inline(__always)
+    func packedScalar<T>(_ scalar: NativeScalar, _ number: Value) -> T? {
+        switch (scalar, number) {
+        case (.double, .double(let double)):
+            if !double.isFinite, case .throw = options.floatStrategy { return nil }
+            return unsafeBitCast(double, to: T.self)
+        case (.double, .integer(let integer)):
+            return unsafeBitCast(Double(integer), to: T.self)
+        case (.float, .double(let double)):
+            if !double.isFinite || abs(double) > Double(Float.greatestFiniteMagnitude) { return nil }
+            return unsafeBitCast(Float(double), to: T.self)
+        case (.int, .integer(let integer)):
+            guard let value = Int(exactly: integer) else { return nil }
+            return unsafeBitCast(value, to: T.self)
+        case (.int64, .integer(let integer)):
+            return unsafeBitCast(integer, to: T.self)
+        default:
+            return nil
         }
     }
 }

@@ -87,6 +87,15 @@ extension EncoderImpl {
         if let tree { tree.nodes[position.start] = .value(.double(value)) } else { writer.writeDouble(value) }
     }
 
+    /// Writes an array of doubles at `position`.
+    func setDoubles(_ value: [Double], at position: Position) {
+        if let tree {
+            tree.nodes[position.start] = .value(.array(value.map { .double($0) }))
+        } else {
+            value.withUnsafeBufferPointer { writer.writeDoubles($0) }
+        }
+    }
+
     /// Writes a string at `position`.
     @inline(__always)
     func setString(_ value: String, at position: Position) {

@@ -62,6 +62,12 @@ final class EncoderImpl: Encoder {
         case .scalar(let scalar)?: try writeScalar(scalar, value, at: position)
         case .special(let kind)?: try writeSpecial(kind, value, at: position)
         case nil:
+            // `[Double]`, finite: the writer chooses packed or tagged in one pass (`FirePackWriter.writeDoubles`),
+            // as generated coding does; a non-finite element goes element by element, under the float strategy
+            // (guarded by `Encode canada model/FirePackEncoder Codable`).
+            if T.self == [Double].self, Self.allFinite(unsafeBitCast(value, to: [Double].self)) {
+                return setDoubles(unsafeBitCast(value, to: [Double].self), at: position)
+            }
             if let dictionary = stringKeyedTypes.conformance(
                 of: T.self, { $0 as? any StringKeyedEncodableDictionary.Type })
             {
@@ -82,6 +88,11 @@ final class EncoderImpl: Encoder {
             }
             try encodeNested(at: position) { try value.encode(to: self) }
         }
+    }
+
+    static func allFinite(_ doubles: [Double]) -> Bool {
+        for double in doubles where !double.isFinite { return false }
+        return true
     }
 
     /// Writes a value of a type `NativeSpecial` names, by this encoder's strategies.
