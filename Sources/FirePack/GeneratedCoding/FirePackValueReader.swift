@@ -409,9 +409,7 @@ extension FirePackValueReader {
     @usableFromInline
     func decodeInts() throws -> [Int] {
         let header = try arrayHeader()
-        if case .integers(let width)? = header.packed {
-            return decoder.bulkIntegers(header, width: width).map { Int($0) }
-        }
+        if case .integers(let width)? = header.packed { return decoder.bulkInts(header, width: width) }
         return try decodeElements(header) { try $0.decoder.decodeInteger(Int.self, at: $0.offset, end: $0.end) }
     }
 

@@ -64,30 +64,6 @@ package enum PackedArray {
         }
     }
 
-    /// Writes the integers of `width` bytes each in `storage` into `output` (`output.count` of them).
-    static func decodeIntegers(
-        _ storage: UnsafeRawBufferPointer, width: Int, into output: UnsafeMutableBufferPointer<Int64>
-    ) {
-        guard let target = output.baseAddress, let source = storage.baseAddress else { return }
-        switch width {
-        case 1: for index in output.indices { target[index] = Int64(source.load(fromByteOffset: index, as: Int8.self)) }
-        case 2:
-            for index in output.indices {
-                target[index] = Int64(
-                    Int16(littleEndian: source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)))
-            }
-        case 4:
-            for index in output.indices {
-                target[index] = Int64(
-                    Int32(littleEndian: source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)))
-            }
-        default:
-            for index in output.indices {
-                target[index] = Int64(littleEndian: source.loadUnaligned(fromByteOffset: index * 8, as: Int64.self))
-            }
-        }
-    }
-
     /// The narrowest integer width (1, 2, 4 or 8 bytes) that holds every value from `low` to `high`.
     static func integerWidth(low: Int64, high: Int64) -> Int {
         if low >= Int64(Int8.min) && high <= Int64(Int8.max) { return 1 }

@@ -116,19 +116,23 @@ extension DecoderImpl {
             }
             return elements
         case .integers(let width):
-            var elements = [Double](repeating: 0, count: header.count)
+            var elements: [Double] = []
+            elements.reserveCapacity(header.count)
             for index in 0..<header.count {
-                elements[index] = Double(PackedVector.mantissa(at: index * width, width: width, in: storage))
+                elements.append(Double(PackedVector.mantissa(at: index * width, width: width, in: storage)))
             }
             return elements
         }
     }
 
-    /// The integers of the packed array `header`, whose form is integers of `width` bytes.
-    func bulkIntegers(_ header: ContainerHeader, width: Int) -> [Int64] {
+    /// The integers of the packed array `header`, whose form is integers of `width` bytes, as `Int`s (64 bits).
+    func bulkInts(_ header: ContainerHeader, width: Int) -> [Int] {
         let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
-        var elements = [Int64](repeating: 0, count: header.count)
-        elements.withUnsafeMutableBufferPointer { PackedArray.decodeIntegers(storage, width: width, into: $0) }
+        var elements: [Int] = []
+        elements.reserveCapacity(header.count)  // as `bulkDoubles`: no run-time lookup of the storage type
+        for index in 0..<header.count {
+            elements.append(Int(PackedVector.mantissa(at: index * width, width: width, in: storage)))
+        }
         return elements
     }
 }
