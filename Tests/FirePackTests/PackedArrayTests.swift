@@ -297,6 +297,22 @@ struct PackedArrayTests {
         }
     }
 
+    @Test("the decoder reads from a cursor inside a packed array or its rows")
+    func decoderAtCursor() throws {
+        let bytes = Value.array([[1.5, 2.5], [3.5, 4.5]]).firePackBytes()
+        #expect(bytes.first == 0xD9)
+        try bytes.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw)
+            let outer = try reader.enterArray()
+            #expect(try FirePackDecoder().decode([Double].self, from: &reader) == [1.5, 2.5])
+            let row = try reader.enterArray()
+            #expect(try FirePackDecoder().decode(Double.self, from: &reader) == 3.5)
+            #expect(try FirePackDecoder().decode(Float.self, from: &reader) == 4.5)
+            try reader.exitArray(row)
+            try reader.exitArray(outer)
+        }
+    }
+
     @Test("hostile packed arrays are refused at the byte that is wrong")
     func hostile() {
         assertDecodeFails(hex: "D8", .truncated, offset: 0)

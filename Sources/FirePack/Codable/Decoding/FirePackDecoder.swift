@@ -137,6 +137,17 @@ public final class FirePackDecoder: Sendable {
         _ type: T.Type, from reader: inout FirePackReader,
         in reference: DocumentReference? = nil
     ) throws -> T {
+        if reader.packed != nil {
+            // An element of a packed array has no tag to decode from: it is decoded as the number it is.
+            let element: Value
+            do { element = try reader.peekValueView().value() } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: [], debugDescription: error.description, underlyingError: error))
+            }
+            let value = try decode(type, from: element, in: reference)
+            try reader.skipValue()
+            return value
+        }
         let end: Int
         do { end = try reader.input.valueEnd(at: reader.readerIndex, limit: reader.limit) } catch {
             throw DecodingError.dataCorrupted(
