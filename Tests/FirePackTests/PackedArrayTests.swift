@@ -313,6 +313,77 @@ struct PackedArrayTests {
         }
     }
 
+    @Test("a view of a packed element or row copies as the value it is")
+    func copyingViews() throws {
+        for value: Value in [[1000, 2000], [[1.5, 2.5], [3.5, 4.5]], [1.5, 65.66, -0.25]] {
+            let bytes = value.firePackBytes()
+            #expect(bytes.first == 0xD8 || bytes.first == 0xD9)
+            var copied: [Value] = []
+            try bytes.withUnsafeBytes { raw in
+                let reader = try FirePackReader(bytes: raw)
+                try reader.root.forEachElement { element in
+                    let writer = FirePackWriter()
+                    try writer.write(element)
+                    copied.append(try Value(firePackBytes: writer.takeBytes()))
+                }
+            }
+            #expect(Value.array(copied) == value)
+        }
+    }
+
+    @Test("a cursor moved off an element's stride by readKey() fails, never reads past the input")
+    func cursorOffStride() throws {
+        let bytes = bytes(hex: "D8 C8 01 02 41 00 00 00 00 00 00")
+        try bytes.withUnsafeBytes { raw in
+            var reader = try FirePackReader(bytes: raw)
+            _ = try reader.enterArray()
+            _ = try? reader.readKey()
+            #expect(throws: FirePackError.self) { try reader.readDouble() }
+            #expect(throws: FirePackError.self) { try reader.readValue() }
+        }
+    }
+
+    @Test("writeDoubles past the depth limit records the violation the element-by-element path does")
+    func writeDoublesDepth() {
+        let limits = ReaderLimits(maxDepth: 3)
+        let writer = FirePackWriter(options: .init(limits: limits))
+        for _ in 0..<3 { writer.beginArray() }
+        [1.5, 2.5].withUnsafeBufferPointer { writer.writeDoubles($0) }
+        for _ in 0..<3 { writer.endArray() }
+        #expect(throws: FirePackError.self) { try writer.checkLimits() }
+    }
+
+    indirect enum Nest: Decodable, Equatable {
+        case leaf([[Float]])
+        case nest([Nest])
+        init(from decoder: any Decoder) throws {
+            if let rows = try? decoder.singleValueContainer().decode([[Float]].self) {
+                self = .leaf(rows)
+            } else {
+                self = .nest(try decoder.singleValueContainer().decode([Nest].self))
+            }
+        }
+    }
+
+    @Test("rows are checked against the decoder's limits, not the defaults")
+    func rowLimits() throws {
+        var value: Value = [[1.5, 2.5], [3.5, 4.5]]
+        var expected = Nest.leaf([[1.5, 2.5], [3.5, 4.5]])
+        for _ in 0..<110 {
+            value = [value]
+            expected = .nest([expected])
+        }
+        let limits = ReaderLimits(maxDepth: 200)
+        let writer = FirePackWriter(options: .init(limits: limits))
+        writer.write(value)
+        try writer.checkLimits()
+        let bytes = writer.takeBytes()
+        #expect(bytes.contains(0xD9))
+        let decoder = FirePackDecoder()
+        decoder.limits = limits
+        #expect(try decoder.decode(Nest.self, from: bytes) == expected)
+    }
+
     @Test("hostile packed arrays are refused at the byte that is wrong")
     func hostile() {
         assertDecodeFails(hex: "D8", .truncated, offset: 0)
@@ -327,6 +398,10 @@ struct PackedArrayTests {
         assertDecodeFails(hex: "A1 04 D8 C3 02 01", .lengthOutOfBounds, offset: 4)
         // Arrays of packed rows: no columns, rows past the end, too many rows, too deep, a bad form.
         assertDecodeFails(hex: "D9 C3 05 00", .lengthMismatch, offset: 3)
+        // Columns of which one row cannot fit: refused before `columns × width` is computed, whatever the limits.
+        let huge = ReaderLimits(maxElementCount: .max)
+        assertDecodeFails(hex: "D9 C8 00 80 80 80 80 80 80 80 80 10", .lengthOutOfBounds, offset: 3, limits: huge)
+        assertDecodeFails(hex: "A1 0C D9 C8 00 80 80 80 80 80 80 80 80 10", .lengthOutOfBounds, offset: 5, limits: huge)
         assertDecodeFails(hex: "D9 C3 03 02 01 02 03 04 05", .lengthOutOfBounds, offset: 2)
         assertDecodeFails(hex: "D9 C3 FF FF FF FF 0F 01 00", .lengthOutOfBounds, offset: 2)
         assertDecodeFails(hex: "D9 C3 05 01 01 02 03 04 05", .limitExceeded, offset: 0, limits: ReaderLimits(maxElementCount: 4))

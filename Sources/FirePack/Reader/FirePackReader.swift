@@ -343,9 +343,12 @@ extension FirePackReader {
     /// its bytes; only the end of the array is checked here).
     @inline(__always)
     func packedNext(_ form: PackedArray.Form) throws(FirePackError) -> (element: PackedElement, next: Int) {
-        guard readerIndex < limit else { throw .truncated(at: readerIndex, needing: "a value") }
+        // Elements sit at fixed strides, but `readKey()` can move the cursor anywhere: check the whole element.
+        let size = packedColumns > 0 ? packedColumns * form.width : form.width
+        guard readerIndex < limit, size <= limit &- readerIndex else {
+            throw .truncated(at: readerIndex, needing: "a value")
+        }
         if packedColumns > 0 {
-            let size = packedColumns * form.width
             let row = ContainerHeader(
                 count: packedColumns, isMap: false, bodyStart: readerIndex, end: readerIndex + size,
                 packedFormByte: packedFormByte)

@@ -70,6 +70,11 @@ extension ReaderInput {
         guard columns > 0 else {
             throw FirePackError(.lengthMismatch, offset: columnsOffset, "packed rows of no elements")
         }
+        // One row must fit in the bytes left, so that `columns × width` cannot overflow whatever the limits.
+        guard columns <= (limit - start) / form.width else {
+            throw FirePackError(
+                .lengthOutOfBounds, offset: columnsOffset, "a packed row of \(columns) elements reaches past the end")
+        }
         let rowSize = columns * form.width
         guard rows <= (limit - start) / rowSize else {
             throw FirePackError(
@@ -85,13 +90,7 @@ extension ReaderInput {
     func packedArrayForm(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError)
         -> PackedArray.Form
     {
-        try require(2, at: offset, limit: limit, for: what())
-        guard let form = PackedArray.Form(byte: byte(at: offset + 1)) else {
-            throw FirePackError(
-                .unknownTag, offset: offset + 1,
-                "\(what()): form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")
-        }
-        return form
+        try formByte(at: offset, limit: limit, of: what(), PackedArray.Form.init(byte:))
     }
 
     private func checkPackedLimits(count: Int, depth: Int, at offset: Int) throws(FirePackError) {
@@ -121,7 +120,7 @@ extension ReaderInput {
         var rowSize = form.width
         if rows {
             let (columns, start) = try Varint.get(base, at: next, limit: limit)
-            guard columns > 0, columns <= limits.maxElementCount else {
+            guard columns > 0, columns <= limits.maxElementCount, columns <= (limit - start) / rowSize else {
                 return try getPackedRowsHeader(at: offset, limit: limit, depth: 0).end  // throws its error
             }
             rowSize *= columns

@@ -125,8 +125,16 @@ extension ReaderInput {
     func packedForm(at offset: Int, limit: Int, of what: @autoclosure () -> String) throws(FirePackError)
         -> PackedVector.Form
     {
+        try formByte(at: offset, limit: limit, of: what(), PackedVector.Form.init(byte:))
+    }
+
+    /// The form byte after the tag at `offset` of a packed value (`D6`–`D9`), as `parse` reads it; `unknownTag` at
+    /// the form byte when it names no form.
+    func formByte<Form>(
+        at offset: Int, limit: Int, of what: @autoclosure () -> String, _ parse: (UInt8) -> Form?
+    ) throws(FirePackError) -> Form {
         try require(2, at: offset, limit: limit, for: what())
-        guard let form = PackedVector.Form(byte: byte(at: offset + 1)) else {
+        guard let form = parse(byte(at: offset + 1)) else {
             throw FirePackError(
                 .unknownTag, offset: offset + 1,
                 "\(what()): form 0x\(Tag.hex(byte(at: offset + 1))) is not defined in format version 3")

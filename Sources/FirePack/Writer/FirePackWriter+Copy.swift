@@ -8,6 +8,8 @@ extension FirePackWriter {
         let startedAtRoot = depth == 0
         let savedIndex = writerIndex
         do {
+            // An element or row of a packed array has no tag to copy from: it is written as the value it is.
+            if view.packedElement != nil { return write(try view.value()) }
             var materializer = Materializer(input: view.input)
             _ = try copyValue(
                 from: view.input, at: view.offset, limit: view.endOffset, depth: view.depth, using: &materializer)

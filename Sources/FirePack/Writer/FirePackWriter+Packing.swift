@@ -5,7 +5,11 @@ extension FirePackWriter {
     /// `Encode canada model`).
     public func writeDoubles(_ elements: UnsafeBufferPointer<Double>) {
         let count = elements.count
-        guard decimalDoubles && count >= 2 && count <= options.limits.maxElementCount else {
+        // Past a limit, the element-by-element path records the violation (`beginContainer`, `endContainer`).
+        guard
+            decimalDoubles && count >= 2 && count <= options.limits.maxElementCount
+                && depth < options.limits.maxDepth
+        else {
             beginArray()
             for element in elements { writeDouble(element) }
             endArray()

@@ -47,7 +47,10 @@ extension DecoderImpl {
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
         bytes.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         start(bytes)
-        let input = try! ReaderInput(UnsafeRawBufferPointer(start: bytes, count: size), rootStart: 0, limits: .default)
+        // The limits of this call: a row is checked against them as the array of rows was. The bytes are one value
+        // no larger than the array it came from, which was within them, so opening them cannot fail.
+        let input = try! ReaderInput(
+            UnsafeRawBufferPointer(start: bytes, count: size), rootStart: 0, limits: self.input.limits)
         let child = DecoderImpl(input: input, options: options, offset: 0, end: size, depth: depth)
         child.state.packedBytes = bytes
         child.state.packedBodyStart = size
