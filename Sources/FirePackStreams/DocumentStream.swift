@@ -76,13 +76,18 @@ public final class DocumentStreamWriter {
     /// Whether map keys are written sorted (deterministic records, written from trees).
     public var isDeterministic: Bool { writer.options.deterministic }
     /// Version 3: the open block's documents, one after another, and their lengths.
-    let block: FirePackWriter?
+    var block: FirePackWriter?
     var blockLengths: [Int] = []
     var blockLengthBytes = 0
     /// Version 3: every block of the stream so far (its marker's offset and its record count), for the index.
     var blocks: [(offset: Int, count: Int)]
     /// The stream offset of the next byte written.
     var streamOffset: Int
+    /// Version 3, compressed: the thread that compresses each block while the next one fills (made at the first).
+    var compressor: BlockCompressor?
+    /// Whether compressed blocks are compressed by `compressor` (the default) or in place, on the caller's thread;
+    /// the stream's bytes are the same either way.
+    var compressesInBackground = true
 
     /// Writes a new stream to `sink`, of `version` (3, or 2 for readers that have not upgraded); a version-3 stream
     /// stores its blocks with `codec` and closes each at `blockSize` bytes of documents.
@@ -145,6 +150,7 @@ public final class DocumentStreamWriter {
         // Nothing appended is lost: the open block and buffered records reach the sink; the stream stays "not closed".
         if !closed {
             try? writeBlock()
+            try? writeCompressedBlock()
             try? writer.flush()
         }
     }
@@ -221,7 +227,7 @@ public final class DocumentStreamWriter {
     }
 
     /// The error for a record that is not written because `violation`, a limit readers enforce, was met.
-    func refusal(_ violation: FirePackError) -> FirePackError {
+    package func refusal(_ violation: FirePackError) -> FirePackError {
         FirePackError(
             violation.code, offset: violation.offset,
             "record \(existingRecords + recordCount) not written: \(violation.message)", path: violation.path)
@@ -307,26 +313,19 @@ public final class DocumentStreamWriter {
         let recordStart = target.writerIndex
         if block == nil { writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate) }
         let payloadStart = target.writerIndex
-        // The document's entries in §9's order, the fields written in place.
-        target.beginMap()
-        target.writeKey("name")
-        var deferredName = -1
-        if let reference { target.writeReference(reference) } else { deferredName = target.deferValue() }
-        target.writeKey("fields")
         let named: DocumentReference?
-        do { named = try writeFields(target) } catch {
-            target.abandonRootValue(truncatingTo: payloadStart)
+        do {
+            named = try Self.writeDocument(
+                reference: reference, createTime: createTime, updateTime: updateTime, into: target,
+                writingFields: writeFields)
+        } catch {
             target.discardCompleted(from: recordStart)
             throw error
         }
         guard let named else {
-            target.abandonRootValue(truncatingTo: payloadStart)
             target.discardCompleted(from: recordStart)
             return nil
         }
-        if reference == nil { target.insertDeferredValue(at: deferredName) { $0.writeReference(named) } }
-        Document.writeTimes(createTime: createTime, updateTime: updateTime, to: target)
-        target.endMap()
         if block != nil {
             try finishBlockRecord(from: payloadStart)
         } else {
@@ -335,9 +334,88 @@ public final class DocumentStreamWriter {
         return named
     }
 
+    /// Writes a document in §9's order into `target` as one root value: `reference`, or when nil the one
+    /// `writeFields` returns, put in its place after the fields, which `writeFields` writes in place. Returns the
+    /// reference, or nil when `writeFields` does; then, and on error, nothing of the document stays in `target`.
+    /// What `append(namedAfter:)` writes into a record, for encoders that write documents elsewhere first
+    /// (`append(encodedDocument:)`).
+    package static func writeDocument(
+        reference: DocumentReference?, createTime: Timestamp? = nil, updateTime: Timestamp? = nil,
+        into target: FirePackWriter, writingFields writeFields: (FirePackWriter) throws -> DocumentReference?
+    ) throws -> DocumentReference? {
+        let start = target.writerIndex
+        target.beginMap()
+        target.writeKey("name")
+        var deferredName = -1
+        if let reference { target.writeReference(reference) } else { deferredName = target.deferValue() }
+        target.writeKey("fields")
+        let named: DocumentReference?
+        do { named = try writeFields(target) } catch {
+            target.abandonRootValue(truncatingTo: start)
+            throw error
+        }
+        guard let named else {
+            target.abandonRootValue(truncatingTo: start)
+            return nil
+        }
+        if reference == nil { target.insertDeferredValue(at: deferredName) { $0.writeReference(named) } }
+        Document.writeTimes(createTime: createTime, updateTime: updateTime, to: target)
+        target.endMap()
+        return named
+    }
+
+    /// The options of a writer that writes documents for `append(encodedDocument:)`: this stream's.
+    package var documentOptions: FirePackWriter.Options {
+        var options = (block ?? writer).options
+        options.initialCapacity = 4096
+        options.flushThreshold = .max
+        return options
+    }
+
+    /// Appends the document `write` writes into the record as one root value (`writeDocument(reference:…)`'s), as
+    /// `append(_:)` appends one: refused when past the readers' limits, the record limit checked, the block closed at
+    /// its size. On error nothing of the record stays.
+    package func append(writtenBy write: (FirePackWriter) throws -> Void) throws {
+        precondition(!closed, "append after close()")
+        let target = block ?? writer
+        let recordStart = target.writerIndex
+        if block == nil { writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate) }
+        let payloadStart = target.writerIndex
+        do { try write(target) } catch {
+            target.abandonRootValue(truncatingTo: payloadStart)
+            target.discardCompleted(from: recordStart)
+            throw error
+        }
+        if block != nil {
+            try finishBlockRecord(from: payloadStart)
+        } else {
+            try finishRecord(from: recordStart, payloadStart: payloadStart)
+        }
+    }
+
+    /// Appends a document that a writer with `documentOptions` wrote (`bytes`: one complete root value, within the
+    /// readers' limits), as `append(_:)` appends one: the record limit checked, the block closed at its size.
+    package func append(encodedDocument bytes: UnsafeRawBufferPointer) throws {
+        precondition(!closed, "append after close()")
+        let target = block ?? writer
+        let recordStart = target.writerIndex
+        if block == nil { writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate) }
+        let payloadStart = target.writerIndex
+        target.writeFraming(atMost: bytes.count) { output in
+            if bytes.count > 0 { output.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+            return bytes.count
+        }
+        if block != nil {
+            try finishBlockRecord(from: payloadStart)
+        } else {
+            try finishRecord(from: recordStart, payloadStart: payloadStart)
+        }
+    }
+
     /// Passes buffered records to the sink; version 3 closes the open block first.
     public func flush() throws {
         try writeBlock()
+        try writeCompressedBlock()
         try writer.flush()
     }
 
@@ -348,6 +426,7 @@ public final class DocumentStreamWriter {
         let total = existingRecords + recordCount
         if version >= 3 {
             try writeBlock()
+            try writeCompressedBlock()
             let indexOffset = writeIndex()
             writer.writeFraming(
                 DocumentStreamFormat.closeRecord(recordCount: total, version: 3, indexOffset: indexOffset))

@@ -28,16 +28,19 @@ extension DocumentStreamWriter {
             let document = block.withUnsafeWrittenBytes(from: start) { [UInt8]($0) }
             block.discardCompleted(from: start)
             try writeBlock()
-            block.writeFraming(document)
+            // `writeBlock()` may have handed `block` to the compressor: the next block is `self.block`.
+            self.block?.writeFraming(document)
         }
         blockLengths.append(length)
         blockLengthBytes += lengthBytes
         recordCount += 1
-        if block.writerIndex >= blockSize { try writeBlock() }
+        if self.block?.writerIndex ?? 0 >= blockSize { try writeBlock() }
     }
 
     /// Writes the open block, if it holds a record: its lengths after its documents, then the framed block into the
-    /// output, stored as `codec` compresses it (or as it is, when compressing does not make it smaller).
+    /// output, stored as `codec` compresses it (or as it is, when compressing does not make it smaller). A compressed
+    /// block is handed to the `BlockCompressor` and reaches the output when the next block does, or at `flush()`,
+    /// `close()` or deinit (`writeCompressedBlock()`).
     func writeBlock() throws {
         guard let block, !blockLengths.isEmpty else { return }
         let documents = block.writerIndex
@@ -50,14 +53,23 @@ extension DocumentStreamWriter {
         let size = block.writerIndex
         let count = blockLengths.count
         let first = existingRecords + recordCount - count
+        let header = Self.blockHeader(codec: codec, count: count, first: first, size: size, documents: documents)
+        blockLengths.removeAll(keepingCapacity: true)
+        blockLengthBytes = 0
+        if codec != .none && compressesInBackground {
+            let compressor = self.compressor ?? BlockCompressor(codec: codec, spare: Self.blockBuffer(like: block))
+            self.compressor = compressor
+            try writeCompressedBlock()
+            self.block = compressor.start(block, header: header, count: count)
+            return
+        }
 
         let unitStart = writer.writerIndex
         writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)  // length and CRC are set below
         let bodyStart = writer.writerIndex
         let headerAt = writer.writerIndex
         try block.withUnsafeWrittenBytes(from: 0) { data in
-            writer.writeFraming(
-                Self.blockHeader(codec: codec, count: count, first: first, size: size, documents: documents))
+            writer.writeFraming(header)
             let dataAt = writer.writerIndex
             if codec != .none {
                 // Compressed first; stored as it is when that is no smaller (already compressed data, tiny blocks),
@@ -72,15 +84,39 @@ extension DocumentStreamWriter {
                 return data.count
             }
         }
+        block.clear()
+        try finishUnit(from: unitStart, bodyStart: bodyStart, count: count)
+    }
+
+    /// Writes the block the `BlockCompressor` holds, if any, once it is compressed: the output then has every block
+    /// given so far.
+    func writeCompressedBlock() throws {
+        try compressor?.finish { body, count in
+            let unitStart = writer.writerIndex
+            writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)  // length and CRC are set below
+            let bodyStart = writer.writerIndex
+            writer.writeFraming(atMost: body.count) { output in
+                output.baseAddress!.copyMemory(from: body.baseAddress!, byteCount: body.count)
+                return body.count
+            }
+            try finishUnit(from: unitStart, bodyStart: bodyStart, count: count)
+        }
+    }
+
+    /// Fills in the length and CRC-32 of the block written from `unitStart` (its body from `bodyStart`), holding
+    /// `count` records, and lists it for the index.
+    private func finishUnit(from unitStart: Int, bodyStart: Int, count: Int) throws {
         let bodyLength = writer.writerIndex - bodyStart
         writer.setFraming(UInt32(bodyLength), at: unitStart + 4)
         writer.setFraming(writer.withUnsafeWrittenBytes(from: bodyStart) { crc32($0) }, at: unitStart + 8)
         blocks.append((streamOffset, count))
         streamOffset += writer.writerIndex - unitStart
-        block.clear()
-        blockLengths.removeAll(keepingCapacity: true)
-        blockLengthBytes = 0
         try writer.flushIfNeeded()
+    }
+
+    /// An empty buffer for a block, with `block`'s options.
+    static func blockBuffer(like block: FirePackWriter) -> FirePackWriter {
+        FirePackWriter(options: block.options)
     }
 
     /// A block header: codec, then record count, records before the block, data size and documents' size as varints.

@@ -96,6 +96,12 @@ struct Convert: ParsableCommand {
     @Flag(help: "Plain, lossy JSON (RFC 3339 strings, {latitude, longitude}, base64) instead of reversible markers.")
     var plain = false
 
+    @Option(
+        help:
+            "JSON lines into fpks: how many threads encode lines (default: one per core); the output is the same for any number."
+    )
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(help: "No progress bar.")
     var quiet = false
 
@@ -116,6 +122,7 @@ struct Convert: ParsableCommand {
             throw ValidationError("--block-size is between 1 and \(DocumentStreamFormat.defaultMaxRecordLength / 2)")
         }
         if generateMissingIds && idField == nil { throw ValidationError("--generate-missing-ids needs --id-field") }
+        guard threads >= 1 else { throw ValidationError("--threads takes 1 or more") }
         if keepIdField && idField == nil { throw ValidationError("--keep-id-field needs --id-field") }
     }
 
@@ -184,7 +191,7 @@ struct Convert: ParsableCommand {
             // lines take their direct paths (no tree; see BENCHMARKS.md); repeated paths and, for Firestore's own
             // formats, Firestore's limits are noted on the way.
             let conversion = DocumentConversion(
-                from: documents.documents, to: destination, resolvingServerTimestamps: time)
+                from: documents.documents, to: destination, resolvingServerTimestamps: time, workers: threads)
             while try conversion.step() {
                 Interruption.recordsDone.store(conversion.records, ordering: .relaxed)
                 progress.update(records: conversion.records)

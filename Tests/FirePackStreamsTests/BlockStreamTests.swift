@@ -254,6 +254,64 @@ struct BlockStreamTests {
         #expect(try read(bytes).records.map(\.document) == noise)
     }
 
+    /// Documents of mixed sizes and compressibility: text that repeats, random bytes, and one that fills blocks alone.
+    func mixedDocuments(_ count: Int, seed: UInt64) throws -> [Document] {
+        var random = SeededGenerator(seed: seed)
+        return try (0..<count).map { index in
+            let size = [10, 300, 5000, 20_000][Int.random(in: 0..<4, using: &random)]
+            let fields: MapValue =
+                index % 3 == 0
+                ? ["bytes": .bytes(Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }))]
+                : ["text": .string(String(repeating: "record \(index) ", count: size / 10)), "n": .integer(Int64(index))]
+            return Document(reference: try DocumentReference(path: "mixed/\(index)"), fields: fields)
+        }
+    }
+
+    @Test("compressing blocks on the compressor's thread writes the bytes compressing in place writes",
+          arguments: [BlockCodec.deflate, .zstd])
+    func backgroundCompressionWritesTheSameBytes(codec: BlockCodec) throws {
+        let documents = try mixedDocuments(300, seed: codec == .zstd ? 5 : 6)
+        func write(background: Bool) throws -> [UInt8] {
+            let sink = MemorySink()
+            let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, codec: codec, blockSize: 16_384)
+            writer.compressesInBackground = background
+            for (index, document) in documents.enumerated() {
+                try writer.append(document)
+                // A flush writes the block in flight as well as the open one.
+                if index % 97 == 0 {
+                    try writer.flush()
+                    let (records, _) = try read(sink.bytes)
+                    #expect(records.map(\.document) == Array(documents[...index]), "after a flush at \(index)")
+                }
+            }
+            try writer.close()
+            #expect(writer.compressor == nil || background, "in place, no compressor is made")
+            return sink.bytes
+        }
+        let background = try write(background: true)
+        #expect(background == (try write(background: false)))
+        let (records, reader) = try read(background)
+        #expect(records.map(\.document) == documents)
+        #expect(reader.problems.isEmpty && reader.completion == .closed(recordCount: documents.count))
+        #expect(blockOffsets(background).count > 20)
+        // Some blocks compress, and the random ones are stored as they are: both stored forms went through the thread.
+        let codecs = Set(blockOffsets(background).map { background[$0 + 12] })
+        #expect(codecs == [codec.rawValue, BlockCodec.none.rawValue])
+    }
+
+    @Test func aWriterReleasedUnclosedWritesTheBlockInFlight() throws {
+        let documents = try mixedDocuments(120, seed: 9)
+        let sink = MemorySink()
+        do {
+            let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, codec: .zstd, blockSize: 16_384)
+            for document in documents { try writer.append(document) }
+            #expect(writer.compressor != nil)
+        }
+        let (records, reader) = try read(sink.bytes)
+        #expect(records.map(\.document) == documents)
+        #expect(reader.completion == .notClosed(recordCount: documents.count))
+    }
+
     @Test func writingRefusesWhatReadersWouldRefuse() throws {
         #expect(throws: FirePackError.self) { try DocumentStreamWriter(sink: MemorySink(), version: 1) }
         #expect(throws: FirePackError.self) { try DocumentStreamWriter(sink: MemorySink(), version: 4) }

@@ -44,6 +44,7 @@ public final class DocumentConversion {
 
     private enum Route {
         case linesIntoStream(JSONLinesReader, DocumentStreamWriter)
+        case linesIntoStreamInParallel(ParallelJSONLines)
         case streamIntoLines(DocumentStreamReader, JSONLinesWriter)
         case documents
     }
@@ -56,9 +57,12 @@ public final class DocumentConversion {
     /// A conversion of `source` into `sink`. Firestore's limits are checked by default when the sink writes one of
     /// Firestore's formats (`FirestoreJSONWriter`, `FirestoreProtoWriter`); `maxExamples` example lines are kept per
     /// report; `checksRepeatedPaths: false` leaves paths unchecked.
+    ///
+    /// With `workers` above 1, JSON lines going into a `.fpks` stream are encoded on that many threads while this
+    /// one appends them in input order: the output, the names and the errors are the same as with one.
     public init(
         from source: any DocumentSource, to sink: any DocumentSink, resolvingServerTimestamps time: Timestamp? = nil,
-        checksFirestoreLimits: Bool? = nil, checksRepeatedPaths: Bool = true, maxExamples: Int = 5
+        checksFirestoreLimits: Bool? = nil, checksRepeatedPaths: Bool = true, maxExamples: Int = 5, workers: Int = 1
     ) {
         self.source = source
         self.sink = sink
@@ -76,7 +80,9 @@ public final class DocumentConversion {
             if time == nil && !self.checksFirestoreLimits, let lines, let stream = sink as? DocumentStreamWriter,
                 !stream.isDeterministic
             {
-                .linesIntoStream(lines, stream)
+                workers > 1
+                    ? .linesIntoStreamInParallel(ParallelJSONLines(reader: lines, stream: stream, workers: workers))
+                    : .linesIntoStream(lines, stream)
             } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
                 let output = sink as? JSONLinesWriter
             {
@@ -95,6 +101,9 @@ public final class DocumentConversion {
         case .linesIntoStream(let lines, let stream):
             guard try lines.appendNext(to: stream) else { return false }
             path = lines.lastPath
+        case .linesIntoStreamInParallel(let parallel):
+            guard try parallel.appendNext() else { return false }
+            path = parallel.reader.lastPath
         case .streamIntoLines(let reader, let output):
             guard try output.appendNext(from: reader) else { return false }
             path = output.lastPath
@@ -113,7 +122,8 @@ public final class DocumentConversion {
         // A new ID repeats nothing.
         if checksRepeatedPaths && naming?.generatedCount == generated {
             paths.check(
-                path, at: lines?.lineNumber ?? records, unit: lines == nil ? "record" : "line", into: &repeatedPaths)
+                path, at: lines?.lastLineNumber ?? records, unit: lines == nil ? "record" : "line", into: &repeatedPaths
+            )
         }
         records += 1
         return true

@@ -39,13 +39,23 @@ public final class DocumentNaming {
     /// ID field, or with `generatesMissingIDs`) a new ID; a missing ID field is otherwise an error naming the line
     /// (JSON lines) or the record.
     public func document(from value: Value, line: Int?) throws -> Document {
-        let position = self.position(line: line)
+        let record = recordCount
+        recordCount += 1
+        var generated = false
+        defer { if generated { generatedCount += 1 } }
+        return try document(from: value, line: line, record: record, generated: &generated)
+    }
+
+    /// `document(from:line:)` for the record numbered `record`, counting nothing: `generated` is set when the document
+    /// is given a new ID. Safe to call from several threads at once (it reads only the naming's settings).
+    package func document(from value: Value, line: Int?, record: Int, generated: inout Bool) throws -> Document {
+        let position = Self.position(line: line, record: record)
         guard case .map(var fields) = value else {
-            recordCount += 1
             throw FirePackError(.invalidValue, "\(position)a document must be a JSON object, not \(value.type)")
         }
         let (reference, consumedKey) = try reference(
-            name: fields["__name__"], id: idField.flatMap { fields[$0] }, line: line)
+            name: fields["__name__"], id: idField.flatMap { fields[$0] }, line: line, record: record,
+            generated: &generated)
         if let consumedKey { fields[consumedKey] = nil }
         return Document(reference: reference, fields: fields)
     }
@@ -53,9 +63,26 @@ public final class DocumentNaming {
     /// The reference of the next record, from the values of its `__name__` and ID-field members (nil when absent),
     /// and the member to leave out of its fields (nil: none); counts the record (and a generated ID).
     package func reference(name: Value?, id: Value?, line: Int?) throws -> (DocumentReference, consumedKey: String?) {
-        let position = self.position(line: line)
         let record = recordCount
         recordCount += 1
+        var generated = false
+        defer { if generated { generatedCount += 1 } }
+        return try reference(name: name, id: id, line: line, record: record, generated: &generated)
+    }
+
+    /// Counts `records` records named by the counting-free functions, `generated` of them with a new ID, as if
+    /// `reference(name:id:line:)` had named them.
+    package func count(records: Int, generated: Int) {
+        recordCount += records
+        generatedCount += generated
+    }
+
+    /// `reference(name:id:line:)` for the record numbered `record`, counting nothing: `generated` is set when the
+    /// document is given a new ID. Safe to call from several threads at once (it reads only the naming's settings).
+    package func reference(name: Value?, id: Value?, line: Int?, record: Int, generated: inout Bool) throws -> (
+        DocumentReference, consumedKey: String?
+    ) {
+        let position = Self.position(line: line, record: record)
         let path: String, consumedKey: String?
         if let name {
             consumedKey = "__name__"
@@ -79,6 +106,7 @@ public final class DocumentNaming {
                 "\(position)the document has no \(idField.debugDescription) field (--id-field); "
                     + "add --generate-missing-ids to give such documents new IDs")
         } else {
+            generated = true
             path = generatedPath(record: record)
             consumedKey = nil
         }
@@ -89,12 +117,13 @@ public final class DocumentNaming {
         }
     }
 
-    /// `line L: ` for JSON lines, `record R: ` for the next record of a single value.
-    private func position(line: Int?) -> String { line.map { "line \($0): " } ?? "record \(recordCount): " }
+    /// `line L: ` for JSON lines, `record R: ` for a record of a single value.
+    private static func position(line: Int?, record: Int) -> String {
+        line.map { "line \($0): " } ?? "record \(record): "
+    }
 
     /// A path with a new 20-character ID, random or (deterministic) derived from the collection and record number.
     func generatedPath(record: Int) -> String {
-        generatedCount += 1
         let collectionReference: CollectionReference
         do { collectionReference = try CollectionReference(path: collection) } catch {
             // An invalid collection name is reported by DocumentReference(path:) for the whole path.

@@ -21,6 +21,9 @@ public final class JSONLinesReader: DocumentSource {
     let documentMembers: DocumentMembers
     /// The path of the document the last call read or appended.
     public private(set) var lastPath = ""
+    /// The 1-based number of the line whose document was read or appended last (`lineNumber` can be ahead of it
+    /// when lines are encoded on several threads).
+    public private(set) var lastLineNumber = 0
 
     /// A reader of the JSON lines `source` holds; lines longer than `maxLineLength` bytes are an error.
     public init(_ source: any ByteSource, naming: DocumentNaming, maxLineLength: Int = 256 << 20) {
@@ -38,7 +41,7 @@ public final class JSONLinesReader: DocumentSource {
         while let line = try lines.next() {
             if isBlank(line) { continue }
             let document = try document(from: line)
-            lastPath = document.reference.path
+            noteAppended(path: document.reference.path, line: lines.lineNumber)
             return document
         }
         return nil
@@ -48,48 +51,89 @@ public final class JSONLinesReader: DocumentSource {
     /// tree built — and returns false at the end. The stream must not be deterministic (sorted keys). A refusal of
     /// the stream writer (a document past the readers' limits) names the line.
     public func appendNext(to stream: DocumentStreamWriter) throws -> Bool {
-        do { return try appendNextLine(to: stream) } catch let error as FirePackError
-            where !error.message.hasPrefix("line ")
-        {
-            throw FirePackError(
-                error.code, offset: error.offset, "line \(lines.lineNumber): \(error.message)", path: error.path)
-        }
-    }
-
-    /// One pass over each line: its members written as the record's fields while the ones that name the document are
-    /// read, the name put ahead of the fields once known, and errors — the tree path's, as `JSONLinesTests` checks —
-    /// thrown from that pass. Lines it does not take (not an object, a first key that may be a marker, an ID field
-    /// before `__name__`) go through `document(from:)`, which writes the same bytes.
-    func appendNextLine(to stream: DocumentStreamWriter) throws -> Bool {
         while let line = try lines.next() {
             if isBlank(line) { continue }
-            let named = try line.withUnsafeBytes { text in
-                try stream.append(namedAfter: { writer throws -> DocumentReference? in
-                    let read: DocumentMembers?
-                    do throws(FirePackError) {
-                        read = try JSONTranscoding.writeDocumentFields(
-                            text, naming: documentMembers, options: jsonOptions, into: writer)
-                    } catch { throw lineError(error, in: line) }
-                    guard let read else { return nil }
-                    return try naming.reference(name: read.name, id: read.id, line: lines.lineNumber).0
+            let number = lines.lineNumber
+            var generated = false
+            var reference: DocumentReference?
+            do {
+                try stream.append(writtenBy: { writer in
+                    reference = try Self.writeDocument(
+                        line, line: number, lineOffset: lines.lineOffset, record: naming.recordCount, naming: naming,
+                        members: documentMembers, options: jsonOptions, generated: &generated, into: writer)
                 })
+            } catch let error as FirePackError {
+                throw prefixing(error, line: number)
             }
-            if let named {
-                lastPath = named.path
-            } else {
-                let document = try document(from: line)
-                lastPath = document.reference.path
-                try stream.append(document)
-            }
+            naming.count(records: 1, generated: generated ? 1 : 0)
+            noteAppended(path: reference!.path, line: number)
             return true
         }
         return false
+    }
+
+    /// `error` with its line named, unless its message names one already.
+    func prefixing(_ error: FirePackError, line: Int) -> FirePackError {
+        guard !error.message.hasPrefix("line ") else { return error }
+        return FirePackError(error.code, offset: error.offset, "line \(line): \(error.message)", path: error.path)
+    }
+
+    /// Notes the path and line number of the document just appended (`lastPath`, `lastLineNumber`).
+    func noteAppended(path: String, line: Int) {
+        lastPath = path
+        lastLineNumber = line
+    }
+
+    /// Writes the document of the JSON line `line` (its number `number`, at `lineOffset` in the input, the record
+    /// numbered `record`) into `writer` as one root value, in one pass over the text: its members written as the
+    /// document's fields while the ones that name it are read, the name put ahead of the fields once known, and
+    /// errors — the tree path's, as `JSONLinesTests` checks — thrown from that pass. Lines it does not take (not an
+    /// object, a first key that may be a marker, an ID field before `__name__`) go through a tree, which writes the
+    /// same bytes. Counts nothing (`generated` is set for a new ID): safe on several threads at once.
+    static func writeDocument(
+        _ line: ArraySlice<UInt8>, line number: Int, lineOffset: Int, record: Int, naming: DocumentNaming,
+        members: DocumentMembers, options: JSONOptions, generated: inout Bool, into writer: FirePackWriter
+    ) throws -> DocumentReference {
+        let named = try line.withUnsafeBytes { text in
+            try DocumentStreamWriter.writeDocument(reference: nil, into: writer) {
+                writer throws -> DocumentReference? in
+                let read: DocumentMembers?
+                do throws(FirePackError) {
+                    read = try JSONTranscoding.writeDocumentFields(
+                        text, naming: members, options: options, into: writer)
+                } catch { throw lineError(error, in: line, number: number, offset: lineOffset) }
+                guard let read else { return nil }
+                return try naming.reference(
+                    name: read.name, id: read.id, line: number, record: record, generated: &generated
+                ).0
+            }
+        }
+        if let named { return named }
+        let document = try document(
+            from: line, number: number, offset: lineOffset, record: record, naming: naming, options: options,
+            generated: &generated)
+        document.write(to: writer)
+        return document.reference
     }
 
     func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
 
     /// The line's document through a tree, with errors naming the line and column.
     func document(from line: ArraySlice<UInt8>) throws -> Document {
+        let record = naming.recordCount
+        var generated = false
+        defer { naming.count(records: 1, generated: generated ? 1 : 0) }
+        return try Self.document(
+            from: line, number: lines.lineNumber, offset: lines.lineOffset, record: record, naming: naming,
+            options: jsonOptions, generated: &generated)
+    }
+
+    /// The document of line `number` (at `offset` in the input, the record numbered `record`) through a tree, with
+    /// errors naming the line and column; counts nothing.
+    static func document(
+        from line: ArraySlice<UInt8>, number: Int, offset: Int, record: Int, naming: DocumentNaming,
+        options: JSONOptions, generated: inout Bool
+    ) throws -> Document {
         // A line that is an array or a string is not a document, however long: said without building its tree (a
         // 40 MiB line of numbers once took a gigabyte to be told so).
         if let first = line.first(where: {
@@ -99,21 +143,25 @@ public final class JSONLinesReader: DocumentSource {
         {
             throw FirePackError(
                 .invalidValue,
-                "line \(lines.lineNumber): a document must be a JSON object, not \(first == UInt8(ascii: "[") ? "array" : "string")"
+                "line \(number): a document must be a JSON object, not \(first == UInt8(ascii: "[") ? "array" : "string")"
             )
         }
         let value: Value
-        do { value = try Value(json: line, options: jsonOptions) } catch { throw lineError(error, in: line) }
-        return try naming.document(from: value, line: lines.lineNumber)
+        do { value = try Value(json: line, options: options) } catch {
+            throw lineError(error, in: line, number: number, offset: offset)
+        }
+        return try naming.document(from: value, line: number, record: record, generated: &generated)
     }
 
-    /// An error at an offset within `line`, told by the line, the column within it (characters) and the byte offset
-    /// in the whole input, as for every other input.
-    func lineError(_ error: FirePackError, in line: ArraySlice<UInt8>) -> FirePackError {
+    /// An error at an offset within `line` (number `number`, at `offset` in the input), told by the line, the column
+    /// within it (characters) and the byte offset in the whole input, as for every other input.
+    static func lineError(_ error: FirePackError, in line: ArraySlice<UInt8>, number: Int, offset: Int)
+        -> FirePackError
+    {
         let column = error.offset.map { ", column \(TextPosition.column(of: $0, in: line))" } ?? ""
         return FirePackError(
-            error.code, offset: error.offset.map { $0 + lines.lineOffset },
-            "line \(lines.lineNumber)\(column): \(error.message)", path: error.path)
+            error.code, offset: error.offset.map { $0 + offset }, "line \(number)\(column): \(error.message)",
+            path: error.path)
     }
 }
 
