@@ -25,7 +25,10 @@ struct MalformedInputTests {
         assertDecodeFails(hex: "CD 80 00", .badVarint, offset: 1)                        // not minimal
         assertDecodeFails(hex: "CD FF FF FF FF FF FF FF FF FF 01", .badVarint, offset: 1) // 2^63 or more
         assertDecodeFails(hex: "CD FF FF FF FF FF FF FF FF FF 81", .badVarint, offset: 1) // runs on past 10 bytes
-        assertDecodeFails(hex: "CD FF FF FF FF FF FF FF FF", .truncated, offset: 9)
+        // A cut varint at its first byte (Docs/FORMAT.md §7), whether the input or its container cuts it.
+        assertDecodeFails(hex: "CD FF FF FF FF FF FF FF FF", .truncated, offset: 1)
+        assertDecodeFails(hex: "CD 80", .truncated, offset: 1)
+        assertDecodeFails(hex: "A2 05 B1 02 80 80 01", .truncated, offset: 4)
     }
 
     @Test func lengthsPastTheEnd() {
@@ -96,6 +99,10 @@ struct MalformedInputTests {
     @Test func limitsAreConfigurable() {
         assertDecodeFails(hex: "A3 03 01 02 03", .limitExceeded, offset: 0, limits: ReaderLimits(maxElementCount: 2))
         assertDecodeFails(hex: "A1 02 A0 00", .depthLimitExceeded, offset: 2, limits: ReaderLimits(maxDepth: 1))
+        // The depth limit is met at the tag, before a defect in the container's own header (Docs/FORMAT.md §7).
+        assertDecodeFails(hex: "A1 03 A1 05 00", .depthLimitExceeded, offset: 2, limits: ReaderLimits(maxDepth: 1))
+        assertDecodeFails(hex: "A1 03 D8 9F 00", .depthLimitExceeded, offset: 2, limits: ReaderLimits(maxDepth: 1))
+        assertDecodeFails(hex: "D9 C3 01 01 05", .depthLimitExceeded, offset: 0, limits: ReaderLimits(maxDepth: 1))
         assertDecodeFails(hex: "82 61 62", .limitExceeded, limits: ReaderLimits(maxInputSize: 2))
         #expect(ReaderLimits(maxDepth: 1_000_000).maxDepth == ReaderLimits.maximumDepth)
     }
@@ -116,7 +123,10 @@ struct MalformedInputTests {
     @Test func badKeyTables() {
         assertDecodeFails(hex: "B1 02 01 01 D3 01 09", .badKeyTable, offset: 6)
         assertDecodeFails(hex: "B1 02 01 01 D3 00 01", .badKeyTable, offset: 4)
-        assertDecodeFails(hex: "B1 02 01 01 D3 02 01 00", .truncated)
+        // A table cut after its N at its tag (Docs/FORMAT.md §3, §7); a cut N at its first byte, as every varint.
+        assertDecodeFails(hex: "B1 02 01 01 D3 02 01 00", .truncated, offset: 4)
+        assertDecodeFails(hex: "B1 02 01 01 D3 01", .truncated, offset: 4)
+        assertDecodeFails(hex: "B1 02 01 01 D3 81", .truncated, offset: 5)
         assertDecodeFails(hex: "B1 02 01 01 D3 01 01 00 00", .trailingBytes, offset: 8)
     }
 
@@ -173,7 +183,10 @@ struct MalformedInputTests {
         }
         check(bytes(hex: "89 46 50 58 01 C0"), .badMagic, 3)
         check(bytes(hex: "89 46 50 4B 02 C0"), .unsupportedVersion, 4)
-        check(bytes(hex: "89 46 50"), .truncated, 3)
+        // A header cut short at its first byte; one that differs before it ends is not a FirePack file.
+        check(bytes(hex: "89 46 50"), .truncated, 0)
+        check(bytes(hex: "89 46 50 4B"), .truncated, 0)
+        check(bytes(hex: "89 46 51"), .badMagic, 2)
         check(bytes(hex: "89 46 50 4B 01 CD 05"), .lengthOutOfBounds, 6)
     }
 }

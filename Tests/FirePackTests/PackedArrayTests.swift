@@ -405,7 +405,10 @@ struct PackedArrayTests {
         assertDecodeFails(hex: "D9 C3 03 02 01 02 03 04 05", .lengthOutOfBounds, offset: 2)
         assertDecodeFails(hex: "D9 C3 FF FF FF FF 0F 01 00", .lengthOutOfBounds, offset: 2)
         assertDecodeFails(hex: "D9 C3 05 01 01 02 03 04 05", .limitExceeded, offset: 0, limits: ReaderLimits(maxElementCount: 4))
-        assertDecodeFails(hex: "D9 C3 01 FF FF FF FF 0F 00", .limitExceeded, offset: 0)
+        // Columns past both the bytes and the limit: the bytes first (Docs/FORMAT.md §7), at the columns' varint.
+        assertDecodeFails(hex: "D9 C3 01 FF FF FF FF 0F 00", .lengthOutOfBounds, offset: 3)
+        assertDecodeFails(hex: "D8 C3 FF FF FF FF 0F 00", .lengthOutOfBounds, offset: 2)
+        assertDecodeFails(hex: "A1 08 D8 C3 FF FF FF FF 0F 00", .lengthOutOfBounds, offset: 4)
         assertDecodeFails(hex: "D9 9F 01 01 00", .unknownTag, offset: 1)
         assertDecodeFails(hex: "A1 06 D9 C3 01 01 05 00", .lengthMismatch, offset: 0)
         assertDecodeFails(hex: "D9 C3 01 01 05", .depthLimitExceeded, offset: 0, limits: ReaderLimits(maxDepth: 1))

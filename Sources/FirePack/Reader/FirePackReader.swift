@@ -48,12 +48,14 @@ public struct FirePackReader {
 
     static func checkFileHeader(_ bytes: UnsafeRawBufferPointer) throws(FirePackError) {
         for (offset, expected) in Tag.fileMagic.enumerated() {
-            guard offset < bytes.count else { throw .truncated(at: offset, needing: "the file header") }
+            // A cut header is reported at its first byte (Docs/FORMAT.md §5); bytes that differ from it first are not
+            // a FirePack file.
+            guard offset < bytes.count else { throw .truncated(at: 0, needing: "the file header") }
             guard bytes[offset] == expected else {
                 throw FirePackError(.badMagic, offset: offset, "not a FirePack file (expected 89 46 50 4B)")
             }
         }
-        guard bytes.count > 4 else { throw .truncated(at: 4, needing: "the file header") }
+        guard bytes.count > 4 else { throw .truncated(at: 0, needing: "the file header") }
         guard Tag.isReadableFileVersion(bytes[4]) else {
             throw FirePackError(
                 .unsupportedVersion, offset: 4, "format version \(bytes[4]); this reader implements 1 and 3")
@@ -418,13 +420,13 @@ extension FirePackReader {
         let end = try ReaderInput.locateRootEnd(base, count: bytes.count, limits: limits)
         guard end < bytes.count, base.load(fromByteOffset: end, as: UInt8.self) == Tag.keyTable else { return end }
         let (entries, widthOffset) = try Varint.get(base, at: end + 1, limit: bytes.count)
-        guard widthOffset < bytes.count else { throw .truncated(at: widthOffset, needing: "the key table") }
+        guard widthOffset < bytes.count else { throw .truncated(at: end, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
         guard entries >= 1, (1...8).contains(width), entries <= end / 2 else {
             throw FirePackError(.badKeyTable, offset: end, "malformed key table")
         }
         guard entries <= (bytes.count - widthOffset - 1) / width else {
-            throw .truncated(at: bytes.count, needing: "the key table")
+            throw .truncated(at: end, needing: "the key table")
         }
         return widthOffset + 1 + entries * width
     }

@@ -45,14 +45,17 @@ extension ReaderInput {
     /// within the element limit, and for decimal mantissas of 7 or 8 bytes each at most 2^53, so that reading an
     /// element cannot fail.
     func getPackedArrayHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
+        // In the order of Docs/FORMAT.md §7: the depth at the tag, the form byte, the count against the bytes, then
+        // against the limit.
+        try checkDepth(depth, at: offset)
         let form = try packedArrayForm(at: offset, limit: limit, of: "a packed array")
         let (count, start) = try Varint.get(base, at: offset + 2, limit: limit)
-        try checkPackedLimits(count: count, depth: depth, at: offset)
         let width = form.width
         guard count <= (limit - start) / width else {
             throw FirePackError(
                 .lengthOutOfBounds, offset: offset + 2, "packed array of \(count) elements reaches past the end")
         }
+        try checkElementLimit(count, at: offset)
         try checkMantissas(of: form, from: start, count: count)
         return ContainerHeader(
             count: count, isMap: false, bodyStart: start, end: start + count * width, packedFormByte: form.byte)
@@ -62,11 +65,12 @@ extension ReaderInput {
     /// `getPackedArrayHeader` does, the rows one container deeper; a row has at least one element, so the rows are
     /// never more than the bytes.
     func getPackedRowsHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
+        // In the order of Docs/FORMAT.md §7: the depth at the tag (the rows are one container deeper), the form
+        // byte, the two counts, the bytes (a row, then all rows), then the limits.
+        try checkDepth(depth + 1, at: offset)
         let form = try packedArrayForm(at: offset, limit: limit, of: "an array of packed rows")
         let (rows, columnsOffset) = try Varint.get(base, at: offset + 2, limit: limit)
         let (columns, start) = try Varint.get(base, at: columnsOffset, limit: limit)
-        try checkPackedLimits(count: rows, depth: depth, at: offset)
-        try checkPackedLimits(count: columns, depth: depth + 1, at: offset)
         guard columns > 0 else {
             throw FirePackError(.lengthMismatch, offset: columnsOffset, "packed rows of no elements")
         }
@@ -80,6 +84,8 @@ extension ReaderInput {
             throw FirePackError(
                 .lengthOutOfBounds, offset: offset + 2, "\(rows) packed rows of \(columns) elements reach past the end")
         }
+        try checkElementLimit(rows, at: offset)
+        try checkElementLimit(columns, at: offset)
         try checkMantissas(of: form, from: start, count: rows * columns)
         return ContainerHeader(
             count: rows, isMap: false, bodyStart: start, end: start + rows * rowSize, packedFormByte: form.byte,
@@ -93,10 +99,14 @@ extension ReaderInput {
         try formByte(at: offset, limit: limit, of: what(), PackedArray.Form.init(byte:))
     }
 
-    private func checkPackedLimits(count: Int, depth: Int, at offset: Int) throws(FirePackError) {
+    /// Throws `depthLimitExceeded` at `offset` (a container's tag) when `depth` is past the limit.
+    func checkDepth(_ depth: Int, at offset: Int) throws(FirePackError) {
         guard depth <= limits.maxDepth else {
             throw FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
         }
+    }
+
+    private func checkElementLimit(_ count: Int, at offset: Int) throws(FirePackError) {
         guard count <= limits.maxElementCount else {
             throw FirePackError(
                 .limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")

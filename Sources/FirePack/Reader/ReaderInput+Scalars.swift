@@ -204,15 +204,16 @@ extension ReaderInput {
             throw .typeMismatch(expected: "vector", foundTag: tag, at: offset)
         }
         let (elements, start) = try Varint.get(base, at: countOffset, limit: limit)
-        guard elements <= limits.maxElementCount else {
-            throw FirePackError(
-                .limitExceeded, offset: offset,
-                "\(elements) vector elements exceed the limit of \(limits.maxElementCount)")
-        }
+        // The bytes, then the limit (Docs/FORMAT.md §7: a count is checked against the bytes present first).
         let width = form.width
         guard elements <= (limit - start) / width else {
             throw FirePackError(
                 .lengthOutOfBounds, offset: countOffset, "vector of \(elements) elements reaches past the end")
+        }
+        guard elements <= limits.maxElementCount else {
+            throw FirePackError(
+                .limitExceeded, offset: offset,
+                "\(elements) vector elements exceed the limit of \(limits.maxElementCount)")
         }
         let storage = bytes(from: start, count: elements * width)
         try checkMantissas(of: form, in: storage, at: start)
@@ -226,6 +227,10 @@ extension ReaderInput {
     /// `depth` is the depth of the container's elements; it must not exceed `limits.maxDepth`.
     func getContainerHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
         let tag = try tag(at: offset, limit: limit)
+        // The depth limit is met at the tag, before the header's varints (Docs/FORMAT.md §6, §7).
+        if tag >= 0xA0 && tag <= 0xBF || tag == Tag.array || tag == Tag.map {
+            try checkDepth(depth, at: offset)
+        }
         let count: Int, bodyStart: Int, end: Int
         switch tag {
         case 0xA0...0xBF:
@@ -245,9 +250,6 @@ extension ReaderInput {
             throw .typeMismatch(expected: "array or map", foundTag: tag, at: offset)
         }
         let isMap = tag == Tag.map || tag & 0xF0 == Tag.fixMapBase
-        guard depth <= limits.maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
-        }
         guard count <= limits.maxElementCount else {
             throw FirePackError(
                 .limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")

@@ -53,14 +53,15 @@ struct ReaderInput {
                 "key table of \(entries) entries for a value of \(rootEnd - rootStart) bytes (at most one entry per 2 bytes)"
             )
         }
-        guard widthOffset < count else { throw .truncated(at: widthOffset, needing: "the key table") }
+        // A table cut after its N is reported at its tag, as a cut value is (Docs/FORMAT.md §3, §7).
+        guard widthOffset < count else { throw .truncated(at: rootEnd, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
         guard (1...8).contains(width) else {
             throw FirePackError(.badKeyTable, offset: widthOffset, "key table offset width \(width) outside 1 ... 8")
         }
         let start = widthOffset + 1
         guard entries <= (count - start) / width else {
-            throw .truncated(at: count, needing: "the key table (\(entries) entries of \(width) bytes)")
+            throw .truncated(at: rootEnd, needing: "the key table (\(entries) entries of \(width) bytes)")
         }
         guard start + entries * width == count else {
             throw FirePackError(.trailingBytes, offset: start + entries * width, "bytes follow the key table")

@@ -45,7 +45,8 @@ package enum Varint {
         var shift: UInt64 = 0
         var index = offset
         while true {
-            guard index < limit else { throw .truncated(at: index, needing: "a varint") }
+            // A cut varint is reported at its first byte (Docs/FORMAT.md §7), as a cut value is at its tag.
+            guard index < limit else { throw .truncated(at: offset, needing: "a varint") }
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if shift == 63 && byte > 0 {
                 throw FirePackError(.badVarint, offset: offset, "varint is 2^63 or more")
