@@ -370,17 +370,23 @@ public final class DocumentStreamReader {
     /// the stream's first byte, as everywhere (FORMAT.md §7).
     /// A document inside a compressed block has no stream offset: it is reported at its block's marker, with the
     /// byte inside the document in the reason.
-    package func reportInvalidDocument(_ error: FirePackError, in record: StreamRecord) throws {
+    ///
+    /// `keptBefore`: where the problem goes among the kept ones, for a reader that has read past the record since (it
+    /// goes where it would have gone had it been reported when the record was read: after the `keptBefore` kept
+    /// then). By default, last.
+    package func reportInvalidDocument(_ error: FirePackError, in record: StreamRecord, keptBefore: Int? = nil) throws {
         guard let payloadStart = record.payloadOffset else {
             let inside = error.offset.map { " (byte \($0) of the document, in a compressed block)" } ?? ""
             try report(
-                record.offset, error.code, "not a valid document\(inside): \(error)", number: record.number)
+                record.offset, error.code, "not a valid document\(inside): \(error)", number: record.number,
+                keptBefore: keptBefore)
             return
         }
         let inStream = FirePackError(
             error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
         try report(
-            inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number)
+            inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number,
+            keptBefore: keptBefore)
     }
 
     /// Reads the close record at `start`: its count is kept (`closedCount`), and completes the stream if nothing
@@ -405,14 +411,20 @@ public final class DocumentStreamReader {
         start += length
     }
 
-    func report(_ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil) throws {
+    func report(
+        _ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil, keptBefore: Int? = nil
+    ) throws {
         if synchronizing { return }
         let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
         if number == nil { nextNumber += 1 }
         if mode == .stopAtFirstError { throw problem }
         problemCount += 1
         problemCounts[code, default: 0] += 1
-        if problems.count < maxKeptProblems { problems.append(problem) }
+        // The first `maxKeptProblems` in stream order: one reported late goes before those found after it.
+        let index = Swift.min(keptBefore ?? problems.count, problems.count)
+        guard index < maxKeptProblems else { return }
+        problems.insert(problem, at: index)
+        if problems.count > maxKeptProblems { problems.removeLast() }
     }
 
     /// Moves to the next sync marker after the current position whose record header is plausible; returns whether

@@ -1,10 +1,10 @@
 import FirePack
-import FirePackStreams
 import FirePackTestSupport
 import Foundation
 import Testing
 
 @testable import FirePackInterop
+@testable import FirePackStreams
 
 /// JSON lines into a stream on several threads (`ParallelJSONLines`): the same bytes, names, reports and errors as
 /// line by line, whatever the batch size and the number of workers.
@@ -132,5 +132,110 @@ struct ParallelJSONLinesTests {
         #expect(sequential.repeatedPaths.total > 10, "IDs repeat every 50 lines")
         #expect(parallel.repeatedPaths.total == sequential.repeatedPaths.total)
         #expect(parallel.repeatedPaths.examples == sequential.repeatedPaths.examples)
+    }
+
+    // MARK: - A stream into JSON lines
+
+    /// Documents of several shapes: plain fields, nested maps and arrays, numbers that pack, timestamps, and a field
+    /// named like the path member (which the direct path leaves to the tree).
+    func documents(_ count: Int, seed: UInt64) throws -> [Document] {
+        var random = SeededGenerator(seed: seed)
+        return try (0..<count).map { index in
+            var fields: MapValue = [
+                "n": .integer(Int64(index)), "price": .double(Double(Int.random(in: 0...99_999, using: &random)) / 100),
+                "tags": ["a", .string("b\(index % 5)")], "ring": [[1.5, 2.5], [3.5, 4.5]],
+                "at": .timestamp(Timestamp(seconds: Int64(1_700_000_000 + index), nanoseconds: 0)),
+                "text": .string(String(repeating: "x", count: Int.random(in: 0..<300, using: &random))),
+            ]
+            if index % 11 == 0 { fields["__name__"] = "shadowed" }
+            return Document(reference: try DocumentReference(path: "docs/d\(index)"), fields: fields)
+        }
+    }
+
+    /// A version-2 stream of `payloads` as they are: a record each, with its CRC (wrong for `damaged`), and a close
+    /// record.
+    func framedStream(_ payloads: [[UInt8]], damaged: Set<Int>) -> [UInt8] {
+        var bytes = DocumentStreamFormat.header(version: 2)
+        for (index, payload) in payloads.enumerated() {
+            bytes += DocumentStreamFormat.syncMarker
+            bytes += withUnsafeBytes(of: UInt32(payload.count).littleEndian, Array.init)
+            let crc = payload.withUnsafeBytes { crc32($0) } ^ (damaged.contains(index) ? 1 : 0)
+            bytes += withUnsafeBytes(of: crc.littleEndian, Array.init)
+            bytes += payload
+        }
+        return bytes + DocumentStreamFormat.closeRecord(recordCount: payloads.count)
+    }
+
+    /// `bytes` (a stream) into JSON lines with `workers` threads (0: record by record): the text, each line's path,
+    /// the reader's problems and completion, and the error that stopped it.
+    func lines(
+        from bytes: [UInt8], workers: Int, batchBytes: Int = 3_000, mode: DocumentStreamReader.ErrorMode = .skipAndReport,
+        keptProblems: Int = 1_000
+    ) throws -> (text: [UInt8], paths: [String], problems: [String], counts: Int, completion: StreamCompletion?, error: String?) {
+        let reader = try DocumentStreamReader(source: MemorySource(bytes), mode: mode)
+        reader.maxKeptProblems = keptProblems
+        let sink = MemorySink()
+        let writer = JSONLinesWriter(sink, naming: DocumentNaming(collection: "docs", idField: nil))
+        let parallel = workers > 0 ? ParallelStreamLines(reader: reader, writer: writer, workers: workers, batchBytes: batchBytes) : nil
+        var paths: [String] = []
+        var stopped: String?
+        do {
+            while try parallel?.appendNext() ?? writer.appendNext(from: reader) { paths.append(writer.lastPath) }
+        } catch {
+            stopped = "\(error)"
+        }
+        try writer.finish()
+        return (sink.bytes, paths, reader.problems.map(\.description), reader.problemCount, reader.completion, stopped)
+    }
+
+    @Test("a stream into JSON lines: the text, paths, problems and completion are record by record's")
+    func streamIntoLines() throws {
+        let originals = try documents(700, seed: 17)
+        for (version, codec) in [(UInt8(3), BlockCodec.zstd), (3, .none), (2, .zstd)] {
+            let sink = MemorySink()
+            let stream = try DocumentStreamWriter(sink: sink, version: version, codec: codec, blockSize: 4_096)
+            for document in originals { try stream.append(document) }
+            try stream.close()
+            var bytes = sink.bytes
+            // Damage: two records' (or blocks') bytes flipped, one far into the stream.
+            for at in [bytes.count / 3, bytes.count * 3 / 4] { bytes[at] ^= 0x5A }
+            let expected = try lines(from: bytes, workers: 0)
+            #expect(expected.error == nil && expected.paths.count > 500 && !expected.problems.isEmpty)
+            for (workers, batch) in [(1, 1), (2, 3_000), (3, 1 << 20)] {
+                let parallel = try lines(from: bytes, workers: workers, batchBytes: batch)
+                #expect(parallel.text == expected.text, "version \(version) \(codec), workers \(workers), batch \(batch)")
+                #expect(parallel.paths == expected.paths)
+                #expect(parallel.problems == expected.problems && parallel.completion == expected.completion)
+                #expect(parallel.error == nil)
+            }
+        }
+    }
+
+    @Test("records that are no document are reported in stream order, among damaged ones read after them")
+    func invalidDocumentsInOrder() throws {
+        let originals = try documents(200, seed: 23)
+        var payloads = originals.map { $0.firePackBytes() }
+        let extra = Value.map(["name": .reference(try DocumentReference(path: "docs/x")), "fields": [:], "extra": 1])
+        for index in [5, 6, 40, 41, 150] { payloads[index] = extra.firePackBytes() }
+        let bytes = framedStream(payloads, damaged: [7, 42, 43, 120, 199])
+        let expected = try lines(from: bytes, workers: 0)
+        #expect(expected.problems.count == 10 && expected.paths.count == 190)
+        for (workers, batch) in [(1, 1), (2, 2_000), (3, 50_000)] {
+            let parallel = try lines(from: bytes, workers: workers, batchBytes: batch)
+            #expect(parallel.problems == expected.problems, "workers \(workers), batch \(batch)")
+            #expect(parallel.text == expected.text && parallel.paths == expected.paths)
+        }
+        // Only the first four kept: the same four, and all ten counted.
+        let few = try lines(from: bytes, workers: 0, keptProblems: 4)
+        let fewParallel = try lines(from: bytes, workers: 2, batchBytes: 50_000, keptProblems: 4)
+        #expect(few.problems == Array(expected.problems.prefix(4)) && fewParallel.problems == few.problems)
+        #expect(fewParallel.counts == 10 && few.counts == 10)
+        // Stopping at the first problem: the same lines before it, the same error.
+        let stopping = try lines(from: bytes, workers: 0, mode: .stopAtFirstError)
+        #expect(stopping.error != nil && stopping.paths.count == 5)
+        for (workers, batch) in [(1, 1), (2, 50_000)] {
+            let parallel = try lines(from: bytes, workers: workers, batchBytes: batch, mode: .stopAtFirstError)
+            #expect(parallel.error == stopping.error && parallel.text == stopping.text)
+        }
     }
 }

@@ -45,6 +45,7 @@ public final class DocumentConversion {
     private enum Route {
         case linesIntoStream(JSONLinesReader, DocumentStreamWriter)
         case linesIntoStreamInParallel(ParallelJSONLines)
+        case streamIntoLinesInParallel(ParallelStreamLines)
         case streamIntoLines(DocumentStreamReader, JSONLinesWriter)
         case documents
     }
@@ -59,7 +60,9 @@ public final class DocumentConversion {
     /// report; `checksRepeatedPaths: false` leaves paths unchecked.
     ///
     /// With `workers` above 1, JSON lines going into a `.fpks` stream are encoded on that many threads while this
-    /// one appends them in input order: the output, the names and the errors are the same as with one.
+    /// one appends them in input order, and a stream's records going into JSON lines are written as text on that many
+    /// threads while this one reads the stream: the output, the names, the problems and the errors are the same as
+    /// with one.
     public init(
         from source: any DocumentSource, to sink: any DocumentSink, resolvingServerTimestamps time: Timestamp? = nil,
         checksFirestoreLimits: Bool? = nil, checksRepeatedPaths: Bool = true, maxExamples: Int = 5, workers: Int = 1
@@ -86,7 +89,10 @@ public final class DocumentConversion {
             } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
                 let output = sink as? JSONLinesWriter
             {
-                .streamIntoLines(records.reader, output)
+                workers > 1
+                    ? .streamIntoLinesInParallel(
+                        ParallelStreamLines(reader: records.reader, writer: output, workers: workers))
+                    : .streamIntoLines(records.reader, output)
             } else {
                 .documents
             }
@@ -107,6 +113,9 @@ public final class DocumentConversion {
         case .streamIntoLines(let reader, let output):
             guard try output.appendNext(from: reader) else { return false }
             path = output.lastPath
+        case .streamIntoLinesInParallel(let parallel):
+            guard try parallel.appendNext() else { return false }
+            path = parallel.writer.lastPath
         case .documents:
             guard let next = try source.next() else { return false }
             let document = resolvingServerTimestamps.map { next.resolvingServerTimestamps(at: $0) } ?? next

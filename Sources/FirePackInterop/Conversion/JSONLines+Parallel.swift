@@ -199,3 +199,206 @@ final class LineBatch: @unchecked Sendable {
 struct LimitViolation: Error {
     let error: FirePackError
 }
+
+// A `.fpks` stream into JSON lines on every core. This thread reads the stream — framing, checksums, decompression and
+// every damaged record reported, as one reader does — and copies each intact record's document into a batch; worker
+// threads write each batch's documents as JSON lines (the direct path of `JSONLinesWriter.appendNext(from:)`, its
+// tree fallback, and the check that a record holds a document); this thread writes the lines in stream order. The
+// text, the paths and the problems (in stream order, however far the reading has gone ahead) are those of
+// `appendNext(from:)` record by record (`ParallelJSONLinesTests`).
+
+/// Records of a `.fpks` stream written as JSON lines by worker threads, handed out in stream order.
+final class ParallelStreamLines {
+    let reader: DocumentStreamReader
+    let writer: JSONLinesWriter
+    private var inFlight: [RecordBatch] = []
+    private var current: RecordBatch?
+    private var nextRecord = 0
+    private var spares: [RecordBatch] = []
+    private var inputEnded = false
+    /// Problems reported late (invalid documents) so far: each went before the ones read after its record.
+    private var reportedLate = 0
+    private let depth: Int
+    private let batchBytes: Int
+    private let settings: RecordBatch.Settings
+
+    /// Writes the records of `reader` into `writer` on `workers` threads (at least one), about `batchBytes` of
+    /// documents per batch.
+    init(reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int = 256 << 10) {
+        self.reader = reader
+        self.writer = writer
+        depth = 2 * Swift.max(1, workers)
+        self.batchBytes = batchBytes
+        settings = RecordBatch.Settings(naming: writer.naming, options: writer.options, limits: reader.limits)
+    }
+
+    deinit {
+        for batch in inFlight { batch.done.wait() }
+    }
+
+    /// Writes the next intact document as one line and returns true; false at the end of the stream. Throws what
+    /// `JSONLinesWriter.appendNext(from:)` throws, after the same lines.
+    func appendNext() throws -> Bool {
+        while true {
+            if let batch = current {
+                while nextRecord < batch.records.count {
+                    let record = batch.records[nextRecord]
+                    nextRecord += 1
+                    if let invalid = record.invalid {
+                        // Where the reader would have put it, had it been reported when the record was read.
+                        try batch.withRecord(record) { streamRecord in
+                            try reader.reportInvalidDocument(
+                                invalid, in: streamRecord, keptBefore: record.problemsBefore + reportedLate)
+                        }
+                        reportedLate += 1
+                        continue
+                    }
+                    batch.output.withUnsafeBytes { text in
+                        writer.buffer.storage.pointee.append(UnsafeRawBufferPointer(rebasing: text[record.text]))
+                    }
+                    writer.noteWritten(path: record.path)
+                    try writer.flushIfNeeded()
+                    return true
+                }
+                current = nil
+                if let failure = batch.failure { throw failure }
+                spares.append(batch)
+            }
+            submitBatches()
+            guard !inFlight.isEmpty else { return false }
+            let batch = inFlight.removeFirst()
+            batch.done.wait()
+            current = batch
+            nextRecord = 0
+        }
+    }
+
+    /// Reads records into batches and starts writing them until `depth` are in flight or the stream ends. What the
+    /// reader throws ends the batch, to be thrown after its records.
+    private func submitBatches() {
+        while !inputEnded && inFlight.count < depth {
+            let batch = spares.popLast() ?? RecordBatch(settings: settings)
+            batch.reset()
+            do {
+                while batch.payloadBytes < batchBytes, let record = try reader.nextRecord() {
+                    // Problems found reading up to this record; the ones reported late so far are all before it.
+                    batch.add(record, problemsBefore: reader.problems.count - reportedLate)
+                }
+                if batch.payloadBytes < batchBytes { inputEnded = true }
+            } catch {
+                batch.failure = error
+                inputEnded = true
+            }
+            if batch.isEmpty && batch.failure == nil {
+                spares.append(batch)
+                break
+            }
+            inFlight.append(batch)
+            DispatchQueue.global().async { batch.write() }
+        }
+    }
+}
+
+/// Consecutive records of a stream and, once `done` is signalled, their JSON lines.
+final class RecordBatch: @unchecked Sendable {
+    // @unchecked: a batch belongs to the reading thread until it is handed to a worker, and to that worker until
+    // `done` is signalled; the naming's `member(for:)` and `value(of:)` read only its settings.
+
+    /// What every batch of one conversion writes with.
+    struct Settings: @unchecked Sendable {
+        let naming: DocumentNaming
+        let options: JSONOptions
+        let limits: ReaderLimits
+    }
+
+    /// A record: its number, offsets and document (in `payloads`); once written, its line (in `output`) and path,
+    /// or the error that makes it no document.
+    struct Record {
+        let number: Int, offset: Int, payloadOffset: Int?
+        let payload: Range<Int>
+        /// How many problems the reader had kept when it returned the record, not counting those reported late
+        /// (`ParallelStreamLines.reportedLate`).
+        let problemsBefore: Int
+        var text = 0..<0
+        var path = ""
+        var invalid: FirePackError?
+    }
+
+    let settings: Settings
+    let done = DispatchSemaphore(value: 0)
+    private var payloads: [UInt8] = []
+    private(set) var records: [Record] = []
+    let output = ByteOutput(capacity: 1 << 20)
+    /// What the reader threw after the batch's records.
+    var failure: (any Error)?
+
+    init(settings: Settings) { self.settings = settings }
+
+    var payloadBytes: Int { payloads.count }
+    var isEmpty: Bool { records.isEmpty }
+
+    func reset() {
+        payloads.removeAll(keepingCapacity: true)
+        records.removeAll(keepingCapacity: true)
+        output.removeAll()
+        failure = nil
+    }
+
+    func add(_ record: StreamRecord, problemsBefore: Int) {
+        let start = payloads.count
+        payloads.append(contentsOf: record.payload)
+        records.append(
+            Record(
+                number: record.number, offset: record.offset, payloadOffset: record.payloadOffset,
+                payload: start..<payloads.count, problemsBefore: problemsBefore))
+    }
+
+    /// `body` with `record` as the reader returned it (its payload in this batch).
+    func withRecord<R>(_ record: Record, _ body: (StreamRecord) throws -> R) rethrows -> R {
+        try payloads.withUnsafeBytes { bytes in
+            try body(
+                StreamRecord(
+                    number: record.number, offset: record.offset,
+                    payload: UnsafeRawBufferPointer(rebasing: bytes[record.payload]),
+                    payloadOffset: record.payloadOffset))
+        }
+    }
+
+    /// Writes every record's line, as `JSONLinesWriter.appendNext(from:)` does; then signals `done`.
+    func write() {
+        defer { done.signal() }
+        let (naming, options, limits) = (settings.naming, settings.options, settings.limits)
+        payloads.withUnsafeBytes { bytes in
+            for index in records.indices {
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[records[index].payload])
+                let start = output.count
+                var fields: FirePackReader?
+                var written = false
+                let scanned = try? Document.scanRecord(
+                    payload, limits: limits,
+                    readFields: { reader throws(FirePackError) in
+                        fields = reader
+                        try reader.skipValue()
+                    })
+                if let reference = scanned?.reference {
+                    records[index].path = reference.path
+                    written = JSONTranscoding.appendObject(
+                        fields, appending: naming.member(for: reference), options: options, to: output)
+                }
+                if !written {
+                    do {
+                        let document = try Document(firePackBytes: payload, limits: limits)
+                        output.append(contentsOf: naming.value(of: document).jsonBytes(options: options))
+                        records[index].path = document.reference.path
+                    } catch {
+                        records[index].invalid =
+                            error as? FirePackError ?? FirePackError(.invalidDocument, "\(error)")
+                        continue
+                    }
+                }
+                output.append(0x0A)
+                records[index].text = start..<output.count
+            }
+        }
+    }
+}

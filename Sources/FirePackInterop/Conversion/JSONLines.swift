@@ -232,6 +232,12 @@ public final class JSONLinesWriter: DocumentSink {
         return false
     }
 
+    /// Notes the path of the document just written (`lastPath`).
+    func noteWritten(path: String) { lastPath = path }
+
+    /// Passes the buffered lines to the sink once there are enough of them.
+    func flushIfNeeded() throws { try chunks.flushIfNeeded() }
+
     /// Writes what is buffered to the sink.
     public func flush() throws { try chunks.flush() }
 
