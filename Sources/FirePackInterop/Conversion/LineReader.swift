@@ -1,3 +1,4 @@
+import CFirePackSystem  // memchr(3): the newline search, vectorized by the C library
 import FirePack
 import FirePackStreams
 
@@ -25,7 +26,7 @@ package final class LineReader {
     package func next() throws -> ArraySlice<UInt8>? {
         var scanFrom = start
         while true {
-            if let newline = buffer[scanFrom..<end].firstIndex(of: 0x0A) {
+            if let newline = Self.firstNewline(in: buffer, from: scanFrom, to: end) {
                 let line = buffer[start..<newline]
                 lineOffset = bufferOffset + start
                 start = newline + 1
@@ -58,6 +59,16 @@ package final class LineReader {
                 try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...]))
             }
             if count == 0 { ended = true } else { end += count }
+        }
+    }
+
+    /// The index of the first newline in `buffer[from..<to]`, or nil.
+    static func firstNewline(in buffer: [UInt8], from: Int, to: Int) -> Int? {
+        guard from < to else { return nil }
+        return buffer.withUnsafeBytes { bytes in
+            memchr(bytes.baseAddress! + from, 0x0A, to - from).map {
+                $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+            }
         }
     }
 }

@@ -389,12 +389,71 @@ struct JSONParser {
 
     @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
 
-    /// Correctly rounded decimal-to-binary conversion (strtod in the C locale) without a heap allocation.
+    /// Correctly rounded decimal-to-binary conversion (strtod in the C locale) without a heap allocation: the
+    /// Clinger fast path where it applies (`JSONNumberTests` compares both on random decimals), else strtod.
     func parseDouble(start: Int, count length: Int) -> Double {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer in
+        if let double = Self.clingerDouble(base + start, count: length) { return double }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer in
             UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: base + start, byteCount: length)
             buffer[length] = 0
             return strtod(buffer.baseAddress!, nil)
         }
+    }
+
+    /// The powers of ten a double holds exactly: 10^0 … 10^22.
+    static let exactPowersOfTen: [Double] = (0...22).map { power in
+        (0..<power).reduce(1.0) { product, _ in product * 10 }
+    }
+
+    /// The JSON number `text` (already checked: sign, digits, fraction, exponent) by the fast path of Clinger, "How
+    /// to Read Floating Point Numbers Accurately" (PLDI 1990): when its digits form an integer m ≤ 2^53 and its
+    /// decimal exponent e is within ±22, both m and 10^|e| are exact doubles and one IEEE multiplication or division
+    /// gives the correctly rounded result — strtod's, bit for bit. nil when it does not apply. Prices, coordinates
+    /// and most JSON doubles take it (Docs/FORMAT.md's appendix on decimal doubles).
+    static func clingerDouble(_ text: UnsafeRawPointer, count: Int) -> Double? {
+        var index = 0
+        let negative = text.load(as: UInt8.self) == UInt8(ascii: "-")
+        if negative { index = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var inFraction = false
+        while index < count {
+            let byte = text.load(fromByteOffset: index, as: UInt8.self)
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else if byte &- 0x30 < 10 {
+                // Leading zeros cost nothing; 19 digits cannot overflow a UInt64.
+                if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                guard digits <= 19 else { return nil }
+                mantissa = mantissa &* 10 &+ UInt64(byte &- 0x30)
+                if inFraction { exponent -= 1 }
+            } else {
+                break
+            }
+            index += 1
+        }
+        if index < count {
+            // An exponent: e or E, a sign, then digits (more than four cannot be within ±22 with ≤ 19 digits).
+            index += 1
+            var sign = 1
+            let first = text.load(fromByteOffset: index, as: UInt8.self)
+            if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+                if first == UInt8(ascii: "-") { sign = -1 }
+                index += 1
+            }
+            guard count - index <= 4 else { return nil }
+            var value = 0
+            while index < count {
+                value = value * 10 + Int(text.load(fromByteOffset: index, as: UInt8.self) &- 0x30)
+                index += 1
+            }
+            exponent += sign * value
+        }
+        guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+        let magnitude =
+            exponent < 0
+            ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
+        return negative ? -magnitude : magnitude
     }
 }

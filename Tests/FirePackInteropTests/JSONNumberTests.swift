@@ -1,0 +1,61 @@
+import FirePack
+import FirePackTestSupport
+import Foundation
+import Testing
+
+@testable import FirePackInterop
+
+/// JSON doubles read by the Clinger fast path are strtod's, bit for bit; the numbers it does not take go to strtod.
+@Suite("JSON numbers")
+struct JSONNumberTests {
+    /// `text` through the fast path, or nil where it does not apply.
+    func fast(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { JSONParser.clingerDouble(UnsafeRawPointer($0.baseAddress!), count: $0.count) }
+    }
+
+    @Test("random decimals: the fast path gives strtod's bits, and reading JSON gives them whichever path it takes")
+    func randomDecimals() throws {
+        var random = SeededGenerator(seed: 1990)
+        var taken = 0
+        for _ in 0..<100_000 {
+            let integerDigits = Int.random(in: 1...12, using: &random)
+            let fractionDigits = Int.random(in: 0...12, using: &random)
+            var text = Bool.random(using: &random) ? "-" : ""
+            text += String(Int.random(in: 1...9, using: &random))
+            for _ in 1..<integerDigits { text += String(Int.random(in: 0...9, using: &random)) }
+            if Int.random(in: 0..<4, using: &random) == 0 { text = text.hasPrefix("-") ? "-0" : "0" }
+            if fractionDigits > 0 {
+                text += "."
+                for _ in 0..<fractionDigits { text += String(Int.random(in: 0...9, using: &random)) }
+            }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                text += ["e", "E", "e+", "e-", "E-"].randomElement(using: &random)! + String(Int.random(in: 0...30, using: &random))
+            }
+            let expected = try #require(Double(text), "\(text)")
+            if let double = fast(text) {
+                taken += 1
+                #expect(double.bitPattern == expected.bitPattern, "\(text)")
+            }
+            guard case .double(let read)? = try? Value(json: Array(text.utf8)) else {
+                // An integer without fraction or exponent reads as one.
+                #expect(fractionDigits == 0 && !text.contains(where: { $0 == "e" || $0 == "E" }), "\(text)")
+                continue
+            }
+            #expect(read.bitPattern == expected.bitPattern, "\(text)")
+        }
+        #expect(taken > 50_000, "most random decimals of up to 15 digits take the fast path")
+    }
+
+    @Test("the edges: 2^53, 10^±22, leading zeros, negative zero; what it leaves to strtod")
+    func edges() {
+        #expect(fast("9007199254740992")?.bitPattern == 9_007_199_254_740_992.0.bitPattern)
+        #expect(fast("9007199254740993") == nil)  // 2^53 + 1: not exact
+        #expect(fast("1e22") == 1e22 && fast("1e23") == nil && fast("1e-22") == 1e-22 && fast("1e-23") == nil)
+        #expect(fast("0.000000000000000000001") == 1e-21)
+        #expect(fast("-0.0")?.bitPattern == (-0.0).bitPattern && fast("0.0")?.bitPattern == 0.0.bitPattern)
+        #expect(fast("18.90") == 18.9 && fast("-65.613617") == -65.613617)
+        #expect(fast("12345678901234567890") == nil)  // 20 digits
+        #expect(fast("1e00005") == nil)  // an exponent of more than four digits
+    }
+}
