@@ -7,7 +7,7 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(147, readmeBlock1), (194, readmeBlock2), (301, readmeBlock3), (318, readmeBlock4)]
+    [(147, readmeBlock1), (194, readmeBlock2), (301, readmeBlock3), (320, readmeBlock4)]
 }
 
 /// README.md line 147.
@@ -102,7 +102,7 @@ func readmeBlock3(print: @escaping (Any...) -> Void) throws {
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
 }
 
-/// README.md line 318.
+/// README.md line 320.
 func readmeBlock4(print: @escaping (Any...) -> Void) throws {
 
     let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))

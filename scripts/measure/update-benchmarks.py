@@ -411,7 +411,9 @@ def main():
             "The `.fpks` input is smaller than the JSON it becomes; on the JSON text the rate is the row below it. Per "
             "record: the CRC-32 (carry-less multiplication), a strict read of the record (every string's UTF-8, the "
             "reference's path), the fields walked once and written, and the output written to a file that is synced "
-            "(`fsync`) before it replaces the destination. These rows run the `firepack` binary on 512 MB files and vary "
+            "(`fsync`) before it replaces the destination. Since 2026-11-26 the tool uses every core (`--threads`, default "
+            "one per core: lines or records encoded in batches by worker threads, blocks compressed on a thread of their "
+            "own; the same bytes as one thread). These rows run the `firepack` binary on 512 MB files and vary "
             "by a quarter between runs on this shared 2-core machine (three full runs on 2026-11-24: 95–133 and 119–156 MB/s).",
         ])),
     ]
