@@ -75,6 +75,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "FirePack", package: "FirePack"),
                 .product(name: "FirePackInterop", package: "FirePack"),
+                .product(name: "FirePackStreams", package: "FirePack"),
             ],
             path: "Benchmarks/InteropBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

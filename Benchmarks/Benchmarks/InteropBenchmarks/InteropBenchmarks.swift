@@ -59,4 +59,5 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations { blackHole(try value.firestoreProtoBytes()) }
         }
     }
+    conversionBenchmarks(twitter: try! Data(contentsOf: corpus.appendingPathComponent("twitter.json")), smoke: smoke)
 }
