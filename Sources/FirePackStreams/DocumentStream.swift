@@ -50,7 +50,8 @@ public enum DocumentStreamFormat {
 /// complete. Version 2, for readers that have not upgraded: one record per document, then the close record.
 ///
 /// Documents are encoded into reused buffers and passed to the sink as blocks (records) complete, so memory stays
-/// constant whatever the stream's length: one block, one compressed block, and the index (a few bytes per block).
+/// constant whatever the stream's length: one block, one compressed block, and the index (a few bytes per block);
+/// compressed blocks are compressed on a thread of their own (`BlockCompressor`), which holds one more block.
 ///
 /// A writer released without `close()` loses nothing it was given: its deinit writes the open block and flushes to
 /// the sink, and the stream reads as "not closed after record N" — except on an all-or-nothing destination

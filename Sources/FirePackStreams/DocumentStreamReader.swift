@@ -57,7 +57,7 @@ public enum StreamCompletion: Hashable, Sendable {
 /// and `values(as:)`, a record that does not decode into the requested type — is added to `problems` with its
 /// number, offset and reason, and reading goes on with the next intact record (Docs/FORMAT.md §8). In
 /// `.stopAtFirstError` mode the first problem is thrown by `nextRecord()`, `next()` and `next(as:)`: the throwing
-/// iteration API. At the end, `completion` says whether the stream was closed cleanly.
+/// iteration API; the reader then stays stopped, and every later read throws the same problem. At the end, `completion` says whether the stream was closed cleanly.
 public final class DocumentStreamReader {
     /// What to do with a damaged record.
     public enum ErrorMode: Sendable {
@@ -90,6 +90,8 @@ public final class DocumentStreamReader {
     public private(set) var problemCount = 0
     /// Every problem found so far, by kind.
     public private(set) var problemCounts: [FirePackError.Code: Int] = [:]
+    /// `.stopAtFirstError`: the problem that stopped the reader, thrown again by every later read.
+    var stopProblem: StreamProblem?
     /// The error that ended a `documents` or `values(as:)` sequence early, if one did.
     public internal(set) var stoppedBy: (any Error)?
     /// The stream's format version (1, 2 or 3).
@@ -185,6 +187,7 @@ public final class DocumentStreamReader {
     /// out of `fill` with nothing consumed but what is settled — a record reported, a resynchronisation under way
     /// (`resynchronizing`), a close record read (`closedCount`) — so that the next call goes on where this one stopped.
     public func nextRecord() throws -> StreamRecord? {
+        if let stopProblem { throw stopProblem }
         if let record = pushedBack {
             pushedBack = nil
             return record
@@ -417,7 +420,11 @@ public final class DocumentStreamReader {
         if synchronizing { return }
         let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
         if number == nil { nextNumber += 1 }
-        if mode == .stopAtFirstError { throw problem }
+        if mode == .stopAtFirstError {
+            // Stopped where the problem is: reading on from there would meet it again, under the next number.
+            stopProblem = problem
+            throw problem
+        }
         problemCount += 1
         problemCounts[code, default: 0] += 1
         // The first `maxKeptProblems` in stream order: one reported late goes before those found after it.

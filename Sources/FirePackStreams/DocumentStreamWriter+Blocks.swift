@@ -43,6 +43,8 @@ extension DocumentStreamWriter {
     /// `close()` or deinit (`writeCompressedBlock()`).
     func writeBlock() throws {
         guard let block, !blockLengths.isEmpty else { return }
+        // The block in flight goes out first: if the sink refuses it, the open block is still whole (as in place).
+        if codec != .none && compressesInBackground { try writeCompressedBlock() }
         let documents = block.writerIndex
         var lengths = [UInt8](repeating: 0, count: blockLengthBytes)
         lengths.withUnsafeMutableBufferPointer { buffer in
@@ -59,7 +61,6 @@ extension DocumentStreamWriter {
         if codec != .none && compressesInBackground {
             let compressor = self.compressor ?? BlockCompressor(codec: codec, spare: Self.blockBuffer(like: block))
             self.compressor = compressor
-            try writeCompressedBlock()
             self.block = compressor.start(block, header: header, count: count)
             return
         }

@@ -98,7 +98,7 @@ struct Convert: ParsableCommand {
 
     @Option(
         help:
-            "JSON lines into fpks: how many threads encode lines (default: one per core); the output is the same for any number."
+            "JSON lines into fpks and fpks into JSON lines: how many threads encode (default and most: one per core); the output is the same for any number."
     )
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 

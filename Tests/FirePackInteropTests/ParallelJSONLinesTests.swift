@@ -41,29 +41,58 @@ struct ParallelJSONLinesTests {
         return text
     }
 
+    /// A source of `bytes` whose reads fail once, when they reach `failingAt` (then go on).
+    final class FailingOnceSource: ByteSource {
+        let bytes: [UInt8]
+        var position = 0
+        var failingAt: Int?
+        init(_ bytes: [UInt8], failingAt: Int?) { (self.bytes, self.failingAt) = (bytes, failingAt) }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            var end = Swift.min(bytes.count, position + buffer.count, position + 1_000)
+            if let failing = failingAt {
+                if position >= failing {
+                    failingAt = nil
+                    throw FirePackError(.ioFailure, "the source failed at byte \(position)")
+                }
+                end = Swift.min(end, failing)
+            }
+            let count = end - position
+            bytes[position..<end].withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            position = end
+            return count
+        }
+    }
+
     /// `text` converted into a stream with `workers` threads (0: line by line) in batches of `batchBytes`; the
-    /// stream's bytes (closed after the last record written), the conversion, and the error it stopped at.
+    /// stream's bytes (closed after the last record written), the records and paths, the naming's counts, and the
+    /// error it stopped at — or, `continuing`, every error, the conversion going on after each (as a caller that
+    /// skips bad lines does).
     func convert(
-        _ text: String, workers: Int, batchBytes: Int = 2_000, idField: String? = "id", deterministic: Bool = true
-    ) throws -> (bytes: [UInt8], records: Int, paths: [String], error: FirePackError?) {
+        _ text: String, workers: Int, batchBytes: Int = 2_000, idField: String? = "id", deterministic: Bool = true,
+        continuing: Bool = false, failingAt: Int? = nil
+    ) throws -> (bytes: [UInt8], records: Int, paths: [String], counts: [Int], error: FirePackError?, errors: [String]) {
         let naming = DocumentNaming(
             collection: "events", idField: idField, generatesMissingIDs: true, deterministic: deterministic)
-        let reader = JSONLinesReader(MemorySource(Array(text.utf8)), naming: naming)
+        let reader = JSONLinesReader(FailingOnceSource(Array(text.utf8), failingAt: failingAt), naming: naming)
         let sink = MemorySink()
         let stream = try DocumentStreamWriter(sink: sink, codec: .zstd, blockSize: 8_192)
         let parallel = workers > 0 ? ParallelJSONLines(reader: reader, stream: stream, workers: workers, batchBytes: batchBytes) : nil
         var paths: [String] = []
         var stopped: FirePackError?
-        do {
-            while try parallel?.appendNext() ?? reader.appendNext(to: stream) {
+        var errors: [String] = []
+        while errors.count < 50 {
+            do {
+                guard try parallel?.appendNext() ?? reader.appendNext(to: stream) else { break }
                 paths.append("\(reader.lastLineNumber) \(reader.lastPath)")
+            } catch {
+                stopped = stopped ?? error as? FirePackError
+                errors.append("\(error)")
+                if !continuing { break }
             }
-        } catch let error as FirePackError {
-            stopped = error
         }
-        #expect(naming.recordCount == paths.count && stream.recordCount == paths.count)
+        #expect(stream.recordCount == paths.count)
         try stream.close()
-        return (sink.bytes, paths.count, paths, stopped)
+        return (sink.bytes, paths.count, paths, [naming.recordCount, naming.generatedCount], stopped, errors)
     }
 
     @Test("the stream, names, line numbers and counts are line by line's for any batch size and worker count")
@@ -108,8 +137,44 @@ struct ParallelJSONLinesTests {
             #expect(parallel.error?.code == error.code)
             #expect(parallel.error?.offset == error.offset)
             #expect(parallel.error?.message == error.message)
-            #expect(parallel.records == expected.records)
+            #expect(parallel.records == expected.records && parallel.counts == expected.counts)
             #expect(parallel.bytes == expected.bytes)
+        }
+    }
+
+    @Test("a caller that goes on after bad lines gets line by line's errors, records, names and counts")
+    func goingOnAfterErrors() throws {
+        var text = lines(500, seed: 11).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Lines that fail before their name is sought (bad JSON, not an object), and after (a bad ID, a bad path).
+        for (at, bad) in [(40, #"{"n": 1,"#), (41, #"{"id": {"no": 1}}"#), (200, "[1]"), (201, #"{"__name__": "x"}"#),
+                          (202, #"{"n": 2,"#), (450, #"{"id": [1]}"#)] {
+            text.insert(bad, at: at)
+        }
+        let joined = text.joined(separator: "\n")
+        let expected = try convert(joined, workers: 0, deterministic: true, continuing: true)
+        #expect(expected.errors.count == 6)
+        for (workers, batch) in [(1, 1), (2, 1_500), (3, 40_000)] {
+            let parallel = try convert(joined, workers: workers, batchBytes: batch, continuing: true)
+            #expect(parallel.errors == expected.errors, "workers \(workers), batch \(batch)")
+            #expect(parallel.paths == expected.paths && parallel.counts == expected.counts)
+            #expect(parallel.bytes == expected.bytes)
+        }
+    }
+
+    @Test("a source that fails part way: the lines before it are written first, and the conversion can go on")
+    func aFailingSource() throws {
+        let text = lines(400, seed: 13)
+        for failingAt in [0, 5_000, 60_000, text.utf8.count - 10] {
+            for continuing in [false, true] {
+                let expected = try convert(text, workers: 0, continuing: continuing, failingAt: failingAt)
+                #expect(expected.errors.count == 1 && expected.errors[0].contains("the source failed"))
+                for (workers, batch) in [(1, 1), (2, 1_500), (3, 40_000)] {
+                    let parallel = try convert(
+                        text, workers: workers, batchBytes: batch, continuing: continuing, failingAt: failingAt)
+                    #expect(parallel.errors == expected.errors, "at \(failingAt), workers \(workers), batch \(batch)")
+                    #expect(parallel.paths == expected.paths && parallel.bytes == expected.bytes)
+                }
+            }
         }
     }
 
@@ -170,8 +235,8 @@ struct ParallelJSONLinesTests {
     /// the reader's problems and completion, and the error that stopped it.
     func lines(
         from bytes: [UInt8], workers: Int, batchBytes: Int = 3_000, mode: DocumentStreamReader.ErrorMode = .skipAndReport,
-        keptProblems: Int = 1_000
-    ) throws -> (text: [UInt8], paths: [String], problems: [String], counts: Int, completion: StreamCompletion?, error: String?) {
+        keptProblems: Int = 1_000, continuing: Bool = false
+    ) throws -> (text: [UInt8], paths: [String], problems: [String], counts: Int, completion: StreamCompletion?, error: String?, errors: [String]) {
         let reader = try DocumentStreamReader(source: MemorySource(bytes), mode: mode)
         reader.maxKeptProblems = keptProblems
         let sink = MemorySink()
@@ -179,13 +244,21 @@ struct ParallelJSONLinesTests {
         let parallel = workers > 0 ? ParallelStreamLines(reader: reader, writer: writer, workers: workers, batchBytes: batchBytes) : nil
         var paths: [String] = []
         var stopped: String?
-        do {
-            while try parallel?.appendNext() ?? writer.appendNext(from: reader) { paths.append(writer.lastPath) }
-        } catch {
-            stopped = "\(error)"
+        var errors: [String] = []
+        while errors.count < 50 {
+            do {
+                guard try parallel?.appendNext() ?? writer.appendNext(from: reader) else { break }
+                paths.append(writer.lastPath)
+            } catch {
+                stopped = stopped ?? "\(error)"
+                errors.append("\(error)")
+                if !continuing { break }
+            }
         }
         try writer.finish()
-        return (sink.bytes, paths, reader.problems.map(\.description), reader.problemCount, reader.completion, stopped)
+        return (
+            sink.bytes, paths, reader.problems.map(\.description), reader.problemCount, reader.completion, stopped, errors
+        )
     }
 
     @Test("a stream into JSON lines: the text, paths, problems and completion are record by record's")
@@ -236,6 +309,17 @@ struct ParallelJSONLinesTests {
         for (workers, batch) in [(1, 1), (2, 50_000)] {
             let parallel = try lines(from: bytes, workers: workers, batchBytes: batch, mode: .stopAtFirstError)
             #expect(parallel.error == stopping.error && parallel.text == stopping.text)
+        }
+        // Going on after the problem thrown: as record by record.
+        let goingOn = try lines(from: bytes, workers: 0, mode: .stopAtFirstError, continuing: true)
+        // Stopped at the first problem, a reader throws it again on every later read: going on writes nothing more.
+        #expect(Set(goingOn.errors).count == 1 && goingOn.errors.count == 50 && goingOn.paths.count == 5)
+        for (workers, batch) in [(1, 1), (2, 2_000), (3, 50_000)] {
+            let parallel = try lines(
+                from: bytes, workers: workers, batchBytes: batch, mode: .stopAtFirstError, continuing: true)
+            #expect(parallel.errors == goingOn.errors, "workers \(workers), batch \(batch)")
+            #expect(parallel.text == goingOn.text && parallel.paths == goingOn.paths)
+            #expect(parallel.completion == goingOn.completion)
         }
     }
 }

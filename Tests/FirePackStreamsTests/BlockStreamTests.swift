@@ -299,6 +299,40 @@ struct BlockStreamTests {
         #expect(codecs == [codec.rawValue, BlockCodec.none.rawValue])
     }
 
+    /// A sink whose `failing`-th write fails (writing nothing); the others are kept.
+    final class FailingOnceSink: ByteSink {
+        var bytes: [UInt8] = []
+        var writes = 0
+        let failing: Int
+        init(failing: Int) { self.failing = failing }
+        func write(_ chunk: UnsafeRawBufferPointer) throws {
+            writes += 1
+            if writes == failing { throw FirePackError(.ioFailure, "the sink failed once") }
+            bytes += chunk
+        }
+        func finish() throws {}
+    }
+
+    @Test("a sink that fails once loses no record, whether blocks are compressed in place or on their thread",
+          arguments: [true, false])
+    func aSinkThatFailsOnce(background: Bool) throws {
+        let documents = try mixedDocuments(300, seed: 12)
+        for failing in [1, 2, 5] {
+            let sink = FailingOnceSink(failing: failing)
+            let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, codec: .zstd, blockSize: 16_384)
+            writer.compressesInBackground = background
+            var thrown = 0
+            for document in documents {
+                do { try writer.append(document) } catch { thrown += 1 }
+            }
+            do { try writer.close() } catch { thrown += 1; try writer.close() }
+            #expect(thrown == 1, "the failure is reported once (write \(failing))")
+            let (records, reader) = try read(sink.bytes)
+            #expect(records.map(\.document) == documents, "write \(failing)")
+            #expect(reader.problems.isEmpty && reader.completion == .closed(recordCount: documents.count))
+        }
+    }
+
     @Test func aWriterReleasedUnclosedWritesTheBlockInFlight() throws {
         let documents = try mixedDocuments(120, seed: 9)
         let sink = MemorySink()

@@ -103,6 +103,11 @@ struct MalformedInputTests {
         assertDecodeFails(hex: "A1 03 A1 05 00", .depthLimitExceeded, offset: 2, limits: ReaderLimits(maxDepth: 1))
         assertDecodeFails(hex: "A1 03 D8 9F 00", .depthLimitExceeded, offset: 2, limits: ReaderLimits(maxDepth: 1))
         assertDecodeFails(hex: "D9 C3 01 01 05", .depthLimitExceeded, offset: 0, limits: ReaderLimits(maxDepth: 1))
+        // A root container past the limit is refused at its tag, before bytes after the value are looked at.
+        assertDecodeFails(hex: "A0 00 FF", .depthLimitExceeded, offset: 0, limits: ReaderLimits(maxDepth: 0))
+        assertDecodeFails(hex: "D9 C3 01 01 05 FF", .depthLimitExceeded, offset: 0, limits: ReaderLimits(maxDepth: 1))
+        // A D0 count past both the bytes and the limit: the limit, then the count against the length (§7).
+        assertDecodeFails(hex: "D0 05 81 80 80 08 00", .limitExceeded, offset: 0)
         assertDecodeFails(hex: "82 61 62", .limitExceeded, limits: ReaderLimits(maxInputSize: 2))
         #expect(ReaderLimits(maxDepth: 1_000_000).maxDepth == ReaderLimits.maximumDepth)
     }
@@ -128,6 +133,18 @@ struct MalformedInputTests {
         assertDecodeFails(hex: "B1 02 01 01 D3 01", .truncated, offset: 4)
         assertDecodeFails(hex: "B1 02 01 01 D3 81", .truncated, offset: 5)
         assertDecodeFails(hex: "B1 02 01 01 D3 01 01 00 00", .trailingBytes, offset: 8)
+        // `encodedLength(ofValueAt:)` checks a table in the reader's order, with its codes and offsets.
+        for hex in ["C0 D3 00", "B1 02 01 01 D3 01 09", "B1 02 01 01 D3 01", "B1 02 01 01 D3 02 01 00", "B1 02 01 01 D3 05 01"] {
+            let input = bytes(hex: hex)
+            var fromReader: FirePackError?
+            do { _ = try Value(firePackBytes: input) } catch { fromReader = error }
+            do {
+                _ = try FirePackReader.encodedLength(ofValueAt: input)
+                Issue.record("\(hex): expected \(String(describing: fromReader))")
+            } catch {
+                #expect(error.code == fromReader?.code && error.offset == fromReader?.offset, "\(hex): \(error)")
+            }
+        }
     }
 
     @Test func geoPointsOutOfRange() {

@@ -419,11 +419,16 @@ extension FirePackReader {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw .truncated(at: 0, needing: "a value") }
         let end = try ReaderInput.locateRootEnd(base, count: bytes.count, limits: limits)
         guard end < bytes.count, base.load(fromByteOffset: end, as: UInt8.self) == Tag.keyTable else { return end }
+        // In the order the reader opens a table (`ReaderInput.init`, Docs/FORMAT.md §3).
         let (entries, widthOffset) = try Varint.get(base, at: end + 1, limit: bytes.count)
+        guard entries >= 1, entries <= end / 2 else {
+            throw FirePackError(
+                .badKeyTable, offset: end, "key table of \(entries) entries for a value of \(end) bytes")
+        }
         guard widthOffset < bytes.count else { throw .truncated(at: end, needing: "the key table") }
         let width = Int(base.load(fromByteOffset: widthOffset, as: UInt8.self))
-        guard entries >= 1, (1...8).contains(width), entries <= end / 2 else {
-            throw FirePackError(.badKeyTable, offset: end, "malformed key table")
+        guard (1...8).contains(width) else {
+            throw FirePackError(.badKeyTable, offset: widthOffset, "key table offset width \(width) outside 1 ... 8")
         }
         guard entries <= (bytes.count - widthOffset - 1) / width else {
             throw .truncated(at: end, needing: "the key table")

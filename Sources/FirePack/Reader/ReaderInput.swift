@@ -72,9 +72,19 @@ struct ReaderInput {
     }
 
     /// The end of the value at the start of `base`, from its tag and lengths alone.
+    /// A root container past the depth limit is refused here, at its tag, before anything after it is looked at
+    /// (Docs/FORMAT.md §7: the depth at the tag comes first, and opening the input comes before the rest).
     static func locateRootEnd(_ base: UnsafeRawPointer, count: Int, limits: ReaderLimits) throws(FirePackError) -> Int {
-        try ReaderInput(base: base, count: count, rootStart: 0, rootEnd: count, limits: limits).valueEnd(
-            at: 0, limit: count)
+        let input = ReaderInput(base: base, count: count, rootStart: 0, rootEnd: count, limits: limits)
+        if count > 0 {
+            let tag = input.byte(at: 0)
+            if tag >= 0xA0 && tag <= 0xBF || tag == Tag.array || tag == Tag.map || tag == Tag.packedArray {
+                try input.checkDepth(1, at: 0)
+            } else if tag == Tag.packedRows {
+                try input.checkDepth(2, at: 0)
+            }
+        }
+        return try input.valueEnd(at: 0, limit: count)
     }
 
     private init(base: UnsafeRawPointer, count: Int, rootStart: Int, rootEnd: Int, limits: ReaderLimits) {

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import FirePack
 import FirePackStreams
 
@@ -23,7 +28,8 @@ extension JSONArrayReader: NamingDocumentSource {}
 /// - with `checksFirestoreLimits`, documents Firestore's limits refuse (`limitProblems`, `FirestoreLimits`).
 ///
 /// Pending server timestamps can be given a time (`resolvingServerTimestamps`), which takes every document through a
-/// tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples.
+/// tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples; with `workers`
+/// above 1, two batches of about 256 KiB per worker.
 public final class DocumentConversion {
     /// Where documents come from.
     public let source: any DocumentSource
@@ -62,7 +68,9 @@ public final class DocumentConversion {
     /// With `workers` above 1, JSON lines going into a `.fpks` stream are encoded on that many threads while this
     /// one appends them in input order, and a stream's records going into JSON lines are written as text on that many
     /// threads while this one reads the stream: the output, the names, the problems and the errors are the same as
-    /// with one.
+    /// with one. Workers beyond the machine's cores add memory, not speed: they are capped at its active processor
+    /// count. The source is read ahead of the documents converted; a conversion stopped before the end leaves it
+    /// there.
     public init(
         from source: any DocumentSource, to sink: any DocumentSink, resolvingServerTimestamps time: Timestamp? = nil,
         checksFirestoreLimits: Bool? = nil, checksRepeatedPaths: Bool = true, maxExamples: Int = 5, workers: Int = 1
@@ -84,18 +92,25 @@ public final class DocumentConversion {
                 !stream.isDeterministic
             {
                 workers > 1
-                    ? .linesIntoStreamInParallel(ParallelJSONLines(reader: lines, stream: stream, workers: workers))
+                    ? .linesIntoStreamInParallel(
+                        ParallelJSONLines(reader: lines, stream: stream, workers: Self.cappedWorkers(workers)))
                     : .linesIntoStream(lines, stream)
             } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
                 let output = sink as? JSONLinesWriter
             {
                 workers > 1
                     ? .streamIntoLinesInParallel(
-                        ParallelStreamLines(reader: records.reader, writer: output, workers: workers))
+                        ParallelStreamLines(
+                            reader: records.reader, writer: output, workers: Self.cappedWorkers(workers)))
                     : .streamIntoLines(records.reader, output)
             } else {
                 .documents
             }
+    }
+
+    /// `workers`, at most one per active processor.
+    static func cappedWorkers(_ workers: Int) -> Int {
+        Swift.min(workers, ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// Converts the next document and returns true; false at the end of the source. The sink is not finished

@@ -70,11 +70,11 @@ public final class DocumentNaming {
         return try reference(name: name, id: id, line: line, record: record, generated: &generated)
     }
 
-    /// Counts `records` records named by the counting-free functions, `generated` of them with a new ID, as if
-    /// `reference(name:id:line:)` had named them.
-    package func count(records: Int, generated: Int) {
-        recordCount += records
-        generatedCount += generated
+    /// Counts a record named by the counting-free functions, as `reference(name:id:line:)` would have: when its name
+    /// was sought (`outcome.counted`), whether or not it was found, and a new ID among them.
+    package func count(_ outcome: NamingOutcome) {
+        if outcome.counted { recordCount += 1 }
+        if outcome.generated { generatedCount += 1 }
     }
 
     /// `reference(name:id:line:)` for the record numbered `record`, counting nothing: `generated` is set when the
@@ -187,4 +187,15 @@ package enum TextPosition {
     package static func column(of offset: Int, in line: some Collection<UInt8>) -> Int {
         1 + line.prefix(offset).reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
     }
+}
+
+/// What naming one record counts, for the counting-free functions: whether its name was sought (the record takes a
+/// number) and whether it was given a new ID.
+package struct NamingOutcome: Sendable {
+    /// The record takes a record number.
+    package var counted = false
+    /// The record was given a new ID.
+    package var generated = false
+
+    package init() {}
 }

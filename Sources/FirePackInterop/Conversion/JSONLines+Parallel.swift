@@ -2,12 +2,31 @@ import Dispatch
 import FirePack
 import FirePackStreams
 
-// JSON lines into a `.fpks` stream on every core. Lines are independent documents, so batches of them are encoded on
-// worker threads (each into a writer with the stream's options) while this thread appends the finished documents to
-// the stream in input order, names them and counts them. The stream's bytes, the documents' names and every error
+// JSON lines into a `.fpks` stream on several cores. Lines are independent documents, so batches of them are encoded
+// on worker threads (each into a writer with the stream's options) while this thread appends the finished documents
+// to the stream in input order, names them and counts them. The stream's bytes, the documents' names and every error
 // (its line, column, byte offset and message, and which records were written before it) are those of
 // `JSONLinesReader.appendNext(to:)`, line by line (`ParallelJSONLinesTests` compares both on generated streams and on
-// damaged input). Memory: `depth` batches of about `batchBytes` of text and their documents.
+// damaged input), also when the caller goes on after an error: the lines read ahead of a line that failed are then
+// encoded on this thread, in order, before batches start again. Memory: two batches per worker of about `batchBytes`
+// of text and their documents, plus the one being appended; at most `workers` batches are encoded at once.
+
+/// Worker queues for batches: `count` serial queues taken in turn, so that at most `count` batches run at once.
+struct WorkerQueues {
+    private let queues: [DispatchQueue]
+    private var next = 0
+
+    init(count: Int, label: String) {
+        queues = (0..<Swift.max(1, count)).map { DispatchQueue(label: "\(label) \($0)") }
+    }
+
+    var count: Int { queues.count }
+
+    mutating func run(_ work: @escaping @Sendable () -> Void) {
+        queues[next].async(execute: work)
+        next = (next + 1) % queues.count
+    }
+}
 
 /// Lines of a JSON-lines input encoded as documents by worker threads, handed out in input order.
 final class ParallelJSONLines {
@@ -20,20 +39,25 @@ final class ParallelJSONLines {
     private var nextRecord = 0
     /// Encoded batches, for reuse.
     private var spares: [LineBatch] = []
+    /// Lines read ahead of a line that failed, encoded on this thread before batches start again; and what reading
+    /// threw after them, if anything.
+    private var pending: [(text: [UInt8], number: Int, offset: Int)] = []
+    private var pendingIndex = 0
+    private var pendingReadFailure: (any Error)?
     private var inputEnded = false
-    /// The record number the next line read gets.
-    private var recordsRead: Int
+    private var queues: WorkerQueues
     private let depth: Int
     private let batchBytes: Int
     private let settings: LineBatch.Settings
 
     /// Encodes the lines of `reader` for `stream` on `workers` threads (at least one), `batchBytes` of text per batch.
     init(reader: JSONLinesReader, stream: DocumentStreamWriter, workers: Int, batchBytes: Int = 256 << 10) {
+        precondition(batchBytes > 0, "a batch holds at least one byte of text")
         self.reader = reader
         self.stream = stream
-        depth = 2 * Swift.max(1, workers)
+        queues = WorkerQueues(count: workers, label: "FirePackInterop.ParallelJSONLines")
+        depth = 2 * queues.count
         self.batchBytes = batchBytes
-        recordsRead = reader.naming.recordCount
         settings = LineBatch.Settings(
             naming: reader.naming, members: reader.documentMembers, jsonOptions: reader.jsonOptions,
             writerOptions: stream.documentOptions)
@@ -48,24 +72,37 @@ final class ParallelJSONLines {
     /// `JSONLinesReader.appendNext(to:)` throws for the same line, after the same records.
     func appendNext() throws -> Bool {
         while true {
+            if pendingIndex < pending.count {
+                let line = pending[pendingIndex]
+                pendingIndex += 1
+                try reader.append(line.text[...], number: line.number, offset: line.offset, to: stream)
+                return true
+            }
+            if !pending.isEmpty {
+                pending.removeAll()
+                pendingIndex = 0
+            }
+            if let failure = pendingReadFailure {
+                pendingReadFailure = nil
+                throw failure
+            }
             if let batch = current {
                 if nextRecord < batch.records.count {
-                    try append(batch.records[nextRecord], of: batch)
+                    let record = batch.records[nextRecord]
                     nextRecord += 1
+                    try append(record, of: batch)
                     return true
                 }
                 current = nil
-                if let (error, line) = batch.failure {
-                    // As `JSONLinesReader.appendNext(to:)` throws it: a refusal counts the records written before.
-                    if let violation = error as? LimitViolation {
-                        throw reader.prefixing(stream.refusal(violation.error), line: line)
-                    }
-                    if let error = error as? FirePackError { throw reader.prefixing(error, line: line) }
-                    throw error
-                }
                 spares.append(batch)
+                if let failure = batch.failure {
+                    reader.naming.count(failure.outcome)
+                    readAheadBecomesPending(after: failure.index, of: batch)
+                    throw converted(failure.error, line: batch.lines[failure.index].number)
+                }
+                if let failure = batch.readFailure { throw failure }
             }
-            try submitBatches()
+            submitBatches()
             guard !inFlight.isEmpty else { return false }
             let batch = inFlight.removeFirst()
             batch.done.wait()
@@ -74,8 +111,37 @@ final class ParallelJSONLines {
         }
     }
 
-    /// One encoded record into the stream: its document, its name counted, its path noted.
+    /// The error a line's failure is thrown as, as `JSONLinesReader.appendNext(to:)` throws it: a refusal counts the
+    /// records written before it.
+    private func converted(_ error: any Error, line: Int) -> any Error {
+        if let violation = error as? LimitViolation {
+            return reader.prefixing(stream.refusal(violation.error), line: line)
+        }
+        if let error = error as? FirePackError { return reader.prefixing(error, line: line) }
+        return error
+    }
+
+    /// After the line `index` of `batch` failed: the lines after it and those of every batch read since are encoded
+    /// on this thread (their record numbers depend on what the failing line counted); what reading threw after them
+    /// is thrown once they are.
+    private func readAheadBecomesPending(after index: Int, of batch: LineBatch) {
+        var lines = batch.lineTexts(from: index + 1)
+        var readFailure = batch.readFailure
+        for later in inFlight {
+            later.done.wait()
+            lines += later.lineTexts(from: 0)
+            readFailure = later.readFailure ?? readFailure
+            spares.append(later)
+        }
+        inFlight.removeAll()
+        pending = lines
+        pendingIndex = 0
+        pendingReadFailure = readFailure
+    }
+
+    /// One encoded record into the stream: counted (its name was found), appended, its path noted.
     private func append(_ record: LineBatch.Record, of batch: LineBatch) throws {
+        reader.naming.count(record.outcome)
         let range = record.start..<record.end
         do {
             try batch.output.withUnsafeWrittenBytes(from: 0) { bytes in
@@ -84,28 +150,31 @@ final class ParallelJSONLines {
         } catch let error as FirePackError {
             throw reader.prefixing(error, line: record.line)
         }
-        reader.naming.count(records: 1, generated: record.generated ? 1 : 0)
         reader.noteAppended(path: record.path, line: record.line)
     }
 
-    /// Reads lines into batches and starts encoding them until `depth` are in flight or the input ends.
-    private func submitBatches() throws {
+    /// Reads lines into batches and starts encoding them until `depth` are in flight or the input ends. What reading
+    /// throws ends the batch, to be thrown after its lines.
+    private func submitBatches() {
         while !inputEnded && inFlight.count < depth {
             let batch = spares.popLast() ?? LineBatch(settings: settings)
-            batch.reset(firstRecord: recordsRead)
-            while batch.text.count < batchBytes, let line = try reader.lines.next() {
-                if reader.isBlank(line) { continue }
-                batch.add(line, number: reader.lines.lineNumber, offset: reader.lines.lineOffset)
+            batch.reset(firstRecord: reader.naming.recordCount + inFlight.reduce(0) { $0 + $1.lines.count })
+            do {
+                while batch.text.count < batchBytes, let line = try reader.lines.next() {
+                    if reader.isBlank(line) { continue }
+                    batch.add(line, number: reader.lines.lineNumber, offset: reader.lines.lineOffset)
+                }
+                if batch.text.count < batchBytes { inputEnded = true }
+            } catch {
+                batch.readFailure = error
             }
-            if batch.lines.isEmpty {
-                inputEnded = true
+            if batch.lines.isEmpty && batch.readFailure == nil {
                 spares.append(batch)
                 break
             }
-            if batch.text.count < batchBytes { inputEnded = true }
-            recordsRead += batch.lines.count
             inFlight.append(batch)
-            DispatchQueue.global().async { batch.encode() }
+            queues.run { batch.encode() }
+            if batch.readFailure != nil { break }
         }
     }
 }
@@ -128,11 +197,11 @@ final class LineBatch: @unchecked Sendable {
         let start: Int, end: Int, number: Int, offset: Int
     }
 
-    /// A line's document: where it is in `output`, its line number, path, and whether its ID is new.
+    /// A line's document: where it is in `output`, its line number, path, and what naming it counts.
     struct Record {
         let start: Int, end: Int, line: Int
         let path: String
-        let generated: Bool
+        let outcome: NamingOutcome
     }
 
     let settings: Settings
@@ -143,8 +212,11 @@ final class LineBatch: @unchecked Sendable {
     /// The documents, one after another.
     let output: FirePackWriter
     private(set) var records: [Record] = []
-    /// What the first line that could not be encoded threw, and its number (the records before it are in `records`).
-    private(set) var failure: (error: any Error, line: Int)?
+    /// What the first line that could not be encoded threw, its index in `lines` and what naming it counts (the
+    /// records before it are in `records`).
+    private(set) var failure: (error: any Error, index: Int, outcome: NamingOutcome)?
+    /// What reading the input threw after the batch's lines.
+    var readFailure: (any Error)?
 
     init(settings: Settings) {
         self.settings = settings
@@ -158,6 +230,7 @@ final class LineBatch: @unchecked Sendable {
         records.removeAll(keepingCapacity: true)
         output.clear()
         failure = nil
+        readFailure = nil
     }
 
     func add(_ line: ArraySlice<UInt8>, number: Int, offset: Int) {
@@ -166,18 +239,24 @@ final class LineBatch: @unchecked Sendable {
         lines.append(Line(start: start, end: text.count, number: number, offset: offset))
     }
 
-    /// Encodes every line, stopping at the first that throws; then signals `done`.
+    /// The lines from `index` on, as copies.
+    func lineTexts(from index: Int) -> [(text: [UInt8], number: Int, offset: Int)] {
+        lines[Swift.min(index, lines.count)...].map { (Array(text[$0.start..<$0.end]), $0.number, $0.offset) }
+    }
+
+    /// Encodes every line, stopping at the first that throws; then signals `done`. Record numbers assume every line
+    /// before the one encoded took one (a line that fails stops the batch).
     func encode() {
         defer { done.signal() }
         let naming = settings.naming
         for (index, line) in lines.enumerated() {
             let start = output.writerIndex
             let slice = text[line.start..<line.end]
-            var generated = false
+            var outcome = NamingOutcome()
             do {
                 let reference = try JSONLinesReader.writeDocument(
                     slice, line: line.number, lineOffset: line.offset, record: firstRecord + index, naming: naming,
-                    members: settings.members, options: settings.jsonOptions, generated: &generated, into: output)
+                    members: settings.members, options: settings.jsonOptions, outcome: &outcome, into: output)
                 if let violation = output.limitViolation {
                     output.abandonRootValue(truncatingTo: start)
                     throw LimitViolation(error: violation)
@@ -185,10 +264,10 @@ final class LineBatch: @unchecked Sendable {
                 records.append(
                     Record(
                         start: start, end: output.writerIndex, line: line.number, path: reference.path,
-                        generated: generated))
+                        outcome: outcome))
             } catch {
                 output.abandonRootValue(truncatingTo: start)
-                failure = (error, line.number)
+                failure = (error, index, outcome)
                 return
             }
         }
@@ -200,12 +279,13 @@ struct LimitViolation: Error {
     let error: FirePackError
 }
 
-// A `.fpks` stream into JSON lines on every core. This thread reads the stream — framing, checksums, decompression and
+// A `.fpks` stream into JSON lines on several cores. This thread reads the stream — framing, checksums, decompression and
 // every damaged record reported, as one reader does — and copies each intact record's document into a batch; worker
 // threads write each batch's documents as JSON lines (the direct path of `JSONLinesWriter.appendNext(from:)`, its
 // tree fallback, and the check that a record holds a document); this thread writes the lines in stream order. The
 // text, the paths and the problems (in stream order, however far the reading has gone ahead) are those of
-// `appendNext(from:)` record by record (`ParallelJSONLinesTests`).
+// `appendNext(from:)` record by record (`ParallelJSONLinesTests`). A conversion stopped early has read ahead: the
+// reader's counts and completion then include the batches read but not written.
 
 /// Records of a `.fpks` stream written as JSON lines by worker threads, handed out in stream order.
 final class ParallelStreamLines {
@@ -218,6 +298,10 @@ final class ParallelStreamLines {
     private var inputEnded = false
     /// Problems reported late (invalid documents) so far: each went before the ones read after its record.
     private var reportedLate = 0
+    /// The problem that stopped a reader in `.stopAtFirstError` mode, found late: thrown again by every later call,
+    /// as the reader throws it (the records read ahead of it are not written).
+    private var stopped: (any Error)?
+    private var queues: WorkerQueues
     private let depth: Int
     private let batchBytes: Int
     private let settings: RecordBatch.Settings
@@ -225,9 +309,11 @@ final class ParallelStreamLines {
     /// Writes the records of `reader` into `writer` on `workers` threads (at least one), about `batchBytes` of
     /// documents per batch.
     init(reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int = 256 << 10) {
+        precondition(batchBytes > 0, "a batch holds at least one byte of documents")
         self.reader = reader
         self.writer = writer
-        depth = 2 * Swift.max(1, workers)
+        queues = WorkerQueues(count: workers, label: "FirePackInterop.ParallelStreamLines")
+        depth = 2 * queues.count
         self.batchBytes = batchBytes
         settings = RecordBatch.Settings(naming: writer.naming, options: writer.options, limits: reader.limits)
     }
@@ -239,6 +325,7 @@ final class ParallelStreamLines {
     /// Writes the next intact document as one line and returns true; false at the end of the stream. Throws what
     /// `JSONLinesWriter.appendNext(from:)` throws, after the same lines.
     func appendNext() throws -> Bool {
+        if let stopped { throw stopped }
         while true {
             if let batch = current {
                 while nextRecord < batch.records.count {
@@ -246,9 +333,14 @@ final class ParallelStreamLines {
                     nextRecord += 1
                     if let invalid = record.invalid {
                         // Where the reader would have put it, had it been reported when the record was read.
-                        try batch.withRecord(record) { streamRecord in
-                            try reader.reportInvalidDocument(
-                                invalid, in: streamRecord, keptBefore: record.problemsBefore + reportedLate)
+                        do {
+                            try batch.withRecord(record) { streamRecord in
+                                try reader.reportInvalidDocument(
+                                    invalid, in: streamRecord, keptBefore: record.problemsBefore + reportedLate)
+                            }
+                        } catch {
+                            stopped = error
+                            throw error
                         }
                         reportedLate += 1
                         continue
@@ -274,7 +366,8 @@ final class ParallelStreamLines {
     }
 
     /// Reads records into batches and starts writing them until `depth` are in flight or the stream ends. What the
-    /// reader throws ends the batch, to be thrown after its records.
+    /// reader throws ends the batch, to be thrown after its records; the next call reads on from there, as the
+    /// reader resumes after what it threw.
     private func submitBatches() {
         while !inputEnded && inFlight.count < depth {
             let batch = spares.popLast() ?? RecordBatch(settings: settings)
@@ -287,14 +380,14 @@ final class ParallelStreamLines {
                 if batch.payloadBytes < batchBytes { inputEnded = true }
             } catch {
                 batch.failure = error
-                inputEnded = true
             }
             if batch.isEmpty && batch.failure == nil {
                 spares.append(batch)
                 break
             }
             inFlight.append(batch)
-            DispatchQueue.global().async { batch.write() }
+            queues.run { batch.write() }
+            if batch.failure != nil { break }
         }
     }
 }

@@ -53,23 +53,29 @@ public final class JSONLinesReader: DocumentSource {
     public func appendNext(to stream: DocumentStreamWriter) throws -> Bool {
         while let line = try lines.next() {
             if isBlank(line) { continue }
-            let number = lines.lineNumber
-            var generated = false
-            var reference: DocumentReference?
-            do {
-                try stream.append(writtenBy: { writer in
-                    reference = try Self.writeDocument(
-                        line, line: number, lineOffset: lines.lineOffset, record: naming.recordCount, naming: naming,
-                        members: documentMembers, options: jsonOptions, generated: &generated, into: writer)
-                })
-            } catch let error as FirePackError {
-                throw prefixing(error, line: number)
-            }
-            naming.count(records: 1, generated: generated ? 1 : 0)
-            noteAppended(path: reference!.path, line: number)
+            try append(line, number: lines.lineNumber, offset: lines.lineOffset, to: stream)
             return true
         }
         return false
+    }
+
+    /// Appends the document of the non-blank line `line` (number `number`, at `offset` in the input) to `stream`,
+    /// counts it with the naming (once its name is sought, whether or not the stream takes it) and notes its path;
+    /// errors name the line.
+    func append(_ line: ArraySlice<UInt8>, number: Int, offset: Int, to stream: DocumentStreamWriter) throws {
+        var outcome = NamingOutcome()
+        defer { naming.count(outcome) }
+        var reference: DocumentReference?
+        do {
+            try stream.append(writtenBy: { writer in
+                reference = try Self.writeDocument(
+                    line, line: number, lineOffset: offset, record: naming.recordCount, naming: naming,
+                    members: documentMembers, options: jsonOptions, outcome: &outcome, into: writer)
+            })
+        } catch let error as FirePackError {
+            throw prefixing(error, line: number)
+        }
+        noteAppended(path: reference!.path, line: number)
     }
 
     /// `error` with its line named, unless its message names one already.
@@ -89,10 +95,11 @@ public final class JSONLinesReader: DocumentSource {
     /// document's fields while the ones that name it are read, the name put ahead of the fields once known, and
     /// errors — the tree path's, as `JSONLinesTests` checks — thrown from that pass. Lines it does not take (not an
     /// object, a first key that may be a marker, an ID field before `__name__`) go through a tree, which writes the
-    /// same bytes. Counts nothing (`generated` is set for a new ID): safe on several threads at once.
+    /// same bytes. Counts nothing (`outcome` says whether the line takes a record number and has a new ID): safe on
+    /// several threads at once.
     static func writeDocument(
         _ line: ArraySlice<UInt8>, line number: Int, lineOffset: Int, record: Int, naming: DocumentNaming,
-        members: DocumentMembers, options: JSONOptions, generated: inout Bool, into writer: FirePackWriter
+        members: DocumentMembers, options: JSONOptions, outcome: inout NamingOutcome, into writer: FirePackWriter
     ) throws -> DocumentReference {
         let named = try line.withUnsafeBytes { text in
             try DocumentStreamWriter.writeDocument(reference: nil, into: writer) {
@@ -103,15 +110,16 @@ public final class JSONLinesReader: DocumentSource {
                         text, naming: members, options: options, into: writer)
                 } catch { throw lineError(error, in: line, number: number, offset: lineOffset) }
                 guard let read else { return nil }
+                outcome.counted = true
                 return try naming.reference(
-                    name: read.name, id: read.id, line: number, record: record, generated: &generated
+                    name: read.name, id: read.id, line: number, record: record, generated: &outcome.generated
                 ).0
             }
         }
         if let named { return named }
         let document = try document(
             from: line, number: number, offset: lineOffset, record: record, naming: naming, options: options,
-            generated: &generated)
+            outcome: &outcome)
         document.write(to: writer)
         return document.reference
     }
@@ -120,19 +128,18 @@ public final class JSONLinesReader: DocumentSource {
 
     /// The line's document through a tree, with errors naming the line and column.
     func document(from line: ArraySlice<UInt8>) throws -> Document {
-        let record = naming.recordCount
-        var generated = false
-        defer { naming.count(records: 1, generated: generated ? 1 : 0) }
+        var outcome = NamingOutcome()
+        defer { naming.count(outcome) }
         return try Self.document(
-            from: line, number: lines.lineNumber, offset: lines.lineOffset, record: record, naming: naming,
-            options: jsonOptions, generated: &generated)
+            from: line, number: lines.lineNumber, offset: lines.lineOffset, record: naming.recordCount,
+            naming: naming, options: jsonOptions, outcome: &outcome)
     }
 
     /// The document of line `number` (at `offset` in the input, the record numbered `record`) through a tree, with
-    /// errors naming the line and column; counts nothing.
+    /// errors naming the line and column; counts nothing (`outcome` says what to count).
     static func document(
         from line: ArraySlice<UInt8>, number: Int, offset: Int, record: Int, naming: DocumentNaming,
-        options: JSONOptions, generated: inout Bool
+        options: JSONOptions, outcome: inout NamingOutcome
     ) throws -> Document {
         // A line that is an array or a string is not a document, however long: said without building its tree (a
         // 40 MiB line of numbers once took a gigabyte to be told so).
@@ -150,7 +157,8 @@ public final class JSONLinesReader: DocumentSource {
         do { value = try Value(json: line, options: options) } catch {
             throw lineError(error, in: line, number: number, offset: offset)
         }
-        return try naming.document(from: value, line: number, record: record, generated: &generated)
+        outcome.counted = true
+        return try naming.document(from: value, line: number, record: record, generated: &outcome.generated)
     }
 
     /// An error at an offset within `line` (number `number`, at `offset` in the input), told by the line, the column
