@@ -400,8 +400,11 @@ struct PackedArrayTests {
         assertDecodeFails(hex: "D9 C3 05 00", .lengthMismatch, offset: 3)
         // Columns of which one row cannot fit: refused before `columns × width` is computed, whatever the limits.
         let huge = ReaderLimits(maxElementCount: .max)
-        assertDecodeFails(hex: "D9 C8 00 80 80 80 80 80 80 80 80 10", .lengthOutOfBounds, offset: 3, limits: huge)
-        assertDecodeFails(hex: "A1 0C D9 C8 00 80 80 80 80 80 80 80 80 10", .lengthOutOfBounds, offset: 5, limits: huge)
+        assertDecodeFails(hex: "D9 C8 01 80 80 80 80 80 80 80 80 10", .lengthOutOfBounds, offset: 3, limits: huge)
+        assertDecodeFails(hex: "A1 0C D9 C8 01 80 80 80 80 80 80 80 80 10", .lengthOutOfBounds, offset: 5, limits: huge)
+        // No rows of such columns take no bytes: the element limit refuses them, and without one they are empty.
+        assertDecodeFails(hex: "D9 C8 00 80 80 80 80 80 80 80 80 10", .limitExceeded, offset: 0)
+        #expect((try? Value(firePackBytes: bytes(hex: "D9 C8 00 80 80 80 80 80 80 80 80 10"), limits: huge)) == .array([]))
         assertDecodeFails(hex: "D9 C3 03 02 01 02 03 04 05", .lengthOutOfBounds, offset: 2)
         assertDecodeFails(hex: "D9 C3 FF FF FF FF 0F 01 00", .lengthOutOfBounds, offset: 2)
         assertDecodeFails(hex: "D9 C3 05 01 01 02 03 04 05", .limitExceeded, offset: 0, limits: ReaderLimits(maxElementCount: 4))
@@ -413,6 +416,18 @@ struct PackedArrayTests {
         assertDecodeFails(hex: "A1 06 D9 C3 01 01 05 00", .lengthMismatch, offset: 0)
         assertDecodeFails(hex: "D9 C3 01 01 05", .depthLimitExceeded, offset: 0, limits: ReaderLimits(maxDepth: 1))
     }
+
+    @Test func noRowsTakeNoBytes() throws {
+        // No rows take no bytes, whatever follows: the same empty array alone, in an array, and as a view's value (a
+        // fuzz finding: the view, bounded by the value's own end, refused what the array had read).
+        #expect(try Value(firePackBytes: bytes(hex: "D9 C3 00 02")) == .array([]))
+        let inArray = bytes(hex: "A2 05 D9 00 00 01 07")
+        #expect(try Value(firePackBytes: inArray) == [[], 7])
+        try inArray.withUnsafeBytes { raw in
+            let view = try #require(try FirePackReader(bytes: raw).root.lookup([.index(0)]))
+            #expect(try view.value() == .array([]))
+        }
+    }
 }
 
 extension Value {
@@ -420,4 +435,5 @@ extension Value {
         if case .array(let elements) = self { return elements }
         return nil
     }
+
 }

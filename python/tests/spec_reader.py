@@ -242,7 +242,7 @@ class _Reader:
         cols, q = self.varint(q, end)
         if cols == 0:
             raise Defect("lengthMismatch", cols_at)
-        if cols * w > end - q:
+        if rows > 0 and cols * w > end - q:             # §1: no rows take no bytes
             raise Defect("lengthOutOfBounds", cols_at)
         if rows * cols * w > end - q:
             raise Defect("lengthOutOfBounds", pos + 2)

@@ -74,22 +74,29 @@ extension ReaderInput {
         guard columns > 0 else {
             throw FirePackError(.lengthMismatch, offset: columnsOffset, "packed rows of no elements")
         }
-        // One row must fit in the bytes left, so that `columns × width` cannot overflow whatever the limits.
-        guard columns <= (limit - start) / form.width else {
-            throw FirePackError(
-                .lengthOutOfBounds, offset: columnsOffset, "a packed row of \(columns) elements reaches past the end")
-        }
-        let rowSize = columns * form.width
-        guard rows <= (limit - start) / rowSize else {
-            throw FirePackError(
-                .lengthOutOfBounds, offset: offset + 2, "\(rows) packed rows of \(columns) elements reach past the end")
+        // With rows, one row must fit in the bytes left, so that `columns × width` cannot overflow whatever the
+        // limits. No rows take no bytes, wherever the value sits (a value's validity never depends on what follows
+        // it: a copy of it alone reads the same).
+        var end = start
+        if rows > 0 {
+            guard columns <= (limit - start) / form.width else {
+                throw FirePackError(
+                    .lengthOutOfBounds, offset: columnsOffset,
+                    "a packed row of \(columns) elements reaches past the end")
+            }
+            let rowSize = columns * form.width
+            guard rows <= (limit - start) / rowSize else {
+                throw FirePackError(
+                    .lengthOutOfBounds, offset: offset + 2,
+                    "\(rows) packed rows of \(columns) elements reach past the end")
+            }
+            end = start + rows * rowSize
         }
         try checkElementLimit(rows, at: offset)
         try checkElementLimit(columns, at: offset)
         try checkMantissas(of: form, from: start, count: rows * columns)
         return ContainerHeader(
-            count: rows, isMap: false, bodyStart: start, end: start + rows * rowSize, packedFormByte: form.byte,
-            packedColumns: columns)
+            count: rows, isMap: false, bodyStart: start, end: end, packedFormByte: form.byte, packedColumns: columns)
     }
 
     /// The form byte after a `D8` or `D9` tag at `offset`.
@@ -130,9 +137,11 @@ extension ReaderInput {
         var rowSize = form.width
         if rows {
             let (columns, start) = try Varint.get(base, at: next, limit: limit)
-            guard columns > 0, columns <= limits.maxElementCount, columns <= (limit - start) / rowSize else {
+            guard columns > 0, columns <= limits.maxElementCount, count == 0 || columns <= (limit - start) / rowSize
+            else {
                 return try getPackedRowsHeader(at: offset, limit: limit, depth: 0).end  // throws its error
             }
+            if count == 0 { return start }
             rowSize *= columns
             next = start
         }
