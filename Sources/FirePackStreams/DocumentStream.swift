@@ -397,20 +397,12 @@ public final class DocumentStreamWriter {
     /// Appends a document that a writer with `documentOptions` wrote (`bytes`: one complete root value, within the
     /// readers' limits), as `append(_:)` appends one: the record limit checked, the block closed at its size.
     package func append(encodedDocument bytes: UnsafeRawBufferPointer) throws {
-        precondition(!closed, "append after close()")
-        let target = block ?? writer
-        let recordStart = target.writerIndex
-        if block == nil { writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate) }
-        let payloadStart = target.writerIndex
-        target.writeFraming(atMost: bytes.count) { output in
-            if bytes.count > 0 { output.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
-            return bytes.count
-        }
-        if block != nil {
-            try finishBlockRecord(from: payloadStart)
-        } else {
-            try finishRecord(from: recordStart, payloadStart: payloadStart)
-        }
+        try append(writtenBy: { target in
+            target.writeFraming(atMost: bytes.count) { output in
+                if bytes.count > 0 { output.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+                return bytes.count
+            }
+        })
     }
 
     /// Passes buffered records to the sink; version 3 closes the open block first.
