@@ -137,18 +137,24 @@ public final class DocumentStreamReader {
     ) throws {
         self.init(uncheckedSource: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits, version: 0)
         try fill(atLeast: DocumentStreamFormat.header.count)
+        // Front to back (Docs/FORMAT.md §5, §8): a byte that differs from the magic is `badMagic` at that byte; a
+        // header cut short while its bytes match is `truncated` at its first byte; then the version, then the flags.
         let header = DocumentStreamFormat.header
-        guard end - start >= 4, (0..<4).allSatisfy({ byte($0) == header[$0] }) else {
-            throw FirePackError(.badMagic, offset: 0, "not a FirePack document stream (expected 89 46 50 53)")
+        let available = end - start
+        let cut = FirePackError(.truncated, offset: 0, "the stream header is cut short")
+        for index in 0..<4 {
+            guard index < available else { throw cut }
+            guard byte(index) == header[index] else {
+                throw FirePackError(.badMagic, offset: index, "not a FirePack document stream (expected 89 46 50 53)")
+            }
         }
-        guard end - start >= header.count else {
-            throw FirePackError(.truncated, offset: end, "the stream header is cut short")
-        }
+        guard available > 4 else { throw cut }
         guard DocumentStreamFormat.readableVersions.contains(byte(4)) else {
             throw FirePackError(
                 .unsupportedVersion, offset: 4, "stream version \(byte(4)); this reader implements 1, 2 and 3")
         }
         version = byte(4)
+        guard available > 5 else { throw cut }
         guard byte(5) == header[5] else {
             throw FirePackError(
                 .unsupportedVersion, offset: 5,

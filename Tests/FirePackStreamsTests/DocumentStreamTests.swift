@@ -208,7 +208,8 @@ struct DocumentStreamRuleTests {
     @Test func theHeaderIsVersionTwoWithNoFlags() throws {
         let valid = try helper.stream(try helper.documents(1))
         for (index, byte, code) in [(4, UInt8(0), FirePackError.Code.unsupportedVersion), (4, 4, .unsupportedVersion),
-                                    (5, 1, .unsupportedVersion), (5, 0x80, .unsupportedVersion), (0, 0x88, .badMagic)] {
+                                    (5, 1, .unsupportedVersion), (5, 0x80, .unsupportedVersion), (0, 0x88, .badMagic),
+                                    (2, 0x51, .badMagic), (3, 0x4B, .badMagic)] {
             var bytes = valid
             bytes[index] = byte
             do {
@@ -217,6 +218,21 @@ struct DocumentStreamRuleTests {
             } catch let error as FirePackError {
                 #expect(error.code == code && error.offset == index, "\(error)")
             }
+        }
+        // A header cut short while its bytes match is `truncated` at its first byte; the version comes before it.
+        for (cut, code, offset) in [(0, FirePackError.Code.truncated, 0), (3, .truncated, 0), (5, .truncated, 0)] {
+            do {
+                _ = try DocumentStreamReader(source: MemorySource(Array(valid[..<cut])))
+                Issue.record("a header of \(cut) bytes accepted")
+            } catch let error as FirePackError {
+                #expect(error.code == code && error.offset == offset, "\(error)")
+            }
+        }
+        do {
+            _ = try DocumentStreamReader(source: MemorySource([0x89, 0x46, 0x50, 0x53, 0x09]))
+            Issue.record("version 9 accepted")
+        } catch let error as FirePackError {
+            #expect(error.code == .unsupportedVersion && error.offset == 4, "\(error)")
         }
     }
 

@@ -371,3 +371,30 @@ def check(data, max_depth=MAX_DEPTH):
     except Defect as e:
         return (e.code, e.offset)
     return None
+
+
+def open_bare(data, base, end, max_depth=MAX_DEPTH):
+    """A reader over one bare root value and its key table occupying data[base:end] (a `.fpks` record's payload,
+    §8), opened as §7 says (the root value's end, the key table, `trailingBytes`); raises Defect. Offsets stay
+    those of `data`. Added for spec_stream_reader.py; `check` does not use it."""
+    r = _Reader(bytes(data[:end]), max_depth)
+    r.root = base
+    if base >= end:
+        raise Defect("truncated", base)
+    r.root_end = r.value(base, end, 0, shallow=True)
+    r.read_table()
+    return r
+
+
+def check_bare(data, base, end, max_depth=MAX_DEPTH):
+    """None when data[base:end] is one valid bare value and its key table, else (code, offset in `data`)."""
+    try:
+        r = open_bare(data, base, end, max_depth)
+        r.value(base, r.root_end, 0)
+        if r.table is not None:
+            for i, entry in enumerate(r.table):
+                if entry not in r.literal_headers:
+                    raise Defect("badKeyTable", r.table_entries_at + i * r.width)
+    except Defect as e:
+        return (e.code, e.offset)
+    return None

@@ -1,0 +1,385 @@
+"""An independent reader of FirePack document streams (`.fpks`, versions 1, 2 and 3), written from Docs/FORMAT.md
+alone (§8 "Document streams", §9 "Documents", with §5–§7 for headers, limits and error offsets).
+
+It exists for test_spec_stream_conformance.py, which compares it with `firepack validate`. It was written without
+reading the project's sources; record payloads are checked with spec_reader.py's value checks (also written from
+the text alone). Comments cite the sentence each rule follows; where the text left a choice open, the comment says
+which reading was taken ("READING:").
+
+    read(data) -> Result
+        .fatal        (code, offset) when the stream header is rejected (§8 "The header"), else None
+        .problems     [Problem(kind, code, record, offset)] in stream order; kind is "record" (a damaged record or
+                      block, or one whose payload is not a document), "index", "close", or "count" (a close record
+                      whose count disagrees with the records found; code None)
+        .intact       record numbers of the intact documents
+        .completion   ("closed", count) | ("not closed", N) | ("unknown",) for version 1 | None when fatal
+        .unchecked    True when a zstd block was met (zstd is outside the standard library: its framing and header
+                      are checked, its documents are not, and its records are counted as intact)
+        .valid        no fatal error, no problem, and closed (version 1: no problem)
+
+Offsets count from the stream's first byte (§7).
+"""
+import struct
+import zlib
+from collections import namedtuple
+
+import spec_reader
+from spec_reader import Defect
+
+MAGIC = b"\x89FPS"
+SYNC = b"\xF3PR\x1E"
+CLOSE = b"\xF3PRE"
+INDEX = b"\xF3PRI"
+RECORD_LIMIT = 64 * 1024 * 1024          # §8: "the reader's record limit, default 64 MiB"; "above" it is refused
+DOC_KEYS = ("name", "fields", "createTime", "updateTime")
+
+Problem = namedtuple("Problem", "kind code record offset")
+
+
+class Result:
+    def __init__(self):
+        self.version = None
+        self.fatal = None
+        self.problems = []
+        self.intact = []
+        self.completion = None
+        self.unchecked = False
+
+    @property
+    def valid(self):
+        if self.fatal or self.problems:
+            return False
+        return self.completion[0] in ("closed", "unknown")
+
+    def __repr__(self):
+        return (f"Result(v{self.version}, fatal={self.fatal}, problems={self.problems}, intact={len(self.intact)}, "
+                f"completion={self.completion})")
+
+
+def crc32(b):
+    # §8: "CRC-32 of the payload (zlib's crc32)"
+    return zlib.crc32(b) & 0xFFFFFFFF
+
+
+def varint(d, pos, end):
+    """Conventions of FORMAT.md: minimal LEB128, ≤ 10 bytes, < 2^63. Returns (value, after) or None if invalid/cut."""
+    value = 0
+    for i in range(10):
+        if pos + i >= end:
+            return None
+        b = d[pos + i]
+        value |= (b & 0x7F) << (7 * i)
+        if not b & 0x80:
+            if (i > 0 and b == 0) or value >= 1 << 63:
+                return None
+            return value, pos + i + 1
+    return None
+
+
+# ---- §9: one document --------------------------------------------------------------------------------------------
+
+def _is_map(tag):
+    return 0xB0 <= tag <= 0xBF or tag == 0xD1
+
+
+def check_document(data, base, end):
+    """None when data[base:end] is a bare value and key table (§1–§3) that is a document (§9), else (code, offset).
+
+    §7: what is checked when the input is opened (root end, key table, trailingBytes) comes first. Then the root map
+    is read front to back. READING: each key is checked against §9's order as it is met (before its value: a reader
+    that meets a key it does not accept at that place reports it there), and the value's type is checked at its tag
+    before the value is read (`invalidDocument` at the key's header, §7); a missing required key is known only once
+    the map's last entry is read (`invalidDocument` at the map's tag, §7), after the map's own `lengthMismatch`."""
+    try:
+        r = spec_reader.open_bare(data, base, end)
+        d = r.d
+        tag = d[base]
+        if not _is_map(tag):
+            raise Defect("invalidDocument", base)
+        r.depth_check(base, 1)
+        body_len, q = r.length(base + 1, r.root_end)
+        body_end = q + body_len
+        if tag == 0xD1:
+            count, q = r.varint(q, body_end)
+            r.limit_check(base, count)
+        else:
+            count = tag & 0x0F
+        if 2 * count > body_end - q:
+            raise Defect("lengthMismatch", base)
+        nxt = 0                                  # index in DOC_KEYS of the first key still allowed
+        for _ in range(count):
+            key_at = q
+            key, q = r.key(q, body_end)
+            name = key.decode("utf-8")
+            if name not in DOC_KEYS or DOC_KEYS.index(name) < nxt or (nxt < 2 and DOC_KEYS.index(name) != nxt):
+                raise Defect("invalidDocument", key_at)       # another key, out of order, repeated, or one skipped
+            nxt = DOC_KEYS.index(name) + 1
+            if q >= body_end:
+                raise Defect("truncated", q)
+            vt = d[q]
+            if vt == 0xD3 or 0xDA <= vt <= 0xDF:
+                raise Defect("unknownTag", q)                # not a value at all: no type to compare (§1, §7)
+            ok = {"name": vt == 0xCF, "fields": _is_map(vt), "createTime": vt in (0xC9, 0xCA),
+                  "updateTime": vt in (0xC9, 0xCA)}[name]
+            if not ok:
+                raise Defect("invalidDocument", key_at)       # a value of another type
+            q = r.value(q, body_end, 1)
+        if q != body_end:
+            raise Defect("lengthMismatch", base)
+        if nxt < 2:
+            raise Defect("invalidDocument", base)             # "the map's tag for a missing key"
+        if r.table is not None:                               # §3: whole-input validation, after the whole value
+            for i, entry in enumerate(r.table):
+                if entry not in r.literal_headers:
+                    raise Defect("badKeyTable", r.table_entries_at + i * r.width)
+    except Defect as e:
+        return (e.code, e.offset)
+    return None
+
+
+# ---- §8: the stream ----------------------------------------------------------------------------------------------
+
+class _Stream:
+    def __init__(self, data, limit):
+        self.d = bytes(data)
+        self.n = len(self.d)
+        self.limit = limit
+        self.res = Result()
+        self.next_no = 0          # the number the next record takes
+        self.crc_failed = 0       # §8 "Bounded work": payload bytes whose CRC-32 failed
+
+    def problem(self, kind, code, offset, record=None):
+        self.res.problems.append(Problem(kind, code, self.next_no if record is None else record, offset))
+
+    # framing shared by v2 records, v3 blocks and the v3 index (§8; version 3: "framed exactly as a version-2 record")
+    def frame(self, pos, region_end):
+        """Check the unit at pos (its 4 marker bytes are known). Returns (status, code, body_end):
+        "ok"; "torn" (the stream ends inside it: truncated); "bad" (limitExceeded, lengthOutOfBounds, badChecksum)."""
+        d = self.d
+        if pos + 12 > self.n:
+            return "torn", "truncated", None
+        length, crc = struct.unpack_from("<II", d, pos + 4)
+        if length > self.limit:
+            return "bad", "limitExceeded", None
+        if pos + 12 + length > self.n:
+            # §8: a length "past the end of the file" is wrong (one that ends inside the close record is not: its
+            # CRC-32 decides). `lengthOutOfBounds` "a length that runs past the end although a later record
+            # follows"; `truncated` "the stream ends inside the record … payload: a torn last record".
+            # READING: in a closed stream the close record follows, so the record is not the torn last one.
+            if self.closed_at is not None or self.resync(pos + 1, region_end, dry=True) is not None:
+                return "bad", "lengthOutOfBounds", None
+            return "torn", "truncated", None
+        # §8 "Bounded work": a candidate that would take the failed count past 2 × offset + 2 × limit is refused.
+        if self.crc_failed + length > 2 * pos + 2 * self.limit:
+            return "bad", "limitExceeded", None
+        if crc32(d[pos + 12:pos + 12 + length]) != crc:
+            self.crc_failed += length
+            return "bad", "badChecksum", None
+        return "ok", None, pos + 12 + length
+
+    def resync(self, start, region_end, dry=False):
+        """§8: "searches forward from the byte after the damaged record's start for the next F3 50 52 1E whose
+        length and CRC check out". Returns its offset or None."""
+        d = self.d
+        j = d.find(SYNC, start, region_end)
+        while j != -1:
+            if j + 12 <= region_end:
+                length, crc = struct.unpack_from("<II", d, j + 4)
+                if length <= self.limit and j + 12 + length <= region_end:
+                    if self.crc_failed + length <= 2 * j + 2 * self.limit:
+                        if crc32(d[j + 12:j + 12 + length]) == crc:
+                            return j
+                        if not dry:
+                            self.crc_failed += length
+            j = d.find(SYNC, j + 1, region_end)
+        return None
+
+    def run(self):
+        d, n, res = self.d, self.n, self.res
+        # §8 "The header": another magic is badMagic at the first differing byte; version at 4; flags at 5.
+        for i in range(min(4, n)):
+            if d[i] != MAGIC[i]:
+                res.fatal = ("badMagic", i)
+                return res
+        if n < 6:
+            # READING: §8 does not say where a cut stream header is reported; §5/§7 put a cut `.fpk` header's
+            # `truncated` at offset 0 ("offset 0 for a file header"), taken here for the stream header too. The
+            # version byte, when present, is checked before the cut flags byte (front to back, §7).
+            if n >= 5 and d[4] not in (1, 2, 3):
+                res.fatal = ("unsupportedVersion", 4)
+            else:
+                res.fatal = ("truncated", 0)
+            return res
+        if d[4] not in (1, 2, 3):
+            res.fatal = ("unsupportedVersion", 4)
+            return res
+        if d[5] != 0:
+            res.fatal = ("unsupportedVersion", 5)
+            return res
+        v = res.version = d[4]
+        # §8 "Complete or not": closed when the last 16 bytes (version 3: the 24 bytes of its close record) are a
+        # valid close record. Version 1 has no close record: completeness unknown, F3 50 52 45 is no marker there.
+        csize = 24 if v == 3 else 16
+        self.closed_at = None
+        self.close_count = None
+        if v != 1 and n - 6 >= csize and d[n - csize:n - csize + 4] == CLOSE:
+            body = d[n - csize + 4:n - 4]
+            if crc32(body) == struct.unpack_from("<I", d, n - 4)[0]:
+                self.closed_at = n - csize
+                self.close_count = struct.unpack_from("<Q", body, 0)[0]
+        region_end = self.closed_at if self.closed_at is not None else n
+        markers = [SYNC] + ([CLOSE] if v != 1 else []) + ([INDEX] if v == 3 else [])
+        pos = 6
+        while pos < region_end:
+            m = d[pos:pos + 4]
+            if m == SYNC:
+                status, code, body_end = self.frame(pos, region_end)
+                if status == "ok":
+                    if v == 3:
+                        self.block(pos, body_end)
+                    else:
+                        self.record(pos, body_end)
+                    pos = body_end
+                    continue
+                self.problem("record", code, pos)
+                self.next_no += 1                   # "A damaged record costs only itself"
+                if status == "torn":
+                    break
+                nxt = self.resync(pos + 1, region_end)
+                pos = nxt if nxt is not None else region_end
+                continue
+            if m == CLOSE and v != 1:
+                # A close record followed by more bytes: superseded, "readers skip it (its CRC still checked)";
+                # "badChecksum … also a damaged close record". READING: it is not a record, so costs no number.
+                if pos + csize > n:
+                    self.problem("close", "truncated", pos)
+                    break
+                body = d[pos + 4:pos + csize - 4]
+                if crc32(body) == struct.unpack_from("<I", d, pos + csize - 4)[0]:
+                    pos += csize
+                    continue
+                self.problem("close", "badChecksum", pos)
+                nxt = self.resync(pos + 1, region_end)
+                pos = nxt if nxt is not None else region_end
+                continue
+            if m == INDEX and v == 3:
+                # §8 version 3: the index is checked "as a block is checked — length limit, end of stream, checksum
+                # allowance, CRC-32, with the same codes — and pass over it (a damaged or torn index is reported
+                # without a record number of its own, and costs no record)". Its body is not interpreted.
+                status, code, body_end = self.frame(pos, region_end)
+                if status == "ok":
+                    pos = body_end
+                    continue
+                self.problem("index", code, pos)
+                if status == "torn":
+                    break
+                nxt = self.resync(pos + 1, region_end)
+                pos = nxt if nxt is not None else region_end
+                continue
+            # No marker where a record starts. READING: the bytes present are compared front to back (§7's
+            # order), so a tail that is a cut marker is a torn record (`truncated`) and any other is badSyncMarker.
+            if len(m) < 4 and any(mk.startswith(m) for mk in markers):
+                self.problem("record", "truncated", pos)
+                self.next_no += 1
+                break
+            self.problem("record", "badSyncMarker", pos)
+            self.next_no += 1
+            nxt = self.resync(pos + 1, region_end)
+            pos = nxt if nxt is not None else region_end
+        if v == 1:
+            res.completion = ("unknown",)
+        elif self.closed_at is not None:
+            res.completion = ("closed", self.close_count)
+            # "with as many records before it as the count says (a reader that finds fewer reports records
+            # missing)". READING: any disagreement is reported (more found than counted too).
+            if self.close_count != self.next_no:
+                self.problem("count", None, self.closed_at)
+        else:
+            res.completion = ("not closed", self.next_no)
+        return res
+
+    def record(self, pos, body_end):
+        """Versions 1, 2: the payload is one document (§9); one that is not is "reported and skipped by its
+        length", with the error's own code at its stream offset."""
+        err = check_document(self.d, pos + 12, body_end)
+        if err:
+            self.problem("record", err[0], err[1])
+        else:
+            self.res.intact.append(self.next_no)
+        self.next_no += 1
+
+    def block(self, pos, body_end):
+        """Version 3: a block whose CRC checks out; `invalidBlock` at its marker when its body is not as laid out."""
+        d = self.d
+        b = pos + 12
+        fields = []
+        q = b + 1
+        for _ in range(4):                      # count, first, size, documents
+            got = varint(d, q, body_end) if q <= body_end else None
+            if got is None:
+                break
+            fields.append(got[0])
+            q = got[1]
+        bad = (b >= body_end or d[b] not in (0, 1, 2) or len(fields) < 4)
+        if not bad:
+            count, first, size, documents = fields
+            bad = count < 1 or size > self.limit or documents > size
+        if bad:
+            self.problem("record", "invalidBlock", pos)
+            self.next_no += 1                   # READING: numbered and counted as one damaged record
+            return
+        codec, stored = d[b], d[q:body_end]
+        if codec == 2:                          # zstd: out of scope (see the docstring)
+            self.res.unchecked = True
+            self.next_no = first
+            self.res.intact.extend(range(first, first + count))
+            self.next_no = first + count
+            return
+        if codec == 0:
+            data, data_at = stored, q
+        else:
+            try:
+                z = zlib.decompressobj(-15)     # "deflate is raw RFC 1951 … windowBits = -15"
+                data = z.decompress(stored, size + 1)
+                # READING: the stored bytes are exactly one deflate stream: nothing after its end.
+                if not z.eof or z.unused_data or z.unconsumed_tail:
+                    data = None
+            except zlib.error:
+                data = None
+            data_at = None
+        if data is None or len(data) != size:
+            self.problem("record", "invalidBlock", pos)
+            self.next_no += 1
+            return
+        lengths, r = [], documents
+        while r < size and len(lengths) < count:
+            got = varint(data, r, size)
+            if got is None:
+                break
+            lengths.append(got[0])
+            r = got[1]
+        if len(lengths) != count or r != size or sum(lengths) != documents:
+            self.problem("record", "invalidBlock", pos)
+            self.next_no += 1
+            return
+        # "takes the numbers of later records from the next intact block's first". READING: every intact block's
+        # `first` numbers its records, whether or not a damaged block came before; no check that it follows on.
+        self.next_no = first
+        at = 0
+        for ln in lengths:
+            if data_at is not None:
+                err = check_document(d, data_at + at, data_at + at + ln)
+            else:
+                err = check_document(data, at, at + ln)
+                if err:
+                    err = (err[0], pos)         # compressed: reported at the block's marker
+            if err:
+                self.problem("record", err[0], err[1])
+            else:
+                self.res.intact.append(self.next_no)
+            self.next_no += 1
+            at += ln
+
+
+def read(data, limit=RECORD_LIMIT):
+    return _Stream(data, limit).run()
