@@ -97,7 +97,7 @@ public func firepack_reader_report(_ handle: UnsafeMutableRawPointer) -> UnsafeM
     let examples = reader.warningExamples.map(quoted)
     let completion: String
     switch reader.completion {
-    case .closed(let count)?: completion = "{\"closed\":\(count)}"
+    case .closed(let count)?: completion = "{\"closed\":\(UInt64(bitPattern: Int64(count)))}"
     case .notClosed(let count)?: completion = "{\"not_closed\":\(count)}"
     case .unknown?: completion = "\"unknown\""
     case nil: completion = "null"

@@ -76,7 +76,19 @@ extension DocumentStreamReader {
             return false
         }
         if listsBlocks { blockList.append((blockOffset, header.count)) }
-        if numbersFromStreamStart && header.first > nextNumber { nextNumber = header.first }
+        // Numbers come from the block's `first`, so the records a damaged block took are counted (damage counted
+        // one record until now), but never go back below the intact blocks before it (FORMAT.md §8).
+        if numbersFromStreamStart {
+            if header.first > nextNumber && nextNumber == intactEnd {
+                // Nothing damaged since the last intact block (damage takes a number), yet records are missing.
+                try report(
+                    blockOffset, .missingRecords,
+                    "records \(nextNumber)–\(header.first - 1) are missing: the block says \(header.first) came before it, and no damage lies between",
+                    number: nextNumber)
+            }
+            nextNumber = Swift.max(header.first, intactEnd)
+        }
+        intactEnd = nextNumber + header.count
         openBlock.offset = blockOffset
         openBlock.dataOffset = header.codec == .none ? bodyOffset + header.dataStart : nil
         openBlock.documentCursor = 0

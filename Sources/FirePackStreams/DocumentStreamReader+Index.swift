@@ -106,6 +106,7 @@ extension DocumentStreamReader {
             reader.synchronizing = false
             reader.numbersFromStreamStart = true
             reader.nextNumber = block.firstRecord
+            reader.intactEnd = block.firstRecord
         } else {
             reader = try DocumentStreamReader(
                 source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)

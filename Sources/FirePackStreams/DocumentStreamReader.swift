@@ -80,6 +80,8 @@ public final class DocumentStreamReader {
     var bufferOffset = 0
     var sourceEnded = false
     var nextNumber = 0
+    /// Version 3: the number after the last intact block's records, below which numbers never go (FORMAT.md §8).
+    var intactEnd = 0
     /// The first `maxKeptProblems` damaged records skipped so far (`problemCount` counts them all).
     public private(set) var problems: [StreamProblem] = []
     /// How many problems `problems` keeps: past it, problems are only counted (`problemCount`, `problemCounts`), so
@@ -224,7 +226,7 @@ public final class DocumentStreamReader {
                 try skipIndex(at: recordOffset)
                 continue
             }
-            if available < DocumentStreamFormat.recordHeaderLength {
+            if available < DocumentStreamFormat.recordHeaderLength && startsMarker(at: start) {
                 try report(recordOffset, .truncated, "the stream ends inside a \(unit) header")
                 start = end
                 // A version-2 stream that ends in a torn record (its close record never written, or overwritten) is
@@ -232,7 +234,7 @@ public final class DocumentStreamReader {
                 if completion == nil { completion = version >= 2 ? .notClosed(recordCount: nextNumber) : .unknown }
                 return nil
             }
-            guard matchesMarker(at: start) else {
+            guard available >= 4 && matchesMarker(at: start) else {
                 try report(recordOffset, .badSyncMarker, "no sync marker where a \(unit) should start")
                 try resynchronize()
                 continue
@@ -479,6 +481,16 @@ public final class DocumentStreamReader {
     @inline(__always)
     func matchesMarker(at index: Int) -> Bool {
         storage.loadUnaligned(fromByteOffset: index, as: UInt32.self) == UInt32(littleEndian: 0x1E52_50F3)
+    }
+
+    /// Whether the bytes from `index` to the end of the stream, fewer than a record header, are the start of a
+    /// marker the version has: a torn record, where any other bytes are no record at all (FORMAT.md §8, "A tail
+    /// shorter than a record header"). Markers differ only in their fourth byte, and the close and index markers
+    /// are matched before this is asked.
+    func startsMarker(at index: Int) -> Bool {
+        let marker: [UInt8] = [0xF3, 0x50, 0x52, 0x1E]
+        for offset in 0..<Swift.min(end - index, 4) where byte(index + offset) != marker[offset] { return false }
+        return true
     }
 
     @inline(__always)

@@ -115,7 +115,7 @@ struct Validate: ParsableCommand {
                 case .closed(let recordCount) where recordCount != reader.recordsFound:
                     problems.add(
                         kind: "records missing",
-                        "the close record counts \(recordCount) record(s) but \(reader.recordsFound) were found: records are missing"
+                        "the close record counts \(UInt64(bitPattern: Int64(recordCount))) record(s) but \(reader.recordsFound) were found: records are missing"
                     )
                 case .closed: completion = "closed"
                 case .notClosed(let recordCount):

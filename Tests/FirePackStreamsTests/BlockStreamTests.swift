@@ -199,6 +199,62 @@ struct BlockStreamTests {
         }
     }
 
+    @Test("numbers come from the next intact block after damage, never go back, and a gap without damage is reported")
+    func recordNumbersFollowTheBlocksFirst() throws {
+        let documents = try (0..<6).map { Document(reference: try DocumentReference(path: "books/b\($0)"), fields: ["n": .integer(Int64($0))]) }
+        let payloads = documents.map { $0.firePackBytes() }
+        /// A framed block of `payloads[range]` whose header says `first` records came before it.
+        func block(_ range: Range<Int>, first: UInt8, checksum: UInt32? = nil) -> [UInt8] {
+            let data = range.flatMap { payloads[$0] }
+            let lengths = range.map { UInt8(payloads[$0].count) }
+            let body = [0, UInt8(range.count), first, UInt8(data.count + lengths.count), UInt8(data.count)] + data + lengths
+            return DocumentStreamFormat.syncMarker + withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init)
+                + withUnsafeBytes(of: (checksum ?? body.withUnsafeBytes { crc32($0) }).littleEndian, Array.init) + body
+        }
+        let header = DocumentStreamFormat.header
+        let garbage = [UInt8](repeating: 0, count: 9)
+        let cases: [(name: String, bytes: [UInt8], numbers: [Int], problems: [String], found: Int)] = [
+            // Garbage took a number; the next block's first (2) says it held no record.
+            ("garbage, then first", header + block(0..<2, first: 0) + garbage + block(2..<4, first: 2), [0, 1, 2, 3],
+             ["2 badSyncMarker"], 4),
+            // A damaged block held two records: the next block's first counts them.
+            ("damaged block", header + block(0..<2, first: 0) + block(2..<4, first: 2, checksum: 0) + block(4..<6, first: 4),
+             [0, 1, 4, 5], ["2 badChecksum"], 6),
+            // After damage, a first below the intact blocks' records is numbered on from them.
+            ("damage, then first goes back", header + block(0..<2, first: 0) + garbage + block(2..<4, first: 1),
+             [0, 1, 2, 3], ["2 badSyncMarker"], 4),
+            ("first goes back", header + block(0..<2, first: 0) + block(2..<4, first: 0), [0, 1, 2, 3], [], 4),
+            // No damage, yet records 2–4 are not there: reported, the block still read.
+            ("a gap", header + block(0..<2, first: 0) + block(2..<4, first: 5), [0, 1, 5, 6], ["2 missingRecords"], 7),
+            ("a gap at the start", header + block(0..<2, first: 3), [3, 4], ["0 missingRecords"], 5),
+        ]
+        for (name, bytes, numbers, problems, found) in cases {
+            let (records, reader) = try read(bytes)
+            #expect(records.map(\.number) == numbers, "\(name)")
+            #expect(reader.problems.map { "\($0.recordNumber) \($0.code)" } == problems, "\(name)")
+            #expect(reader.recordsFound == found, "\(name)")
+        }
+        // The gap's problem is at the block's marker.
+        let gap = header + block(0..<2, first: 0) + block(2..<4, first: 5)
+        #expect(try read(gap).reader.problems.first?.offset == 6 + block(0..<2, first: 0).count)
+    }
+
+    @Test("a tail shorter than a record header is a torn record when it starts a marker, else no marker at all")
+    func shortTails() throws {
+        let closed = try blocks(try helper.documents(3), codec: .none)
+        let unclosed = Array(closed.dropLast(24))
+        let tails: [([UInt8], FirePackError.Code)] = [
+            ([0xF3], .truncated), ([0xF3, 0x50, 0x52], .truncated), ([0xF3, 0x50, 0x52, 0x1E, 1, 2, 3], .truncated),
+            ([0x00], .badSyncMarker), ([0xF3, 0x51], .badSyncMarker), ([0xF3, 0x50, 0x52, 0x1F, 1], .badSyncMarker),
+        ]
+        for (tail, code) in tails {
+            let (records, reader) = try read(unclosed + tail)
+            #expect(records.count == 3)
+            #expect(reader.problems.map(\.code) == [code], "\(tail)")
+            #expect(reader.problems.first?.offset == unclosed.count, "\(tail)")
+        }
+    }
+
     @Test func aTornLastBlockIsReportedAndTheRestReads() throws {
         let originals = try helper.documents(200)
         let bytes = try blocks(originals)

@@ -9,8 +9,9 @@ which reading was taken ("READING:").
     read(data) -> Result
         .fatal        (code, offset) when the stream header is rejected (§8 "The header"), else None
         .problems     [Problem(kind, code, record, offset)] in stream order; kind is "record" (a damaged record or
-                      block, or one whose payload is not a document), "index", "close", or "count" (a close record
-                      whose count disagrees with the records found; code None)
+                      block, or one whose payload is not a document), "index", "close", "path" (a record naming
+                      the path of an earlier one, §9; offset None) or "count" (a close record whose count disagrees
+                      with the records found; code None)
         .intact       record numbers of the intact documents
         .completion   ("closed", count) | ("not closed", N) | ("unknown",) for version 1 | None when fatal
         .unchecked    True when a zstd block was met (zstd is outside the standard library: its framing and header
@@ -83,13 +84,14 @@ def _is_map(tag):
 
 
 def check_document(data, base, end):
-    """None when data[base:end] is a bare value and key table (§1–§3) that is a document (§9), else (code, offset).
+    """The document's path (bytes) when data[base:end] is a bare value and key table (§1–§3) that is a document (§9),
+    else (code, offset).
 
     §7: what is checked when the input is opened (root end, key table, trailingBytes) comes first. Then the root map
     is read front to back. READING: each key is checked against §9's order as it is met (before its value: a reader
     that meets a key it does not accept at that place reports it there), and the value's type is checked at its tag
-    before the value is read (`invalidDocument` at the key's header, §7); a missing required key is known only once
-    the map's last entry is read (`invalidDocument` at the map's tag, §7), after the map's own `lengthMismatch`."""
+    before the value is read (`invalidDocument` at the value's tag, §7, §9); a missing required key is known only
+    once the map's last entry is read (`invalidDocument` at the map's tag, §7), after the map's own `lengthMismatch`."""
     try:
         r = spec_reader.open_bare(data, base, end)
         d = r.d
@@ -107,6 +109,7 @@ def check_document(data, base, end):
         if 2 * count > body_end - q:
             raise Defect("lengthMismatch", base)
         nxt = 0                                  # index in DOC_KEYS of the first key still allowed
+        path = None
         for _ in range(count):
             key_at = q
             key, q = r.key(q, body_end)
@@ -122,7 +125,10 @@ def check_document(data, base, end):
             ok = {"name": vt == 0xCF, "fields": _is_map(vt), "createTime": vt in (0xC9, 0xCA),
                   "updateTime": vt in (0xC9, 0xCA)}[name]
             if not ok:
-                raise Defect("invalidDocument", key_at)       # a value of another type
+                raise Defect("invalidDocument", q)            # "at the value's tag for a value of another type"
+            if name == "name":
+                length, p = r.varint(q + 1, body_end)
+                path = bytes(d[p:p + length])
             q = r.value(q, body_end, 1)
         if q != body_end:
             raise Defect("lengthMismatch", base)
@@ -134,7 +140,7 @@ def check_document(data, base, end):
                     raise Defect("badKeyTable", r.table_entries_at + i * r.width)
     except Defect as e:
         return (e.code, e.offset)
-    return None
+    return path
 
 
 # ---- §8: the stream ----------------------------------------------------------------------------------------------
@@ -146,6 +152,8 @@ class _Stream:
         self.limit = limit
         self.res = Result()
         self.next_no = 0          # the number the next record takes
+        self.intact_end = 0       # version 3: the number after the last intact block's records
+        self.paths = {}           # §9 "One path, one record": path → the record that named it first
         self.crc_failed = 0       # §8 "Bounded work": payload bytes whose CRC-32 failed
 
     def problem(self, kind, code, offset, record=None):
@@ -166,7 +174,7 @@ class _Stream:
             # CRC-32 decides). `lengthOutOfBounds` "a length that runs past the end although a later record
             # follows"; `truncated` "the stream ends inside the record … payload: a torn last record".
             # READING: in a closed stream the close record follows, so the record is not the torn last one.
-            if self.closed_at is not None or self.resync(pos + 1, region_end, dry=True) is not None:
+            if self.closed_at is not None or self.resync(pos + 1, region_end) is not None:
                 return "bad", "lengthOutOfBounds", None
             return "torn", "truncated", None
         # §8 "Bounded work": a candidate that would take the failed count past 2 × offset + 2 × limit is refused.
@@ -177,22 +185,13 @@ class _Stream:
             return "bad", "badChecksum", None
         return "ok", None, pos + 12 + length
 
-    def resync(self, start, region_end, dry=False):
-        """§8: "searches forward from the byte after the damaged record's start for the next F3 50 52 1E whose
-        length and CRC check out". Returns its offset or None."""
-        d = self.d
-        j = d.find(SYNC, start, region_end)
-        while j != -1:
-            if j + 12 <= region_end:
-                length, crc = struct.unpack_from("<II", d, j + 4)
-                if length <= self.limit and j + 12 + length <= region_end:
-                    if self.crc_failed + length <= 2 * j + 2 * self.limit:
-                        if crc32(d[j + 12:j + 12 + length]) == crc:
-                            return j
-                        if not dry:
-                            self.crc_failed += length
-            j = d.find(SYNC, j + 1, region_end)
-        return None
+    def resync(self, start, region_end):
+        """§8: "searches forward from the byte after the damaged record's start for the next marker — F3 50 52 1E,
+        or a close record's (or, in version 3, an index's) — and reads on from it as from any record start".
+        READING: a marker is its four bytes, found wherever they lie before the region's end. Returns its offset
+        or None."""
+        found = [j for j in (self.d.find(mk, start, region_end) for mk in self.markers) if j != -1]
+        return min(found) if found else None
 
     def run(self):
         d, n, res = self.d, self.n, self.res
@@ -228,7 +227,7 @@ class _Stream:
                 self.closed_at = n - csize
                 self.close_count = struct.unpack_from("<Q", body, 0)[0]
         region_end = self.closed_at if self.closed_at is not None else n
-        markers = [SYNC] + ([CLOSE] if v != 1 else []) + ([INDEX] if v == 3 else [])
+        markers = self.markers = [SYNC] + ([CLOSE] if v != 1 else []) + ([INDEX] if v == 3 else [])
         pos = 6
         while pos < region_end:
             m = d[pos:pos + 4]
@@ -301,12 +300,20 @@ class _Stream:
     def record(self, pos, body_end):
         """Versions 1, 2: the payload is one document (§9); one that is not is "reported and skipped by its
         length", with the error's own code at its stream offset."""
-        err = check_document(self.d, pos + 12, body_end)
-        if err:
-            self.problem("record", err[0], err[1])
-        else:
-            self.res.intact.append(self.next_no)
+        self.document(check_document(self.d, pos + 12, body_end), None)
         self.next_no += 1
+
+    def document(self, checked, at):
+        """An intact record's document check: a problem (at `at` when given: a compressed block's marker), or its
+        path, which §9 "One path, one record" makes a problem when an earlier record named it."""
+        if isinstance(checked, tuple):
+            self.problem("record", checked[0], checked[1] if at is None else at)
+            return
+        self.res.intact.append(self.next_no)
+        if checked in self.paths:
+            self.problem("path", "repeatedPath", None)
+        else:
+            self.paths[checked] = self.next_no
 
     def block(self, pos, body_end):
         """Version 3: a block whose CRC checks out; `invalidBlock` at its marker when its body is not as laid out."""
@@ -331,9 +338,9 @@ class _Stream:
         codec, stored = d[b], d[q:body_end]
         if codec == 2:                          # zstd: out of scope (see the docstring)
             self.res.unchecked = True
-            self.next_no = first
-            self.res.intact.extend(range(first, first + count))
-            self.next_no = first + count
+            self.number_block(first, count, pos)
+            self.res.intact.extend(range(self.next_no, self.next_no + count))
+            self.next_no += count
             return
         if codec == 0:
             data, data_at = stored, q
@@ -362,23 +369,25 @@ class _Stream:
             self.problem("record", "invalidBlock", pos)
             self.next_no += 1
             return
-        # "takes the numbers of later records from the next intact block's first". READING: every intact block's
-        # `first` numbers its records, whether or not a damaged block came before; no check that it follows on.
-        self.next_no = first
+        self.number_block(first, count, pos)
         at = 0
         for ln in lengths:
             if data_at is not None:
-                err = check_document(d, data_at + at, data_at + at + ln)
-            else:
-                err = check_document(data, at, at + ln)
-                if err:
-                    err = (err[0], pos)         # compressed: reported at the block's marker
-            if err:
-                self.problem("record", err[0], err[1])
-            else:
-                self.res.intact.append(self.next_no)
+                self.document(check_document(d, data_at + at, data_at + at + ln), None)
+            else:                               # compressed: reported at the block's marker
+                self.document(check_document(data, at, at + ln), pos)
             self.next_no += 1
             at += ln
+
+
+    def number_block(self, first, count, pos):
+        """An intact block's records are numbered from its `first` ("takes the numbers of later records from the
+        next intact block's first"), but "never go back below the intact blocks before"; a higher `first` with
+        nothing damaged since the last intact block is `missingRecords` at the block's marker."""
+        if first > self.next_no == self.intact_end:
+            self.problem("record", "missingRecords", pos)
+        self.next_no = max(first, self.intact_end)
+        self.intact_end = self.next_no + count
 
 
 def read(data, limit=RECORD_LIMIT):

@@ -42,28 +42,7 @@ LIMIT = 64 * 1024 * 1024
 # ---- known disagreements ----------------------------------------------------------------------------------------
 # case name → why the tool and FORMAT.md (as spec_stream_reader.py reads it) differ. (A) the tool contradicts clear
 # text; (B) the text is silent or allows two readings (the reader keeps the one a stranger would most likely take).
-_CAUSES = {
-    "(B) a tail shorter than a record header whose bytes are not a (cut) marker: the tool says truncated (the stream "
-    "ends inside the record header), the reader badSyncMarker (the marker bytes present are wrong; §7 front to back)": [
-        "v2/garbage tail 1", "v2/garbage tail 5", "v1/garbage tail", "v3/garbage tail"],
-    "(A) §8 close count is 'uint64 LE': the tool prints 2^64-1 as -1": ["v2/close count 2^64-1"],
-    "(A) §8 resynchronisation searches 'for the next F3 50 52 1E whose length and CRC check out': the tool stops at "
-    "the next marker whatever its length, reports it as a second damaged record and counts it": [
-        "v2/two damaged in a row"],
-    "(A) §7 invalidDocument is at 'the offending key's header': for a value of another type (§9) the tool reports "
-    "the value's tag": [
-        "doc/name is a string", "doc/fields is an array", "doc/fields is null", "doc/createTime is an integer",
-        "doc/updateTime is a string"],
-    "(B) two records naming the same document path: §8 and §9 do not make this a problem; the tool reports it "
-    "(`repeats the path of record N`) and fails validation": ["doc/repeated path (not in §8/§9)"],
-    "(A) §8 'takes the numbers of later records from the next intact block's first, so that the records a damaged "
-    "block took are counted, not renumbered': after 12 damaged bytes the next block's first is 0, but the tool keeps "
-    "the damaged region's number (it numbers max(expected, first)) and finds 5 records where the close says 4": [
-        "v3/v2 record numbering after damage"],
-    "(B) an intact block whose first goes back (no damage before it): §8 'A record's number is the block's first "
-    "plus its place in the block' (the reader), but the text does not say whether such a block is valid; the tool "
-    "numbers max(expected, first) and reports the close count": ["v3/first goes back"],
-}
+_CAUSES: dict = {}  # reason → case names; empty: every case agrees
 KNOWN_DISAGREEMENTS: dict = {name: reason for reason, names in _CAUSES.items() for name in names}
 
 
@@ -368,6 +347,9 @@ def hostile_cases():
     c["v2/garbage tail 12"] = good + b"\x01" * 12
     c["v2/garbage tail 40"] = good + bytes(range(40))
     c["v2/garbage tail cut marker"] = good + b"\xF3PR"
+    c["v2/short tail, second byte wrong"] = good + b"\xF3\x51"
+    c["v2/short tail, marker and three bytes"] = good + SYNC + b"\x01\x02\x03"
+    c["v2/short tail, close marker cut"] = good + CLOSE + b"\x01"
     c["v2/record after close"] = good + frame(ds[3])
     c["v2/superseded close"] = good + frame(ds[3]) + close2(4)
     c["v2/superseded close wrong count"] = good + frame(ds[3]) + close2(9)
@@ -385,6 +367,8 @@ def hostile_cases():
     c["v2/damaged then close counts it"] = H2 + b"\x00" + r0[1:] + frame(ds[1]) + close2(2)
     c["v2/marker inside payload"] = H2 + frame(doc("a/b", (key("x"), s("\xf3PR\x1e")))) + close2(1)
     c["v2/damaged, resync past a fake marker"] = H2 + b"\xF3PR\x1E\x05\x00\x00\x00\x00\x00\x00\x00zz" + frame(ds[1]) + close2(2)
+    c["v2/two damaged and garbage"] = (H2 + frame(ds[0], checksum=1) + frame(ds[1], length=LIMIT + 5)
+                                      + b"\x00" * 7 + frame(ds[2]) + close2(4))
     c["v2/two damaged in a row"] = H2 + b"\x00" * 20 + b"\xF3PR\x1E" + b"\x01" * 20 + frame(ds[1]) + close2(3)
     c["v2/block in a v2 stream"] = H2 + frame(block_body([ds[0]], 0)) + close2(1)
     # ---- version 1 ----
@@ -481,6 +465,12 @@ def hostile_cases():
     c["v3/v2 record as block"] = H3 + frame(ds[0]) + tail
     c["v3/first skips ahead"] = H3 + frame(block_body(ds[:2], 0)) + frame(block_body(ds[2:4], 7)) + close3(9, 0)
     c["v3/first goes back"] = H3 + frame(block_body(ds[:2], 0)) + frame(block_body(ds[2:4], 0)) + close3(2, 0)
+    c["v3/damaged block and garbage, first counts them"] = (H3 + frame(block_body(ds[:2], 0)) + frame(block_body(ds[2:4], 2), checksum=0)
+                                                   + b"\x00" * 9 + frame(block_body(ds[4:6], 4)) + close3(6, 0))
+    c["v3/damage, then first below the count"] = (H3 + frame(block_body(ds[:2], 0)) + b"\x00" * 9
+                                                 + frame(block_body(ds[2:4], 1)) + close3(4, 0))
+    c["v3/damaged block after a gap"] = (H3 + frame(block_body(ds[:2], 0)) + frame(block_body(ds[2:4], 5), checksum=0)
+                                        + frame(block_body(ds[4:6], 9)) + close3(11, 0))
     c["v3/first not 0"] = H3 + frame(block_body(ds[:2], 5)) + close3(7, 0)
     c["v3/damaged block, next first counts it"] = H3 + frame(block_body(ds[:3], 0), checksum=0) + frame(block_body(ds[3:5], 3)) + close3(5, 0)
     c["v3/damaged block, not closed"] = H3 + frame(block_body(ds[:3], 0), checksum=0)
@@ -547,6 +537,7 @@ DAMAGE = [  # the tool's description of a damaged record, block, index or close 
     (r"length \d+ is damaged \(it runs past the end", "lengthOutOfBounds"),
     (r"^not a valid document(?: \([^)]*\))?: ([A-Za-z0-9]+):", None),
     (r"^invalid block header at byte", "invalidBlock"),
+    (r"^records \d+–\d+ are missing", "missingRecords"),
     (r"^a [a-z]+ block whose data does not decompress", "invalidBlock"),
     (r"^the block's record lengths do not match", "invalidBlock"),
     (r"^([a-z][A-Za-z]+): ", None),
@@ -629,7 +620,8 @@ def ours(data):
         return r, res
     comp = res.completion
     r["completion"] = "closed" if comp[0] == "closed" else "unknown" if comp[0] == "unknown" else comp
-    for p in res.problems:
+    # `firepack validate` lists what it finds in documents (repeated paths) before the reader's damage reports.
+    for p in sorted(res.problems, key=lambda p: p.kind != "path"):
         if p.kind == "count":
             r["count"] = (comp[1], p.record)
         else:

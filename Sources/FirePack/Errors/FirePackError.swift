@@ -59,6 +59,9 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
         /// A version-3 `.fpks` block whose bytes check out but do not hold records as Docs/FORMAT.md §8 lays them
         /// out (an unknown codec, a header or lengths that disagree, data that does not decompress to its size).
         public static let invalidBlock = Code(rawValue: "invalidBlock")
+        /// A version-3 `.fpks` block says more records came before it than the stream holds, with no damage between
+        /// to account for them: records were removed (Docs/FORMAT.md §8).
+        public static let missingRecords = Code(rawValue: "missingRecords")
         /// A document record is not `{name, fields[, createTime][, updateTime]}` (Docs/FORMAT.md §9).
         public static let invalidDocument = Code(rawValue: "invalidDocument")
         /// A stream record's document did not decode into the requested type (the `DecodingError` is in the reason).
