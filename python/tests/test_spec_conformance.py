@@ -9,13 +9,11 @@ again fails the test too, so the list cannot go stale.
 Run (from python/tests): FIREPACK_TOOL=../../.build/debug/firepack python3 -m pytest -q -p no:cacheprovider test_spec_conformance.py
 """
 import math
-import os
 import random
 import re
 import struct
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -23,10 +21,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import spec_reader  # noqa: E402
 
-try:
-    from conftest import tool as _conftest_tool
-except ImportError:  # pragma: no cover
-    _conftest_tool = None
+from conformance import disagreements  # noqa: E402
+from conftest import tool as tool_path  # noqa: E402
+from spec_values import arr, f32, f64, h, key, mp, ref, s, table, uv  # noqa: E402,F401
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 HEADER = b"\x89FPK\x03"
@@ -39,59 +36,7 @@ SEED = 20261126
 KNOWN_DISAGREEMENTS: dict = {}
 
 
-def tool_path():
-    if _conftest_tool is not None:
-        return _conftest_tool()
-    for candidate in [os.environ.get("FIREPACK_TOOL"), REPOSITORY / ".build/debug/firepack"]:
-        if candidate and Path(candidate).exists():
-            return str(candidate)
-    pytest.skip("the firepack tool is not built")
-
-
 # ---- building blocks --------------------------------------------------------------------------------------------
-
-def uv(v):
-    out = bytearray()
-    while True:
-        c, v = v & 0x7F, v >> 7
-        out.append(c | 0x80 if v else c)
-        if not v:
-            return bytes(out)
-
-
-def h(text):
-    return bytes.fromhex(text)
-
-
-def s(text):
-    b = text.encode() if isinstance(text, str) else text
-    return (bytes([0x80 + len(b)]) if len(b) < 32 else b"\xCD" + uv(len(b))) + b
-
-
-def ref(path):
-    b = path.encode()
-    return b"\xCF" + uv(len(b)) + b
-
-
-def key(name):
-    b = name.encode() if isinstance(name, str) else name
-    return uv(2 * len(b)) + b
-
-
-def arr(*elements):
-    body = b"".join(elements)
-    if len(elements) < 16:
-        return bytes([0xA0 + len(elements)]) + uv(len(body)) + body
-    body = uv(len(elements)) + body
-    return b"\xD0" + uv(len(body)) + body
-
-
-def mp(*entries):  # entries: (key bytes, value bytes)
-    body = b"".join(k + v for k, v in entries)
-    if len(entries) < 16:
-        return bytes([0xB0 + len(entries)]) + uv(len(body)) + body
-    body = uv(len(entries)) + body
-    return b"\xD1" + uv(len(body)) + body
 
 
 def nest(n, inner=None):
@@ -100,18 +45,6 @@ def nest(n, inner=None):
     for _ in range(n if inner is not None else n - 1):
         b = arr(b)
     return b
-
-
-def f64(x):
-    return struct.pack("<d", x)
-
-
-def f32(x):
-    return struct.pack("<f", x)
-
-
-def table(offsets, width=1):
-    return b"\xD3" + uv(len(offsets)) + bytes([width]) + b"".join(o.to_bytes(width, "little") for o in offsets)
 
 
 # ---- the inputs --------------------------------------------------------------------------------------------------
@@ -484,25 +417,13 @@ def show(result):
     return "valid" if result is None else f"{result[0]} at {result[1]}"
 
 
+def compare(name, theirs, data):
+    ours = spec_reader.check(data)
+    return ours == theirs, ours
+
+
 def test_spec_reader_matches_tool(tmp_path):
     binary = tool_path()
-    cases = all_cases()
-    names = list(cases)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        tool_results = list(pool.map(lambda i: run_tool(binary, tmp_path, i, cases[names[i]]), range(len(names))))
-    problems, agreed = [], 0
-    for name, theirs in zip(names, tool_results):
-        data = cases[name]
-        ours = spec_reader.check(data)
-        same = ours == theirs
-        agreed += same
-        if not same and name not in KNOWN_DISAGREEMENTS:
-            problems.append(f"{name}: {data[:32].hex(' ')}{' …' if len(data) > 32 else ''} ({len(data)} bytes)\n"
-                            f"    tool: {show(theirs)}    spec_reader: {show(ours)}")
-        if same and name in KNOWN_DISAGREEMENTS:
-            problems.append(f"{name}: listed in KNOWN_DISAGREEMENTS but both now say {show(ours)}")
-    for name in KNOWN_DISAGREEMENTS:
-        if name not in cases:
-            problems.append(f"{name}: listed in KNOWN_DISAGREEMENTS but no such case")
-    print(f"{len(names)} cases, {agreed} agree")
-    assert not problems, f"{len(problems)} of {len(names)} cases:\n" + "\n".join(problems)
+    problems = disagreements(
+        all_cases(), lambda i, data: run_tool(binary, tmp_path, i, data), compare, show, KNOWN_DISAGREEMENTS)
+    assert not problems, "\n".join(problems)

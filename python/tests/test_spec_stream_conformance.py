@@ -15,14 +15,12 @@ again fails the test too, so the list cannot go stale.
 Run (from python/tests): FIREPACK_TOOL=../../.build/debug/firepack python3 -m pytest -q -p no:cacheprovider test_spec_stream_conformance.py
 """
 import json
-import os
 import random
 import re
 import struct
 import subprocess
 import sys
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -30,10 +28,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import spec_stream_reader  # noqa: E402
 
-try:
-    from conftest import tool as _conftest_tool
-except ImportError:  # pragma: no cover
-    _conftest_tool = None
+from conformance import disagreements  # noqa: E402
+from conftest import tool as tool_path  # noqa: E402
+from spec_values import arr, h, key, mp, ref, s, uv  # noqa: E402,F401
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SEED = 20261127
@@ -46,54 +43,7 @@ _CAUSES: dict = {}  # reason → case names; empty: every case agrees
 KNOWN_DISAGREEMENTS: dict = {name: reason for reason, names in _CAUSES.items() for name in names}
 
 
-def tool_path():
-    for candidate in [os.environ.get("FIREPACK_TOOL")]:
-        if candidate and Path(candidate).exists():
-            return str(candidate)
-    if _conftest_tool is not None:
-        return _conftest_tool()
-    pytest.skip("the firepack tool is not built")
-
-
-# ---- building blocks (values, §1–§3) ----------------------------------------------------------------------------
-
-def uv(v):
-    out = bytearray()
-    while True:
-        c, v = v & 0x7F, v >> 7
-        out.append(c | 0x80 if v else c)
-        if not v:
-            return bytes(out)
-
-
-def h(text):
-    return bytes.fromhex(text)
-
-
-def s(text):
-    b = text.encode()
-    return (bytes([0x80 + len(b)]) if len(b) < 32 else b"\xCD" + uv(len(b))) + b
-
-
-def ref(path):
-    b = path.encode()
-    return b"\xCF" + uv(len(b)) + b
-
-
-def key(name):
-    b = name.encode()
-    return uv(2 * len(b)) + b
-
-
-def arr(*elements):
-    body = b"".join(elements)
-    return bytes([0xA0 + len(elements)]) + uv(len(body)) + body
-
-
-def mp(*entries):
-    body = b"".join(k + v for k, v in entries)
-    return bytes([0xB0 + len(entries)]) + uv(len(body)) + body
-
+# ---- building blocks (values, §1–§3: spec_values.py) --------------------------------------------------------------
 
 TS = h("C9 C3 68 2D 54 00 00 00 00")
 TSN = h("CA C3 68 2D 54 00 00 00 00 80 87 B0 02")
@@ -653,22 +603,7 @@ def compare(name, theirs, data):
 
 def test_spec_stream_reader_matches_tool(tmp_path):
     binary = tool_path()
-    cases = all_cases(binary, tmp_path)
-    names = list(cases)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        tool_results = list(pool.map(lambda i: run_tool(binary, tmp_path, i, cases[names[i]]), range(len(names))))
-    problems, agreed = [], 0
-    for name, theirs in zip(names, tool_results):
-        data = cases[name]
-        same, mine = compare(name, theirs, data)
-        agreed += same
-        if not same and name not in KNOWN_DISAGREEMENTS:
-            problems.append(f"{name}: {data[:40].hex(' ')}{' …' if len(data) > 40 else ''} ({len(data)} bytes)\n"
-                            f"    tool:   {show(theirs)}\n    reader: {show(mine)}")
-        if same and name in KNOWN_DISAGREEMENTS:
-            problems.append(f"{name}: listed in KNOWN_DISAGREEMENTS but both now say {show(mine)}")
-    for name in KNOWN_DISAGREEMENTS:
-        if name not in cases:
-            problems.append(f"{name}: listed in KNOWN_DISAGREEMENTS but no such case")
-    print(f"{len(names)} cases, {agreed} agree")
-    assert not problems, f"{len(problems)} of {len(names)} cases:\n" + "\n".join(problems)
+    problems = disagreements(
+        all_cases(binary, tmp_path), lambda i, data: run_tool(binary, tmp_path, i, data), compare, show,
+        KNOWN_DISAGREEMENTS, shown_bytes=40)
+    assert not problems, "\n".join(problems)
