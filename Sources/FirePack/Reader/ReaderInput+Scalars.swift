@@ -227,18 +227,18 @@ extension ReaderInput {
     /// `depth` is the depth of the container's elements; it must not exceed `limits.maxDepth`.
     func getContainerHeader(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> ContainerHeader {
         let tag = try tag(at: offset, limit: limit)
-        // The depth limit is met at the tag, before the header's varints (Docs/FORMAT.md §6, §7).
-        if tag >= 0xA0 && tag <= 0xBF || tag == Tag.array || tag == Tag.map {
-            try checkDepth(depth, at: offset)
-        }
+        // The depth limit is met at the tag, before the header's varints (Docs/FORMAT.md §6, §7); the packed forms
+        // check it in their own headers.
         let count: Int, bodyStart: Int, end: Int
         switch tag {
         case 0xA0...0xBF:
+            try checkDepth(depth, at: offset)
             count = Int(tag & 0x0F)
             let (length, next) = try getLength(at: offset + 1, limit: limit, of: "a container")
             bodyStart = next
             end = next + length
         case Tag.array, Tag.map:
+            try checkDepth(depth, at: offset)
             let (length, next) = try getLength(at: offset + 1, limit: limit, of: "a container")
             end = next + length
             (count, bodyStart) = try Varint.get(base, at: next, limit: end)
