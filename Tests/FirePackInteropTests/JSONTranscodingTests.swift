@@ -147,6 +147,56 @@ import FirePackTestSupport
         #expect(agreedErrors > 5_000)
     }
 
+    /// Markers in their plain form are written from their parts (`transcodeMarker`); every other shape, and every
+    /// payload a marker refuses, is left to the tree, which gives the value or the error. Either way: the tree's bytes,
+    /// or the tree's very error.
+    @Test func plainMarkersWriteTheTreesBytesAndEveryOtherShapeItsError() throws {
+        let fields = [
+            #"{"__reference__":"a/b"}"#, #"{"__reference__":"a"}"#, #"{"__reference__":"a//b"}"#,
+            #"{"__reference__":"a\/b"}"#, #"{"__reference__":5}"#,
+            #"{"__bytes__":"AAE="}"#, #"{"__bytes__":""}"#, #"{"__bytes__":"AAE"}"#, #"{"__bytes__":"A A E ="}"#,
+            #"{"__geopoint__":[1.5,-2]}"#, #"{ "__geopoint__" : [ 90 , -180.0 ] }"#, #"{"__geopoint__":[91,0]}"#,
+            #"{"__geopoint__":[1,2,3]}"#, #"{"__geopoint__":[1]}"#, #"{"__geopoint__":[]}"#,
+            #"{"__geopoint__":[1,"2"]}"#, #"{"__geopoint__":[1,2],"x":1}"#, #"{"__geopoint__":[01,2]}"#,
+            #"{"__geopoint__":[1,2,]}"#, #"{"__geopoint__":[1e400,2]}"#, #"{"__geopoint__":[-0.0,0]}"#,
+            #"{"__vector__":[]}"#, #"{"__vector__":[1,2.5,-0.0,9007199254740993]}"#, #"{"__vector__":[1,null]}"#,
+            #"{"__vector__":[1 2]}"#, #"{"__vector__":[[1]]}"#, #"{"__vector__":1}"#,
+            #"{"__timestamp__":"2020-01-01T00:00:00Z"}"#, #"{"__timestamp__":"2020-01-01T00:00:00Z" , "y":2}"#,
+            #"{"__serverTimestamp__":true}"#, #"{"__double__":"NaN"}"#, #"{"__unknown__":1}"#,
+        ]
+        var written = 0
+        for field in fields {
+            let text = Array(#"{"f":\#(field),"after":[1,{"__geopoint__":[3,4]}]}"#.utf8)
+            let shown = String(decoding: text, as: UTF8.self)
+            switch (Result { () throws(FirePackError) in try Value(json: text) }) {
+            case .success(.map(let tree)):
+                #expect(directBytes(text) == treeBytes(tree), "\(shown)")
+                written += 1
+            case .success: Issue.record("not a map: \(shown)")
+            case .failure(let treeError):
+                #expect(sameError(text, treeError), "\(shown)")
+            }
+        }
+        #expect(written > 10)
+        // Past the depth limit, a marker's array is the tree's depth error too.
+        let deep = Array((String(repeating: "[", count: 99) + #"{"__geopoint__":[1,2]}"# + String(repeating: "]", count: 99)).utf8)
+        let tree = Result { () throws(FirePackError) in try Value(json: Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")]) }
+        guard case .failure(let depthError) = tree else { Issue.record("the tree read it"); return }
+        #expect(depthError.code == .depthLimitExceeded)
+        #expect(sameError(Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")], depthError))
+    }
+
+    /// Whether the one pass over `text` throws `expected` (code, offset, message and JSON path).
+    func sameError(_ text: [UInt8], _ expected: FirePackError) -> Bool {
+        do throws(FirePackError) {
+            _ = try direct(text)
+            return false
+        } catch {
+            return error.code == expected.code && error.offset == expected.offset && error.message == expected.message
+                && error.pathDescription == expected.pathDescription
+        }
+    }
+
     @Test func markersAndEscapesGoThroughTheTree() throws {
         let cases = [
             #"{"t":{"__timestamp__":"2020-01-01T00:00:00.5Z"},"n":{"__timestamp__":"2020-01-01T00:00:00Z","x":1}}"#,

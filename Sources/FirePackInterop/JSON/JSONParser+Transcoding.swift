@@ -1,12 +1,19 @@
 import CFirePackSystem  // memchr(3)
 import FirePack
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// JSON text written straight into a `FirePackWriter`, without a `Value` tree: the bytes
 /// `writer.write(parseValue(…))` writes in the writer's non-deterministic mode, at a fraction of the cost (no
 /// allocation per string, array or object).
 ///
-/// Objects that may be reversible markers (a first key starting with `__`, or a first key with escapes) are parsed
-/// as trees and written whole, so every marker rule of `parseObject` applies unchanged. Errors are the tree path's:
+/// Objects that may be reversible markers (a first key starting with `__`, or a first key with escapes) are written
+/// from their parts when they are a marker in its plain form (`transcodeMarker`) and otherwise parsed as trees and
+/// written whole, so every marker rule of `parseObject` applies unchanged. Errors are the tree path's:
 /// the same code, byte offset, message and JSON path (prefixed while unwinding, so the success path pays nothing),
 /// which `JSONLinesTests` checks line by line.
 extension JSONParser {
@@ -88,7 +95,7 @@ extension JSONParser {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
         }
         if readsMarkers && firstKeyMayBeMarker() {
-            if transcodeTimestampMarker(into: writer) { return }
+            if transcodeMarker(into: writer, depth: depth) { return }
             writer.write(try parseObject(depth: depth, readsMarkers: true))
             return
         }
@@ -196,38 +203,107 @@ extension JSONParser {
         do { return try parseValue(depth: depth) } catch { throw error.prefixingPath(with: .key(key)) }
     }
 
-    /// Writes the object at the cursor when it is exactly `{"__timestamp__": "<RFC 3339 without escapes>"}` — the
-    /// marker of every timestamp in reversible JSON, which the tree path spent much of a conversion building (guarded by
-    /// `Stream JSON lines to fpks`) — and moves past it; otherwise returns false and moves nothing.
-    mutating func transcodeTimestampMarker(into writer: FirePackWriter) -> Bool {
+    /// Writes the object at the cursor when it is one of reversible JSON's markers in its plain form — a timestamp,
+    /// reference or bytes marker whose string has no escapes, a geopoint's `[latitude, longitude]`, a vector's numbers
+    /// — and moves past it. The tree path built a map for each (guarded by `Convert JSON lines to fpks`). Otherwise —
+    /// another marker, an escape, a payload the marker refuses, any defect — returns false and moves nothing: the tree
+    /// path reads the object, so it gives the value and reports the error (`MarkerPayloads` holds the rules once; this
+    /// builds the same `Value` from the same parts).
+    mutating func transcodeMarker(into writer: FirePackWriter, depth: Int) -> Bool {
         let saved = index
-        index += 1
-        skipWhitespace()
-        let key = "\"__timestamp__\"" as StaticString
-        guard count - index > key.utf8CodeUnitCount,
-            ByteComparison.equal(base + index, key.utf8Start, count: key.utf8CodeUnitCount)
-        else {
-            index = saved
-            return false
-        }
-        index += key.utf8CodeUnitCount
-        skipWhitespace()
-        if byte(index) == UInt8(ascii: ":") {
-            index += 1
-            skipWhitespace()
-            if byte(index) == UInt8(ascii: "\""), case .inInput(let start, let length)? = try? scanString() {
-                skipWhitespace()
-                if byte(index) == UInt8(ascii: "}"),
-                    let timestamp = try? Timestamp(rfc3339: UnsafeRawBufferPointer(start: base + start, count: length))
-                {
-                    index += 1
-                    writer.writeTimestamp(timestamp)
-                    return true
-                }
-            }
+        if let value = plainMarker(depth: depth) {
+            writer.write(value)
+            return true
         }
         index = saved
         return false
+    }
+
+    /// The value of the plain marker object at the cursor, having moved past it (see `transcodeMarker`); nil when it
+    /// is not one, the cursor then anywhere inside it.
+    private mutating func plainMarker(depth: Int) -> Value? {
+        index += 1
+        skipWhitespace()
+        guard index < count, byte(index) == UInt8(ascii: "\""),
+            case .inInput(let keyStart, let keyLength)? = try? scanString()
+        else { return nil }
+        let key = UnsafeRawBufferPointer(start: base + keyStart, count: keyLength)
+        skipWhitespace()
+        guard index < count, byte(index) == UInt8(ascii: ":") else { return nil }
+        index += 1
+        skipWhitespace()
+        guard index < count else { return nil }
+        let value: Value
+        if byte(index) == UInt8(ascii: "\"") {
+            guard case .inInput(let start, let length)? = try? scanString() else { return nil }
+            let text = UnsafeRawBufferPointer(start: base + start, count: length)
+            if Self.is(key, "__timestamp__") {
+                guard let timestamp = try? Timestamp(rfc3339: text) else { return nil }
+                value = .timestamp(timestamp)
+            } else if Self.is(key, "__reference__") {
+                guard let reference = try? DocumentReference(path: String(decoding: text, as: UTF8.self)) else {
+                    return nil
+                }
+                value = .reference(reference)
+            } else if Self.is(key, "__bytes__") {
+                guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)) else { return nil }
+                value = .bytes(data)
+            } else {
+                return nil
+            }
+        } else if byte(index) == UInt8(ascii: "[") && depth + 1 <= maxDepth {
+            let isGeoPoint = Self.is(key, "__geopoint__")
+            guard isGeoPoint || Self.is(key, "__vector__"), let numbers = plainNumbers() else {
+                return nil
+            }
+            if isGeoPoint {
+                guard numbers.count == 2,
+                    let point = try? GeoPoint(validatingLatitude: numbers[0], longitude: numbers[1])
+                else { return nil }
+                value = .geoPoint(point)
+            } else {
+                value = .vector(VectorValue(numbers))
+            }
+        } else {
+            return nil
+        }
+        skipWhitespace()
+        guard index < count, byte(index) == UInt8(ascii: "}") else { return nil }
+        index += 1
+        return value
+    }
+
+    /// Whether `key`'s bytes are `name`'s (a marker key: `JSONMarker`'s text, as a `StaticString`).
+    @inline(__always)
+    private static func `is`(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        key.count == name.utf8CodeUnitCount && ByteComparison.equal(key.baseAddress!, name.utf8Start, count: key.count)
+    }
+
+    /// The numbers of the array at the cursor as doubles (what `Value.numberAsDouble` gives for each), having moved
+    /// past it; nil when an element is not a number, or the array is long (the tree path counts it against the
+    /// element limit).
+    private mutating func plainNumbers() -> [Double]? {
+        index += 1
+        var numbers: [Double] = []
+        skipWhitespace()
+        if index < count && byte(index) == UInt8(ascii: "]") {
+            index += 1
+            return numbers
+        }
+        while numbers.count < 1 << 16 {
+            guard index < count, byte(index) == UInt8(ascii: "-") || (byte(index) >= 0x30 && byte(index) <= 0x39),
+                let number = try? parseNumber(), let double = number.numberAsDouble
+            else { return nil }
+            numbers.append(double)
+            skipWhitespace()
+            guard index < count else { return nil }
+            let separator = byte(index)
+            index += 1
+            if separator == UInt8(ascii: "]") { return numbers }
+            guard separator == UInt8(ascii: ",") else { return nil }
+            skipWhitespace()
+        }
+        return nil
     }
 
     /// Whether the object at the cursor has a first key that is a reversible marker (or `__map__`) or holds an escape:
