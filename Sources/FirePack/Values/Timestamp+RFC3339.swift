@@ -126,8 +126,9 @@ extension Timestamp {
             }
             return value
         }
-        func expect(_ characters: String) throws(FirePackError) {
-            guard let byte = utf8.first, characters.utf8.contains(byte) else { throw fail("expected \(characters)") }
+        func expect(_ characters: StaticString) throws(FirePackError) {
+            let allowed = UnsafeBufferPointer(start: characters.utf8Start, count: characters.utf8CodeUnitCount)
+            guard let byte = utf8.first, allowed.contains(byte) else { throw fail("expected \(characters)") }
             utf8.removeFirst()
         }
         var sign: Int64 = 1
