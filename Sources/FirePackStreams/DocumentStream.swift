@@ -40,6 +40,9 @@ public enum DocumentStreamFormat {
     /// The largest record a reader accepts by default (Firestore documents are at most 1 MiB); in version 3 also
     /// the largest block, stored or decompressed, and the largest index.
     public static let defaultMaxRecordLength = 64 << 20
+    /// The most records a version-3 stream may number: a block whose `first` plus its count is higher is invalid
+    /// (Docs/FORMAT.md §8), so that no count a crafted header claims brings a reader's numbers near overflow.
+    public static let maxRecordNumber = 1 << 62
     /// The documents' bytes at which a version-3 writer closes a block by default (Docs/FORMAT.md §8, "Block size").
     public static let defaultBlockSize = 1 << 20
 }

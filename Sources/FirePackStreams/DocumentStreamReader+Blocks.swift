@@ -83,7 +83,7 @@ extension DocumentStreamReader {
                 // Nothing damaged since the last intact block (damage takes a number), yet records are missing.
                 try report(
                     blockOffset, .missingRecords,
-                    "records \(nextNumber)–\(header.first - 1) are missing: the block says \(header.first) came before it, and no damage lies between",
+                    "records \(nextNumber)–\(header.first - 1) are missing: the block says \(header.first) came before it, and no damaged record or block lies between",
                     number: nextNumber)
             }
             nextNumber = Swift.max(header.first, intactEnd)
@@ -131,6 +131,13 @@ extension DocumentStreamReader {
         let (size, afterSize) = try Varint.get(base, at: afterFirst, limit: body.count)
         let (documents, dataStart) = try Varint.get(base, at: afterSize, limit: body.count)
         guard count >= 1 else { throw FirePackError(.lengthMismatch, offset: 1, "a block holds at least one record") }
+        // Record numbers stay far from overflow whatever a crafted header claims (FORMAT.md §8).
+        guard first <= DocumentStreamFormat.maxRecordNumber - count else {
+            throw FirePackError(
+                .limitExceeded, offset: afterCount,
+                "records up to \(first) + \(count), past the \(DocumentStreamFormat.maxRecordNumber) a stream may number"
+            )
+        }
         guard size <= maxSize else {
             throw FirePackError(
                 .limitExceeded, offset: afterFirst, "data of \(size) bytes, past the limit of \(maxSize)")

@@ -62,7 +62,7 @@ extension DocumentStreamReader {
                     let (records, next) = try Varint.get(base, at: afterDelta, limit: body.count)
                     offset += delta
                     guard offset >= max(headerLength, (blocks.last?.offset ?? 0) + 1), offset < indexOffset,
-                        records >= 1
+                        records >= 1, records <= DocumentStreamFormat.maxRecordNumber - first
                     else { return nil }
                     blocks.append(StreamBlock(offset: offset, firstRecord: first, recordCount: records))
                     first += records
@@ -95,18 +95,22 @@ extension DocumentStreamReader {
                 let middle = (low + high + 1) / 2
                 if blocks[middle].firstRecord <= number { low = middle } else { high = middle - 1 }
             }
-            let block = blocks[low]
-            let file = try FileSource(path: path)
-            guard lseek(file.descriptor, off_t(block.offset), SEEK_SET) == off_t(block.offset) else {
-                throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(block.offset): \(systemError())")
+            // The index counts the records of the blocks it lists, and a stream appended to after damage lists only
+            // the blocks that were intact, so a block's own `first` (which counts the damaged ones) can be higher than
+            // the index says: step back a block while the one found starts after `number`. Its first record is kept,
+            // to be read first.
+            var block = low
+            var candidate = try blockReader(
+                path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+            var first = try candidate.nextRecord()
+            while block > 0, let record = first, record.number > number {
+                block -= 1
+                candidate = try blockReader(
+                    path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+                first = try candidate.nextRecord()
             }
-            reader = DocumentStreamReader(
-                rangeOf: file, version: 3, offset: block.offset, end: Int.max, mode: mode,
-                maxRecordLength: maxRecordLength, limits: limits)
-            reader.synchronizing = false
-            reader.numbersFromStreamStart = true
-            reader.nextNumber = block.firstRecord
-            reader.intactEnd = block.firstRecord
+            candidate.pushedBack = first
+            reader = candidate
         } else {
             reader = try DocumentStreamReader(
                 source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
@@ -119,6 +123,26 @@ extension DocumentStreamReader {
                 break
             }
         }
+        return reader
+    }
+
+    /// A reader of the stream file at `path` from `block` on, its records numbered from the block's own `first`
+    /// (not the index's count, which may be lower: see `reading(path:fromRecord:)`).
+    private static func blockReader(
+        path: String, _ block: StreamBlock, mode: ErrorMode, maxRecordLength: Int, limits: ReaderLimits
+    ) throws -> DocumentStreamReader {
+        let file = try FileSource(path: path)
+        guard lseek(file.descriptor, off_t(block.offset), SEEK_SET) == off_t(block.offset) else {
+            throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(block.offset): \(systemError())")
+        }
+        let reader = DocumentStreamReader(
+            rangeOf: file, version: 3, offset: block.offset, end: Int.max, mode: mode,
+            maxRecordLength: maxRecordLength, limits: limits)
+        reader.synchronizing = false
+        reader.numbersFromStreamStart = true
+        // Below the block's `first`, so that it numbers the records: a gap is reported only from the stream's first
+        // block, as a reader from the header does (`missingRecords`).
+        reader.nextNumber = block.firstRecord
         return reader
     }
 

@@ -8,8 +8,9 @@ public struct StreamProblem: Error, Hashable, Sendable, CustomStringConvertible 
     /// payload that is not a valid document: the offending byte inside the payload).
     public var offset: Int
     /// What is wrong, as a FirePackError code (Docs/FORMAT.md §8): `truncated` for a torn last record,
-    /// `badSyncMarker`, `badChecksum`, `limitExceeded`, `lengthOutOfBounds` for a damaged length, or the code of the
-    /// error that made a payload an invalid document.
+    /// `badSyncMarker`, `badChecksum`, `limitExceeded`, `lengthOutOfBounds` for a damaged length, `invalidBlock`,
+    /// `missingRecords` for records cut out of a version-3 stream, `decodingFailed`, or the code of the error that
+    /// made a payload an invalid document.
     public var code: FirePackError.Code
     /// What is wrong, in words.
     public var reason: String

@@ -178,8 +178,9 @@ import FirePackTestSupport
             }
         }
         #expect(written > 10)
-        // Past the depth limit, a marker's array is the tree's depth error too.
-        let deep = Array((String(repeating: "[", count: 99) + #"{"__geopoint__":[1,2]}"# + String(repeating: "]", count: 99)).utf8)
+        // Past the depth limit, a marker's array is the tree's depth error too: the object at depth 100 (the limit),
+        // its array at 101.
+        let deep = Array((String(repeating: "[", count: 98) + #"{"__geopoint__":[1,2]}"# + String(repeating: "]", count: 98)).utf8)
         let tree = Result { () throws(FirePackError) in try Value(json: Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")]) }
         guard case .failure(let depthError) = tree else { Issue.record("the tree read it"); return }
         #expect(depthError.code == .depthLimitExceeded)
@@ -270,6 +271,46 @@ import FirePackTestSupport
         let output = ByteOutput()
         #expect(JSONTranscoding.appendObject(nil, appending: Self.extra, options: JSONOptions(), to: output))
         #expect(String(decoding: output.bytes, as: UTF8.self) == #"{"__name__":"books/b"}"#)
+    }
+
+    /// Doubles stored in the decimal form are printed from their digits: the text `Double.description` gives, for
+    /// every magnitude, scale and sign, and for parts a writer may store that are not the shortest (trailing zeros, 16
+    /// digits), which go through the double.
+    @Test func decimalDoublesPrintDescriptionsText() throws {
+        var rng = SeededGenerator(seed: 23)
+        var checked = 0
+        for _ in 0..<20_000 {
+            var doubles: [Double] = []
+            for _ in 0..<10 {
+                let digits = Int.random(in: 1...17, using: &rng)
+                let mantissa = UInt64.random(in: 0..<UInt64(pow(10, Double(digits))), using: &rng)
+                let scale = Int.random(in: 0...17, using: &rng)
+                let double = Double(mantissa) / pow(10, Double(scale))
+                doubles.append(Bool.random(using: &rng) ? -double : double)
+            }
+            var fields = MapValue(doubles.enumerated().map { ("d\($0.offset)", Value.double($0.element)) })
+            // Packed: one array of them (D8), and rows of two (D9), each form's shared scale adding trailing zeros.
+            fields["packed"] = .array(doubles.map { .double($0) })
+            fields["rows"] = .array((0..<5).map { .array([.double(doubles[2 * $0]), .double(doubles[2 * $0 + 1])]) })
+            let short = doubles.map { ($0 * 100).rounded() / 100 }
+            fields["short"] = .array((0..<5).map { .array([.double(short[2 * $0]), .double(short[2 * $0 + 1])]) })
+            let bytes = Value.map(fields).firePackBytes()
+            let text = try #require(directText(bytes, options: JSONOptions()))
+            #expect(text == treeText(bytes, options: JSONOptions()))
+            checked += 1
+        }
+        #expect(checked == 20_000)
+        // Decimal forms FirePack's writer does not choose, written by hand: D5, header (sign, bytes − 1, scale),
+        // big-endian mantissa. 1.50 (trailing zero), 0 at scale 3, −0, 16 digits, 0.00001 (printed with an exponent).
+        let handMade: [[UInt8]] = [
+            [0xD5, 0x02, 0x96], [0xD5, 0x03, 0x00], [0xD5, 0x80, 0x00],
+            [0xD5, 0x6F, 0x04, 0x62, 0xD5, 0x3C, 0x8A, 0xBA, 0xC0], [0xD5, 0x05, 0x01], [0xD5, 0x84, 0x01],
+        ]
+        for value in handMade {
+            let bytes: [UInt8] = [0xB1, UInt8(2 + value.count), 0x02, UInt8(ascii: "x")] + value
+            let text = try #require(directText(bytes, options: JSONOptions()))
+            #expect(text == treeText(bytes, options: JSONOptions()), "\(value)")
+        }
     }
 
     /// Damaged bytes: the direct path writes nothing the tree rejects, and the tree's text otherwise.

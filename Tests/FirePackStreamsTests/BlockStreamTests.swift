@@ -239,6 +239,59 @@ struct BlockStreamTests {
         #expect(try read(gap).reader.problems.first?.offset == 6 + block(0..<2, first: 0).count)
     }
 
+    /// An index written by an appender after damage lists the intact blocks only, so it counts fewer records before a
+    /// block than the block's own `first` does: seeking still finds every record, by the numbers a whole read gives.
+    @Test func seekingAfterAnAppendToADamagedStreamFindsEveryRecord() throws {
+        let all = try helper.documents(160)
+        var bytes = try blocks(Array(all.prefix(100)), codec: .none, blockSize: 1024)
+        let offsets = blockOffsets(bytes)
+        #expect(offsets.count > 6)
+        bytes[offsets[2] + 30] ^= 0x40  // a damaged block in the middle
+        bytes.removeLast(24)  // the close record and most of the index gone: a crash
+        bytes = Array(bytes.prefix(offsets.last! + 40))  // and a torn last block
+        let path = try temporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try DocumentStreamWriter.appending(toPath: path, codec: .none, blockSize: 1024)
+        for document in all.suffix(60) { try writer.append(document) }
+        try writer.close()
+        let whole = try read([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        // The torn block runs into the appended bytes: damaged, like the one in the middle.
+        #expect(whole.reader.problems.map(\.code) == [.badChecksum, .badChecksum])
+        #expect(!whole.reader.problems.contains { $0.code == .missingRecords })
+        let index = try #require(try DocumentStreamReader.blockIndex(path: path))
+        #expect(index.map(\.recordCount).reduce(0, +) < whole.reader.recordsFound)  // the index counts fewer
+        // Every fifth record, and each one next to a block boundary.
+        let boundaries = Set(zip(whole.records, whole.records.dropFirst()).filter { $0.0.offset != $0.1.offset }
+            .flatMap { [$0.0.number, $0.1.number] })
+        for (number, _, _, document) in whole.records where number % 5 == 0 || boundaries.contains(number) {
+            let reader = try DocumentStreamReader.reading(path: path, fromRecord: number)
+            let found = try #require(try reader.nextDocumentRecord(), "record \(number)")
+            #expect(found.record.number == number && found.document == document, "record \(number)")
+            #expect(reader.problems.isEmpty, "record \(number): \(reader.problems)")
+        }
+    }
+
+    @Test func aFirstNearOverflowIsAnInvalidBlockNotACrash() throws {
+        let payload = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1]).firePackBytes()
+        func stream(first: UInt64) -> [UInt8] {
+            var firstBytes = [UInt8](repeating: 0, count: 10)
+            let firstCount = firstBytes.withUnsafeMutableBufferPointer { Varint.write(first, to: $0.baseAddress!) }
+            let body: [UInt8] = [0, 1] + firstBytes.prefix(firstCount)
+                + [UInt8(payload.count + 1), UInt8(payload.count)] + payload + [UInt8(payload.count)]
+            var bytes = DocumentStreamFormat.header + DocumentStreamFormat.syncMarker
+            bytes += withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init)
+            bytes += withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian, Array.init)
+            return bytes + body + [0, 0]  // and a damaged tail, which takes a number
+        }
+        for first in [UInt64(1) << 62, UInt64(Int64.max) - 1, UInt64(Int64.max)] {
+            let (records, reader) = try read(stream(first: first))
+            #expect(records.isEmpty)
+            #expect(reader.problems.map(\.code) == [.invalidBlock, .badSyncMarker], "\(first)")
+        }
+        let (records, _) = try read(stream(first: (UInt64(1) << 62) - 1))
+        #expect(records.map(\.number) == [(1 << 62) - 1])
+    }
+
     @Test("a tail shorter than a record header is a torn record when it starts a marker, else no marker at all")
     func shortTails() throws {
         let closed = try blocks(try helper.documents(3), codec: .none)

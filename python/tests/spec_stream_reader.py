@@ -330,7 +330,8 @@ class _Stream:
         bad = (b >= body_end or d[b] not in (0, 1, 2) or len(fields) < 4)
         if not bad:
             count, first, size, documents = fields
-            bad = count < 1 or size > self.limit or documents > size
+            # "a `first` that with the count passes 2^62"
+            bad = count < 1 or first + count > 1 << 62 or size > self.limit or documents > size
         if bad:
             self.problem("record", "invalidBlock", pos)
             self.next_no += 1                   # READING: numbered and counted as one damaged record

@@ -421,6 +421,9 @@ def hostile_cases():
                                                  + frame(block_body(ds[2:4], 1)) + close3(4, 0))
     c["v3/damaged block after a gap"] = (H3 + frame(block_body(ds[:2], 0)) + frame(block_body(ds[2:4], 5), checksum=0)
                                         + frame(block_body(ds[4:6], 9)) + close3(11, 0))
+    c["v3/first at the number limit"] = H3 + frame(block_body(ds[:2], 2 ** 62 - 2)) + close3(2 ** 62, 0)
+    c["v3/first past the number limit"] = H3 + frame(block_body(ds[:2], 2 ** 62 - 1)) + frame(block_body(ds[2:4], 0)) + close3(4, 0)
+    c["v3/first near 2^63"] = H3 + frame(block_body(ds[:2], 2 ** 63 - 2)) + b"\x00\x00"
     c["v3/first not 0"] = H3 + frame(block_body(ds[:2], 5)) + close3(7, 0)
     c["v3/damaged block, next first counts it"] = H3 + frame(block_body(ds[:3], 0), checksum=0) + frame(block_body(ds[3:5], 3)) + close3(5, 0)
     c["v3/damaged block, not closed"] = H3 + frame(block_body(ds[:3], 0), checksum=0)

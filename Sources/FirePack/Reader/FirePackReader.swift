@@ -175,6 +175,31 @@ public struct FirePackReader {
         return value
     }
 
+    /// Reads the double at the cursor when it is written in a decimal form (`D5`, or an element of a packed array in
+    /// a decimal form: Docs/FORMAT.md §1), with its parts: `value` is `mantissa / 10^scale`, negative when `negative`.
+    /// Nil, moving nothing, for any other form or type; throws what `readDouble()` throws for a damaged one. For
+    /// writers of text, which can print the decimal the bytes hold instead of searching for the shortest digits of
+    /// `value` again.
+    package mutating func readDecimalDouble() throws(FirePackError) -> (
+        value: Double, mantissa: UInt64, scale: Int, negative: Bool
+    )? {
+        if let packed {
+            guard case .doubles(.decimal(let width, let scale)) = packed, packedColumns == 0 else { return nil }
+            let (element, next) = try packedNext(packed)
+            guard case .number(.double(let value)) = element else { return nil }
+            let mantissa = PackedVector.mantissa(at: 0, width: width, in: input.bytes(from: readerIndex, count: width))
+            readerIndex = next
+            return (value, mantissa.magnitude, scale, mantissa < 0)
+        }
+        guard readerIndex < limit, input.byte(at: readerIndex) == Tag.decimal else { return nil }
+        let (mantissa, header, next) = try input.getDecimalParts(at: readerIndex, limit: limit)
+        readerIndex = next
+        return (
+            DecimalDouble.compose(mantissa: mantissa, header: header), mantissa, Int(header & 0x0F),
+            header & DecimalDouble.signBit != 0
+        )
+    }
+
     /// Reads a timestamp.
     public mutating func readTimestamp() throws(FirePackError) -> Timestamp {
         try requireTagged(expecting: "timestamp")

@@ -46,6 +46,12 @@ extension ReaderInput {
 
     /// A decimal double (`D5`, header byte, big-endian mantissa), whose tag the caller has read at `offset`.
     func getDecimal(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
+        let (mantissa, header, next) = try getDecimalParts(at: offset, limit: limit)
+        return (DecimalDouble.compose(mantissa: mantissa, header: header), next)
+    }
+
+    /// A decimal double's mantissa and header byte (`D5`, whose tag the caller has read at `offset`), checked.
+    func getDecimalParts(at offset: Int, limit: Int) throws(FirePackError) -> (UInt64, header: UInt8, next: Int) {
         try require(2, at: offset, limit: limit, for: "a decimal double")
         let header = byte(at: offset + 1)
         let count = DecimalDouble.mantissaBytes(header)
@@ -55,7 +61,7 @@ extension ReaderInput {
         guard mantissa <= DecimalDouble.readerMantissaLimit else {
             throw FirePackError(.invalidDecimal, offset: offset + 2, "decimal mantissa \(mantissa) above 2^53")
         }
-        return (DecimalDouble.compose(mantissa: mantissa, header: header), offset + 2 + count)
+        return (mantissa, header, offset + 2 + count)
     }
 
     func getBoolean(at offset: Int, limit: Int) throws(FirePackError) -> (Bool, next: Int) {

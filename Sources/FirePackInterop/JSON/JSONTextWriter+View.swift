@@ -25,7 +25,12 @@ extension JSONTextWriter {
             append("null")
         case .boolean: try reader.readBoolean() ? append("true") : append("false")
         case .integer: writeInteger(try reader.readInteger())
-        case .double: writeDouble(try reader.readDouble())
+        case .double:
+            if let decimal = try reader.readDecimalDouble() {
+                writeDecimal(decimal.mantissa, scale: decimal.scale, negative: decimal.negative, value: decimal.value)
+            } else {
+                writeDouble(try reader.readDouble())
+            }
         case .string: writeString(utf8: try reader.readString().utf8)
         case .timestamp: writeTimestamp(try reader.readTimestamp())
         case .geoPoint, .reference, .bytes, .vector, .serverTimestamp:

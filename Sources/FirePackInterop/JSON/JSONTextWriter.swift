@@ -141,6 +141,54 @@ struct JSONTextWriter {
         writeMarker(JSONMarker.double) { $0.writeString(text) }
     }
 
+    /// Writes `value`, read from a decimal form (`mantissa / 10^scale`), as `writeDouble` does, from its digits when
+    /// they are the text `writeDouble` gives: a decimal of at most 15 significant digits is the only one of at most 15
+    /// that reads back as its double (IEEE 754's 15-digit round trip), so without trailing zeros (which a packed
+    /// array's shared scale adds) it is the shortest that does, the digits `Double.description` prints; which prints
+    /// them in fixed notation from 10^-4 up to 2^53. Other parts (16 or 17 digits, a smaller magnitude) go through
+    /// `writeDouble`. The digits are at hand in the bytes; printing the double searched for them again (`Stream fpks
+    /// to JSON lines`).
+    mutating func writeDecimal(_ mantissa: UInt64, scale: Int, negative: Bool, value: Double) {
+        var (mantissa, scale) = (mantissa, scale)
+        while scale > 0 && mantissa % 10 == 0 {
+            mantissa /= 10
+            scale -= 1
+        }
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 16 && mantissa >= power {
+            digits += 1
+            power &*= 10
+        }
+        guard mantissa < 1_000_000_000_000_000, digits - scale >= -3 else {
+            writeDouble(value)
+            return
+        }
+        // [-] integer digits (or 0) [.] zeros, fraction digits; ".0" for a whole number.
+        let integerDigits = max(digits - scale, 0)
+        let length = (negative ? 1 : 0) + max(integerDigits, 1) + 1 + max(scale, 1)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { text in
+            var cursor = length
+            var rest = mantissa
+            if scale == 0 {
+                cursor -= 2
+                text[cursor] = UInt8(ascii: ".")
+                text[cursor + 1] = UInt8(ascii: "0")
+            }
+            for place in 0..<max(digits, scale + 1) {
+                if place == scale && scale > 0 {
+                    cursor -= 1
+                    text[cursor] = UInt8(ascii: ".")
+                }
+                cursor -= 1
+                text[cursor] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            if negative { text[0] = UInt8(ascii: "-") }
+            output.pointee.append(UnsafeRawBufferPointer(start: text.baseAddress, count: length))
+        }
+    }
+
     func writeString(_ string: String) {
         var string = string
         string.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
