@@ -391,10 +391,15 @@ def check_bare(data, base, end, max_depth=MAX_DEPTH):
     try:
         r = open_bare(data, base, end, max_depth)
         r.value(base, r.root_end, 0)
-        if r.table is not None:
-            for i, entry in enumerate(r.table):
-                if entry not in r.literal_headers:
-                    raise Defect("badKeyTable", r.table_entries_at + i * r.width)
+        check_table_entries(r)
     except Defect as e:
         return (e.code, e.offset)
     return None
+
+
+def check_table_entries(r):
+    """§3, whole-input validation after the whole value was read: every table entry names a key literal's header."""
+    if r.table is not None:
+        for i, entry in enumerate(r.table):
+            if entry not in r.literal_headers:
+                raise Defect("badKeyTable", r.table_entries_at + i * r.width)

@@ -134,10 +134,7 @@ def check_document(data, base, end):
             raise Defect("lengthMismatch", base)
         if nxt < 2:
             raise Defect("invalidDocument", base)             # "the map's tag for a missing key"
-        if r.table is not None:                               # §3: whole-input validation, after the whole value
-            for i, entry in enumerate(r.table):
-                if entry not in r.literal_headers:
-                    raise Defect("badKeyTable", r.table_entries_at + i * r.width)
+        spec_reader.check_table_entries(r)                    # §3: whole-input validation, after the whole value
     except Defect as e:
         return (e.code, e.offset)
     return path
