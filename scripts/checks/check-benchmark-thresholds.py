@@ -91,7 +91,8 @@ def measure(thresholds, results):
                      f"≥ {floor:.2f}×", f"{ratio:.2f}×", ok))
         if not ok:
             failures.append(f"{guard['faster']}: {ratio:.2f}× {guard['than']}, below {floor:.2f}× "
-                            f"(recorded {guard['recorded']:.2f}×, tolerance {tolerance:.0%})")
+                            f"(recorded {guard['recorded']:.2f}×, tolerance {tolerance:.0%}; fastest iterations "
+                            f"{fmt_time(faster['ns_min'])} and {fmt_time(than['ns_min'])})")
     for guard in thresholds["mallocs"]:
         result = results.get(guard["benchmark"])
         if not result or "mallocs" not in result:

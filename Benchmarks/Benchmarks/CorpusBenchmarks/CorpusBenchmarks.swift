@@ -14,7 +14,7 @@ let benchmarks: @Sendable () -> Void = {
         return
     }
     let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal],
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .nanoseconds,
                                            maxDuration: smoke ? .milliseconds(50) : .seconds(2), maxIterations: smoke ? 2 : 500)
     register("twitter", Twitter.self, corpus)
     register("citm_catalog", CitmCatalog.self, corpus)

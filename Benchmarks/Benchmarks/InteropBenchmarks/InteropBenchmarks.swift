@@ -17,6 +17,7 @@ let benchmarks: @Sendable () -> Void = {
     let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .nanoseconds,  // every digit the histogram keeps (Thresholds/guarded.json compares these)
         maxDuration: smoke ? .milliseconds(50) : .seconds(2),
         maxIterations: smoke ? 3 : 200
     )

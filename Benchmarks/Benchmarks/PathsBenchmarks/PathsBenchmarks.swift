@@ -15,6 +15,7 @@ let benchmarks: @Sendable () -> Void = {
         // One document is about the harness's own cost per sample (1 µs and 16 mallocs, measured on the hand-written
         // encode into a reused writer, which allocates nothing): a thousand calls per sample, results per call.
         Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+                                               timeUnits: .nanoseconds,
                                                scalingFactor: count == 1 ? .kilo : .one,
                                                maxDuration: smoke ? .milliseconds(50) : .seconds(2), maxIterations: smoke ? 2 : 1_000)
         let books = Inputs { (0..<count).map(makeBook) }
@@ -65,6 +66,7 @@ let orderBenchmarks: @Sendable () -> Void = {
     let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
     for count in [1, 5_000] {
         Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+                                               timeUnits: .nanoseconds,
                                                scalingFactor: count == 1 ? .kilo : .one,
                                                maxDuration: smoke ? .milliseconds(50) : .seconds(2), maxIterations: smoke ? 2 : 1_000)
         let orders = Inputs { (0..<count).map(makeOrder) }

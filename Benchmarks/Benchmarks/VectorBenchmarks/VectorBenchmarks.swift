@@ -17,6 +17,7 @@ let benchmarks: @Sendable () -> Void = {
     let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
+        timeUnits: .nanoseconds,  // every digit the histogram keeps: milliseconds made 11 ms against 12 a ratio of 1.09
         maxDuration: smoke ? .milliseconds(50) : .seconds(2),
         maxIterations: smoke ? 3 : 1_000
     )
