@@ -87,6 +87,10 @@ extension DocumentStreamReader {
                     number: nextNumber)
             }
             nextNumber = Swift.max(header.first, intactEnd)
+        } else {
+            // A range numbers from its own first record, but knows the stream's numbers from the blocks it read.
+            try reportMissingRecords(before: header.first, at: blockOffset)
+            blockNumbersEnd = Swift.max(header.first, blockNumbersEnd ?? 0) + header.count
         }
         intactEnd = nextNumber + header.count
         openBlock.offset = blockOffset
@@ -96,6 +100,18 @@ extension DocumentStreamReader {
         openBlock.size = header.size
         openBlock.remaining = header.count
         return true
+    }
+
+    /// A range reader's `missingRecords` (Docs/ARROW.md, "Splits"): reported at the intact block at `blockOffset`
+    /// whose header says `first` records came before it, when that is more than the stream's number after the
+    /// last intact block this range read, with nothing damaged between (damage takes a number, as in a whole-stream
+    /// read). Numbered, as the range's other problems are, from the range's first record.
+    func reportMissingRecords(before first: Int, at blockOffset: Int) throws {
+        guard let expected = blockNumbersEnd, first > expected, nextNumber == intactEnd else { return }
+        try report(
+            blockOffset, .missingRecords,
+            "records \(expected)–\(first - 1) of the stream are missing: the block says \(first) came before it, and no damaged record or block lies between",
+            number: nextNumber)
     }
 
     /// The open block's next record (its lengths were checked when it was opened).

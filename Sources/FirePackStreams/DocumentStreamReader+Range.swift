@@ -10,7 +10,9 @@ import CFirePackSystem  // lseek(2)
 /// at the first intact record whose marker is at or past the end. Damaged records are reported by the range whose
 /// walk meets them: the one that holds the last intact record before them. So every intact record is returned by
 /// exactly one range, and every damaged one reported by exactly one, wherever the boundaries fall — inside a record
-/// or inside a damaged region. Record numbers count from the range's first record; offsets are the stream's.
+/// or inside a damaged region. Blocks cut out cleanly (`missingRecords`) are reported by the range that read the
+/// block before the gap, which sees the next block's `first` when it stops there. Record numbers count from the
+/// range's first record; offsets are the stream's.
 extension DocumentStreamReader {
     /// Opens the part `[offset, offset + length)` of the stream file at `path` (`length` nil: to the end).
     ///
@@ -31,8 +33,10 @@ extension DocumentStreamReader {
         if offset <= DocumentStreamFormat.header.count {
             whole.rangeEnd = end
             whole.numbersFromStreamStart = false
-            // Inside the header: the first record is this range's, but damage before it is the range at 0's.
+            // Inside the header: the first record is this range's, but damage before it, and records cut out
+            // before it, are the range at 0's.
             whole.synchronizing = offset > 0
+            whole.blockNumbersEnd = offset > 0 ? nil : 0
             return whole
         }
         let file = try FileSource(path: path)
@@ -55,5 +59,6 @@ extension DocumentStreamReader {
         rangeEnd = end
         synchronizing = true
         numbersFromStreamStart = false
+        blockNumbersEnd = nil
     }
 }

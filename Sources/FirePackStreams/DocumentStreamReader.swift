@@ -123,6 +123,10 @@ public final class DocumentStreamReader {
     /// Whether record numbers count from the stream's first record (not a range's): then a version-3 block's header
     /// sets them, so records lost to a damaged block are counted.
     var numbersFromStreamStart = true
+    /// A range reader of version 3 (`numbersFromStreamStart` false): the stream's number after the last intact
+    /// block it read (`first` + count), against which the next block's `first` shows records cut out; 0 for the
+    /// range that starts at the stream's beginning, nil until a range that starts elsewhere has read a block.
+    var blockNumbersEnd: Int? = 0
     /// Version 3: whether to list each block read (its offset and record count) in `blockList`.
     package var listsBlocks = false
     package var blockList: [(offset: Int, count: Int)] = []
@@ -245,6 +249,11 @@ public final class DocumentStreamReader {
             let payloadStart = start + DocumentStreamFormat.recordHeaderLength
             if recordOffset >= rangeEnd {
                 // The first intact record of the next range: this range ends here, whatever was reported before it.
+                // A gap between this range's last block and that one is this range's to report (the next range
+                // does not know what came before it).
+                if version >= 3, let header = try? Self.blockHeader(payload, maxSize: maxRecordLength) {
+                    try reportMissingRecords(before: header.first, at: recordOffset)
+                }
                 start = end
                 sourceEnded = true
                 return nil

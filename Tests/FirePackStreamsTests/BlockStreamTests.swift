@@ -239,6 +239,57 @@ struct BlockStreamTests {
         #expect(try read(gap).reader.problems.first?.offset == 6 + block(0..<2, first: 0).count)
     }
 
+    /// Blocks cut out cleanly are reported by byte ranges too (Docs/ARROW.md, "Splits"), each gap by exactly one range
+    /// wherever the boundaries fall: inside a range, between a range's last block and the next range's first (by the
+    /// range that stops there), before the first block (by the range at 0). A gap behind damage is not a gap.
+    @Test func rangesReportBlocksCutOutOnceWhereverTheyAreSplit() throws {
+        let bytes = try blocks(try helper.documents(80), codec: .none, blockSize: 512)
+        let offsets = blockOffsets(bytes)
+        #expect(offsets.count > 8)
+        /// The stream without the blocks numbered `blocksToCut` (the index and close record kept, now stale).
+        func cut(_ blocksToCut: [Int], damaging damaged: Int? = nil) -> [UInt8] {
+            var kept = Array(bytes[..<offsets[0]])
+            // A block ends where the next begins; the last one after its 12-byte frame header and its body.
+            let last = offsets.last!
+            let lastLength = bytes[last + 4..<last + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+            let ends = Array(offsets.dropFirst()) + [last + 12 + lastLength]
+            for (index, offset) in offsets.enumerated() where !blocksToCut.contains(index) {
+                var block = Array(bytes[offset..<ends[index]])
+                if index == damaged { block[20] ^= 0x40 }
+                kept += block
+            }
+            return kept + bytes[ends.last!...]
+        }
+        let cases: [(name: String, bytes: [UInt8], gaps: Int)] = [
+            ("the first block, one in the middle and two after it", cut([0, 3, 6, 7]), 3),
+            ("a block behind a damaged one", cut([4], damaging: 5), 0),
+            ("nothing", bytes, 0),
+        ]
+        for (name, stream, gaps) in cases {
+            let whole = try read(stream)
+            let missing = whole.reader.problems.filter { $0.code == .missingRecords }.map(\.offset)
+            #expect(missing.count == gaps, "\(name): \(whole.reader.problems)")
+            let path = try temporaryFile(stream)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let streamOffsets = blockOffsets(stream)
+            // Every way to cut the file in two near a block's marker, and splits of several sizes.
+            var splits = streamOffsets.flatMap { [$0 - 1, $0, $0 + 1] }.map { [(0, $0), ($0, stream.count)] }
+            splits += [7, 97, 511, 1_000].map { size in
+                stride(from: 0, to: stream.count, by: size).map { ($0, $0 + size) }
+            }
+            for ranges in splits {
+                var found: [Int] = [], documents = 0
+                for (start, end) in ranges {
+                    let reader = try DocumentStreamReader.reading(path: path, offset: start, length: end - start)
+                    while try reader.nextDocumentRecord() != nil { documents += 1 }
+                    found += reader.problems.filter { $0.code == .missingRecords }.map(\.offset)
+                }
+                #expect(found.sorted() == missing.sorted(), "\(name), ranges \(ranges.prefix(3))…")
+                #expect(documents == whole.records.count, "\(name), ranges \(ranges.prefix(3))…")
+            }
+        }
+    }
+
     /// An index written by an appender after damage lists the intact blocks only, so it counts fewer records before a
     /// block than the block's own `first` does: seeking still finds every record, by the numbers a whole read gives.
     @Test func seekingAfterAnAppendToADamagedStreamFindsEveryRecord() throws {

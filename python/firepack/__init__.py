@@ -73,7 +73,8 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
             if problems is not None:
                 problems.extend(report["problems"])
             warnings.warn(FirePackWarning(
-                f"{path}: {report['problem_count']} damaged record(s) skipped; first: "
+                f"{path}: {report['problem_count']} damaged record(s) skipped or gap(s) of missing records found; "
+                "first: "
                 + "; ".join(f"record {p['record']} at byte {p['offset']}: {p['reason']}" for p in report["problems"][:3])),
                 stacklevel=2)
         if report["warnings"]:

@@ -18,6 +18,7 @@ import pytest
 
 import firepack
 from firepack import FirePackError, FirePackWarning
+from stream_surgery import block_frames, without_blocks
 
 
 def source_documents(stream):
@@ -230,6 +231,40 @@ def test_hostile_bytes_give_errors_not_crashes(folder, events):
         assert result.stdout.startswith(("rows", "error")), name
         if name in ("random.fpks", "wrong-version.fpks", "empty.fpks"):
             assert result.stdout.startswith("error") and "byte" in result.stdout or "empty" in result.stdout, result.stdout
+
+
+def test_blocks_cut_out_cleanly_are_reported_never_dropped_silently(events, folder, firepack_tool):
+    # Whole blocks removed at their boundaries leave no damage: every block left checks out. Only the next block's
+    # `first` says records are missing, and every reader — whole file, byte ranges, Spark splits — must say so.
+    stream = folder / "blocks.fpks"
+    subprocess.run([firepack_tool, "convert", str(events), str(stream), "--block-size", "16384"],
+                   check=True, capture_output=True)
+    data = open(stream, "rb").read()
+    blocks = len(block_frames(data))
+    assert blocks > 10
+    path = folder / "cut.fpks"
+    path.write_bytes(without_blocks(data, {0, 4, blocks // 2}))
+    with pytest.raises(FirePackError, match=r"missing"):
+        firepack.read_table(path)
+    problems = []
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        table = firepack.read_table(path, on_damage="skip", problems=problems)
+    assert [p["code"] for p in problems] == ["missingRecords"] * 3
+    lost = sum(1 for line in open(str(events).replace(".fpks", ".jsonl"))) - table.num_rows
+    assert lost > 3 * 10
+    # Split anywhere, the ranges together report each gap once, at the same byte as the whole read.
+    for target in [1000, 7919, 16384, 100_000]:
+        found, rows = [], 0
+        for offset, length in firepack.splits(path, target):
+            part = []
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always")
+                rows += firepack.open_stream(path, schema=table.schema, offset=offset, length=length,
+                                             on_damage="skip", problems=part).read_all().num_rows
+            found += part
+        assert rows == table.num_rows
+        assert sorted(p["offset"] for p in found) == sorted(p["offset"] for p in problems), target
 
 
 def test_records_by_number_agree_with_the_whole_table(events, folder, firepack_tool):

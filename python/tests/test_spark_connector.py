@@ -12,6 +12,7 @@ import pytest
 
 import firepack
 from firepack.spark import jar_path
+from stream_surgery import block_frames, without_blocks
 
 pytest.importorskip("pyspark")
 
@@ -101,6 +102,26 @@ def test_damaged_records_fail_the_read_or_are_skipped_and_counted(spark, events,
     total = firepack.read_table(events).num_rows
     assert skipped.count() == expected.num_rows
     assert total - 2 * 200 < expected.num_rows < total - 2
+
+
+def test_blocks_cut_out_cleanly_fail_the_read_or_are_skipped_and_counted(spark, events, folder, firepack_tool):
+    # No block is damaged; two gaps in the blocks' numbering say records are gone. Spark reads only by splits, so
+    # the split that read the block before each gap must say so.
+    stream = folder / "small-blocks.fpks"
+    subprocess.run([firepack_tool, "convert", str(events), str(stream), "--block-size", "16384"],
+                   check=True, capture_output=True)
+    data = stream.read_bytes()
+    blocks = len(block_frames(data))
+    cut = folder / "cut.fpks"
+    cut.write_bytes(without_blocks(data, {blocks // 3, 2 * blocks // 3}))
+    schema = connector(spark).load(str(events)).schema
+    with pytest.raises(Exception, match=r"cut\.fpks.*record \d+.*byte \d+.*missing"):
+        connector(spark, maxPartitionBytes=300_000).schema(schema).load(str(cut)).count()
+    problems = []
+    expected = firepack.read_table(cut, on_damage="skip", problems=problems)
+    assert [p["code"] for p in problems] == ["missingRecords"] * 2
+    skipped = connector(spark, maxPartitionBytes=300_000, onDamage="skip").schema(schema).load(str(cut))
+    assert skipped.count() == expected.num_rows < firepack.read_table(events).num_rows
 
 
 def test_schemas_the_connector_cannot_read_are_clear_errors(spark, events, folder):
