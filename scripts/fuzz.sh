@@ -5,7 +5,7 @@
 #   FUZZ_RUNS=N scripts/fuzz.sh TARGET          stop after N executions instead of after a time
 #   FUZZ_WORKERS=N scripts/fuzz.sh TARGET S     N libFuzzer processes sharing the corpus (default 1)
 #
-# Targets: `Fuzz/.build/release/firepack-fuzz list` (value, reader, decoder, json, json-lines, rest-json, proto, stream, gzip, export).
+# Targets: `Fuzz/.build/release/firepack-fuzz list` (value, reader, decoder, json, json-lines, rest-json, proto, stream, stream-json, gzip, export).
 # The corpus of each target grows in Fuzz/.corpus/TARGET (not committed), seeded from Fixtures/ and small generated
 # inputs; dictionaries are in Fuzz/Dictionaries. Every input that crashes, leaks past a limit, hangs or breaks a
 # target's invariant is copied to Tests/FirePackFuzzRegressionTests/Crashers/TARGET/, which `swift test` replays,
@@ -48,7 +48,7 @@ for name in $targets; do
   rm -f "$artifacts"/*   # earlier findings are already kept under Tests/
   "$fuzzer" seed "$name" "$corpus" "$root/Fixtures" >/dev/null
   dict="$root/Fuzz/Dictionaries/$name.dict"
-  case "$name" in value|reader|decoder) dict="$root/Fuzz/Dictionaries/fpk.dict" ;; json-lines) dict="$root/Fuzz/Dictionaries/json.dict" ;; gzip) dict="" ;; esac
+  case "$name" in value|reader|decoder|stream-json) dict="$root/Fuzz/Dictionaries/fpk.dict" ;; json-lines) dict="$root/Fuzz/Dictionaries/json.dict" ;; gzip) dict="" ;; esac
   limit=(-max_total_time="$seconds")
   [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
   log="$root/Fuzz/.artifacts/$name.log"

@@ -43,6 +43,11 @@ public enum FuzzSeeds {
             // Version 3 in every codec (blocks of 256 bytes, so that a seed holds several) and version 2.
             return BlockCodec.allCases.map { streamBytes(sampleDocuments, codec: $0, blockSize: 256) }
                 + [streamBytes(Array(documents.prefix(20))), streamBytes(sampleDocuments, version: 2)] + files(".fpks")
+        case "stream-json":
+            // Documents' payloads (the target frames each as a record), their fields of every type and a deep one.
+            return documents.map { $0.firePackBytes() } + sampleValues.compactMap { value in
+                (try? DocumentReference(path: "c/d")).map { Document(reference: $0, fields: ["v": value]).firePackBytes() }
+            }
         case "gzip":
             return [gzipBytes(Array("hello, gzip\n".utf8)), gzipBytes(streamBytes(sampleDocuments)), gzipBytes([])]
         case "export":

@@ -22,7 +22,7 @@ public struct FuzzTarget: Sendable {
 
     /// Every target, in the order `scripts/fuzz.sh` runs them.
     public static let all: [FuzzTarget] = [
-        .value, .reader, .decoder, .json, .jsonLines, .restJSON, .proto, .stream, .gzip, .export,
+        .value, .reader, .decoder, .json, .jsonLines, .restJSON, .proto, .stream, .streamJSON, .gzip, .export,
     ]
 
     /// The target called `name`, if there is one.

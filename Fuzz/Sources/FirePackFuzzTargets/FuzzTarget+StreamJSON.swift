@@ -1,0 +1,62 @@
+import FirePack
+import FirePackInterop
+import FirePackStreams
+
+extension FuzzTarget {
+    /// `.fpks` to JSON lines by the direct path (`JSONLinesWriter.appendNext(from:)`, each record's fields written as
+    /// JSON from its bytes) against the tree path (`DocumentStreamReader.next()`, then `write(_:)`), under two
+    /// namings: the same lines and the same problems. The input is one record's payload, framed here as a version-2
+    /// stream (marker, length, CRC-32), so that every mutation reaches the document's bytes.
+    public static let streamJSON = FuzzTarget(
+        name: "stream-json", summary: "JSONLinesWriter from stream records: the direct path against the tree path"
+    ) { input in
+        var check = FuzzCheck(input)
+        let stream = framedVersion2(input)
+        func convert(direct: Bool, naming: DocumentNaming) -> (lines: [UInt8], problems: [String])? {
+            do {
+                let reader = try DocumentStreamReader(source: MemorySource(stream), mode: .skipAndReport)
+                let sink = MemorySink()
+                let writer = JSONLinesWriter(sink, naming: naming)
+                if direct {
+                    while try writer.appendNext(from: reader) {}
+                } else {
+                    while let (_, _, document) = try reader.next() { try writer.write(document) }
+                }
+                try writer.finish()
+                return (sink.bytes, reader.problems.map { "\($0.recordNumber) \($0.offset) \($0.code) \($0.reason)" })
+            } catch {
+                return nil
+            }
+        }
+        for naming in [DocumentNaming(collection: "c", idField: nil), DocumentNaming(collection: "c", idField: "id")] {
+            let direct = convert(direct: true, naming: naming), tree = convert(direct: false, naming: naming)
+            check.expect(
+                direct?.lines == tree?.lines,
+                "the direct path wrote \(direct.map { String(decoding: $0.lines, as: UTF8.self) } ?? "nothing"), the tree path \(tree.map { String(decoding: $0.lines, as: UTF8.self) } ?? "nothing")")
+            check.expect(
+                direct?.problems == tree?.problems,
+                "the paths report \(direct?.problems ?? []) and \(tree?.problems ?? [])")
+            if let problems = tree?.problems, !problems.isEmpty { check.attempt("read") { throw FuzzRejection(problems[0]) } }
+        }
+        return check.outcome
+    }
+
+    /// `payload` as the one record of a version-2 stream (Docs/FORMAT.md §8).
+    static func framedVersion2(_ payload: [UInt8]) -> [UInt8] {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in payload {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        func littleEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        return [0x89, 0x46, 0x50, 0x53, 0x02, 0x00, 0xF3, 0x50, 0x52, 0x1E] + littleEndian(UInt32(payload.count))
+            + littleEndian(crc) + payload
+    }
+}
+
+/// A rejection reported by a reader as a problem rather than thrown.
+struct FuzzRejection: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
