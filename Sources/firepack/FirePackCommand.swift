@@ -17,11 +17,20 @@ struct FirePackCommand: ParsableCommand {
             """,
         version: """
             firepack 0.4.0
-            reads: FirePack values (.fpk) format version 1; document streams (.fpks) versions 1 and 2
-            writes: FirePack values format version 1; document streams version 2
+            reads: FirePack values (.fpk) format versions \(listed(Tag.readableFileVersions)); \
+            document streams (.fpks) versions \(listed(Array(DocumentStreamFormat.readableVersions)))
+            writes: FirePack values format version \(FirePackWriter.Options().formatVersion) \
+            (--fpk-version 1 for older readers); document streams version \(DocumentStreamFormat.header[4]) \
+            (--stream-version \(DocumentStreamFormat.writableVersions.lowerBound) for older readers)
             """,
         subcommands: [Convert.self, Inspect.self, Validate.self, Stats.self, Schema.self, Bench.self]
     )
+
+    /// "1 and 3", "1, 2 and 3".
+    static func listed(_ versions: [UInt8]) -> String {
+        let words = versions.map(String.init)
+        return words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " and " + words.last!
+    }
 
     /// Runs the command; every failure leaves through ArgumentParser's `exit(withError:)` with the documented code:
     /// a `CommandFailure` as one line and its code, a usage error (ArgumentParser's `ValidationError`, code 64) as

@@ -218,6 +218,30 @@ struct NothingLostTests {
         #expect(try Tool.run(["--version"]).text.hasPrefix("firepack "))
     }
 
+    /// `--version` says which versions the tool reads and writes: what it writes by default, and with the flag it
+    /// names for older readers, is what it says, and validates.
+    @Test func versionNamesWhatTheToolWritesAndReads() throws {
+        let text = try Tool.run(["--version"]).text
+        #expect(text.contains("format versions 1 and 3;") && text.contains("(.fpks) versions 1, 2 and 3"), "\(text)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("version-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let value = directory.appendingPathComponent("v.fpk").path, stream = directory.appendingPathComponent("s.fpks").path
+        #expect(try Tool.run(["convert", "Fixtures/books.json", value]).status == 0)
+        #expect(try Tool.run(["convert", "Fixtures/books.fpks", stream]).status == 0)
+        let written = (try Data(contentsOf: URL(fileURLWithPath: value))[4], try Data(contentsOf: URL(fileURLWithPath: stream))[4])
+        #expect(text.contains("writes: FirePack values format version \(written.0) "), "\(text)")
+        #expect(text.contains("document streams version \(written.1) "), "\(text)")
+        for (option, older) in [("--fpk-version", value), ("--stream-version", stream)] {
+            let version = try #require(text.components(separatedBy: "\(option) ").dropFirst().first?.split(separator: " ").first)
+            let path = older + ".older" + (option == "--fpk-version" ? ".fpk" : ".fpks")
+            let source = option == "--fpk-version" ? "Fixtures/books.json" : "Fixtures/books.fpks"
+            #expect(try Tool.run(["convert", source, path, option, String(version)]).status == 0)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path))[4] == UInt8(version), "\(option) \(version)")
+            #expect(try Tool.run(["validate", path]).status == 0, "\(option) \(version)")
+        }
+    }
+
     @Test func standardInputByMagicBytesAndGzipThroughPipes() throws {
         let stream = try [UInt8](Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
         let plain = try Tool.run(["convert", "-", "-", "--to", "firestore-json"], stdin: stream)

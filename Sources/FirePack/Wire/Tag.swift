@@ -41,6 +41,8 @@ package enum Tag {
     static let fileMagic: [UInt8] = [0x89, 0x46, 0x50, 0x4B]
     /// The `.fpk` versions readers read: 1, and 3, which adds the decimal double (2 changed streams alone).
     static func isReadableFileVersion(_ version: UInt8) -> Bool { version == 1 || version == 3 }
+    /// The file versions `isReadableFileVersion` accepts, in order (for `firepack --version`).
+    package static let readableFileVersions: [UInt8] = (0...UInt8.max).filter(isReadableFileVersion)
     package static let fileHeaderLength = 5
 
     static func typeName(of tag: UInt8) -> String {
