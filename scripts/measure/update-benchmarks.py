@@ -11,7 +11,8 @@ the chart, and measures sizes (MessagePack through PyPI's msgpack when it is ins
 
 writes only the "Hostile input" section (Benchmarks/Results/hostile.md, from a run of --target HostileBenchmarks)
 and puts it in BENCHMARKS.md in place of the previous one; a full run keeps the latest. `--vectors` does the same
-for the "Vectors" section (Benchmarks/Results/vectors.md, from --target VectorBenchmarks)."""
+for the "Vectors" section (Benchmarks/Results/vectors.md, from --target VectorBenchmarks), and `--sizes` rewrites
+the "Sizes" section alone (no benchmark run: sizes depend on the release tool only)."""
 import gzip
 import json
 import os
@@ -245,11 +246,27 @@ def write_hostile(results):
     write_section(hostile_section(results), "## Hostile input (HostileBenchmarks)", "hostile.md")
 
 
+def write_sizes():
+    """Rewrites the "Sizes" section of BENCHMARKS.md in place: sizes depend on the release tool, not on timing, so
+    they need no benchmark run (the "Summary" rows about MessagePack keep the last full run's)."""
+    subprocess.run(["swift", "build", "-c", "release", "--product", "firepack"], cwd=ROOT, check=True, capture_output=True)
+    rows, _ = corpus_sizes()
+    path = ROOT / "BENCHMARKS.md"
+    text, count = re.subn(r"(## Sizes\n\n).*?(?=\n## )", lambda match: match.group(1) + "\n".join(rows) + "\n",
+                          path.read_text(encoding="utf-8"), count=1, flags=re.S)
+    if count != 1:
+        sys.exit("BENCHMARKS.md has no Sizes section: run a full update first")
+    path.write_text(text, encoding="utf-8")
+    print("wrote the Sizes section of BENCHMARKS.md")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     if sys.argv[1] == "--hostile":
         return write_hostile(parse(Path(sys.argv[2]).read_text(encoding="utf-8")))
+    if sys.argv[1] == "--sizes":
+        return write_sizes()
     if sys.argv[1] == "--vectors":
         results = parse(Path(sys.argv[2]).read_text(encoding="utf-8"))
         return write_section(vectors_section(results), "## Vectors (VectorBenchmarks)", "vectors.md")
