@@ -18,20 +18,66 @@ struct OpenBlock {
 }
 
 extension DocumentStreamReader {
+    /// A block's header fields (Docs/FORMAT.md §8).
+    typealias BlockHeader = (codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int, dataStart: Int)
+
     /// Opens the block whose body (CRC-32 checked) is `body`, at `blockOffset`: reads its header, decompresses its
     /// data and checks that its lengths add up. Returns false when the block is invalid (reported as a problem,
     /// `invalidBlock`, at the block's marker; its records are lost, and counted as such once a later block's header
     /// says how many came before it).
     func open(block body: UnsafeRawBufferPointer, at blockOffset: Int) throws -> Bool {
+        let header: BlockHeader
+        switch unpack(block: body, at: blockOffset) {
+        case .success(let unpacked): header = unpacked
+        case .failure(let problem):
+            try report(blockOffset, .invalidBlock, problem.reason)
+            return false
+        }
+        if listsBlocks { blockList.append((blockOffset, header.count)) }
+        // Numbers come from the block's `first`, so the records a damaged block took are counted (damage counted
+        // one record until now), but never go back below the intact blocks before it (FORMAT.md §8).
+        if numbersFromStreamStart {
+            if header.first > nextNumber && nextNumber == intactEnd {
+                // Nothing damaged since the last intact block (damage takes a number), yet records are missing.
+                try report(
+                    blockOffset, .missingRecords,
+                    "records \(nextNumber)–\(header.first - 1) are missing: the block says \(header.first) came before it, and no damaged record or block lies between",
+                    number: nextNumber)
+            }
+            nextNumber = Swift.max(header.first, intactEnd)
+        } else {
+            // A range numbers from its own first record, but knows the stream's numbers from the blocks it read.
+            try reportMissingRecords(before: header.first, at: blockOffset)
+            blockNumbersEnd = Swift.max(header.first, blockNumbersEnd ?? 0) + header.count
+        }
+        intactEnd = nextNumber + header.count
+        openBlock.offset = blockOffset
+        openBlock.dataOffset =
+            header.codec == .none ? blockOffset + DocumentStreamFormat.recordHeaderLength + header.dataStart : nil
+        openBlock.documentCursor = 0
+        openBlock.lengthCursor = header.documents
+        openBlock.size = header.size
+        openBlock.remaining = header.count
+        return true
+    }
+
+    /// Why a block whose CRC-32 checks out is invalid (`invalidBlock`).
+    struct InvalidBlock: Error {
+        let reason: String
+    }
+
+    /// Reads the header of the block whose body is `body`, decompresses its data into `openBlock.data` and checks
+    /// that its lengths add up; nothing is reported. Both the block a reader opens and the block a range reader stops
+    /// at go through it, so that a range reports a gap before a block only when a reader that opens it would.
+    func unpack(block body: UnsafeRawBufferPointer, at blockOffset: Int) -> Result<BlockHeader, InvalidBlock> {
         let bodyOffset = blockOffset + DocumentStreamFormat.recordHeaderLength
-        let header: (codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int, dataStart: Int)
+        let header: BlockHeader
         do throws(FirePackError) {
             header = try Self.blockHeader(body, maxSize: maxRecordLength)
         } catch {
-            try report(
-                blockOffset, .invalidBlock,
-                "invalid block header at byte \(bodyOffset + (error.offset ?? 0)): \(error.message)")
-            return false
+            return .failure(
+                InvalidBlock(
+                    reason: "invalid block header at byte \(bodyOffset + (error.offset ?? 0)): \(error.message)"))
         }
         if header.size > openBlock.capacity {
             openBlock.data?.deallocate()
@@ -43,8 +89,7 @@ extension DocumentStreamReader {
         if let problem = header.codec.decompress(
             stored, into: UnsafeMutableRawBufferPointer(start: data, count: header.size))
         {
-            try report(blockOffset, .invalidBlock, "a \(header.codec) block whose data does not decompress: \(problem)")
-            return false
+            return .failure(InvalidBlock(reason: "a \(header.codec) block whose data does not decompress: \(problem)"))
         }
         // The lengths, after the documents: `count` varints that end exactly at the data's end and add up to the
         // documents' bytes.
@@ -69,37 +114,13 @@ extension DocumentStreamReader {
                         : "\(header.size - cursor) bytes follow the last length")
             }
         } catch {
-            try report(
-                blockOffset, .invalidBlock,
-                "the block's record lengths do not match its documents (byte \(error.offset ?? 0) of its data): \(error.message)"
-            )
-            return false
+            return .failure(
+                InvalidBlock(
+                    reason:
+                        "the block's record lengths do not match its documents (byte \(error.offset ?? 0) of its data): \(error.message)"
+                ))
         }
-        if listsBlocks { blockList.append((blockOffset, header.count)) }
-        // Numbers come from the block's `first`, so the records a damaged block took are counted (damage counted
-        // one record until now), but never go back below the intact blocks before it (FORMAT.md §8).
-        if numbersFromStreamStart {
-            if header.first > nextNumber && nextNumber == intactEnd {
-                // Nothing damaged since the last intact block (damage takes a number), yet records are missing.
-                try report(
-                    blockOffset, .missingRecords,
-                    "records \(nextNumber)–\(header.first - 1) are missing: the block says \(header.first) came before it, and no damaged record or block lies between",
-                    number: nextNumber)
-            }
-            nextNumber = Swift.max(header.first, intactEnd)
-        } else {
-            // A range numbers from its own first record, but knows the stream's numbers from the blocks it read.
-            try reportMissingRecords(before: header.first, at: blockOffset)
-            blockNumbersEnd = Swift.max(header.first, blockNumbersEnd ?? 0) + header.count
-        }
-        intactEnd = nextNumber + header.count
-        openBlock.offset = blockOffset
-        openBlock.dataOffset = header.codec == .none ? bodyOffset + header.dataStart : nil
-        openBlock.documentCursor = 0
-        openBlock.lengthCursor = header.documents
-        openBlock.size = header.size
-        openBlock.remaining = header.count
-        return true
+        return .success(header)
     }
 
     /// A range reader's `missingRecords` (Docs/ARROW.md, "Splits"): reported at the intact block at `blockOffset`

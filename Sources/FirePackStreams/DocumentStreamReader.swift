@@ -81,8 +81,12 @@ public final class DocumentStreamReader {
     var bufferOffset = 0
     var sourceEnded = false
     var nextNumber = 0
-    /// Version 3: the number after the last intact block's records, below which numbers never go (FORMAT.md §8).
+    /// Version 3: the number after the last intact block's records, below which numbers never go (FORMAT.md §8);
+    /// `nextNumber` above it means damage since.
     var intactEnd = 0
+    /// Versions 1 and 2: the intact records read so far; fewer than `nextNumber` means damage took numbers (whose
+    /// count is then an estimate: damage can hide record boundaries).
+    var intactRecords = 0
     /// The first `maxKeptProblems` damaged records skipped so far (`problemCount` counts them all).
     public private(set) var problems: [StreamProblem] = []
     /// How many problems `problems` keeps: past it, problems are only counted (`problemCount`, `problemCounts`), so
@@ -118,13 +122,19 @@ public final class DocumentStreamReader {
     var resynchronizing = false
     /// The count of the last close record read, until bytes after it show it superseded.
     var closedCount: Int?
+    /// The offset of the close record `closedCount` came from.
+    var closedOffset = 0
+    /// Whether the close record that completed the stream counted records this reader did not find, and the reader
+    /// reported them (`missingRecords`, `reportMissingBeforeClose`).
+    package private(set) var reportedMissingAtClose = false
     /// Version 3: the open block's records (DocumentStreamReader+Blocks.swift).
     var openBlock = OpenBlock()
     /// Whether record numbers count from the stream's first record (not a range's): then a version-3 block's header
     /// sets them, so records lost to a damaged block are counted.
     var numbersFromStreamStart = true
     /// A range reader of version 3 (`numbersFromStreamStart` false): the stream's number after the last intact
-    /// block it read (`first` + count), against which the next block's `first` shows records cut out; 0 for the
+    /// block it read (its `first`, or the number before it when higher, + count), against which the next block's
+    /// `first` shows records cut out; 0 for the
     /// range that starts at the stream's beginning, nil until a range that starts elsewhere has read a block.
     var blockNumbersEnd: Int? = 0
     /// Version 3: whether to list each block read (its offset and record count) in `blockList`.
@@ -214,6 +224,7 @@ public final class DocumentStreamReader {
                 if completion == nil {
                     if let closedCount {
                         completion = .closed(recordCount: closedCount)
+                        try reportMissingBeforeClose(count: closedCount)
                     } else {
                         completion = version >= 2 ? .notClosed(recordCount: nextNumber) : .unknown
                     }
@@ -251,7 +262,7 @@ public final class DocumentStreamReader {
                 // The first intact record of the next range: this range ends here, whatever was reported before it.
                 // A gap between this range's last block and that one is this range's to report (the next range
                 // does not know what came before it).
-                if version >= 3, let header = try? Self.blockHeader(payload, maxSize: maxRecordLength) {
+                if version >= 3, case .success(let header) = unpack(block: payload, at: recordOffset) {
                     try reportMissingRecords(before: header.first, at: recordOffset)
                 }
                 start = end
@@ -266,6 +277,7 @@ public final class DocumentStreamReader {
             }
             let number = nextNumber
             nextNumber += 1
+            intactRecords += 1
             return StreamRecord(
                 number: number, offset: recordOffset, payload: payload,
                 payloadOffset: recordOffset + DocumentStreamFormat.recordHeaderLength)
@@ -429,7 +441,33 @@ public final class DocumentStreamReader {
         }
         closedCount = Int(
             truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
+        closedOffset = recordOffset
         start += length
+    }
+
+    /// Reports `missingRecords` at the close record that ends the stream when its count is above the records found
+    /// (intact, and one per damaged record or block) and nothing damaged could explain it — in version 3 nothing
+    /// since the last intact block, in version 2 nothing at all (Docs/FORMAT.md §8, "Complete or not"): records were
+    /// cut out at the end, or, in version 2, anywhere. Only a reader that knows the stream's numbers can tell: a whole-stream reader, the range
+    /// at byte 0, and a version-3 range from the blocks it read (a version-2 range that starts later cannot).
+    func reportMissingBeforeClose(count: Int) throws {
+        let found: Int?
+        if numbersFromStreamStart {
+            found = nextNumber
+        } else if version >= 3 {
+            found = blockNumbersEnd
+        } else {
+            found = blockNumbersEnd == nil ? nil : nextNumber  // the range at byte 0 counts from the stream's start
+        }
+        // Version 3 numbers are exact from an intact block on; version-2 numbers only while nothing was damaged.
+        let undamaged = version >= 3 ? nextNumber == intactEnd : intactRecords == nextNumber
+        let counted = UInt64(bitPattern: Int64(count))
+        guard let found, undamaged, counted > UInt64(found) else { return }
+        reportedMissingAtClose = true
+        try report(
+            closedOffset, .missingRecords,
+            "records \(found)–\(counted - 1) are missing: the close record counts \(counted) record(s) but \(found) were found, and no damaged record or block lies between",
+            number: nextNumber)
     }
 
     func report(

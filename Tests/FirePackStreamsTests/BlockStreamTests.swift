@@ -237,11 +237,34 @@ struct BlockStreamTests {
         // The gap's problem is at the block's marker.
         let gap = header + block(0..<2, first: 0) + block(2..<4, first: 5)
         #expect(try read(gap).reader.problems.first?.offset == 6 + block(0..<2, first: 0).count)
+        // A block whose CRC checks out but whose lengths do not add up is invalid, not a witness to a gap: a range
+        // that stops at it reports no gap either, wherever the file is split.
+        var invalid = block(2..<4, first: 5)
+        invalid.removeLast(12)  // its body: lengths gone, size and CRC made to match below
+        var body = Array(invalid[12...])
+        body[3] = UInt8(body.count - 5)
+        invalid = Array(invalid[..<4]) + withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init)
+            + withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian, Array.init) + body
+        let spliced = header + block(0..<2, first: 0) + invalid + block(4..<6, first: 7)
+        let whole = try read(spliced).reader
+        #expect(whole.problems.map(\.code) == [.invalidBlock], "\(whole.problems)")
+        let path = try temporaryFile(spliced)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for split in 0...spliced.count {
+            var codes: [FirePackError.Code] = []
+            for (offset, length) in [(0, split), (split, spliced.count - split)] {
+                let reader = try DocumentStreamReader.reading(path: path, offset: offset, length: length)
+                while try reader.nextRecord() != nil {}
+                codes += reader.problems.map(\.code)
+            }
+            #expect(codes == [.invalidBlock], "split at \(split): \(codes)")
+        }
     }
 
     /// Blocks cut out cleanly are reported by byte ranges too (Docs/ARROW.md, "Splits"), each gap by exactly one range
     /// wherever the boundaries fall: inside a range, between a range's last block and the next range's first (by the
-    /// range that stops there), before the first block (by the range at 0). A gap behind damage is not a gap.
+    /// range that stops there), before the first block (by the range at 0), and before the close record (by the range
+    /// that read the last block). A gap behind damage is not a gap.
     @Test func rangesReportBlocksCutOutOnceWhereverTheyAreSplit() throws {
         let bytes = try blocks(try helper.documents(80), codec: .none, blockSize: 512)
         let offsets = blockOffsets(bytes)
@@ -263,6 +286,8 @@ struct BlockStreamTests {
         let cases: [(name: String, bytes: [UInt8], gaps: Int)] = [
             ("the first block, one in the middle and two after it", cut([0, 3, 6, 7]), 3),
             ("a block behind a damaged one", cut([4], damaging: 5), 0),
+            // Only the close record's count says the last blocks are gone.
+            ("the last two blocks", cut([offsets.count - 2, offsets.count - 1]), 1),
             ("nothing", bytes, 0),
         ]
         for (name, stream, gaps) in cases {

@@ -45,6 +45,38 @@ struct DocumentStreamTests {
         return offsets
     }
 
+    /// Records cut out of a closed version-2 stream at their boundaries leave every frame intact: only the close
+    /// record's count says they are gone, and the reader says so (`missingRecords` at the close record), whole or
+    /// as the range at byte 0; after damage just before the close record the count may differ for that reason, and
+    /// only `validate` names it.
+    @Test func recordsCutOutBeforeTheCloseRecordAreReported() throws {
+        let bytes = try stream(try documents(6))
+        let offsets = recordOffsets(bytes)
+        let cut = Array(bytes[..<offsets[2]] + bytes[offsets[4]...])  // records 2 and 3
+        let close = cut.count - 16
+        let whole = try DocumentStreamReader(source: MemorySource(cut))
+        while try whole.next() != nil {}
+        #expect(whole.problems.map { "\($0.recordNumber) \($0.offset) \($0.code)" } == ["4 \(close) missingRecords"])
+        #expect(whole.problems.first?.reason.hasPrefix("records 4–5 are missing") == true)
+        #expect(whole.completion == .closed(recordCount: 6) && whole.reportedMissingAtClose)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).fpks").path
+        try Data(cut).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for (offset, length) in [(0, nil), (0, 3), (3, nil), (offsets[1], nil)] as [(Int, Int?)] {
+            let range = try DocumentStreamReader.reading(path: path, offset: offset, length: length)
+            while try range.next() != nil {}
+            // Only the range at byte 0 knows the stream's numbers in version 2 (and only it reads to the end here).
+            let expected = offset == 0 && length == nil ? 1 : 0
+            #expect(range.problems.filter { $0.code == .missingRecords }.count == expected, "\(offset) \(String(describing: length))")
+        }
+        // Garbage just before the close record took a number: the count's disagreement may be its doing.
+        let damaged = Array(cut[..<close]) + [UInt8](repeating: 0, count: 9) + cut[close...]
+        let (documents, problems) = try readAll(damaged)
+        #expect(documents.count == 4 && problems.map(\.code) == [.badSyncMarker])
+        // A stream missing nothing reports nothing.
+        #expect(try readAll(bytes).problems.isEmpty)
+    }
+
     @Test func recordLayoutMatchesTheSpec() throws {
         let document = Document(reference: try DocumentReference(path: "books/b"), fields: ["n": 1])
         let bytes = try stream([document])

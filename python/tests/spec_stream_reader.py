@@ -150,6 +150,7 @@ class _Stream:
         self.res = Result()
         self.next_no = 0          # the number the next record takes
         self.intact_end = 0       # version 3: the number after the last intact block's records
+        self.frames = 0           # versions 1, 2: intact records (fewer than next_no: damage took numbers)
         self.paths = {}           # §9 "One path, one record": path → the record that named it first
         self.crc_failed = 0       # §8 "Bounded work": payload bytes whose CRC-32 failed
 
@@ -288,7 +289,12 @@ class _Stream:
             res.completion = ("closed", self.close_count)
             # "with as many records before it as the count says (a reader that finds fewer reports records
             # missing)". READING: any disagreement is reported (more found than counted too).
-            if self.close_count != self.next_no:
+            # "A reader that finds fewer … with nothing damaged that could explain it (version 3: since the last
+            # intact block; version 2: at all) reports `missingRecords` at the close record's marker".
+            undamaged = self.next_no == self.intact_end if v == 3 else self.frames == self.next_no
+            if self.close_count > self.next_no and undamaged:
+                self.problem("record", "missingRecords", self.closed_at)
+            elif self.close_count != self.next_no:
                 self.problem("count", None, self.closed_at)
         else:
             res.completion = ("not closed", self.next_no)
@@ -299,6 +305,7 @@ class _Stream:
         length", with the error's own code at its stream offset."""
         self.document(check_document(self.d, pos + 12, body_end), None)
         self.next_no += 1
+        self.frames += 1                          # an intact record, its document valid or not
 
     def document(self, checked, at):
         """An intact record's document check: a problem (at `at` when given: a compressed block's marker), or its

@@ -6,7 +6,8 @@ BLOCK_MARKER = b"\xF3\x50\x52\x1E"  # a block's sync marker; the index and the c
 
 
 def block_frames(data):
-    """(start, end) of each block: the framed units after the 6-byte stream header that carry the block marker."""
+    """(start, end) of each block before the first unit that is not one (the index, in a stream never appended
+    to: every block): the framed units after the 6-byte stream header that carry the block marker."""
     frames, offset = [], 6
     while offset + 12 <= len(data) and data[offset:offset + 4] == BLOCK_MARKER:
         end = offset + 12 + struct.unpack_from("<I", data, offset + 4)[0]

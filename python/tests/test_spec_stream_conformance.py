@@ -308,6 +308,10 @@ def hostile_cases():
     c["v2/close count low"] = stream12(2, ds[:3], count=2)
     c["v2/close count high"] = stream12(2, ds[:3], count=5)
     c["v2/close count 2^64-1"] = stream12(2, ds[:3], count=2 ** 64 - 1)
+    # Missing before the close record: reported when no damage could explain it (in version 2: none at all), else
+    # only the count's disagreement.
+    c["v2/damage, a record, close count high"] = H2 + b"\x00" + r0[1:] + frame(ds[1]) + close2(5)
+    c["v2/damage just before close count high"] = H2 + r0 + frame(ds[1]) + b"garbage!" + close2(5)
     c["v2/close CRC flipped"] = good[:-1] + bytes([good[-1] ^ 1])
     c["v2/close count flipped"] = good[:-10] + bytes([good[-10] ^ 1]) + good[-9:]
     c["v2/close torn"] = good[:-3]

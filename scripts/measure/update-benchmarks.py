@@ -251,6 +251,8 @@ def write_sizes():
     they need no benchmark run (the "Summary" rows about MessagePack keep the last full run's)."""
     subprocess.run(["swift", "build", "-c", "release", "--product", "firepack"], cwd=ROOT, check=True, capture_output=True)
     rows, _ = corpus_sizes()
+    if len(rows) == 2:
+        sys.exit(f"no corpus file in {CORPUS}: the Sizes section is left as it is")
     path = ROOT / "BENCHMARKS.md"
     text, count = re.subn(r"(## Sizes\n\n).*?(?=\n## )", lambda match: match.group(1) + "\n".join(rows) + "\n",
                           path.read_text(encoding="utf-8"), count=1, flags=re.S)
