@@ -36,18 +36,11 @@ extension DocumentStreamReader {
         if listsBlocks { blockList.append((blockOffset, header.count)) }
         // Numbers come from the block's `first`, so the records a damaged block took are counted (damage counted
         // one record until now), but never go back below the intact blocks before it (FORMAT.md §8).
+        try reportMissingRecords(before: header.first, at: blockOffset)
         if numbersFromStreamStart {
-            if header.first > nextNumber && nextNumber == intactEnd {
-                // Nothing damaged since the last intact block (damage takes a number), yet records are missing.
-                try report(
-                    blockOffset, .missingRecords,
-                    "records \(nextNumber)–\(header.first - 1) are missing: the block says \(header.first) came before it, and no damaged record or block lies between",
-                    number: nextNumber)
-            }
             nextNumber = Swift.max(header.first, intactEnd)
         } else {
             // A range numbers from its own first record, but knows the stream's numbers from the blocks it read.
-            try reportMissingRecords(before: header.first, at: blockOffset)
             blockNumbersEnd = Swift.max(header.first, blockNumbersEnd ?? 0) + header.count
         }
         intactEnd = nextNumber + header.count
@@ -123,15 +116,15 @@ extension DocumentStreamReader {
         return .success(header)
     }
 
-    /// A range reader's `missingRecords` (Docs/ARROW.md, "Splits"): reported at the intact block at `blockOffset`
-    /// whose header says `first` records came before it, when that is more than the stream's number after the
-    /// last intact block this range read, with nothing damaged between (damage takes a number, as in a whole-stream
-    /// read). Numbered, as the range's other problems are, from the range's first record.
+    /// `missingRecords` at the intact block at `blockOffset` whose header says `first` records came before it, when
+    /// that is more than the stream's number after the last intact block (`streamNumber`), with nothing damaged
+    /// between (damage takes a number): FORMAT.md §8, for a whole-stream reader and a range alike (Docs/ARROW.md,
+    /// "Splits"). Numbered as the reader's other problems are.
     func reportMissingRecords(before first: Int, at blockOffset: Int) throws {
-        guard let expected = blockNumbersEnd, first > expected, nextNumber == intactEnd else { return }
+        guard let expected = streamNumber, first > expected, nextNumber == intactEnd else { return }
         try report(
             blockOffset, .missingRecords,
-            "records \(expected)–\(first - 1) of the stream are missing: the block says \(first) came before it, and no damaged record or block lies between",
+            "records \(expected)–\(first - 1) are missing: the block says \(first) came before it, and no damaged record or block lies between",
             number: nextNumber)
     }
 

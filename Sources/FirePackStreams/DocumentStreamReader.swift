@@ -132,11 +132,18 @@ public final class DocumentStreamReader {
     /// Whether record numbers count from the stream's first record (not a range's): then a version-3 block's header
     /// sets them, so records lost to a damaged block are counted.
     var numbersFromStreamStart = true
-    /// A range reader of version 3 (`numbersFromStreamStart` false): the stream's number after the last intact
-    /// block it read (its `first`, or the number before it when higher, + count), against which the next block's
-    /// `first` shows records cut out; 0 for the
-    /// range that starts at the stream's beginning, nil until a range that starts elsewhere has read a block.
+    /// A range reader (`numbersFromStreamStart` false): in version 3 the stream's number after the last intact block
+    /// it read (its `first`, or the number before it when higher, + count); 0 for the range that starts at the
+    /// stream's beginning (in version 2 it stays so), nil while a range that starts elsewhere has read no block.
     var blockNumbersEnd: Int? = 0
+    /// The stream's number after the last intact unit read, when this reader knows it: a whole-stream reader's own
+    /// count; a version-3 range's from the blocks it read; a version-2 range's only when it starts at byte 0. What a
+    /// block's `first` and the close record's count are held against (`missingRecords`).
+    var streamNumber: Int? {
+        if numbersFromStreamStart { return nextNumber }
+        if version >= 3 { return blockNumbersEnd }
+        return blockNumbersEnd == nil ? nil : nextNumber
+    }
     /// Version 3: whether to list each block read (its offset and record count) in `blockList`.
     package var listsBlocks = false
     package var blockList: [(offset: Int, count: Int)] = []
@@ -448,17 +455,10 @@ public final class DocumentStreamReader {
     /// Reports `missingRecords` at the close record that ends the stream when its count is above the records found
     /// (intact, and one per damaged record or block) and nothing damaged could explain it — in version 3 nothing
     /// since the last intact block, in version 2 nothing at all (Docs/FORMAT.md §8, "Complete or not"): records were
-    /// cut out at the end, or, in version 2, anywhere. Only a reader that knows the stream's numbers can tell: a whole-stream reader, the range
-    /// at byte 0, and a version-3 range from the blocks it read (a version-2 range that starts later cannot).
+    /// cut out at the end, or, in version 2, anywhere. Only a reader that knows the stream's numbers can tell
+    /// (`streamNumber`).
     func reportMissingBeforeClose(count: Int) throws {
-        let found: Int?
-        if numbersFromStreamStart {
-            found = nextNumber
-        } else if version >= 3 {
-            found = blockNumbersEnd
-        } else {
-            found = blockNumbersEnd == nil ? nil : nextNumber  // the range at byte 0 counts from the stream's start
-        }
+        let found = streamNumber
         // Version 3 numbers are exact from an intact block on; version-2 numbers only while nothing was damaged.
         let undamaged = version >= 3 ? nextNumber == intactEnd : intactRecords == nextNumber
         let counted = UInt64(bitPattern: Int64(count))

@@ -287,10 +287,9 @@ class _Stream:
             res.completion = ("unknown",)
         elif self.closed_at is not None:
             res.completion = ("closed", self.close_count)
-            # "with as many records before it as the count says (a reader that finds fewer reports records
-            # missing)". READING: any disagreement is reported (more found than counted too).
-            # "A reader that finds fewer … with nothing damaged that could explain it (version 3: since the last
-            # intact block; version 2: at all) reports `missingRecords` at the close record's marker".
+            # "A reader that finds fewer … with no damage that could explain it (version 2: none in the stream;
+            # version 3: none since the last intact block) reports `missingRecords` at the close record's marker";
+            # "Otherwise `validate` names the disagreement" (more found than counted too).
             undamaged = self.next_no == self.intact_end if v == 3 else self.frames == self.next_no
             if self.close_count > self.next_no and undamaged:
                 self.problem("record", "missingRecords", self.closed_at)
