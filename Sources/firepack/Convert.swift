@@ -207,7 +207,9 @@ struct Convert: ParsableCommand {
                     ? "\(records) intact record(s) converted" : "\(output) not written"
                 let advice = inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : ""
                 throw CommandFailure(
-                    message: "\(input): \(documents.problemCount) damaged record(s); \(outcome)\(advice)")
+                    message:
+                        "\(input): \(problemSummary(documents.problemCount, missingPlaces: documents.missingRecordPlaces)); \(outcome)\(advice)"
+                )
             }
             try conversion.finish()
             let repeats = conversion.repeatedPaths

@@ -9,6 +9,8 @@ protocol DocumentInput: DocumentSource {
     var problems: [String] { get }
     /// How many damaged records were skipped, all counted (`problems` may keep only the first ones).
     var problemCount: Int { get }
+    /// How many of those problems are places where whole records are missing (`missingRecords`), not damage.
+    var missingRecordPlaces: Int { get }
     /// The documents as the library's conversion takes them (a stream's records as `StreamDocuments`, for its direct
     /// path into JSON lines).
     var documents: any DocumentSource { get }
@@ -19,6 +21,7 @@ protocol DocumentInput: DocumentSource {
 extension DocumentInput {
     var problems: [String] { [] }
     var problemCount: Int { problems.count }
+    var missingRecordPlaces: Int { 0 }
     var documents: any DocumentSource { self }
     func reportEnd() {}
 }
@@ -44,6 +47,7 @@ final class StreamInput: DocumentInput {
     }
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
     var problemCount: Int { reader.problemCount }
+    var missingRecordPlaces: Int { reader.missingRecordPlaces }
     func reportEnd() { reportNotClosed() }
 
     /// Warns that the stream was not closed after its last record (interrupted or still being written).
@@ -58,6 +62,21 @@ final class StreamInput: DocumentInput {
 
 /// JSON lines, read by FirePackInterop's reader (`appendNext(to:)` writes each line straight into a stream).
 extension JSONLinesReader: DocumentInput {}
+
+extension DocumentStreamReader {
+    /// How many of the problems met are places where whole records are missing (`missingRecords`): one problem
+    /// however many records it stands for.
+    var missingRecordPlaces: Int { problemCounts[.missingRecords] ?? 0 }
+}
+
+/// What the commands say of the problems a reader met: `problems` of which `missingPlaces` are places where whole
+/// records are missing, the rest damaged records ("2 damaged record(s) and records missing in 1 place").
+func problemSummary(_ problems: Int, missingPlaces: Int) -> String {
+    let damaged = problems - missingPlaces
+    let missing = "records missing in \(missingPlaces) place\(missingPlaces == 1 ? "" : "s")"
+    if missingPlaces == 0 { return "\(damaged) damaged record(s)" }
+    return damaged == 0 ? missing : "\(damaged) damaged record(s) and \(missing)"
+}
 
 /// The library's readers of each format: no damaged records are skipped (they are errors).
 extension JSONArrayReader: DocumentInput {}

@@ -126,10 +126,12 @@ struct Inspect: ParsableCommand {
         let damaged = stream?.problemCount ?? input.problemCount
         if damaged > listedProblems {
             StandardStreams.writeError(
-                "firepack: \(file): \(damaged - listedProblems) more damaged record(s) not listed\n")
+                "firepack: \(file): \(damaged - listedProblems) more problem(s) not listed\n")
         }
         if damaged > 0 {
-            StandardStreams.writeError("firepack: \(file): \(damaged) damaged record(s); firepack validate says why\n")
+            let summary = problemSummary(
+                damaged, missingPlaces: stream?.missingRecordPlaces ?? input.missingRecordPlaces)
+            StandardStreams.writeError("firepack: \(file): \(summary); firepack validate says why\n")
         }
         if let record {
             throw CommandFailure(

@@ -37,7 +37,7 @@ struct Stats: ParsableCommand {
             let text = value.jsonBytes()
             try text.withUnsafeBytes { try json.write($0) }
         }
-        var documents = 0, damaged = 0
+        var documents = 0, damaged = 0, missingPlaces = 0
         do {
             if format.isStream {
                 let source = try Files.source(file, gzip: gzip, format: format)
@@ -49,6 +49,7 @@ struct Stats: ParsableCommand {
                     documents += 1
                 }
                 damaged = input.problemCount
+                missingPlaces = input.missingRecordPlaces
             } else {
                 try add(format.readValue(StandardStreams.read(file, gzip: gzip), file: file))
             }
@@ -59,20 +60,22 @@ struct Stats: ParsableCommand {
         try StandardStreams.printChecked(
             report(
                 format: format, documents: documents, census: census,
-                sizes: (packed.count, packedGzip.count, json.count), damaged: damaged))
+                sizes: (packed.count, packedGzip.count, json.count), damaged: damaged, missingPlaces: missingPlaces))
         // Damage is reported as validate reports it (and counted in the first line above), never passed over.
         if damaged > 0 {
             throw CommandFailure(
                 message:
-                    "\(file): \(damaged) damaged record(s) left out of these figures; firepack validate says which and why"
+                    "\(file): \(problemSummary(damaged, missingPlaces: missingPlaces)), left out of these figures; firepack validate says which and why"
             )
         }
     }
 
     func report(
-        format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int), damaged: Int = 0
+        format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int),
+        damaged: Int = 0,
+        missingPlaces: Int = 0
     ) -> String {
-        let damage = damaged > 0 ? ", \(damaged) damaged record(s) left out" : ""
+        let damage = damaged > 0 ? ", \(problemSummary(damaged, missingPlaces: missingPlaces)) left out" : ""
         var lines = ["\(file): \(format.rawValue)\(format.isStream ? ", \(documents) documents\(damage)" : "")", ""]
         func column(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text

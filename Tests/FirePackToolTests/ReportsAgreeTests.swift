@@ -56,6 +56,44 @@ struct ReportsAgreeTests {
         #expect(stats.stderr.contains("1 damaged record(s)"), "\(stats.stderr)")
     }
 
+    /// Records cut out whole (no damaged byte left) are reported as missing, not as damaged records, by every command.
+    @Test func recordsCutOutAreCalledMissingNotDamaged() throws {
+        var bytes = try versionTwoBooks()
+        // Version-2 records: a marker, a 4-byte length at 4 after it, 12 header bytes, the payload. Cut record 2 out.
+        func length(at record: Int, in bytes: [UInt8]) -> Int {
+            (0..<4).reduce(0) { $0 | Int(bytes[record + 4 + $1]) << (8 * $1) }
+        }
+        let second = 6 + 12 + length(at: 6, in: bytes)
+        let third = second + 12 + length(at: second, in: bytes)
+        let fourth = third + 12 + length(at: third, in: bytes)
+        bytes.removeSubrange(third..<fourth)
+        try Data(bytes).write(to: URL(fileURLWithPath: path("cut.fpks")))
+        let convert = try Tool.run(["convert", path("cut.fpks"), path("cut.jsonl")])
+        #expect(convert.status == 1 && convert.stderr.contains("records missing in 1 place;"), "\(convert.stderr)")
+        #expect(!convert.stderr.contains("damaged record(s)"), "\(convert.stderr)")
+        let inspect = try Tool.run(["inspect", path("cut.fpks")])
+        #expect(inspect.stderr.contains("records missing in 1 place;"), "\(inspect.stderr)")
+        let stats = try Tool.run(["stats", path("cut.fpks")])
+        #expect(stats.status == 1 && stats.text.contains("4 documents, records missing in 1 place left out"), "\(stats.text)")
+        // A version-3 stream with a block cut out and another damaged: both are named.
+        #expect(try Tool.run(["convert", "Fixtures/generated-books.fpks", path("blocks.fpks"), "--codec", "none",
+                              "--block-size", "4096"]).status == 0)
+        var blocks = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("blocks.fpks"))))
+        // Blocks: a marker (the first one's, at 6), a 4-byte length at 4 after it, 12 header bytes, the body.
+        var frames: [Range<Int>] = [], offset = 6
+        let marker = Array(blocks[6..<10])
+        while offset + 12 <= blocks.count, Array(blocks[offset..<offset + 4]) == marker {
+            frames.append(offset..<(offset + 12 + length(at: offset, in: blocks)))
+            offset = frames.last!.upperBound
+        }
+        #expect(frames.count >= 4, "\(frames.count) blocks")
+        blocks[frames[3].lowerBound + 40] ^= 0x40
+        blocks.removeSubrange(frames[1])
+        try Data(blocks).write(to: URL(fileURLWithPath: path("both.fpks")))
+        let both = try Tool.run(["convert", path("both.fpks"), path("both.jsonl")])
+        #expect(both.stderr.contains("1 damaged record(s) and records missing in 1 place;"), "\(both.stderr)")
+    }
+
     @Test func pathWithoutRecordShowsThatFieldOfEveryRecord() throws {
         let result = try Tool.run(["inspect", "Fixtures/books.fpks", "--path", "title"])
         #expect(result.status == 0, "\(result.stderr)")
