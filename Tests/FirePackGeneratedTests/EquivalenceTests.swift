@@ -46,6 +46,33 @@ import Testing
         #expect(checked > 1_500)
     }
 
+    /// Arrays of integers and doubles together (as JSON written by JavaScript holds them) are packed in form `81`;
+    /// both paths read them as the tagged arrays, and the mutations of them fail or succeed the same way.
+    @Test func integersAmongDoublesDecodeTheSameWay() throws {
+        let doubles: [Value] = (0..<40).map { .double(Double($0) + 1.0 / 3) }
+        let mixed = doubles + [.integer(-70), .integer(12)]
+        func document(_ ring: [Value], _ series: [Value]) -> Value {
+            .map([
+                "ring": .array(stride(from: 0, to: ring.count - 1, by: 2).map { .array([ring[$0], ring[$0 + 1]]) }),
+                "series": .array(series), "floats": [1, 2.5], "counts": [1, 2], "small": [3, 4], "samples": [[1, 2]],
+                "optionals": .array(series), "values": .array(series),
+            ])
+        }
+        let packed = document(mixed, mixed).firePackBytes()
+        let pairs = zip(packed, packed.dropFirst()).map { [$0, $1] }
+        #expect(pairs.contains([0xD9, 0x81]) && pairs.count(where: { $0 == [0xD8, 0x81] }) == 3)
+        let tagged = document(mixed, mixed).firePackBytes(formatVersion: 1)
+        #expect(tagged.count > packed.count)
+        let outcome = expectSameDecodingSpecialized(Measurements.self, packed)
+        #expect(outcome == expectSameDecodingSpecialized(Measurements.self, tagged))
+        #expect(!outcome.isFailure, "\(outcome)")
+        let measurements = try FirePackDecoder().decode(Measurements.self, from: packed)
+        #expect(measurements.ring.last == [-70, 12] && measurements.series.last == 12)
+        #expect(measurements.values == mixed)
+        var rng = SeededGenerator(seed: 0xF12E_0081)
+        for _ in 0..<1_000 { expectSameDecodingSpecialized(Measurements.self, ByteMutation.mutated(packed, using: &rng)) }
+    }
+
     /// At least 100,000 damaged inputs (truncated, bit-flipped, inserted, deleted, overwritten, duplicated): both paths
     /// throw the same error or return equal values.
     @Test func mutatedInputsFailOrSucceedTheSameWay() throws {

@@ -313,6 +313,26 @@ import FirePackTestSupport
         }
     }
 
+    /// Coordinates as JavaScript prints them (`-70` for −70.0) are packed with their integers boxed (form `81`), by
+    /// both paths alike, and come back as the same text: each number of the kind it was written as.
+    @Test func integersAmongDoublesComeBackAsWritten() throws {
+        var rng = SeededGenerator(seed: 81)
+        let points = (0..<60).map { index -> String in
+            let x = index % 17 == 3 ? "-70" : "\(-70 + Double.random(in: 0..<1, using: &rng))"
+            return "[\(x),\(44 + Double.random(in: 0..<1, using: &rng))]"
+        }
+        let text = Array(#"{"ring":[\#(points.joined(separator: ","))],"mixed":[1.5,2,3.25,4,5.125,6.5,7.75,8.5,9.25,10.5,11.5,12.75,13.25,14.5,15.125,16.5,3]}"#.utf8)
+        let transcoding = JSONTranscodingTests()
+        let bytes = try #require(transcoding.directBytes(text))
+        #expect(bytes == transcoding.treeBytes(try #require(transcoding.treeMap(text))))
+        let pairs = zip(bytes, bytes.dropFirst()).map { [$0, $1] }
+        #expect(pairs.contains([0xD9, 0x81]))
+        let back = try #require(directText(bytes, options: JSONOptions()))
+        #expect(back == treeText(bytes, options: JSONOptions()))
+        // The text as written, with the document name the helper gives it.
+        #expect(String(decoding: back, as: UTF8.self) == String(decoding: text.dropLast(), as: UTF8.self) + #","__name__":"books/b"}"#)
+    }
+
     /// Damaged bytes: the direct path writes nothing the tree rejects, and the tree's text otherwise.
     @Test func damagedBytesTakeNoOtherWay() throws {
         var random = RandomValues(seed: 21)

@@ -47,6 +47,11 @@ struct FormatExamplesTests {
         ([[1.5, 2.5], [3.5, 4.5]], "D9 01 02 02 0F 19 23 2D"),
         ([.double(Double(Float(0.1))), .double(Double(Float(0.2)))], "D8 80 02 CD CC CC 3D CD CC 4C 3E"),
         ([.double(1.0 / 3.0), .double(2.0 / 3.0)], "D8 C8 02 55 55 55 55 55 55 D5 3F 55 55 55 55 55 55 E5 3F"),
+        (
+            [[.double(1.0 / 3.0), .double(2.0 / 3.0)], [.double(2.0 / 3.0), .double(1.0 / 3.0)], [-70, .double(1.0 / 3.0)]],
+            "D9 81 03 02 55 55 55 55 55 55 D5 3F 55 55 55 55 55 55 E5 3F 55 55 55 55 55 55 E5 3F 55 55 55 55 55 55 D5 3F"
+                + " BA FF FF FF FF FF F4 7F 55 55 55 55 55 55 D5 3F"
+        ),
     ]
 
     /// Doubles in format version 1, which has no decimal form (§1, "Which form a double takes").

@@ -38,7 +38,8 @@ def _width(form, packed_array):
     if form < 0x80:
         return ((form >> 4) & 7) + 1
     if packed_array:
-        return {0xC3: 1, 0xC4: 2, 0xC5: 4, 0xC6: 8, 0xC8: 8}.get(form)
+        # 81: integers and doubles, 8 bytes each (a binary64, or an integer boxed where the high bytes are 7F F4)
+        return {0x81: 8, 0xC3: 1, 0xC4: 2, 0xC5: 4, 0xC6: 8, 0xC8: 8}.get(form)
     return None
 
 

@@ -84,6 +84,9 @@ public enum FuzzSeeds {
             [.double(Double(Float(0.1))), .double(Double(Float(0.2))), .double(-0.0)], [.double(1.0 / 3), .double(.nan)],
             [[1.5, 2.5], [3.5, 4.5]], ["ring": [[-65.613617, 43.420273], [-65.61972, 43.418053], [.double(1.0 / 3), 1.5]]],
             [[100_000, 200_000], [300_000, 400_000]],
+            // Integers boxed among doubles (form 81), in an array and in rows.
+            .array((0..<12).map { .double(Double($0) + 1.0 / 3) } + [-70, .integer(1 << 47 - 1)]),
+            .array((0..<6).map { [$0 == 2 ? -70 : .double(Double($0) - 70.5 / 7), .double(44 + 1.0 / 3)] }),
         ]
         return scalars + containers
     }()

@@ -383,12 +383,12 @@ extension FirePackValueReader {
         return try decodeElements(header) { try $0.decoder.decodeDouble(at: $0.offset, end: $0.end) }
     }
 
-    /// `[[Double]]`: an array of packed rows of doubles (`D9`, GeoJSON rings) row by row in bulk, anything else
-    /// array by array.
+    /// `[[Double]]`: an array of packed rows of doubles (`D9`, GeoJSON rings), integers boxed among them or not, row
+    /// by row in bulk, anything else array by array.
     @usableFromInline
     func decodeDoubleRows() throws -> [[Double]] {
         let header = try arrayHeader()
-        if let (form, _) = header.packedRows, case .doubles = form {
+        if let (form, _) = header.packedRows, form.holdsDoubles || form == .mixed {
             var rows: [[Double]] = []
             rows.reserveCapacity(header.count)
             for index in 0..<header.count {

@@ -25,8 +25,7 @@ public struct ValueView {
 
     /// The value's type; nil for an extension value from a newer format version.
     public var type: ValueType? {
-        if let packedElement { return packedRow ? .array : packedElement.holdsDoubles ? .double : .integer }
-        return ValueType(tag: input.byte(at: offset))
+        ValueType(tag: tag)
     }
 
     /// The encoded size of the value in bytes (key references count as their short form).
@@ -208,7 +207,14 @@ public struct ValueView {
 extension ValueView {
     /// The value's tag byte as two hex digits (for debugging views such as `firepack inspect --offsets`).
     package var tagHex: String {
-        Tag.hex(packedRow ? Tag.packedArray : packedElement?.elementTag ?? input.byte(at: offset))
+        Tag.hex(tag)
+    }
+
+    /// The value's tag byte; for an element of a packed array, the tag it would carry as a tagged value.
+    var tag: UInt8 {
+        guard let packedElement else { return input.byte(at: offset) }
+        if packedRow { return Tag.packedArray }
+        return packedElement.elementTag(at: 0, in: input.bytes(from: offset, count: endOffset - offset))
     }
 }
 
@@ -259,8 +265,6 @@ extension ValueView {
     }
 
     private func packedMismatch(expecting what: String) -> FirePackError {
-        .typeMismatch(
-            expected: what, foundTag: packedRow ? Tag.packedArray : packedElement?.elementTag ?? input.byte(at: offset),
-            at: offset)
+        .typeMismatch(expected: what, foundTag: tag, at: offset)
     }
 }

@@ -85,6 +85,8 @@ extension FirePackWriter {
                 storeLittleEndian(mantissa, at: writerIndex)
                 writerIndex &+= width
             }
+        case .mixed:
+            preconditionFailure("mixed arrays are written by packMixed")
         }
     }
 
@@ -106,16 +108,18 @@ extension FirePackWriter {
         switch storage[bodyStart] {
         case 0x00...0x7F, 0xE0...0xFF, Tag.int8...Tag.int64:
             guard appendNumbers(count: count, from: bodyStart, doubles: false, search: &search) != nil else {
-                return false
+                return packMixed(count: count, bodyStart: bodyStart, taggedSize: taggedSize, rows: false)
             }
             holdsDoubles = false
         case Tag.float32, Tag.float64, Tag.decimal:
             guard appendNumbers(count: count, from: bodyStart, doubles: true, search: &search) != nil else {
-                return false
+                return packMixed(count: count, bodyStart: bodyStart, taggedSize: taggedSize, rows: false)
             }
             holdsDoubles = true
         case Tag.packedArray, Tag.fixArrayBase + 1...Tag.fixArrayBase + 15, Tag.array:
-            guard let rows = appendRows(count: count, from: bodyStart, search: &search) else { return false }
+            guard let rows = appendRows(count: count, from: bodyStart, search: &search) else {
+                return packMixed(count: count, bodyStart: bodyStart, taggedSize: taggedSize, rows: true)
+            }
             (columns, holdsDoubles, binary64Rows) = rows
         default:
             return false
@@ -133,6 +137,56 @@ extension FirePackWriter {
             form = .integers(width: PackedArray.integerWidth(low: low, high: high))
         }
         let numbers = holdsDoubles ? state.packedDoubles.count : state.packedIntegers.count
+        guard writePackedHeader(form, count: count, columns: columns, numbers: numbers, taggedSize: taggedSize) else {
+            return false
+        }
+        state.packedDoubles.withUnsafeBufferPointer { writeNumbers(form, doubles: $0, integers: state.packedIntegers) }
+        return true
+    }
+
+    /// Rewrites the array being closed as `packArray` does, in the `.mixed` form (Docs/FORMAT.md §1: binary64 and
+    /// boxed integers, form byte `81`), when its elements (or, with `rows`, the elements of its rows, arrays of one
+    /// length) are integers and doubles that the form holds and that form is shorter than `taggedSize`; returns
+    /// whether it did. Called when the one-kind forms found a number of the other kind, or anything else.
+    private func packMixed(count: Int, bodyStart: Int, taggedSize: Int, rows: Bool) -> Bool {
+        state.packedBits.removeAll(keepingCapacity: true)
+        var columns = 0
+        if rows {
+            var position = bodyStart
+            for row in 0..<count {
+                guard let (length, elements, form) = arrayHeader(at: position), length > 0 else { return false }
+                if row == 0 { columns = length }
+                guard length == columns else { return false }
+                if let form {
+                    let payload = UnsafeRawBufferPointer(start: storage + elements, count: length * form.width)
+                    for index in 0..<length {
+                        guard appendBits(form.element(at: index, in: payload)) else { return false }
+                    }
+                    position = elements + length * form.width
+                } else {
+                    guard let end = appendMixed(count: length, from: elements) else { return false }
+                    position = end
+                }
+            }
+        } else {
+            guard appendMixed(count: count, from: bodyStart) != nil else { return false }
+        }
+        guard
+            writePackedHeader(
+                .mixed, count: count, columns: columns, numbers: state.packedBits.count, taggedSize: taggedSize)
+        else { return false }
+        for bits in state.packedBits {
+            storeLittleEndian(bits, at: writerIndex)
+            writerIndex &+= 8
+        }
+        return true
+    }
+
+    /// Writes the header of a packed array (`D8`) or, with `columns`, of packed rows (`D9`) over the array being
+    /// closed, when `numbers` elements in `form` are shorter than `taggedSize`; returns whether it did.
+    private func writePackedHeader(_ form: PackedArray.Form, count: Int, columns: Int, numbers: Int, taggedSize: Int)
+        -> Bool
+    {
         let headerSize = 2 + Varint.encodedSize(count) + (columns > 0 ? Varint.encodedSize(columns) : 0)
         guard headerSize + numbers * form.width < taggedSize else { return false }
         reserve(16)  // the last mantissa's 8-byte store may pass the packed end, never the tagged one by more
@@ -141,7 +195,79 @@ extension FirePackWriter {
         storage[writerIndex + 1] = form.byte
         writerIndex &+= 2 + Varint.write(UInt64(count), to: storage + writerIndex + 2)
         if columns > 0 { writerIndex &+= Varint.write(UInt64(columns), to: storage + writerIndex) }
-        state.packedDoubles.withUnsafeBufferPointer { writeNumbers(form, doubles: $0, integers: state.packedIntegers) }
+        return true
+    }
+
+    /// The length of the array the writer wrote at `position`, where its elements start, and its form when packed;
+    /// nil when that is not an array. The writer's own bytes: every varint in them is well formed.
+    private func arrayHeader(at position: Int) -> (length: Int, elements: Int, form: PackedArray.Form?)? {
+        let tag = storage[position]
+        switch tag {
+        case Tag.packedArray:
+            guard let form = PackedArray.Form(byte: storage[position + 1]), let read = varint(at: position + 2) else {
+                return nil
+            }
+            return (read.value, read.next, form)
+        case Tag.fixArrayBase...Tag.fixArrayBase + 15:
+            guard let (_, next) = varint(at: position + 1) else { return nil }
+            return (Int(tag & 0x0F), next, nil)
+        case Tag.array:
+            guard let (_, countAt) = varint(at: position + 1), let read = varint(at: countAt) else { return nil }
+            return (read.value, read.next, nil)
+        default:
+            return nil
+        }
+    }
+
+    /// Appends the `count` tagged numbers from `start` to `state.packedBits` in the `.mixed` form, and returns the
+    /// offset after them; nil when one is not a number or the form cannot hold it.
+    private func appendMixed(count: Int, from start: Int) -> Int? {
+        var position = start
+        for _ in 0..<count {
+            guard let (number, next) = mixedElement(at: position), appendBits(number) else { return nil }
+            position = next
+        }
+        return position
+    }
+
+    /// The number the writer wrote at `position` and the offset after it, or nil for another kind of value.
+    private func mixedElement(at position: Int) -> (Value, next: Int)? {
+        let tag = storage[position]
+        switch tag {
+        case 0x00...0x7F: return (.integer(Int64(tag)), position + 1)
+        case 0xE0...0xFF: return (.integer(Int64(Int8(bitPattern: tag))), position + 1)
+        case Tag.int8: return (.integer(Int64(Int8(bitPattern: storage[position + 1]))), position + 2)
+        case Tag.int16: return (.integer(Int64(loadLittleEndian(Int16.self, at: position + 1))), position + 3)
+        case Tag.int32: return (.integer(Int64(loadLittleEndian(Int32.self, at: position + 1))), position + 5)
+        case Tag.int64: return (.integer(loadLittleEndian(Int64.self, at: position + 1)), position + 9)
+        case Tag.float32:
+            return (.double(Double(Float(bitPattern: loadLittleEndian(UInt32.self, at: position + 1)))), position + 5)
+        case Tag.float64:
+            return (.double(Double(bitPattern: loadLittleEndian(UInt64.self, at: position + 1))), position + 9)
+        case Tag.decimal:
+            let header = storage[position + 1]
+            let bytes = DecimalDouble.mantissaBytes(header)
+            var mantissa: UInt64 = 0
+            for offset in 0..<bytes { mantissa = mantissa << 8 | UInt64(storage[position + 2 + offset]) }
+            return (.double(DecimalDouble.compose(mantissa: mantissa, header: header)), position + 2 + bytes)
+        default: return nil
+        }
+    }
+
+    /// Appends `number` to `state.packedBits` in the `.mixed` form; false when the form cannot hold it (an integer
+    /// beyond 48 bits, a double whose bits are a box).
+    @inline(__always)
+    private func appendBits(_ number: Value) -> Bool {
+        switch number {
+        case .integer(let integer):
+            guard PackedArray.boxableIntegers.contains(integer) else { return false }
+            state.packedBits.append(PackedArray.box(integer))
+        case .double(let double):
+            guard !PackedArray.isBoxed(double.bitPattern) else { return false }
+            state.packedBits.append(double.bitPattern)
+        default:
+            return false
+        }
         return true
     }
 
@@ -157,24 +283,7 @@ extension FirePackWriter {
         var doubles = false
         var binary64 = false
         for row in 0..<count {
-            let tag = storage[position]
-            // The writer's own bytes: every varint in them is well formed.
-            let (length, elements): (Int, Int)
-            var form: PackedArray.Form? = nil
-            switch tag {
-            case Tag.packedArray:
-                form = PackedArray.Form(byte: storage[position + 1])
-                guard let read = varint(at: position + 2) else { return nil }
-                (length, elements) = read
-            case Tag.fixArrayBase + 1...Tag.fixArrayBase + 15:
-                guard let (_, next) = varint(at: position + 1) else { return nil }
-                (length, elements) = (Int(tag & 0x0F), next)
-            case Tag.array:
-                guard let (_, countAt) = varint(at: position + 1), let read = varint(at: countAt) else { return nil }
-                (length, elements) = read
-            default:
-                return nil
-            }
+            guard let (length, elements, form) = arrayHeader(at: position) else { return nil }
             if row == 0 {
                 guard length > 0 else { return nil }
                 columns = length
@@ -191,7 +300,7 @@ extension FirePackWriter {
                 position = end
                 continue
             }
-            guard form.holdsDoubles == doubles else { return nil }
+            guard form != .mixed, form.holdsDoubles == doubles else { return nil }
             let payload = UnsafeRawBufferPointer(start: storage + elements, count: length * form.width)
             switch form {
             case .integers(let width):
@@ -209,6 +318,8 @@ extension FirePackWriter {
                         value, fitsBinary32: Self.fitsBinary32(value), decomposition: (mantissa.magnitude, scale),
                         mantissas: &state.mantissas)
                 }
+            case .mixed:
+                return nil
             case .doubles(let doubles):
                 if doubles == .binary64 && length >= 2 { binary64 = true }
                 for index in 0..<length {

@@ -312,6 +312,8 @@ struct WriterState {
     /// The elements of an array being packed (`FirePackWriter+Packing.swift`), kept for their capacity.
     var packedDoubles: [Double] = []
     var packedIntegers: [Int64] = []
+    /// The elements of an array of integers and doubles being packed in the `.mixed` form, as their 8 bytes each.
+    var packedBits: [UInt64] = []
 }
 
 /// A key written in an open map: its key-table entry, and the map it was last written in before (restored when

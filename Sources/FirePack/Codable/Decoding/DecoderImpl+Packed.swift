@@ -125,6 +125,19 @@ extension DecoderImpl {
                 elements.append(Double(PackedVector.mantissa(at: index * width, width: width, in: storage)))
             }
             return elements
+        case .mixed:
+            var elements: [Double] = []
+            elements.reserveCapacity(header.count)
+            for index in 0..<header.count {
+                switch PackedArray.unbox(PackedArray.bits(at: index, in: storage)) {
+                case .integer(let integer): elements.append(Double(integer))
+                case .double(let double):
+                    if !double.isFinite, case .throw = options.floatStrategy { return nil }
+                    elements.append(double)
+                default: preconditionFailure("a packed array holds numbers")
+                }
+            }
+            return elements
         }
     }
 
