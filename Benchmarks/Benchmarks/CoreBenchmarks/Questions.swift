@@ -9,6 +9,11 @@ func sumOfCoordinates(_ reader: inout FirePackReader) throws -> Double {
     try features.forEachElement { feature in
         guard let rings = try feature.lookup("geometry.coordinates") else { return }
         try rings.forEachElement { ring in
+            // A ring of points is packed rows (`D9`): its numbers read in place.
+            if let numbers = try ring.numbers() {
+                for coordinate in numbers { sum += coordinate }
+                return
+            }
             try ring.forEachElement { point in
                 // A few coordinates are whole numbers (-75), stored as integers.
                 try point.forEachElement { coordinate in

@@ -99,6 +99,20 @@ public struct ValueView {
         return try input.getVector(at: offset, limit: endOffset).0
     }
 
+    /// The numbers of a packed array (`D8`), of an array of packed rows (`D9`: every row's, row after row) or of one
+    /// such row, read in place; nil for an array written with a tag per element (read it with `forEachElement`).
+    /// Throws `typeMismatch` for a value that is not an array.
+    public func numbers() throws(FirePackError) -> NumbersView? {
+        let header = try containerHeader(expecting: "array")
+        guard !header.isMap else {
+            throw FirePackError.typeMismatch(expected: "array", foundTag: input.byte(at: offset), at: offset)
+        }
+        let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
+        if let form = header.packed { return NumbersView(storage, form: form, columns: header.count) }
+        if let (form, columns) = header.packedRows { return NumbersView(storage, form: form, columns: columns) }
+        return nil
+    }
+
     /// The whole value as a `Value` tree, every byte checked.
     public func value() throws(FirePackError) -> Value {
         if packedRow { return Materializer(input: input).packedArray(try containerHeader()) }
