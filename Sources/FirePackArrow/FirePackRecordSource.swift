@@ -143,4 +143,6 @@ final class FirePackRecordSource {
     /// The damaged records met so far (the first thousand) and how many there were.
     var problems: [StreamProblem] { stream?.problems ?? [] }
     var problemCount: Int { stream?.problemCount ?? 0 }
+    /// How many of those are places where whole records are missing (`missingRecords`), not damage.
+    var missingRecordPlaces: Int { stream?.problemCounts[.missingRecords] ?? 0 }
 }

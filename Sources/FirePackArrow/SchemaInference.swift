@@ -162,6 +162,8 @@ public struct DocumentProfile {
     public private(set) var problems: [StreamProblem] = []
     /// How many problems there were in all.
     public private(set) var problemCount = 0
+    /// How many of those are places where whole records are missing (`missingRecords`), not damaged records.
+    public private(set) var missingRecordPlaces = 0
 
     /// An empty profile.
     public init() {}
@@ -183,6 +185,7 @@ public struct DocumentProfile {
                     }
                 }
                 profile.problemCount += source.problemCount
+                profile.missingRecordPlaces += source.missingRecordPlaces
                 profile.problems += source.problems.prefix(1_000 - profile.problems.count)
             } catch let error as FirePackError where !error.message.hasPrefix(path) {
                 // Several files are read: the message names the one it is about.

@@ -60,7 +60,7 @@ struct Schema: ParsableCommand {
         if profile.problemCount > 0 {
             throw CommandFailure(
                 message:
-                    "\(files.joined(separator: ", ")): \(profile.problemCount) damaged record(s) left out of this profile; firepack validate says which and why"
+                    "\(files.joined(separator: ", ")): \(problemSummary(profile.problemCount, missingPlaces: profile.missingRecordPlaces)) left out of this profile; firepack validate says which and why"
             )
         }
     }

@@ -109,7 +109,9 @@ struct Validate: ParsableCommand {
                 // Damaged records: the reader keeps the first ones' descriptions and counts every one by kind.
                 for problem in reader.problems { problems.addExample(problem.description) }
                 for (code, count) in reader.problemCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                    problems.add(kind: "damaged record (\(code))", count: count)
+                    problems.add(
+                        kind: "\(code == .missingRecords ? "records missing" : "damaged record") (\(code))",
+                        count: count)
                 }
                 switch reader.completion {
                 // Fewer than counted with no damage to explain it: the reader reported them (`missingRecords`).

@@ -75,6 +75,10 @@ struct ReportsAgreeTests {
         #expect(inspect.stderr.contains("records missing in 1 place;"), "\(inspect.stderr)")
         let stats = try Tool.run(["stats", path("cut.fpks")])
         #expect(stats.status == 1 && stats.text.contains("4 documents, records missing in 1 place left out"), "\(stats.text)")
+        let schema = try Tool.run(["schema", path("cut.fpks")])
+        #expect(schema.status == 1 && schema.stderr.contains("records missing in 1 place left out"), "\(schema.stderr)")
+        let validate = try Tool.run(["validate", path("cut.fpks")])
+        #expect(validate.status == 1 && validate.stderr.contains("records 4–4 are missing"), "\(validate.stderr)")
         // A version-3 stream with a block cut out and another damaged: both are named.
         #expect(try Tool.run(["convert", "Fixtures/generated-books.fpks", path("blocks.fpks"), "--codec", "none",
                               "--block-size", "4096"]).status == 0)

@@ -72,6 +72,22 @@ extension FuzzTarget {
                 if let found { value = check.attempt("lookup value") { try found.value() } }
                 check.expect(value == expected, "lookup of \(path) found \(String(describing: value)), expected \(expected)")
             }
+            // A packed array's numbers read in place (`numbers()`): its elements' numbers, rows flattened, bit for bit.
+            if root.type == .array, let numbers = check.attempt("numbers", { try root.numbers() }) ?? nil {
+                var elements: [Value] = []
+                let iterated: Void? = check.attempt("numbers' elements") {
+                    try root.forEachElement { element in
+                        let value = try element.value()
+                        if case .array(let row) = value { elements += row } else { elements.append(value) }
+                    }
+                }
+                let read = numbers.indices.map { numbers.value(at: $0) }
+                var sum = 0.0
+                for index in numbers.indices { sum += numbers[index] }
+                check.expect(
+                    iterated == nil || Value.array(read).firePackBytes() == Value.array(elements).firePackBytes(),
+                    "numbers() read \(read.prefix(8)), the elements \(elements.prefix(8)) (sum \(sum))")
+            }
             _ = check.attempt("iterate") {
                 switch root.type {
                 case .map: try root.forEachEntry { key, view in _ = key.string; _ = try view.value() }

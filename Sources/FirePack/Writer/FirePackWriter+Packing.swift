@@ -93,8 +93,8 @@ extension FirePackWriter {
     /// Rewrites the array being closed as a packed array (`D8`, Docs/FORMAT.md §1, "Which form an array takes") when
     /// its elements are all doubles or all integers, or as an array of packed rows (`D9`) when they are all arrays
     /// of one length holding one kind of number, and the packed form is shorter than `taggedSize`, the bytes the
-    /// tagged array takes with its header; returns whether it did. The elements were written by this writer, so
-    /// their tags are the ones it writes.
+    /// tagged array takes with its header; returns whether it did. Numbers of both kinds go to `packMixed` (form
+    /// `81`). The elements were written by this writer, so their tags are the ones it writes.
     ///
     /// The form depends on the elements' values alone (through their canonical tags), so deterministic output stays
     /// deterministic. Numbers hold no keys, so no key-table position moves.
