@@ -208,7 +208,7 @@ struct Convert: ParsableCommand {
                 let advice = inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : ""
                 throw CommandFailure(
                     message:
-                        "\(input): \(problemSummary(documents.problemCount, missingPlaces: documents.missingRecordPlaces)); \(outcome)\(advice)"
+                        "\(input): \(problemSummary(documents.problemCount, missingPlaces: documents.missingRecordPlaces, records: (records, documents.closedRecordCount))); \(outcome)\(advice)"
                 )
             }
             try conversion.finish()

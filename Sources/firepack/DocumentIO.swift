@@ -11,6 +11,8 @@ protocol DocumentInput: DocumentSource {
     var problemCount: Int { get }
     /// How many of those problems are places where whole records are missing (`missingRecords`), not damage.
     var missingRecordPlaces: Int { get }
+    /// The records a closed stream's close record counts, once its end is reached; nil for other inputs.
+    var closedRecordCount: Int? { get }
     /// The documents as the library's conversion takes them (a stream's records as `StreamDocuments`, for its direct
     /// path into JSON lines).
     var documents: any DocumentSource { get }
@@ -22,6 +24,7 @@ extension DocumentInput {
     var problems: [String] { [] }
     var problemCount: Int { problems.count }
     var missingRecordPlaces: Int { 0 }
+    var closedRecordCount: Int? { nil }
     var documents: any DocumentSource { self }
     func reportEnd() {}
 }
@@ -48,6 +51,10 @@ final class StreamInput: DocumentInput {
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
     var problemCount: Int { reader.problemCount }
     var missingRecordPlaces: Int { reader.missingRecordPlaces }
+    var closedRecordCount: Int? {
+        if case .closed(let count)? = reader.completion { return count }
+        return nil
+    }
     func reportEnd() { reportNotClosed() }
 
     /// Warns that the stream was not closed after its last record (interrupted or still being written).
@@ -70,12 +77,19 @@ extension DocumentStreamReader {
 }
 
 /// What the commands say of the problems a reader met: `problems` of which `missingPlaces` are places where whole
-/// records are missing, the rest damaged records ("2 damaged record(s) and records missing in 1 place").
-func problemSummary(_ problems: Int, missingPlaces: Int) -> String {
+/// records are missing, the rest damaged records ("2 damaged record(s) and records missing in 1 place"); with
+/// `records`, the intact records read and the close record's count, how many of them were not read — a damaged
+/// version-3 block is one problem however many records it held.
+func problemSummary(_ problems: Int, missingPlaces: Int, records: (read: Int, total: Int?)? = nil) -> String {
     let damaged = problems - missingPlaces
     let missing = "records missing in \(missingPlaces) place\(missingPlaces == 1 ? "" : "s")"
-    if missingPlaces == 0 { return "\(damaged) damaged record(s)" }
-    return damaged == 0 ? missing : "\(damaged) damaged record(s) and \(missing)"
+    var summary =
+        missingPlaces == 0
+        ? "\(damaged) damaged record(s)" : damaged == 0 ? missing : "\(damaged) damaged record(s) and \(missing)"
+    if let read = records?.read, let total = records?.total, total > read {
+        summary += ": \(total - read) of \(total) records not read"
+    }
+    return summary
 }
 
 /// The library's readers of each format: no damaged records are skipped (they are errors).

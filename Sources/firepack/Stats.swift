@@ -38,6 +38,7 @@ struct Stats: ParsableCommand {
             try text.withUnsafeBytes { try json.write($0) }
         }
         var documents = 0, damaged = 0, missingPlaces = 0
+        var total: Int?
         do {
             if format.isStream {
                 let source = try Files.source(file, gzip: gzip, format: format)
@@ -50,6 +51,7 @@ struct Stats: ParsableCommand {
                 }
                 damaged = input.problemCount
                 missingPlaces = input.missingRecordPlaces
+                total = input.closedRecordCount
             } else {
                 try add(format.readValue(StandardStreams.read(file, gzip: gzip), file: file))
             }
@@ -65,7 +67,7 @@ struct Stats: ParsableCommand {
         if damaged > 0 {
             throw CommandFailure(
                 message:
-                    "\(file): \(problemSummary(damaged, missingPlaces: missingPlaces)), left out of these figures; firepack validate says which and why"
+                    "\(file): \(problemSummary(damaged, missingPlaces: missingPlaces, records: (documents, total))), left out of these figures; firepack validate says which and why"
             )
         }
     }
