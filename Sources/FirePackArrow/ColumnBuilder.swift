@@ -326,6 +326,17 @@ final class ColumnBuilder {
         case (.map, .map), (.pointStruct, .map):
             try appendMap(&reader, context)
         case (.list, .array), (.doubleList, .array):
+            if kind == .doubleList, let numbers = try Self.packedDoubles(at: reader) {
+                // A packed array of doubles (or a row of one) in one pass over its numbers in place: the values and
+                // validity the element-by-element path below gives, without a cursor step per number.
+                let elements = withChild(0) { element in
+                    for number in numbers { element.appendDouble(number) }
+                    return element.length
+                }
+                try reader.skipValue()
+                try appendListEnd(elements)
+                return
+            }
             let array = try reader.enterArray()
             let appended = withChild(0) { element -> Result<Int, FirePackError> in
                 for index in 0..<array.count {
@@ -337,12 +348,7 @@ final class ColumnBuilder {
             }
             let elements = try appended.get()
             try reader.exitArray(array)
-            guard elements <= Int(Int32.max) else {
-                throw FirePackError(
-                    .limitExceeded, "a list column passes 2³¹ elements in one batch: use a smaller batch size")
-            }
-            values.append(Int32(elements))
-            markValid()
+            try appendListEnd(elements)
         case (.exact, _):
             // FirePack's reversible JSON: every type, bit and sentinel read back exactly (Docs/ARROW.md).
             let text = try reader.readValue().jsonBytes()
@@ -350,6 +356,23 @@ final class ColumnBuilder {
         default:
             try mismatch("a \(type) where the schema has \(column.type.description)", context, skipping: &reader)
         }
+    }
+
+    /// Ends a list value whose elements end at `elements` in the child column.
+    func appendListEnd(_ elements: Int) throws(FirePackError) {
+        guard elements <= Int(Int32.max) else {
+            throw FirePackError(
+                .limitExceeded, "a list column passes 2³¹ elements in one batch: use a smaller batch size")
+        }
+        values.append(Int32(elements))
+        markValid()
+    }
+
+    /// The numbers of the packed array at the cursor when all of them are doubles; nil for any other array.
+    @inline(__always)
+    static func packedDoubles(at reader: FirePackReader) throws(FirePackError) -> NumbersView? {
+        guard let numbers = try reader.peekValueView().numbers(), numbers.holdsOnlyDoubles else { return nil }
+        return numbers
     }
 
     func appendMap(_ reader: inout FirePackReader, _ context: ConversionContext) throws(FirePackError) {

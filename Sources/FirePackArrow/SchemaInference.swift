@@ -54,9 +54,23 @@ public final class FieldProfile {
             mapCount += 1
             for (_, profile) in fields { profile.parentCount += 1 }
         case .array:
-            let array = try reader.enterArray()
             let element = self.element ?? FieldProfile()
             self.element = element
+            if let numbers = try reader.peekValueView().numbers() {
+                // A packed array (or array of rows) of numbers: counted by kind at once, as the loop below counts them.
+                var numberProfile = element
+                if numbers.isRows {
+                    element.addElements(numbers.rows, ofType: .array)
+                    numberProfile = element.element ?? FieldProfile()
+                    if numbers.rows > 0 { element.element = numberProfile }  // as the loop makes it: for a row
+                }
+                let integers = numbers.integerCount
+                numberProfile.addElements(integers, ofType: .integer)
+                numberProfile.addElements(numbers.count - integers, ofType: .double)
+                try reader.skipValue()
+                return
+            }
+            let array = try reader.enterArray()
             for _ in 0..<array.count {
                 element.parentCount += 1
                 try element.add(&reader)
@@ -70,6 +84,14 @@ public final class FieldProfile {
         default:
             try reader.skipValue()
         }
+    }
+
+    /// Adds `count` elements of an array, all of `type` and holding nothing more to profile.
+    private func addElements(_ count: Int, ofType type: ValueType) {
+        guard count > 0 else { return }
+        parentCount += count
+        present += count
+        typeCounts[type, default: 0] += count
     }
 
     /// Adds everything `other` saw (another file's or another sample's profile of the same path).

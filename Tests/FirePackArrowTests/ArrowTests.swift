@@ -114,6 +114,13 @@ struct ArrowTests {
                 "series": .array((0..<8).map { .double(base + Double($0) / 4) }),
                 "ring": .array((0..<5).map { .array([.double(base - 65.613617), .double(Double($0) + 43.420273)]) }),
                 "counts": .array((0..<6).map { .integer(Int64(index * 1_000 + $0)) }),
+                // Every form of doubles a list<float64> column reads in one pass, and arrays it reads element by
+                // element (tagged: short, or empty).
+                "forms": .array(
+                    index % 5 == 0 ? (0..<6).map { .double(base + Double($0) + 1.0 / 3) }  // binary64
+                        : index % 5 == 1 ? (0..<6).map { .double(Double(Float(base) + Float($0) / 3)) }  // binary32
+                        : index % 5 == 2 ? [.double(.nan), .double(-0.0), .double(.infinity), 1.5, 2.5, 3.5]
+                        : index % 5 == 3 ? [.double(base + 0.5)] : []),
             ]
             return Document(reference: try DocumentReference(path: "shapes/s\(index)"), fields: fields)
         }
@@ -129,6 +136,11 @@ struct ArrowTests {
             return
         }
         #expect(series.type == .float64 && counts.type == .int64 && point.type == .float64)
+        guard case .list(let forms)? = types["forms"] else {
+            Issue.record("forms: \(String(describing: types["forms"]))")
+            return
+        }
+        #expect(forms.type == .float64)
         let copy = try arrowCopy(of: path)
         #expect(try readDocuments(copy) == documents)
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: path)))

@@ -9,12 +9,15 @@ public struct NumbersView: RandomAccessCollection {
     let form: PackedArray.Form
     /// How many numbers a row holds: a `D9` array's row length, else the count (one row).
     public let columns: Int
+    /// Whether the view is of an array of rows (`D9`): its elements are the rows, not the numbers.
+    public let isRows: Bool
 
     /// A view of `form`'s numbers in `storage` (whose size the caller's header read checked), `columns` a row.
-    init(_ storage: UnsafeRawBufferPointer, form: PackedArray.Form, columns: Int) {
+    init(_ storage: UnsafeRawBufferPointer, form: PackedArray.Form, columns: Int, isRows: Bool = false) {
         self.storage = storage
         self.form = form
         self.columns = columns
+        self.isRows = isRows
     }
 
     /// Index of the first number.
@@ -36,6 +39,18 @@ public struct NumbersView: RandomAccessCollection {
         case .mixed:
             let bits = PackedArray.bits(at: index, in: storage)
             return PackedArray.isBoxed(bits) ? Double(Int64(bitPattern: bits << 16) >> 16) : Double(bitPattern: bits)
+        }
+    }
+
+    /// Whether every number is a double (no integer, so `self[index]` is each number exactly as written).
+    package var holdsOnlyDoubles: Bool { form.holdsDoubles }
+
+    /// How many of the numbers are integers.
+    package var integerCount: Int {
+        switch form {
+        case .doubles: 0
+        case .integers: endIndex
+        case .mixed: (0..<endIndex).count { PackedArray.isBoxed(PackedArray.bits(at: $0, in: storage)) }
         }
     }
 

@@ -109,7 +109,9 @@ public struct ValueView {
         }
         let storage = input.bytes(from: header.bodyStart, count: header.end - header.bodyStart)
         if let form = header.packed { return NumbersView(storage, form: form, columns: header.count) }
-        if let (form, columns) = header.packedRows { return NumbersView(storage, form: form, columns: columns) }
+        if let (form, columns) = header.packedRows {
+            return NumbersView(storage, form: form, columns: columns, isRows: true)
+        }
         return nil
     }
 
