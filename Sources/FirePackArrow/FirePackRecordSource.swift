@@ -144,5 +144,5 @@ final class FirePackRecordSource {
     var problems: [StreamProblem] { stream?.problems ?? [] }
     var problemCount: Int { stream?.problemCount ?? 0 }
     /// How many of those are places where whole records are missing (`missingRecords`), not damage.
-    var missingRecordPlaces: Int { stream?.problemCounts[.missingRecords] ?? 0 }
+    var missingRecordPlaces: Int { stream?.missingRecordPlaces ?? 0 }
 }

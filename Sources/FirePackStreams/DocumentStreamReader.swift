@@ -97,6 +97,9 @@ public final class DocumentStreamReader {
     public private(set) var problemCount = 0
     /// Every problem found so far, by kind.
     public private(set) var problemCounts: [FirePackError.Code: Int] = [:]
+    /// How many of the problems are places where whole records are missing (`missingRecords`), not damage: one
+    /// problem however many records it stands for.
+    public var missingRecordPlaces: Int { problemCounts[.missingRecords] ?? 0 }
     /// `.stopAtFirstError`: the problem that stopped the reader, thrown again by every later read.
     var stopProblem: StreamProblem?
     /// The error that ended a `documents` or `values(as:)` sequence early, if one did.

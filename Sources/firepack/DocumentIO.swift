@@ -70,12 +70,6 @@ final class StreamInput: DocumentInput {
 /// JSON lines, read by FirePackInterop's reader (`appendNext(to:)` writes each line straight into a stream).
 extension JSONLinesReader: DocumentInput {}
 
-extension DocumentStreamReader {
-    /// How many of the problems met are places where whole records are missing (`missingRecords`): one problem
-    /// however many records it stands for.
-    var missingRecordPlaces: Int { problemCounts[.missingRecords] ?? 0 }
-}
-
 /// What the commands say of the problems a reader met: `problems` of which `missingPlaces` are places where whole
 /// records are missing, the rest damaged records ("2 damaged record(s) and records missing in 1 place"); with
 /// `records`, the intact records read and the close record's count, how many of them were not read — a damaged

@@ -38,7 +38,7 @@ public struct NumbersView: RandomAccessCollection {
             return Double(PackedVector.mantissa(at: index &* width, width: width, in: storage))
         case .mixed:
             let bits = PackedArray.bits(at: index, in: storage)
-            return PackedArray.isBoxed(bits) ? Double(Int64(bitPattern: bits << 16) >> 16) : Double(bitPattern: bits)
+            return PackedArray.isBoxed(bits) ? Double(PackedArray.integer(boxedIn: bits)) : Double(bitPattern: bits)
         }
     }
 

@@ -97,10 +97,14 @@ package enum PackedArray {
     @inline(__always)
     static func isBoxed(_ bits: UInt64) -> Bool { bits >> 48 == boxPrefix }
 
+    /// The integer in a box (bits for which `isBoxed`): its low 48 bits, sign-extended.
+    @inline(__always)
+    static func integer(boxedIn bits: UInt64) -> Int64 { Int64(bitPattern: bits << 16) >> 16 }
+
     /// The element whose bits (little-endian already undone) are `bits`: a boxed integer or a double.
     @inline(__always)
     static func unbox(_ bits: UInt64) -> Value {
-        isBoxed(bits) ? .integer(Int64(bitPattern: bits << 16) >> 16) : .double(Double(bitPattern: bits))
+        isBoxed(bits) ? .integer(integer(boxedIn: bits)) : .double(Double(bitPattern: bits))
     }
 
     /// The bits of `value` in a box (a value of `boxableIntegers`).

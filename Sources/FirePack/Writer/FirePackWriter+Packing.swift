@@ -224,34 +224,10 @@ extension FirePackWriter {
     private func appendMixed(count: Int, from start: Int) -> Int? {
         var position = start
         for _ in 0..<count {
-            guard let (number, next) = mixedElement(at: position), appendBits(number) else { return nil }
+            guard let (number, next, _) = taggedNumber(at: position), appendBits(number) else { return nil }
             position = next
         }
         return position
-    }
-
-    /// The number the writer wrote at `position` and the offset after it, or nil for another kind of value.
-    private func mixedElement(at position: Int) -> (Value, next: Int)? {
-        let tag = storage[position]
-        switch tag {
-        case 0x00...0x7F: return (.integer(Int64(tag)), position + 1)
-        case 0xE0...0xFF: return (.integer(Int64(Int8(bitPattern: tag))), position + 1)
-        case Tag.int8: return (.integer(Int64(Int8(bitPattern: storage[position + 1]))), position + 2)
-        case Tag.int16: return (.integer(Int64(loadLittleEndian(Int16.self, at: position + 1))), position + 3)
-        case Tag.int32: return (.integer(Int64(loadLittleEndian(Int32.self, at: position + 1))), position + 5)
-        case Tag.int64: return (.integer(loadLittleEndian(Int64.self, at: position + 1)), position + 9)
-        case Tag.float32:
-            return (.double(Double(Float(bitPattern: loadLittleEndian(UInt32.self, at: position + 1)))), position + 5)
-        case Tag.float64:
-            return (.double(Double(bitPattern: loadLittleEndian(UInt64.self, at: position + 1))), position + 9)
-        case Tag.decimal:
-            let header = storage[position + 1]
-            let bytes = DecimalDouble.mantissaBytes(header)
-            var mantissa: UInt64 = 0
-            for offset in 0..<bytes { mantissa = mantissa << 8 | UInt64(storage[position + 2 + offset]) }
-            return (.double(DecimalDouble.compose(mantissa: mantissa, header: header)), position + 2 + bytes)
-        default: return nil
-        }
     }
 
     /// Appends `number` to `state.packedBits` in the `.mixed` form; false when the form cannot hold it (an integer
@@ -345,60 +321,57 @@ extension FirePackWriter {
     {
         var position = start
         for _ in 0..<count {
-            let tag = storage[position]
-            if doubles {
-                switch tag {
-                case Tag.float32:
-                    let value = Double(Float(bitPattern: loadLittleEndian(UInt32.self, at: position + 1)))
-                    state.packedDoubles.append(value)
-                    addSearching(value, to: &search)
-                    position += 5
-                case Tag.float64:
-                    let value = Double(bitPattern: loadLittleEndian(UInt64.self, at: position + 1))
-                    state.packedDoubles.append(value)
-                    addSearching(value, to: &search)
-                    position += 9
-                case Tag.decimal:
+            guard let (number, next, decimal) = taggedNumber(at: position) else { return nil }
+            switch number {
+            case .double(let value) where doubles:
+                state.packedDoubles.append(value)
+                if let decimal {
                     // The writer's `D5` is the element's smallest decimal form: no search.
-                    let header = storage[position + 1]
-                    let bytes = DecimalDouble.mantissaBytes(header)
-                    var mantissa: UInt64 = 0
-                    for offset in 0..<bytes { mantissa = mantissa << 8 | UInt64(storage[position + 2 + offset]) }
-                    let value = DecimalDouble.compose(mantissa: mantissa, header: header)
-                    state.packedDoubles.append(value)
                     search.add(
-                        value, fitsBinary32: Self.fitsBinary32(value),
-                        decomposition: (mantissa, Int(header & 0x0F)), mantissas: &state.mantissas)
-                    position += 2 + bytes
-                default:
-                    return nil
+                        value, fitsBinary32: Self.fitsBinary32(value), decomposition: decimal,
+                        mantissas: &state.mantissas)
+                } else {
+                    addSearching(value, to: &search)
                 }
-                continue
-            }
-            switch tag {
-            case 0x00...0x7F:
-                state.packedIntegers.append(Int64(tag))
-                position += 1
-            case 0xE0...0xFF:
-                state.packedIntegers.append(Int64(Int8(bitPattern: tag)))
-                position += 1
-            case Tag.int8:
-                state.packedIntegers.append(Int64(Int8(bitPattern: storage[position + 1])))
-                position += 2
-            case Tag.int16:
-                state.packedIntegers.append(Int64(loadLittleEndian(Int16.self, at: position + 1)))
-                position += 3
-            case Tag.int32:
-                state.packedIntegers.append(Int64(loadLittleEndian(Int32.self, at: position + 1)))
-                position += 5
-            case Tag.int64:
-                state.packedIntegers.append(loadLittleEndian(Int64.self, at: position + 1))
-                position += 9
+            case .integer(let value) where !doubles:
+                state.packedIntegers.append(value)
             default:
                 return nil
             }
+            position = next
         }
         return position
+    }
+
+    /// The number the writer wrote at `position`, the offset after it, and for a decimal double (`D5`) its mantissa
+    /// and scale; nil for any other kind of value.
+    @inline(__always)
+    private func taggedNumber(at position: Int) -> (
+        number: Value, next: Int, decimal: (mantissa: UInt64, scale: Int)?
+    )? {
+        let tag = storage[position]
+        switch tag {
+        case 0x00...0x7F: return (.integer(Int64(tag)), position + 1, nil)
+        case 0xE0...0xFF: return (.integer(Int64(Int8(bitPattern: tag))), position + 1, nil)
+        case Tag.int8: return (.integer(Int64(Int8(bitPattern: storage[position + 1]))), position + 2, nil)
+        case Tag.int16: return (.integer(Int64(loadLittleEndian(Int16.self, at: position + 1))), position + 3, nil)
+        case Tag.int32: return (.integer(Int64(loadLittleEndian(Int32.self, at: position + 1))), position + 5, nil)
+        case Tag.int64: return (.integer(loadLittleEndian(Int64.self, at: position + 1)), position + 9, nil)
+        case Tag.float32:
+            let value = Double(Float(bitPattern: loadLittleEndian(UInt32.self, at: position + 1)))
+            return (.double(value), position + 5, nil)
+        case Tag.float64:
+            return (.double(Double(bitPattern: loadLittleEndian(UInt64.self, at: position + 1))), position + 9, nil)
+        case Tag.decimal:
+            let header = storage[position + 1]
+            let bytes = DecimalDouble.mantissaBytes(header)
+            var mantissa: UInt64 = 0
+            for offset in 0..<bytes { mantissa = mantissa << 8 | UInt64(storage[position + 2 + offset]) }
+            let value = DecimalDouble.compose(mantissa: mantissa, header: header)
+            return (.double(value), position + 2 + bytes, (mantissa, Int(header & 0x0F)))
+        default:
+            return nil
+        }
     }
 
     /// Adds `value` to `search` with its smallest decimal form, searched for.

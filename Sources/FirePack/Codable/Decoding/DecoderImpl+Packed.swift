@@ -129,13 +129,14 @@ extension DecoderImpl {
             var elements: [Double] = []
             elements.reserveCapacity(header.count)
             for index in 0..<header.count {
-                switch PackedArray.unbox(PackedArray.bits(at: index, in: storage)) {
-                case .integer(let integer): elements.append(Double(integer))
-                case .double(let double):
-                    if !double.isFinite, case .throw = options.floatStrategy { return nil }
-                    elements.append(double)
-                default: preconditionFailure("a packed array holds numbers")
+                let bits = PackedArray.bits(at: index, in: storage)
+                if PackedArray.isBoxed(bits) {
+                    elements.append(Double(PackedArray.integer(boxedIn: bits)))
+                    continue
                 }
+                let double = Double(bitPattern: bits)
+                if !double.isFinite, case .throw = options.floatStrategy { return nil }
+                elements.append(double)
             }
             return elements
         }
