@@ -34,17 +34,23 @@ final class BlockCompressor: @unchecked Sendable {
         data = spare
     }
 
-    /// Starts compressing `block` — its documents and lengths, of which `header` (`DocumentStreamWriter.blockHeader`)
-    /// describes `count` records — and returns an empty buffer for the next block. Call `finish()` first when a
-    /// block is in flight.
-    func start(_ block: FirePackWriter, header: [UInt8], count: Int) -> FirePackWriter {
+    /// Starts storing `block` — its `count` documents (`documents` bytes, `first` records before them) and their
+    /// lengths — and returns an empty buffer for the next block. Call `finish()` first when a block is in flight.
+    func start(_ block: FirePackWriter, count: Int, first: Int, documents: Int) -> FirePackWriter {
         precondition(inFlight == nil, "finish() the block in flight first")
         let spare = data
         spare.clear()
         data = block
         inFlight = count
         queue.async { [self] in
-            do { try compress(header: header) } catch { failure = error }
+            do {
+                bodyCount = try data.withUnsafeWrittenBytes(from: 0) { block in
+                    try DocumentStreamWriter.storeBlock(
+                        block, codec: codec, count: count, first: first, documents: documents, into: &body)
+                }
+            } catch {
+                failure = error
+            }
             done.signal()
         }
         return spare
@@ -61,24 +67,5 @@ final class BlockCompressor: @unchecked Sendable {
             throw failure
         }
         return try self.body.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<bodyCount]), count) }
-    }
-
-    /// The block's stored form, in `body`: compressed, or as it is when that is no smaller (already compressed data,
-    /// tiny blocks), which only the header's codec byte says — as `DocumentStreamWriter.writeBlock` stores in place.
-    private func compress(header: [UInt8]) throws {
-        try data.withUnsafeWrittenBytes(from: 0) { block in
-            let needed = header.count + Swift.max(codec.compressBound(block.count), block.count)
-            if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
-            try body.withUnsafeMutableBytes { output in
-                output.copyBytes(from: header)
-                let stored = UnsafeMutableRawBufferPointer(rebasing: output[header.count...])
-                var written = try codec.compress(block, into: stored)
-                if written >= block.count {
-                    output[0] = BlockCodec.none.rawValue
-                    written = try BlockCodec.none.compress(block, into: stored)
-                }
-                bodyCount = header.count + written
-            }
-        }
     }
 }

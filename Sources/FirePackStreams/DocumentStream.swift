@@ -92,6 +92,9 @@ public final class DocumentStreamWriter {
     /// Whether compressed blocks are compressed by `compressor` (the default) or in place, on the caller's thread;
     /// the stream's bytes are the same either way.
     var compressesInBackground = true
+    /// Whether blocks stored with codec `none` are stored in the columns form, whenever their documents split, as no
+    /// writer needs to (for tests and fuzzing: columns that no compressor stands in front of).
+    var storesColumnsAsTheyAre = false
 
     /// Writes a new stream to `sink`, of `version` (3, or 2 for readers that have not upgraded); a version-3 stream
     /// stores its blocks with `codec` and closes each at `blockSize` bytes of documents.

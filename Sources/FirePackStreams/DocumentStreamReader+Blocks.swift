@@ -5,6 +5,9 @@ import FirePack
 struct OpenBlock {
     var data: UnsafeMutableRawPointer?
     var capacity = 0
+    /// A block's data in the columns form, decompressed, before its rows are rebuilt into `data`.
+    var columns: UnsafeMutableRawPointer?
+    var columnsCapacity = 0
     /// The block's marker offset, what its records report as theirs.
     var offset = 0
     /// The stream offset of the data's first byte when the block is stored as it is; nil when decompressed.
@@ -15,11 +18,34 @@ struct OpenBlock {
     var size = 0
     /// Records not handed out yet.
     var remaining = 0
+
+    /// `data`, holding `size` bytes at least (reallocated when it holds fewer).
+    mutating func dataBuffer(size: Int) -> UnsafeMutableRawPointer {
+        Self.buffer(&data, capacity: &capacity, size: size)
+    }
+
+    /// `columns`, holding `size` bytes at least (reallocated when it holds fewer).
+    mutating func columnsBuffer(size: Int) -> UnsafeMutableRawPointer {
+        Self.buffer(&columns, capacity: &columnsCapacity, size: size)
+    }
+
+    private static func buffer(_ buffer: inout UnsafeMutableRawPointer?, capacity: inout Int, size: Int)
+        -> UnsafeMutableRawPointer
+    {
+        if size > capacity || buffer == nil {
+            buffer?.deallocate()
+            capacity = max(size, 1 << 16)
+            buffer = .allocate(byteCount: capacity, alignment: 16)
+        }
+        return buffer!
+    }
 }
 
 extension DocumentStreamReader {
     /// A block's header fields (Docs/FORMAT.md §8).
-    typealias BlockHeader = (codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int, dataStart: Int)
+    typealias BlockHeader = (
+        codec: BlockCodec, columns: Bool, count: Int, first: Int, size: Int, documents: Int, dataStart: Int
+    )
 
     /// Opens the block whose body (CRC-32 checked) is `body`, at `blockOffset`: reads its header, decompresses its
     /// data and checks that its lengths add up. Returns false when the block is invalid (reported as a problem,
@@ -46,7 +72,8 @@ extension DocumentStreamReader {
         intactEnd = nextNumber + header.count
         openBlock.offset = blockOffset
         openBlock.dataOffset =
-            header.codec == .none ? blockOffset + DocumentStreamFormat.recordHeaderLength + header.dataStart : nil
+            header.codec == .none && !header.columns
+            ? blockOffset + DocumentStreamFormat.recordHeaderLength + header.dataStart : nil
         openBlock.documentCursor = 0
         openBlock.lengthCursor = header.documents
         openBlock.size = header.size
@@ -64,7 +91,7 @@ extension DocumentStreamReader {
     /// at go through it, so that a range reports a gap before a block only when a reader that opens it would.
     func unpack(block body: UnsafeRawBufferPointer, at blockOffset: Int) -> Result<BlockHeader, InvalidBlock> {
         let bodyOffset = blockOffset + DocumentStreamFormat.recordHeaderLength
-        let header: BlockHeader
+        var header: BlockHeader
         do throws(FirePackError) {
             header = try Self.blockHeader(body, maxSize: maxRecordLength)
         } catch {
@@ -72,18 +99,41 @@ extension DocumentStreamReader {
                 InvalidBlock(
                     reason: "invalid block header at byte \(bodyOffset + (error.offset ?? 0)): \(error.message)"))
         }
-        if header.size > openBlock.capacity {
-            openBlock.data?.deallocate()
-            openBlock.capacity = max(header.size, 1 << 16)
-            openBlock.data = .allocate(byteCount: openBlock.capacity, alignment: 16)
+        let stored = UnsafeRawBufferPointer(rebasing: body[header.dataStart...])
+        if header.columns {
+            // Decompressed into a buffer of its own, then the rows rebuilt into the block's data.
+            let columns = openBlock.columnsBuffer(size: header.size)
+            let form = UnsafeMutableRawBufferPointer(start: columns, count: header.size)
+            if let problem = header.codec.decompress(stored, into: form) {
+                return .failure(
+                    InvalidBlock(reason: "a \(header.codec) block whose data does not decompress: \(problem)"))
+            }
+            do throws(FirePackError) {
+                let rows = try BlockColumns.rowsSize(
+                    UnsafeRawBufferPointer(form), count: header.count, documents: header.documents,
+                    maxSize: maxRecordLength)
+                let data = openBlock.dataBuffer(size: rows)
+                try BlockColumns.join(
+                    UnsafeRawBufferPointer(form), count: header.count, documents: header.documents,
+                    into: UnsafeMutableRawBufferPointer(start: data, count: rows))
+                header.size = rows
+            } catch {
+                return .failure(
+                    InvalidBlock(
+                        reason:
+                            "the block's columns do not give its documents back (byte \(error.offset ?? 0) of its data): \(error.message)"
+                    ))
+            }
+        } else {
+            let data = openBlock.dataBuffer(size: header.size)
+            if let problem = header.codec.decompress(
+                stored, into: UnsafeMutableRawBufferPointer(start: data, count: header.size))
+            {
+                return .failure(
+                    InvalidBlock(reason: "a \(header.codec) block whose data does not decompress: \(problem)"))
+            }
         }
         let data = openBlock.data!
-        let stored = UnsafeRawBufferPointer(rebasing: body[header.dataStart...])
-        if let problem = header.codec.decompress(
-            stored, into: UnsafeMutableRawBufferPointer(start: data, count: header.size))
-        {
-            return .failure(InvalidBlock(reason: "a \(header.codec) block whose data does not decompress: \(problem)"))
-        }
         // The lengths, after the documents: `count` varints that end exactly at the data's end and add up to the
         // documents' bytes.
         var cursor = header.documents
@@ -144,18 +194,18 @@ extension DocumentStreamReader {
 
     /// A block header: codec byte, then record count, records before the block, data size and documents' size as
     /// varints, checked against each other and the limit. Offsets in errors are inside `body`.
-    static func blockHeader(_ body: UnsafeRawBufferPointer, maxSize: Int) throws(FirePackError) -> (
-        codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int, dataStart: Int
-    ) {
+    static func blockHeader(_ body: UnsafeRawBufferPointer, maxSize: Int) throws(FirePackError) -> BlockHeader {
         guard let base = body.baseAddress, body.count > 0 else {
             throw FirePackError(.truncated, offset: 0, "an empty block")
         }
-        guard let codec = BlockCodec(rawValue: base.load(as: UInt8.self)) else {
+        let codecByte = base.load(as: UInt8.self)
+        guard let codec = BlockCodec(rawValue: codecByte & ~BlockColumns.flag) else {
             throw FirePackError(
                 .unsupportedVersion, offset: 0,
-                "codec 0x\(String(base.load(as: UInt8.self), radix: 16)) (this reader knows 00 none, 01 deflate, 02 zstd)"
+                "codec byte 0x\(String(codecByte, radix: 16)) (this reader knows 00 none, 01 deflate, 02 zstd, each with 10 for columns)"
             )
         }
+        let columns = codecByte & BlockColumns.flag != 0
         let (count, afterCount) = try Varint.get(base, at: 1, limit: body.count)
         let (first, afterFirst) = try Varint.get(base, at: afterCount, limit: body.count)
         let (size, afterSize) = try Varint.get(base, at: afterFirst, limit: body.count)
@@ -172,13 +222,14 @@ extension DocumentStreamReader {
             throw FirePackError(
                 .limitExceeded, offset: afterFirst, "data of \(size) bytes, past the limit of \(maxSize)")
         }
-        // Each record's length takes at least one byte after the documents.
-        guard documents <= size, count <= size - documents else {
+        // Each record's length takes at least one byte after the documents (in the columns form, before its keys and
+        // columns, which leave out bytes of the documents: their rows, rebuilt, are held to the limit).
+        guard columns ? documents <= maxSize && count <= size : documents <= size && count <= size - documents else {
             throw FirePackError(
                 .lengthMismatch, offset: afterSize,
                 "\(count) records with \(documents) bytes of documents do not fit in \(size) bytes of data")
         }
-        return (codec, count, first, size, documents, dataStart)
+        return (codec, columns, count, first, size, documents, dataStart)
     }
 
     /// Checks and passes over an index (version 3) met while reading in order: its blocks were or will be read

@@ -206,6 +206,7 @@ public final class DocumentStreamReader {
     deinit {
         storage.deallocate()
         openBlock.data?.deallocate()
+        openBlock.columns?.deallocate()
     }
 
     /// What the stream frames: a record (versions 1 and 2) or a block of records (version 3), for reports.

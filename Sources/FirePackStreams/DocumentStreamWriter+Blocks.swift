@@ -38,7 +38,7 @@ extension DocumentStreamWriter {
     }
 
     /// Writes the open block, if it holds a record: its lengths after its documents, then the framed block into the
-    /// output, stored as `codec` compresses it (or as it is, when compressing does not make it smaller). A compressed
+    /// output, stored as `storeBlock` stores it. A compressed
     /// block is handed to the `BlockCompressor` and reaches the output when the next block does, or at `flush()`,
     /// `close()` or deinit (`writeCompressedBlock()`).
     func writeBlock() throws {
@@ -52,41 +52,86 @@ extension DocumentStreamWriter {
             for length in blockLengths { index += Varint.write(UInt64(length), to: buffer.baseAddress! + index) }
         }
         block.writeFraming(lengths)
-        let size = block.writerIndex
         let count = blockLengths.count
         let first = existingRecords + recordCount - count
-        let header = Self.blockHeader(codec: codec, count: count, first: first, size: size, documents: documents)
         blockLengths.removeAll(keepingCapacity: true)
         blockLengthBytes = 0
         if codec != .none && compressesInBackground {
             let compressor = self.compressor ?? BlockCompressor(codec: codec, spare: Self.blockBuffer(like: block))
             self.compressor = compressor
-            self.block = compressor.start(block, header: header, count: count)
+            self.block = compressor.start(block, count: count, first: first, documents: documents)
             return
         }
 
+        var body: [UInt8] = []
+        let bodyCount = try block.withUnsafeWrittenBytes(from: 0) { data in
+            try Self.storeBlock(
+                data, codec: codec, count: count, first: first, documents: documents, into: &body,
+                columnsAsTheyAre: storesColumnsAsTheyAre)
+        }
+        block.clear()
         let unitStart = writer.writerIndex
         writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)  // length and CRC are set below
         let bodyStart = writer.writerIndex
-        let headerAt = writer.writerIndex
-        try block.withUnsafeWrittenBytes(from: 0) { data in
-            writer.writeFraming(header)
-            let dataAt = writer.writerIndex
-            if codec != .none {
-                // Compressed first; stored as it is when that is no smaller (already compressed data, tiny blocks),
-                // which only the header's codec byte says.
-                try writer.writeFraming(atMost: codec.compressBound(data.count)) { try codec.compress(data, into: $0) }
-                guard writer.writerIndex - dataAt >= data.count else { return }
-                writer.discardCompleted(from: dataAt)
-                writer.setFraming(byte: BlockCodec.none.rawValue, at: headerAt)
-            }
-            writer.writeFraming(atMost: data.count) { output in
-                if data.count > 0 { output.baseAddress!.copyMemory(from: data.baseAddress!, byteCount: data.count) }
-                return data.count
+        body.withUnsafeBytes { stored in
+            writer.writeFraming(atMost: bodyCount) { output in
+                output.baseAddress!.copyMemory(from: stored.baseAddress!, byteCount: bodyCount)
+                return bodyCount
             }
         }
-        block.clear()
         try finishUnit(from: unitStart, bodyStart: bodyStart, count: count)
+    }
+
+    /// Writes into `body` (from its start, growing it as needed) a block's body as stored: its header, then its
+    /// data — `data`, `count` documents of `documents` bytes and their lengths — in the columns form when `codec`
+    /// compresses and the columns give the rows back (`BlockColumns.split`), compressed with `codec`; or the rows as
+    /// they are when compressing does not make them smaller (already compressed data, tiny blocks). Returns the
+    /// body's size. The background compressor and the writer's own thread store blocks alike, through here.
+    /// `columnsAsTheyAre`: with codec `none`, in the columns form whenever the documents split (tests and fuzzing).
+    static func storeBlock(
+        _ data: UnsafeRawBufferPointer, codec: BlockCodec, count: Int, first: Int, documents: Int,
+        into body: inout [UInt8], columnsAsTheyAre: Bool = false
+    ) throws -> Int {
+        if codec == .none && columnsAsTheyAre,
+            let columns = BlockColumns.split(data, count: count, documents: documents, valuesPerColumn: 1),
+            columns.count <= maxBlockData
+        {
+            let header = blockHeader(
+                codec: BlockColumns.flag, count: count, first: first, size: columns.count, documents: documents)
+            body = header + columns
+            return body.count
+        }
+        if codec != .none {
+            let columns = BlockColumns.split(data, count: count, documents: documents).flatMap {
+                $0.count <= maxBlockData ? $0 : nil
+            }
+            let codecByte = codec.rawValue | (columns == nil ? 0 : BlockColumns.flag)
+            let stored = try (columns ?? []).withUnsafeBytes { columnsData in
+                let payload = columns == nil ? data : columnsData
+                let header = blockHeader(
+                    codec: codecByte, count: count, first: first, size: payload.count, documents: documents)
+                let needed = header.count + codec.compressBound(payload.count)
+                if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
+                return try body.withUnsafeMutableBytes { output in
+                    output.copyBytes(from: header)
+                    let written = try codec.compress(
+                        payload, into: UnsafeMutableRawBufferPointer(rebasing: output[header.count...]))
+                    return written < data.count ? header.count + written : nil
+                }
+            }
+            if let stored { return stored }
+        }
+        let header = blockHeader(
+            codec: BlockCodec.none.rawValue, count: count, first: first, size: data.count, documents: documents)
+        let needed = header.count + data.count
+        if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
+        body.withUnsafeMutableBytes { output in
+            output.copyBytes(from: header)
+            if data.count > 0 {
+                (output.baseAddress! + header.count).copyMemory(from: data.baseAddress!, byteCount: data.count)
+            }
+        }
+        return needed
     }
 
     /// Writes the block the `BlockCompressor` holds, if any, once it is compressed: the output then has every block
@@ -120,10 +165,11 @@ extension DocumentStreamWriter {
         FirePackWriter(options: block.options)
     }
 
-    /// A block header: codec, then record count, records before the block, data size and documents' size as varints.
-    static func blockHeader(codec: BlockCodec, count: Int, first: Int, size: Int, documents: Int) -> [UInt8] {
+    /// A block header: the codec byte (`BlockCodec` and `BlockColumns.flag`), then record count, records before the
+    /// block, data size and documents' size as varints.
+    static func blockHeader(codec: UInt8, count: Int, first: Int, size: Int, documents: Int) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: 41)
-        header[0] = codec.rawValue
+        header[0] = codec
         var index = 1
         header.withUnsafeMutableBufferPointer { buffer in
             for value in [count, first, size, documents] {

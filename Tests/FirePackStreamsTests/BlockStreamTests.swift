@@ -480,8 +480,10 @@ struct BlockStreamTests {
         #expect(reader.problems.isEmpty && reader.completion == .closed(recordCount: documents.count))
         #expect(blockOffsets(background).count > 20)
         // Some blocks compress, and the random ones are stored as they are: both stored forms went through the thread.
+        // (Compressed blocks of many small documents are stored in columns, the others in rows.)
         let codecs = Set(blockOffsets(background).map { background[$0 + 12] })
-        #expect(codecs == [codec.rawValue, BlockCodec.none.rawValue])
+        #expect(codecs.contains(BlockCodec.none.rawValue) && codecs.count >= 2)
+        #expect(codecs.isSubset(of: [BlockCodec.none.rawValue, codec.rawValue, codec.rawValue | BlockColumns.flag]))
     }
 
     /// A sink whose `failing`-th write fails (writing nothing); the others are kept.

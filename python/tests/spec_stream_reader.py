@@ -330,16 +330,20 @@ class _Stream:
                 break
             fields.append(got[0])
             q = got[1]
-        bad = (b >= body_end or d[b] not in (0, 1, 2) or len(fields) < 4)
+        # "bits 0–3: 00 none, 01 deflate, 02 zstd; bit 4 (10): the data is in the columns form; bits 5–7: 0"
+        bad = (b >= body_end or d[b] & 0xEF not in (0, 1, 2) or len(fields) < 4)
         if not bad:
             count, first, size, documents = fields
-            # "a `first` that with the count passes 2^62"
-            bad = count < 1 or first + count > 1 << 62 or size > self.limit or documents > size
+            columns = bool(d[b] & 0x10)
+            # "a `first` that with the count passes 2^62"; the row form's documents fit its data, the columns
+            # form's rows are checked against the limit once rebuilt ("Columns", Checks).
+            bad = (count < 1 or first + count > 1 << 62 or size > self.limit
+                   or (not columns and documents > size))
         if bad:
             self.problem("record", "invalidBlock", pos)
             self.next_no += 1                   # READING: numbered and counted as one damaged record
             return
-        codec, stored = d[b], d[q:body_end]
+        codec, stored = d[b] & 0x0F, d[q:body_end]
         if codec == 2:                          # zstd: out of scope (see the docstring)
             self.res.unchecked = True
             self.number_block(first, count, pos)
@@ -358,6 +362,11 @@ class _Stream:
             except zlib.error:
                 data = None
             data_at = None
+        if data is not None and len(data) == size and columns:
+            # "A reader rebuilds the row form from it, byte for byte, before anything else"; "Where the block is
+            # stored with codec `none` in the row form" only are errors reported at stream offsets.
+            data, data_at = rebuild_rows(data, count, documents, self.limit), None
+            size = None if data is None else len(data)
         if data is None or len(data) != size:
             self.problem("record", "invalidBlock", pos)
             self.next_no += 1
@@ -392,6 +401,179 @@ class _Stream:
             self.problem("record", "missingRecords", pos)
         self.next_no = max(first, self.intact_end)
         self.intact_end = self.next_no + count
+
+
+# ---- §8 "Columns": the columns form of a block's data -------------------------------------------------------------
+
+CONTAINERS = set(range(0xA0, 0xC0)) | {0xD0, 0xD1}
+MAX_NESTING = 1000                       # "nesting deeper than 1,000 containers"
+
+
+def _value_end(col, p, end):
+    """The end of the (non-container) value at col[p], which must end by `end` (§1's payloads); None if it is not
+    one: "a key table's D3, an undefined tag, a length past its column"."""
+    t = col[p]
+    if t < 0x80 or t >= 0xE0:
+        n = p + 1
+    elif t <= 0x9F:
+        n = p + 1 + (t - 0x80)
+    elif spec_reader._fixed_size(t) is not None:
+        n = p + 1 + spec_reader._fixed_size(t)
+    elif t in (0xCD, 0xCE, 0xCF):
+        got = varint(col, p + 1, end)
+        n = None if got is None else got[1] + got[0]
+    elif t == 0xD2:
+        got = varint(col, p + 1, end)
+        n = None if got is None else got[1] + 8 * got[0]
+    elif t == 0xD4:
+        got = varint(col, p + 1, end)
+        got = None if got is None else varint(col, got[1], end)
+        n = None if got is None else got[1] + got[0]
+    elif t == 0xD5:
+        n = None if p + 1 >= end else p + 2 + ((col[p + 1] >> 4) & 7) + 1
+    elif t in (0xD6, 0xD7, 0xD8, 0xD9):
+        if p + 1 >= end:
+            return None
+        w = spec_reader._width(col[p + 1], t in (0xD8, 0xD9))
+        if w is None:
+            return None
+        if t == 0xD7:
+            n = p + 2 + 2 * w
+        else:
+            got = varint(col, p + 2, end)
+            if got is not None and t == 0xD9:
+                cols = varint(col, got[1], end)
+                got = None if cols is None else (got[0] * cols[0], cols[1])
+            n = None if got is None else got[1] + got[0] * w
+    else:
+        return None
+    return n if n is not None and n <= end else None
+
+
+def rebuild_rows(data, count, documents, limit):
+    """The row form of `data` in the columns form (§8 "Columns"), or None for any of the checks it lists."""
+    lengths, p = [], 0
+    for _ in range(count):
+        got = varint(data, p, len(data))
+        if got is None:
+            return None
+        lengths.append(got[0])
+        p = got[1]
+    lengths_bytes = data[:p]
+    if sum(lengths) != documents or documents + len(lengths_bytes) > limit:
+        return None
+    got = varint(data, p, len(data))
+    if got is None or got[0] < 1 or got[0] > len(data) - got[1]:
+        return None
+    ncols, p = got
+    sizes = []
+    for _ in range(ncols):
+        got = varint(data, p, len(data))
+        if got is None:
+            return None
+        sizes.append(got[0])
+        p = got[1]
+    if sum(sizes) > len(data) - p:
+        return None
+    keys_end = len(data) - sum(sizes)
+    cursor, ends, at = [], [], keys_end
+    for n in sizes:
+        cursor.append(at)
+        at += n
+        ends.append(at)
+    state = {"key": p}
+    numbers = {}                          # path → number, in the order paths first occur
+    root = ()
+
+    class Bad(Exception):
+        pass
+
+    def number(path):
+        if path not in numbers:
+            numbers[path] = len(numbers)
+        i = numbers[path]
+        if i >= ncols:                    # "a path numbered C or more"
+            raise Bad
+        return i
+
+    def key():
+        k = state["key"]
+        got = varint(data, k, keys_end)
+        if got is None:
+            raise Bad
+        h, after = got
+        stop = after + (h >> 1 if h % 2 == 0 else 0)
+        if stop > keys_end:
+            raise Bad
+        state["key"] = stop
+        return data[k:stop]
+
+    def value(path, depth):
+        i = number(path)
+        c = cursor[i]
+        if c >= ends[i]:
+            raise Bad
+        t = data[c]
+        if t in CONTAINERS:
+            if depth >= MAX_NESTING:
+                raise Bad
+            if t in (0xD0, 0xD1):
+                got = varint(data, c + 1, ends[i])
+                if got is None:
+                    raise Bad
+                n, head_end = got
+            else:
+                n, head_end = t & 0x0F, c + 1
+            cursor[i] = head_end
+            body = bytearray(data[c + 1:head_end])
+            is_map = 0xB0 <= t <= 0xBF or t == 0xD1
+            for _ in range(n):
+                if is_map:
+                    k = key()
+                    body += k
+                    body += value(path + (("key", k),), depth + 1)
+                else:
+                    body += value(path + (("element",),), depth + 1)
+                if len(body) > limit:
+                    raise Bad
+            return bytes([t]) + uv(len(body)) + bytes(body)
+        stop = _value_end(data, c, ends[i])
+        if stop is None:
+            raise Bad
+        cursor[i] = stop
+        return data[c:stop]
+
+    import sys
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 4 * MAX_NESTING + 100))
+    out = bytearray()
+    try:
+        for length in lengths:
+            rooted = value(root, 0)
+            if len(rooted) > length:      # "a document's rebuilt root value longer than its length"
+                return None
+            tail = length - len(rooted)   # "its length less the rebuilt root value", from the keys
+            k = state["key"]
+            if tail > keys_end - k:
+                return None
+            out += rooted + data[k:k + tail]
+            state["key"] = k + tail
+    except Bad:
+        return None
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if state["key"] != keys_end or cursor != ends:
+        return None                       # "left with bytes no document uses"
+    return bytes(out) + lengths_bytes
+
+
+def uv(value):
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def read(data, limit=RECORD_LIMIT):

@@ -218,19 +218,33 @@ def written_cases():
     yield "write/v2 D1 fields", stream12(2, [mp((key("name"), ref("a/b")), (key("fields"), h("D1 01 00")))])
 
 
+# FORMAT.md §8 "Columns", the example: `books/a` {"n": 1} and `books/b` {"n": 2} in the columns form (59 bytes of
+# data for 56 bytes of documents and their 2 lengths).
+COLUMNS_EXAMPLE = h("1C 1C 04 02 12 02 02 08 6E 61 6D 65 0C 66 69 65 6C 64 73 02 6E 08 6E 61 6D 65 0C 66 69 65 6C 64 73 02 6E B2 B2 CF 07 62 6F 6F 6B 73 2F 61 CF 07 62 6F 6F 6B 73 2F 62 B1 B1 01 02")
+
+
+def columns_stream(codec=0x10):
+    """The columns example as a closed version-3 stream of one block, stored as it is (codec 10) or deflated (11)."""
+    stored = COLUMNS_EXAMPLE if codec == 0x10 else deflate(COLUMNS_EXAMPLE)
+    body = bytes([codec]) + uv(2) + uv(0) + uv(len(COLUMNS_EXAMPLE)) + uv(56) + stored
+    return header(3) + frame(body) + close3(2, 0)
+
+
 def base_streams():
     ds = docs(n=3)
     return {
         "v2": stream12(2, ds[:2]),
         "v3none": stream3([ds[:2], ds[2:]], 0),
         "v3deflate": stream3([ds], 1),
+        "v3columns": columns_stream(),
+        "v3columnsdeflate": columns_stream(0x11),
     }
 
 
 def mutation_cases(rng):
     for name, data in base_streams().items():
         yield f"valid/{name}", data
-        for cut in range(0, len(data), 1 if name != "v3deflate" else 3):
+        for cut in range(0, len(data), 1 if "deflate" not in name else 3):
             yield f"truncate/{name}/{cut}", data[:cut]
         seen = set()
         for _ in range(30):
@@ -497,6 +511,7 @@ DAMAGE = [  # the tool's description of a damaged record, block, index or close 
     (r"^records \d+–\d+ are missing", "missingRecords"),
     (r"^a [a-z]+ block whose data does not decompress", "invalidBlock"),
     (r"^the block's record lengths do not match", "invalidBlock"),
+    (r"^the block's columns do not give its documents back", "invalidBlock"),
     (r"^([a-z][A-Za-z]+): ", None),
 ]
 

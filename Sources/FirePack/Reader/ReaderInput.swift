@@ -87,7 +87,7 @@ struct ReaderInput {
         return try input.valueEnd(at: 0, limit: count)
     }
 
-    private init(base: UnsafeRawPointer, count: Int, rootStart: Int, rootEnd: Int, limits: ReaderLimits) {
+    fileprivate init(base: UnsafeRawPointer, count: Int, rootStart: Int, rootEnd: Int, limits: ReaderLimits) {
         self.base = base
         self.count = count
         self.rootStart = rootStart
@@ -266,5 +266,17 @@ struct ReaderInput {
         if let bad = UTF8Validation.firstInvalidOffset(base, start: start, count: count) {
             throw FirePackError(.invalidUTF8, offset: start + bad, "\(what()) is not valid UTF-8")
         }
+    }
+}
+
+/// The extent of one encoded value, for code outside the reader that walks values it did not decode (the column
+/// layout of a stream's blocks, Docs/FORMAT.md §8).
+package enum EncodedValue {
+    /// The offset just past the value at `offset` in `base`, not reading at or past `limit`, found from its tag and
+    /// lengths alone as the reader skips a value; nothing inside is checked. Throws for a cut value, a length past
+    /// `limit`, a key table or an undefined tag.
+    package static func end(in base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> Int {
+        try ReaderInput(base: base, count: limit, rootStart: 0, rootEnd: limit, limits: .default)
+            .valueEnd(at: offset, limit: limit)
     }
 }

@@ -1,0 +1,497 @@
+import FirePack
+
+/// The columns form of a version-3 block's data (Docs/FORMAT.md §8, "Columns"): the same documents, with each
+/// value stored beside the values of the same path in the other documents of the block instead of beside its
+/// neighbours in its own document, as Parquet and ORC lay out a row group, so that a compressor sees timestamps
+/// next to timestamps and identifiers next to identifiers.
+///
+/// ```
+/// lengths    one varint per document, its length (the row form's last bytes, as they are)
+/// columns    varint C, then C varints: each column's length in bytes
+/// keys       per document, the keys of its values in the order met (as written: header and bytes, or a
+///            reference's header), then the bytes after its root value (its key table, if any)
+/// column 0 … column C − 1
+/// ```
+///
+/// A column holds each of its values as written in the row form, except a container, of which it holds the tag (and
+/// a `D0`/`D1` its count) but not the body's length: the reader counts that while it rebuilds the container. The
+/// writer stores columns only when they give the rows back byte for byte, and only for blocks that have few paths
+/// for their values; the reader rebuilds the rows before anything else looks at the block, so every other rule of
+/// blocks applies to the rows.
+enum BlockColumns {
+    /// The bit of a block's codec byte that says its data is in the columns form.
+    static let flag: UInt8 = 0x10
+
+    /// Blocks with more than one column per this many values keep their rows (paths that hardly repeat, such as
+    /// maps keyed by identifiers, gain nothing from columns and pay a length per column).
+    static let valuesPerColumn = 8
+
+    @inline(__always)
+    static func isContainer(_ tag: UInt8) -> Bool { tag >= 0xA0 && tag <= 0xBF || tag == 0xD0 || tag == 0xD1 }
+
+    /// A container still being walked: its entries left, whether it is a map, its path, and where its body ends.
+    struct Open {
+        var remaining: Int
+        let isMap: Bool
+        let path: Int32
+        let end: Int
+        /// The container's place in the document's list of body lengths (rebuilding only).
+        let sizeIndex: Int
+    }
+
+    // MARK: Rows to columns
+
+    /// The columns form of `data`, a block's data in the row form (`count` documents of `documents` bytes in all,
+    /// then their lengths), or nil when the rows are better kept: the block has more than one path per
+    /// `valuesPerColumn` values, or a document is not laid out as a writer lays it out (a container length that is
+    /// not its body's, or not a minimal varint), which the columns could not give back byte for byte.
+    static func split(
+        _ data: UnsafeRawBufferPointer, count: Int, documents: Int, valuesPerColumn: Int = valuesPerColumn
+    ) -> [UInt8]? {
+        guard let base = data.baseAddress, count > 0 else { return nil }
+        var paths = ColumnPaths()
+        var columns: [[UInt8]] = [[]]
+        var keys: [UInt8] = []
+        keys.reserveCapacity(documents / 4)
+        var stack: [Open] = []
+        var values = 0
+        var lengthAt = documents
+        var start = 0
+        do throws(FirePackError) {
+            for _ in 0..<count {
+                let (length, next) = try Varint.get(base, at: lengthAt, limit: data.count)
+                lengthAt = next
+                guard length <= documents - start else { return nil }
+                let end = start + length
+                paths.startDocument()
+                var position = start
+                var path: Int32 = 0
+                var limit = end
+                walk: while true {
+                    values += 1
+                    guard position < limit else { return nil }
+                    let tag = base.load(fromByteOffset: position, as: UInt8.self)
+                    if isContainer(tag) {
+                        let (body, bodyStart) = try Varint.get(base, at: position + 1, limit: limit)
+                        guard bodyStart - position - 1 == Varint.encodedSize(UInt64(body)), body <= limit - bodyStart
+                        else { return nil }
+                        var elements = Int(tag & 0x0F)
+                        var first = bodyStart
+                        columns[Int(path)].append(tag)
+                        if tag == 0xD0 || tag == 0xD1 {
+                            (elements, first) = try Varint.get(base, at: bodyStart, limit: bodyStart + body)
+                            columns[Int(path)].append(
+                                contentsOf: UnsafeRawBufferPointer(start: base + bodyStart, count: first - bodyStart))
+                        }
+                        stack.append(
+                            Open(
+                                remaining: elements, isMap: tag >= 0xB0 && tag != 0xD0, path: path,
+                                end: bodyStart + body, sizeIndex: 0))
+                        position = first
+                        limit = bodyStart + body
+                    } else {
+                        let next = try EncodedValue.end(in: base, at: position, limit: limit)
+                        columns[Int(path)].append(
+                            contentsOf: UnsafeRawBufferPointer(start: base + position, count: next - position))
+                        position = next
+                    }
+                    while let open = stack.last {
+                        if open.remaining == 0 {
+                            guard position == open.end else { return nil }
+                            stack.removeLast()
+                            limit = stack.last?.end ?? end
+                            continue
+                        }
+                        stack[stack.count - 1].remaining -= 1
+                        if open.isMap {
+                            let (header, afterHeader) = try Varint.get(base, at: position, limit: limit)
+                            let keyEnd = header & 1 == 0 ? afterHeader + header >> 1 : afterHeader
+                            guard keyEnd <= limit else { return nil }
+                            let key = UnsafeRawBufferPointer(start: base + position, count: keyEnd - position)
+                            keys.append(contentsOf: key)
+                            path = paths.child(of: open.path, key: key)
+                            position = keyEnd
+                        } else {
+                            path = paths.child(of: open.path, key: nil)
+                        }
+                        if Int(path) == columns.count { columns.append([]) }
+                        continue walk
+                    }
+                    break
+                }
+                // The bytes after the root value: its key table.
+                keys.append(contentsOf: UnsafeRawBufferPointer(start: base + position, count: end - position))
+                start = end
+            }
+        } catch {
+            return nil
+        }
+        guard start == documents, lengthAt == data.count, columns.count * valuesPerColumn <= values else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(data.count)
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[documents...]))
+        appendVarint(columns.count, to: &output)
+        for column in columns { appendVarint(column.count, to: &output) }
+        output.append(contentsOf: keys)
+        for column in columns { output.append(contentsOf: column) }
+        return output
+    }
+
+    private static func appendVarint(_ value: Int, to output: inout [UInt8]) {
+        var value = UInt64(value)
+        while value >= 0x80 {
+            output.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        output.append(UInt8(value))
+    }
+
+    // MARK: Columns to rows
+
+    /// The size of the row form of `stored` (a block's data in the columns form, holding `count` documents of
+    /// `documents` bytes): the documents and their lengths. Throws when the lengths are cut or do not add up to
+    /// `documents`, or the rows would pass `maxSize`.
+    static func rowsSize(_ stored: UnsafeRawBufferPointer, count: Int, documents: Int, maxSize: Int)
+        throws(FirePackError) -> Int
+    {
+        guard let base = stored.baseAddress else { throw FirePackError(.truncated, offset: 0, "no data") }
+        var cursor = 0
+        var total = 0
+        for _ in 0..<count {
+            let (length, next) = try Varint.get(base, at: cursor, limit: stored.count)
+            total += length
+            guard total <= documents else {
+                throw FirePackError(
+                    .lengthMismatch, offset: cursor,
+                    "the lengths add up to more than the documents' \(documents) bytes")
+            }
+            cursor = next
+        }
+        guard total == documents else {
+            throw FirePackError(
+                .lengthMismatch, offset: cursor, "the lengths add up to \(total) bytes, not the documents' \(documents)"
+            )
+        }
+        guard documents <= maxSize - cursor else {
+            throw FirePackError(
+                .limitExceeded, offset: 0,
+                "documents and lengths of \(documents + cursor) bytes, past the limit of \(maxSize)")
+        }
+        return documents + cursor
+    }
+
+    /// Rebuilds into `output` (`rowsSize` bytes) the row form of `stored`, a block's data in the columns form
+    /// holding `count` documents of `documents` bytes. Throws, with the offset inside `stored`, for columns that do
+    /// not rebuild the documents exactly: a column or the keys cut short or left with bytes no document uses, more
+    /// paths than columns, a value that is not one, a document whose rebuilt root value is longer than its length.
+    /// Time and memory are linear in the bytes: every value takes a byte of its column at least, every map entry a
+    /// byte of the keys, and a document's list of body lengths is at most half its length. Returns how many
+    /// documents were written in two passes (`Rebuilder`).
+    @discardableResult
+    static func join(
+        _ stored: UnsafeRawBufferPointer, count: Int, documents: Int, into output: UnsafeMutableRawBufferPointer
+    ) throws(FirePackError) -> Int {
+        var rebuilder = try Rebuilder(stored, count: count)
+        defer { rebuilder.deallocate() }
+        let lengthsSize = output.count - documents
+        output.baseAddress!.advanced(by: documents).copyMemory(from: stored.baseAddress!, byteCount: lengthsSize)
+        var lengthAt = 0
+        var start = 0
+        for _ in 0..<count {
+            let (length, next) = try Varint.get(stored.baseAddress!, at: lengthAt, limit: lengthsSize)
+            lengthAt = next
+            try rebuilder.rebuild(length: length, into: output.baseAddress! + start)
+            start += length
+        }
+        try rebuilder.finish()
+        return rebuilder.startedOver
+    }
+}
+
+extension BlockColumns {
+    /// Walks the keys and columns of a block in the columns form, a document at a time, writing its rows.
+    ///
+    /// The columns leave out each container's body length, which its header needs before the body. A document is
+    /// written in one pass with a byte kept for each length, the body moved up when its length takes more (bodies
+    /// of 128 bytes or more: a document's outer maps, once each). Nesting can make that moving cost the document's
+    /// length once per level, so past a budget the document starts over in two passes: one that counts every body's
+    /// length, one that writes with them.
+    struct Rebuilder {
+        let base: UnsafeRawPointer
+        let columnCount: Int
+        var keyCursor: Int
+        let keysEnd: Int
+        /// Per column: where its next value is, where it ends, and the document that last moved it (`moved`); one
+        /// allocation of three times the columns, released by `deallocate()`.
+        let columnCursors: UnsafeMutablePointer<Int>
+        let columnEnds: UnsafeMutablePointer<Int>
+        let movedMark: UnsafeMutablePointer<Int>
+        var paths = ColumnPaths()
+        var stack: [Open] = []
+        /// Each container's body length, in the order the containers start (two passes only).
+        var sizes: [Int] = []
+        /// The columns the document moved, with where they were, so that it can start over.
+        var moved: [(column: Int, cursor: Int)] = []
+        var documentNumber = 0
+        /// The documents written in two passes.
+        var startedOver = 0
+
+        /// How a walk writes containers' lengths.
+        enum Pass {
+            /// Writing, a byte kept for each length and the body moved up when it needs more.
+            case moving
+            /// Counting each body's length into `sizes`, writing nothing.
+            case measuring
+            /// Writing, with the lengths in `sizes`.
+            case writing
+        }
+
+        init(_ stored: UnsafeRawBufferPointer, count: Int) throws(FirePackError) {
+            base = stored.baseAddress!
+            var cursor = 0
+            for _ in 0..<count { cursor = try Varint.get(base, at: cursor, limit: stored.count).next }
+            let directory = cursor
+            let (columns, afterCount) = try Varint.get(base, at: cursor, limit: stored.count)
+            // Every column holds a value at least, a byte: a count the bytes cannot back is refused before anything
+            // is allocated for it.
+            guard columns >= 1, columns <= stored.count - afterCount else {
+                throw FirePackError(
+                    .lengthMismatch, offset: directory,
+                    "\(columns) columns in \(stored.count - afterCount) bytes (at least 1, and a byte each)")
+            }
+            columnCount = columns
+            cursor = afterCount
+            var lengths = [Int](repeating: 0, count: columns)
+            var total = 0
+            for column in 0..<columns {
+                let (length, next) = try Varint.get(base, at: cursor, limit: stored.count)
+                guard length <= stored.count - next - total else {
+                    throw FirePackError(
+                        .lengthOutOfBounds, offset: cursor, "column \(column) of \(length) bytes reaches past the data")
+                }
+                lengths[column] = length
+                total += length
+                cursor = next
+            }
+            keyCursor = cursor
+            keysEnd = stored.count - total
+            columnCursors = .allocate(capacity: 3 * columns)
+            columnEnds = columnCursors + columns
+            movedMark = columnEnds + columns
+            var at = keysEnd
+            for column in 0..<columns {
+                columnCursors[column] = at
+                at += lengths[column]
+                columnEnds[column] = at
+                movedMark[column] = -1
+            }
+        }
+
+        /// Releases the per-column state.
+        func deallocate() { columnCursors.deallocate() }
+
+        /// Rebuilds the next document, `length` bytes, at `output`.
+        mutating func rebuild(length: Int, into output: UnsafeMutableRawPointer) throws(FirePackError) {
+            let keysStart = keyCursor
+            moved.removeAll(keepingCapacity: true)
+            var measured = try walk(.moving, length: length, into: output)
+            if measured == nil {
+                startedOver += 1
+                for (column, cursor) in moved { columnCursors[column] = cursor }
+                keyCursor = keysStart
+                sizes.removeAll(keepingCapacity: true)
+                measured = try walk(.measuring, length: length, into: output)
+                for (column, cursor) in moved { columnCursors[column] = cursor }
+                keyCursor = keysStart
+                _ = try walk(.writing, length: length, into: output)
+            }
+            let rootSize = measured!
+            // The bytes after the root value: its key table.
+            let tail = length - rootSize
+            guard tail <= keysEnd - keyCursor else {
+                throw FirePackError(
+                    .lengthMismatch, offset: keyCursor,
+                    "document \(documentNumber) is \(length) bytes, but its root value \(rootSize) and the keys hold \(keysEnd - keyCursor) more"
+                )
+            }
+            (output + rootSize).copyMemory(from: base + keyCursor, byteCount: tail)
+            keyCursor += tail
+            documentNumber += 1
+        }
+
+        /// Checks that the keys and every column were used to their last byte.
+        func finish() throws(FirePackError) {
+            guard keyCursor == keysEnd else {
+                throw FirePackError(
+                    .trailingBytes, offset: keyCursor, "\(keysEnd - keyCursor) bytes of keys no document uses")
+            }
+            for column in 0..<columnCount where columnCursors[column] != columnEnds[column] {
+                throw FirePackError(
+                    .trailingBytes, offset: columnCursors[column],
+                    "column \(column) holds \(columnEnds[column] - columnCursors[column]) bytes no document uses")
+            }
+        }
+
+        /// Walks the root value of a document of `length` bytes as `pass` says, and returns its size; nil when
+        /// moving bodies passed its budget (the document then starts over in two passes).
+        private mutating func walk(_ pass: Pass, length: Int, into output: UnsafeMutableRawPointer)
+            throws(FirePackError)
+            -> Int?
+        {
+            paths.startDocument()
+            stack.removeAll(keepingCapacity: true)
+            var size = 0
+            var sizeIndex = 0
+            var movedBytes = 0
+            let movingBudget = 8 * length
+            var path: Int32 = 0
+            walk: while true {
+                let column = Int(path)
+                guard column < columnCount else {
+                    throw FirePackError(
+                        .lengthMismatch, offset: keyCursor,
+                        "document \(documentNumber) has more paths than the block's \(columnCount) columns")
+                }
+                if pass != .writing && movedMark[column] != documentNumber {
+                    movedMark[column] = documentNumber
+                    moved.append((column, columnCursors[column]))
+                }
+                let position = columnCursors[column]
+                let end = columnEnds[column]
+                guard position < end else {
+                    throw FirePackError(
+                        .truncated, offset: position,
+                        "column \(column) ends before document \(documentNumber)'s value")
+                }
+                let tag = base.load(fromByteOffset: position, as: UInt8.self)
+                if isContainer(tag) {
+                    var elements = Int(tag & 0x0F)
+                    var headerEnd = position + 1
+                    if tag == 0xD0 || tag == 0xD1 {
+                        (elements, headerEnd) = try Varint.get(base, at: position + 1, limit: end)
+                    }
+                    columnCursors[column] = headerEnd
+                    guard stack.count < ReaderLimits.maximumDepth else {
+                        throw FirePackError(
+                            .depthLimitExceeded, offset: position,
+                            "document \(documentNumber) nests deeper than \(ReaderLimits.maximumDepth)")
+                    }
+                    let isMap = tag >= 0xB0 && tag != 0xD0
+                    let counted = headerEnd - position - 1
+                    switch pass {
+                    case .moving:
+                        // Tag, a byte kept for the length (`sizeIndex` of the entry says where), the count.
+                        guard size + 2 + counted <= length else { throw longer(than: length, at: position) }
+                        output.storeBytes(of: tag, toByteOffset: size, as: UInt8.self)
+                        stack.append(
+                            Open(remaining: elements, isMap: isMap, path: path, end: size + 2, sizeIndex: size + 1))
+                        size += 2
+                    case .measuring:
+                        // A container takes two bytes of the document at least (tag and length).
+                        guard sizes.count < length / 2 else {
+                            throw FirePackError(
+                                .lengthMismatch, offset: position,
+                                "document \(documentNumber) has more containers than its \(length) bytes hold")
+                        }
+                        size += 1
+                        stack.append(
+                            Open(remaining: elements, isMap: isMap, path: path, end: size, sizeIndex: sizes.count))
+                        sizes.append(0)
+                    case .writing:
+                        let body = sizes[sizeIndex]
+                        sizeIndex += 1
+                        output.storeBytes(of: tag, toByteOffset: size, as: UInt8.self)
+                        size += 1
+                        size += Varint.write(UInt64(body), to: (output + size).assumingMemoryBound(to: UInt8.self))
+                        stack.append(
+                            Open(remaining: elements, isMap: isMap, path: path, end: size + body, sizeIndex: 0))
+                    }
+                    guard size + counted <= length else { throw longer(than: length, at: position) }
+                    if pass != .measuring {
+                        (output + size).copyMemory(from: base + position + 1, byteCount: counted)
+                    }
+                    size += counted
+                } else {
+                    let next = try EncodedValue.end(in: base, at: position, limit: end)
+                    guard size + next - position <= length else { throw longer(than: length, at: position) }
+                    if pass != .measuring {
+                        (output + size).copyMemory(from: base + position, byteCount: next - position)
+                    }
+                    columnCursors[column] = next
+                    size += next - position
+                }
+                while let open = stack.last {
+                    if open.remaining == 0 {
+                        stack.removeLast()
+                        switch pass {
+                        case .moving:
+                            let body = size - open.end
+                            if body < 0x80 {
+                                output.storeBytes(of: UInt8(body), toByteOffset: open.sizeIndex, as: UInt8.self)
+                                continue
+                            }
+                            let extra = Varint.encodedSize(UInt64(body)) - 1
+                            movedBytes += body
+                            guard movedBytes <= movingBudget else { return nil }
+                            guard size + extra <= length else { throw longer(than: length, at: keyCursor) }
+                            (output + open.end + extra).copyMemory(from: output + open.end, byteCount: body)
+                            _ = Varint.write(
+                                UInt64(body), to: (output + open.sizeIndex).assumingMemoryBound(to: UInt8.self))
+                            size += extra
+                        case .measuring:
+                            let body = size - open.end
+                            sizes[open.sizeIndex] = body
+                            size += Varint.encodedSize(UInt64(body))
+                            guard size <= length else { throw longer(than: length, at: keyCursor) }
+                        case .writing:
+                            break
+                        }
+                        continue
+                    }
+                    stack[stack.count - 1].remaining -= 1
+                    if open.isMap {
+                        let (header, afterHeader) = try Varint.get(base, at: keyCursor, limit: keysEnd)
+                        let literal = header & 1 == 0 ? header >> 1 : 0
+                        guard literal <= keysEnd - afterHeader else {
+                            throw FirePackError(
+                                .lengthOutOfBounds, offset: keyCursor,
+                                "a key of \(literal) bytes reaches past the keys")
+                        }
+                        let keyLength = afterHeader + literal - keyCursor
+                        guard size + keyLength <= length else { throw longer(than: length, at: keyCursor) }
+                        if pass != .measuring {
+                            (output + size).copyMemory(from: base + keyCursor, byteCount: keyLength)
+                        }
+                        path = paths.child(
+                            of: open.path, key: UnsafeRawBufferPointer(start: base + keyCursor, count: keyLength))
+                        keyCursor += keyLength
+                        size += keyLength
+                    } else {
+                        path = paths.child(of: open.path, key: nil)
+                    }
+                    continue walk
+                }
+                return size
+            }
+        }
+
+        private func longer(than length: Int, at offset: Int) -> FirePackError {
+            FirePackError(
+                .lengthMismatch, offset: offset,
+                "document \(documentNumber)'s root value is longer than its \(length) bytes")
+        }
+    }
+}
+
+/// `documents` as a closed version-3 stream whose blocks (closed at `blockSize` bytes) hold their data in the columns
+/// form stored as it is (codec byte `10`), which FirePack's writer does not write but every reader reads: fuzzing
+/// seeds whose mutations reach the rebuilding of rows with no compressor in front of it.
+@_spi(Fuzzing)
+public func columnsStreamBytes(_ documents: [Document], blockSize: Int = 4096) throws -> [UInt8] {
+    let sink = MemorySink()
+    let writer = try DocumentStreamWriter(sink: sink, codec: .none, blockSize: blockSize)
+    writer.storesColumnsAsTheyAre = true
+    for document in documents { try writer.append(document) }
+    try writer.close()
+    return sink.bytes
+}

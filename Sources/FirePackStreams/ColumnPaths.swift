@@ -1,0 +1,118 @@
+/// The paths of a block's values and the column each is stored in (Docs/FORMAT.md §8, "Columns"): column 0 holds the
+/// documents themselves (the root values); a map entry's value is in the column of its map's path followed by the
+/// key as written (the key's header and bytes, or a reference's header); an array's elements are in the column of
+/// its path followed by "element". Columns are numbered in the order their paths first occur, so a writer and a
+/// reader that meet the same keys in the same order number them alike, with nothing stored but the keys.
+///
+/// Lookups cost no hashing when documents repeat a shape: each path remembers the path looked up after it last time
+/// (`follow`), and the next lookup checks that guess first (the parent, the key's length and first eight bytes, and
+/// any bytes after them).
+struct ColumnPaths {
+    struct Entry {
+        var parent: Int32
+        /// The key's length (−1 for "element"), and where its bytes after the first eight are in `keyBytes`.
+        var keyLength: Int32
+        var keyStart: Int32
+        /// The path looked up after this one, last time (−1: none yet).
+        var follow: Int32 = -1
+        /// The key's first eight bytes, little-endian, zero-padded.
+        var prefix: UInt64
+    }
+
+    private var entries: [Entry] = [Entry(parent: -1, keyLength: -1, keyStart: 0, prefix: 0)]
+    private var keyBytes: [UInt8] = []
+    /// Open addressing over path numbers (−1: an empty slot), keyed by parent and key; a power of two in size.
+    private var slots = [Int32](repeating: -1, count: 64)
+    private var last: Int32 = 0
+
+    /// The number of paths (and columns) so far; the root's is 0.
+    var count: Int { entries.count }
+
+    /// Starts a document: the next lookup is of a child of the root.
+    mutating func startDocument() { last = 0 }
+
+    /// The column of `parent`'s child under `key` (a key as written; nil for an array's element), numbering it next
+    /// when it is new.
+    @inline(__always)
+    mutating func child(of parent: Int32, key: UnsafeRawBufferPointer?) -> Int32 {
+        let length = key.map { Int32($0.count) } ?? -1
+        let prefix = key.map(Self.prefix) ?? 0
+        let guess = entries[Int(last)].follow
+        if guess >= 0 && matches(guess, parent: parent, length: length, prefix: prefix, key: key) {
+            last = guess
+            return guess
+        }
+        return lookUp(parent: parent, length: length, prefix: prefix, key: key)
+    }
+
+    /// `child(of:key:)` when the guess was wrong: the table, then a new path.
+    private mutating func lookUp(parent: Int32, length: Int32, prefix: UInt64, key: UnsafeRawBufferPointer?) -> Int32 {
+        let hash = Self.hash(parent: parent, length: length, prefix: prefix)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let found = slots[slot]
+            if found < 0 { break }
+            if matches(found, parent: parent, length: length, prefix: prefix, key: key) {
+                entries[Int(last)].follow = found
+                last = found
+                return found
+            }
+            slot = (slot + 1) & mask
+        }
+        let path = Int32(entries.count)
+        entries.append(Entry(parent: parent, keyLength: length, keyStart: Int32(keyBytes.count), prefix: prefix))
+        if let key, key.count > 8 { keyBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[8...])) }
+        slots[slot] = path
+        if entries.count * 2 > slots.count { grow() }
+        entries[Int(last)].follow = path
+        last = path
+        return path
+    }
+
+    @inline(__always)
+    private func matches(_ path: Int32, parent: Int32, length: Int32, prefix: UInt64, key: UnsafeRawBufferPointer?)
+        -> Bool
+    {
+        let entry = entries[Int(path)]
+        guard entry.parent == parent && entry.keyLength == length && entry.prefix == prefix else { return false }
+        guard let key, length > 8 else { return true }
+        return keyBytes.withUnsafeBytes { stored in
+            let start = Int(entry.keyStart)
+            for offset in 8..<Int(length) where stored[start + offset - 8] != key[offset] { return false }
+            return true
+        }
+    }
+
+    /// The first eight bytes of `key`, little-endian, zero-padded.
+    @inline(__always)
+    private static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        if key.count >= 8 { return UInt64(littleEndian: key.loadUnaligned(as: UInt64.self)) }
+        var prefix: UInt64 = 0
+        for (index, byte) in key.enumerated() { prefix |= UInt64(byte) << (8 * UInt64(index)) }
+        return prefix
+    }
+
+    /// A mix of the parent's number, the key's length and its first eight bytes (the rest of a longer key is
+    /// compared, not hashed).
+    private static func hash(parent: Int32, length: Int32, prefix: UInt64) -> UInt64 {
+        var hash = prefix ^ (UInt64(UInt32(bitPattern: parent)) << 32 | UInt64(UInt32(bitPattern: length)))
+        hash = (hash ^ (hash >> 33)) &* 0xff51_afd7_ed55_8ccd
+        hash = (hash ^ (hash >> 33)) &* 0xc4ce_b9fe_1a85_ec53
+        return hash ^ (hash >> 33)
+    }
+
+    private mutating func grow() {
+        var grown = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = grown.count - 1
+        for path in 1..<entries.count {
+            let entry = entries[path]
+            var slot =
+                Int(truncatingIfNeeded: Self.hash(parent: entry.parent, length: entry.keyLength, prefix: entry.prefix))
+                & mask
+            while grown[slot] >= 0 { slot = (slot + 1) & mask }
+            grown[slot] = Int32(path)
+        }
+        slots = grown
+    }
+}
