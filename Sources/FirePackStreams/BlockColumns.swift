@@ -29,6 +29,40 @@ enum BlockColumns {
     @inline(__always)
     static func isContainer(_ tag: UInt8) -> Bool { tag >= 0xA0 && tag <= 0xBF || tag == 0xD0 || tag == 0xD1 }
 
+    /// The end of the value at `position` (not a container), not reading at or past `limit`: the sizes that the tag
+    /// alone gives (Docs/FORMAT.md §1) here, the rest through the reader's `EncodedValue.end`.
+    @inline(__always)
+    static func valueEnd(_ base: UnsafeRawPointer, tag: UInt8, at position: Int, limit: Int) throws(FirePackError)
+        -> Int
+    {
+        let size: Int
+        switch tag {
+        case 0x00...0x7F, 0xE0...0xFF, 0xC0, 0xC1, 0xC2, 0xCC: size = 1
+        case 0x80...0x9F: size = Int(tag) - 0x7F
+        case 0xC3: size = 2
+        case 0xC4: size = 3
+        case 0xC5, 0xC7: size = 5
+        case 0xC6, 0xC8, 0xC9: size = 9
+        case 0xCA: size = 13
+        case 0xCB: size = 17
+        default: return try EncodedValue.end(in: base, at: position, limit: limit)
+        }
+        guard size <= limit - position else { return try EncodedValue.end(in: base, at: position, limit: limit) }
+        return position + size
+    }
+
+    /// The varint at `offset`, a byte's without a call.
+    @inline(__always)
+    static func varint(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
+        value: Int, next: Int
+    ) {
+        if offset < limit {
+            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+            if byte < 0x80 { return (Int(byte), offset + 1) }
+        }
+        return try Varint.get(base, at: offset, limit: limit)
+    }
+
     /// A container still being walked: its entries left, whether it is a map, its path, and where its body ends.
     struct Open {
         var remaining: Int
@@ -39,105 +73,7 @@ enum BlockColumns {
         let sizeIndex: Int
     }
 
-    // MARK: Rows to columns
-
-    /// The columns form of `data`, a block's data in the row form (`count` documents of `documents` bytes in all,
-    /// then their lengths), or nil when the rows are better kept: the block has more than one path per
-    /// `valuesPerColumn` values, or a document is not laid out as a writer lays it out (a container length that is
-    /// not its body's, or not a minimal varint), which the columns could not give back byte for byte.
-    static func split(
-        _ data: UnsafeRawBufferPointer, count: Int, documents: Int, valuesPerColumn: Int = valuesPerColumn
-    ) -> [UInt8]? {
-        guard let base = data.baseAddress, count > 0 else { return nil }
-        var paths = ColumnPaths()
-        var columns: [[UInt8]] = [[]]
-        var keys: [UInt8] = []
-        keys.reserveCapacity(documents / 4)
-        var stack: [Open] = []
-        var values = 0
-        var lengthAt = documents
-        var start = 0
-        do throws(FirePackError) {
-            for _ in 0..<count {
-                let (length, next) = try Varint.get(base, at: lengthAt, limit: data.count)
-                lengthAt = next
-                guard length <= documents - start else { return nil }
-                let end = start + length
-                paths.startDocument()
-                var position = start
-                var path: Int32 = 0
-                var limit = end
-                walk: while true {
-                    values += 1
-                    guard position < limit else { return nil }
-                    let tag = base.load(fromByteOffset: position, as: UInt8.self)
-                    if isContainer(tag) {
-                        let (body, bodyStart) = try Varint.get(base, at: position + 1, limit: limit)
-                        guard bodyStart - position - 1 == Varint.encodedSize(UInt64(body)), body <= limit - bodyStart
-                        else { return nil }
-                        var elements = Int(tag & 0x0F)
-                        var first = bodyStart
-                        columns[Int(path)].append(tag)
-                        if tag == 0xD0 || tag == 0xD1 {
-                            (elements, first) = try Varint.get(base, at: bodyStart, limit: bodyStart + body)
-                            columns[Int(path)].append(
-                                contentsOf: UnsafeRawBufferPointer(start: base + bodyStart, count: first - bodyStart))
-                        }
-                        stack.append(
-                            Open(
-                                remaining: elements, isMap: tag >= 0xB0 && tag != 0xD0, path: path,
-                                end: bodyStart + body, sizeIndex: 0))
-                        position = first
-                        limit = bodyStart + body
-                    } else {
-                        let next = try EncodedValue.end(in: base, at: position, limit: limit)
-                        columns[Int(path)].append(
-                            contentsOf: UnsafeRawBufferPointer(start: base + position, count: next - position))
-                        position = next
-                    }
-                    while let open = stack.last {
-                        if open.remaining == 0 {
-                            guard position == open.end else { return nil }
-                            stack.removeLast()
-                            limit = stack.last?.end ?? end
-                            continue
-                        }
-                        stack[stack.count - 1].remaining -= 1
-                        if open.isMap {
-                            let (header, afterHeader) = try Varint.get(base, at: position, limit: limit)
-                            let keyEnd = header & 1 == 0 ? afterHeader + header >> 1 : afterHeader
-                            guard keyEnd <= limit else { return nil }
-                            let key = UnsafeRawBufferPointer(start: base + position, count: keyEnd - position)
-                            keys.append(contentsOf: key)
-                            path = paths.child(of: open.path, key: key)
-                            position = keyEnd
-                        } else {
-                            path = paths.child(of: open.path, key: nil)
-                        }
-                        if Int(path) == columns.count { columns.append([]) }
-                        continue walk
-                    }
-                    break
-                }
-                // The bytes after the root value: its key table.
-                keys.append(contentsOf: UnsafeRawBufferPointer(start: base + position, count: end - position))
-                start = end
-            }
-        } catch {
-            return nil
-        }
-        guard start == documents, lengthAt == data.count, columns.count * valuesPerColumn <= values else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(data.count)
-        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[documents...]))
-        appendVarint(columns.count, to: &output)
-        for column in columns { appendVarint(column.count, to: &output) }
-        output.append(contentsOf: keys)
-        for column in columns { output.append(contentsOf: column) }
-        return output
-    }
-
-    private static func appendVarint(_ value: Int, to output: inout [UInt8]) {
+    static func appendVarint(_ value: Int, to output: inout [UInt8]) {
         var value = UInt64(value)
         while value >= 0x80 {
             output.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -159,12 +95,12 @@ enum BlockColumns {
         var total = 0
         for _ in 0..<count {
             let (length, next) = try Varint.get(base, at: cursor, limit: stored.count)
-            total += length
-            guard total <= documents else {
+            guard length <= documents - total else {
                 throw FirePackError(
                     .lengthMismatch, offset: cursor,
                     "the lengths add up to more than the documents' \(documents) bytes")
             }
+            total += length
             cursor = next
         }
         guard total == documents else {
@@ -192,7 +128,6 @@ enum BlockColumns {
         _ stored: UnsafeRawBufferPointer, count: Int, documents: Int, into output: UnsafeMutableRawBufferPointer
     ) throws(FirePackError) -> Int {
         var rebuilder = try Rebuilder(stored, count: count)
-        defer { rebuilder.deallocate() }
         let lengthsSize = output.count - documents
         output.baseAddress!.advanced(by: documents).copyMemory(from: stored.baseAddress!, byteCount: lengthsSize)
         var lengthAt = 0
@@ -218,14 +153,19 @@ extension BlockColumns {
     /// length, one that writes with them.
     struct Rebuilder {
         let base: UnsafeRawPointer
+        let storedCount: Int
         let columnCount: Int
         var keyCursor: Int
         let keysEnd: Int
-        /// Per column: where its next value is, where it ends, and the document that last moved it (`moved`); one
-        /// allocation of three times the columns, released by `deallocate()`.
-        let columnCursors: UnsafeMutablePointer<Int>
-        let columnEnds: UnsafeMutablePointer<Int>
-        let movedMark: UnsafeMutablePointer<Int>
+        /// Per column in use (one per path met so far, at most `columnCount`): where its next value is, where it
+        /// ends, and the document that last moved it (`moved`). Columns come into use in order, their lengths read
+        /// from the directory as they do, so that the state is in proportion to the paths the bytes hold, not to a
+        /// count the directory claims.
+        var columnCursors: [Int] = []
+        var columnEnds: [Int] = []
+        var movedMark: [Int] = []
+        /// The directory's next length, for the next column to come into use.
+        var directoryCursor: Int
         var paths = ColumnPaths()
         var stack: [Open] = []
         /// Each container's body length, in the order the containers start (two passes only).
@@ -248,47 +188,49 @@ extension BlockColumns {
 
         init(_ stored: UnsafeRawBufferPointer, count: Int) throws(FirePackError) {
             base = stored.baseAddress!
+            storedCount = stored.count
             var cursor = 0
             for _ in 0..<count { cursor = try Varint.get(base, at: cursor, limit: stored.count).next }
             let directory = cursor
             let (columns, afterCount) = try Varint.get(base, at: cursor, limit: stored.count)
-            // Every column holds a value at least, a byte: a count the bytes cannot back is refused before anything
-            // is allocated for it.
-            guard columns >= 1, columns <= stored.count - afterCount else {
+            // Every column takes a byte of the directory and a byte of data at least.
+            // (Paths are numbered in 32 bits: a path past the columns is refused before a number past them is made.)
+            guard columns >= 1, columns <= (stored.count - afterCount) / 2, columns < Int(Int32.max) else {
                 throw FirePackError(
                     .lengthMismatch, offset: directory,
-                    "\(columns) columns in \(stored.count - afterCount) bytes (at least 1, and a byte each)")
+                    "\(columns) columns in \(stored.count - afterCount) bytes (at least 1, and two bytes each)")
             }
             columnCount = columns
             cursor = afterCount
-            var lengths = [Int](repeating: 0, count: columns)
+            directoryCursor = afterCount
+            // The directory is read once here for its total (where the keys end), holding nothing per column.
             var total = 0
             for column in 0..<columns {
                 let (length, next) = try Varint.get(base, at: cursor, limit: stored.count)
+                guard length >= 1 else {
+                    throw FirePackError(.lengthMismatch, offset: cursor, "column \(column) holds no value")
+                }
                 guard length <= stored.count - next - total else {
                     throw FirePackError(
                         .lengthOutOfBounds, offset: cursor, "column \(column) of \(length) bytes reaches past the data")
                 }
-                lengths[column] = length
                 total += length
                 cursor = next
             }
             keyCursor = cursor
             keysEnd = stored.count - total
-            columnCursors = .allocate(capacity: 3 * columns)
-            columnEnds = columnCursors + columns
-            movedMark = columnEnds + columns
-            var at = keysEnd
-            for column in 0..<columns {
-                columnCursors[column] = at
-                at += lengths[column]
-                columnEnds[column] = at
-                movedMark[column] = -1
-            }
+            try openColumn()
         }
 
-        /// Releases the per-column state.
-        func deallocate() { columnCursors.deallocate() }
+        /// Brings the next column into use: its length from the directory, its bytes after the previous column's.
+        mutating func openColumn() throws(FirePackError) {
+            let (length, next) = try Varint.get(base, at: directoryCursor, limit: storedCount)
+            directoryCursor = next
+            let start = columnEnds.last ?? keysEnd
+            columnCursors.append(start)
+            columnEnds.append(start + length)
+            movedMark.append(-1)
+        }
 
         /// Rebuilds the next document, `length` bytes, at `output`.
         mutating func rebuild(length: Int, into output: UnsafeMutableRawPointer) throws(FirePackError) {
@@ -325,6 +267,11 @@ extension BlockColumns {
                 throw FirePackError(
                     .trailingBytes, offset: keyCursor, "\(keysEnd - keyCursor) bytes of keys no document uses")
             }
+            guard columnCursors.count == columnCount else {
+                throw FirePackError(
+                    .trailingBytes, offset: columnEnds.last ?? keysEnd,
+                    "\(columnCount - columnCursors.count) of the block's \(columnCount) columns belong to no path")
+            }
             for column in 0..<columnCount where columnCursors[column] != columnEnds[column] {
                 throw FirePackError(
                     .trailingBytes, offset: columnCursors[column],
@@ -347,10 +294,13 @@ extension BlockColumns {
             var path: Int32 = 0
             walk: while true {
                 let column = Int(path)
-                guard column < columnCount else {
-                    throw FirePackError(
-                        .lengthMismatch, offset: keyCursor,
-                        "document \(documentNumber) has more paths than the block's \(columnCount) columns")
+                if column == columnCursors.count {
+                    guard column < columnCount else {
+                        throw FirePackError(
+                            .lengthMismatch, offset: keyCursor,
+                            "document \(documentNumber) has more paths than the block's \(columnCount) columns")
+                    }
+                    try openColumn()
                 }
                 if pass != .writing && movedMark[column] != documentNumber {
                     movedMark[column] = documentNumber
@@ -368,7 +318,7 @@ extension BlockColumns {
                     var elements = Int(tag & 0x0F)
                     var headerEnd = position + 1
                     if tag == 0xD0 || tag == 0xD1 {
-                        (elements, headerEnd) = try Varint.get(base, at: position + 1, limit: end)
+                        (elements, headerEnd) = try varint(base, at: position + 1, limit: end)
                     }
                     columnCursors[column] = headerEnd
                     guard stack.count < ReaderLimits.maximumDepth else {
@@ -412,7 +362,7 @@ extension BlockColumns {
                     }
                     size += counted
                 } else {
-                    let next = try EncodedValue.end(in: base, at: position, limit: end)
+                    let next = try valueEnd(base, tag: tag, at: position, limit: end)
                     guard size + next - position <= length else { throw longer(than: length, at: position) }
                     if pass != .measuring {
                         (output + size).copyMemory(from: base + position, byteCount: next - position)
@@ -450,7 +400,7 @@ extension BlockColumns {
                     }
                     stack[stack.count - 1].remaining -= 1
                     if open.isMap {
-                        let (header, afterHeader) = try Varint.get(base, at: keyCursor, limit: keysEnd)
+                        let (header, afterHeader) = try varint(base, at: keyCursor, limit: keysEnd)
                         let literal = header & 1 == 0 ? header >> 1 : 0
                         guard literal <= keysEnd - afterHeader else {
                             throw FirePackError(
@@ -463,7 +413,8 @@ extension BlockColumns {
                             (output + size).copyMemory(from: base + keyCursor, byteCount: keyLength)
                         }
                         path = paths.child(
-                            of: open.path, key: UnsafeRawBufferPointer(start: base + keyCursor, count: keyLength))
+                            of: open.path, key: UnsafeRawBufferPointer(start: base + keyCursor, count: keyLength),
+                            wordLoadable: keyCursor + 8 <= storedCount)
                         keyCursor += keyLength
                         size += keyLength
                     } else {

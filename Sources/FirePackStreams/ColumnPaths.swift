@@ -11,8 +11,8 @@ struct ColumnPaths {
     struct Entry {
         var parent: Int32
         /// The key's length (−1 for "element"), and where its bytes after the first eight are in `keyBytes`.
-        var keyLength: Int32
-        var keyStart: Int32
+        var keyLength: Int
+        var keyStart: Int
         /// The path looked up after this one, last time (−1: none yet).
         var follow: Int32 = -1
         /// The key's first eight bytes, little-endian, zero-padded.
@@ -21,22 +21,40 @@ struct ColumnPaths {
 
     private var entries: [Entry] = [Entry(parent: -1, keyLength: -1, keyStart: 0, prefix: 0)]
     private var keyBytes: [UInt8] = []
-    /// Open addressing over path numbers (−1: an empty slot), keyed by parent and key; a power of two in size.
+    /// Open addressing over path numbers (−1: an empty slot), keyed by parent and key (the whole key, hashed with
+    /// the process's seeded `Hasher`, so that no crafted set of keys makes one long probe chain); a power of two in
+    /// size.
     private var slots = [Int32](repeating: -1, count: 64)
     private var last: Int32 = 0
 
+    /// A table to swap in for one in use (it allocates nothing).
+    static var empty: ColumnPaths { ColumnPaths(slots: []) }
+
+    init() {}
+
+    private init(slots: [Int32]) { self.slots = slots }
+
     /// The number of paths (and columns) so far; the root's is 0.
     var count: Int { entries.count }
+
+    /// Forgets every path but the root's, keeping the storage, for the next block.
+    mutating func reset() {
+        entries.removeSubrange(1...)
+        entries[0].follow = -1
+        keyBytes.removeAll(keepingCapacity: true)
+        for slot in slots.indices { slots[slot] = -1 }
+        last = 0
+    }
 
     /// Starts a document: the next lookup is of a child of the root.
     mutating func startDocument() { last = 0 }
 
     /// The column of `parent`'s child under `key` (a key as written; nil for an array's element), numbering it next
-    /// when it is new.
+    /// when it is new. `wordLoadable`: eight bytes can be read at the key's start (the caller's buffer goes on).
     @inline(__always)
-    mutating func child(of parent: Int32, key: UnsafeRawBufferPointer?) -> Int32 {
-        let length = key.map { Int32($0.count) } ?? -1
-        let prefix = key.map(Self.prefix) ?? 0
+    mutating func child(of parent: Int32, key: UnsafeRawBufferPointer?, wordLoadable: Bool = false) -> Int32 {
+        let length = key?.count ?? -1
+        let prefix = key.map { Self.prefix($0, wordLoadable: wordLoadable) } ?? 0
         let guess = entries[Int(last)].follow
         if guess >= 0 && matches(guess, parent: parent, length: length, prefix: prefix, key: key) {
             last = guess
@@ -46,10 +64,12 @@ struct ColumnPaths {
     }
 
     /// `child(of:key:)` when the guess was wrong: the table, then a new path.
-    private mutating func lookUp(parent: Int32, length: Int32, prefix: UInt64, key: UnsafeRawBufferPointer?) -> Int32 {
-        let hash = Self.hash(parent: parent, length: length, prefix: prefix)
+    private mutating func lookUp(parent: Int32, length: Int, prefix: UInt64, key: UnsafeRawBufferPointer?) -> Int32 {
+        let hash = Self.hash(
+            parent: parent, prefix: prefix,
+            rest: key.flatMap { $0.count > 8 ? UnsafeRawBufferPointer(rebasing: $0[8...]) : nil })
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
+        var slot = hash & mask
         while true {
             let found = slots[slot]
             if found < 0 { break }
@@ -61,7 +81,7 @@ struct ColumnPaths {
             slot = (slot + 1) & mask
         }
         let path = Int32(entries.count)
-        entries.append(Entry(parent: parent, keyLength: length, keyStart: Int32(keyBytes.count), prefix: prefix))
+        entries.append(Entry(parent: parent, keyLength: length, keyStart: keyBytes.count, prefix: prefix))
         if let key, key.count > 8 { keyBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[8...])) }
         slots[slot] = path
         if entries.count * 2 > slots.count { grow() }
@@ -71,47 +91,55 @@ struct ColumnPaths {
     }
 
     @inline(__always)
-    private func matches(_ path: Int32, parent: Int32, length: Int32, prefix: UInt64, key: UnsafeRawBufferPointer?)
+    private func matches(_ path: Int32, parent: Int32, length: Int, prefix: UInt64, key: UnsafeRawBufferPointer?)
         -> Bool
     {
         let entry = entries[Int(path)]
         guard entry.parent == parent && entry.keyLength == length && entry.prefix == prefix else { return false }
         guard let key, length > 8 else { return true }
         return keyBytes.withUnsafeBytes { stored in
-            let start = Int(entry.keyStart)
-            for offset in 8..<Int(length) where stored[start + offset - 8] != key[offset] { return false }
+            for offset in 8..<length where stored[entry.keyStart + offset - 8] != key[offset] { return false }
             return true
         }
     }
 
     /// The first eight bytes of `key`, little-endian, zero-padded.
     @inline(__always)
-    private static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+    private static func prefix(_ key: UnsafeRawBufferPointer, wordLoadable: Bool) -> UInt64 {
         if key.count >= 8 { return UInt64(littleEndian: key.loadUnaligned(as: UInt64.self)) }
+        if wordLoadable {
+            let word = UInt64(littleEndian: key.baseAddress!.loadUnaligned(as: UInt64.self))
+            return word & (UInt64(1) << (8 * UInt64(key.count)) &- 1)
+        }
         var prefix: UInt64 = 0
         for (index, byte) in key.enumerated() { prefix |= UInt64(byte) << (8 * UInt64(index)) }
         return prefix
     }
 
-    /// A mix of the parent's number, the key's length and its first eight bytes (the rest of a longer key is
-    /// compared, not hashed).
-    private static func hash(parent: Int32, length: Int32, prefix: UInt64) -> UInt64 {
-        var hash = prefix ^ (UInt64(UInt32(bitPattern: parent)) << 32 | UInt64(UInt32(bitPattern: length)))
-        hash = (hash ^ (hash >> 33)) &* 0xff51_afd7_ed55_8ccd
-        hash = (hash ^ (hash >> 33)) &* 0xc4ce_b9fe_1a85_ec53
-        return hash ^ (hash >> 33)
+    /// The parent's number and the whole key (its first eight bytes as `prefix`, the rest in `rest`; a key's
+    /// length is in its header, so equal prefixes of keys of different lengths differ in the rest or the header).
+    private static func hash(parent: Int32, prefix: UInt64, rest: UnsafeRawBufferPointer?) -> Int {
+        var hasher = Hasher()
+        hasher.combine(parent)
+        hasher.combine(prefix)
+        if let rest { hasher.combine(bytes: rest) }
+        return hasher.finalize()
     }
 
     private mutating func grow() {
         var grown = [Int32](repeating: -1, count: slots.count * 2)
         let mask = grown.count - 1
-        for path in 1..<entries.count {
-            let entry = entries[path]
-            var slot =
-                Int(truncatingIfNeeded: Self.hash(parent: entry.parent, length: entry.keyLength, prefix: entry.prefix))
-                & mask
-            while grown[slot] >= 0 { slot = (slot + 1) & mask }
-            grown[slot] = Int32(path)
+        keyBytes.withUnsafeBytes { stored in
+            for path in 1..<entries.count {
+                let entry = entries[path]
+                let rest =
+                    entry.keyLength > 8
+                    ? UnsafeRawBufferPointer(rebasing: stored[entry.keyStart..<(entry.keyStart + entry.keyLength - 8)])
+                    : nil
+                var slot = Self.hash(parent: entry.parent, prefix: entry.prefix, rest: rest) & mask
+                while grown[slot] >= 0 { slot = (slot + 1) & mask }
+                grown[slot] = Int32(path)
+            }
         }
         slots = grown
     }

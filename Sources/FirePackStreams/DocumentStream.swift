@@ -157,7 +157,8 @@ public final class DocumentStreamWriter {
         // Nothing appended is lost: the open block and buffered records reach the sink; the stream stays "not closed".
         if !closed {
             try? writeBlock()
-            try? writeCompressedBlock()
+            // Every block being stored, each on its own: one the sink refuses does not keep the next from it.
+            while let compressor, !compressor.isEmpty { try? writeOldestCompressedBlock() }
             try? writer.flush()
         }
     }

@@ -141,12 +141,12 @@ extension DocumentStreamReader {
         do throws(FirePackError) {
             for _ in 0..<header.count {
                 let (length, next) = try Varint.get(UnsafeRawPointer(data), at: cursor, limit: header.size)
-                total += length
-                guard total <= header.documents else {
+                guard length <= header.documents - total else {
                     throw FirePackError(
                         .lengthMismatch, offset: cursor,
                         "the lengths add up to more than the documents' \(header.documents) bytes")
                 }
+                total += length
                 cursor = next
             }
             guard total == header.documents && cursor == header.size else {

@@ -43,8 +43,11 @@ extension DocumentStreamWriter {
     /// `close()` or deinit (`writeCompressedBlock()`).
     func writeBlock() throws {
         guard let block, !blockLengths.isEmpty else { return }
-        // The block in flight goes out first: if the sink refuses it, the open block is still whole (as in place).
-        if codec != .none && compressesInBackground { try writeCompressedBlock() }
+        // The oldest block in flight goes out first when two are: if the sink refuses it, the open block is still
+        // whole (as in place).
+        if codec != .none && compressesInBackground, let compressor, compressor.isFull {
+            try writeOldestCompressedBlock()
+        }
         let documents = block.writerIndex
         var lengths = [UInt8](repeating: 0, count: blockLengthBytes)
         lengths.withUnsafeMutableBufferPointer { buffer in
@@ -90,26 +93,26 @@ extension DocumentStreamWriter {
     /// `columnsAsTheyAre`: with codec `none`, in the columns form whenever the documents split (tests and fuzzing).
     static func storeBlock(
         _ data: UnsafeRawBufferPointer, codec: BlockCodec, count: Int, first: Int, documents: Int,
-        into body: inout [UInt8], columnsAsTheyAre: Bool = false
+        into body: inout [UInt8], splitter: ColumnSplitter = ColumnSplitter(), columnsAsTheyAre: Bool = false
     ) throws -> Int {
-        if codec == .none && columnsAsTheyAre,
-            let columns = BlockColumns.split(data, count: count, documents: documents, valuesPerColumn: 1),
-            columns.count <= maxBlockData
+        if codec == .none && columnsAsTheyAre
+            && splitter.split(data, count: count, documents: documents, valuesPerColumn: 1)
+            && splitter.columns.count <= maxBlockData
         {
             let header = blockHeader(
-                codec: BlockColumns.flag, count: count, first: first, size: columns.count, documents: documents)
-            body = header + columns
+                codec: BlockColumns.flag, count: count, first: first, size: splitter.columns.count, documents: documents
+            )
+            body = header + splitter.columns
             return body.count
         }
         if codec != .none {
-            let columns = BlockColumns.split(data, count: count, documents: documents).flatMap {
-                $0.count <= maxBlockData ? $0 : nil
-            }
-            let codecByte = codec.rawValue | (columns == nil ? 0 : BlockColumns.flag)
-            let stored = try (columns ?? []).withUnsafeBytes { columnsData in
-                let payload = columns == nil ? data : columnsData
+            let split =
+                splitter.split(data, count: count, documents: documents) && splitter.columns.count <= maxBlockData
+            let stored = try splitter.columns.withUnsafeBytes { columnsData in
+                let payload = split ? columnsData : data
                 let header = blockHeader(
-                    codec: codecByte, count: count, first: first, size: payload.count, documents: documents)
+                    codec: codec.rawValue | (split ? BlockColumns.flag : 0), count: count, first: first,
+                    size: payload.count, documents: documents)
                 let needed = header.count + codec.compressBound(payload.count)
                 if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
                 return try body.withUnsafeMutableBytes { output in
@@ -134,10 +137,15 @@ extension DocumentStreamWriter {
         return needed
     }
 
-    /// Writes the block the `BlockCompressor` holds, if any, once it is compressed: the output then has every block
-    /// given so far.
+    /// Writes the blocks the `BlockCompressor` holds, if any, in order, once each is stored: the output then has
+    /// every block given so far.
     func writeCompressedBlock() throws {
-        try compressor?.finish { body, count in
+        while let compressor, !compressor.isEmpty { try writeOldestCompressedBlock() }
+    }
+
+    /// Writes the oldest block the `BlockCompressor` holds, once it is stored.
+    func writeOldestCompressedBlock() throws {
+        try compressor?.finishOldest { body, count in
             let unitStart = writer.writerIndex
             writer.writeFraming(DocumentStreamFormat.recordHeaderTemplate)  // length and CRC are set below
             let bodyStart = writer.writerIndex

@@ -254,6 +254,67 @@ struct BlockColumnsTests {
         #expect(refused > 1500)
     }
 
+    /// A closed version-3 stream of one block whose body is `codec`, `count`, first 0, then `data` as it is, with
+    /// `documents` bytes of documents.
+    func oneBlock(codec: UInt8, count: Int, documents: Int, data: [UInt8]) -> [UInt8] {
+        let body = DocumentStreamWriter.blockHeader(
+            codec: codec, count: count, first: 0, size: data.count, documents: documents) + data
+        var bytes: [UInt8] = [0x89, 0x46, 0x50, 0x53, 0x03, 0x00, 0xF3, 0x50, 0x52, 0x1E]
+        bytes += withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init)
+        bytes += withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian, Array.init)
+        return bytes + body
+    }
+
+    func problems(_ bytes: [UInt8]) throws -> [StreamProblem] {
+        let reader = try DocumentStreamReader(source: MemorySource(bytes))
+        while try reader.next() != nil {}
+        return reader.problems
+    }
+
+    @Test("lengths that would overflow when added, in rows and in columns, are refused, not trapped")
+    func lengthsThatOverflow() throws {
+        // Two documents: 1 byte, then Int.max bytes.
+        let lengths: [UInt8] = [0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]
+        let rows = oneBlock(codec: 0x00, count: 2, documents: 1, data: [0xC0] + lengths)
+        let columns = oneBlock(codec: BlockColumns.flag, count: 2, documents: 1, data: lengths)
+        for bytes in [rows, columns] {
+            let found = try problems(bytes)
+            #expect(found.first?.code == .invalidBlock && found.first?.offset == 6)
+        }
+    }
+
+    @Test("a directory claiming columns its bytes do not hold is refused before anything is kept per column")
+    func columnsClaimed() throws {
+        // One document; a directory of 100,000 columns of no bytes (each would be a path with no value).
+        var data: [UInt8] = [0x02] + varint(100_000) + [UInt8](repeating: 0, count: 100_000) + [0xA0, 0x00]
+        #expect(throws: FirePackError.self) { try join(data, count: 1, documents: 2) }
+        do { _ = try join(data, count: 1, documents: 2) } catch {
+            #expect((error as? FirePackError)?.code == .lengthMismatch)
+        }
+        // Columns of a byte each, more than the paths: refused at the end, as belonging to no path.
+        data = [0x02] + varint(3) + [1, 1, 1] + [0xA0, 0x00, 0x00]
+        #expect(throws: FirePackError.self) { try join(data, count: 1, documents: 2) }
+    }
+
+    @Test("keys that share their first bytes cost linear time in the path table")
+    func keysSharingPrefixes() throws {
+        // One document with 20,000 fields whose keys share their first eight bytes (header and "field_0"), against
+        // one whose keys differ from the first byte: both split and rebuild in about the same time.
+        func document(_ key: (Int) -> String) throws -> Document {
+            var fields = MapValue()
+            for index in 0..<20_000 { fields[key(index)] = .integer(Int64(index % 100)) }
+            return Document(reference: try DocumentReference(path: "wide/w"), fields: fields)
+        }
+        let shared = try rows([try document { "field_0" + String(100_000 + $0) }])
+        let distinct = try rows([try document { String(100_000 + $0) + "_field_0" }])
+        func run(_ block: (data: [UInt8], count: Int, documents: Int)) throws {
+            let columns = try #require(split(block, valuesPerColumn: 1))
+            #expect(try join(columns, count: block.count, documents: block.documents) == block.data)
+        }
+        let measured = try CostMeasurement.ratio(hostile: { try run(shared) }, benign: { try run(distinct) })
+        #expect(measured.ratio < 3, "shared prefixes \(measured.hostile) s, distinct \(measured.benign) s")
+    }
+
     @Test("a damaged block in columns is reported as invalidBlock at its marker, and costs only itself")
     func damagedColumnsBlock() throws {
         let documents = try Self.events(400)

@@ -442,8 +442,11 @@ def _value_end(col, p, end):
         else:
             got = varint(col, p + 2, end)
             if got is not None and t == 0xD9:
+                # §1 D9: "columns (at least 1)"; §6: a count past the element limit is refused at the tag.
                 cols = varint(col, got[1], end)
-                got = None if cols is None else (got[0] * cols[0], cols[1])
+                if cols is None or cols[0] < 1 or cols[0] > spec_reader.MAX_ELEMENTS:
+                    return None
+                got = (got[0] * cols[0], cols[1])
             n = None if got is None else got[1] + got[0] * w
     else:
         return None

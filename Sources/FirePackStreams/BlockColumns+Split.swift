@@ -1,0 +1,241 @@
+import FirePack
+
+extension BlockColumns {
+    /// The columns form of `data` (see `ColumnSplitter.split`), in an array of its own.
+    static func split(
+        _ data: UnsafeRawBufferPointer, count: Int, documents: Int, valuesPerColumn: Int = valuesPerColumn
+    ) -> [UInt8]? {
+        let splitter = ColumnSplitter()
+        guard splitter.split(data, count: count, documents: documents, valuesPerColumn: valuesPerColumn) else {
+            return nil
+        }
+        return splitter.columns
+    }
+}
+
+/// Splits blocks into the columns form (Docs/FORMAT.md §8, "Columns"), keeping its buffers from block to block (a
+/// writer's blocks are alike, and fresh megabytes each block cost page faults). One thread at a time.
+final class ColumnSplitter {
+    private var buffers = BlockColumns.ColumnBuffers()
+    private var paths = ColumnPaths()
+    private var stack: [BlockColumns.Open] = []
+    /// The columns form of the block last split.
+    private(set) var columns: [UInt8] = []
+
+    deinit { buffers.deallocate() }
+
+    /// Puts into `columns` the columns form of `data`, a block's data in the row form (`count` documents of
+    /// `documents` bytes in all, then their lengths), and returns true; or returns false when the rows are better
+    /// kept: the block has more than one path per `valuesPerColumn` values, or a document is not laid out as a writer lays it out (a container
+    /// length that is not its body's, or not a minimal varint), which the columns could not give back byte for byte.
+    ///
+    /// One walk copies each value (a container: its tag and count) to the end of its column's buffer and each key to
+    /// the keys'; then the buffers are put one after another.
+    func split(
+        _ data: UnsafeRawBufferPointer, count: Int, documents: Int,
+        valuesPerColumn: Int = BlockColumns.valuesPerColumn
+    ) -> Bool {
+        guard let base = data.baseAddress, count > 0 else { return false }
+        // The walk works on locals (a class's stored properties would each be checked for exclusive access at
+        // every use), handed back at the end.
+        var buffers = self.buffers
+        var paths = ColumnPaths.empty
+        var stack: [BlockColumns.Open] = []
+        swap(&paths, &self.paths)
+        swap(&stack, &self.stack)
+        defer {
+            self.buffers = buffers
+            swap(&paths, &self.paths)
+            swap(&stack, &self.stack)
+        }
+        buffers.reset()
+        paths.reset()
+        stack.removeAll(keepingCapacity: true)
+        var values = 0
+        var lengthAt = documents
+        var start = 0
+        do throws(FirePackError) {
+            for _ in 0..<count {
+                let (length, next) = try BlockColumns.varint(base, at: lengthAt, limit: data.count)
+                lengthAt = next
+                guard length <= documents - start else { return false }
+                let end = start + length
+                paths.startDocument()
+                var position = start
+                var path: Int32 = 0
+                var limit = end
+                walk: while true {
+                    values += 1
+                    guard position < limit else { return false }
+                    let tag = base.load(fromByteOffset: position, as: UInt8.self)
+                    if BlockColumns.isContainer(tag) {
+                        let (body, bodyStart) = try BlockColumns.varint(base, at: position + 1, limit: limit)
+                        guard bodyStart - position - 1 == Varint.encodedSize(UInt64(body)), body <= limit - bodyStart
+                        else { return false }
+                        var elements = Int(tag & 0x0F)
+                        var first = bodyStart
+                        if tag == 0xD0 || tag == 0xD1 {
+                            (elements, first) = try BlockColumns.varint(base, at: bodyStart, limit: bodyStart + body)
+                            buffers.append(column: path, base + position, 1)
+                            buffers.append(column: path, base + bodyStart, first - bodyStart)
+                        } else {
+                            buffers.append(column: path, tag)
+                        }
+                        stack.append(
+                            BlockColumns.Open(
+                                remaining: elements, isMap: tag >= 0xB0 && tag != 0xD0, path: path,
+                                end: bodyStart + body, sizeIndex: 0))
+                        position = first
+                        limit = bodyStart + body
+                    } else {
+                        let next = try BlockColumns.valueEnd(base, tag: tag, at: position, limit: limit)
+                        if next == position + 1 {
+                            buffers.append(column: path, tag)
+                        } else {
+                            buffers.append(column: path, base + position, next - position)
+                        }
+                        position = next
+                    }
+                    while !stack.isEmpty {
+                        let top = stack.count - 1
+                        if stack[top].remaining == 0 {
+                            guard position == stack[top].end else { return false }
+                            stack.removeLast()
+                            limit = stack.last?.end ?? end
+                            continue
+                        }
+                        stack[top].remaining -= 1
+                        let parent = stack[top].path
+                        if stack[top].isMap {
+                            let (header, afterHeader) = try BlockColumns.varint(base, at: position, limit: limit)
+                            let keyEnd = header & 1 == 0 ? afterHeader + header >> 1 : afterHeader
+                            guard keyEnd <= limit else { return false }
+                            buffers.appendKey(base + position, keyEnd - position)
+                            path = paths.child(
+                                of: parent,
+                                key: UnsafeRawBufferPointer(start: base + position, count: keyEnd - position),
+                                wordLoadable: position + 8 <= data.count)
+                            position = keyEnd
+                        } else {
+                            path = paths.child(of: parent, key: nil)
+                        }
+                        if Int(path) == buffers.columnCount { buffers.addColumn() }
+                        continue walk
+                    }
+                    break
+                }
+                // The bytes after the root value: its key table.
+                if end > position { buffers.appendKey(base + position, end - position) }
+                start = end
+            }
+        } catch {
+            return false
+        }
+        guard start == documents, lengthAt == data.count, buffers.columnCount * valuesPerColumn <= values else {
+            return false
+        }
+        var columns: [UInt8] = []
+        swap(&columns, &self.columns)
+        defer { swap(&columns, &self.columns) }
+        columns.removeAll(keepingCapacity: true)
+        columns.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[documents...]))
+        BlockColumns.appendVarint(buffers.columnCount, to: &columns)
+        for column in 0..<buffers.columnCount { BlockColumns.appendVarint(buffers.columns[column].count, to: &columns) }
+        columns.append(contentsOf: buffers.keys.bytes)
+        for column in 0..<buffers.columnCount { columns.append(contentsOf: buffers.columns[column].bytes) }
+        return true
+    }
+}
+
+extension BlockColumns {
+    /// Growable byte buffers, one per column and one for the keys, that `split` appends to without an array's
+    /// uniqueness checks; released by `deallocate()`.
+    struct ColumnBuffers {
+        struct Buffer {
+            var base: UnsafeMutableRawPointer
+            var count = 0
+            var capacity: Int
+
+            init(capacity: Int) {
+                self.capacity = max(capacity, 64)
+                base = .allocate(byteCount: self.capacity, alignment: 8)
+            }
+
+            var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+            @inline(__always)
+            mutating func append(_ source: UnsafeRawPointer, _ byteCount: Int) {
+                if count + byteCount > capacity { grow(to: count + byteCount) }
+                (base + count).copyMemory(from: source, byteCount: byteCount)
+                count += byteCount
+            }
+
+            @inline(__always)
+            mutating func append(_ byte: UInt8) {
+                if count == capacity { grow(to: count + 1) }
+                base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+                count += 1
+            }
+
+            mutating func grow(to needed: Int) {
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: max(needed, 2 * capacity), alignment: 8)
+                grown.copyMemory(from: base, byteCount: count)
+                base.deallocate()
+                base = grown
+                capacity = max(needed, 2 * capacity)
+            }
+        }
+
+        var keys = Buffer(capacity: 1 << 16)
+        var columns: UnsafeMutablePointer<Buffer>
+        var columnCount = 1
+        /// Buffers made so far (kept for the next block), at most `columnCapacity`.
+        var madeCount = 1
+        var columnCapacity = 64
+
+        init() {
+            columns = .allocate(capacity: columnCapacity)
+            columns.initialize(to: Buffer(capacity: 256))
+        }
+
+        /// Empties every buffer, keeping them, for the next block.
+        mutating func reset() {
+            keys.count = 0
+            for column in 0..<madeCount { columns[column].count = 0 }
+            columnCount = 1
+        }
+
+        @inline(__always)
+        mutating func append(column: Int32, _ source: UnsafeRawPointer, _ byteCount: Int) {
+            columns[Int(column)].append(source, byteCount)
+        }
+
+        @inline(__always)
+        mutating func append(column: Int32, _ byte: UInt8) { columns[Int(column)].append(byte) }
+
+        @inline(__always)
+        mutating func appendKey(_ source: UnsafeRawPointer, _ byteCount: Int) { keys.append(source, byteCount) }
+
+        /// A buffer for the next column.
+        mutating func addColumn() {
+            if columnCount == madeCount {
+                if madeCount == columnCapacity {
+                    let grown = UnsafeMutablePointer<Buffer>.allocate(capacity: 2 * columnCapacity)
+                    grown.moveInitialize(from: columns, count: madeCount)
+                    columns.deallocate()
+                    columns = grown
+                    columnCapacity *= 2
+                }
+                (columns + madeCount).initialize(to: Buffer(capacity: 256))
+                madeCount += 1
+            }
+            columnCount += 1
+        }
+
+        func deallocate() {
+            keys.base.deallocate()
+            for column in 0..<madeCount { columns[column].base.deallocate() }
+            columns.deallocate()
+        }
+    }
+}
