@@ -92,7 +92,9 @@ final class ColumnSplitter {
                         if next == position + 1 {
                             buffers.append(column: path, tag)
                         } else {
-                            buffers.append(column: path, base + position, next - position)
+                            buffers.append(
+                                column: path, base + position, next - position,
+                                readable: data.count - position)
                         }
                         position = next
                     }
@@ -110,7 +112,7 @@ final class ColumnSplitter {
                             let (header, afterHeader) = try BlockColumns.varint(base, at: position, limit: limit)
                             let keyEnd = header & 1 == 0 ? afterHeader + header >> 1 : afterHeader
                             guard keyEnd <= limit else { return false }
-                            buffers.appendKey(base + position, keyEnd - position)
+                            buffers.appendKey(base + position, keyEnd - position, readable: data.count - position)
                             path = paths.child(
                                 of: parent,
                                 key: UnsafeRawBufferPointer(start: base + position, count: keyEnd - position),
@@ -125,7 +127,7 @@ final class ColumnSplitter {
                     break
                 }
                 // The bytes after the root value: its key table.
-                if end > position { buffers.appendKey(base + position, end - position) }
+                if end > position { buffers.appendKey(base + position, end - position, readable: 0) }
                 start = end
             }
         } catch {
@@ -163,10 +165,20 @@ extension BlockColumns {
 
             var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
+            /// Appends `byteCount` bytes from `source`, of which `readable` bytes may be read: a short run (16 bytes
+            /// at most, with 16 readable) is copied as two words with no call, the buffer keeping 16 bytes of room
+            /// past its count for them.
             @inline(__always)
-            mutating func append(_ source: UnsafeRawPointer, _ byteCount: Int) {
-                if count + byteCount > capacity { grow(to: count + byteCount) }
-                (base + count).copyMemory(from: source, byteCount: byteCount)
+            mutating func append(_ source: UnsafeRawPointer, _ byteCount: Int, readable: Int = 0) {
+                if count + byteCount + 16 > capacity { grow(to: count + byteCount + 16) }
+                if byteCount <= 16 && readable >= 16 {
+                    let low = source.loadUnaligned(as: UInt64.self)
+                    let high = source.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    (base + count).storeBytes(of: low, as: UInt64.self)
+                    (base + count + 8).storeBytes(of: high, as: UInt64.self)
+                } else {
+                    (base + count).copyMemory(from: source, byteCount: byteCount)
+                }
                 count += byteCount
             }
 
@@ -206,15 +218,17 @@ extension BlockColumns {
         }
 
         @inline(__always)
-        mutating func append(column: Int32, _ source: UnsafeRawPointer, _ byteCount: Int) {
-            columns[Int(column)].append(source, byteCount)
+        mutating func append(column: Int32, _ source: UnsafeRawPointer, _ byteCount: Int, readable: Int = 0) {
+            columns[Int(column)].append(source, byteCount, readable: readable)
         }
 
         @inline(__always)
         mutating func append(column: Int32, _ byte: UInt8) { columns[Int(column)].append(byte) }
 
         @inline(__always)
-        mutating func appendKey(_ source: UnsafeRawPointer, _ byteCount: Int) { keys.append(source, byteCount) }
+        mutating func appendKey(_ source: UnsafeRawPointer, _ byteCount: Int, readable: Int) {
+            keys.append(source, byteCount, readable: readable)
+        }
 
         /// A buffer for the next column.
         mutating func addColumn() {

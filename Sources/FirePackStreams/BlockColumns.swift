@@ -128,6 +128,7 @@ enum BlockColumns {
         _ stored: UnsafeRawBufferPointer, count: Int, documents: Int, into output: UnsafeMutableRawBufferPointer
     ) throws(FirePackError) -> Int {
         var rebuilder = try Rebuilder(stored, count: count)
+        defer { rebuilder.deallocate() }
         let lengthsSize = output.count - documents
         output.baseAddress!.advanced(by: documents).copyMemory(from: stored.baseAddress!, byteCount: lengthsSize)
         var lengthAt = 0
@@ -161,9 +162,18 @@ extension BlockColumns {
         /// ends, and the document that last moved it (`moved`). Columns come into use in order, their lengths read
         /// from the directory as they do, so that the state is in proportion to the paths the bytes hold, not to a
         /// count the directory claims.
-        var columnCursors: [Int] = []
-        var columnEnds: [Int] = []
-        var movedMark: [Int] = []
+        var columns: UnsafeMutablePointer<ColumnState>
+        var openedColumns = 0
+        var columnCapacity = 16
+
+        /// A column in use.
+        struct ColumnState {
+            /// Where its next value is, and where it ends.
+            var cursor: Int
+            let end: Int
+            /// The document that last moved it (`moved`).
+            var mark = -1
+        }
         /// The directory's next length, for the next column to come into use.
         var directoryCursor: Int
         var paths = ColumnPaths()
@@ -192,20 +202,20 @@ extension BlockColumns {
             var cursor = 0
             for _ in 0..<count { cursor = try Varint.get(base, at: cursor, limit: stored.count).next }
             let directory = cursor
-            let (columns, afterCount) = try Varint.get(base, at: cursor, limit: stored.count)
+            let (claimed, afterCount) = try Varint.get(base, at: cursor, limit: stored.count)
             // Every column takes a byte of the directory and a byte of data at least.
             // (Paths are numbered in 32 bits: a path past the columns is refused before a number past them is made.)
-            guard columns >= 1, columns <= (stored.count - afterCount) / 2, columns < Int(Int32.max) else {
+            guard claimed >= 1, claimed <= (stored.count - afterCount) / 2, claimed < Int(Int32.max) else {
                 throw FirePackError(
                     .lengthMismatch, offset: directory,
-                    "\(columns) columns in \(stored.count - afterCount) bytes (at least 1, and two bytes each)")
+                    "\(claimed) columns in \(stored.count - afterCount) bytes (at least 1, and two bytes each)")
             }
-            columnCount = columns
+            columnCount = claimed
             cursor = afterCount
             directoryCursor = afterCount
             // The directory is read once here for its total (where the keys end), holding nothing per column.
             var total = 0
-            for column in 0..<columns {
+            for column in 0..<claimed {
                 let (length, next) = try Varint.get(base, at: cursor, limit: stored.count)
                 guard length >= 1 else {
                     throw FirePackError(.lengthMismatch, offset: cursor, "column \(column) holds no value")
@@ -219,17 +229,30 @@ extension BlockColumns {
             }
             keyCursor = cursor
             keysEnd = stored.count - total
-            try openColumn()
+            columns = .allocate(capacity: columnCapacity)
+            openColumn()
         }
 
+        /// Releases the columns' state.
+        func deallocate() { columns.deallocate() }
+
         /// Brings the next column into use: its length from the directory, its bytes after the previous column's.
-        mutating func openColumn() throws(FirePackError) {
-            let (length, next) = try Varint.get(base, at: directoryCursor, limit: storedCount)
+        mutating func openColumn() {
+            // The directory was read whole when the rebuilder was made: this varint is there, and minimal.
+            guard let (length, next) = try? Varint.get(base, at: directoryCursor, limit: storedCount) else {
+                preconditionFailure("the column directory was checked")
+            }
             directoryCursor = next
-            let start = columnEnds.last ?? keysEnd
-            columnCursors.append(start)
-            columnEnds.append(start + length)
-            movedMark.append(-1)
+            let start = openedColumns == 0 ? keysEnd : columns[openedColumns - 1].end
+            if openedColumns == columnCapacity {
+                let grown = UnsafeMutablePointer<ColumnState>.allocate(capacity: 2 * columnCapacity)
+                grown.moveInitialize(from: columns, count: openedColumns)
+                columns.deallocate()
+                columns = grown
+                columnCapacity *= 2
+            }
+            (columns + openedColumns).initialize(to: ColumnState(cursor: start, end: start + length))
+            openedColumns += 1
         }
 
         /// Rebuilds the next document, `length` bytes, at `output`.
@@ -239,11 +262,11 @@ extension BlockColumns {
             var measured = try walk(.moving, length: length, into: output)
             if measured == nil {
                 startedOver += 1
-                for (column, cursor) in moved { columnCursors[column] = cursor }
+                for (column, cursor) in moved { columns[column].cursor = cursor }
                 keyCursor = keysStart
                 sizes.removeAll(keepingCapacity: true)
                 measured = try walk(.measuring, length: length, into: output)
-                for (column, cursor) in moved { columnCursors[column] = cursor }
+                for (column, cursor) in moved { columns[column].cursor = cursor }
                 keyCursor = keysStart
                 _ = try walk(.writing, length: length, into: output)
             }
@@ -267,15 +290,15 @@ extension BlockColumns {
                 throw FirePackError(
                     .trailingBytes, offset: keyCursor, "\(keysEnd - keyCursor) bytes of keys no document uses")
             }
-            guard columnCursors.count == columnCount else {
+            guard openedColumns == columnCount else {
                 throw FirePackError(
-                    .trailingBytes, offset: columnEnds.last ?? keysEnd,
-                    "\(columnCount - columnCursors.count) of the block's \(columnCount) columns belong to no path")
+                    .trailingBytes, offset: columns[openedColumns - 1].end,
+                    "\(columnCount - openedColumns) of the block's \(columnCount) columns belong to no path")
             }
-            for column in 0..<columnCount where columnCursors[column] != columnEnds[column] {
+            for column in 0..<columnCount where columns[column].cursor != columns[column].end {
                 throw FirePackError(
-                    .trailingBytes, offset: columnCursors[column],
-                    "column \(column) holds \(columnEnds[column] - columnCursors[column]) bytes no document uses")
+                    .trailingBytes, offset: columns[column].cursor,
+                    "column \(column) holds \(columns[column].end - columns[column].cursor) bytes no document uses")
             }
         }
 
@@ -294,20 +317,20 @@ extension BlockColumns {
             var path: Int32 = 0
             walk: while true {
                 let column = Int(path)
-                if column == columnCursors.count {
+                if column == openedColumns {
                     guard column < columnCount else {
                         throw FirePackError(
                             .lengthMismatch, offset: keyCursor,
                             "document \(documentNumber) has more paths than the block's \(columnCount) columns")
                     }
-                    try openColumn()
+                    openColumn()
                 }
-                if pass != .writing && movedMark[column] != documentNumber {
-                    movedMark[column] = documentNumber
-                    moved.append((column, columnCursors[column]))
+                if pass != .writing && columns[column].mark != documentNumber {
+                    columns[column].mark = documentNumber
+                    moved.append((column, columns[column].cursor))
                 }
-                let position = columnCursors[column]
-                let end = columnEnds[column]
+                let position = columns[column].cursor
+                let end = columns[column].end
                 guard position < end else {
                     throw FirePackError(
                         .truncated, offset: position,
@@ -320,7 +343,7 @@ extension BlockColumns {
                     if tag == 0xD0 || tag == 0xD1 {
                         (elements, headerEnd) = try varint(base, at: position + 1, limit: end)
                     }
-                    columnCursors[column] = headerEnd
+                    columns[column].cursor = headerEnd
                     guard stack.count < ReaderLimits.maximumDepth else {
                         throw FirePackError(
                             .depthLimitExceeded, offset: position,
@@ -367,7 +390,7 @@ extension BlockColumns {
                     if pass != .measuring {
                         (output + size).copyMemory(from: base + position, byteCount: next - position)
                     }
-                    columnCursors[column] = next
+                    columns[column].cursor = next
                     size += next - position
                 }
                 while let open = stack.last {

@@ -21,11 +21,13 @@ struct ColumnPaths {
 
     private var entries: [Entry] = [Entry(parent: -1, keyLength: -1, keyStart: 0, prefix: 0)]
     private var keyBytes: [UInt8] = []
-    /// Open addressing over path numbers (−1: an empty slot), keyed by parent and key (the whole key, hashed with
-    /// the process's seeded `Hasher`, so that no crafted set of keys makes one long probe chain); a power of two in
-    /// size.
+    /// Open addressing over path numbers (−1: an empty slot), keyed by parent and the whole key; a power of two in
+    /// size. A probe past `longestProbe` slots switches the table to the process's seeded `Hasher`, so that no crafted
+    /// set of keys makes long chains for more than one lookup.
     private var slots = [Int32](repeating: -1, count: 64)
     private var last: Int32 = 0
+    /// Whether the table hashes with the seeded `Hasher` (after keys collided under the quick hash).
+    private var seeded = false
 
     /// A table to swap in for one in use (it allocates nothing).
     static var empty: ColumnPaths { ColumnPaths(slots: []) }
@@ -33,6 +35,9 @@ struct ColumnPaths {
     init() {}
 
     private init(slots: [Int32]) { self.slots = slots }
+
+    /// Whether the table has switched to the seeded hash.
+    var isSeeded: Bool { seeded }
 
     /// The number of paths (and columns) so far; the root's is 0.
     var count: Int { entries.count }
@@ -44,6 +49,7 @@ struct ColumnPaths {
         keyBytes.removeAll(keepingCapacity: true)
         for slot in slots.indices { slots[slot] = -1 }
         last = 0
+        seeded = false
     }
 
     /// Starts a document: the next lookup is of a child of the root.
@@ -65,11 +71,12 @@ struct ColumnPaths {
 
     /// `child(of:key:)` when the guess was wrong: the table, then a new path.
     private mutating func lookUp(parent: Int32, length: Int, prefix: UInt64, key: UnsafeRawBufferPointer?) -> Int32 {
-        let hash = Self.hash(
+        let hash = hash(
             parent: parent, prefix: prefix,
             rest: key.flatMap { $0.count > 8 ? UnsafeRawBufferPointer(rebasing: $0[8...]) : nil })
         let mask = slots.count - 1
         var slot = hash & mask
+        var probes = 0
         while true {
             let found = slots[slot]
             if found < 0 { break }
@@ -79,6 +86,13 @@ struct ColumnPaths {
                 return found
             }
             slot = (slot + 1) & mask
+            probes += 1
+            if probes > Self.longestProbe && !seeded {
+                // Keys made to collide under the quick hash: the table is hashed again, seeded, and stays so.
+                seeded = true
+                rehash(size: slots.count)
+                return lookUp(parent: parent, length: length, prefix: prefix, key: key)
+            }
         }
         let path = Int32(entries.count)
         entries.append(Entry(parent: parent, keyLength: length, keyStart: keyBytes.count, prefix: prefix))
@@ -116,18 +130,43 @@ struct ColumnPaths {
         return prefix
     }
 
-    /// The parent's number and the whole key (its first eight bytes as `prefix`, the rest in `rest`; a key's
-    /// length is in its header, so equal prefixes of keys of different lengths differ in the rest or the header).
-    private static func hash(parent: Int32, prefix: UInt64, rest: UnsafeRawBufferPointer?) -> Int {
-        var hasher = Hasher()
-        hasher.combine(parent)
-        hasher.combine(prefix)
-        if let rest { hasher.combine(bytes: rest) }
-        return hasher.finalize()
+    /// Probes past which the quick hash gives way to the seeded one.
+    static let longestProbe = 48
+
+    /// The parent's number and the whole key (its first eight bytes as `prefix`, the rest in `rest`; a key's length
+    /// is in its header, so keys of different lengths differ in the rest or the header): a quick multiply-and-mix
+    /// over words, or, once keys have been seen to collide under it, the process's seeded `Hasher`.
+    func hash(parent: Int32, prefix: UInt64, rest: UnsafeRawBufferPointer?) -> Int {
+        if seeded {
+            var hasher = Hasher()
+            hasher.combine(parent)
+            hasher.combine(prefix)
+            if let rest { hasher.combine(bytes: rest) }
+            return hasher.finalize()
+        }
+        var hash = (prefix ^ UInt64(UInt32(bitPattern: parent)) &* 0x9E37_79B9_7F4A_7C15) &* 0xff51_afd7_ed55_8ccd
+        if let rest {
+            var offset = 0
+            while rest.count - offset >= 8 {
+                hash =
+                    (hash ^ UInt64(littleEndian: rest.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                    &* 0xc4ce_b9fe_1a85_ec53
+                offset += 8
+            }
+            while offset < rest.count {
+                hash = (hash ^ UInt64(rest[offset])) &* 0x0000_0100_0000_01B3
+                offset += 1
+            }
+        }
+        hash ^= hash >> 33
+        return Int(truncatingIfNeeded: hash)
     }
 
-    private mutating func grow() {
-        var grown = [Int32](repeating: -1, count: slots.count * 2)
+    private mutating func grow() { rehash(size: slots.count * 2) }
+
+    /// Every path placed again in a table of `size` slots, with the current hash.
+    private mutating func rehash(size: Int) {
+        var grown = [Int32](repeating: -1, count: size)
         let mask = grown.count - 1
         keyBytes.withUnsafeBytes { stored in
             for path in 1..<entries.count {
@@ -136,7 +175,7 @@ struct ColumnPaths {
                     entry.keyLength > 8
                     ? UnsafeRawBufferPointer(rebasing: stored[entry.keyStart..<(entry.keyStart + entry.keyLength - 8)])
                     : nil
-                var slot = Self.hash(parent: entry.parent, prefix: entry.prefix, rest: rest) & mask
+                var slot = hash(parent: entry.parent, prefix: entry.prefix, rest: rest) & mask
                 while grown[slot] >= 0 { slot = (slot + 1) & mask }
                 grown[slot] = Int32(path)
             }

@@ -315,6 +315,33 @@ struct BlockColumnsTests {
         #expect(measured.ratio < 3, "shared prefixes \(measured.hostile) s, distinct \(measured.benign) s")
     }
 
+    @Test("keys that collide under the path table's quick hash switch it to the seeded one, numbers unchanged")
+    func collidingKeys() throws {
+        // Keys (literal header and up to 7 bytes) whose quick hashes share their low 12 bits, found by search: each
+        // lands in one probe chain until the table switches.
+        var paths = ColumnPaths()
+        func prefix(_ key: [UInt8]) -> UInt64 {
+            key.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        }
+        var colliding: [[UInt8]] = []
+        var candidate = 0
+        let target = paths.hash(parent: 0, prefix: prefix([0x0C] + Array("k000000".utf8)), rest: nil) & 0xFFF
+        while colliding.count < 200 {
+            let key = [0x0C] + Array(String(format: "k%06d", candidate).utf8)
+            if paths.hash(parent: 0, prefix: prefix(key), rest: nil) & 0xFFF == target { colliding.append(key) }
+            candidate += 1
+        }
+        var numbers: [Int32] = []
+        for key in colliding { numbers.append(key.withUnsafeBytes { paths.child(of: 0, key: $0) }) }
+        #expect(paths.isSeeded, "a chain of 200 colliding keys passes the longest probe")
+        #expect(numbers == Array(1...200).map(Int32.init), "numbered in the order met, one each")
+        paths.startDocument()
+        for (key, number) in zip(colliding, numbers).reversed() {
+            #expect(key.withUnsafeBytes { paths.child(of: 0, key: $0) } == number)
+        }
+        #expect(paths.count == 201)
+    }
+
     @Test("a damaged block in columns is reported as invalidBlock at its marker, and costs only itself")
     func damagedColumnsBlock() throws {
         let documents = try Self.events(400)
