@@ -233,14 +233,7 @@ extension BlockColumns {
         /// A buffer for the next column.
         mutating func addColumn() {
             if columnCount == madeCount {
-                if madeCount == columnCapacity {
-                    let grown = UnsafeMutablePointer<Buffer>.allocate(capacity: 2 * columnCapacity)
-                    grown.moveInitialize(from: columns, count: madeCount)
-                    columns.deallocate()
-                    columns = grown
-                    columnCapacity *= 2
-                }
-                (columns + madeCount).initialize(to: Buffer(capacity: 256))
+                BlockColumns.append(Buffer(capacity: 256), to: &columns, count: madeCount, capacity: &columnCapacity)
                 madeCount += 1
             }
             columnCount += 1

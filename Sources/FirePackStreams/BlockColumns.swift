@@ -73,6 +73,21 @@ enum BlockColumns {
         let sizeIndex: Int
     }
 
+    /// Initializes `element` at `storage[count]`, doubling `storage` first when it is full (its `count` elements
+    /// moved): the growable arrays of the splitter and the rebuilder, without an array's uniqueness checks.
+    static func append<Element>(
+        _ element: Element, to storage: inout UnsafeMutablePointer<Element>, count: Int, capacity: inout Int
+    ) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: 2 * capacity)
+            grown.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = grown
+            capacity *= 2
+        }
+        (storage + count).initialize(to: element)
+    }
+
     static func appendVarint(_ value: Int, to output: inout [UInt8]) {
         var value = UInt64(value)
         while value >= 0x80 {
@@ -244,14 +259,9 @@ extension BlockColumns {
             }
             directoryCursor = next
             let start = openedColumns == 0 ? keysEnd : columns[openedColumns - 1].end
-            if openedColumns == columnCapacity {
-                let grown = UnsafeMutablePointer<ColumnState>.allocate(capacity: 2 * columnCapacity)
-                grown.moveInitialize(from: columns, count: openedColumns)
-                columns.deallocate()
-                columns = grown
-                columnCapacity *= 2
-            }
-            (columns + openedColumns).initialize(to: ColumnState(cursor: start, end: start + length))
+            BlockColumns.append(
+                ColumnState(cursor: start, end: start + length), to: &columns, count: openedColumns,
+                capacity: &columnCapacity)
             openedColumns += 1
         }
 

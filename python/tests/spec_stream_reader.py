@@ -26,6 +26,7 @@ from collections import namedtuple
 
 import spec_reader
 from spec_reader import Defect
+from spec_values import uv
 
 MAGIC = b"\x89FPS"
 SYNC = b"\xF3PR\x1E"
@@ -568,15 +569,6 @@ def rebuild_rows(data, count, documents, limit):
     if state["key"] != keys_end or cursor != ends:
         return None                       # "left with bytes no document uses"
     return bytes(out) + lengths_bytes
-
-
-def uv(value):
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def read(data, limit=RECORD_LIMIT):
