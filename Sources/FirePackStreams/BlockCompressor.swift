@@ -9,8 +9,8 @@ import FirePack
 /// collects the stored blocks in order (`finishOldest`) before it writes anything after them — so the stream's bytes
 /// are the same, in the same order, as storing in place (`BlockStreamTests` compares both). Two blocks in flight
 /// keep a block's splitting into columns and its compression off the critical path when documents are encoded on
-/// two threads: with one, every block waited for the one before it to be stored. Memory: two more block buffers
-/// and two stored blocks.
+/// two threads: with one, every block waited for the one before it to be stored. Memory: two more block buffers,
+/// two stored blocks, and each job's column buffers and columns form (about a block each), kept for the next block.
 ///
 /// The writer's thread is the only caller.
 final class BlockCompressor: @unchecked Sendable {

@@ -144,7 +144,7 @@ struct ColumnPaths {
             if let rest { hasher.combine(bytes: rest) }
             return hasher.finalize()
         }
-        var hash = (prefix ^ UInt64(UInt32(bitPattern: parent)) &* 0x9E37_79B9_7F4A_7C15) &* 0xff51_afd7_ed55_8ccd
+        var hash = prefix ^ UInt64(UInt32(bitPattern: parent)) &* 0x9E37_79B9_7F4A_7C15
         if let rest {
             var offset = 0
             while rest.count - offset >= 8 {
@@ -158,6 +158,9 @@ struct ColumnPaths {
                 offset += 1
             }
         }
+        // fmix64 (MurmurHash3's finalizer): every input bit reaches the low bits a slot is taken from.
+        hash = (hash ^ (hash >> 33)) &* 0xff51_afd7_ed55_8ccd
+        hash = (hash ^ (hash >> 33)) &* 0xc4ce_b9fe_1a85_ec53
         hash ^= hash >> 33
         return Int(truncatingIfNeeded: hash)
     }

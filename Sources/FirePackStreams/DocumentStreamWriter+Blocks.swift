@@ -93,22 +93,26 @@ extension DocumentStreamWriter {
     /// `columnsAsTheyAre`: with codec `none`, in the columns form whenever the documents split (tests and fuzzing).
     static func storeBlock(
         _ data: UnsafeRawBufferPointer, codec: BlockCodec, count: Int, first: Int, documents: Int,
-        into body: inout [UInt8], splitter: ColumnSplitter = ColumnSplitter(), columnsAsTheyAre: Bool = false
+        into body: inout [UInt8], splitter: ColumnSplitter? = nil, columnsAsTheyAre: Bool = false
     ) throws -> Int {
+        // A splitter of the call's own only when one is needed and none is kept (codec `none` needs none).
+        lazy var columnSplitter = splitter ?? ColumnSplitter()
         if codec == .none && columnsAsTheyAre
-            && splitter.split(data, count: count, documents: documents, valuesPerColumn: 1)
-            && splitter.columns.count <= maxBlockData
+            && columnSplitter.split(data, count: count, documents: documents, valuesPerColumn: 1)
+            && columnSplitter.columns.count <= maxBlockData
         {
             let header = blockHeader(
-                codec: BlockColumns.flag, count: count, first: first, size: splitter.columns.count, documents: documents
+                codec: BlockColumns.flag, count: count, first: first, size: columnSplitter.columns.count,
+                documents: documents
             )
-            body = header + splitter.columns
+            body = header + columnSplitter.columns
             return body.count
         }
         if codec != .none {
             let split =
-                splitter.split(data, count: count, documents: documents) && splitter.columns.count <= maxBlockData
-            let stored = try splitter.columns.withUnsafeBytes { columnsData in
+                columnSplitter.split(data, count: count, documents: documents)
+                && columnSplitter.columns.count <= maxBlockData
+            let stored = try columnSplitter.columns.withUnsafeBytes { columnsData in
                 let payload = split ? columnsData : data
                 let header = blockHeader(
                     codec: codec.rawValue | (split ? BlockColumns.flag : 0), count: count, first: first,

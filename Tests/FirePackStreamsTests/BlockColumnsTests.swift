@@ -317,7 +317,7 @@ struct BlockColumnsTests {
 
     @Test("keys that collide under the path table's quick hash switch it to the seeded one, numbers unchanged")
     func collidingKeys() throws {
-        // Keys (literal header and up to 7 bytes) whose quick hashes share their low 12 bits, found by search: each
+        // Keys (a literal's header and 7 bytes) whose quick hashes share their low 12 bits, found by search: each
         // lands in one probe chain until the table switches.
         var paths = ColumnPaths()
         func prefix(_ key: [UInt8]) -> UInt64 {
@@ -325,9 +325,9 @@ struct BlockColumnsTests {
         }
         var colliding: [[UInt8]] = []
         var candidate = 0
-        let target = paths.hash(parent: 0, prefix: prefix([0x0C] + Array("k000000".utf8)), rest: nil) & 0xFFF
+        let target = paths.hash(parent: 0, prefix: prefix([0x0E] + Array("k000000".utf8)), rest: nil) & 0xFFF
         while colliding.count < 200 {
-            let key = [0x0C] + Array(String(format: "k%06d", candidate).utf8)
+            let key = [0x0E] + Array(String(format: "k%06d", candidate).utf8)
             if paths.hash(parent: 0, prefix: prefix(key), rest: nil) & 0xFFF == target { colliding.append(key) }
             candidate += 1
         }

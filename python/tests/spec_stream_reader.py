@@ -470,10 +470,13 @@ def rebuild_rows(data, count, documents, limit):
     if got is None or got[0] < 1 or got[0] > len(data) - got[1]:
         return None
     ncols, p = got
+    # "C of 0, of 2^31 − 1 or more, or more than half the bytes after its varint; a column of 0 bytes"
+    if ncols >= (1 << 31) - 1 or ncols > (len(data) - p) // 2:
+        return None
     sizes = []
     for _ in range(ncols):
         got = varint(data, p, len(data))
-        if got is None:
+        if got is None or got[0] < 1:
             return None
         sizes.append(got[0])
         p = got[1]

@@ -399,6 +399,15 @@ def hostile_cases():
     data01 = d01 + uv(len(ds[0])) + uv(len(ds[1]))
     c["v3/codec 03"] = v3(b"\x03" + block_body(ds[:2], 0)[1:])
     c["v3/codec FF"] = v3(b"\xFF" + block_body(ds[:2], 0)[1:])
+    # The columns form (§8 "Columns"): a column of 0 bytes, more columns than half the bytes after the count, a
+    # column no path uses, and codec bits 5–7.
+    def columns_body(data, documents, count=1):
+        return b"\x10" + uv(count) + uv(0) + uv(len(data)) + uv(documents) + data
+    c["v3/columns column of 0 bytes"] = v3(columns_body(h("02 02 01 00 A0"), 2))
+    c["v3/columns claimed past the bytes"] = v3(columns_body(h("02 03 01 01 01 A0"), 2))
+    c["v3/columns no path"] = v3(columns_body(h("02 02 01 01 A0 00"), 2))
+    c["v3/columns example"] = v3(columns_body(COLUMNS_EXAMPLE, 56, count=2))
+    c["v3/codec 30"] = v3(b"\x30" + block_body(ds[:2], 0)[1:])
     c["v3/empty body"] = v3(b"")
     c["v3/body codec only"] = v3(b"\x00")
     c["v3/header cut after size"] = v3(b"\x00\x02\x00" + uv(len(data01)))
