@@ -122,6 +122,16 @@ struct CodedProperty {
             || type.is(DictionaryTypeSyntax.self) ? "\(text).self" : "(\(text)).self"
     }
 
+    /// Whether `decodeCall` names the type it decodes, so that its result can be held in a local before it is
+    /// stored (`decodeWrapped` and `decodeInferred` take their type from what they are assigned to).
+    var decodeCallNamesType: Bool {
+        if isWrapped { return wrapper.map(firePackWrappers.contains) == true && isOptionalType && wrappedOptionalType != nil }
+        return type != nil
+    }
+
+    /// The local a generated `init(firePack:)` decodes the property into before storing it.
+    var local: String { "__firePack_\(name)" }
+
     /// The expression that reads the stored value (`self._name` for wrapped properties).
     var storage: String { isWrapped ? "self._\(name)" : "self.\(name)" }
 

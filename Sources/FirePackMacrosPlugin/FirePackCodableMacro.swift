@@ -226,12 +226,17 @@ struct CodingPlan {
         return members.map { $0.formatted().cast(DeclSyntax.self) }
     }
 
+    /// `init(firePack:)` for a struct or class: every property read into a local in declaration order, then the
+    /// checks that may throw, then every property stored. Stored one by one between reads that may throw, a large
+    /// struct was built in a temporary and copied out at the end (a retain and a release per reference it holds;
+    /// guarded by `Decode twitter model/FirePackDecoder @FirePackCodable`).
     private func decodeMember(_ properties: [CodedProperty], initKeyword: String) -> DeclSyntax {
         let searched = properties.filter {
             !$0.isInitializedConstant && $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag
         }
         let hasBag = properties.contains { $0.isUnknownFieldsBag }
         var lines: [String] = []
+        var stores: [String] = []
         if searched.isEmpty {
             lines.append(
                 rejectsUnknownKeys || hasBag ? "let fields = try reader.readFields()" : "_ = try reader.readFields()")
@@ -244,16 +249,18 @@ struct CodingPlan {
                 let known = properties.filter { $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag }
                     .flatMap { [$0.keyLiteral] + $0.aliasLiterals }
                 lines.append(
-                    "\(property.storage) = try reader.unknownFields(in: fields, known: [\(known.joined(separator: ", "))])"
+                    "let \(property.local) = try reader.unknownFields(in: fields, known: [\(known.joined(separator: ", "))])"
                 )
+                stores.append("\(property.storage) = \(property.local)")
                 continue
             }
-            lines += decodeLines(property)
+            lines += decodeLines(property, stores: &stores)
         }
         if rejectsUnknownKeys {
             let known = properties.filter { $0.ignoredAttribute == nil }.flatMap { [$0.keyLiteral] + $0.aliasLiterals }
             lines.append("try reader.rejectUnknownKeys(in: fields, known: [\(known.joined(separator: ", "))])")
         }
+        lines += stores
         return """
             \(raw: access)\(raw: initKeyword)(firePack reader: inout FirePackValueReader) throws {
                 \(raw: lines.joined(separator: "\n"))
@@ -261,39 +268,65 @@ struct CodingPlan {
             """
     }
 
-    /// The statements that decode one property: one call, or a chain over its key and aliases ending in its default,
-    /// nil, or `keyNotFound`.
-    private func decodeLines(_ property: CodedProperty) -> [String] {
+    /// The statements that decode one property into its local — one call, or a chain over its key and aliases ending
+    /// in its default, nil, or `keyNotFound` — with the statement that stores it added to `stores`. A property whose
+    /// call takes its type from what it is assigned to (a wrapper the macro does not know) is stored in place.
+    private func decodeLines(_ property: CodedProperty, stores: inout [String]) -> [String] {
         let assign = "\(property.storage) = "
+        let local = property.local
         if property.ignoredAttribute != nil {
-            return property.defaultAttribute != nil ? [assign + property.defaultFunction] : []
+            if property.defaultAttribute != nil { stores.append(assign + property.defaultFunction) }
+            return []
         }
         guard !property.isWrapped, property.hasDefault || !property.aliases.isEmpty else {
-            return [assign + "try reader.\(property.decodeCall)"]
+            guard property.decodeCallNamesType else { return [assign + "try reader.\(property.decodeCall)"] }
+            stores.append(assign + local)
+            return ["let \(local) = try reader.\(property.decodeCall)"]
         }
         var fallback: String?
         if property.defaultAttribute != nil {
-            fallback = assign + property.defaultFunction
+            fallback = property.defaultFunction
         } else if property.initializer != nil {
             fallback = nil  // the initial value stays
         } else if property.isOptional {
-            fallback = assign + "nil"
+            fallback = "nil"
         } else {
             fallback =
-                assign
-                + "try reader.missingKey(\(property.keyLiteral), aliases: [\(property.aliasLiterals.joined(separator: ", "))], in: fields)"
+                "try reader.missingKey(\(property.keyLiteral), aliases: [\(property.aliasLiterals.joined(separator: ", "))], in: fields)"
         }
+        let keys = [property.keyLiteral] + property.aliasLiterals
         var lines: [String] = []
-        for (index, key) in ([property.keyLiteral] + property.aliasLiterals).enumerated() {
-            let call = property.decodeIfFoundCall(key: key)
-            lines.append((index == 0 ? "if" : "} else if") + " let value = try reader.\(call) {")
-            lines.append("    " + assign + "value")
+        if let type = property.type, let fallback {
+            // Every branch gives the local its value; the fallback may throw (`keyNotFound`).
+            lines.append("let \(local): \(type.trimmedDescription)")
+            for (index, key) in keys.enumerated() {
+                let call = property.decodeIfFoundCall(key: key)
+                lines.append((index == 0 ? "if" : "} else if") + " let value = try reader.\(call) {")
+                lines.append("    \(local) = value")
+            }
+            lines.append("} else {")
+            lines.append("    \(local) = \(fallback)")
+            lines.append("}")
+            stores.append(assign + local)
+            return lines
+        }
+        // The value found under the first key that has one, or nil: then the initial value stays, or the default
+        // (which cannot throw) is stored.
+        for (index, key) in keys.enumerated() {
+            let call = "try reader.\(property.decodeIfFoundCall(key: key))"
+            if index == 0 {
+                lines.append("\(keys.count > 1 ? "var" : "let") \(local) = \(call)")
+            } else {
+                lines.append("if \(local) == nil {")
+                lines.append("    \(local) = \(call)")
+                lines.append("}")
+            }
         }
         if let fallback {
-            lines.append("} else {")
-            lines.append("    " + fallback)
+            stores.append(assign + "\(local) ?? \(fallback)")
+        } else {
+            stores.append("if let \(local) {\n    \(assign)\(local)\n}")
         }
-        lines.append("}")
         return lines
     }
 

@@ -46,34 +46,43 @@ final class EvolutionMacroTests: XCTestCase {
             extension Book: FirePackDecodable, FirePackEncodable {
                 init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
+                    let __firePack_pages: Int
                     if let value = try reader.decodeIfFound(Int.self, forKey: "page_count", in: &fields) {
-                        self.pages = value
+                        __firePack_pages = value
                     } else if let value = try reader.decodeIfFound(Int.self, forKey: "pages", in: &fields) {
-                        self.pages = value
+                        __firePack_pages = value
                     } else {
-                        self.pages = try reader.missingKey("page_count", aliases: ["pages"], in: fields)
+                        __firePack_pages = try reader.missingKey("page_count", aliases: ["pages"], in: fields)
                     }
+                    let __firePack_genre: Genre
                     if let value = try reader.decodeIfFound(Genre.self, forKey: "genre", in: &fields) {
-                        self.genre = value
+                        __firePack_genre = value
                     } else {
-                        self.genre = Self.__firePackDefault_genre()
+                        __firePack_genre = Self.__firePackDefault_genre()
                     }
-                    if let value = try reader.decodeIfFound(Double.self, forKey: "rating", in: &fields) {
-                        self.rating = value
-                    }
-                    if let value = try reader.decodeOptionalIfFound(String.self, forKey: "subtitle", in: &fields) {
-                        self.subtitle = value
-                    }
-                    if let value = try reader.decodeInferredIfFound(forKey: "edition", in: &fields, like: 1) {
-                        self.edition = value
-                    }
+                    let __firePack_rating = try reader.decodeIfFound(Double.self, forKey: "rating", in: &fields)
+                    let __firePack_subtitle = try reader.decodeOptionalIfFound(String.self, forKey: "subtitle", in: &fields)
+                    let __firePack_edition = try reader.decodeInferredIfFound(forKey: "edition", in: &fields, like: 1)
+                    let __firePack_isbn: String?
                     if let value = try reader.decodeOptionalIfFound(String.self, forKey: "isbn13", in: &fields) {
-                        self.isbn = value
+                        __firePack_isbn = value
                     } else if let value = try reader.decodeOptionalIfFound(String.self, forKey: "isbn", in: &fields) {
-                        self.isbn = value
+                        __firePack_isbn = value
                     } else {
-                        self.isbn = nil
+                        __firePack_isbn = nil
                     }
+                    self.pages = __firePack_pages
+                    self.genre = __firePack_genre
+                    if let __firePack_rating {
+                        self.rating = __firePack_rating
+                    }
+                    if let __firePack_subtitle {
+                        self.subtitle = __firePack_subtitle
+                    }
+                    if let __firePack_edition {
+                        self.edition = __firePack_edition
+                    }
+                    self.isbn = __firePack_isbn
                 }
 
                 func encode(firePack writer: inout FirePackValueWriter) throws {
@@ -118,14 +127,16 @@ final class EvolutionMacroTests: XCTestCase {
             extension Settings: FirePackDecodable, FirePackEncodable {
                 init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
+                    let __firePack_fontSize: Int
                     if let value = try reader.decodeIfFound(Int.self, forKey: "font_size", in: &fields) {
-                        self.fontSize = value
+                        __firePack_fontSize = value
                     } else if let value = try reader.decodeIfFound(Int.self, forKey: "fontSize", in: &fields) {
-                        self.fontSize = value
+                        __firePack_fontSize = value
                     } else {
-                        self.fontSize = try reader.missingKey("font_size", aliases: ["fontSize"], in: fields)
+                        __firePack_fontSize = try reader.missingKey("font_size", aliases: ["fontSize"], in: fields)
                     }
                     try reader.rejectUnknownKeys(in: fields, known: ["font_size", "fontSize"])
+                    self.fontSize = __firePack_fontSize
                 }
 
                 func encode(firePack writer: inout FirePackValueWriter) throws {
@@ -162,15 +173,19 @@ final class EvolutionMacroTests: XCTestCase {
             extension Order: FirePackDecodable, FirePackEncodable {
                 init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
-                    self.id = try reader.decode(String.self, forKey: "id", in: &fields)
-                    self.unknownFields = try reader.unknownFields(in: fields, known: ["id", "total_cents", "total", "kind"])
+                    let __firePack_id = try reader.decode(String.self, forKey: "id", in: &fields)
+                    let __firePack_unknownFields = try reader.unknownFields(in: fields, known: ["id", "total_cents", "total", "kind"])
+                    let __firePack_total: Int
                     if let value = try reader.decodeIfFound(Int.self, forKey: "total_cents", in: &fields) {
-                        self.total = value
+                        __firePack_total = value
                     } else if let value = try reader.decodeIfFound(Int.self, forKey: "total", in: &fields) {
-                        self.total = value
+                        __firePack_total = value
                     } else {
-                        self.total = try reader.missingKey("total_cents", aliases: ["total"], in: fields)
+                        __firePack_total = try reader.missingKey("total_cents", aliases: ["total"], in: fields)
                     }
+                    self.id = __firePack_id
+                    self.unknownFields = __firePack_unknownFields
+                    self.total = __firePack_total
                 }
 
                 func encode(firePack writer: inout FirePackValueWriter) throws {

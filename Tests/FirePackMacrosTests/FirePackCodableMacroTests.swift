@@ -43,15 +43,21 @@ final class FirePackCodableMacroTests: XCTestCase {
             extension Book: FirePackDecodable, FirePackEncodable {
                 public init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
-                    self._id = try reader.decode(DocumentID<String>.self, forKey: "id", in: &fields)
-                    self.title = try reader.decode(String.self, forKey: "title", in: &fields)
-                    if let value = try reader.decodeIfFound(Int.self, forKey: "pages", in: &fields) {
-                        self.pages = value
+                    let __firePack_id = try reader.decode(DocumentID<String>.self, forKey: "id", in: &fields)
+                    let __firePack_title = try reader.decode(String.self, forKey: "title", in: &fields)
+                    let __firePack_pages = try reader.decodeIfFound(Int.self, forKey: "pages", in: &fields)
+                    let __firePack_cover = try reader.decodeIfPresent(Cover.self, forKey: "cover", in: &fields)
+                    let __firePack_tags = try reader.decode([String].self, forKey: "tags", in: &fields)
+                    let __firePack_count = try reader.decodeInferredIfFound(forKey: "count", in: &fields, like: 3)
+                    self._id = __firePack_id
+                    self.title = __firePack_title
+                    if let __firePack_pages {
+                        self.pages = __firePack_pages
                     }
-                    self.cover = try reader.decodeIfPresent(Cover.self, forKey: "cover", in: &fields)
-                    self.tags = try reader.decode([String].self, forKey: "tags", in: &fields)
-                    if let value = try reader.decodeInferredIfFound(forKey: "count", in: &fields, like: 3) {
-                        self.count = value
+                    self.cover = __firePack_cover
+                    self.tags = __firePack_tags
+                    if let __firePack_count {
+                        self.count = __firePack_count
                     }
                 }
 
@@ -103,10 +109,12 @@ final class FirePackCodableMacroTests: XCTestCase {
             extension Post: FirePackDecodable, FirePackEncodable {
                 init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
-                    self._at = try reader.decode(ServerTimestamp<Timestamp>.self, forKey: "at", in: &fields)
-                    self._gone = try reader.decode(FirePack.ExplicitNull<Date>.self, forKey: "gone", in: &fields)
+                    let __firePack_at = try reader.decode(ServerTimestamp<Timestamp>.self, forKey: "at", in: &fields)
+                    let __firePack_gone = try reader.decode(FirePack.ExplicitNull<Date>.self, forKey: "gone", in: &fields)
                     self._level = try reader.decodeWrapped(forKey: "level", in: &fields)
                     self._both = try reader.decodeWrapped(forKey: "both", in: &fields)
+                    self._at = __firePack_at
+                    self._gone = __firePack_gone
                 }
 
                 func encode(firePack writer: inout FirePackValueWriter) throws {
@@ -157,8 +165,10 @@ final class FirePackCodableMacroTests: XCTestCase {
             extension Language: FirePackDecodable, FirePackEncodable {
                 init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
-                    self.name = try reader.decode(String.self, forKey: "language_name", in: &fields)
-                    self.year = try reader.decode(Date.self, forKey: "year", in: &fields)
+                    let __firePack_name = try reader.decode(String.self, forKey: "language_name", in: &fields)
+                    let __firePack_year = try reader.decode(Date.self, forKey: "year", in: &fields)
+                    self.name = __firePack_name
+                    self.year = __firePack_year
                 }
 
                 func encode(firePack writer: inout FirePackValueWriter) throws {
@@ -188,8 +198,10 @@ final class FirePackCodableMacroTests: XCTestCase {
 
                 required init(firePack reader: inout FirePackValueReader) throws {
                     var fields = try reader.readFields()
-                    self.name = try reader.decode(String.self, forKey: "name", in: &fields)
-                    self.books = try reader.decodeIfPresent([Book].self, forKey: "books", in: &fields)
+                    let __firePack_name = try reader.decode(String.self, forKey: "name", in: &fields)
+                    let __firePack_books = try reader.decodeIfPresent([Book].self, forKey: "books", in: &fields)
+                    self.name = __firePack_name
+                    self.books = __firePack_books
                 }
 
                 func encode(firePack writer: inout FirePackValueWriter) throws {
