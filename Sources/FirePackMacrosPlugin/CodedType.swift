@@ -125,7 +125,9 @@ struct CodedProperty {
     /// Whether `decodeCall` names the type it decodes, so that its result can be held in a local before it is
     /// stored (`decodeWrapped` and `decodeInferred` take their type from what they are assigned to).
     var decodeCallNamesType: Bool {
-        if isWrapped { return wrapper.map(firePackWrappers.contains) == true && isOptionalType && wrappedOptionalType != nil }
+        if isWrapped {
+            return wrapper.map(firePackWrappers.contains) == true && isOptionalType && wrappedOptionalType != nil
+        }
         return type != nil
     }
 
