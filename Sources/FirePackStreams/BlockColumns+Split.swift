@@ -56,7 +56,7 @@ final class ColumnSplitter {
         var start = 0
         do throws(FirePackError) {
             for _ in 0..<count {
-                let (length, next) = try BlockColumns.varint(base, at: lengthAt, limit: data.count)
+                let (length, next) = try Varint.get(base, at: lengthAt, limit: data.count)
                 lengthAt = next
                 guard length <= documents - start else { return false }
                 let end = start + length
@@ -69,13 +69,13 @@ final class ColumnSplitter {
                     guard position < limit else { return false }
                     let tag = base.load(fromByteOffset: position, as: UInt8.self)
                     if BlockColumns.isContainer(tag) {
-                        let (body, bodyStart) = try BlockColumns.varint(base, at: position + 1, limit: limit)
+                        let (body, bodyStart) = try Varint.get(base, at: position + 1, limit: limit)
                         guard bodyStart - position - 1 == Varint.encodedSize(UInt64(body)), body <= limit - bodyStart
                         else { return false }
                         var elements = Int(tag & 0x0F)
                         var first = bodyStart
                         if tag == 0xD0 || tag == 0xD1 {
-                            (elements, first) = try BlockColumns.varint(base, at: bodyStart, limit: bodyStart + body)
+                            (elements, first) = try Varint.get(base, at: bodyStart, limit: bodyStart + body)
                             buffers.append(column: path, base + position, 1)
                             buffers.append(column: path, base + bodyStart, first - bodyStart)
                         } else {
@@ -88,7 +88,7 @@ final class ColumnSplitter {
                         position = first
                         limit = bodyStart + body
                     } else {
-                        let next = try BlockColumns.valueEnd(base, tag: tag, at: position, limit: limit)
+                        let next = try EncodedValue.end(in: base, at: position, limit: limit)
                         if next == position + 1 {
                             buffers.append(column: path, tag)
                         } else {
@@ -109,7 +109,7 @@ final class ColumnSplitter {
                         stack[top].remaining -= 1
                         let parent = stack[top].path
                         if stack[top].isMap {
-                            let (header, afterHeader) = try BlockColumns.varint(base, at: position, limit: limit)
+                            let (header, afterHeader) = try Varint.get(base, at: position, limit: limit)
                             let keyEnd = header & 1 == 0 ? afterHeader + header >> 1 : afterHeader
                             guard keyEnd <= limit else { return false }
                             buffers.appendKey(base + position, keyEnd - position, readable: data.count - position)

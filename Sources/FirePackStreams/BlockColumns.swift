@@ -29,47 +29,14 @@ enum BlockColumns {
     @inline(__always)
     static func isContainer(_ tag: UInt8) -> Bool { tag >= 0xA0 && tag <= 0xBF || tag == 0xD0 || tag == 0xD1 }
 
-    /// The end of the value at `position` (not a container), not reading at or past `limit`: the sizes that the tag
-    /// alone gives (Docs/FORMAT.md §1) here, the rest through the reader's `EncodedValue.end`.
-    @inline(__always)
-    static func valueEnd(_ base: UnsafeRawPointer, tag: UInt8, at position: Int, limit: Int) throws(FirePackError)
-        -> Int
-    {
-        let size: Int
-        switch tag {
-        case 0x00...0x7F, 0xE0...0xFF, 0xC0, 0xC1, 0xC2, 0xCC: size = 1
-        case 0x80...0x9F: size = Int(tag) - 0x7F
-        case 0xC3: size = 2
-        case 0xC4: size = 3
-        case 0xC5, 0xC7: size = 5
-        case 0xC6, 0xC8, 0xC9: size = 9
-        case 0xCA: size = 13
-        case 0xCB: size = 17
-        default: return try EncodedValue.end(in: base, at: position, limit: limit)
-        }
-        guard size <= limit - position else { return try EncodedValue.end(in: base, at: position, limit: limit) }
-        return position + size
-    }
-
-    /// The varint at `offset`, a byte's without a call.
-    @inline(__always)
-    static func varint(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
-        value: Int, next: Int
-    ) {
-        if offset < limit {
-            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
-            if byte < 0x80 { return (Int(byte), offset + 1) }
-        }
-        return try Varint.get(base, at: offset, limit: limit)
-    }
-
     /// A container still being walked: its entries left, whether it is a map, its path, and where its body ends.
     struct Open {
         var remaining: Int
         let isMap: Bool
         let path: Int32
         let end: Int
-        /// The container's place in the document's list of body lengths (rebuilding only).
+        /// Measuring a document's body lengths: the container's place in their list (0 otherwise; moving keeps the
+        /// length's byte just before `end`).
         let sizeIndex: Int
     }
 
@@ -351,7 +318,7 @@ extension BlockColumns {
                     var elements = Int(tag & 0x0F)
                     var headerEnd = position + 1
                     if tag == 0xD0 || tag == 0xD1 {
-                        (elements, headerEnd) = try varint(base, at: position + 1, limit: end)
+                        (elements, headerEnd) = try Varint.get(base, at: position + 1, limit: end)
                     }
                     columns[column].cursor = headerEnd
                     guard stack.count < ReaderLimits.maximumDepth else {
@@ -363,11 +330,11 @@ extension BlockColumns {
                     let counted = headerEnd - position - 1
                     switch pass {
                     case .moving:
-                        // Tag, a byte kept for the length (`sizeIndex` of the entry says where), the count.
+                        // Tag, a byte kept for the length (just before the body: `end` - 1), the count.
                         guard size + 2 + counted <= length else { throw longer(than: length, at: position) }
                         output.storeBytes(of: tag, toByteOffset: size, as: UInt8.self)
                         stack.append(
-                            Open(remaining: elements, isMap: isMap, path: path, end: size + 2, sizeIndex: size + 1))
+                            Open(remaining: elements, isMap: isMap, path: path, end: size + 2, sizeIndex: 0))
                         size += 2
                     case .measuring:
                         // A container takes two bytes of the document at least (tag and length).
@@ -395,7 +362,7 @@ extension BlockColumns {
                     }
                     size += counted
                 } else {
-                    let next = try valueEnd(base, tag: tag, at: position, limit: end)
+                    let next = try EncodedValue.end(in: base, at: position, limit: end)
                     guard size + next - position <= length else { throw longer(than: length, at: position) }
                     if pass != .measuring {
                         (output + size).copyMemory(from: base + position, byteCount: next - position)
@@ -410,7 +377,7 @@ extension BlockColumns {
                         case .moving:
                             let body = size - open.end
                             if body < 0x80 {
-                                output.storeBytes(of: UInt8(body), toByteOffset: open.sizeIndex, as: UInt8.self)
+                                output.storeBytes(of: UInt8(body), toByteOffset: open.end - 1, as: UInt8.self)
                                 continue
                             }
                             let extra = Varint.encodedSize(UInt64(body)) - 1
@@ -419,7 +386,7 @@ extension BlockColumns {
                             guard size + extra <= length else { throw longer(than: length, at: keyCursor) }
                             (output + open.end + extra).copyMemory(from: output + open.end, byteCount: body)
                             _ = Varint.write(
-                                UInt64(body), to: (output + open.sizeIndex).assumingMemoryBound(to: UInt8.self))
+                                UInt64(body), to: (output + open.end - 1).assumingMemoryBound(to: UInt8.self))
                             size += extra
                         case .measuring:
                             let body = size - open.end
@@ -433,7 +400,7 @@ extension BlockColumns {
                     }
                     stack[stack.count - 1].remaining -= 1
                     if open.isMap {
-                        let (header, afterHeader) = try varint(base, at: keyCursor, limit: keysEnd)
+                        let (header, afterHeader) = try Varint.get(base, at: keyCursor, limit: keysEnd)
                         let literal = header & 1 == 0 ? header >> 1 : 0
                         guard literal <= keysEnd - afterHeader else {
                             throw FirePackError(

@@ -133,9 +133,17 @@ extension DocumentStreamReader {
                     InvalidBlock(reason: "a \(header.codec) block whose data does not decompress: \(problem)"))
             }
         }
-        let data = openBlock.data!
         // The lengths, after the documents: `count` varints that end exactly at the data's end and add up to the
-        // documents' bytes.
+        // documents' bytes (in the columns form, checked by `rowsSize` before the rows were rebuilt).
+        if !header.columns, let problem = Self.checkLengths(openBlock.data!, of: header) {
+            return .failure(problem)
+        }
+        return .success(header)
+    }
+
+    /// Nil when the lengths of the block `header` describes, after its documents in `data`, add up to them and end
+    /// exactly at the data's end; else why not.
+    private static func checkLengths(_ data: UnsafeMutableRawPointer, of header: BlockHeader) -> InvalidBlock? {
         var cursor = header.documents
         var total = 0
         do throws(FirePackError) {
@@ -157,13 +165,12 @@ extension DocumentStreamReader {
                         : "\(header.size - cursor) bytes follow the last length")
             }
         } catch {
-            return .failure(
-                InvalidBlock(
-                    reason:
-                        "the block's record lengths do not match its documents (byte \(error.offset ?? 0) of its data): \(error.message)"
-                ))
+            return InvalidBlock(
+                reason:
+                    "the block's record lengths do not match its documents (byte \(error.offset ?? 0) of its data): \(error.message)"
+            )
         }
-        return .success(header)
+        return nil
     }
 
     /// `missingRecords` at the intact block at `blockOffset` whose header says `first` records came before it, when

@@ -142,11 +142,13 @@ struct ReaderInput {
     func valueEnd(at offset: Int, limit: Int) throws(FirePackError) -> Int {
         guard offset < limit else { throw .truncated(at: offset, needing: "a value") }
         let tag = byte(at: offset)
+        let fixed = Tag.fixedSize(tag)
+        if fixed != 0 {
+            if fixed > 1 { try require(fixed, at: offset, limit: limit, for: Tag.typeName(of: tag)) }
+            return offset + fixed
+        }
         let size: Int
         switch tag {
-        case 0x00...0x7F, 0xE0...0xFF, Tag.null, Tag.false, Tag.true, Tag.serverTimestamp: return offset + 1
-        case 0x80...0x9F:
-            size = 1 + Int(tag & 0x1F)
         case 0xA0...0xBF, Tag.array, Tag.map:
             let (length, next) = try getLength(at: offset + 1, limit: limit, of: "a container")
             return next + length
@@ -177,12 +179,6 @@ struct ReaderInput {
             let (_, lengthOffset) = try Varint.get(base, at: offset + 1, limit: limit)
             let (length, next) = try getLength(at: lengthOffset, limit: limit, of: "an extension")
             return next + length
-        case Tag.int8: size = 2
-        case Tag.int16: size = 3
-        case Tag.int32, Tag.float32: size = 5
-        case Tag.int64, Tag.float64, Tag.timestampSeconds: size = 9
-        case Tag.timestamp: size = 13
-        case Tag.geoPoint: size = 17
         case Tag.packedGeoPoint: return offset + 2 + 2 * (try packedGeoPointForm(at: offset, limit: limit)).width
         case Tag.keyTable:
             throw FirePackError(.unknownTag, offset: offset, "a key table (tag 0xD3) where a value belongs")
@@ -275,7 +271,21 @@ package enum EncodedValue {
     /// The offset just past the value at `offset` in `base`, not reading at or past `limit`, found from its tag and
     /// lengths alone as the reader skips a value; nothing inside is checked. Throws for a cut value, a length past
     /// `limit`, a key table or an undefined tag.
+    /// Inlinable, so that a value whose tag gives its size is passed over without a call.
+    @inlinable @inline(__always)
     package static func end(in base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> Int {
+        if offset < limit {
+            let size = Tag.fixedSize(base.load(fromByteOffset: offset, as: UInt8.self))
+            if size != 0 && size <= limit - offset { return offset + size }
+        }
+        return try endReading(in: base, at: offset, limit: limit)
+    }
+
+    /// `end(in:at:limit:)` by the reader's `valueEnd`: every tag, and every error with its offset.
+    @usableFromInline
+    package static func endReading(in base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError)
+        -> Int
+    {
         try ReaderInput(base: base, count: limit, rootStart: 0, rootEnd: limit, limits: .default)
             .valueEnd(at: offset, limit: limit)
     }

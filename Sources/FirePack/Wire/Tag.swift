@@ -1,5 +1,24 @@
 /// The tag table of Docs/FORMAT.md §1: one byte in front of every value.
 package enum Tag {
+    /// How many bytes a value with this tag takes when the tag alone says (Docs/FORMAT.md §1): the fixed integers and
+    /// one-byte constants, a fix string with its bytes, the fixed-width scalars; 0 when lengths follow the tag or the
+    /// tag is not a value's. Inlinable, for readers in other modules (the stream's columns); literal tags, as the
+    /// named ones are not.
+    @inlinable @inline(__always)
+    package static func fixedSize(_ tag: UInt8) -> Int {
+        switch tag {
+        case 0x00...0x7F, 0xE0...0xFF, 0xC0, 0xC1, 0xC2, 0xCC: 1  // fix ints, null, false, true, server timestamp
+        case 0x80...0x9F: Int(tag) - 0x7F  // fix string: the tag and 0 ... 31 bytes
+        case 0xC3: 2  // int8
+        case 0xC4: 3  // int16
+        case 0xC5, 0xC7: 5  // int32, float32
+        case 0xC6, 0xC8, 0xC9: 9  // int64, float64, timestamp in seconds
+        case 0xCA: 13  // timestamp
+        case 0xCB: 17  // geopoint
+        default: 0
+        }
+    }
+
     static let positiveFixIntMax: UInt8 = 0x7F
     static let fixStringBase: UInt8 = 0x80  // 0x80 ... 0x9F: string of 0 ... 31 bytes
     static let fixStringMaxLength = 31

@@ -27,17 +27,20 @@ package enum Varint {
     /// Reads a varint at `offset`, not reading at or past `limit`.
     ///
     /// Returns the value (always below 2^63, so it converts to `Int` without trapping) and the offset after it.
-    @inline(__always)
+    /// Inlinable, so that readers in other modules (the stream's columns) take a one-byte varint without a call.
+    @inlinable @inline(__always)
     package static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
         value: Int, next: Int
     ) {
-        guard offset < limit else { throw .truncated(at: offset, needing: "a varint") }
-        let first = base.load(fromByteOffset: offset, as: UInt8.self)
-        if first < 0x80 { return (Int(first), offset + 1) }
+        if offset < limit {
+            let first = base.load(fromByteOffset: offset, as: UInt8.self)
+            if first < 0x80 { return (Int(first), offset + 1) }
+        }
         return try getMultiByte(base, at: offset, limit: limit)
     }
 
-    @inline(never)
+    /// A varint of two bytes or more, or none at all (`offset` at `limit`: cut).
+    @usableFromInline @inline(never)
     static func getMultiByte(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
         value: Int, next: Int
     ) {
