@@ -105,10 +105,13 @@ func runTool(_ binary: String, _ arguments: [String]) throws -> Int {
     return usage.ru_maxrss
 }
 
-/// Writes generated book documents until the file holds at least `bytes`; returns the document count.
+/// Writes generated book documents until the file holds at least `bytes`; returns the document count. Blocks are
+/// stored as they are, so that the file's size is the documents': compressed (the writer's default, zstd), a file of
+/// 1 GB holds some 25 GB of these repetitive books, and converting it wrote JSON lines until the disk was full.
+/// Conversions of compressed streams are measured by scripts/measure/stream-sizes.py.
 func writeStream(to path: String, atLeast bytes: Int) throws -> Int {
     let sink = try FileSink(path: path)
-    let writer = try DocumentStreamWriter(sink: sink)
+    let writer = try DocumentStreamWriter(sink: sink, codec: .none)
     var count = 0, written = 0
     let words = ["galaxy", "towel", "desert", "spice", "river", "garden", "mirror", "signal"]
     while written < bytes {

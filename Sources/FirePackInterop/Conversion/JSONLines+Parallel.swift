@@ -11,42 +11,20 @@ import FirePackStreams
 // encoded on this thread, in order, before batches start again. Memory: two batches per worker of about `batchBytes`
 // of text and their documents, plus the one being appended; at most `workers` batches are encoded at once.
 
-/// Worker queues for batches: `count` serial queues taken in turn, so that at most `count` batches run at once.
-struct WorkerQueues {
-    private let queues: [DispatchQueue]
-    private var next = 0
-
-    init(count: Int, label: String) {
-        queues = (0..<Swift.max(1, count)).map { DispatchQueue(label: "\(label) \($0)") }
-    }
-
-    var count: Int { queues.count }
-
-    mutating func run(_ work: @escaping @Sendable () -> Void) {
-        queues[next].async(execute: work)
-        next = (next + 1) % queues.count
-    }
-}
-
 /// Lines of a JSON-lines input encoded as documents by worker threads, handed out in input order.
 final class ParallelJSONLines {
     let reader: JSONLinesReader
     let stream: DocumentStreamWriter
-    /// Batches being encoded or waiting to be appended, in input order.
-    private var inFlight: [LineBatch] = []
+    /// Batches being encoded or waiting to be appended.
+    private var pipeline: WorkerPipeline<LineBatch>
     /// The batch being appended, and its next record.
     private var current: LineBatch?
     private var nextRecord = 0
-    /// Encoded batches, for reuse.
-    private var spares: [LineBatch] = []
     /// Lines read ahead of a line that failed, encoded on this thread before batches start again; and what reading
     /// threw after them, if anything.
     private var pending: [(text: [UInt8], number: Int, offset: Int)] = []
     private var pendingIndex = 0
     private var pendingReadFailure: (any Error)?
-    private var inputEnded = false
-    private var queues: WorkerQueues
-    private let depth: Int
     private let batchBytes: Int
     private let settings: LineBatch.Settings
 
@@ -55,18 +33,14 @@ final class ParallelJSONLines {
         precondition(batchBytes > 0, "a batch holds at least one byte of text")
         self.reader = reader
         self.stream = stream
-        queues = WorkerQueues(count: workers, label: "FirePackInterop.ParallelJSONLines")
-        depth = 2 * queues.count
+        pipeline = WorkerPipeline(workers: workers, label: "FirePackInterop.ParallelJSONLines")
         self.batchBytes = batchBytes
         settings = LineBatch.Settings(
             naming: reader.naming, members: reader.documentMembers, jsonOptions: reader.jsonOptions,
             writerOptions: stream.documentOptions)
     }
 
-    deinit {
-        // A worker may still hold a batch that this conversion no longer wants (it stopped at an error).
-        for batch in inFlight { batch.done.wait() }
-    }
+    deinit { pipeline.waitForWorkers() }
 
     /// Appends the next line's document to the stream and returns true; false at the end of the input. Throws what
     /// `JSONLinesReader.appendNext(to:)` throws for the same line, after the same records.
@@ -94,7 +68,7 @@ final class ParallelJSONLines {
                     return true
                 }
                 current = nil
-                spares.append(batch)
+                pipeline.recycle(batch)
                 if let failure = batch.failure {
                     reader.naming.count(failure.outcome)
                     readAheadBecomesPending(after: failure.index, of: batch)
@@ -103,9 +77,7 @@ final class ParallelJSONLines {
                 if let failure = batch.readFailure { throw failure }
             }
             submitBatches()
-            guard !inFlight.isEmpty else { return false }
-            let batch = inFlight.removeFirst()
-            batch.done.wait()
+            guard let batch = pipeline.takeOldest() else { return false }
             current = batch
             nextRecord = 0
         }
@@ -127,13 +99,11 @@ final class ParallelJSONLines {
     private func readAheadBecomesPending(after index: Int, of batch: LineBatch) {
         var lines = batch.lineTexts(from: index + 1)
         var readFailure = batch.readFailure
-        for later in inFlight {
-            later.done.wait()
+        for later in pipeline.takeAll() {
             lines += later.lineTexts(from: 0)
             readFailure = later.readFailure ?? readFailure
-            spares.append(later)
+            pipeline.recycle(later)
         }
-        inFlight.removeAll()
         pending = lines
         pendingIndex = 0
         pendingReadFailure = readFailure
@@ -153,34 +123,22 @@ final class ParallelJSONLines {
         reader.noteAppended(path: record.path, line: record.line)
     }
 
-    /// Reads lines into batches and starts encoding them until `depth` are in flight or the input ends. What reading
-    /// throws ends the batch, to be thrown after its lines.
+    /// Reads lines into batches and starts encoding them (`WorkerPipeline.submit`). What reading throws ends the
+    /// batch, to be thrown after its lines.
     private func submitBatches() {
-        while !inputEnded && inFlight.count < depth {
-            let batch = spares.popLast() ?? LineBatch(settings: settings)
+        pipeline.submit(make: { LineBatch(settings: settings) }) { batch, inFlight in
             batch.reset(firstRecord: reader.naming.recordCount + inFlight.reduce(0) { $0 + $1.lines.count })
-            do {
-                while batch.text.count < batchBytes, let line = try reader.lines.next() {
-                    if reader.isBlank(line) { continue }
-                    batch.add(line, number: reader.lines.lineNumber, offset: reader.lines.lineOffset)
-                }
-                if batch.text.count < batchBytes { inputEnded = true }
-            } catch {
-                batch.readFailure = error
+            while batch.text.count < batchBytes, let line = try reader.lines.next() {
+                if reader.isBlank(line) { continue }
+                batch.add(line, number: reader.lines.lineNumber, offset: reader.lines.lineOffset)
             }
-            if batch.lines.isEmpty && batch.readFailure == nil {
-                spares.append(batch)
-                break
-            }
-            inFlight.append(batch)
-            queues.run { batch.encode() }
-            if batch.readFailure != nil { break }
+            return batch.text.count < batchBytes
         }
     }
 }
 
 /// Consecutive lines of the input and, once `done` is signalled, their documents.
-final class LineBatch: @unchecked Sendable {
+final class LineBatch: WorkerBatch, @unchecked Sendable {
     // @unchecked: a batch belongs to the appending thread until it is handed to a worker, and to that worker until
     // `done` is signalled; the naming's counting-free functions read only its settings.
 
@@ -222,6 +180,10 @@ final class LineBatch: @unchecked Sendable {
         self.settings = settings
         output = FirePackWriter(options: settings.writerOptions)
     }
+
+    var isEmpty: Bool { lines.isEmpty }
+
+    func work() { encode() }
 
     func reset(firstRecord: Int) {
         self.firstRecord = firstRecord
@@ -291,18 +253,14 @@ struct LimitViolation: Error {
 final class ParallelStreamLines {
     let reader: DocumentStreamReader
     let writer: JSONLinesWriter
-    private var inFlight: [RecordBatch] = []
+    private var pipeline: WorkerPipeline<RecordBatch>
     private var current: RecordBatch?
     private var nextRecord = 0
-    private var spares: [RecordBatch] = []
-    private var inputEnded = false
     /// Problems reported late (invalid documents) so far: each went before the ones read after its record.
     private var reportedLate = 0
     /// The problem that stopped a reader in `.stopAtFirstError` mode, found late: thrown again by every later call,
     /// as the reader throws it (the records read ahead of it are not written).
     private var stopped: (any Error)?
-    private var queues: WorkerQueues
-    private let depth: Int
     private let batchBytes: Int
     private let settings: RecordBatch.Settings
 
@@ -312,15 +270,12 @@ final class ParallelStreamLines {
         precondition(batchBytes > 0, "a batch holds at least one byte of documents")
         self.reader = reader
         self.writer = writer
-        queues = WorkerQueues(count: workers, label: "FirePackInterop.ParallelStreamLines")
-        depth = 2 * queues.count
+        pipeline = WorkerPipeline(workers: workers, label: "FirePackInterop.ParallelStreamLines")
         self.batchBytes = batchBytes
         settings = RecordBatch.Settings(naming: writer.naming, options: writer.options, limits: reader.limits)
     }
 
-    deinit {
-        for batch in inFlight { batch.done.wait() }
-    }
+    deinit { pipeline.waitForWorkers() }
 
     /// Writes the next intact document as one line and returns true; false at the end of the stream. Throws what
     /// `JSONLinesWriter.appendNext(from:)` throws, after the same lines.
@@ -353,47 +308,33 @@ final class ParallelStreamLines {
                     return true
                 }
                 current = nil
-                if let failure = batch.failure { throw failure }
-                spares.append(batch)
+                pipeline.recycle(batch)
+                if let failure = batch.readFailure { throw failure }
             }
             submitBatches()
-            guard !inFlight.isEmpty else { return false }
-            let batch = inFlight.removeFirst()
-            batch.done.wait()
+            guard let batch = pipeline.takeOldest() else { return false }
             current = batch
             nextRecord = 0
         }
     }
 
-    /// Reads records into batches and starts writing them until `depth` are in flight or the stream ends. What the
-    /// reader throws ends the batch, to be thrown after its records; the next call reads on from there, as the
-    /// reader resumes after what it threw.
+    /// Reads records into batches and starts writing them (`WorkerPipeline.submit`). What the reader throws ends the
+    /// batch, to be thrown after its records; the next call reads on from there, as the reader resumes after what it
+    /// threw.
     private func submitBatches() {
-        while !inputEnded && inFlight.count < depth {
-            let batch = spares.popLast() ?? RecordBatch(settings: settings)
+        pipeline.submit(make: { RecordBatch(settings: settings) }) { batch, _ in
             batch.reset()
-            do {
-                while batch.payloadBytes < batchBytes, let record = try reader.nextRecord() {
-                    // Problems found reading up to this record; the ones reported late so far are all before it.
-                    batch.add(record, problemsBefore: reader.problems.count - reportedLate)
-                }
-                if batch.payloadBytes < batchBytes { inputEnded = true }
-            } catch {
-                batch.failure = error
+            while batch.payloadBytes < batchBytes, let record = try reader.nextRecord() {
+                // Problems found reading up to this record; the ones reported late so far are all before it.
+                batch.add(record, problemsBefore: reader.problems.count - reportedLate)
             }
-            if batch.isEmpty && batch.failure == nil {
-                spares.append(batch)
-                break
-            }
-            inFlight.append(batch)
-            queues.run { batch.write() }
-            if batch.failure != nil { break }
+            return batch.payloadBytes < batchBytes
         }
     }
 }
 
 /// Consecutive records of a stream and, once `done` is signalled, their JSON lines.
-final class RecordBatch: @unchecked Sendable {
+final class RecordBatch: WorkerBatch, @unchecked Sendable {
     // @unchecked: a batch belongs to the reading thread until it is handed to a worker, and to that worker until
     // `done` is signalled; the naming's `member(for:)` and `value(of:)` read only its settings.
 
@@ -423,7 +364,7 @@ final class RecordBatch: @unchecked Sendable {
     private(set) var records: [Record] = []
     let output = ByteOutput(capacity: 1 << 20)
     /// What the reader threw after the batch's records.
-    var failure: (any Error)?
+    var readFailure: (any Error)?
 
     init(settings: Settings) { self.settings = settings }
 
@@ -434,7 +375,7 @@ final class RecordBatch: @unchecked Sendable {
         payloads.removeAll(keepingCapacity: true)
         records.removeAll(keepingCapacity: true)
         output.removeAll()
-        failure = nil
+        readFailure = nil
     }
 
     func add(_ record: StreamRecord, problemsBefore: Int) {
@@ -456,6 +397,8 @@ final class RecordBatch: @unchecked Sendable {
                     payloadOffset: record.payloadOffset))
         }
     }
+
+    func work() { write() }
 
     /// Writes every record's line, as `JSONLinesWriter.appendNext(from:)` does; then signals `done`.
     func write() {
