@@ -73,23 +73,7 @@ enum BlockColumns {
         throws(FirePackError) -> Int
     {
         guard let base = stored.baseAddress else { throw FirePackError(.truncated, offset: 0, "no data") }
-        var cursor = 0
-        var total = 0
-        for _ in 0..<count {
-            let (length, next) = try Varint.get(base, at: cursor, limit: stored.count)
-            guard length <= documents - total else {
-                throw FirePackError(
-                    .lengthMismatch, offset: cursor,
-                    "the lengths add up to more than the documents' \(documents) bytes")
-            }
-            total += length
-            cursor = next
-        }
-        guard total == documents else {
-            throw FirePackError(
-                .lengthMismatch, offset: cursor, "the lengths add up to \(total) bytes, not the documents' \(documents)"
-            )
-        }
+        let cursor = try BlockLengths.end(in: base, from: 0, limit: stored.count, count: count, documents: documents)
         guard documents <= maxSize - cursor else {
             throw FirePackError(
                 .limitExceeded, offset: 0,

@@ -144,25 +144,11 @@ extension DocumentStreamReader {
     /// Nil when the lengths of the block `header` describes, after its documents in `data`, add up to them and end
     /// exactly at the data's end; else why not.
     private static func checkLengths(_ data: UnsafeMutableRawPointer, of header: BlockHeader) -> InvalidBlock? {
-        var cursor = header.documents
-        var total = 0
         do throws(FirePackError) {
-            for _ in 0..<header.count {
-                let (length, next) = try Varint.get(UnsafeRawPointer(data), at: cursor, limit: header.size)
-                guard length <= header.documents - total else {
-                    throw FirePackError(
-                        .lengthMismatch, offset: cursor,
-                        "the lengths add up to more than the documents' \(header.documents) bytes")
-                }
-                total += length
-                cursor = next
-            }
-            guard total == header.documents && cursor == header.size else {
-                throw FirePackError(
-                    .lengthMismatch, offset: cursor,
-                    total != header.documents
-                        ? "the lengths add up to \(total) bytes, not the documents' \(header.documents)"
-                        : "\(header.size - cursor) bytes follow the last length")
+            let end = try BlockLengths.end(
+                in: data, from: header.documents, limit: header.size, count: header.count, documents: header.documents)
+            guard end == header.size else {
+                throw FirePackError(.lengthMismatch, offset: end, "\(header.size - end) bytes follow the last length")
             }
         } catch {
             return InvalidBlock(
