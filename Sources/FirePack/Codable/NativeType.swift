@@ -18,13 +18,64 @@ enum NativeType {
     /// Firestore's types, Foundation types with a mapping, and the property wrappers' markers.
     case special(NativeSpecial)
 
-    /// What `T` is, or nil for every other type. Scalars are tested first, the most frequent first.
+    /// What `T` is, or nil for every other type: scalars first, the most frequent first. Specialized for `T`, the
+    /// comparisons are decided at compile time.
     @inline(__always)
     init?<T>(_ type: T.Type) {
-        if let scalar = NativeScalar(type) {
-            self = .scalar(scalar)
-        } else if let special = NativeSpecial(type) {
-            self = .special(special)
+        if T.self == String.self {
+            self = .scalar(.string)
+        } else if T.self == Int.self {
+            self = .scalar(.int)
+        } else if T.self == Bool.self {
+            self = .scalar(.bool)
+        } else if T.self == Double.self {
+            self = .scalar(.double)
+        } else if T.self == Int64.self {
+            self = .scalar(.int64)
+        } else if T.self == Float.self {
+            self = .scalar(.float)
+        } else if T.self == Int32.self {
+            self = .scalar(.int32)
+        } else if T.self == Int16.self {
+            self = .scalar(.int16)
+        } else if T.self == Int8.self {
+            self = .scalar(.int8)
+        } else if T.self == UInt.self {
+            self = .scalar(.uint)
+        } else if T.self == UInt64.self {
+            self = .scalar(.uint64)
+        } else if T.self == UInt32.self {
+            self = .scalar(.uint32)
+        } else if T.self == UInt16.self {
+            self = .scalar(.uint16)
+        } else if T.self == UInt8.self {
+            self = .scalar(.uint8)
+        } else if T.self == Date.self {
+            self = .special(.date)
+        } else if T.self == Timestamp.self {
+            self = .special(.timestamp)
+        } else if T.self == Data.self {
+            self = .special(.data)
+        } else if T.self == URL.self {
+            self = .special(.url)
+        } else if T.self == GeoPoint.self {
+            self = .special(.geoPoint)
+        } else if T.self == DocumentReference.self {
+            self = .special(.reference)
+        } else if T.self == VectorValue.self {
+            self = .special(.vector)
+        } else if T.self == Value.self {
+            self = .special(.value)
+        } else if T.self == DocumentIDMarker.self {
+            self = .special(.documentID)
+        } else if T.self == ServerTimestampMarker.self {
+            self = .special(.serverTimestamp)
+        } else if T.self == ServerTimestampProbe.self {
+            self = .special(.serverTimestampProbe)
+        } else if T.self == UUID.self {
+            self = .special(.uuid)
+        } else if T.self == Decimal.self {
+            self = .special(.decimal)
         } else {
             return nil
         }
@@ -34,41 +85,6 @@ enum NativeType {
 /// Swift's scalar types, as FirePack writes them: strings, booleans, doubles (Float widened) and 64-bit integers.
 enum NativeScalar {
     case string, int, bool, double, int64, float, int32, int16, int8, uint, uint64, uint32, uint16, uint8
-
-    @inline(__always)
-    init?<T>(_ type: T.Type) {
-        if T.self == String.self {
-            self = .string
-        } else if T.self == Int.self {
-            self = .int
-        } else if T.self == Bool.self {
-            self = .bool
-        } else if T.self == Double.self {
-            self = .double
-        } else if T.self == Int64.self {
-            self = .int64
-        } else if T.self == Float.self {
-            self = .float
-        } else if T.self == Int32.self {
-            self = .int32
-        } else if T.self == Int16.self {
-            self = .int16
-        } else if T.self == Int8.self {
-            self = .int8
-        } else if T.self == UInt.self {
-            self = .uint
-        } else if T.self == UInt64.self {
-            self = .uint64
-        } else if T.self == UInt32.self {
-            self = .uint32
-        } else if T.self == UInt16.self {
-            self = .uint16
-        } else if T.self == UInt8.self {
-            self = .uint8
-        } else {
-            return nil
-        }
-    }
 }
 
 /// The non-scalar types with a native mapping.
@@ -85,37 +101,4 @@ enum NativeSpecial {
     case documentID
     /// `@ServerTimestamp`'s markers: the sentinel written for nil, and the probe that reads a pending one.
     case serverTimestamp, serverTimestampProbe
-
-    @inline(__always)
-    init?<T>(_ type: T.Type) {
-        if T.self == Date.self {
-            self = .date
-        } else if T.self == Timestamp.self {
-            self = .timestamp
-        } else if T.self == Data.self {
-            self = .data
-        } else if T.self == URL.self {
-            self = .url
-        } else if T.self == GeoPoint.self {
-            self = .geoPoint
-        } else if T.self == DocumentReference.self {
-            self = .reference
-        } else if T.self == VectorValue.self {
-            self = .vector
-        } else if T.self == Value.self {
-            self = .value
-        } else if T.self == DocumentIDMarker.self {
-            self = .documentID
-        } else if T.self == ServerTimestampMarker.self {
-            self = .serverTimestamp
-        } else if T.self == ServerTimestampProbe.self {
-            self = .serverTimestampProbe
-        } else if T.self == UUID.self {
-            self = .uuid
-        } else if T.self == Decimal.self {
-            self = .decimal
-        } else {
-            return nil
-        }
-    }
 }

@@ -64,7 +64,7 @@ extension FirePackValueWriter {
     public mutating func encodeCase(_ key: StaticString, _ body: (inout FirePackValueWriter) throws -> Void) throws {
         try writeKey(key)
         writer.beginMap()
-        do { try body(&self) } catch { throw Self.prefixing(error, key: key) }
+        do { try body(&self) } catch { throw codingError(error, under: key) }
         writer.endMap()
     }
 

@@ -109,21 +109,7 @@ public struct FirePackValueReader {
     /// Runs `body`, putting `key` in front of the coding path of a `DecodingError` it throws.
     @inlinable @inline(__always)
     func under<R>(_ key: StaticString, _ body: () throws -> R) throws -> R {
-        do { return try body() } catch { throw Self.prefixing(error, key: key) }
-    }
-
-    /// `error` with `key` in front of its coding path when it is a `DecodingError`; any other error as it is.
-    @usableFromInline
-    static func prefixing(_ error: any Error, key: StaticString) -> any Error {
-        guard let error = error as? DecodingError else { return error }
-        return error.prefixingPath([AnyCodingKey(stringValue: key.description)])
-    }
-
-    /// `error` with the array index `index` in front of its coding path when it is a `DecodingError`.
-    @usableFromInline
-    static func prefixing(_ error: any Error, index: Int) -> any Error {
-        guard let error = error as? DecodingError else { return error }
-        return error.prefixingPath([AnyCodingKey(index: index)])
+        do { return try body() } catch { throw codingError(error, under: key) }
     }
 
     /// Decodes a generated type (or a native one) at `location`, one container deeper than the map.
@@ -434,7 +420,7 @@ extension FirePackValueReader {
                 do {
                     elements.append(try read(loading(reader, element: index, of: header)))
                 } catch {
-                    throw Self.prefixing(error, index: index)
+                    throw codingError(error, at: index)
                 }
             }
             return elements
@@ -445,7 +431,7 @@ extension FirePackValueReader {
             do {
                 elements.append(try read(nested(at: (position, elementEnd))))
             } catch {
-                throw Self.prefixing(error, index: index)
+                throw codingError(error, at: index)
             }
             position = elementEnd
         }

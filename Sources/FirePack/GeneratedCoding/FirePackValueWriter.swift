@@ -57,32 +57,12 @@ public struct FirePackValueWriter {
     /// Runs `body`, putting `key` in front of the coding path of an `EncodingError` it throws.
     @inlinable @inline(__always)
     func under(_ key: StaticString, _ body: () throws -> Void) throws {
-        do { try body() } catch { throw Self.prefixing(error, key: key) }
-    }
-
-    /// `error` with `key` in front of its coding path when it is an `EncodingError`; any other error as it is.
-    @usableFromInline
-    static func prefixing(_ error: any Error, key: StaticString) -> any Error {
-        guard let error = error as? EncodingError else { return error }
-        return error.prefixingPath([AnyCodingKey(stringValue: key.description)])
-    }
-
-    /// `error` with the array index `index` in front of its coding path when it is an `EncodingError`.
-    @usableFromInline
-    static func prefixing(_ error: any Error, index: Int) -> any Error {
-        guard let error = error as? EncodingError else { return error }
-        return error.prefixingPath([AnyCodingKey(index: index)])
+        do { try body() } catch { throw codingError(error, under: key) }
     }
 
     /// Writes a double, or what the non-conforming float strategy makes of NaN and ±∞.
     @inline(__always)
-    func writeDouble(_ double: Double) throws {
-        if !double.isFinite, let string = try options.nonConforming(double, codingPath: []) {
-            writer.writeString(string)
-        } else {
-            writer.writeDouble(double)
-        }
-    }
+    func writeDouble(_ double: Double) throws { try NativeScalar.writeDouble(double, to: writer, options, []) }
 }
 
 // MARK: - Fields
@@ -102,10 +82,11 @@ extension FirePackValueWriter {
         try encode(value, forKey: key)
     }
 
-    /// Writes `value` of any other `Encodable` type under `key`, through its `encode(to:)`.
+    /// Writes `value` of any other `Encodable` type under `key`: a native type (`@ServerTimestamp`'s `Date` or
+    /// `Timestamp`, for one) as `FirePackEncoder` does, anything else through its `encode(to:)`.
     public mutating func encode<T: Encodable>(_ value: T, forKey key: StaticString) throws {
         try writeKey(key)
-        try under(key) { try encodeCodable(value) }
+        try under(key) { try encodeNative(value) }
     }
 
     /// Writes `value` of any other `Encodable` type under `key`, or nothing for nil.
@@ -171,13 +152,6 @@ extension FirePackValueWriter {
         try encode(time, forKey: key)
     }
 
-    /// Writes a `@ServerTimestamp` of a type with native coding (`Timestamp`, `Date`).
-    @inlinable
-    public mutating func encode<T: FirePackEncodable>(_ value: ServerTimestamp<T>, forKey key: StaticString) throws {
-        guard let time = value.wrappedValue else { return try writeServerTimestamp(forKey: key) }
-        try encode(time, forKey: key)
-    }
-
     /// Writes an `@ExplicitNull`: the value, or null for nil.
     @inlinable
     public mutating func encode<T: Encodable>(_ value: ExplicitNull<T>, forKey key: StaticString) throws {
@@ -185,11 +159,10 @@ extension FirePackValueWriter {
         try encode(wrapped, forKey: key)
     }
 
-    /// Writes an `@ExplicitNull` of a type with generated (or native) coding.
+    /// Writes an `@ExplicitNull` of a type with generated (or native) coding (an optional writes nil as null).
     @inlinable
     public mutating func encode<T: FirePackEncodable>(_ value: ExplicitNull<T>, forKey key: StaticString) throws {
-        guard let wrapped = value.wrappedValue else { return try writeNull(forKey: key) }
-        try encode(wrapped, forKey: key)
+        try encode(value.wrappedValue, forKey: key)
     }
 
     /// Writes the server-timestamp sentinel under `key`.
@@ -257,7 +230,7 @@ extension FirePackValueWriter {
         writer.beginArray()
         var index = 0
         for element in elements {
-            do { try write(&self, element) } catch { throw Self.prefixing(error, index: index) }
+            do { try write(&self, element) } catch { throw codingError(error, at: index) }
             index += 1
         }
         writer.endArray()
@@ -269,13 +242,18 @@ extension FirePackValueWriter {
         try value.rawValue.encode(firePack: &self)
     }
 
-    /// Writes a native type (Firestore's types and Foundation's mapped ones) as `FirePackEncoder` does.
+    /// Writes a native type (`NativeType`: Swift's scalars, Firestore's types and Foundation's mapped ones) as
+    /// `FirePackEncoder` does, through the same switch on the type.
     mutating func encodeNative<T: Encodable>(_ value: T) throws {
-        if case .special(let kind)? = NativeType(T.self), case .value(let native) = try options.special(kind, value) {
+        switch NativeType(T.self) {
+        case .scalar(let scalar)?: try scalar.write(value, to: writer, options: options, codingPath: [])
+        case .special(let kind)?:
+            guard case .value(let native) = try options.special(kind, value) else {
+                // A custom or deferred Date/Data strategy runs with an Encoder.
+                return try encodeCodable(value)
+            }
             writer.write(native, sortingKeys: sortsKeys)
-        } else {
-            // A custom or deferred Date/Data strategy runs with an Encoder.
-            try encodeCodable(value)
+        case nil: try encodeCodable(value)
         }
     }
 

@@ -144,35 +144,27 @@ public struct FirePackReader {
     /// Reads a boolean.
     public mutating func readBoolean() throws(FirePackError) -> Bool {
         try requireTagged(expecting: "boolean")
-        let (value, next) = try input.getBoolean(at: readerIndex, limit: limit)
-        readerIndex = next
-        return value
+        return try move(ReaderInput.getBoolean(at:limit:))
     }
 
     /// Reads an integer.
     public mutating func readInteger() throws(FirePackError) -> Int64 {
         if let packed {
-            let (element, next) = try packedNext(packed)
-            guard case .number(.integer(let integer)) = element else { throw mismatch(expecting: "integer", element) }
-            readerIndex = next
-            return integer
+            return try movePacked(packed, expecting: "integer") {
+                if case .integer(let integer) = $0 { integer } else { nil }
+            }
         }
-        let (value, next) = try input.getInteger(at: readerIndex, limit: limit)
-        readerIndex = next
-        return value
+        return try move(ReaderInput.getInteger(at:limit:))
     }
 
     /// Reads a double (an integer is a type mismatch: the two are distinct types).
     public mutating func readDouble() throws(FirePackError) -> Double {
         if let packed {
-            let (element, next) = try packedNext(packed)
-            guard case .number(.double(let double)) = element else { throw mismatch(expecting: "double", element) }
-            readerIndex = next
-            return double
+            return try movePacked(packed, expecting: "double") {
+                if case .double(let double) = $0 { double } else { nil }
+            }
         }
-        let (value, next) = try input.getDouble(at: readerIndex, limit: limit)
-        readerIndex = next
-        return value
+        return try move(ReaderInput.getDouble(at:limit:))
     }
 
     /// Reads the double at the cursor when it is written in a decimal form (`D5`, or an element of a packed array in
@@ -203,17 +195,13 @@ public struct FirePackReader {
     /// Reads a timestamp.
     public mutating func readTimestamp() throws(FirePackError) -> Timestamp {
         try requireTagged(expecting: "timestamp")
-        let (value, next) = try input.getTimestamp(at: readerIndex, limit: limit)
-        readerIndex = next
-        return value
+        return try move(ReaderInput.getTimestamp(at:limit:))
     }
 
     /// Reads a geopoint.
     public mutating func readGeoPoint() throws(FirePackError) -> GeoPoint {
         try requireTagged(expecting: "geopoint")
-        let (value, next) = try input.getGeoPoint(at: readerIndex, limit: limit)
-        readerIndex = next
-        return value
+        return try move(ReaderInput.getGeoPoint(at:limit:))
     }
 
     /// Reads a string as a validated view into the input.
@@ -236,17 +224,13 @@ public struct FirePackReader {
     /// Reads a document reference (its path is validated).
     public mutating func readReference() throws(FirePackError) -> DocumentReference {
         try requireTagged(expecting: "reference")
-        let (value, next) = try input.getReference(at: readerIndex, limit: limit)
-        readerIndex = next
-        return value
+        return try move(ReaderInput.getReference(at:limit:))
     }
 
     /// Reads a vector as a view of its elements in the input.
     public mutating func readVector() throws(FirePackError) -> VectorView {
         try requireTagged(expecting: "vector")
-        let (view, next) = try input.getVector(at: readerIndex, limit: limit)
-        readerIndex = next
-        return view
+        return try move(ReaderInput.getVector(at:limit:))
     }
 }
 
@@ -383,6 +367,30 @@ extension FirePackReader {
         }
         let number = form.element(at: 0, in: input.bytes(from: readerIndex, count: form.width))
         return (.number(number), readerIndex + form.width)
+    }
+
+    /// Reads with `get` at the cursor and moves past what it read: succeeds and moves, or throws and stays.
+    @inline(__always)
+    mutating func move<R>(_ get: (ReaderInput) -> (Int, Int) throws(FirePackError) -> (R, Int)) throws(FirePackError)
+        -> R
+    {
+        let (value, next) = try get(input)(readerIndex, limit)
+        readerIndex = next
+        return value
+    }
+
+    /// Reads the number at the cursor in a packed array when `number` accepts it, and moves past it; a row, or a
+    /// number of the other kind, is a type mismatch (cursor unmoved).
+    @inline(__always)
+    mutating func movePacked<R>(_ form: PackedArray.Form, expecting what: String, _ number: (Value) -> R?)
+        throws(FirePackError) -> R
+    {
+        let (element, next) = try packedNext(form)
+        guard case .number(let found) = element, let value = number(found) else {
+            throw mismatch(expecting: what, element)
+        }
+        readerIndex = next
+        return value
     }
 
     /// Throws the error a read of another type gives at a number or a row, when the cursor is in a packed array.

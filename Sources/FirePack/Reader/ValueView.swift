@@ -36,43 +36,29 @@ public struct ValueView {
 
     /// The value as an integer.
     public func integer() throws(FirePackError) -> Int64 {
-        if packedElement != nil {
-            guard case .integer(let integer) = try packedValue(expecting: "integer") else {
-                throw packedMismatch(expecting: "integer")
-            }
-            return integer
+        try number(ReaderInput.getInteger(at:limit:), expecting: "integer") {
+            if case .integer(let integer) = $0 { integer } else { nil }
         }
-        return try input.getInteger(at: offset, limit: endOffset).0
     }
     /// The value as a double.
     public func double() throws(FirePackError) -> Double {
-        if packedElement != nil {
-            guard case .double(let double) = try packedValue(expecting: "double") else {
-                throw packedMismatch(expecting: "double")
-            }
-            return double
+        try number(ReaderInput.getDouble(at:limit:), expecting: "double") {
+            if case .double(let double) = $0 { double } else { nil }
         }
-        return try input.getDouble(at: offset, limit: endOffset).0
     }
     /// The value as a boolean.
-    public func boolean() throws(FirePackError) -> Bool {
-        try tagged(expecting: "boolean")
-        return try input.getBoolean(at: offset, limit: endOffset).0
-    }
+    public func boolean() throws(FirePackError) -> Bool { try tagged(ReaderInput.getBoolean(at:limit:), "boolean") }
     /// The value as a timestamp.
     public func timestamp() throws(FirePackError) -> Timestamp {
-        try tagged(expecting: "timestamp")
-        return try input.getTimestamp(at: offset, limit: endOffset).0
+        try tagged(ReaderInput.getTimestamp(at:limit:), "timestamp")
     }
     /// The value as a geopoint.
     public func geoPoint() throws(FirePackError) -> GeoPoint {
-        try tagged(expecting: "geopoint")
-        return try input.getGeoPoint(at: offset, limit: endOffset).0
+        try tagged(ReaderInput.getGeoPoint(at:limit:), "geopoint")
     }
     /// The value as a document reference.
     public func reference() throws(FirePackError) -> DocumentReference {
-        try tagged(expecting: "reference")
-        return try input.getReference(at: offset, limit: endOffset).0
+        try tagged(ReaderInput.getReference(at:limit:), "reference")
     }
 
     /// The value as a validated string view into the input.
@@ -94,10 +80,7 @@ public struct ValueView {
     }
 
     /// The value as a vector view into the input.
-    public func vector() throws(FirePackError) -> VectorView {
-        try tagged(expecting: "vector")
-        return try input.getVector(at: offset, limit: endOffset).0
-    }
+    public func vector() throws(FirePackError) -> VectorView { try tagged(ReaderInput.getVector(at:limit:), "vector") }
 
     /// The numbers of a packed array (`D8`), of an array of packed rows (`D9`: every row's, row after row) or of one
     /// such row, read in place; nil for an array written with a tag per element (read it with `forEachElement`).
@@ -272,6 +255,26 @@ extension ValueView {
     private func packedValue(expecting what: String) throws(FirePackError) -> Value {
         guard let packedElement, !packedRow else { throw packedMismatch(expecting: what) }
         return packedElement.element(at: 0, in: input.bytes(from: offset, count: endOffset - offset))
+    }
+
+    /// Reads the value with `get`; a packed element (a number without a tag) is a type mismatch.
+    @inline(__always)
+    private func tagged<R>(_ get: (ReaderInput) -> (Int, Int) throws(FirePackError) -> (R, Int), _ what: String)
+        throws(FirePackError) -> R
+    {
+        try tagged(expecting: what)
+        return try get(input)(offset, endOffset).0
+    }
+
+    /// Reads a number: a tagged one with `get`, a packed element when `number` accepts it (else a type mismatch).
+    @inline(__always)
+    private func number<R>(
+        _ get: (ReaderInput) -> (Int, Int) throws(FirePackError) -> (R, Int), expecting what: String,
+        _ number: (Value) -> R?
+    ) throws(FirePackError) -> R {
+        guard packedElement != nil else { return try get(input)(offset, endOffset).0 }
+        guard let value = number(try packedValue(expecting: what)) else { throw packedMismatch(expecting: what) }
+        return value
     }
 
     /// Throws the error a tagged number would give a read of another type, when this is a packed element.

@@ -7,19 +7,13 @@ public struct CollectionReference: Hashable, Comparable, Sendable, CustomStringC
     /// Creates a reference; throws `invalidReference` unless `path` names a collection (Docs/FORMAT.md §1: the
     /// segment rules of document paths, with an odd number of segments after the optional full-form prefix).
     public init(path: String) throws(FirePackError) {
-        if let problem = ReferencePath.problem(in: path, naming: .collection) {
-            throw FirePackError(.invalidReference, "'\(path)' is not a collection path: \(problem)")
-        }
-        self.path = path
+        self.path = try ReferencePath.validated(path, naming: .collection)
     }
 
     init(validatedPath path: String) { self.path = path }
 
     /// The last segment: the collection's ID.
-    public var collectionID: String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
-    }
+    public var collectionID: String { ReferencePath.lastSegment(of: path) }
 
     /// The document holding this sub-collection, or nil for a top-level collection (as in the SDK).
     public var parent: DocumentReference? {
@@ -35,11 +29,7 @@ public struct CollectionReference: Hashable, Comparable, Sendable, CustomStringC
     /// - Precondition: the result is a valid document path, as the SDK requires (a programmer error there too); for
     ///   paths from outside the program use `DocumentReference(path:)`, which throws.
     public func document(_ documentPath: String) -> DocumentReference {
-        let joined = path + "/" + documentPath
-        if let problem = ReferencePath.problem(in: joined, naming: .document) {
-            preconditionFailure("'\(documentPath)' does not name a document in \(path): \(problem)")
-        }
-        return DocumentReference(validatedPath: joined)
+        DocumentReference(validatedPath: ReferencePath.joined(path, documentPath, naming: .document))
     }
 
     /// A document with a new random ID of 20 letters and digits, as the SDK's `document()` makes them.

@@ -7,20 +7,12 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
     /// Creates a reference; throws `invalidReference` unless `path` names a document (Docs/FORMAT.md §1: segments
     /// neither empty, `.`, `..` nor `__…__`; an even number of them, after the optional
     /// `projects/P/databases/D/documents/` prefix).
-    public init(path: String) throws(FirePackError) {
-        if let problem = ReferencePath.problem(in: path, naming: .document) {
-            throw FirePackError(.invalidReference, "'\(path)' is not a document path: \(problem)")
-        }
-        self.path = path
-    }
+    public init(path: String) throws(FirePackError) { self.path = try ReferencePath.validated(path, naming: .document) }
 
     init(validatedPath path: String) { self.path = path }
 
     /// The last segment: the document's ID.
-    public var documentID: String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
-    }
+    public var documentID: String { ReferencePath.lastSegment(of: path) }
 
     /// The collection holding the document, as in the Firestore SDK (its path is everything before the last `/`).
     public var parent: CollectionReference {
@@ -34,11 +26,7 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
     /// - Precondition: the result is a valid collection path, as the SDK requires (a programmer error there too);
     ///   for paths from outside the program use `CollectionReference(path:)`, which throws.
     public func collection(_ collectionPath: String) -> CollectionReference {
-        let joined = path + "/" + collectionPath
-        if let problem = ReferencePath.problem(in: joined, naming: .collection) {
-            preconditionFailure("'\(collectionPath)' does not name a collection under \(path): \(problem)")
-        }
-        return CollectionReference(validatedPath: joined)
+        CollectionReference(validatedPath: ReferencePath.joined(path, collectionPath, naming: .collection))
     }
 
     /// The path's segments.
@@ -85,8 +73,31 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
 /// The path rules shared by document and collection references (Docs/FORMAT.md §1, "References").
 enum ReferencePath {
     /// What a path must name.
-    enum Kind {
+    enum Kind: String {
         case document, collection
+    }
+
+    /// `path` when it names a `kind`; else `invalidReference`, saying why.
+    static func validated(_ path: String, naming kind: Kind) throws(FirePackError) -> String {
+        if let problem = problem(in: path, naming: kind) {
+            throw FirePackError(.invalidReference, "'\(path)' is not a \(kind.rawValue) path: \(problem)")
+        }
+        return path
+    }
+
+    /// `base` + `/` + `child`, which must name a `kind` (a precondition, as in the Firestore SDK).
+    static func joined(_ base: String, _ child: String, naming kind: Kind) -> String {
+        let joined = base + "/" + child
+        if let problem = problem(in: joined, naming: kind) {
+            preconditionFailure("'\(child)' does not name a \(kind.rawValue) under \(base): \(problem)")
+        }
+        return joined
+    }
+
+    /// The last segment of `path`: a document's or a collection's ID.
+    static func lastSegment(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     /// Why `path` does not name a `kind`, or nil when it does.

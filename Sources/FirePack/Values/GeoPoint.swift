@@ -42,20 +42,14 @@ public struct GeoPoint: Hashable, Comparable, Sendable, Codable, CustomStringCon
 
     /// Decodes `{latitude, longitude}`, as the Firestore SDK does, rejecting out-of-range coordinates.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let latitude = try container.decode(Double.self, forKey: .latitude)
-        let longitude = try container.decode(Double.self, forKey: .longitude)
-        do {
-            try self.init(validatingLatitude: latitude, longitude: longitude)
-        } catch {
-            throw DecodingError.dataCorruptedError(forKey: .latitude, in: container, debugDescription: error.message)
+        self = try FieldPair.decode(from: decoder, CodingKeys.latitude, .longitude, refusedAt: .latitude) {
+            (latitude: Double, longitude: Double) throws(FirePackError) in
+            try GeoPoint(validatingLatitude: latitude, longitude: longitude)
         }
     }
 
     /// Encodes `{latitude, longitude}`.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(latitude, forKey: .latitude)
-        try container.encode(longitude, forKey: .longitude)
+        try FieldPair.encode(latitude, CodingKeys.latitude, longitude, .longitude, to: encoder)
     }
 }

@@ -101,20 +101,14 @@ extension Timestamp: Codable {
 
     /// Decodes `{seconds, nanoseconds}`, as the Firestore SDK does.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let seconds = try container.decode(Int64.self, forKey: .seconds)
-        let nanoseconds = try container.decode(Int32.self, forKey: .nanoseconds)
-        do {
-            try self.init(validatingSeconds: seconds, nanoseconds: nanoseconds)
-        } catch {
-            throw DecodingError.dataCorruptedError(forKey: .nanoseconds, in: container, debugDescription: error.message)
+        self = try FieldPair.decode(from: decoder, CodingKeys.seconds, .nanoseconds, refusedAt: .nanoseconds) {
+            (seconds: Int64, nanoseconds: Int32) throws(FirePackError) in
+            try Timestamp(validatingSeconds: seconds, nanoseconds: nanoseconds)
         }
     }
 
     /// Encodes `{seconds, nanoseconds}`, as the Firestore SDK does.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(seconds, forKey: .seconds)
-        try container.encode(nanoseconds, forKey: .nanoseconds)
+        try FieldPair.encode(seconds, CodingKeys.seconds, nanoseconds, .nanoseconds, to: encoder)
     }
 }

@@ -21,23 +21,12 @@ extension Value: Codable {
         case .null:
             var container = encoder.singleValueContainer()
             try container.encodeNil()
-        case .boolean(let b):
-            var c = encoder.singleValueContainer()
-            try c.encode(b)
-        case .integer(let i):
-            var c = encoder.singleValueContainer()
-            try c.encode(i)
+        case .boolean(let b): try Self.encode(b, to: encoder)
+        case .integer(let i): try Self.encode(i, to: encoder)
         case .double(let d):
-            if let text = Marker.text(forNonFinite: d) {
-                var c = encoder.container(keyedBy: Marker.self)
-                try c.encode(text, forKey: .double)
-                return
-            }
-            var c = encoder.singleValueContainer()
-            try c.encode(d)
-        case .string(let s):
-            var c = encoder.singleValueContainer()
-            try c.encode(s)
+            if let text = Marker.text(forNonFinite: d) { return try Self.encode(text, as: .double, to: encoder) }
+            try Self.encode(d, to: encoder)
+        case .string(let s): try Self.encode(s, to: encoder)
         case .array(let elements):
             var c = encoder.unkeyedContainer()
             for element in elements { try c.encode(element) }
@@ -51,50 +40,32 @@ extension Value: Codable {
             }
             var c = encoder.container(keyedBy: AnyCodingKey.self)
             for (key, value) in map { try c.encode(value, forKey: AnyCodingKey(stringValue: key)) }
-        case .timestamp(let t):
-            var c = encoder.container(keyedBy: Marker.self)
-            try c.encode(t.rfc3339String, forKey: .timestamp)
-        case .geoPoint(let g):
-            var c = encoder.container(keyedBy: Marker.self)
-            try c.encode([g.latitude, g.longitude], forKey: .geoPoint)
-        case .reference(let r):
-            var c = encoder.container(keyedBy: Marker.self)
-            try c.encode(r.path, forKey: .reference)
-        case .bytes(let data):
-            var c = encoder.container(keyedBy: Marker.self)
-            try c.encode(data.base64EncodedString(), forKey: .bytes)
-        case .vector(let v):
-            var c = encoder.container(keyedBy: Marker.self)
-            try c.encode(v.array, forKey: .vector)
-        case .serverTimestamp:
-            var c = encoder.container(keyedBy: Marker.self)
-            try c.encode(true, forKey: .serverTimestamp)
+        case .timestamp(let t): try Self.encode(t.rfc3339String, as: .timestamp, to: encoder)
+        case .geoPoint(let g): try Self.encode([g.latitude, g.longitude], as: .geoPoint, to: encoder)
+        case .reference(let r): try Self.encode(r.path, as: .reference, to: encoder)
+        case .bytes(let data): try Self.encode(data.base64EncodedString(), as: .bytes, to: encoder)
+        case .vector(let v): try Self.encode(v.array, as: .vector, to: encoder)
+        case .serverTimestamp: try Self.encode(true, as: .serverTimestamp, to: encoder)
         }
+    }
+
+    /// Encodes a scalar as itself.
+    private static func encode(_ scalar: some Encodable, to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(scalar)
+    }
+
+    /// Encodes `payload` as the single-key map of `marker`.
+    private static func encode(_ payload: some Encodable, as marker: Marker, to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Marker.self)
+        try c.encode(payload, forKey: marker)
     }
 
     /// Decodes the form above: scalars first (integers before doubles), then arrays, then maps and markers.
     public init(from decoder: any Decoder) throws {
-        if let single = try? decoder.singleValueContainer() {
-            if single.decodeNil() {
-                self = .null
-                return
-            }
-            if let b = try? single.decode(Bool.self) {
-                self = .boolean(b)
-                return
-            }
-            if let i = try? single.decode(Int64.self) {
-                self = .integer(i)
-                return
-            }
-            if let d = try? single.decode(Double.self) {
-                self = .double(d)
-                return
-            }
-            if let s = try? single.decode(String.self) {
-                self = .string(s)
-                return
-            }
+        if let single = try? decoder.singleValueContainer(), let scalar = Self.scalar(in: single) {
+            self = scalar
+            return
         }
         if var array = try? decoder.unkeyedContainer() {
             var elements: [Value] = []
@@ -161,5 +132,17 @@ extension MapValue: Codable {
                 MapValue.self, .init(codingPath: decoder.codingPath, debugDescription: "Expected a map"))
         }
         self = map
+    }
+}
+
+extension Value {
+    /// The scalar a single-value container holds (null, then booleans, integers before doubles, then strings), or nil.
+    fileprivate static func scalar(in single: any SingleValueDecodingContainer) -> Value? {
+        if single.decodeNil() { return .null }
+        if let b = try? single.decode(Bool.self) { return .boolean(b) }
+        if let i = try? single.decode(Int64.self) { return .integer(i) }
+        if let d = try? single.decode(Double.self) { return .double(d) }
+        if let s = try? single.decode(String.self) { return .string(s) }
+        return nil
     }
 }

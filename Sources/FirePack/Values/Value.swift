@@ -77,45 +77,24 @@ extension Value: Hashable {
         }
     }
 
-    /// Hashes consistently with `==`.
+    /// Hashes consistently with `==`: the type, then the payload as `==` compares it.
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
         switch self {
-        case .null: hasher.combine(0 as UInt8)
-        case .boolean(let b):
-            hasher.combine(1 as UInt8)
-            hasher.combine(b)
-        case .integer(let i):
-            hasher.combine(2 as UInt8)
-            hasher.combine(i)
-        case .double(let d):
-            hasher.combine(3 as UInt8)
-            hasher.combine(d.bitPattern)
-        case .timestamp(let t):
-            hasher.combine(4 as UInt8)
-            hasher.combine(t)
-        case .string(let s):
-            hasher.combine(5 as UInt8)
-            ByteKey(s).hash(into: &hasher)
-        case .bytes(let d):
-            hasher.combine(6 as UInt8)
-            hasher.combine(d)
-        case .reference(let r):
-            hasher.combine(7 as UInt8)
-            ByteKey(r.path).hash(into: &hasher)
+        case .null, .serverTimestamp: break
+        case .boolean(let b): hasher.combine(b)
+        case .integer(let i): hasher.combine(i)
+        case .double(let d): hasher.combine(d.bitPattern)
+        case .timestamp(let t): hasher.combine(t)
+        case .string(let s): ByteKey(s).hash(into: &hasher)
+        case .bytes(let d): hasher.combine(d)
+        case .reference(let r): ByteKey(r.path).hash(into: &hasher)
         case .geoPoint(let g):
-            hasher.combine(8 as UInt8)
             hasher.combine(g.latitude.bitPattern)
             hasher.combine(g.longitude.bitPattern)
-        case .array(let a):
-            hasher.combine(9 as UInt8)
-            hasher.combine(a)
-        case .map(let m):
-            hasher.combine(10 as UInt8)
-            hasher.combine(m)
-        case .vector(let v):
-            hasher.combine(11 as UInt8)
-            hasher.combine(v)
-        case .serverTimestamp: hasher.combine(12 as UInt8)
+        case .array(let a): hasher.combine(a)
+        case .map(let m): hasher.combine(m)
+        case .vector(let v): hasher.combine(v)
         }
     }
 }

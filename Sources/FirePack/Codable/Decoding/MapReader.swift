@@ -258,31 +258,3 @@ extension MapReader {
         }
     }
 }
-
-extension DecodingError {
-    /// The same error with its coding path set to `base` + `entry` (for errors raised before the entry was pushed).
-    func appendingToPath(_ entry: PathEntry, under base: [any CodingKey]) -> DecodingError {
-        let path = base + [entry.codingKey]
-        switch self {
-        case .typeMismatch(let type, let context):
-            return .typeMismatch(
-                type,
-                .init(
-                    codingPath: path, debugDescription: context.debugDescription,
-                    underlyingError: context.underlyingError))
-        case .valueNotFound(let type, let context):
-            return .valueNotFound(
-                type,
-                .init(
-                    codingPath: path, debugDescription: context.debugDescription,
-                    underlyingError: context.underlyingError))
-        case .dataCorrupted(let context):
-            return .dataCorrupted(
-                .init(
-                    codingPath: path, debugDescription: context.debugDescription,
-                    underlyingError: context.underlyingError))
-        default:
-            return self
-        }
-    }
-}

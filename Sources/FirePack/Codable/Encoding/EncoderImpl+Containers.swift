@@ -23,7 +23,7 @@ extension EncoderImpl {
                 return try encoder.addUnknownFields(value as! FirePackUnknownFields, to: map)
             }
             let position = try encoder.entry(mapKey(key), of: map)
-            try encoder.encodeEntry(value, at: position, pathDepth: pathDepth, key: key)
+            try encoder.encodeChild(value, at: position, pathDepth: pathDepth, entry: .key(key))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(
@@ -95,7 +95,7 @@ extension EncoderImpl {
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             let position = try encoder.element(of: array)
-            try encoder.encodeElement(value, at: position, pathDepth: pathDepth, index: count)
+            try encoder.encodeChild(value, at: position, pathDepth: pathDepth, entry: .index(count))
             count += 1
         }
 

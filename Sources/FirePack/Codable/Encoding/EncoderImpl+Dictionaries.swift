@@ -16,24 +16,10 @@ extension Dictionary: StringKeyedEncodableDictionary where Key == String, Value:
                 let pathDepth = encoder.path.count
                 for (key, element) in dictionary.pointee {
                     let entry = try encoder.entry(key, of: map)
-                    try encoder.encodeDictionaryValue(element, at: entry, pathDepth: pathDepth, key: key)
+                    // The key on the coding path as a `String`, no existential box.
+                    try encoder.encodeChild(element, at: entry, pathDepth: pathDepth, entry: .dictionaryKey(key))
                 }
             }
         }
-    }
-}
-
-extension EncoderImpl {
-    /// Writes the value of the entry `key` of a `[String: V]` whose map is at `pathDepth`, at `position`: as
-    /// `encodeEntry`, with the key on the coding path as a `String` (`PathEntry.dictionaryKey`), no existential box.
-    @inline(__always)
-    func encodeDictionaryValue<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, key: String) throws {
-        guard writesInOrder else {
-            return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .dictionaryKey(key))
-        }
-        cutPath(to: pathDepth)
-        path.append(.dictionaryKey(key))
-        defer { cutPath(to: pathDepth) }
-        try encodeValue(value, at: position)
     }
 }

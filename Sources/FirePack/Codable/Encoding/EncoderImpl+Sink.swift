@@ -102,6 +102,16 @@ extension EncoderImpl {
         if let tree { tree.nodes[position.start] = .value(.string(value)) } else { writer.writeString(value) }
     }
 
+    /// One value's place, as a `ScalarSink`.
+    struct ValueSlot: ScalarSink {
+        let encoder: EncoderImpl
+        let position: Position
+        func writeString(_ value: String) { encoder.setString(value, at: position) }
+        func writeInteger(_ value: Int64) { encoder.setInteger(value, at: position) }
+        func writeBoolean(_ value: Bool) { encoder.setBoolean(value, at: position) }
+        func writeDouble(_ value: Double) { encoder.setDouble(value, at: position) }
+    }
+
     /// Writes a whole `Value` at `position`.
     func setValue(_ value: Value, at position: Position) {
         if let tree { tree.nodes[position.start] = .value(value) } else { writer.write(value) }

@@ -118,30 +118,21 @@ final class EncoderImpl: Encoder {
         try finishValue(at: position)
     }
 
-    /// Writes the value of the entry `key` of a map whose container is at `pathDepth`, at `position`.
+    /// Writes the value of a container's entry (a map's value, an array's element) at `position`, with `entry` on
+    /// the coding path above the container's `pathDepth`.
     ///
-    /// This and `encodeElement` differ only in the path entry they push: two functions rather than one taking a
-    /// `PathEntry`, so that the entry is built in place on the path, not built, copied and destroyed per value
-    /// (guarded by `Encode canada model/FirePackEncoder Codable`).
+    /// `entry` is an autoclosure and this function always inlined, so that each caller builds its entry in place on
+    /// the path rather than building, copying and destroying one per value (guarded by `Encode canada
+    /// model/FirePackEncoder Codable`).
     @inline(__always)
-    func encodeEntry<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, key: some CodingKey) throws {
+    func encodeChild<T: Encodable>(
+        _ value: T, at position: Position, pathDepth: Int, entry: @autoclosure () -> PathEntry
+    ) throws {
         guard writesInOrder else {
-            return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .key(key))
+            return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: entry())
         }
         cutPath(to: pathDepth)
-        path.append(.key(key))
-        defer { cutPath(to: pathDepth) }
-        try encodeValue(value, at: position)
-    }
-
-    /// Writes the element `index` of an array whose container is at `pathDepth`, at `position`.
-    @inline(__always)
-    func encodeElement<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, index: Int) throws {
-        guard writesInOrder else {
-            return try encodeInTree(value, at: position, pathDepth: pathDepth, entry: .index(index))
-        }
-        cutPath(to: pathDepth)
-        path.append(.index(index))
+        path.append(entry())
         defer { cutPath(to: pathDepth) }
         try encodeValue(value, at: position)
     }
@@ -149,7 +140,7 @@ final class EncoderImpl: Encoder {
     /// Writes a value into the tree: a scalar with this encoder (it writes nothing later, so it may borrow the path),
     /// anything else with an encoder of its own.
     func encodeInTree<T: Encodable>(_ value: T, at position: Position, pathDepth: Int, entry: PathEntry) throws {
-        if let scalar = NativeScalar(T.self) {
+        if case .scalar(let scalar)? = NativeType(T.self) {
             cutPath(to: pathDepth)
             path.append(entry)
             defer { cutPath(to: pathDepth) }
@@ -184,38 +175,12 @@ final class EncoderImpl: Encoder {
         return options.mapKey(key, codingPath: path.prefix(pathDepth).map(\.codingKey))
     }
 
-    /// Writes a double, or what the non-conforming float strategy makes of NaN and ±∞.
-    @inline(__always)
-    func writeDouble(_ double: Double, at position: Position) throws {
-        if !double.isFinite, let string = try options.nonConforming(double, codingPath: codingPath) {
-            setString(string, at: position)
-        } else {
-            setDouble(double, at: position)
-        }
-    }
-
-    /// Writes a scalar without a detour (`NativeScalar`; the value is reinterpreted with `unsafeBitCast`, the types
-    /// being identical): the one place the coders turn Swift's scalars into FirePack's.
+    /// Writes a scalar without a detour (`NativeScalar.write`, the one place the coders turn Swift's scalars into
+    /// FirePack's).
     @inline(__always)
     func writeScalar<T>(_ scalar: NativeScalar, _ value: T, at position: Position) throws {
-        switch scalar {
-        case .string: setString(unsafeBitCast(value, to: String.self), at: position)
-        case .int: setInteger(Int64(unsafeBitCast(value, to: Int.self)), at: position)
-        case .bool: setBoolean(unsafeBitCast(value, to: Bool.self), at: position)
-        case .double: try writeDouble(unsafeBitCast(value, to: Double.self), at: position)
-        case .int64: setInteger(unsafeBitCast(value, to: Int64.self), at: position)
-        case .float: try writeDouble(Double(unsafeBitCast(value, to: Float.self)), at: position)
-        case .int32: setInteger(Int64(unsafeBitCast(value, to: Int32.self)), at: position)
-        case .int16: setInteger(Int64(unsafeBitCast(value, to: Int16.self)), at: position)
-        case .int8: setInteger(Int64(unsafeBitCast(value, to: Int8.self)), at: position)
-        case .uint:
-            setInteger(try options.int64(unsafeBitCast(value, to: UInt.self), codingPath: codingPath), at: position)
-        case .uint64:
-            setInteger(try options.int64(unsafeBitCast(value, to: UInt64.self), codingPath: codingPath), at: position)
-        case .uint32: setInteger(Int64(unsafeBitCast(value, to: UInt32.self)), at: position)
-        case .uint16: setInteger(Int64(unsafeBitCast(value, to: UInt16.self)), at: position)
-        case .uint8: setInteger(Int64(unsafeBitCast(value, to: UInt8.self)), at: position)
-        }
+        try scalar.write(
+            value, to: ValueSlot(encoder: self, position: position), options: options, codingPath: codingPath)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
