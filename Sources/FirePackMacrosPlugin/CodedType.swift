@@ -273,6 +273,30 @@ extension DeclGroupSyntax {
         return properties
     }
 
+    /// Whether this is a struct whose implicit memberwise initializer takes exactly `properties`, in order, each by
+    /// its name: no initializer declared in the body (nor anything conditional), and every stored property coded,
+    /// typed, without an initial value, a wrapper, `lazy`, `@FirePackIgnored` or a private access (which would make
+    /// the memberwise initializer private). Anything else keeps the stores field by field.
+    func memberwiseInitializes(_ properties: [CodedProperty]) -> Bool {
+        guard self.is(StructDeclSyntax.self) else { return false }
+        var stored = 0
+        for member in memberBlock.members {
+            if member.decl.is(InitializerDeclSyntax.self) || member.decl.is(IfConfigDeclSyntax.self) { return false }
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            let modifiers = variable.modifiers.map(\.name.text)
+            if modifiers.contains("static") || modifiers.contains("class") { continue }
+            if modifiers.contains(where: { ["lazy", "private", "fileprivate"].contains($0) }) { return false }
+            for binding in variable.bindings where binding.isStored {
+                guard binding.pattern.is(IdentifierPatternSyntax.self), binding.initializer == nil else { return false }
+                stored += 1
+            }
+        }
+        return stored == properties.count
+            && properties.allSatisfy {
+                !$0.isWrapped && $0.type != nil && $0.initializer == nil && $0.ignoredAttribute == nil
+            }
+    }
+
     /// The cases of a nested `CodingKeys` enum, by case name, with their keys; nil without one.
     func codingKeyNames() -> [String: String]? {
         for member in memberBlock.members {

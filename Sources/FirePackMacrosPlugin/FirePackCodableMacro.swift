@@ -68,6 +68,8 @@ struct CodingPlan {
     let access: String
     /// `@FirePackCodable(unknownKeys: .reject)`.
     let rejectsUnknownKeys: Bool
+    /// Whether `init(firePack:)` stores through the struct's implicit memberwise initializer (`memberwiseInitializes`).
+    private(set) var delegatesToMemberwise = false
 
     /// Reads the declaration; reports every reason it cannot be generated to `diagnose` and throws.
     init(
@@ -187,6 +189,7 @@ struct CodingPlan {
                 }
             }
             shape = .fields(properties)
+            delegatesToMemberwise = declaration.memberwiseInitializes(properties)
         } else {
             fail(.unsupportedDeclaration, declaration.introducer)
             shape = .rawValueEnum
@@ -260,12 +263,31 @@ struct CodingPlan {
             let known = properties.filter { $0.ignoredAttribute == nil }.flatMap { [$0.keyLiteral] + $0.aliasLiterals }
             lines.append("try reader.rejectUnknownKeys(in: fields, known: [\(known.joined(separator: ", "))])")
         }
-        lines += stores
+        lines += delegatesToMemberwise ? memberwiseCall(properties, stores: stores) ?? stores : stores
         return """
             \(raw: access)\(raw: initKeyword)(firePack reader: inout FirePackValueReader) throws {
                 \(raw: lines.joined(separator: "\n"))
             }
             """
+    }
+
+    /// `self.init(name: value, …)`, the memberwise initializer called with what `stores` would store, one store per
+    /// property in declaration order; nil when the stores are not that (then they are used as they are).
+    ///
+    /// Why: a struct with an optional `var` (`var note: String?`, implicitly initialized to nil) that is stored field
+    /// by field is built in a temporary and copied out (a retain and a release of every reference it holds), however
+    /// the stores are ordered; Swift 6.3's optimizer keeps `self` in memory because the optional's store is an
+    /// assignment over the implicit nil. The memberwise initializer initializes each property once, and the copy is
+    /// gone (guarded by `Decode twitter model/FirePackDecoder @FirePackCodable`).
+    private func memberwiseCall(_ properties: [CodedProperty], stores: [String]) -> [String]? {
+        guard stores.count == properties.count else { return nil }
+        var arguments: [String] = []
+        for (property, store) in zip(properties, stores) {
+            let prefix = "\(property.storage) = "
+            guard store.hasPrefix(prefix) else { return nil }
+            arguments.append("\(property.name): \(store.dropFirst(prefix.count))")
+        }
+        return ["self.init(\(arguments.joined(separator: ", ")))"]
     }
 
     /// The statements that decode one property into its local — one call, or a chain over its key and aliases ending

@@ -182,6 +182,88 @@ final class FirePackCodableMacroTests: XCTestCase {
             macroSpecs: macros)
     }
 
+    /// A plain struct (every stored property coded, typed, without an initial value or wrapper, no initializer in its
+    /// body) is initialized through its memberwise initializer, each property once; one that declares an initializer
+    /// keeps the stores property by property.
+    func testPlainStructEndsInItsMemberwiseInitializer() {
+        assertMacroExpansion(
+            """
+            @FirePackCodable
+            struct Status: Codable {
+                let id: Int64
+                var text: String
+                var reply: String?
+                @FirePackKey("fav", aliases: ["favorite"]) var favorites: Int
+            }
+            @FirePackCodable
+            struct Tagged: Codable {
+                var tag: String?
+                init(tag: String?) { self.tag = tag }
+            }
+            """,
+            expandedSource: """
+            struct Status: Codable {
+                let id: Int64
+                var text: String
+                var reply: String?
+                @FirePackKey("fav", aliases: ["favorite"]) var favorites: Int
+            }
+            struct Tagged: Codable {
+                var tag: String?
+                init(tag: String?) { self.tag = tag }
+            }
+
+            extension Status: FirePackDecodable, FirePackEncodable {
+                init(firePack reader: inout FirePackValueReader) throws {
+                    var fields = try reader.readFields()
+                    let __firePack_id = try reader.decode(Int64.self, forKey: "id", in: &fields)
+                    let __firePack_text = try reader.decode(String.self, forKey: "text", in: &fields)
+                    let __firePack_reply = try reader.decodeIfPresent(String.self, forKey: "reply", in: &fields)
+                    let __firePack_favorites: Int
+                    if let value = try reader.decodeIfFound(Int.self, forKey: "fav", in: &fields) {
+                        __firePack_favorites = value
+                    } else if let value = try reader.decodeIfFound(Int.self, forKey: "favorite", in: &fields) {
+                        __firePack_favorites = value
+                    } else {
+                        __firePack_favorites = try reader.missingKey("fav", aliases: ["favorite"], in: fields)
+                    }
+                    self.init(id: __firePack_id, text: __firePack_text, reply: __firePack_reply, favorites: __firePack_favorites)
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    if writer.sortsKeys {
+                        try writer.encode(self.favorites, forKey: "fav")
+                        try writer.encode(self.id, forKey: "id")
+                        try writer.encodeIfPresent(self.reply, forKey: "reply")
+                        try writer.encode(self.text, forKey: "text")
+                    } else {
+                        try writer.encode(self.id, forKey: "id")
+                        try writer.encode(self.text, forKey: "text")
+                        try writer.encodeIfPresent(self.reply, forKey: "reply")
+                        try writer.encode(self.favorites, forKey: "fav")
+                    }
+                    writer.endFields()
+                }
+            }
+
+            extension Tagged: FirePackDecodable, FirePackEncodable {
+                init(firePack reader: inout FirePackValueReader) throws {
+                    var fields = try reader.readFields()
+                    let __firePack_tag = try reader.decodeIfPresent(String.self, forKey: "tag", in: &fields)
+                    self.tag = __firePack_tag
+                }
+
+                func encode(firePack writer: inout FirePackValueWriter) throws {
+                    writer.beginFields()
+                    try writer.encodeIfPresent(self.tag, forKey: "tag")
+                    writer.endFields()
+                }
+            }
+            """,
+            macroSpecs: macros)
+    }
+
     func testClassGetsRequiredInitializerInItsBody() {
         assertMacroExpansion(
             """

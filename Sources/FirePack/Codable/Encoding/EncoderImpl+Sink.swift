@@ -18,7 +18,8 @@
 // containers are called through Codable's protocols with the value's type unknown, where a sink known only as a
 // generic parameter would be called through its witness table on every value; and the writer is a `let` of the
 // encoder, which a call borrows, where a `var` would be retained and released around every write (guarded by the
-// `FirePackEncoder Codable` benchmarks).
+// `FirePackEncoder Codable` benchmarks). `ScalarSink` is no exception: `NativeScalar.write` is always inlined into a
+// caller that names its sink's type (`ValueSlot` here, `FirePackWriter` in generated coding), so it is specialized.
 extension EncoderImpl {
     /// Thrown at the first write that bytes in order cannot honour; the value is encoded again into a tree.
     struct OutOfOrder: Error {}
