@@ -7,7 +7,7 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(151, readmeBlock1), (198, readmeBlock2), (305, readmeBlock3), (324, readmeBlock4)]
+    [(151, readmeBlock1), (198, readmeBlock2), (307, readmeBlock3), (326, readmeBlock4)]
 }
 
 /// README.md line 151.
@@ -94,7 +94,7 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 305.
+/// README.md line 307.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)
@@ -102,7 +102,7 @@ func readmeBlock3(print: @escaping (Any...) -> Void) throws {
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
 }
 
-/// README.md line 324.
+/// README.md line 326.
 func readmeBlock4(print: @escaping (Any...) -> Void) throws {
 
     let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))
