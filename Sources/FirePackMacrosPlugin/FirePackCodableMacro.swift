@@ -239,7 +239,7 @@ struct CodingPlan {
         }
         let hasBag = properties.contains { $0.isUnknownFieldsBag }
         var lines: [String] = []
-        var stores: [String] = []
+        var stores: [Store] = []
         if searched.isEmpty {
             lines.append(
                 rejectsUnknownKeys || hasBag ? "let fields = try reader.readFields()" : "_ = try reader.readFields()")
@@ -254,7 +254,7 @@ struct CodingPlan {
                 lines.append(
                     "let \(property.local) = try reader.unknownFields(in: fields, known: [\(known.joined(separator: ", "))])"
                 )
-                stores.append("\(property.storage) = \(property.local)")
+                stores.append(Store(property, property.local))
                 continue
             }
             lines += decodeLines(property, stores: &stores)
@@ -263,7 +263,9 @@ struct CodingPlan {
             let known = properties.filter { $0.ignoredAttribute == nil }.flatMap { [$0.keyLiteral] + $0.aliasLiterals }
             lines.append("try reader.rejectUnknownKeys(in: fields, known: [\(known.joined(separator: ", "))])")
         }
-        lines += delegatesToMemberwise ? memberwiseCall(properties, stores: stores) ?? stores : stores
+        lines +=
+            delegatesToMemberwise
+            ? memberwiseCall(properties, stores: stores) ?? stores.map(\.statement) : stores.map(\.statement)
         return """
             \(raw: access)\(raw: initKeyword)(firePack reader: inout FirePackValueReader) throws {
                 \(raw: lines.joined(separator: "\n"))
@@ -279,30 +281,44 @@ struct CodingPlan {
     /// the stores are ordered; Swift 6.3's optimizer keeps `self` in memory because the optional's store is an
     /// assignment over the implicit nil. The memberwise initializer initializes each property once, and the copy is
     /// gone (guarded by `Decode twitter model/FirePackDecoder @FirePackCodable`).
-    private func memberwiseCall(_ properties: [CodedProperty], stores: [String]) -> [String]? {
-        guard stores.count == properties.count else { return nil }
-        var arguments: [String] = []
-        for (property, store) in zip(properties, stores) {
-            let prefix = "\(property.storage) = "
-            guard store.hasPrefix(prefix) else { return nil }
-            arguments.append("\(property.name): \(store.dropFirst(prefix.count))")
+    private func memberwiseCall(_ properties: [CodedProperty], stores: [Store]) -> [String]? {
+        guard stores.map(\.property.name) == properties.map(\.name), stores.allSatisfy({ !$0.onlyIfFound }) else {
+            return nil
         }
-        return ["self.init(\(arguments.joined(separator: ", ")))"]
+        return ["self.init(\(stores.map { "\($0.property.name): \($0.value)" }.joined(separator: ", ")))"]
+    }
+
+    /// What `init(firePack:)` stores in one property after its reads: `value`, or only when the key was found, the
+    /// initial value staying otherwise (`value` is then an optional local).
+    private struct Store {
+        let property: CodedProperty
+        let value: String
+        let onlyIfFound: Bool
+
+        init(_ property: CodedProperty, _ value: String, onlyIfFound: Bool = false) {
+            (self.property, self.value, self.onlyIfFound) = (property, value, onlyIfFound)
+        }
+
+        /// The statement, as a store of its own.
+        var statement: String {
+            let assign = "\(property.storage) = "
+            return onlyIfFound ? "if let \(value) {\n    \(assign)\(value)\n}" : assign + value
+        }
     }
 
     /// The statements that decode one property into its local — one call, or a chain over its key and aliases ending
     /// in its default, nil, or `keyNotFound` — with the statement that stores it added to `stores`. A property whose
     /// call takes its type from what it is assigned to (a wrapper the macro does not know) is stored in place.
-    private func decodeLines(_ property: CodedProperty, stores: inout [String]) -> [String] {
+    private func decodeLines(_ property: CodedProperty, stores: inout [Store]) -> [String] {
         let assign = "\(property.storage) = "
         let local = property.local
         if property.ignoredAttribute != nil {
-            if property.defaultAttribute != nil { stores.append(assign + property.defaultFunction) }
+            if property.defaultAttribute != nil { stores.append(Store(property, property.defaultFunction)) }
             return []
         }
         guard !property.isWrapped, property.hasDefault || !property.aliases.isEmpty else {
             guard property.decodeCallNamesType else { return [assign + "try reader.\(property.decodeCall)"] }
-            stores.append(assign + local)
+            stores.append(Store(property, local))
             return ["let \(local) = try reader.\(property.decodeCall)"]
         }
         var fallback: String?
@@ -329,7 +345,7 @@ struct CodingPlan {
             lines.append("} else {")
             lines.append("    \(local) = \(fallback)")
             lines.append("}")
-            stores.append(assign + local)
+            stores.append(Store(property, local))
             return lines
         }
         // The value found under the first key that has one, or nil: then the initial value stays, or the default
@@ -345,9 +361,9 @@ struct CodingPlan {
             }
         }
         if let fallback {
-            stores.append(assign + "\(local) ?? \(fallback)")
+            stores.append(Store(property, "\(local) ?? \(fallback)"))
         } else {
-            stores.append("if let \(local) {\n    \(assign)\(local)\n}")
+            stores.append(Store(property, local, onlyIfFound: true))
         }
         return lines
     }
