@@ -26,6 +26,7 @@ struct BookV2: Codable, Equatable {
     @FirePackDefault(BookGenre.unknown) var genre: BookGenre
     var rating: Double = 2.5
     var tags: [String] = ["untagged"]
+    var labels: [String: String] = ["shelf": "new"]
     var subtitle: String? = "none"
     var edition = 1
     @FirePackIgnored var cachedSummary: String = ""
@@ -67,8 +68,8 @@ struct EvolutionTests {
     func oldDocumentNewModel() throws {
         let old = try encoder.encode(BookV1(title: "Dune", pages: 412))
         let book = try decoder.decode(BookV2.self, from: old)
-        #expect(book == BookV2(title: "Dune", pages: 412, genre: .unknown, rating: 2.5, tags: ["untagged"], subtitle: "none",
-                               edition: 1, cachedSummary: "", isbn: nil))
+        #expect(book == BookV2(title: "Dune", pages: 412, genre: .unknown, rating: 2.5, tags: ["untagged"],
+                               labels: ["shelf": "new"], subtitle: "none", edition: 1, cachedSummary: "", isbn: nil))
         // Written back, it has the new key only, never the ignored field.
         let written = try decoder.decode(Value.self, from: try encoder.encode(book))
         #expect(written["page_count"] == .integer(412) && written["pages"] == nil && written["cachedSummary"] == nil)
@@ -87,6 +88,13 @@ struct EvolutionTests {
         #expect(try decoder.decode(BookV2.self, from: map([("title", "T"), ("pages", 1), ("subtitle", .null)])).subtitle == nil)
         // A null for a non-optional with a default is an error: the default stands for a field never written.
         #expect(throws: DecodingError.self) { try decoder.decode(BookV2.self, from: map([("title", "T"), ("pages", 1), ("rating", .null)])) }
+        // A string map present replaces the initial one (read by concrete code); a damaged one names its key.
+        let labelled = try map([("title", "T"), ("pages", 1), ("labels", .map(["shelf": "old", "room": "b"]))])
+        #expect(try decoder.decode(BookV2.self, from: labelled).labels == ["shelf": "old", "room": "b"])
+        #expect { try decoder.decode(BookV2.self, from: map([("title", "T"), ("pages", 1), ("labels", .map(["shelf": 1]))])) } throws: { error in
+            guard case DecodingError.typeMismatch(_, let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["labels", "shelf"]
+        }
         // A present ignored key is not read.
         #expect(try decoder.decode(BookV2.self, from: map([("title", "T"), ("pages", 1), ("cachedSummary", "x")])).cachedSummary == "")
     }

@@ -164,6 +164,8 @@ struct Everything: Codable, Equatable {
     var matrix: [[Int]]
     var counts: [String: Int]
     var booksByID: [String: Book]
+    var labels: [String: String]
+    var aliases: [String: String]?
     var genre: Genre
     var priorities: [Priority]
     var color: Color
@@ -175,7 +177,7 @@ struct Everything: Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case zeta, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float, double, bool, data, date,
              url, uuid, timestamp, geoPoint, reference, vector, value, optionalString, optionalInt, optionalBook,
-             optionalDoubles, matrix, counts, booksByID, genre, priorities, color, colors, Ä, a, explicit
+             optionalDoubles, matrix, counts, booksByID, labels, aliases, genre, priorities, color, colors, Ä, a, explicit
     }
 }
 

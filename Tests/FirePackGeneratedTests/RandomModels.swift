@@ -108,6 +108,8 @@ struct ModelGenerator {
             matrix: (0..<count()).map { _ in (0..<count()).map { _ in count(-5...5) } },
             counts: Dictionary((0..<count()).map { ("k\($0)", count(0...9)) }, uniquingKeysWith: { a, _ in a }),
             booksByID: Dictionary((0..<count(0...2)).map { ("b\($0)", book()) }, uniquingKeysWith: { a, _ in a }),
+            labels: Dictionary((0..<count()).map { _ in (string(), string()) }, uniquingKeysWith: { a, _ in a }),
+            aliases: chance(50) ? Dictionary((0..<count()).map { ("a\($0)", string()) }, uniquingKeysWith: { a, _ in a }) : nil,
             genre: Genre.allCases[count(0...3)], priorities: (0..<count()).map { _ in Priority.allCases[count(0...2)] },
             color: Color(rgba: UInt32.random(in: 0 ... .max, using: &rng)),
             colors: chance(50) ? (0..<count()).map { _ in Color(rgba: UInt32(count(0...0xFFFF))) } : nil,

@@ -83,6 +83,15 @@ extension FirePackValueReader {
         return try under(key) { try decoder.decodeBool(at: location.offset, end: location.end) }
     }
 
+    /// Decodes a string map for `key` by concrete code (as `decode(_:forKey:in:)` does); nil when the map lacks the
+    /// key.
+    public func decodeIfFound(_ type: [String: String].Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> [String: String]?
+    {
+        guard let location = try find(key, in: &fields) else { return nil }
+        return try under(key) { try decoder.decodeStringMap(at: location.offset, end: location.end, depth: depth + 1) }
+    }
+
     /// A string property whose type is not written (`var currency = "EUR"`), by concrete code.
     public func decodeInferredIfFound(
         forKey key: StaticString, in fields: inout Fields, like example: @autoclosure () -> String

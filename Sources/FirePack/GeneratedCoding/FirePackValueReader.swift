@@ -177,6 +177,23 @@ extension FirePackValueReader {
         return try under(key) { try decoder.decodeString(at: location.offset, end: location.end) }
     }
 
+    /// Decodes a string map for `key` (labels, attributes: Firestore's commonest map) by concrete code; the generic
+    /// `Decodable` route tests the type at run time (guarded by `Decode 5000 Order/FirePackDecoder @FirePackCodable`).
+    public func decode(_ type: [String: String].Type, forKey key: StaticString, in fields: inout Fields) throws
+        -> [String: String]
+    {
+        guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }
+        return try under(key) { try decoder.decodeStringMap(at: location.offset, end: location.end, depth: depth + 1) }
+    }
+
+    /// Decodes an optional string map for `key`; nil when absent or null.
+    public func decodeIfPresent(_ type: [String: String].Type, forKey key: StaticString, in fields: inout Fields)
+        throws -> [String: String]?
+    {
+        guard let location = try find(key, in: &fields), !isNull(at: location) else { return nil }
+        return try under(key) { try decoder.decodeStringMap(at: location.offset, end: location.end, depth: depth + 1) }
+    }
+
     /// Decodes an integer for `key`.
     public func decode(_ type: Int.Type, forKey key: StaticString, in fields: inout Fields) throws -> Int {
         guard let location = try find(key, in: &fields) else { return try missingKey(key, in: fields) }

@@ -58,5 +58,12 @@ struct StringKeyedDictionaryTests {
         let value = try #require(twice.lastIndex(of: UInt8(ascii: "y")))
         twice[value] = 0xFF
         #expect(try FirePackDecoder().decode([String: String].self, from: twice) == ["ab": "x"])
+        // Both values readable: still the first, for strings (read by concrete code) and for other values alike.
+        let readable = try FirePackEncoder().encode(Value.map(["ab": "x", "cd": "y", "ef": "z"]))
+        var repeated = [UInt8](readable)
+        let third = try #require(repeated.firstRange(of: Array("ef".utf8))).lowerBound
+        repeated.replaceSubrange(third..<third + 2, with: Array("ab".utf8))
+        #expect(try FirePackDecoder().decode([String: String].self, from: repeated) == ["ab": "x", "cd": "y"])
+        #expect(try FirePackDecoder().decode([String: Value].self, from: repeated) == ["ab": "x", "cd": "y"])
     }
 }

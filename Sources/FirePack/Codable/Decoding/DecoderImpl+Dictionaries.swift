@@ -20,17 +20,13 @@ protocol StringKeyedDecodableDictionary {
 
 extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value: Decodable {
     static func decodeMap(from decoder: DecoderImpl, into slot: UnsafeMutableRawPointer) throws {
-        let header = try decoder.entriesHeader()
         // `[String: String]`, Firestore's commonest map, by concrete code: generic, each entry looked up the metadata
         // of the dictionary's storage and of `Optional<Value>` at run time.
         if Value.self == String.self {
-            var result = [String: String](minimumCapacity: header.count)
-            try decoder.decodeEntries(of: header) { key, start, end in
-                if result.index(forKey: key) == nil { result[key] = try decoder.decodeString(at: start, end: end) }
-            }
-            slot.initializeMemory(as: [String: String].self, to: result)
+            slot.initializeMemory(as: [String: String].self, to: try decoder.decodeStringMap())
             return
         }
+        let header = try decoder.entriesHeader()
         var result = Self(minimumCapacity: header.count)
         try decoder.decodeEntries(of: header) { key, start, end in
             if result.index(forKey: key) == nil {
@@ -42,6 +38,32 @@ extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value:
 }
 
 extension DecoderImpl {
+    /// Reads the map at the decoder's value as a `[String: String]`.
+    func decodeStringMap() throws -> [String: String] {
+        let header = try entriesHeader()
+        var result = [String: String](minimumCapacity: header.count)
+        // One hash per entry: each entry is stored as it is read. A map that held a key twice (fewer entries than its
+        // header counts) or had an entry fail is read again keeping first values, so that what it gives or throws is
+        // what the keyed container gives or throws. Strings only: reading a value twice runs no user code.
+        do {
+            try decodeEntries(of: header) { key, start, end in result[key] = try decodeString(at: start, end: end) }
+            if result.count == header.count { return result }
+        } catch {}
+        result.removeAll(keepingCapacity: true)
+        try decodeEntries(of: header) { key, start, end in
+            if result.index(forKey: key) == nil { result[key] = try decodeString(at: start, end: end) }
+        }
+        return result
+    }
+
+    /// Decodes the `[String: String]` at `offset` (which ends at `end`, inside `depth` containers) by concrete code,
+    /// without the type tests of `decode(_:at:end:depth:)`: generated coding's route for string maps.
+    func decodeStringMap(at offset: Int, end: Int, depth: Int) throws -> [String: String] {
+        try moved(to: offset, end: end, depth: depth) {
+            do { return try decodeStringMap() } catch let error as DecodingError { throw locating(error) }
+        }
+    }
+
     /// The header of the map at the decoder's value, as a keyed container reads it.
     func entriesHeader() throws -> ContainerHeader {
         bypassKeyStrategy = false

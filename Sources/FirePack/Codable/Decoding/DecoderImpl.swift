@@ -142,6 +142,13 @@ final class DecoderImpl: Decoder {
         _ type: T.Type, _ native: NativeType?, at offset: Int, end: Int, depth: Int,
         into slot: UnsafeMutablePointer<T>
     ) throws -> T {
+        try moved(to: offset, end: end, depth: depth) { try decodeNonScalar(type, native, into: slot) }
+    }
+
+    /// Runs `body` with the decoder moved to the value at `offset` (which ends at `end`, inside `depth` containers),
+    /// and moves it back.
+    @inline(__always)
+    func moved<R>(to offset: Int, end: Int, depth: Int, _ body: () throws -> R) throws -> R {
         let savedOffset = self.offset, savedEnd = self.end, savedDepth = self.depth
         self.offset = offset
         self.end = end
@@ -151,6 +158,13 @@ final class DecoderImpl: Decoder {
             self.end = savedEnd
             self.depth = savedDepth
         }
+        return try body()
+    }
+
+    /// Decodes a `T` that is not a scalar at the decoder's value.
+    private func decodeNonScalar<T: Decodable>(
+        _ type: T.Type, _ native: NativeType?, into slot: UnsafeMutablePointer<T>
+    ) throws -> T {
         if case .special(let kind)? = native {
             try decodeSpecial(kind, into: slot)
             return slot.move()
