@@ -125,6 +125,27 @@ extension FirePackValueWriter {
         writer.writeBoolean(value)
     }
 
+    /// Writes a string map under `key` by concrete code: its entries in the dictionary's order, the bytes the Codable
+    /// path writes for it (guarded by `Encode 5000 Order/FirePackEncoder @FirePackCodable`). Sorted keys (deterministic
+    /// output) take the Codable path's tree.
+    public mutating func encode(_ value: [String: String], forKey key: StaticString) throws {
+        try writeKey(key)
+        if sortsKeys { return try under(key) { try encodeCodable(value) } }
+        writer.beginMap()
+        for (entryKey, entryValue) in value {
+            // Always written: a dictionary's keys are distinct.
+            _ = writer.writeKey(entryKey)
+            writer.writeString(entryValue)
+        }
+        writer.endMap()
+    }
+
+    /// Writes a string map under `key`, or nothing for nil.
+    public mutating func encodeIfPresent(_ value: [String: String]?, forKey key: StaticString) throws {
+        guard let value else { return }
+        try encode(value, forKey: key)
+    }
+
     /// Writes a string under `key`, or nothing for nil.
     public func encodeIfPresent(_ value: String?, forKey key: StaticString) throws {
         guard let value else { return }
