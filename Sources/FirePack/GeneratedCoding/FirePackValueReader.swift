@@ -373,10 +373,7 @@ extension FirePackValueReader {
         if Element.self == String.self { return unsafeBitCast(try decodeStrings(), to: [Element].self) }
         if Element.self == Int.self { return unsafeBitCast(try decodeInts(), to: [Element].self) }
         if Element.self == [Double].self { return unsafeBitCast(try decodeDoubleRows(), to: [Element].self) }
-        return try decodeElements {
-            var reader = $0
-            return try Element(firePack: &reader)
-        }
+        return try decodeElements { try Element(firePack: &$0) }
     }
 
     @usableFromInline
@@ -419,40 +416,55 @@ extension FirePackValueReader {
     /// Reads the array at the reader's value, each element with `read` given a reader at the element, putting the
     /// element's index in front of the coding path of a `DecodingError` it throws.
     @inlinable @inline(__always)
-    func decodeElements<Element>(_ read: (FirePackValueReader) throws -> Element) throws -> [Element] {
+    func decodeElements<Element>(_ read: (inout FirePackValueReader) throws -> Element) throws -> [Element] {
         try decodeElements(try arrayHeader(), read)
     }
 
     /// `decodeElements(_:)` for the array whose header has been read. The elements of a packed array are read
     /// through one decoder of their own (`DecoderImpl+Packed.swift`), loaded with each element in turn.
     @inlinable @inline(__always)
-    func decodeElements<Element>(_ header: ContainerHeader, _ read: (FirePackValueReader) throws -> Element) throws
-        -> [Element]
-    {
+    func decodeElements<Element>(
+        _ header: ContainerHeader, _ read: (inout FirePackValueReader) throws -> Element
+    ) throws -> [Element] {
         var elements: [Element] = []
         elements.reserveCapacity(header.count)
         if header.isPacked {
             let reader = packedElementReader(for: header)
             for index in 0..<header.count {
                 do {
-                    elements.append(try read(loading(reader, element: index, of: header)))
+                    var element = loading(reader, element: index, of: header)
+                    elements.append(try read(&element))
                 } catch {
                     throw codingError(error, at: index)
                 }
             }
             return elements
         }
+        // One reader for every element, moved from one to the next: a reader made per element retained and released
+        // the decoder each time (guarded by `Decode 1000 Book/FirePackDecoder @FirePackCodable`).
         var position = header.bodyStart
+        var element = self
         for index in 0..<header.count {
             let elementEnd = try valueEnd(at: position, limit: header.end)
+            element.move(to: position, end: elementEnd, inside: self)
             do {
-                elements.append(try read(nested(at: (position, elementEnd))))
+                elements.append(try read(&element))
             } catch {
                 throw codingError(error, at: index)
             }
             position = elementEnd
         }
         return elements
+    }
+
+    /// Moves this reader to the value at `offset` (which ends at `end`), one container deeper than `parent`'s value.
+    /// Everything a reader holds is set again, whatever a type's `init(firePack:)` did with it before.
+    @usableFromInline
+    mutating func move(to offset: Int, end: Int, inside parent: FirePackValueReader) {
+        if decoder !== parent.decoder { decoder = parent.decoder }
+        self.offset = offset
+        self.end = end
+        depth = parent.depth + 1
     }
 
     /// A reader over a decoder for the elements (numbers or rows) of the packed array `header` (one container
