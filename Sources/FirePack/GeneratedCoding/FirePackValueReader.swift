@@ -427,6 +427,7 @@ extension FirePackValueReader {
         _ header: ContainerHeader, _ read: (inout FirePackValueReader) throws -> Element
     ) throws -> [Element] {
         var elements: [Element] = []
+        if header.count == 0 { return elements }
         elements.reserveCapacity(header.count)
         if header.isPacked {
             let reader = packedElementReader(for: header)
