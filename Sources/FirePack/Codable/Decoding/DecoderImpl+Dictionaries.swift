@@ -28,10 +28,8 @@ extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value:
         }
         let header = try decoder.entriesHeader()
         var result = Self(minimumCapacity: header.count)
-        try decoder.decodeEntries(of: header) { key, start, end in
-            if result.index(forKey: key) == nil {
-                result[key] = try decoder.decode(Value.self, at: start, end: end, depth: decoder.depth + 1)
-            }
+        try decoder.decodeEntries(of: header, keepingFirstInto: &result) { start, end in
+            try decoder.decode(Value.self, at: start, end: end, depth: decoder.depth + 1)
         }
         slot.initializeMemory(as: Self.self, to: result)
     }
@@ -50,10 +48,19 @@ extension DecoderImpl {
             if result.count == header.count { return result }
         } catch {}
         result.removeAll(keepingCapacity: true)
-        try decodeEntries(of: header) { key, start, end in
-            if result.index(forKey: key) == nil { result[key] = try decodeString(at: start, end: end) }
-        }
+        try decodeEntries(of: header, keepingFirstInto: &result) { start, end in try decodeString(at: start, end: end) }
         return result
+    }
+
+    /// Reads the entries of the map `header` into `result`, each value by `read` (from where it starts and ends); a
+    /// key the map holds twice keeps its first value, and its second is never read, as a keyed container finds the
+    /// first entry for a key.
+    func decodeEntries<V>(
+        of header: ContainerHeader, keepingFirstInto result: inout [String: V], _ read: (Int, Int) throws -> V
+    ) throws {
+        try decodeEntries(of: header) { key, start, end in
+            if result.index(forKey: key) == nil { result[key] = try read(start, end) }
+        }
     }
 
     /// Decodes the `[String: String]` at `offset` (which ends at `end`, inside `depth` containers) by concrete code,
