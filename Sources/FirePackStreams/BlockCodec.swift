@@ -7,7 +7,7 @@ import FirePack
 /// Each block is compressed on its own, so a compressed stream stays splittable and seekable, as Avro's object
 /// container files and Parquet's pages are (unlike gzip over a whole file).
 public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
-    /// Stored as they are.
+    /// Not compressed (the columns form, Docs/FORMAT.md §8, still applies where it is smaller than the rows).
     case none = 0
     /// Raw deflate (RFC 1951, zlib at level 6), as Avro's `deflate` codec.
     case deflate = 1

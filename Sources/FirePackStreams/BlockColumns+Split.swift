@@ -3,10 +3,14 @@ import FirePack
 extension BlockColumns {
     /// The columns form of `data` (see `ColumnSplitter.split`), in an array of its own.
     static func split(
-        _ data: UnsafeRawBufferPointer, count: Int, documents: Int, valuesPerColumn: Int = valuesPerColumn
+        _ data: UnsafeRawBufferPointer, count: Int, documents: Int, valuesPerColumn: Int = valuesPerColumn,
+        numbersKeys: Bool = true
     ) -> [UInt8]? {
         let splitter = ColumnSplitter()
-        guard splitter.split(data, count: count, documents: documents, valuesPerColumn: valuesPerColumn) else {
+        guard
+            splitter.split(
+                data, count: count, documents: documents, valuesPerColumn: valuesPerColumn, numbersKeys: numbersKeys)
+        else {
             return nil
         }
         return splitter.columns
@@ -25,7 +29,8 @@ final class ColumnSplitter {
     deinit { buffers.deallocate() }
 
     /// Puts into `columns` the columns form of `data`, a block's data in the row form (`count` documents of
-    /// `documents` bytes in all, then their lengths), and returns true; or returns false when the rows are better
+    /// `documents` bytes in all, then their lengths), its keys numbered (`numbersKeys`) or as written, and returns
+    /// true; or returns false when the rows are better
     /// kept: the block has more than one path per `valuesPerColumn` values, or a document is not laid out as a writer lays it out (a container
     /// length that is not its body's, or not a minimal varint), which the columns could not give back byte for byte.
     ///
@@ -33,7 +38,7 @@ final class ColumnSplitter {
     /// the keys'; then the buffers are put one after another.
     func split(
         _ data: UnsafeRawBufferPointer, count: Int, documents: Int,
-        valuesPerColumn: Int = BlockColumns.valuesPerColumn
+        valuesPerColumn: Int = BlockColumns.valuesPerColumn, numbersKeys: Bool = true
     ) -> Bool {
         guard let base = data.baseAddress, count > 0 else { return false }
         // The walk works on locals (a class's stored properties would each be checked for exclusive access at
@@ -112,11 +117,19 @@ final class ColumnSplitter {
                             let (header, afterHeader) = try Varint.get(base, at: position, limit: limit)
                             let keyEnd = header & 1 == 0 ? afterHeader + header >> 1 : afterHeader
                             guard keyEnd <= limit else { return false }
-                            buffers.appendKey(base + position, keyEnd - position, readable: data.count - position)
                             path = paths.child(
                                 of: parent,
                                 key: UnsafeRawBufferPointer(start: base + position, count: keyEnd - position),
                                 wordLoadable: position + 8 <= data.count)
+                            if !numbersKeys {
+                                buffers.appendKey(base + position, keyEnd - position, readable: data.count - position)
+                            } else if Int(path) == buffers.columnCount {
+                                // A path met for the first time: 0, then its key as written.
+                                buffers.keys.append(0)
+                                buffers.appendKey(base + position, keyEnd - position, readable: data.count - position)
+                            } else {
+                                buffers.appendKeyNumber(Int(path) + 1)
+                            }
                             position = keyEnd
                         } else {
                             path = paths.child(of: parent, key: nil)
@@ -228,6 +241,17 @@ extension BlockColumns {
         @inline(__always)
         mutating func appendKey(_ source: UnsafeRawPointer, _ byteCount: Int, readable: Int) {
             keys.append(source, byteCount, readable: readable)
+        }
+
+        /// Appends `number` to the keys as a varint (a key given by its path's number).
+        @inline(__always)
+        mutating func appendKeyNumber(_ number: Int) {
+            var value = UInt(number)
+            while value >= 0x80 {
+                keys.append(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            keys.append(UInt8(value))
         }
 
         /// A buffer for the next column.

@@ -13,6 +13,10 @@ import FirePack
 /// column 0 … column C − 1
 /// ```
 ///
+/// With numbered keys (codec bit `20`, what FirePack's writer writes), each key in the keys is a varint instead: 0
+/// followed by the key as written where its path occurs for the first time in the block, otherwise its path's number
+/// plus 1. A block's documents then pay for each key once rather than once per document.
+///
 /// A column holds each of its values as written in the row form, except a container, of which it holds the tag (and
 /// a `D0`/`D1` its count) but not the body's length: the reader counts that while it rebuilds the container. The
 /// writer stores columns only when they give the rows back byte for byte, and only for blocks that have few paths
@@ -21,6 +25,10 @@ import FirePack
 enum BlockColumns {
     /// The bit of a block's codec byte that says its data is in the columns form.
     static let flag: UInt8 = 0x10
+    /// The bit of a block's codec byte that says the keys of its columns form are numbered (with `flag` only).
+    static let numberedKeysFlag: UInt8 = 0x20
+    /// The bits of a block's codec byte for the columns form that FirePack's writer writes: numbered keys.
+    static let numberedForm: UInt8 = flag | numberedKeysFlag
 
     /// Blocks with more than one column per this many values keep their rows (paths that hardly repeat, such as
     /// maps keyed by identifiers, gain nothing from columns and pay a length per column).
@@ -83,7 +91,7 @@ enum BlockColumns {
     }
 
     /// Rebuilds into `output` (`rowsSize` bytes) the row form of `stored`, a block's data in the columns form
-    /// holding `count` documents of `documents` bytes. Throws, with the offset inside `stored`, for columns that do
+    /// holding `count` documents of `documents` bytes, its keys numbered or as written. Throws, with the offset inside `stored`, for columns that do
     /// not rebuild the documents exactly: a column or the keys cut short or left with bytes no document uses, more
     /// paths than columns, a value that is not one, a document whose rebuilt root value is longer than its length.
     /// Time and memory are linear in the bytes: every value takes a byte of its column at least, every map entry a
@@ -91,9 +99,10 @@ enum BlockColumns {
     /// documents were written in two passes (`Rebuilder`).
     @discardableResult
     static func join(
-        _ stored: UnsafeRawBufferPointer, count: Int, documents: Int, into output: UnsafeMutableRawBufferPointer
+        _ stored: UnsafeRawBufferPointer, count: Int, documents: Int, numberedKeys: Bool,
+        into output: UnsafeMutableRawBufferPointer
     ) throws(FirePackError) -> Int {
-        var rebuilder = try Rebuilder(stored, count: count)
+        var rebuilder = try Rebuilder(stored, count: count, numberedKeys: numberedKeys)
         defer { rebuilder.deallocate() }
         let lengthsSize = output.count - documents
         output.baseAddress!.advanced(by: documents).copyMemory(from: stored.baseAddress!, byteCount: lengthsSize)
@@ -143,6 +152,9 @@ extension BlockColumns {
         /// The directory's next length, for the next column to come into use.
         var directoryCursor: Int
         var paths = ColumnPaths()
+        /// Numbered keys: where each path's key is in the keys, as written (-1: the root's and elements' paths).
+        let numberedKeys: Bool
+        var keyStarts: [Int] = [-1]
         var stack: [Open] = []
         /// Each container's body length, in the order the containers start (two passes only).
         var sizes: [Int] = []
@@ -162,8 +174,9 @@ extension BlockColumns {
             case writing
         }
 
-        init(_ stored: UnsafeRawBufferPointer, count: Int) throws(FirePackError) {
+        init(_ stored: UnsafeRawBufferPointer, count: Int, numberedKeys: Bool) throws(FirePackError) {
             base = stored.baseAddress!
+            self.numberedKeys = numberedKeys
             storedCount = stored.count
             var cursor = 0
             for _ in 0..<count { cursor = try Varint.get(base, at: cursor, limit: stored.count).next }
@@ -383,7 +396,33 @@ extension BlockColumns {
                         continue
                     }
                     stack[stack.count - 1].remaining -= 1
-                    if open.isMap {
+                    if open.isMap && numberedKeys {
+                        let (number, afterNumber) = try Varint.get(base, at: keyCursor, limit: keysEnd)
+                        let keyStart: Int
+                        if number == 0 {
+                            keyStart = afterNumber
+                            path = try child(of: open.path, keyAt: keyStart)
+                            if Int(path) == keyStarts.count { keyStarts.append(keyStart) }
+                            keyCursor = keyStart + paths.keyLength(of: path)
+                        } else {
+                            guard number <= keyStarts.count, keyStarts[number - 1] >= 0,
+                                paths.parent(of: Int32(number - 1)) == open.path
+                            else {
+                                throw FirePackError(
+                                    .badKeyReference, offset: keyCursor,
+                                    "key number \(number) names no key met before in a map of this path")
+                            }
+                            path = Int32(number - 1)
+                            keyStart = keyStarts[number - 1]
+                            keyCursor = afterNumber
+                        }
+                        let keyLength = paths.keyLength(of: path)
+                        guard size + keyLength <= length else { throw longer(than: length, at: keyCursor) }
+                        if pass != .measuring {
+                            (output + size).copyMemory(from: base + keyStart, byteCount: keyLength)
+                        }
+                        size += keyLength
+                    } else if open.isMap {
                         let (header, afterHeader) = try Varint.get(base, at: keyCursor, limit: keysEnd)
                         let literal = header & 1 == 0 ? header >> 1 : 0
                         guard literal <= keysEnd - afterHeader else {
@@ -403,11 +442,26 @@ extension BlockColumns {
                         size += keyLength
                     } else {
                         path = paths.child(of: open.path, key: nil)
+                        if numberedKeys && Int(path) == keyStarts.count { keyStarts.append(-1) }
                     }
                     continue walk
                 }
                 return size
             }
+        }
+
+        /// The path of `parent`'s entry whose key, as written, starts at `start` in the keys (numbered keys: after
+        /// a 0). Throws when the key is cut.
+        private mutating func child(of parent: Int32, keyAt start: Int) throws(FirePackError) -> Int32 {
+            let (header, afterHeader) = try Varint.get(base, at: start, limit: keysEnd)
+            let literal = header & 1 == 0 ? header >> 1 : 0
+            guard literal <= keysEnd - afterHeader else {
+                throw FirePackError(
+                    .lengthOutOfBounds, offset: start, "a key of \(literal) bytes reaches past the keys")
+            }
+            return paths.child(
+                of: parent, key: UnsafeRawBufferPointer(start: base + start, count: afterHeader + literal - start),
+                wordLoadable: start + 8 <= storedCount)
         }
 
         private func longer(than length: Int, at offset: Int) -> FirePackError {
@@ -419,13 +473,15 @@ extension BlockColumns {
 }
 
 /// `documents` as a closed version-3 stream whose blocks (closed at `blockSize` bytes) hold their data in the columns
-/// form stored as it is (codec byte `10`), which FirePack's writer does not write but every reader reads: fuzzing
-/// seeds whose mutations reach the rebuilding of rows with no compressor in front of it.
+/// form stored as it is (codec byte `30`, or `10` with the keys as written, which FirePack's writer no longer
+/// writes), whatever it saves: fuzzing seeds whose mutations reach the rebuilding of rows with no compressor in front.
 @_spi(Fuzzing)
-public func columnsStreamBytes(_ documents: [Document], blockSize: Int = 4096) throws -> [UInt8] {
+public func columnsStreamBytes(_ documents: [Document], blockSize: Int = 4096, numberedKeys: Bool = true) throws
+    -> [UInt8]
+{
     let sink = MemorySink()
     let writer = try DocumentStreamWriter(sink: sink, codec: .none, blockSize: blockSize)
-    writer.storesColumnsAsTheyAre = true
+    writer.blockLayout = numberedKeys ? .columns : .columnsWithKeysAsWritten
     for document in documents { try writer.append(document) }
     try writer.close()
     return sink.bytes

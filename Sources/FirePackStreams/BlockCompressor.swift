@@ -42,9 +42,8 @@ final class BlockCompressor: @unchecked Sendable {
     /// Jobs whose buffers are free.
     private var idle: [Job]
 
-    /// A compressor for blocks stored with `codec` (not `.none`); `spare` is the buffer the first `start` hands back.
+    /// A compressor for blocks stored with `codec`; `spare` is the buffer the first `start` hands back.
     init(codec: BlockCodec, spare: FirePackWriter) {
-        precondition(codec != .none, "blocks stored as they are need no compressor")
         self.codec = codec
         idle = [Job(data: spare)]
     }

@@ -42,6 +42,14 @@ struct ColumnPaths {
     /// The number of paths (and columns) so far; the root's is 0.
     var count: Int { entries.count }
 
+    /// The path's parent (−1 for the root).
+    @inline(__always)
+    func parent(of path: Int32) -> Int32 { entries[Int(path)].parent }
+
+    /// The length of the path's key as written (−1 for the root's and an element's path).
+    @inline(__always)
+    func keyLength(of path: Int32) -> Int { entries[Int(path)].keyLength }
+
     /// Forgets every path but the root's, keeping the storage, for the next block.
     mutating func reset() {
         entries.removeSubrange(1...)

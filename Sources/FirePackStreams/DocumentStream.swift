@@ -89,12 +89,11 @@ public final class DocumentStreamWriter {
     var streamOffset: Int
     /// Version 3, compressed: the thread that compresses each block while the next one fills (made at the first).
     var compressor: BlockCompressor?
-    /// Whether compressed blocks are compressed by `compressor` (the default) or in place, on the caller's thread;
-    /// the stream's bytes are the same either way.
+    /// Whether blocks are stored (split into columns, compressed) by `compressor` (the default) or in place, on the
+    /// caller's thread; the stream's bytes are the same either way.
     var compressesInBackground = true
-    /// Whether blocks stored with codec `none` are stored in the columns form, whenever their documents split, as no
-    /// writer needs to (for tests and fuzzing: columns that no compressor stands in front of).
-    var storesColumnsAsTheyAre = false
+    /// How blocks lay out their documents (Docs/FORMAT.md §8, "Columns"): `.automatic` but in tests and fuzzing.
+    var blockLayout = BlockLayout.automatic
 
     /// Writes a new stream to `sink`, of `version` (3, or 2 for readers that have not upgraded); a version-3 stream
     /// stores its blocks with `codec` and closes each at `blockSize` bytes of documents.

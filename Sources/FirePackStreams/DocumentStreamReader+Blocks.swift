@@ -44,7 +44,8 @@ struct OpenBlock {
 extension DocumentStreamReader {
     /// A block's header fields (Docs/FORMAT.md §8).
     typealias BlockHeader = (
-        codec: BlockCodec, columns: Bool, count: Int, first: Int, size: Int, documents: Int, dataStart: Int
+        codec: BlockCodec, columns: Bool, numberedKeys: Bool, count: Int, first: Int, size: Int, documents: Int,
+        dataStart: Int
     )
 
     /// Opens the block whose body (CRC-32 checked) is `body`, at `blockOffset`: reads its header, decompresses its
@@ -115,7 +116,7 @@ extension DocumentStreamReader {
                 let data = openBlock.dataBuffer(size: rows)
                 try BlockColumns.join(
                     UnsafeRawBufferPointer(form), count: header.count, documents: header.documents,
-                    into: UnsafeMutableRawBufferPointer(start: data, count: rows))
+                    numberedKeys: header.numberedKeys, into: UnsafeMutableRawBufferPointer(start: data, count: rows))
                 header.size = rows
             } catch {
                 return .failure(
@@ -192,13 +193,16 @@ extension DocumentStreamReader {
             throw FirePackError(.truncated, offset: 0, "an empty block")
         }
         let codecByte = base.load(as: UInt8.self)
-        guard let codec = BlockCodec(rawValue: codecByte & ~BlockColumns.flag) else {
+        let columns = codecByte & BlockColumns.flag != 0
+        let numberedKeys = codecByte & BlockColumns.numberedKeysFlag != 0
+        guard let codec = BlockCodec(rawValue: codecByte & ~(BlockColumns.flag | BlockColumns.numberedKeysFlag)),
+            columns || !numberedKeys
+        else {
             throw FirePackError(
                 .unsupportedVersion, offset: 0,
-                "codec byte 0x\(String(codecByte, radix: 16)) (this reader knows 00 none, 01 deflate, 02 zstd, each with 10 for columns)"
+                "codec byte 0x\(String(codecByte, radix: 16)) (this reader knows 00 none, 01 deflate, 02 zstd, each with 10 for columns or 30 for columns with numbered keys)"
             )
         }
-        let columns = codecByte & BlockColumns.flag != 0
         let (count, afterCount) = try Varint.get(base, at: 1, limit: body.count)
         let (first, afterFirst) = try Varint.get(base, at: afterCount, limit: body.count)
         let (size, afterSize) = try Varint.get(base, at: afterFirst, limit: body.count)
@@ -222,7 +226,7 @@ extension DocumentStreamReader {
                 .lengthMismatch, offset: afterSize,
                 "\(count) records with \(documents) bytes of documents do not fit in \(size) bytes of data")
         }
-        return (codec, columns, count, first, size, documents, dataStart)
+        return (codec, columns, numberedKeys, count, first, size, documents, dataStart)
     }
 
     /// Checks and passes over an index (version 3) met while reading in order: its blocks were or will be read

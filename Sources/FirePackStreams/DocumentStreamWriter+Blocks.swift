@@ -45,7 +45,7 @@ extension DocumentStreamWriter {
         guard let block, !blockLengths.isEmpty else { return }
         // The oldest block in flight goes out first when two are: if the sink refuses it, the open block is still
         // whole (as in place).
-        if codec != .none && compressesInBackground, let compressor, compressor.isFull {
+        if storesInBackground, let compressor, compressor.isFull {
             try writeOldestCompressedBlock()
         }
         let documents = block.writerIndex
@@ -59,7 +59,7 @@ extension DocumentStreamWriter {
         let first = existingRecords + recordCount - count
         blockLengths.removeAll(keepingCapacity: true)
         blockLengthBytes = 0
-        if codec != .none && compressesInBackground {
+        if storesInBackground {
             let compressor = self.compressor ?? BlockCompressor(codec: codec, spare: Self.blockBuffer(like: block))
             self.compressor = compressor
             self.block = compressor.start(block, count: count, first: first, documents: documents)
@@ -70,7 +70,7 @@ extension DocumentStreamWriter {
         let bodyCount = try block.withUnsafeWrittenBytes(from: 0) { data in
             try Self.storeBlock(
                 data, codec: codec, count: count, first: first, documents: documents, into: &body,
-                columnsAsTheyAre: storesColumnsAsTheyAre)
+                layout: blockLayout)
         }
         block.clear()
         let unitStart = writer.writerIndex
@@ -85,37 +85,54 @@ extension DocumentStreamWriter {
         try finishUnit(from: unitStart, bodyStart: bodyStart, count: count)
     }
 
+    /// Whether blocks are stored by the `BlockCompressor`, on threads of their own (a layout for tests is stored in
+    /// place).
+    var storesInBackground: Bool { compressesInBackground && blockLayout == .automatic }
+
     /// Writes into `body` (from its start, growing it as needed) a block's body as stored: its header, then its
-    /// data — `data`, `count` documents of `documents` bytes and their lengths — in the columns form when `codec`
-    /// compresses and the columns give the rows back (`BlockColumns.split`), compressed with `codec`; or the rows as
-    /// they are when compressing does not make them smaller (already compressed data, tiny blocks). Returns the
-    /// body's size. The background compressor and the writer's own thread store blocks alike, through here.
-    /// `columnsAsTheyAre`: with codec `none`, in the columns form whenever the documents split (tests and fuzzing).
+    /// data — `data`, `count` documents of `documents` bytes and their lengths — in the columns form with numbered
+    /// keys when the columns give the rows back and are worth it (`BlockColumns.split`: few paths for the values;
+    /// with codec `none`, smaller than the rows), compressed with `codec`; or the rows as they are when compressing
+    /// does not make them smaller (already compressed data, tiny blocks). Returns the body's size. The background
+    /// compressor and the writer's own thread store blocks alike, through here. A `layout` for tests (`.rows`, or
+    /// with codec `none` the columns whenever the documents split) overrides the choice.
     static func storeBlock(
         _ data: UnsafeRawBufferPointer, codec: BlockCodec, count: Int, first: Int, documents: Int,
-        into body: inout [UInt8], splitter: ColumnSplitter? = nil, columnsAsTheyAre: Bool = false
+        into body: inout [UInt8], splitter: ColumnSplitter? = nil, layout: BlockLayout = .automatic
     ) throws -> Int {
-        // A splitter of the call's own only when one is needed and none is kept (codec `none` needs none).
+        // A splitter of the call's own only when none is kept.
         lazy var columnSplitter = splitter ?? ColumnSplitter()
-        if codec == .none && columnsAsTheyAre
-            && columnSplitter.split(data, count: count, documents: documents, valuesPerColumn: 1)
+        let numbersKeys = layout != .columnsWithKeysAsWritten
+        let columnsFlags = numbersKeys ? BlockColumns.numberedForm : BlockColumns.flag
+        if codec == .none && layout != .rows
+            && columnSplitter.split(
+                data, count: count, documents: documents,
+                valuesPerColumn: layout == .automatic ? BlockColumns.valuesPerColumn : 1, numbersKeys: numbersKeys)
             && columnSplitter.columns.count <= maxBlockData
+            && (layout != .automatic || columnSplitter.columns.count < data.count)
         {
             let header = blockHeader(
-                codec: BlockColumns.flag, count: count, first: first, size: columnSplitter.columns.count,
-                documents: documents
-            )
-            body = header + columnSplitter.columns
-            return body.count
+                codec: columnsFlags, count: count, first: first, size: columnSplitter.columns.count,
+                documents: documents)
+            let needed = header.count + columnSplitter.columns.count
+            if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
+            body.withUnsafeMutableBytes { output in
+                output.copyBytes(from: header)
+                columnSplitter.columns.withUnsafeBytes {
+                    (output.baseAddress! + header.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+                }
+            }
+            return needed
         }
         if codec != .none {
             let split =
-                columnSplitter.split(data, count: count, documents: documents)
+                layout != .rows
+                && columnSplitter.split(data, count: count, documents: documents, numbersKeys: numbersKeys)
                 && columnSplitter.columns.count <= maxBlockData
             let stored = try columnSplitter.columns.withUnsafeBytes { columnsData in
                 let payload = split ? columnsData : data
                 let header = blockHeader(
-                    codec: codec.rawValue | (split ? BlockColumns.flag : 0), count: count, first: first,
+                    codec: codec.rawValue | (split ? columnsFlags : 0), count: count, first: first,
                     size: payload.count, documents: documents)
                 let needed = header.count + codec.compressBound(payload.count)
                 if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
@@ -218,4 +235,18 @@ extension DocumentStreamWriter {
         streamOffset += record.count + body.count
         return offset
     }
+}
+
+/// How a writer lays out a block's documents (Docs/FORMAT.md §8, "Columns").
+enum BlockLayout {
+    /// The columns form with numbered keys where it pays (a compressed block: few paths for the values; one stored
+    /// as it is: smaller than the rows as well), otherwise the rows: what every writer writes.
+    case automatic
+    /// The rows, always (tests that look at them).
+    case rows
+    /// With codec `none`, the columns form with numbered keys whenever the documents split (tests and fuzzing).
+    case columns
+    /// With codec `none`, the columns form with the keys as written (codec byte `10`), whenever the documents
+    /// split: what writers wrote before numbered keys, kept readable (tests and fuzzing).
+    case columnsWithKeysAsWritten
 }

@@ -16,6 +16,7 @@ struct BlockColumnsTests {
     func rows(_ documents: [Document]) throws -> (data: [UInt8], count: Int, documents: Int) {
         let sink = MemorySink()
         let writer = try DocumentStreamWriter(sink: sink, codec: .none, blockSize: 32 << 20)
+        writer.blockLayout = .rows
         for document in documents { try writer.append(document) }
         try writer.close()
         let bytes = sink.bytes
@@ -25,28 +26,34 @@ struct BlockColumnsTests {
         return (Array(body[header.dataStart..<(header.dataStart + header.size)]), header.count, header.documents)
     }
 
-    /// The rows rebuilt from `columns`, a block's data in the columns form.
-    func join(_ columns: [UInt8], count: Int, documents: Int) throws -> [UInt8] {
-        try joinCounting(columns, count: count, documents: documents).rows
+    /// The rows rebuilt from `columns`, a block's data in the columns form with numbered keys or keys as written.
+    func join(_ columns: [UInt8], count: Int, documents: Int, numberedKeys: Bool = true) throws -> [UInt8] {
+        try joinCounting(columns, count: count, documents: documents, numberedKeys: numberedKeys).rows
     }
 
     /// The rows rebuilt from `columns`, and how many documents were written in two passes.
-    func joinCounting(_ columns: [UInt8], count: Int, documents: Int) throws -> (rows: [UInt8], twoPasses: Int) {
+    func joinCounting(_ columns: [UInt8], count: Int, documents: Int, numberedKeys: Bool = true) throws
+        -> (rows: [UInt8], twoPasses: Int)
+    {
         try columns.withUnsafeBytes { stored in
             let size = try BlockColumns.rowsSize(stored, count: count, documents: documents, maxSize: 64 << 20)
             var output = [UInt8](repeating: 0xEE, count: size)
             let twoPasses = try output.withUnsafeMutableBytes { rows in
-                try BlockColumns.join(stored, count: count, documents: documents, into: rows)
+                try BlockColumns.join(
+                    stored, count: count, documents: documents, numberedKeys: numberedKeys, into: rows)
             }
             return (output, twoPasses)
         }
     }
 
-    func split(_ rows: (data: [UInt8], count: Int, documents: Int), valuesPerColumn: Int = BlockColumns.valuesPerColumn)
-        -> [UInt8]?
-    {
+    func split(
+        _ rows: (data: [UInt8], count: Int, documents: Int), valuesPerColumn: Int = BlockColumns.valuesPerColumn,
+        numbersKeys: Bool = true
+    ) -> [UInt8]? {
         rows.data.withUnsafeBytes {
-            BlockColumns.split($0, count: rows.count, documents: rows.documents, valuesPerColumn: valuesPerColumn)
+            BlockColumns.split(
+                $0, count: rows.count, documents: rows.documents, valuesPerColumn: valuesPerColumn,
+                numbersKeys: numbersKeys)
         }
     }
 
@@ -130,7 +137,7 @@ struct BlockColumnsTests {
             try writer.close()
             let offsets = helper.recordOffsets(sink.bytes)
             #expect(offsets.count > 5)
-            #expect(offsets.allSatisfy { sink.bytes[$0 + 12] == codec.rawValue | BlockColumns.flag }, "\(codec)")
+            #expect(offsets.allSatisfy { sink.bytes[$0 + 12] == codec.rawValue | BlockColumns.numberedForm }, "\(codec)")
             let reader = try DocumentStreamReader(source: MemorySource(sink.bytes))
             var read: [Document] = []
             while let (_, _, document) = try reader.next() { read.append(document) }
@@ -211,6 +218,57 @@ struct BlockColumnsTests {
         // A value that is not one (a key table's tag) where the last column's value belongs.
         let lastValue = columns.count - 1
         #expect(refusal(replacing(columns, at: lastValue, with: [0xD3]))?.code == .unknownTag)
+    }
+
+    @Test("numbered keys: each key once per block, the rows back byte for byte, and the keys as written still read")
+    func numberedKeys() throws {
+        for seed in 0..<20 as Range<UInt64> {
+            let block = try rows(try Self.events(80, seed: seed))
+            let numbered = try #require(split(block, valuesPerColumn: 1))
+            let asWritten = try #require(split(block, valuesPerColumn: 1, numbersKeys: false))
+            #expect(try join(numbered, count: block.count, documents: block.documents) == block.data)
+            #expect(
+                try join(asWritten, count: block.count, documents: block.documents, numberedKeys: false) == block.data)
+            // The same columns; the keys shrink to a byte each once their path has been met.
+            #expect(numbered.count < asWritten.count * 3 / 4, "seed \(seed): \(numbered.count) of \(asWritten.count)")
+            #expect(numbered.count < block.data.count)
+        }
+    }
+
+    @Test("hostile numbered keys: a number past the paths met, of another map's key or of an element, is refused")
+    func hostileNumberedKeys() throws {
+        // {"n": 1, "m": {"n": 2}} twice: paths root 0, name 1, fields 2, fields.n 3, fields.m 4, fields.m.n 5.
+        let document = { (name: String) in
+            Document(reference: try DocumentReference(path: name), fields: ["n": 1, "m": ["n": 2]])
+        }
+        let block = try rows([try document("books/a"), try document("books/b")])
+        let columns = try #require(split(block, valuesPerColumn: 1))
+        #expect(try join(columns, count: 2, documents: block.documents) == block.data)
+        // The second document's keys are the numbers 2 3 4 5 6 (name, fields, n, m, m.n): find them.
+        let second: [UInt8] = [2, 3, 4, 5, 6]
+        let at = try #require(
+            (0...(columns.count - second.count)).last { Array(columns[$0..<($0 + second.count)]) == second })
+        func refusal(_ bytes: [UInt8]) -> FirePackError? {
+            do {
+                _ = try join(bytes, count: 2, documents: block.documents)
+                return nil
+            } catch { return error as? FirePackError }
+        }
+        // A number past the paths met so far.
+        let past = refusal(replacing(columns, at: at + 2, with: [0x7F]))
+        #expect(past?.code == .badKeyReference && past?.offset == at + 2)
+        // fields.m.n's number where fields.n's belongs (the key of a map of another path).
+        let other = refusal(replacing(columns, at: at + 2, with: [6]))
+        #expect(other?.code == .badKeyReference && other?.offset == at + 2)
+        // The root's number (a path with no key).
+        let root = refusal(replacing(columns, at: at, with: [1]))
+        #expect(root?.code == .badKeyReference && root?.offset == at)
+        // A number cut short.
+        let cut = refusal(replacing(columns, at: at + 4, with: [0x86]))
+        #expect(cut != nil)
+        // A key given again as written (0, then the key) where its number belongs: the same rows.
+        let again = replacing(columns, at: at, with: [0, 0x08] + Array("name".utf8))
+        #expect(try join(again, count: 2, documents: block.documents) == block.data)
     }
 
     @Test("hostile columns cost time linear in their bytes: counts, nesting and lengths claimed, never held")
@@ -351,7 +409,7 @@ struct BlockColumnsTests {
         try writer.close()
         var bytes = sink.bytes
         let offsets = helper.recordOffsets(bytes)
-        #expect(offsets.count > 4 && bytes[offsets[1] + 12] == BlockCodec.deflate.rawValue | BlockColumns.flag)
+        #expect(offsets.count > 4 && bytes[offsets[1] + 12] == BlockCodec.deflate.rawValue | BlockColumns.numberedForm)
         // The second block's data, rebuilt wrongly: its first column's length one less, its CRC made to match.
         let body = offsets[1] + 12
         let length = Int(bytes[offsets[1] + 4]) | Int(bytes[offsets[1] + 5]) << 8 | Int(bytes[offsets[1] + 6]) << 16
@@ -387,12 +445,15 @@ struct BlockColumnsTests {
         #expect(read == Array(documents[..<header.first]) + Array(documents[(header.first + header.count)...]))
     }
 
-    @Test("columns stored as they are (codec byte 10) read back, and damage to them costs only their block")
-    func columnsAsTheyAre() throws {
+    @Test(
+        "columns stored as they are (codec byte 30, and 10 with keys as written) read back, and damage to them costs only their block",
+        arguments: [true, false])
+    func columnsAsTheyAre(numberedKeys: Bool) throws {
         let documents = try Self.events(200)
-        let bytes = try columnsStreamBytes(documents, blockSize: 4096)
+        let bytes = try columnsStreamBytes(documents, blockSize: 4096, numberedKeys: numberedKeys)
         let offsets = helper.recordOffsets(bytes)
-        #expect(offsets.count > 5 && offsets.allSatisfy { bytes[$0 + 12] == BlockColumns.flag })
+        let form = numberedKeys ? BlockColumns.numberedForm : BlockColumns.flag
+        #expect(offsets.count > 5 && offsets.allSatisfy { bytes[$0 + 12] == form })
         func readAll(_ bytes: [UInt8]) throws -> (documents: [Document], problems: [StreamProblem]) {
             let reader = try DocumentStreamReader(source: MemorySource(bytes))
             var read: [Document] = []
@@ -418,7 +479,9 @@ struct BlockColumnsTests {
             if problems.contains(where: { $0.code == .invalidBlock }) { refused += 1 }
             #expect(read.count >= documents.count - 60)
         }
-        #expect(refused > 200)
+        // Keys as written fill much of a block, and a changed key is a path no column holds. Numbered keys take
+        // little room, so most changed bytes are values'; a changed number names another key or none.
+        #expect(refused > (numberedKeys ? 60 : 200))
     }
 
     @Test func theColumnsFormIsFormatMDsExample() throws {

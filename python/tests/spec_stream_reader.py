@@ -331,11 +331,14 @@ class _Stream:
                 break
             fields.append(got[0])
             q = got[1]
-        # "bits 0–3: 00 none, 01 deflate, 02 zstd; bit 4 (10): the data is in the columns form; bits 5–7: 0"
-        bad = (b >= body_end or d[b] & 0xEF not in (0, 1, 2) or len(fields) < 4)
+        # "bits 0–3: 00 none, 01 deflate, 02 zstd; bit 4 (10): the data is in the columns form; bit 5 (20, with
+        # bit 4 only): its keys are numbered; bits 6–7: 0"
+        bad = (b >= body_end or d[b] & 0x0F not in (0, 1, 2) or d[b] & 0xC0 or d[b] & 0x30 == 0x20
+               or len(fields) < 4)
         if not bad:
             count, first, size, documents = fields
             columns = bool(d[b] & 0x10)
+            numbered = bool(d[b] & 0x20)
             # "a `first` that with the count passes 2^62"; the row form's documents fit its data, the columns
             # form's rows are checked against the limit once rebuilt ("Columns", Checks).
             bad = (count < 1 or first + count > 1 << 62 or size > self.limit
@@ -366,7 +369,7 @@ class _Stream:
         if data is not None and len(data) == size and columns:
             # "A reader rebuilds the row form from it, byte for byte, before anything else"; "Where the block is
             # stored with codec `none` in the row form" only are errors reported at stream offsets.
-            data, data_at = rebuild_rows(data, count, documents, self.limit), None
+            data, data_at = rebuild_rows(data, count, documents, self.limit, numbered), None
             size = None if data is None else len(data)
         if data is None or len(data) != size:
             self.problem("record", "invalidBlock", pos)
@@ -454,8 +457,9 @@ def _value_end(col, p, end):
     return n if n is not None and n <= end else None
 
 
-def rebuild_rows(data, count, documents, limit):
-    """The row form of `data` in the columns form (§8 "Columns"), or None for any of the checks it lists."""
+def rebuild_rows(data, count, documents, limit, numbered=False):
+    """The row form of `data` in the columns form (§8 "Columns"), its keys numbered or as written, or None for any
+    of the checks it lists."""
     lengths, p = [], 0
     for _ in range(count):
         got = varint(data, p, len(data))
@@ -490,6 +494,7 @@ def rebuild_rows(data, count, documents, limit):
         ends.append(at)
     state = {"key": p}
     numbers = {}                          # path → number, in the order paths first occur
+    by_number = []                        # number → path
     root = ()
 
     class Bad(Exception):
@@ -498,13 +503,29 @@ def rebuild_rows(data, count, documents, limit):
     def number(path):
         if path not in numbers:
             numbers[path] = len(numbers)
+            by_number.append(path)
         i = numbers[path]
         if i >= ncols:                    # "a path numbered C or more"
             raise Bad
         return i
 
-    def key():
+    def key(parent):
         k = state["key"]
+        if numbered:
+            got = varint(data, k, keys_end)
+            if got is None:
+                raise Bad
+            if got[0] >= 1:
+                # "k ≥ 1 stands for the key of path k − 1, which must be a path met before … whose parent is the
+                # path of the map the key is in"
+                if got[0] - 1 >= len(by_number):
+                    raise Bad
+                path = by_number[got[0] - 1]
+                if not path or path[-1][0] != "key" or path[:-1] != parent:
+                    raise Bad
+                state["key"] = got[1]
+                return path[-1][1]
+            k = got[1]                    # "k = 0 is followed by the key as written"
         got = varint(data, k, keys_end)
         if got is None:
             raise Bad
@@ -536,7 +557,7 @@ def rebuild_rows(data, count, documents, limit):
             is_map = 0xB0 <= t <= 0xBF or t == 0xD1
             for _ in range(n):
                 if is_map:
-                    k = key()
+                    k = key(path)
                     body += k
                     body += value(path + (("key", k),), depth + 1)
                 else:

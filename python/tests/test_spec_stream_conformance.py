@@ -218,15 +218,18 @@ def written_cases():
     yield "write/v2 D1 fields", stream12(2, [mp((key("name"), ref("a/b")), (key("fields"), h("D1 01 00")))])
 
 
-# FORMAT.md §8 "Columns", the example: `books/a` {"n": 1} and `books/b` {"n": 2} in the columns form (59 bytes of
-# data for 56 bytes of documents and their 2 lengths).
+# FORMAT.md §8 "Columns", the example: `books/a` {"n": 1} and `books/b` {"n": 2} in the columns form with numbered
+# keys (51 bytes of data for 56 bytes of documents and their 2 lengths), and with the keys as written (59 bytes).
+COLUMNS_NUMBERED = h("1C 1C 04 02 12 02 02 00 08 6E 61 6D 65 00 0C 66 69 65 6C 64 73 00 02 6E 02 03 04 B2 B2 CF 07 62 6F 6F 6B 73 2F 61 CF 07 62 6F 6F 6B 73 2F 62 B1 B1 01 02")
 COLUMNS_EXAMPLE = h("1C 1C 04 02 12 02 02 08 6E 61 6D 65 0C 66 69 65 6C 64 73 02 6E 08 6E 61 6D 65 0C 66 69 65 6C 64 73 02 6E B2 B2 CF 07 62 6F 6F 6B 73 2F 61 CF 07 62 6F 6F 6B 73 2F 62 B1 B1 01 02")
 
 
 def columns_stream(codec=0x10):
-    """The columns example as a closed version-3 stream of one block, stored as it is (codec 10) or deflated (11)."""
-    stored = COLUMNS_EXAMPLE if codec == 0x10 else deflate(COLUMNS_EXAMPLE)
-    body = bytes([codec]) + uv(2) + uv(0) + uv(len(COLUMNS_EXAMPLE)) + uv(56) + stored
+    """A columns example as a closed version-3 stream of one block, stored as it is (codec 10 or 30) or deflated (11
+    or 31)."""
+    data = COLUMNS_NUMBERED if codec & 0x20 else COLUMNS_EXAMPLE
+    stored = data if codec & 0x0F == 0 else deflate(data)
+    body = bytes([codec]) + uv(2) + uv(0) + uv(len(data)) + uv(56) + stored
     return header(3) + frame(body) + close3(2, 0)
 
 
@@ -238,6 +241,8 @@ def base_streams():
         "v3deflate": stream3([ds], 1),
         "v3columns": columns_stream(),
         "v3columnsdeflate": columns_stream(0x11),
+        "v3columnsnumbered": columns_stream(0x30),
+        "v3columnsnumbereddeflate": columns_stream(0x31),
     }
 
 
@@ -401,12 +406,26 @@ def hostile_cases():
     c["v3/codec FF"] = v3(b"\xFF" + block_body(ds[:2], 0)[1:])
     # The columns form (§8 "Columns"): a column of 0 bytes, more columns than half the bytes after the count, a
     # column no path uses, and codec bits 5–7.
-    def columns_body(data, documents, count=1):
-        return b"\x10" + uv(count) + uv(0) + uv(len(data)) + uv(documents) + data
+    def columns_body(data, documents, count=1, codec=0x10):
+        return bytes([codec]) + uv(count) + uv(0) + uv(len(data)) + uv(documents) + data
     c["v3/columns column of 0 bytes"] = v3(columns_body(h("02 02 01 00 A0"), 2))
     c["v3/columns claimed past the bytes"] = v3(columns_body(h("02 03 01 01 01 A0"), 2))
     c["v3/columns no path"] = v3(columns_body(h("02 02 01 01 A0 00"), 2))
     c["v3/columns example"] = v3(columns_body(COLUMNS_EXAMPLE, 56, count=2))
+    # Numbered keys (codec bit 5): the example, then a number past the paths met, the root's number, the number of
+    # a key of another map (fields.n's parent is fields, not the root), a key as written again where its number
+    # belongs, and bit 5 without bit 4.
+    numbered = bytearray(COLUMNS_NUMBERED)
+    second = numbered.index(bytes([2, 3, 4]), 20)
+    c["v3/numbered example"] = v3(columns_body(COLUMNS_NUMBERED, 56, count=2, codec=0x30))
+    for name, at, byte in (("past the paths", second, 0x09), ("root's", second, 0x01),
+                           ("another map's", second, 0x04), ("cut", second + 2, 0x84)):
+        damaged = bytearray(numbered)
+        damaged[at] = byte
+        c[f"v3/numbered key {name}"] = v3(columns_body(bytes(damaged), 56, count=2, codec=0x30))
+    again = numbered[:second] + h("00 08 6E 61 6D 65") + numbered[second + 1:]
+    c["v3/numbered key as written again"] = v3(columns_body(bytes(again), 56, count=2, codec=0x30))
+    c["v3/codec 20"] = v3(b"\x20" + block_body(ds[:2], 0)[1:])
     c["v3/codec 30"] = v3(b"\x30" + block_body(ds[:2], 0)[1:])
     c["v3/empty body"] = v3(b"")
     c["v3/body codec only"] = v3(b"\x00")

@@ -41,10 +41,11 @@ public enum FuzzSeeds {
             return sampleValues.compactMap { try? ($0).firestoreProtoBytes() } + documents.compactMap { try? ($0).firestoreProtoBytes() }
         case "stream":
             // Version 3 in every codec (blocks of 256 bytes, so that a seed holds several), in columns stored as they
-            // are, and version 2.
+            // are (keys numbered, and as written), and version 2.
             return BlockCodec.allCases.map { streamBytes(sampleDocuments, codec: $0, blockSize: 256) }
                 + [streamBytes(Array(documents.prefix(20))), streamBytes(sampleDocuments, version: 2)] + files(".fpks")
                 + [256, 4096].compactMap { try? columnsStreamBytes(sampleDocuments + documents.prefix(20), blockSize: $0) }
+                + [try? columnsStreamBytes(sampleDocuments + documents.prefix(20), numberedKeys: false)].compactMap { $0 }
         case "stream-json":
             // Documents' payloads (the target frames each as a record), their fields of every type and a deep one.
             return documents.map { $0.firePackBytes() } + sampleValues.compactMap { value in
