@@ -29,32 +29,85 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         self = codec
     }
 
-    /// The most bytes `compress` can produce from `count` bytes.
-    func compressBound(_ count: Int) -> Int {
+    /// zstd's level: 3, its default, at which compressing a block costs about what encoding its documents does.
+    static let zstdLevel: Int32 = 3
+    /// zstd's shortest match in blocks of `zstdMinMatchFrom` bytes or more. Level 3 looks for matches of 5 bytes
+    /// there; 6 gave the same size on the events of `scripts/measure/stream-sizes.py` (1 MiB blocks, within 0.1%)
+    /// and compressed their columns half again as fast, as the columns' values are mostly shorter than a match
+    /// worth taking. Smaller blocks keep the matches zstd chooses for their size (6 made the fixtures' few-document
+    /// blocks larger).
+    static let zstdMinMatch: Int32 = 6
+    static let zstdMinMatchFrom = 128 << 10
+
+    /// The most bytes `compress` can produce from `count` bytes in `parts` parts.
+    func compressBound(_ count: Int, parts: Int = 1) -> Int {
         switch self {
         case .none: count
-        case .deflate: Int(deflateBound(nil, uLong(count))) + 64
-        case .zstd: ZSTD_compressBound(count)
+        // Each part ends a deflate block (3 bits of header, up to 7 of padding, a stored block's 4 bytes at worst)
+        // or a zstd block (a 3-byte header, and a raw block when compressing does not pay).
+        case .deflate: Int(deflateBound(nil, uLong(count))) + 64 + 8 * parts
+        case .zstd: ZSTD_compressBound(count) + 8 * parts
         }
     }
 
-    /// Compresses `data` into `output` (at least `compressBound(data.count)` bytes); returns the bytes written.
-    func compress(_ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws -> Int {
+    /// Compresses `data` into `output` (at least `compressBound(data.count, parts: partEnds.count)` bytes); returns
+    /// the bytes written. `partEnds`: where parts of `data` end (increasing, within `data`), at each of which the
+    /// codec ends a block of its own (zstd `ZSTD_e_flush`, deflate `Z_BLOCK`) and the next part starts new entropy
+    /// tables, its matches still reaching back into the parts before: the output is one zstd frame or one deflate
+    /// stream, as without parts. The columns of a block are its parts: each column's bytes are coded by statistics of
+    /// their own instead of the whole block's (Docs/FORMAT.md, Appendix, "Entropy tables per column").
+    func compress(
+        _ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, partEnds: [Int] = []
+    ) throws -> Int {
         switch self {
         case .none:
             if data.count > 0 { output.baseAddress!.copyMemory(from: data.baseAddress!, byteCount: data.count) }
             return data.count
         case .deflate:
-            return try Self.deflate(data, into: output)
+            return try Self.deflate(data, into: output, partEnds: partEnds)
         case .zstd:
-            let written = ZSTD_compress(
-                output.baseAddress, output.count, data.baseAddress, data.count, 3)
-            guard ZSTD_isError(written) == 0 else {
-                throw FirePackError(
-                    .ioFailure, "zstd compression failed: \(String(cString: ZSTD_getErrorName(written)))")
-            }
-            return written
+            return try Self.zstd(data, into: output, partEnds: partEnds)
         }
+    }
+
+    /// One zstd frame of `data` holding its content size, a block ended at each of `partEnds`.
+    private static func zstd(
+        _ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, partEnds: [Int]
+    ) throws -> Int {
+        func failure(_ code: Int) -> FirePackError {
+            FirePackError(.ioFailure, "zstd compression failed: \(String(cString: ZSTD_getErrorName(code)))")
+        }
+        guard let context = ZSTD_createCCtx() else { throw FirePackError(.ioFailure, "zstd: no compression context") }
+        defer { ZSTD_freeCCtx(context) }
+        var parameters = [(ZSTD_c_compressionLevel, zstdLevel)]
+        if data.count >= zstdMinMatchFrom { parameters.append((ZSTD_c_minMatch, zstdMinMatch)) }
+        for (parameter, value) in parameters {
+            let status = ZSTD_CCtx_setParameter(context, parameter, value)
+            guard ZSTD_isError(status) == 0 else { throw failure(status) }
+        }
+        // The content size goes into the frame's header, which readers check before decompressing (§8).
+        let pledged = ZSTD_CCtx_setPledgedSrcSize(context, UInt64(data.count))
+        guard ZSTD_isError(pledged) == 0 else { throw failure(pledged) }
+        var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        var start = 0
+        let ends = partEnds.filter { $0 < data.count } + [data.count]
+        for (index, end) in ends.enumerated() {
+            precondition(end >= start, "parts end in order")
+            let last = index == ends.count - 1
+            var input = ZSTD_inBuffer(src: data.baseAddress.map { $0 + start }, size: end - start, pos: 0)
+            while true {
+                let before = (input.pos, out.pos)
+                let remaining = ZSTD_compressStream2(context, &out, &input, last ? ZSTD_e_end : ZSTD_e_flush)
+                guard ZSTD_isError(remaining) == 0 else { throw failure(remaining) }
+                if remaining == 0 { break }
+                // A bound too small would leave the call with nothing to do: refused rather than looped on.
+                guard (input.pos, out.pos) != before else {
+                    throw FirePackError(.ioFailure, "zstd compression needs more than \(output.count) bytes")
+                }
+            }
+            start = end
+        }
+        return out.pos
     }
 
     /// Decompresses `stored` into `output`, which must be filled exactly: the block header says how many bytes its
@@ -87,28 +140,38 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
-    /// Raw deflate of `data` in one call (zlib's `deflate` with `Z_FINISH` into `deflateBound` bytes; a block is far
-    /// below zlib's 32-bit lengths).
-    private static func deflate(_ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws
-        -> Int
-    {
+    /// Raw deflate of `data` (zlib at level 6, into `deflateBound` bytes; a block is far below zlib's 32-bit
+    /// lengths), a block ended at each of `partEnds` (`Z_BLOCK`) and the stream at the end (`Z_FINISH`).
+    private static func deflate(
+        _ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, partEnds: [Int]
+    ) throws -> Int {
         precondition(data.count < Int(UInt32.max) && output.count < Int(UInt32.max), "a block fits zlib's lengths")
         var stream = z_stream()
         let status = deflateInit2_(
             &stream, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { throw FirePackError(.ioFailure, "zlib deflateInit failed (\(status))") }
         defer { deflateEnd(&stream) }
+        stream.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
+        stream.avail_out = uInt(output.count)
         var empty: UInt8 = 0
-        let result = withUnsafeMutablePointer(to: &empty) { empty in
-            stream.next_in =
-                data.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
-                ?? empty
-            stream.avail_in = uInt(data.count)
-            stream.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(output.count)
-            return CZlib.deflate(&stream, Z_FINISH)
+        var start = 0
+        let ends = partEnds.filter { $0 < data.count } + [data.count]
+        for (index, end) in ends.enumerated() {
+            precondition(end >= start, "parts end in order")
+            let last = index == ends.count - 1
+            let result = withUnsafeMutablePointer(to: &empty) { empty in
+                stream.next_in =
+                    data.baseAddress.map {
+                        UnsafeMutablePointer(mutating: ($0 + start).assumingMemoryBound(to: Bytef.self))
+                    } ?? empty
+                stream.avail_in = uInt(end - start)
+                return CZlib.deflate(&stream, last ? Z_FINISH : Z_BLOCK)
+            }
+            guard result == (last ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
+                throw FirePackError(.ioFailure, "zlib deflate failed (\(result))")
+            }
+            start = end
         }
-        guard result == Z_STREAM_END else { throw FirePackError(.ioFailure, "zlib deflate failed (\(result))") }
         return output.count - Int(stream.avail_out)
     }
 

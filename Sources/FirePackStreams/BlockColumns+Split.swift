@@ -25,6 +25,14 @@ final class ColumnSplitter {
     private var stack: [BlockColumns.Open] = []
     /// The columns form of the block last split.
     private(set) var columns: [UInt8] = []
+    /// Where the parts of `columns` end, in order: the lengths, directory and keys, then each column, a part of
+    /// less than `minimumPart` bytes joined to the next. A compressor gives each part entropy tables of its own
+    /// (`BlockCodec.compress(_:into:partEnds:)`).
+    private(set) var partEnds: [Int] = []
+    /// The smallest part worth tables of its own: each costs a few bytes of headers and tables, which columns of a
+    /// few values do not win back (the events of `scripts/measure/stream-sizes.py` came out the same size with parts
+    /// of 1 KiB at least as with a part per column; a tiny block, larger).
+    static let minimumPart = 1024
 
     deinit { buffers.deallocate() }
 
@@ -157,7 +165,15 @@ final class ColumnSplitter {
         BlockColumns.appendVarint(buffers.columnCount, to: &columns)
         for column in 0..<buffers.columnCount { BlockColumns.appendVarint(buffers.columns[column].count, to: &columns) }
         columns.append(contentsOf: buffers.keys.bytes)
-        for column in 0..<buffers.columnCount { columns.append(contentsOf: buffers.columns[column].bytes) }
+        partEnds.removeAll(keepingCapacity: true)
+        var partStart = 0
+        for column in -1..<buffers.columnCount {
+            if column >= 0 { columns.append(contentsOf: buffers.columns[column].bytes) }
+            if columns.count - partStart >= Self.minimumPart || column == buffers.columnCount - 1 {
+                partEnds.append(columns.count)
+                partStart = columns.count
+            }
+        }
         return true
     }
 }

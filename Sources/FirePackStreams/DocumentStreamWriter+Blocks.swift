@@ -134,12 +134,14 @@ extension DocumentStreamWriter {
                 let header = blockHeader(
                     codec: codec.rawValue | (split ? columnsFlags : 0), count: count, first: first,
                     size: payload.count, documents: documents)
-                let needed = header.count + codec.compressBound(payload.count)
+                let partEnds = split ? columnSplitter.partEnds : []
+                let needed = header.count + codec.compressBound(payload.count, parts: partEnds.count)
                 if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
                 return try body.withUnsafeMutableBytes { output in
                     output.copyBytes(from: header)
                     let written = try codec.compress(
-                        payload, into: UnsafeMutableRawBufferPointer(rebasing: output[header.count...]))
+                        payload, into: UnsafeMutableRawBufferPointer(rebasing: output[header.count...]),
+                        partEnds: partEnds)
                     return written < data.count ? header.count + written : nil
                 }
             }

@@ -155,6 +155,42 @@ struct BlockColumnsTests {
         #expect(try zstd(columns) < (try zstd(block.data)) * 9 / 10)
     }
 
+    @Test(
+        "a block's columns each get entropy tables of their own: one frame or stream, smaller, and any parts fit the bound",
+        arguments: [BlockCodec.zstd, .deflate])
+    func columnsCompressedApart(codec: BlockCodec) throws {
+        let block = try rows(try Self.events(600))
+        let splitter = ColumnSplitter()
+        #expect(block.data.withUnsafeBytes { splitter.split($0, count: block.count, documents: block.documents) })
+        let columns = splitter.columns
+        let partEnds = splitter.partEnds
+        #expect(partEnds.count > 10 && partEnds.last == columns.count && partEnds == partEnds.sorted())
+        func compressed(_ bytes: [UInt8], _ ends: [Int]) throws -> [UInt8] {
+            var output = [UInt8](repeating: 0, count: codec.compressBound(bytes.count, parts: ends.count))
+            let written = try bytes.withUnsafeBytes { input in
+                try output.withUnsafeMutableBytes { try codec.compress(input, into: $0, partEnds: ends) }
+            }
+            return Array(output[..<written])
+        }
+        func decompressed(_ stored: [UInt8], count: Int) -> [UInt8]? {
+            var output = [UInt8](repeating: 0, count: count)
+            let problem = stored.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { codec.decompress(input, into: $0) }
+            }
+            return problem == nil ? output : nil
+        }
+        // The reader's own check (one zstd frame holding its content size, or one deflate stream) reads it back.
+        let whole = try compressed(columns, [])
+        let apart = try compressed(columns, partEnds)
+        #expect(decompressed(apart, count: columns.count) == columns)
+        #expect(apart.count * 100 < whole.count * (codec == .zstd ? 92 : 99), "\(apart.count) against \(whole.count)")
+        // The worst case for the bound: a part per byte, of bytes that do not compress.
+        var random = SeededGenerator(seed: 5)
+        let noise = (0..<3000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let everyByte = try compressed(noise, Array(1...noise.count))
+        #expect(decompressed(everyByte, count: noise.count) == noise)
+    }
+
     @Test("rows stay rows: a path per value, and documents the columns could not give back byte for byte")
     func rowsAreKept() throws {
         // Maps keyed by identifiers: a column per value pays a length each and gains nothing.
