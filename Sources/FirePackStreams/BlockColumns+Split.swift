@@ -67,6 +67,8 @@ final class ColumnSplitter {
         var values = 0
         var lengthAt = documents
         var start = 0
+        // Numbered keys: where the document's key literals start, in the order met (increasing), for its key table.
+        var literals: [Int] = []
         do throws(FirePackError) {
             for _ in 0..<count {
                 let (length, next) = try Varint.get(base, at: lengthAt, limit: data.count)
@@ -74,6 +76,7 @@ final class ColumnSplitter {
                 guard length <= documents - start else { return false }
                 let end = start + length
                 paths.startDocument()
+                literals.removeAll(keepingCapacity: true)
                 var position = start
                 var path: Int32 = 0
                 var limit = end
@@ -129,6 +132,7 @@ final class ColumnSplitter {
                                 of: parent,
                                 key: UnsafeRawBufferPointer(start: base + position, count: keyEnd - position),
                                 wordLoadable: position + 8 <= data.count)
+                            if header & 1 == 0 { literals.append(position - start) }
                             if !numbersKeys {
                                 buffers.appendKey(base + position, keyEnd - position, readable: data.count - position)
                             } else if Int(path) == buffers.columnCount {
@@ -147,8 +151,14 @@ final class ColumnSplitter {
                     }
                     break
                 }
-                // The bytes after the root value: its key table.
-                if end > position { buffers.appendKey(base + position, end - position, readable: 0) }
+                // The bytes after the root value: its key table (numbered keys: by ordinals of its literals).
+                if end > position && numbersKeys {
+                    guard appendKeyTable(base, from: position, to: end, literals: literals, into: &buffers) else {
+                        return false
+                    }
+                } else if end > position {
+                    buffers.appendKey(base + position, end - position, readable: 0)
+                }
                 start = end
             }
         } catch {
@@ -175,6 +185,48 @@ final class ColumnSplitter {
             }
         }
         return true
+    }
+}
+
+extension ColumnSplitter {
+    /// Appends to the keys the key table at `base[start..<end]` with each entry's offset given as the ordinal of the
+    /// literal it points at in `literals` (a document's key literals, increasing); false when the bytes are not a
+    /// table whose entries all point at one of them (nothing a writer writes).
+    fileprivate func appendKeyTable(
+        _ base: UnsafeRawPointer, from start: Int, to end: Int, literals: [Int],
+        into buffers: inout BlockColumns.ColumnBuffers
+    ) -> Bool {
+        guard base.load(fromByteOffset: start, as: UInt8.self) == 0xD3,
+            let (count, afterCount) = try? Varint.get(base, at: start + 1, limit: end), afterCount < end
+        else { return false }
+        let width = Int(base.load(fromByteOffset: afterCount, as: UInt8.self))
+        guard (1...8).contains(width), count <= (end - afterCount - 1) / width,
+            afterCount + 1 + count * width == end
+        else { return false }
+        buffers.appendKey(base + start, afterCount + 1 - start, readable: 0)
+        for entry in 0..<count {
+            var offset: UInt64 = 0
+            for byte in 0..<width {
+                let value = base.load(fromByteOffset: afterCount + 1 + entry * width + byte, as: UInt8.self)
+                offset |= UInt64(value) << UInt64(8 * byte)
+            }
+            guard let offset = Int(exactly: offset), let ordinal = Self.index(of: offset, in: literals) else {
+                return false
+            }
+            buffers.appendKeyNumber(ordinal)
+        }
+        return true
+    }
+
+    /// The index of `value` in `sorted`, increasing, or nil.
+    private static func index(of value: Int, in sorted: [Int]) -> Int? {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == value ? low : nil
     }
 }
 

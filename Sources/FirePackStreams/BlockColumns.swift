@@ -15,7 +15,9 @@ import FirePack
 ///
 /// With numbered keys (codec bit `20`, what FirePack's writer writes), each key in the keys is a varint instead: 0
 /// followed by the key as written where its path occurs for the first time in the block, otherwise its path's number
-/// plus 1. A block's documents then pay for each key once rather than once per document.
+/// plus 1. A block's documents then pay for each key once rather than once per document. A document's key table is
+/// then stored by ordinals: `D3`, its count and width as written, then for each entry the number of the key literal
+/// it points at among the document's literals in the order met, which the reader turns back into the offset.
 ///
 /// A column holds each of its values as written in the row form, except a container, of which it holds the tag (and
 /// a `D0`/`D1` its count) but not the body's length: the reader counts that while it rebuilds the container. The
@@ -46,6 +48,9 @@ enum BlockColumns {
         /// Measuring a document's body lengths: the container's place in their list (0 otherwise; moving keeps the
         /// length's byte just before `end`).
         let sizeIndex: Int
+        /// Numbered keys: the key literals met in the document before the container (those after it are in its
+        /// body, and move with it).
+        var literalStart = 0
     }
 
     /// Initializes `element` at `storage[count]`, doubling `storage` first when it is full (its `count` elements
@@ -155,6 +160,9 @@ extension BlockColumns {
         /// Numbered keys: where each path's key is in the keys, as written (-1: the root's and elements' paths).
         let numberedKeys: Bool
         var keyStarts: [Int] = [-1]
+        /// Numbered keys: where the document's key literals are in its rows, in the order met (its key table's
+        /// entries are ordinals into this list).
+        var literals: [Int] = []
         var stack: [Open] = []
         /// Each container's body length, in the order the containers start (two passes only).
         var sizes: [Int] = []
@@ -247,15 +255,60 @@ extension BlockColumns {
             let rootSize = measured!
             // The bytes after the root value: its key table.
             let tail = length - rootSize
-            guard tail <= keysEnd - keyCursor else {
-                throw FirePackError(
-                    .lengthMismatch, offset: keyCursor,
-                    "document \(documentNumber) is \(length) bytes, but its root value \(rootSize) and the keys hold \(keysEnd - keyCursor) more"
-                )
+            if numberedKeys && tail > 0 {
+                try writeKeyTable(of: tail, into: output + rootSize)
+            } else {
+                guard tail <= keysEnd - keyCursor else {
+                    throw FirePackError(
+                        .lengthMismatch, offset: keyCursor,
+                        "document \(documentNumber) is \(length) bytes, but its root value \(rootSize) and the keys hold \(keysEnd - keyCursor) more"
+                    )
+                }
+                (output + rootSize).copyMemory(from: base + keyCursor, byteCount: tail)
+                keyCursor += tail
             }
-            (output + rootSize).copyMemory(from: base + keyCursor, byteCount: tail)
-            keyCursor += tail
             documentNumber += 1
+        }
+
+        /// Writes the document's key table, `size` bytes, from the keys (numbered keys): `D3`, the count `N` and the
+        /// width `W` as written, then `N` ordinals of the document's key literals, each written as that literal's
+        /// offset in `W` bytes, little-endian (Docs/FORMAT.md §3). Throws for a table that is not `D3`, of a width
+        /// outside 1…8, whose size is not `size`, or an ordinal past the literals or an offset wider than `W`.
+        private mutating func writeKeyTable(of size: Int, into output: UnsafeMutableRawPointer)
+            throws(FirePackError)
+        {
+            let start = keyCursor
+            func refused(_ reason: String, at offset: Int) -> FirePackError {
+                FirePackError(.badKeyTable, offset: offset, "document \(documentNumber)'s key table: \(reason)")
+            }
+            guard start < keysEnd, base.load(fromByteOffset: start, as: UInt8.self) == 0xD3 else {
+                throw refused("no D3 where its \(size) bytes after the root value belong", at: start)
+            }
+            let (count, afterCount) = try Varint.get(base, at: start + 1, limit: keysEnd)
+            guard afterCount < keysEnd else { throw FirePackError(.truncated, offset: afterCount, "no width") }
+            let width = Int(base.load(fromByteOffset: afterCount, as: UInt8.self))
+            let header = afterCount + 1 - start
+            guard (1...8).contains(width) else { throw refused("a width of \(width)", at: afterCount) }
+            guard count <= (size - header) / width, header + count * width == size else {
+                throw refused("\(count) entries of \(width) bytes where the document has \(size) bytes", at: start)
+            }
+            output.copyMemory(from: base + start, byteCount: header)
+            var cursor = afterCount + 1
+            for entry in 0..<count {
+                let (ordinal, next) = try Varint.get(base, at: cursor, limit: keysEnd)
+                guard ordinal < literals.count else {
+                    throw refused("literal \(ordinal) of \(literals.count)", at: cursor)
+                }
+                let offset = UInt64(literals[ordinal])
+                guard width == 8 || offset >> UInt64(8 * width) == 0 else {
+                    throw refused("offset \(offset) in \(width) bytes", at: cursor)
+                }
+                withUnsafeBytes(of: offset.littleEndian) { bytes in
+                    (output + header + entry * width).copyMemory(from: bytes.baseAddress!, byteCount: width)
+                }
+                cursor = next
+            }
+            keyCursor = cursor
         }
 
         /// Checks that the keys and every column were used to their last byte.
@@ -284,6 +337,7 @@ extension BlockColumns {
         {
             paths.startDocument()
             stack.removeAll(keepingCapacity: true)
+            literals.removeAll(keepingCapacity: true)
             var size = 0
             var sizeIndex = 0
             var movedBytes = 0
@@ -331,7 +385,9 @@ extension BlockColumns {
                         guard size + 2 + counted <= length else { throw longer(than: length, at: position) }
                         output.storeBytes(of: tag, toByteOffset: size, as: UInt8.self)
                         stack.append(
-                            Open(remaining: elements, isMap: isMap, path: path, end: size + 2, sizeIndex: 0))
+                            Open(
+                                remaining: elements, isMap: isMap, path: path, end: size + 2, sizeIndex: 0,
+                                literalStart: literals.count))
                         size += 2
                     case .measuring:
                         // A container takes two bytes of the document at least (tag and length).
@@ -385,6 +441,8 @@ extension BlockColumns {
                             _ = Varint.write(
                                 UInt64(body), to: (output + open.end - 1).assumingMemoryBound(to: UInt8.self))
                             size += extra
+                            // The literals in the body moved with it (at most the bytes moved: within the budget).
+                            for literal in open.literalStart..<literals.count { literals[literal] += extra }
                         case .measuring:
                             let body = size - open.end
                             sizes[open.sizeIndex] = body
@@ -420,6 +478,8 @@ extension BlockColumns {
                         guard size + keyLength <= length else { throw longer(than: length, at: keyCursor) }
                         if pass != .measuring {
                             (output + size).copyMemory(from: base + keyStart, byteCount: keyLength)
+                            // A literal's header is even: its first byte's lowest bit is the value's.
+                            if base.load(fromByteOffset: keyStart, as: UInt8.self) & 1 == 0 { literals.append(size) }
                         }
                         size += keyLength
                     } else if open.isMap {

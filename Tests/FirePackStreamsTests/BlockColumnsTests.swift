@@ -305,6 +305,19 @@ struct BlockColumnsTests {
         // A key given again as written (0, then the key) where its number belongs: the same rows.
         let again = replacing(columns, at: at, with: [0, 0x08] + Array("name".utf8))
         #expect(try join(again, count: 2, documents: block.documents) == block.data)
+        // The key table by ordinals: D3, one entry of one byte, the literal `n` (name 0, fields 1, n 2, m 3).
+        #expect(Array(columns[(at + 5)..<(at + 9)]) == [0xD3, 0x01, 0x01, 0x02])
+        for (index, byte, reason) in [
+            (at + 5, UInt8(0xD4), "no D3"), (at + 7, 0x00, "a width of 0"), (at + 7, 0x02, "a size other than the tail's"),
+            (at + 8, 0x04, "an ordinal past the literals"),
+        ] {
+            let table = refusal(replacing(columns, at: index, with: [byte]))
+            #expect(table?.code == .badKeyTable, "\(reason)")
+        }
+        // Another literal's ordinal: rows that differ from the writer's, but rows all the same (the table is then
+        // the rebuilt document's to check, as a reader checks any key table).
+        let otherLiteral = try join(replacing(columns, at: at + 8, with: [0x03]), count: 2, documents: block.documents)
+        #expect(otherLiteral != block.data && otherLiteral.count == block.data.count)
     }
 
     @Test("hostile columns cost time linear in their bytes: counts, nesting and lengths claimed, never held")
@@ -518,6 +531,18 @@ struct BlockColumnsTests {
         // Keys as written fill much of a block, and a changed key is a path no column holds. Numbered keys take
         // little room, so most changed bytes are values'; a changed number names another key or none.
         #expect(refused > (numberedKeys ? 60 : 200))
+    }
+
+    @Test func theKeyTableByOrdinalsIsFormatMDsExample() throws {
+        let document = { (name: String) in
+            Document(reference: try DocumentReference(path: name), fields: ["n": 1, "m": ["n": 2]])
+        }
+        let block = try rows([try document("books/a"), try document("books/b")])
+        let columns = try #require(split(block, valuesPerColumn: 1))
+        let format = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Docs/FORMAT.md"), encoding: .utf8)
+        #expect(format.contains(helper.hexString(block.data)), "FORMAT.md §8 shows the rows: \(helper.hexString(block.data))")
+        #expect(format.contains(helper.hexString(columns)), "FORMAT.md §8 shows the columns: \(helper.hexString(columns))")
     }
 
     @Test func theColumnsFormIsFormatMDsExample() throws {

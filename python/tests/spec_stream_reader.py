@@ -537,6 +537,7 @@ def rebuild_rows(data, count, documents, limit, numbered=False):
         return data[k:stop]
 
     def value(path, depth):
+        """The value's rebuilt bytes, and where its key literals start in them (numbered keys' key tables)."""
         i = number(path)
         c = cursor[i]
         if c >= ends[i]:
@@ -554,22 +555,52 @@ def rebuild_rows(data, count, documents, limit, numbered=False):
                 n, head_end = t & 0x0F, c + 1
             cursor[i] = head_end
             body = bytearray(data[c + 1:head_end])
+            literals = []
             is_map = 0xB0 <= t <= 0xBF or t == 0xD1
             for _ in range(n):
                 if is_map:
                     k = key(path)
+                    if k[0] % 2 == 0:         # §2: an even header is a literal
+                        literals.append(len(body))
                     body += k
-                    body += value(path + (("key", k),), depth + 1)
+                    v, inner = value(path + (("key", k),), depth + 1)
                 else:
-                    body += value(path + (("element",),), depth + 1)
+                    v, inner = value(path + (("element",),), depth + 1)
+                literals += [len(body) + at for at in inner]
+                body += v
                 if len(body) > limit:
                     raise Bad
-            return bytes([t]) + uv(len(body)) + bytes(body)
+            head = bytes([t]) + uv(len(body))
+            return head + bytes(body), [len(head) + at for at in literals]
         stop = _value_end(data, c, ends[i])
         if stop is None:
             raise Bad
         cursor[i] = stop
-        return data[c:stop]
+        return data[c:stop], []
+
+    def key_table(size, literals):
+        """Numbered keys: "`D3`, `N` and `W` as written, then `N` varints: … the ordinal of the key literal it points
+        at"; each entry written as that literal's offset in `W` bytes."""
+        k = state["key"]
+        if k >= keys_end or data[k] != 0xD3:
+            raise Bad
+        got = varint(data, k + 1, keys_end)
+        if got is None or got[1] >= keys_end:
+            raise Bad
+        n, at = got
+        w = data[at]
+        head = data[k:at + 1]
+        if not 1 <= w <= 8 or len(head) + n * w != size:
+            raise Bad
+        out, at = bytearray(head), at + 1
+        for _ in range(n):
+            got = varint(data, at, keys_end)
+            if got is None or got[0] >= len(literals) or literals[got[0]] >= 1 << (8 * w):
+                raise Bad
+            out += literals[got[0]].to_bytes(w, "little")
+            at = got[1]
+        state["key"] = at
+        return bytes(out)
 
     import sys
     old_limit = sys.getrecursionlimit()
@@ -577,10 +608,13 @@ def rebuild_rows(data, count, documents, limit, numbered=False):
     out = bytearray()
     try:
         for length in lengths:
-            rooted = value(root, 0)
+            rooted, literals = value(root, 0)
             if len(rooted) > length:      # "a document's rebuilt root value longer than its length"
                 return None
             tail = length - len(rooted)   # "its length less the rebuilt root value", from the keys
+            if numbered and tail > 0:
+                out += rooted + key_table(tail, literals)
+                continue
             k = state["key"]
             if tail > keys_end - k:
                 return None

@@ -221,15 +221,17 @@ def written_cases():
 # FORMAT.md §8 "Columns", the example: `books/a` {"n": 1} and `books/b` {"n": 2} in the columns form with numbered
 # keys (51 bytes of data for 56 bytes of documents and their 2 lengths), and with the keys as written (59 bytes).
 COLUMNS_NUMBERED = h("1C 1C 04 02 12 02 02 00 08 6E 61 6D 65 00 0C 66 69 65 6C 64 73 00 02 6E 02 03 04 B2 B2 CF 07 62 6F 6F 6B 73 2F 61 CF 07 62 6F 6F 6B 73 2F 62 B1 B1 01 02")
+# FORMAT.md §8, a key table by ordinals: `books/a` and `books/b` with {"n": 1, "m": {"n": 2}} (76 bytes of documents).
+COLUMNS_ORDINALS = h("26 26 06 02 12 02 02 02 02 00 08 6E 61 6D 65 00 0C 66 69 65 6C 64 73 00 02 6E 00 02 6D 00 01 D3 01 01 02 02 03 04 05 06 D3 01 01 02 B2 B2 CF 07 62 6F 6F 6B 73 2F 61 CF 07 62 6F 6F 6B 73 2F 62 B2 B2 01 01 B1 B1 02 02")
 COLUMNS_EXAMPLE = h("1C 1C 04 02 12 02 02 08 6E 61 6D 65 0C 66 69 65 6C 64 73 02 6E 08 6E 61 6D 65 0C 66 69 65 6C 64 73 02 6E B2 B2 CF 07 62 6F 6F 6B 73 2F 61 CF 07 62 6F 6F 6B 73 2F 62 B1 B1 01 02")
 
 
-def columns_stream(codec=0x10):
+def columns_stream(codec=0x10, data=None, documents=56):
     """A columns example as a closed version-3 stream of one block, stored as it is (codec 10 or 30) or deflated (11
     or 31)."""
-    data = COLUMNS_NUMBERED if codec & 0x20 else COLUMNS_EXAMPLE
+    data = data or (COLUMNS_NUMBERED if codec & 0x20 else COLUMNS_EXAMPLE)
     stored = data if codec & 0x0F == 0 else deflate(data)
-    body = bytes([codec]) + uv(2) + uv(0) + uv(len(data)) + uv(56) + stored
+    body = bytes([codec]) + uv(2) + uv(0) + uv(len(data)) + uv(documents) + stored
     return header(3) + frame(body) + close3(2, 0)
 
 
@@ -243,6 +245,7 @@ def base_streams():
         "v3columnsdeflate": columns_stream(0x11),
         "v3columnsnumbered": columns_stream(0x30),
         "v3columnsnumbereddeflate": columns_stream(0x31),
+        "v3columnsordinals": columns_stream(0x30, COLUMNS_ORDINALS, 76),
     }
 
 
@@ -426,6 +429,15 @@ def hostile_cases():
     again = numbered[:second] + h("00 08 6E 61 6D 65") + numbered[second + 1:]
     c["v3/numbered key as written again"] = v3(columns_body(bytes(again), 56, count=2, codec=0x30))
     c["v3/codec 20"] = v3(b"\x20" + block_body(ds[:2], 0)[1:])
+    # A key table by ordinals: the example, then no D3, a width of 0, a size other than the tail's, an ordinal past
+    # the literals, and another literal's ordinal (other rows, which a reader reads as it reads any key table).
+    c["v3/ordinals example"] = v3(columns_body(COLUMNS_ORDINALS, 76, count=2, codec=0x30))
+    table = COLUMNS_ORDINALS.rindex(h("D3 01 01 02"))
+    for name, at, byte in (("no D3", 0, 0xD4), ("width 0", 2, 0x00), ("width 2", 2, 0x02), ("past", 3, 0x04),
+                           ("another literal", 3, 0x03)):
+        damaged = bytearray(COLUMNS_ORDINALS)
+        damaged[table + at] = byte
+        c[f"v3/ordinals {name}"] = v3(columns_body(bytes(damaged), 76, count=2, codec=0x30))
     c["v3/codec 30"] = v3(b"\x30" + block_body(ds[:2], 0)[1:])
     c["v3/empty body"] = v3(b"")
     c["v3/body codec only"] = v3(b"\x00")
