@@ -89,12 +89,9 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         let pledged = ZSTD_CCtx_setPledgedSrcSize(context, UInt64(data.count))
         guard ZSTD_isError(pledged) == 0 else { throw failure(pledged) }
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
-        var start = 0
-        let ends = partEnds.filter { $0 < data.count } + [data.count]
-        for (index, end) in ends.enumerated() {
-            precondition(end >= start, "parts end in order")
-            let last = index == ends.count - 1
-            var input = ZSTD_inBuffer(src: data.baseAddress.map { $0 + start }, size: end - start, pos: 0)
+        try forEachPart(of: data.count, ending: partEnds) { part, last in
+            var input = ZSTD_inBuffer(
+                src: data.baseAddress.map { $0 + part.lowerBound }, size: part.count, pos: 0)
             while true {
                 let before = (input.pos, out.pos)
                 let remaining = ZSTD_compressStream2(context, &out, &input, last ? ZSTD_e_end : ZSTD_e_flush)
@@ -105,9 +102,22 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
                     throw FirePackError(.ioFailure, "zstd compression needs more than \(output.count) bytes")
                 }
             }
-            start = end
         }
         return out.pos
+    }
+
+    /// Calls `body` with each part of `count` bytes that `partEnds` (increasing) cut, and whether it is the last: the
+    /// part after the last end within `count` is the last.
+    private static func forEachPart(
+        of count: Int, ending partEnds: [Int], _ body: (Range<Int>, Bool) throws -> Void
+    ) rethrows {
+        var start = 0
+        for end in partEnds where end < count {
+            precondition(end >= start, "parts end in order")
+            try body(start..<end, false)
+            start = end
+        }
+        try body(start..<count, true)
     }
 
     /// Decompresses `stored` into `output`, which must be filled exactly: the block header says how many bytes its
@@ -154,23 +164,18 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         stream.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
         stream.avail_out = uInt(output.count)
         var empty: UInt8 = 0
-        var start = 0
-        let ends = partEnds.filter { $0 < data.count } + [data.count]
-        for (index, end) in ends.enumerated() {
-            precondition(end >= start, "parts end in order")
-            let last = index == ends.count - 1
+        try forEachPart(of: data.count, ending: partEnds) { part, last in
             let result = withUnsafeMutablePointer(to: &empty) { empty in
                 stream.next_in =
                     data.baseAddress.map {
-                        UnsafeMutablePointer(mutating: ($0 + start).assumingMemoryBound(to: Bytef.self))
+                        UnsafeMutablePointer(mutating: ($0 + part.lowerBound).assumingMemoryBound(to: Bytef.self))
                     } ?? empty
-                stream.avail_in = uInt(end - start)
+                stream.avail_in = uInt(part.count)
                 return CZlib.deflate(&stream, last ? Z_FINISH : Z_BLOCK)
             }
             guard result == (last ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
                 throw FirePackError(.ioFailure, "zlib deflate failed (\(result))")
             }
-            start = end
         }
         return output.count - Int(stream.avail_out)
     }

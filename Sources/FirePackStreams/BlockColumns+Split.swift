@@ -314,12 +314,8 @@ extension BlockColumns {
         /// Appends `number` to the keys as a varint (a key given by its path's number).
         @inline(__always)
         mutating func appendKeyNumber(_ number: Int) {
-            var value = UInt(number)
-            while value >= 0x80 {
-                keys.append(UInt8(truncatingIfNeeded: value) | 0x80)
-                value >>= 7
-            }
-            keys.append(UInt8(value))
+            if keys.count + 10 + 16 > keys.capacity { keys.grow(to: keys.count + 10 + 16) }
+            keys.count += Varint.write(UInt64(number), to: (keys.base + keys.count).assumingMemoryBound(to: UInt8.self))
         }
 
         /// A buffer for the next column.

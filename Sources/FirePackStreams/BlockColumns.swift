@@ -454,51 +454,38 @@ extension BlockColumns {
                         continue
                     }
                     stack[stack.count - 1].remaining -= 1
-                    if open.isMap && numberedKeys {
-                        let (number, afterNumber) = try Varint.get(base, at: keyCursor, limit: keysEnd)
+                    if open.isMap {
+                        // The key: numbered (a path met before, or 0 and the key as written), or as written.
+                        let entry = keyCursor
                         let keyStart: Int
-                        if number == 0 {
-                            keyStart = afterNumber
-                            path = try child(of: open.path, keyAt: keyStart)
-                            if Int(path) == keyStarts.count { keyStarts.append(keyStart) }
-                            keyCursor = keyStart + paths.keyLength(of: path)
-                        } else {
+                        let (number, afterNumber) =
+                            numberedKeys ? try Varint.get(base, at: keyCursor, limit: keysEnd) : (0, keyCursor)
+                        if number != 0 {
                             guard number <= keyStarts.count, keyStarts[number - 1] >= 0,
                                 paths.parent(of: Int32(number - 1)) == open.path
                             else {
                                 throw FirePackError(
-                                    .badKeyReference, offset: keyCursor,
+                                    .badKeyReference, offset: entry,
                                     "key number \(number) names no key met before in a map of this path")
                             }
                             path = Int32(number - 1)
                             keyStart = keyStarts[number - 1]
                             keyCursor = afterNumber
+                        } else {
+                            keyStart = afterNumber
+                            path = try child(of: open.path, keyAt: keyStart)
+                            if numberedKeys && Int(path) == keyStarts.count { keyStarts.append(keyStart) }
+                            keyCursor = keyStart + paths.keyLength(of: path)
                         }
                         let keyLength = paths.keyLength(of: path)
-                        guard size + keyLength <= length else { throw longer(than: length, at: keyCursor) }
+                        guard size + keyLength <= length else { throw longer(than: length, at: entry) }
                         if pass != .measuring {
                             (output + size).copyMemory(from: base + keyStart, byteCount: keyLength)
                             // A literal's header is even: its first byte's lowest bit is the value's.
-                            if base.load(fromByteOffset: keyStart, as: UInt8.self) & 1 == 0 { literals.append(size) }
+                            if numberedKeys && base.load(fromByteOffset: keyStart, as: UInt8.self) & 1 == 0 {
+                                literals.append(size)
+                            }
                         }
-                        size += keyLength
-                    } else if open.isMap {
-                        let (header, afterHeader) = try Varint.get(base, at: keyCursor, limit: keysEnd)
-                        let literal = header & 1 == 0 ? header >> 1 : 0
-                        guard literal <= keysEnd - afterHeader else {
-                            throw FirePackError(
-                                .lengthOutOfBounds, offset: keyCursor,
-                                "a key of \(literal) bytes reaches past the keys")
-                        }
-                        let keyLength = afterHeader + literal - keyCursor
-                        guard size + keyLength <= length else { throw longer(than: length, at: keyCursor) }
-                        if pass != .measuring {
-                            (output + size).copyMemory(from: base + keyCursor, byteCount: keyLength)
-                        }
-                        path = paths.child(
-                            of: open.path, key: UnsafeRawBufferPointer(start: base + keyCursor, count: keyLength),
-                            wordLoadable: keyCursor + 8 <= storedCount)
-                        keyCursor += keyLength
                         size += keyLength
                     } else {
                         path = paths.child(of: open.path, key: nil)
@@ -511,7 +498,7 @@ extension BlockColumns {
         }
 
         /// The path of `parent`'s entry whose key, as written, starts at `start` in the keys (numbered keys: after
-        /// a 0). Throws when the key is cut.
+        /// a 0), numbering it next when it is new. Throws when the key is cut.
         private mutating func child(of parent: Int32, keyAt start: Int) throws(FirePackError) -> Int32 {
             let (header, afterHeader) = try Varint.get(base, at: start, limit: keysEnd)
             let literal = header & 1 == 0 ? header >> 1 : 0

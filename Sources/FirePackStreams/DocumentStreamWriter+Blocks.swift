@@ -114,15 +114,7 @@ extension DocumentStreamWriter {
             let header = blockHeader(
                 codec: columnsFlags, count: count, first: first, size: columnSplitter.columns.count,
                 documents: documents)
-            let needed = header.count + columnSplitter.columns.count
-            if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
-            body.withUnsafeMutableBytes { output in
-                output.copyBytes(from: header)
-                columnSplitter.columns.withUnsafeBytes {
-                    (output.baseAddress! + header.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
-                }
-            }
-            return needed
+            return columnSplitter.columns.withUnsafeBytes { store(header, $0, into: &body) }
         }
         if codec != .none {
             let split =
@@ -149,6 +141,12 @@ extension DocumentStreamWriter {
         }
         let header = blockHeader(
             codec: BlockCodec.none.rawValue, count: count, first: first, size: data.count, documents: documents)
+        return store(header, data, into: &body)
+    }
+
+    /// Writes `header` and then `data`, stored as it is, into `body` (from its start, growing it as needed); returns
+    /// their size.
+    private static func store(_ header: [UInt8], _ data: UnsafeRawBufferPointer, into body: inout [UInt8]) -> Int {
         let needed = header.count + data.count
         if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
         body.withUnsafeMutableBytes { output in
