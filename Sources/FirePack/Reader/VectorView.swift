@@ -23,6 +23,20 @@ public struct VectorView: RandomAccessCollection {
         return form.element(at: index, in: storage)
     }
 
+    /// The scale of a vector stored as decimal mantissas (element `i` is `mantissa(at: i) / 10^scale`), else nil.
+    package var decimalScale: Int? {
+        guard case .decimal(_, let scale) = form else { return nil }
+        return scale
+    }
+
+    /// The mantissa of element `index` of a vector stored as decimal mantissas (`decimalScale` is not nil).
+    package func mantissa(at index: Int) -> Int64 {
+        guard case .decimal(let width, _) = form, index >= 0, index < endIndex else {
+            preconditionFailure("a decimal vector's index out of range")
+        }
+        return PackedVector.mantissa(at: index * width, width: width, in: storage)
+    }
+
     /// A copy as a `VectorValue`: one memory copy for binary64, one pass of conversions otherwise
     /// (`PackedVector.decode`, a loop per form that the compiler vectorizes).
     public var vectorValue: VectorValue {

@@ -11,7 +11,7 @@ package enum DecimalDouble {
     static let maxScale = 15
     /// Writers use mantissas below 2^50, where the search of `decompose` is exact (see there); a double's own form
     /// is shorter than its binary form only below 2^16 (beside binary32) or 2^48 (beside binary64).
-    static let writerMantissaLimit = 0x1p50
+    package static let writerMantissaLimit = 0x1p50
     /// Readers accept mantissas up to 2^53, the largest for which every integer is an exact double.
     static let readerMantissaLimit: UInt64 = 1 << 53
     /// The header byte's bit for a negative value.

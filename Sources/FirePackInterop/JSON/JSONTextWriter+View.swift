@@ -33,9 +33,22 @@ extension JSONTextWriter {
             }
         case .string: writeString(utf8: try reader.readString().utf8)
         case .timestamp: writeTimestamp(try reader.readTimestamp())
-        case .geoPoint, .reference, .bytes, .vector, .serverTimestamp:
-            // Small and rare next to strings and numbers: through the tree, one value at a time.
-            write(try reader.readValue())
+        case .geoPoint: writeGeoPoint(try reader.readGeoPoint())
+        case .reference: writeReference(try reader.readReference())
+        case .bytes: writeBytes(try reader.readBytes().bytes)
+        case .vector:
+            let vector = try reader.readVector()
+            if let scale = vector.decimalScale {
+                // The digits are in the bytes: printed from them, as a decimal double is (`writeDecimal`).
+                writeVector(count: vector.count) { writer, index in
+                    let mantissa = vector.mantissa(at: index)
+                    writer.writeDecimal(
+                        mantissa.magnitude, scale: scale, negative: mantissa < 0, value: vector[index])
+                }
+            } else {
+                writeVector(count: vector.count) { writer, index in writer.writeDouble(vector[index]) }
+            }
+        case .serverTimestamp: write(try reader.readValue())
         case .array:
             let array = try reader.enterArray()
             output.pointee.append(UInt8(ascii: "["))

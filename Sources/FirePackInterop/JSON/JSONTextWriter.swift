@@ -46,24 +46,12 @@ struct JSONTextWriter {
         case .double(let double): writeDouble(double)
         case .string(let string): writeString(string)
         case .timestamp(let timestamp): writeTimestamp(timestamp)
-        case .geoPoint(let point):
-            if reversible {
-                writeMarker(JSONMarker.geoPoint) {
-                    $0.write(.array([.double(point.latitude), .double(point.longitude)]))
-                }
-            } else {
-                write(.map(["latitude": .double(point.latitude), "longitude": .double(point.longitude)]))
-            }
-        case .reference(let reference):
-            reversible
-                ? writeMarker(JSONMarker.reference) { $0.writeString(reference.path) } : writeString(reference.path)
-        case .bytes(let data):
-            reversible
-                ? writeMarker(JSONMarker.bytes) { $0.writeString(data.base64EncodedString()) }
-                : writeString(data.base64EncodedString())
+        case .geoPoint(let point): writeGeoPoint(point)
+        case .reference(let reference): writeReference(reference)
+        case .bytes(let data): data.withUnsafeBytes { writeBytes($0) }
         case .vector(let vector):
-            let elements = Value.array(vector.array.map(Value.double))
-            reversible ? writeMarker(JSONMarker.vector) { $0.write(elements) } : write(elements)
+            let elements = vector.array
+            writeVector(count: elements.count) { writer, index in writer.writeDouble(elements[index]) }
         case .serverTimestamp:
             reversible ? writeMarker(JSONMarker.serverTimestamp) { $0.append("true") } : append("null")
         case .array(let elements):
@@ -129,7 +117,20 @@ struct JSONTextWriter {
 
     /// Finite doubles in the shortest form that reads back to the same bits (always with `.` or an exponent, so they
     /// read back as doubles); NaN and ±∞ as markers (reversible) or null (plain).
+    ///
+    /// A double with a decimal form (`DecimalDouble.decompose`, the writer's own search) is printed from its digits
+    /// by `writeDecimal`, which gives the text `Double.description` gives without a `String` per number; coordinates,
+    /// prices and embeddings mostly have one (guarded by `Stream fpks to JSON lines`).
     mutating func writeDouble(_ double: Double) {
+        if let (mantissa, scale) = DecimalDouble.decompose(double.magnitude, below: DecimalDouble.writerMantissaLimit) {
+            writeDecimal(mantissa, scale: scale, negative: double.sign == .minus, value: double)
+        } else {
+            writeShortest(double)
+        }
+    }
+
+    /// `writeDouble` through `Double.description`, for doubles whose digits are not at hand.
+    mutating func writeShortest(_ double: Double) {
         guard let text = ReversibleMarker.text(forNonFinite: double) else {
             append(double.description)
             return
@@ -161,7 +162,7 @@ struct JSONTextWriter {
             power &*= 10
         }
         guard mantissa < 1_000_000_000_000_000, digits - scale >= -3 else {
-            writeDouble(value)
+            writeShortest(value)
             return
         }
         // [-] integer digits (or 0) [.] zeros, fraction digits; ".0" for a whole number.
@@ -192,6 +193,92 @@ struct JSONTextWriter {
     func writeString(_ string: String) {
         var string = string
         string.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A geopoint: `{"__geopoint__":[latitude,longitude]}` when reversible, else a map of the two.
+    mutating func writeGeoPoint(_ point: GeoPoint) {
+        guard options.form == .reversible else {
+            write(.map(["latitude": .double(point.latitude), "longitude": .double(point.longitude)]))
+            return
+        }
+        writeMarker(JSONMarker.geoPoint) { writer in
+            writer.writeArray(count: 2) { $0.writeDouble($1 == 0 ? point.latitude : point.longitude) }
+        }
+    }
+
+    /// A reference: its path, in its marker when reversible.
+    mutating func writeReference(_ reference: DocumentReference) {
+        options.form == .reversible
+            ? writeMarker(JSONMarker.reference) { $0.writeString(reference.path) } : writeString(reference.path)
+    }
+
+    /// Bytes: their base64 text (RFC 4648 §4, padded: what `Data.base64EncodedString()` gives), in its marker when
+    /// reversible.
+    mutating func writeBytes(_ bytes: UnsafeRawBufferPointer) {
+        options.form == .reversible
+            ? writeMarker(JSONMarker.bytes) { $0.writeBase64(bytes) } : writeBase64(bytes)
+    }
+
+    /// A vector of `count` elements, each written by `element`: an array of numbers, in its marker when reversible.
+    @inline(__always)
+    mutating func writeVector(count: Int, _ element: (inout JSONTextWriter, Int) -> Void) {
+        guard options.form == .reversible else {
+            writeArray(count: count, element)
+            return
+        }
+        writeMarker(JSONMarker.vector) { $0.writeArray(count: count, element) }
+    }
+
+    /// An array of `count` elements, each written by `element`, laid out as `write(.array(…))` lays it out.
+    @inline(__always)
+    mutating func writeArray(count: Int, _ element: (inout JSONTextWriter, Int) -> Void) {
+        guard count > 0 else {
+            append("[]")
+            return
+        }
+        output.pointee.append(UInt8(ascii: "["))
+        depth += 1
+        for index in 0..<count {
+            if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
+            newline()
+            element(&self, index)
+        }
+        depth -= 1
+        newline()
+        output.pointee.append(UInt8(ascii: "]"))
+    }
+
+    /// `bytes` in base64 as a JSON string: four characters for every three bytes, `=` padding the last group.
+    func writeBase64(_ bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        output.pointee.append(atMost: 2 + (count + 2) / 3 * 4) { text in
+            @inline(__always) func character(_ sextet: UInt32) -> UInt8 {
+                switch sextet & 0x3F {
+                case 0..<26: UInt8(ascii: "A") + UInt8(sextet & 0x3F)
+                case 26..<52: UInt8(ascii: "a") + UInt8(sextet & 0x3F) - 26
+                case 52..<62: UInt8(ascii: "0") + UInt8(sextet & 0x3F) - 52
+                case 62: UInt8(ascii: "+")
+                default: UInt8(ascii: "/")
+                }
+            }
+            text[0] = UInt8(ascii: "\"")
+            var written = 1
+            var offset = 0
+            while offset < count {
+                let remaining = count - offset
+                var group = UInt32(bytes[offset]) << 16
+                if remaining > 1 { group |= UInt32(bytes[offset + 1]) << 8 }
+                if remaining > 2 { group |= UInt32(bytes[offset + 2]) }
+                text[written] = character(group >> 18)
+                text[written + 1] = character(group >> 12)
+                text[written + 2] = remaining > 1 ? character(group >> 6) : UInt8(ascii: "=")
+                text[written + 3] = remaining > 2 ? character(group) : UInt8(ascii: "=")
+                written += 4
+                offset += 3
+            }
+            text[written] = UInt8(ascii: "\"")
+            return written + 1
+        }
     }
 
     /// A timestamp: RFC 3339 text, in its marker when reversible.
