@@ -54,7 +54,13 @@ extension DocumentStreamReader {
     /// says how many came before it).
     func open(block body: UnsafeRawBufferPointer, at blockOffset: Int) throws -> Bool {
         let header: BlockHeader
-        switch unpack(block: body, at: blockOffset) {
+        let unpacked: Result<BlockHeader, InvalidBlock>
+        if let readAhead, let taken = readAhead.take(body, at: blockOffset, swappingWith: &openBlock) {
+            unpacked = taken
+        } else {
+            unpacked = unpack(block: body, at: blockOffset)
+        }
+        switch unpacked {
         case .success(let unpacked): header = unpacked
         case .failure(let problem):
             try report(blockOffset, .invalidBlock, problem.reason)
@@ -79,7 +85,25 @@ extension DocumentStreamReader {
         openBlock.lengthCursor = header.documents
         openBlock.size = header.size
         openBlock.remaining = header.count
+        if let readAhead { startReadingAhead(readAhead) }
         return true
+    }
+
+    /// Starts unpacking the next block on `readAhead`'s thread. Its bytes are read into the buffer now rather than
+    /// when the reader reaches them, which moves nothing the reader has settled (the open block's records are in its
+    /// own memory); what the source throws here is left for the read that needs the bytes, which asks again.
+    private func startReadingAhead(_ readAhead: BlockReadAhead) {
+        let header = DocumentStreamFormat.recordHeaderLength
+        guard bufferOffset + start < rangeEnd else { return }
+        try? fill(atLeast: header)
+        guard end - start >= header, matchesMarker(at: start) else { return }
+        let length = Int(load32(at: start + 4))
+        guard length <= maxRecordLength else { return }
+        try? fill(atLeast: header + length)
+        guard end - start - header >= length else { return }
+        readAhead.start(
+            UnsafeRawBufferPointer(start: storage + start + header, count: length), at: bufferOffset + start,
+            maxSize: maxRecordLength)
     }
 
     /// Why a block whose CRC-32 checks out is invalid (`invalidBlock`).
@@ -91,6 +115,15 @@ extension DocumentStreamReader {
     /// that its lengths add up; nothing is reported. Both the block a reader opens and the block a range reader stops
     /// at go through it, so that a range reports a gap before a block only when a reader that opens it would.
     func unpack(block body: UnsafeRawBufferPointer, at blockOffset: Int) -> Result<BlockHeader, InvalidBlock> {
+        Self.unpack(block: body, at: blockOffset, maxSize: maxRecordLength, into: &openBlock)
+    }
+
+    /// `unpack(block:at:)` into `openBlock`, for a block whose records may be `maxSize` bytes: the reader's own, or
+    /// the next block's on a thread that reads ahead (`BlockReadAhead`).
+    static func unpack(
+        block body: UnsafeRawBufferPointer, at blockOffset: Int, maxSize maxRecordLength: Int,
+        into openBlock: inout OpenBlock
+    ) -> Result<BlockHeader, InvalidBlock> {
         let bodyOffset = blockOffset + DocumentStreamFormat.recordHeaderLength
         var header: BlockHeader
         do throws(FirePackError) {

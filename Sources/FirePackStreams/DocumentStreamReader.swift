@@ -132,6 +132,21 @@ public final class DocumentStreamReader {
     package private(set) var reportedMissingAtClose = false
     /// Version 3: the open block's records (DocumentStreamReader+Blocks.swift).
     var openBlock = OpenBlock()
+    /// Version 3: the next block being unpacked on another thread (`readsBlocksAhead`).
+    var readAhead: BlockReadAhead?
+    /// Version 3: whether the next block is decompressed and its rows rebuilt on another thread while this block's
+    /// records are handed out, when the reader's buffer already holds it. The records, their numbers and every
+    /// problem reported are the same, in the same order, as without (a block unpacked ahead is used only for the same
+    /// bytes at the same offset); it costs a second block of memory and a copy of the block as stored. Off by
+    /// default; on where another thread is free to take the work, as in `firepack convert` to JSON lines.
+    public var readsBlocksAhead: Bool {
+        get { readAhead != nil }
+        set {
+            guard newValue != readsBlocksAhead else { return }
+            readAhead?.finish()
+            readAhead = newValue ? BlockReadAhead() : nil
+        }
+    }
     /// Whether record numbers count from the stream's first record (not a range's): then a version-3 block's header
     /// sets them, so records lost to a damaged block are counted.
     var numbersFromStreamStart = true
@@ -204,6 +219,7 @@ public final class DocumentStreamReader {
     }
 
     deinit {
+        readAhead?.finish()
         storage.deallocate()
         openBlock.data?.deallocate()
         openBlock.columns?.deallocate()

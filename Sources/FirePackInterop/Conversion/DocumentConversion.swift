@@ -69,8 +69,9 @@ public final class DocumentConversion {
     /// one appends them in input order, and a stream's records going into JSON lines are written as text on that many
     /// threads while this one reads the stream: the output, the names, the problems and the errors are the same as
     /// with one. Workers beyond the machine's cores add memory, not speed: they are capped at its active processor
-    /// count. The source is read ahead of the documents converted; a conversion stopped before the end leaves it
-    /// there.
+    /// count. A `.fpks` source's next block is then decompressed and rebuilt on a thread of its own as well
+    /// (`DocumentStreamReader.readsBlocksAhead`). The source is read ahead of the documents converted; a conversion
+    /// stopped before the end leaves it there.
     public init(
         from source: any DocumentSource, to sink: any DocumentSink, resolvingServerTimestamps time: Timestamp? = nil,
         checksFirestoreLimits: Bool? = nil, checksRepeatedPaths: Bool = true, maxExamples: Int = 5, workers: Int = 1
@@ -85,6 +86,9 @@ public final class DocumentConversion {
         naming = (source as? NamingDocumentSource)?.naming
         self.checksRepeatedPaths = checksRepeatedPaths
         lines = source as? JSONLinesReader
+        // Unpacking a block (decompressing it, rebuilding its rows from columns) was most of the reading thread's
+        // work when the documents are written on others (`Stream fpks to JSON lines`).
+        if workers > 1, let stream = source as? StreamDocuments { stream.reader.readsBlocksAhead = true }
         // The direct paths write what document by document writes; they are not taken where a document must be
         // seen whole (a time for server timestamps, limits to check) or keys sorted.
         route =
