@@ -3,9 +3,9 @@
 
     python3 scripts/measure/stream-sizes.py [--records N] [--keep DIR]
 
-Generates GitHub-event-like and order-book-like JSON lines (scripts/generate/make-events.py, seeded; 200,000
-records each by default), converts them with the release `firepack` (built when absent) into `.fpks` version 2 and
-version 3 with each codec, and measures: sizes against the JSON lines, `gzip -6` and `zstd -3` of them (the
+Generates GitHub-event-like and order-book-like JSON lines (scripts/generate/make-events.py, seeded; 220,000
+records each by default, so that the events are over 200 MB), converts them with the release `firepack` (built when
+absent) into `.fpks` version 2 and version 3 with each codec, and measures: sizes against the JSON lines, `gzip -6` and `zstd -3` of them (the
 command-line tools, same run); the conversion's wall time each way, as MB/s of JSON; and `firepack inspect --record`
 of the last record (the whole process, start-up included). Writes Benchmarks/Results/stream-sizes.md, which
 update-benchmarks.py puts into BENCHMARKS.md, and puts it there itself, with a summary table in README.md between
@@ -68,7 +68,7 @@ def measure(folder, kind, records):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--records", type=int, default=220_000)
     parser.add_argument("--keep", help="keep the generated files in this folder")
     arguments = parser.parse_args()
     for command in ["gzip", "zstd"]:

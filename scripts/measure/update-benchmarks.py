@@ -98,6 +98,8 @@ def codable_tables(results):
             if direction == "Decode":
                 dictionary = rows.get("JSONSerialization + DictionaryDecoder")
                 if dictionary: checks.append((f"Decode {workload}: ≥ 20× JSONSerialization + DictionaryDecoder", dictionary["ns"] / base["ns"], 20))
+            plain = rows.get("a plain loop building its arrays from its doubles")
+            if plain: checks.append((f"{direction} {workload}: @FirePackCodable ÷ a plain loop building its arrays from its doubles (info)", base["ns"] / plain["ns"], 0))
             hand = rows.get("hand-written FirePack")
             if hand: checks.append((f"{direction} {workload}: within 1.3× of hand-written (@FirePackCodable ÷ hand-written)", base["ns"] / hand["ns"], -1.3))
             codable = rows.get("FirePackDecoder Codable" if direction == "Decode" else "FirePackEncoder Codable")
