@@ -12,21 +12,6 @@ import Testing
 struct BlockReadAheadTests {
     let blocks = BlockStreamTests()
 
-    /// A source that gives at most `chunk` bytes per read.
-    final class ChunkedSource: ByteSource {
-        let bytes: [UInt8]
-        let chunk: Int
-        var position = 0
-        init(_ bytes: [UInt8], chunk: Int) { (self.bytes, self.chunk) = (bytes, chunk) }
-        func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-            let count = min(buffer.count, chunk, bytes.count - position)
-            guard count > 0 else { return 0 }
-            bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: count) }
-            position += count
-            return count
-        }
-    }
-
     /// Everything a reader of `reader` sees, as lines: each record (number, block offset, payload offset, payload),
     /// each problem, the records found and the completion; and how many blocks were taken from reading ahead.
     func transcript(_ reader: DocumentStreamReader, ahead: Bool) throws -> (lines: [String], taken: Int) {
@@ -75,7 +60,7 @@ struct BlockReadAheadTests {
         ]
         for (name, bytes) in streams {
             for chunk in [Int.max, 4096, 333] {
-                let source = { chunk == .max ? MemorySource(bytes) as ByteSource : ChunkedSource(bytes, chunk: chunk) }
+                let source = { chunk == .max ? MemorySource(bytes) as ByteSource : SlowSource(bytes, chunk: chunk) }
                 let inTurn = try transcript(try DocumentStreamReader(source: source()), ahead: false)
                 let ahead = try transcript(try DocumentStreamReader(source: source()), ahead: true)
                 #expect(ahead.lines == inTurn.lines, "\(name), chunks of \(chunk)")

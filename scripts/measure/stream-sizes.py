@@ -11,6 +11,7 @@ of the last record (the whole process, start-up included). Writes Benchmarks/Res
 update-benchmarks.py puts into BENCHMARKS.md, and puts it there itself, with a summary table in README.md between
 `<!-- stream-sizes -->` and `<!-- /stream-sizes -->`."""
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -28,10 +29,18 @@ LAYOUTS = [("version 2 (a record per document)", ["--stream-version", "2"]),
            ("version 3, zstd (default)", ["--codec", "zstd"])]
 
 
-def compressed_size(command, path):
-    with open(path, "rb") as source:
-        result = subprocess.run(command, stdin=source, capture_output=True, check=True)
-    return len(result.stdout)
+def compressed(command, path, output):
+    """Compresses `path` into `output` with `command`; the compressed size and the MB/s of `path` each way (the
+    faster of two, decompressing into /dev/null), for speeds from the same run as FirePack's."""
+    def run(arguments, source, target):
+        start = time.perf_counter()
+        with open(source, "rb") as reading, open(target, "wb") as writing:
+            subprocess.run(arguments, stdin=reading, stdout=writing, check=True)
+        return time.perf_counter() - start
+    size = path.stat().st_size
+    packing = min(run(command, path, output) for _ in range(2))
+    unpacking = min(run([command[0], "-d", "-c"] + command[3:], output, "/dev/null") for _ in range(2))
+    return output.stat().st_size, size / 1e6 / packing, size / 1e6 / unpacking
 
 
 def timed(arguments):
@@ -45,11 +54,15 @@ def measure(folder, kind, records):
     subprocess.run([sys.executable, str(ROOT / "scripts/generate/make-events.py"), kind, str(lines), str(records), "7"],
                    check=True)
     size = lines.stat().st_size
-    gzip, zstd = compressed_size(["gzip", "-6", "-c"], lines), compressed_size(["zstd", "-3", "-c", "-q"], lines)
-    summary = {"kind": kind, "records": records, "lines": size, "gzip": gzip, "zstd": zstd}
+    gzip, gzip_in, gzip_out = compressed(["gzip", "-6", "-c"], lines, folder / f"{kind}.jsonl.gz")
+    zstd, zstd_in, zstd_out = compressed(["zstd", "-3", "-c", "-q"], lines, folder / f"{kind}.jsonl.zst")
+    summary = {"kind": kind, "records": records, "lines": size, "gzip": gzip, "zstd": zstd,
+               "peer speeds": (gzip_in, gzip_out, zstd_in, zstd_out)}
     rows = [f"| JSON lines | {size:,} | 100% | — | — | — | — |",
-            f"| JSON lines, gzip -6 (whole file) | {gzip:,} | {gzip / size:.1%} | — | — | — | — |",
-            f"| JSON lines, zstd -3 (whole file) | {zstd:,} | {zstd / size:.1%} | — | — | — | — |"]
+            f"| JSON lines, gzip -6 (whole file) | {gzip:,} | {gzip / size:.1%} | — | {gzip_in:.0f} MB/s "
+            f"| {gzip_out:.0f} MB/s | — |",
+            f"| JSON lines, zstd -3 (whole file) | {zstd:,} | {zstd / size:.1%} | — | {zstd_in:.0f} MB/s "
+            f"| {zstd_out:.0f} MB/s | — |"]
     for name, options in LAYOUTS:
         stream = folder / f"{kind}.fpks"
         to_stream = min(timed(["convert", str(lines), str(stream), "--quiet"] + options) for _ in range(2))
@@ -64,6 +77,19 @@ def measure(folder, kind, records):
     return summary, (f"**{kind}** ({records:,} records of `make-events.py {kind}`):\n\n"
             "| form | bytes | of JSON lines | ÷ gzip / ÷ zstd of JSON lines | JSON lines → it | it → JSON lines "
             "| `inspect --record` last |\n|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n")
+
+
+def machine():
+    """The CPU's model name and the number of cores."""
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores"
 
 
 def main():
@@ -88,7 +114,9 @@ def main():
                "of `scripts/measure/stream-sizes.py` (conversions through the release `firepack`, the faster of two; "
                "`inspect --record` the fastest of three, a whole process). Blocks hold 1 MiB of documents "
                "(Docs/FORMAT.md §8); each is compressed on its own, so the stream stays splittable and seekable, which "
-               "a gzip or zstd of the whole file is not.\n\n" + "\n".join(table for _, table in measured))
+               "a gzip or zstd of the whole file is not. Speeds are MB/s of JSON lines; for `gzip` and `zstd` (one "
+               "thread each, the faster of two) compressing them and decompressing them into /dev/null, a measure of "
+               f"this machine in the same run ({machine()}).\n\n" + "\n".join(table for _, table in measured))
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(section, encoding="utf-8")
     path = ROOT / "BENCHMARKS.md"
@@ -120,7 +148,12 @@ def write_readme_summary(summaries):
     begin, end = "<!-- stream-sizes -->\n", "<!-- /stream-sizes -->"
     if begin in text and end in text:
         head, rest = text.split(begin, 1)
-        text = head + begin + "\n" + "\n".join(rows) + "\n\n" + end + rest.split(end, 1)[1]
+        gzip_in, gzip_out, zstd_in, zstd_out = summaries[0]["peer speeds"]
+        peers = (f"Speeds are MB/s of JSON lines on the machine of that run ({machine()}), where the command-line "
+                 f"`zstd -3` compresses the events' JSON lines at {zstd_in:.0f} MB/s and decompresses them at "
+                 f"{zstd_out:.0f} MB/s, `gzip -6` at {gzip_in:.0f} and {gzip_out:.0f} MB/s (one thread each; "
+                 "`firepack convert` uses every core).")
+        text = head + begin + "\n" + "\n".join(rows) + "\n\n" + peers + "\n\n" + end + rest.split(end, 1)[1]
         path.write_text(text, encoding="utf-8")
 
 
