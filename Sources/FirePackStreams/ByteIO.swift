@@ -10,6 +10,15 @@ import Foundation
 public protocol ByteSource: AnyObject {
     /// Fills up to `buffer.count` bytes and returns how many; 0 means the end.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// Whether a read returns without waiting for bytes still to come (a regular file, memory), so that a reader may
+    /// read early what it will need (`DocumentStreamReader.readsBlocksAhead`). False unless the source says so: a
+    /// pipe or a socket waits for its writer.
+    var readsWithoutWaiting: Bool { get }
+}
+
+extension ByteSource {
+    /// False: a source of unknown kind may wait for its bytes.
+    public var readsWithoutWaiting: Bool { false }
 }
 
 /// Somewhere bytes go, a chunk at a time (a file, standard output, a gzip compressor).
@@ -25,10 +34,15 @@ public final class FileSource: ByteSource {
     let descriptor: Int32
     let ownsDescriptor: Bool
 
+    /// Whether the descriptor is a regular file, which a read never waits on.
+    public let readsWithoutWaiting: Bool
+
     /// Reads from an open descriptor (standard input is 0); the descriptor is closed on deinit when owned.
     public init(descriptor: Int32, ownsDescriptor: Bool = false) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
+        var status = stat()
+        readsWithoutWaiting = fstat(descriptor, &status) == 0 && (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFREG)
     }
 
     /// Opens a file for reading.
@@ -96,6 +110,8 @@ public final class MemorySink: ByteSink {
 public final class MemorySource: ByteSource {
     let bytes: [UInt8]
     var position = 0
+    /// True: the bytes are all there.
+    public var readsWithoutWaiting: Bool { true }
     /// Reads `bytes`.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
     /// Reads a copy of `bytes` (`Data`, a slice or borrowed bytes).
@@ -166,6 +182,8 @@ package final class PrefixedSource: ByteSource {
         self.prefix = prefix
         self.upstream = upstream
     }
+    /// The upstream source's.
+    package var readsWithoutWaiting: Bool { upstream.readsWithoutWaiting }
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard position < prefix.count else { return try upstream.read(into: buffer) }
         let count = min(buffer.count, prefix.count - position)

@@ -89,17 +89,20 @@ extension DocumentStreamReader {
         return true
     }
 
-    /// Starts unpacking the next block on `readAhead`'s thread. Its bytes are read into the buffer now rather than
-    /// when the reader reaches them, which moves nothing the reader has settled (the open block's records are in its
-    /// own memory); what the source throws here is left for the read that needs the bytes, which asks again.
+    /// Starts unpacking the next block on `readAhead`'s thread when its bytes are in the buffer. From a source that
+    /// never waits (`ByteSource.readsWithoutWaiting`: a file, memory) they are read now rather than when the reader
+    /// reaches them, which moves nothing the reader has settled (the open block's records are in its own memory);
+    /// what the source throws then is left for the read that needs the bytes, which asks again. From any other
+    /// source nothing is read early: a pipe's reader gets a block's records without waiting for the next block.
     private func startReadingAhead(_ readAhead: BlockReadAhead) {
         let header = DocumentStreamFormat.recordHeaderLength
         guard bufferOffset + start < rangeEnd else { return }
-        try? fill(atLeast: header)
+        let readsEarly = source.readsWithoutWaiting
+        if readsEarly { try? fill(atLeast: header) }
         guard end - start >= header, matchesMarker(at: start) else { return }
         let length = Int(load32(at: start + 4))
         guard length <= maxRecordLength else { return }
-        try? fill(atLeast: header + length)
+        if readsEarly { try? fill(atLeast: header + length) }
         guard end - start - header >= length else { return }
         readAhead.start(
             UnsafeRawBufferPointer(start: storage + start + header, count: length), at: bufferOffset + start,

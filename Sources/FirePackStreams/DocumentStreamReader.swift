@@ -135,10 +135,11 @@ public final class DocumentStreamReader {
     /// Version 3: the next block being unpacked on another thread (`readsBlocksAhead`).
     var readAhead: BlockReadAhead?
     /// Version 3: whether the next block is decompressed and its rows rebuilt on another thread while this block's
-    /// records are handed out, when the reader's buffer already holds it. The records, their numbers and every
-    /// problem reported are the same, in the same order, as without (a block unpacked ahead is used only for the same
-    /// bytes at the same offset); it costs a second block of memory and a copy of the block as stored. Off by
-    /// default; on where another thread is free to take the work, as in `firepack convert` to JSON lines.
+    /// records are handed out: read early from a source that never waits (a file, memory), and from others when
+    /// its bytes have come already. The records, their numbers and every problem reported are the same, in the same
+    /// order, as without (a block unpacked ahead is used only for the same bytes at the same offset); it costs a
+    /// second block of memory and a copy of the block as stored. Off by default; on where another thread is free to
+    /// take the work, as in `firepack convert` with more than one thread.
     public var readsBlocksAhead: Bool {
         get { readAhead != nil }
         set {

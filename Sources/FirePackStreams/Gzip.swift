@@ -6,6 +6,8 @@ import FirePack
 /// are read one after another, as gunzip does.
 public final class GzipSource: ByteSource {
     let upstream: ByteSource
+    /// The compressed source's: decompressing never waits but for its bytes.
+    public var readsWithoutWaiting: Bool { upstream.readsWithoutWaiting }
     var stream = z_stream()
     var input = [UInt8](repeating: 0, count: 1 << 16)
     var inputEnded = false

@@ -253,6 +253,7 @@ final class CountingSource: ByteSource {
     let upstream: ByteSource
     private(set) var count = 0
     init(_ upstream: ByteSource) { self.upstream = upstream }
+    var readsWithoutWaiting: Bool { upstream.readsWithoutWaiting }
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let read = try upstream.read(into: buffer)
         count += read

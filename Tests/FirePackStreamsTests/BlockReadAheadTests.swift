@@ -12,6 +12,14 @@ import Testing
 struct BlockReadAheadTests {
     let blocks = BlockStreamTests()
 
+    /// A source in chunks that says it never waits, as a file's does: the reader reads the next block early from it.
+    final class NeverWaiting: ByteSource {
+        let upstream: SlowSource
+        init(_ bytes: [UInt8], chunk: Int) { upstream = SlowSource(bytes, chunk: chunk) }
+        var readsWithoutWaiting: Bool { true }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try upstream.read(into: buffer) }
+    }
+
     /// Everything a reader of `reader` sees, as lines: each record (number, block offset, payload offset, payload),
     /// each problem, the records found and the completion; and how many blocks were taken from reading ahead.
     func transcript(_ reader: DocumentStreamReader, ahead: Bool) throws -> (lines: [String], taken: Int) {
@@ -58,17 +66,43 @@ struct BlockReadAheadTests {
             ("a block cut out", cutOut),
             ("a torn last block", Array(intact.prefix(offsets.last! + 40))),
         ]
+        // Memory; chunks from a source that never waits (read early); chunks from one that may (a pipe's: nothing
+        // is read early, and a block is unpacked ahead only when its bytes came with the ones before).
+        let sources: [(String, ([UInt8]) -> ByteSource)] = [
+            ("memory", { MemorySource($0) }), ("4,096-byte chunks", { NeverWaiting($0, chunk: 4096) }),
+            ("333-byte chunks", { NeverWaiting($0, chunk: 333) }), ("a pipe's 333-byte chunks", { SlowSource($0, chunk: 333) }),
+        ]
         for (name, bytes) in streams {
-            for chunk in [Int.max, 4096, 333] {
-                let source = { chunk == .max ? MemorySource(bytes) as ByteSource : SlowSource(bytes, chunk: chunk) }
-                let inTurn = try transcript(try DocumentStreamReader(source: source()), ahead: false)
-                let ahead = try transcript(try DocumentStreamReader(source: source()), ahead: true)
-                #expect(ahead.lines == inTurn.lines, "\(name), chunks of \(chunk)")
+            for (sourceName, source) in sources {
+                let inTurn = try transcript(try DocumentStreamReader(source: source(bytes)), ahead: false)
+                let ahead = try transcript(try DocumentStreamReader(source: source(bytes)), ahead: true)
+                #expect(ahead.lines == inTurn.lines, "\(name), \(sourceName)")
                 #expect(inTurn.lines.count > 10, "\(name)")
-                // Reading ahead took place: every block after the first whole in the buffer was unpacked ahead.
-                if name == "intact" { #expect(ahead.taken == offsets.count - 1, "chunks of \(chunk)") }
+                // Reading ahead took place: every block after the first, from a source that never waits (from the
+                // pipe, those that came whole with the bytes before them; `aPipesReaderDoesNotWaitForTheNextBlock`).
+                if name == "intact" && !sourceName.hasPrefix("a pipe") {
+                    #expect(ahead.taken == offsets.count - 1, "\(sourceName)")
+                }
             }
         }
+    }
+
+    /// From a source that may wait (a pipe), a block's records are handed out without reading the next block's
+    /// bytes: a reader of a live stream gets each block as it comes.
+    @Test func aPipesReaderDoesNotWaitForTheNextBlock() throws {
+        let bytes = try blocks.blocks(try blocks.mixedDocuments(60, seed: 9), codec: .zstd, blockSize: 8192)
+        let offsets = blocks.blockOffsets(bytes)
+        let pipe = SlowSource(bytes, chunk: 100)
+        let reader = try DocumentStreamReader(source: pipe)
+        reader.readsBlocksAhead = true
+        #expect(try reader.nextRecord()?.number == 0)
+        #expect(pipe.position >= offsets[1] && pipe.position < offsets[1] + 100, "read to \(pipe.position)")
+        // A file's reader reads the next block early, and unpacks it ahead.
+        let file = NeverWaiting(bytes, chunk: 100)
+        let early = try DocumentStreamReader(source: file)
+        early.readsBlocksAhead = true
+        #expect(try early.nextRecord()?.number == 0)
+        #expect(file.upstream.position >= offsets[2])
     }
 
     @Test func rangesReadTheSameAhead() throws {
