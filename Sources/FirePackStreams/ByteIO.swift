@@ -38,11 +38,14 @@ public final class FileSource: ByteSource {
     public let readsWithoutWaiting: Bool
 
     /// Reads from an open descriptor (standard input is 0); the descriptor is closed on deinit when owned.
-    public init(descriptor: Int32, ownsDescriptor: Bool = false) {
+    public convenience init(descriptor: Int32, ownsDescriptor: Bool = false) {
+        self.init(descriptor: descriptor, ownsDescriptor: ownsDescriptor, type: Self.fileType(of: descriptor))
+    }
+
+    private init(descriptor: Int32, ownsDescriptor: Bool, type: mode_t?) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
-        var status = stat()
-        readsWithoutWaiting = fstat(descriptor, &status) == 0 && (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFREG)
+        readsWithoutWaiting = type == mode_t(S_IFREG)
     }
 
     /// Opens a file for reading.
@@ -51,12 +54,18 @@ public final class FileSource: ByteSource {
         guard descriptor >= 0 else {
             throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError())")
         }
-        var status = stat()
-        if fstat(descriptor, &status) == 0 && (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR) {
+        let type = Self.fileType(of: descriptor)
+        if type == mode_t(S_IFDIR) {
             close(descriptor)
             throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError(EISDIR))")
         }
-        self.init(descriptor: descriptor, ownsDescriptor: true)
+        self.init(descriptor: descriptor, ownsDescriptor: true, type: type)
+    }
+
+    /// The file type bits of what `descriptor` is open on (fstat(2)), nil when they cannot be read.
+    private static func fileType(of descriptor: Int32) -> mode_t? {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? status.st_mode & mode_t(S_IFMT) : nil
     }
 
     deinit { if ownsDescriptor { close(descriptor) } }

@@ -29,9 +29,9 @@ LAYOUTS = [("version 2 (a record per document)", ["--stream-version", "2"]),
            ("version 3, zstd (default)", ["--codec", "zstd"])]
 
 
-def compressed(command, path, output):
-    """Compresses `path` into `output` with `command`; the compressed size and the MB/s of `path` each way (the
-    faster of two, decompressing into /dev/null), for speeds from the same run as FirePack's."""
+def compressed(command, decompress, path, output):
+    """Compresses `path` into `output` with `command`, and back with `decompress`: the compressed size and the MB/s
+    of `path` each way (the faster of two, decompressing into /dev/null), for speeds from the same run as FirePack's."""
     def run(arguments, source, target):
         start = time.perf_counter()
         with open(source, "rb") as reading, open(target, "wb") as writing:
@@ -39,7 +39,7 @@ def compressed(command, path, output):
         return time.perf_counter() - start
     size = path.stat().st_size
     packing = min(run(command, path, output) for _ in range(2))
-    unpacking = min(run([command[0], "-d", "-c"] + command[3:], output, "/dev/null") for _ in range(2))
+    unpacking = min(run(decompress, output, "/dev/null") for _ in range(2))
     return output.stat().st_size, size / 1e6 / packing, size / 1e6 / unpacking
 
 
@@ -54,8 +54,10 @@ def measure(folder, kind, records):
     subprocess.run([sys.executable, str(ROOT / "scripts/generate/make-events.py"), kind, str(lines), str(records), "7"],
                    check=True)
     size = lines.stat().st_size
-    gzip, gzip_in, gzip_out = compressed(["gzip", "-6", "-c"], lines, folder / f"{kind}.jsonl.gz")
-    zstd, zstd_in, zstd_out = compressed(["zstd", "-3", "-c", "-q"], lines, folder / f"{kind}.jsonl.zst")
+    gzip, gzip_in, gzip_out = compressed(["gzip", "-6", "-c"], ["gzip", "-d", "-c"], lines,
+                                         folder / f"{kind}.jsonl.gz")
+    zstd, zstd_in, zstd_out = compressed(["zstd", "-3", "-c", "-q"], ["zstd", "-d", "-c", "-q"], lines,
+                                         folder / f"{kind}.jsonl.zst")
     summary = {"kind": kind, "records": records, "lines": size, "gzip": gzip, "zstd": zstd,
                "peer speeds": (gzip_in, gzip_out, zstd_in, zstd_out)}
     rows = [f"| JSON lines | {size:,} | 100% | — | — | — | — |",

@@ -54,21 +54,7 @@ struct JSONTextWriter {
             writeVector(count: elements.count) { writer, index in writer.writeDouble(elements[index]) }
         case .serverTimestamp:
             reversible ? writeMarker(JSONMarker.serverTimestamp) { $0.append("true") } : append("null")
-        case .array(let elements):
-            guard !elements.isEmpty else {
-                append("[]")
-                return
-            }
-            output.pointee.append(UInt8(ascii: "["))
-            depth += 1
-            for (position, element) in elements.enumerated() {
-                if position > 0 { output.pointee.append(UInt8(ascii: ",")) }
-                newline()
-                write(element)
-            }
-            depth -= 1
-            newline()
-            output.pointee.append(UInt8(ascii: "]"))
+        case .array(let elements): writeArray(count: elements.count) { $0.write(elements[$1]) }
         case .map(let map):
             if reversible, map.count == 1, JSONMarker.all.contains(map.keys[0]) {
                 writeMarker(JSONMarker.map) { $0.writeEntries(of: map) }
@@ -229,7 +215,7 @@ struct JSONTextWriter {
         writeMarker(JSONMarker.vector) { $0.writeArray(count: count, element) }
     }
 
-    /// An array of `count` elements, each written by `element`, laid out as `write(.array(…))` lays it out.
+    /// An array of `count` elements, each written by `element`: `[]`, or one per line at the next depth when pretty.
     @inline(__always)
     mutating func writeArray(count: Int, _ element: (inout JSONTextWriter, Int) -> Void) {
         guard count > 0 else {
