@@ -89,9 +89,12 @@ public final class DocumentStreamWriter {
     var streamOffset: Int
     /// Version 3, compressed: the thread that compresses each block while the next one fills (made at the first).
     var compressor: BlockCompressor?
-    /// Whether blocks are stored (split into columns, compressed) by `compressor` (the default) or in place, on the
-    /// caller's thread; the stream's bytes are the same either way.
-    var compressesInBackground = true
+    /// Version 3: whether each full block is stored (split into columns, compressed) on a thread of its own while
+    /// the next block fills — the default, up to two blocks at a time (`BlockCompressor`) — or in place, on the
+    /// caller's thread. The stream's bytes, and what reaches the sink at each `flush()`, are the same either way;
+    /// storing in the background costs about four more blocks of memory. Turn it off where every core already runs
+    /// a writer of its own. It can change between blocks: blocks already handed to the thread still go out first.
+    public var storesBlocksInBackground = true
     /// How blocks lay out their documents (Docs/FORMAT.md §8, "Columns"): `.automatic` but in tests and fuzzing.
     var blockLayout = BlockLayout.automatic
 

@@ -45,8 +45,11 @@ extension DocumentStreamWriter {
         guard let block, !blockLengths.isEmpty else { return }
         // The oldest block in flight goes out first when two are: if the sink refuses it, the open block is still
         // whole (as in place).
-        if storesInBackground, let compressor, compressor.isFull {
-            try writeOldestCompressedBlock()
+        if storesInBackground {
+            if let compressor, compressor.isFull { try writeOldestCompressedBlock() }
+        } else {
+            // Blocks handed to the thread before it was turned off go out before this one.
+            try writeCompressedBlock()
         }
         let documents = block.writerIndex
         var lengths = [UInt8](repeating: 0, count: blockLengthBytes)
@@ -87,7 +90,7 @@ extension DocumentStreamWriter {
 
     /// Whether blocks are stored by the `BlockCompressor`, on threads of their own (a layout for tests is stored in
     /// place).
-    var storesInBackground: Bool { compressesInBackground && blockLayout == .automatic }
+    var storesInBackground: Bool { storesBlocksInBackground && blockLayout == .automatic }
 
     /// Writes into `body` (from its start, growing it as needed) a block's body as stored: its header, then its
     /// data — `data`, `count` documents of `documents` bytes and their lengths — in the columns form with numbered

@@ -6,13 +6,13 @@ import FirePackTestSupport
 import Foundation
 import Testing
 
-/// Writes `documents` as a stream file (of `version`; version 3 in blocks of `blockSize` bytes) and returns its path.
+/// Writes `documents` as a stream file `name` in `folder` (of `version`; version 3 in blocks of `blockSize` bytes)
+/// and returns its path.
 func writeStream(
-    _ documents: [Document], name: String, version: UInt8 = 3, blockSize: Int = DocumentStreamFormat.defaultBlockSize
+    _ documents: [Document], name: String, in folder: TemporaryFolder, version: UInt8 = 3,
+    blockSize: Int = DocumentStreamFormat.defaultBlockSize
 ) throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-arrow-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let path = folder.appendingPathComponent(name).path
+    let path = folder.path(name)
     let writer = try DocumentStreamWriter.creatingAtomically(atPath: path, version: version, blockSize: blockSize)
     for document in documents { try writer.append(document) }
     try writer.close()
@@ -74,10 +74,11 @@ func sortedKeys(_ value: Value) -> Value {
 
 @Suite("FirePack ↔ Arrow")
 struct ArrowTests {
+    let folder = TemporaryFolder("arrow")
     @Test("random documents go through Arrow and come back equal, keys in the schema's order", arguments: [1, 2, 3] as [UInt64])
     func randomRoundTrip(seed: UInt64) throws {
         let documents = try randomDocuments(count: 300, seed: seed)
-        let path = try writeStream(documents, name: "random.fpks")
+        let path = try writeStream(documents, name: "random.fpks", in: folder)
         var options = ArrowBatchReader.Options()
         options.batchSize = 37
         let copy = try arrowCopy(of: path, options: options)
@@ -100,7 +101,7 @@ struct ArrowTests {
             for key in ["a", "b", "c", "nested", "list"] { fields[key] = random.value(depth: 1) }
             return Document(reference: try DocumentReference(path: "docs/d\(index)"), fields: fields)
         }
-        let path = try writeStream(documents, name: "ordered.fpks")
+        let path = try writeStream(documents, name: "ordered.fpks", in: folder)
         let copy = try arrowCopy(of: path)
         #expect(try readDocuments(copy) == documents)
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: path)))
@@ -126,7 +127,7 @@ struct ArrowTests {
         }
         let encoded = Value.map(documents[0].fields).firePackBytes()
         #expect(encoded.contains(0xD8) && encoded.contains(0xD9))
-        let path = try writeStream(documents, name: "packed.fpks")
+        let path = try writeStream(documents, name: "packed.fpks", in: folder)
         let reader = try ArrowBatchReader(path: path)
         let types = Dictionary(uniqueKeysWithValues: reader.schema.columns.map { ($0.name, $0.type) })
         guard case .list(let series)? = types["series"], case .list(let ring)? = types["ring"],
@@ -152,7 +153,7 @@ struct ArrowTests {
             Document(reference: try DocumentReference(path: "n/\(index)"),
                      fields: index == 3 ? ["t": .timestamp(Timestamp(seconds: -1, nanoseconds: 5))] : ["n": .integer(Int64(index) * 1_000_000_007), "t": .timestamp(Timestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789))])
         }
-        let reader = try ArrowBatchReader(path: try writeStream(documents, name: "numbers.fpks"))
+        let reader = try ArrowBatchReader(path: try writeStream(documents, name: "numbers.fpks", in: folder))
         #expect(reader.schema.columns.map(\.name) == ["__name__", "n", "t"])
         var batch = ArrowArray()
         #expect(try reader.nextBatch(into: &batch))
@@ -173,7 +174,7 @@ struct ArrowTests {
         let documents = try [Value.integer(1), .double(1.5), .string("x")].enumerated().map { index, value in
             Document(reference: try DocumentReference(path: "m/\(index)"), fields: ["v": value])
         }
-        let path = try writeStream(documents, name: "mixed.fpks")
+        let path = try writeStream(documents, name: "mixed.fpks", in: folder)
         let (schema, reasons) = try DocumentProfile.of(paths: [path], sample: nil).schema()
         #expect(schema.columns.last == ArrowColumn(name: "v", type: .exact))
         #expect(reasons["v"]?.contains("several types") == true)
@@ -184,12 +185,13 @@ struct ArrowTests {
 
 @Suite("The exported C stream")
 struct ExportedStreamTests {
+    let folder = TemporaryFolder("arrow")
     @Test("after an error, every later get_next fails too: no batch of stale rows follows a failed one")
     func errorsAreSticky() throws {
         let documents = try (0..<5).map { index in
             Document(reference: try DocumentReference(path: "c/\(index)"), fields: ["v": index == 3 ? .string("x") : .integer(1)])
         }
-        let path = try writeStream(documents, name: "sticky.fpks")
+        let path = try writeStream(documents, name: "sticky.fpks", in: folder)
         var options = ArrowBatchReader.Options()
         options.schema = ArrowDocumentSchema(columns: [ArrowColumn(name: "__name__", type: .reference), ArrowColumn(name: "v", type: .int64)])
         options.batchSize = 2
@@ -210,6 +212,7 @@ struct ExportedStreamTests {
 
 @Suite("Splits: every record read once, every damaged record reported once")
 struct SplitTests {
+    let folder = TemporaryFolder("arrow")
     /// The records (by offset) and problems (by offset) of one reader.
     func read(_ reader: DocumentStreamReader) throws -> (records: [Int], problems: [Int]) {
         var records: [Int] = []
@@ -223,7 +226,7 @@ struct SplitTests {
           arguments: [1, 13, 100, 977, 4096, 1 << 20], [UInt8(2), 3])
     func ranges(size: Int, version: UInt8) throws {
         let documents = try randomDocuments(count: 120, seed: 9)
-        let path = try writeStream(documents, name: "ranges.fpks", version: version, blockSize: 2048)
+        let path = try writeStream(documents, name: "ranges.fpks", in: folder, version: version, blockSize: 2048)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         // A flipped payload byte (CRC mismatch), a destroyed sync marker, and a run of garbage inside a record.
         var rng = SeededGenerator(seed: 4)
@@ -254,7 +257,7 @@ struct SplitTests {
           arguments: [UInt8(2), 3])
     func recordsByNumber(version: UInt8) throws {
         let documents = try randomDocuments(count: 90, seed: 5)
-        let path = try writeStream(documents, name: "numbered.fpks", version: version, blockSize: 1024)
+        let path = try writeStream(documents, name: "numbered.fpks", in: folder, version: version, blockSize: 1024)
         for range in [0..<1, 10..<55, 89..<90, 40..<40, 80..<500] {
             var options = ArrowBatchReader.Options()
             options.records = range
@@ -270,7 +273,7 @@ struct SplitTests {
 
     @Test("split ranges cover the file; gzip and .fpk files are one range")
     func splitRanges() throws {
-        let path = try writeStream(try randomDocuments(count: 20, seed: 2), name: "split.fpks")
+        let path = try writeStream(try randomDocuments(count: 20, seed: 2), name: "split.fpks", in: folder)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
         let ranges = try StreamSplits.ranges(path: path, targetBytes: 1000)
         #expect(ranges.first?.offset == 0 && ranges.map(\.length).reduce(0, +) == size)

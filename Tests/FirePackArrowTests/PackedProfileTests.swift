@@ -1,6 +1,7 @@
 import FirePack
 @testable import FirePackArrow
 import FirePackStreams
+import FirePackTestSupport
 import Foundation
 import Testing
 
@@ -8,6 +9,7 @@ import Testing
 /// one it makes of the same documents with a tag per element.
 @Suite("Schema inference over packed arrays")
 struct PackedProfileTests {
+    let folder = TemporaryFolder("arrow")
     /// Everything a profile holds, fields and elements included, as text to compare.
     static func describe(_ profile: FieldProfile, _ indent: String = "") -> String {
         let counts = profile.typeCounts.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",")
@@ -34,8 +36,8 @@ struct PackedProfileTests {
         }
         let packedBytes = Value.map(documents[0].fields).firePackBytes()
         #expect(zip(packedBytes, packedBytes.dropFirst()).contains { $0 == 0xD9 && $1 == 0x81 })
-        let packed = try writeStream(documents, name: "packed.fpks")
-        let tagged = try writeStream(documents, name: "tagged.fpks", version: 2)   // format-1 values: no packing
+        let packed = try writeStream(documents, name: "packed.fpks", in: folder)
+        let tagged = try writeStream(documents, name: "tagged.fpks", in: folder, version: 2)   // format-1 values: no packing
         let packedProfile = try DocumentProfile.of(paths: [packed], sample: nil)
         let taggedProfile = try DocumentProfile.of(paths: [tagged], sample: nil)
         #expect(Self.describe(packedProfile.fields) == Self.describe(taggedProfile.fields))

@@ -1,11 +1,13 @@
 import CArrowABI
 import FirePack
 @testable import FirePackArrow
+import FirePackTestSupport
 import Foundation
 import Testing
 
 @Suite("Spark schemas and microsecond timestamps (the Spark connector's half of the core)")
 struct SparkSchemaTests {
+    let folder = TemporaryFolder("arrow")
     static let schema = ArrowDocumentSchema(columns: [
         ArrowColumn(name: "__name__", type: .reference),
         ArrowColumn(name: "n", type: .int64),
@@ -73,7 +75,7 @@ struct SparkSchemaTests {
         }
         var options = ArrowBatchReader.Options()
         options.timestampUnit = unit
-        let reader = try ArrowBatchReader(path: try writeStream(documents, name: "times.fpks"), options: options)
+        let reader = try ArrowBatchReader(path: try writeStream(documents, name: "times.fpks", in: folder), options: options)
         var schema = ArrowSchema()
         reader.exportSchema(into: &schema)
         defer { schema.release?(&schema) }

@@ -35,8 +35,11 @@ struct BlockStreamTests {
     /// The offsets of the blocks, read from their framing.
     func blockOffsets(_ bytes: [UInt8]) -> [Int] { helper.recordOffsets(bytes) }
 
+    let folder = TemporaryFolder("blocks")
+
+    /// A new file in the test's folder holding `bytes`.
     func temporaryFile(_ bytes: [UInt8]) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("blocks-\(UUID().uuidString).fpks").path
+        let path = folder.path("\(UUID().uuidString).fpks")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -474,7 +477,7 @@ struct BlockStreamTests {
         func write(background: Bool) throws -> [UInt8] {
             let sink = MemorySink()
             let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, codec: codec, blockSize: 16_384)
-            writer.compressesInBackground = background
+            writer.storesBlocksInBackground = background
             for (index, document) in documents.enumerated() {
                 try writer.append(document)
                 // A flush writes the block in flight as well as the open one.
@@ -501,6 +504,28 @@ struct BlockStreamTests {
         #expect(codecs.isSubset(of: [BlockCodec.none.rawValue, codec.rawValue, codec.rawValue | BlockColumns.numberedForm]))
     }
 
+    @Test("storing blocks in the background turned off and on between blocks writes the same bytes")
+    func backgroundStoringToggled() throws {
+        let documents = try mixedDocuments(300, seed: 7)
+        func write(toggling: Bool) throws -> [UInt8] {
+            let sink = MemorySink()
+            let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, codec: .zstd, blockSize: 8_192)
+            for (index, document) in documents.enumerated() {
+                // Off while two blocks are in flight: both must reach the sink before the next one stored in place.
+                if toggling && index % 40 == 39 { writer.storesBlocksInBackground.toggle() }
+                try writer.append(document)
+            }
+            try writer.close()
+            return sink.bytes
+        }
+        let toggled = try write(toggling: true)
+        #expect(toggled == (try write(toggling: false)))
+        let (records, reader) = try read(toggled)
+        #expect(records.map(\.document) == documents)
+        #expect(reader.problems.isEmpty && reader.completion == .closed(recordCount: documents.count))
+        #expect(blockOffsets(toggled).count > 20)
+    }
+
     /// A sink whose `failing`-th write fails (writing nothing); the others are kept.
     final class FailingOnceSink: ByteSink {
         var bytes: [UInt8] = []
@@ -522,7 +547,7 @@ struct BlockStreamTests {
         for failing in [1, 2, 5] {
             let sink = FailingOnceSink(failing: failing)
             let writer = try DocumentStreamWriter(sink: sink, flushThreshold: 4096, codec: .zstd, blockSize: 16_384)
-            writer.compressesInBackground = background
+            writer.storesBlocksInBackground = background
             var thrown = 0
             for document in documents {
                 do { try writer.append(document) } catch { thrown += 1 }

@@ -1,12 +1,14 @@
 import FirePack
 import FirePackStreams
+import FirePackTestSupport
 import Foundation
 import Testing
 
 /// `firepack` with version-3 streams: the codecs, the version-2 flag, seeking by the index, a damaged block.
 @Suite("firepack tool: block streams", .serialized)
 struct BlockStreamToolTests {
-    let directory = Tool.temporaryDirectory("blocks")
+    private let folder = TemporaryFolder("blocks")
+    var directory: URL { folder.url }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
     func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }

@@ -9,7 +9,8 @@ import FirePackTestSupport
 /// `scripts/measure/stress-hostile.py` runs the same cases at full size against a release build.
 @Suite("firepack tool: bounded resources", .serialized)
 struct BoundedResourceTests {
-    let directory = Tool.temporaryDirectory("bounded")
+    private let folder = TemporaryFolder("bounded")
+    var directory: URL { folder.url }
 
     /// Well above the tool's own footprint (a debug build idles at about 30 MB), far below what the attacks took.
     static let ceiling = 128 << 20

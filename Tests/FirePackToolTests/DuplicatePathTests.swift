@@ -1,3 +1,4 @@
+import FirePackTestSupport
 import Foundation
 import Testing
 import FirePack
@@ -7,7 +8,8 @@ import FirePackStreams
 /// warns, naming both places; `validate` counts it as a problem. Generated IDs are never compared.
 @Suite("firepack tool: repeated document paths")
 struct DuplicatePathTests {
-    let directory = Tool.temporaryDirectory("repeats")
+    private let folder = TemporaryFolder("repeats")
+    var directory: URL { folder.url }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 

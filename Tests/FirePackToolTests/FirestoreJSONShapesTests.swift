@@ -1,3 +1,4 @@
+import FirePackTestSupport
 import Foundation
 import Testing
 import FirePack
@@ -7,7 +8,8 @@ import FirePackStreams
 /// besides one document per line — with errors at the file's line and column.
 @Suite("firepack tool: Firestore REST JSON shapes", .serialized)
 struct FirestoreJSONShapesTests {
-    let directory = Tool.temporaryDirectory("rest")
+    private let folder = TemporaryFolder("rest")
+    var directory: URL { folder.url }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 

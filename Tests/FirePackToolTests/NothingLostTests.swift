@@ -1,3 +1,4 @@
+import FirePackTestSupport
 import Foundation
 import Testing
 import FirePack
@@ -10,7 +11,8 @@ import Glibc
 /// The tool never damages what was there and never reports as complete what is not: each case runs the built binary.
 @Suite("firepack tool: nothing lost", .serialized)
 struct NothingLostTests {
-    let directory = Tool.temporaryDirectory("safe")
+    private let folder = TemporaryFolder("safe")
+    var directory: URL { folder.url }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
     func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }

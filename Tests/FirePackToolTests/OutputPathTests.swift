@@ -13,7 +13,8 @@ import Glibc
 /// output reported, stale temporary files cleaned up. Runs as root in CI (as CI does); nothing here needs another user.
 @Suite("firepack tool: output paths", .serialized)
 struct OutputPathTests {
-    let directory = Tool.temporaryDirectory("out")
+    private let folder = TemporaryFolder("out")
+    var directory: URL { folder.url }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
     var books: String { Tool.repository.appendingPathComponent("Fixtures/books.json").path }

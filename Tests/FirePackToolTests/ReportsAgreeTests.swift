@@ -1,3 +1,4 @@
+import FirePackTestSupport
 import Foundation
 import Testing
 import FirePack
@@ -7,7 +8,8 @@ import FirePackStreams
 /// gave way to a torn record is "not closed", as one cut at a record boundary is.
 @Suite("firepack tool: reports agree", .serialized)
 struct ReportsAgreeTests {
-    let directory = Tool.temporaryDirectory("reports")
+    private let folder = TemporaryFolder("reports")
+    var directory: URL { folder.url }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 

@@ -1,3 +1,4 @@
+import FirePackTestSupport
 import Foundation
 import Testing
 import FirePack
@@ -6,7 +7,8 @@ import FirePackStreams
 /// `firepack schema`: the columns a stream becomes in Arrow, with what was seen per field (Docs/ARROW.md).
 @Suite("firepack schema")
 struct SchemaCommandTests {
-    let directory = Tool.temporaryDirectory("schema")
+    private let folder = TemporaryFolder("schema")
+    var directory: URL { folder.url }
 
     @Test("per field path: the column, the types seen with counts, absences, and why a field is kept as JSON text")
     func report() throws {

@@ -1,3 +1,4 @@
+import FirePackTestSupport
 import Foundation
 import Testing
 import FirePack
@@ -18,13 +19,6 @@ struct Tool {
         var stdout: [UInt8]
         var stderr: String
         var text: String { String(decoding: stdout, as: UTF8.self) }
-    }
-
-    /// A new folder for one suite's files (`firepack-NAME-UUID` in the system's temporary folder).
-    static func temporaryDirectory(_ name: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("firepack-\(name)-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 
     @discardableResult
@@ -52,7 +46,8 @@ struct Tool {
 
 @Suite("firepack tool", .serialized)
 struct ToolTests {
-    let directory = Tool.temporaryDirectory("tool")
+    private let folder = TemporaryFolder("tool")
+    var directory: URL { folder.url }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
