@@ -37,6 +37,49 @@ import FirePackTestSupport
 
     func directBytes(_ text: [UInt8]) -> [UInt8]? { (try? direct(text))??.0 }
 
+    /// Strings are scanned eight bytes at a time up to the word that may end the plain form: a byte that ends it or
+    /// must be checked — a quote, an escape, a control character, non-ASCII, invalid UTF-8 — at every position of
+    /// strings of 0 to 40 bytes, in a value and as a key, gives what it gives byte by byte: the same string, or the same
+    /// error at the same offset, on the tree path and the one pass (which leaves keys with escapes to the tree path).
+    @Test func everyStringEndingByteAtEveryPosition() throws {
+        let specials: [(bytes: [UInt8], text: String?, code: FirePackError.Code?)] = [
+            (Array(#"\""#.utf8), "\"", nil), (Array(#"\n"#.utf8), "\n", nil), (Array(#"\u00e9"#.utf8), "é", nil),
+            ([0x01], nil, .invalidJSON), ([0x1F], nil, .invalidJSON), (Array("é".utf8), "é", nil),
+            (Array("😀".utf8), "😀", nil), ([0x7F], "\u{7F}", nil), ([0xFF], nil, .invalidUTF8), ([0xC3, 0x28], nil, .invalidUTF8),
+        ]
+        for length in 0...40 {
+            for position in 0...length {
+                for special in specials {
+                    let before = [UInt8](repeating: UInt8(ascii: "a"), count: position)
+                    let after = [UInt8](repeating: UInt8(ascii: "b"), count: length - position)
+                    let content = before + special.bytes + after
+                    for asKey in [false, true] {
+                        let prefix = Array((asKey ? #"{""# : #"{"k": ""#).utf8)
+                        let text = prefix + content + Array((asKey ? #"": 1}"# : #""}"#).utf8)
+                        let expected = special.text.map { String(repeating: "a", count: position) + $0 + String(repeating: "b", count: length - position) }
+                        let label = "length \(length), \(special.bytes) at \(position)\(asKey ? " in a key" : "")"
+                        do {
+                            let value = try Value(json: text)
+                            let map: MapValue = asKey ? [expected ?? "": .integer(1)] : ["k": .string(expected ?? "")]
+                            #expect(special.code == nil && value == .map(map), "\(label)")
+                            // The one pass leaves a key with an escape to the tree path (nil); it takes every value.
+                            let direct = directBytes(text)
+                            #expect(direct == treeBytes(map) || (asKey && direct == nil), "\(label)")
+                        } catch {
+                            #expect(error.code == special.code && error.offset == prefix.count + position, "\(label): \(error)")
+                            do {
+                                _ = try direct(text)
+                                Issue.record("\(label): the one pass took it")
+                            } catch let direct {
+                                #expect(direct.code == error.code && direct.offset == error.offset, "\(label): \(direct)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func randomObjectsWriteTheTreePathsBytes() throws {
         var random = RandomValues(seed: 10)
         var direct = 0

@@ -25,6 +25,9 @@ struct WriterKeyTable {
     var slots = [Int32](repeating: 0, count: 64)
     /// Entry index of each key-table index, in the order references were assigned.
     var references: [Int32] = []
+    /// The process's seed (`seed`), held by the table: a global read on every key would pass through its lazy
+    /// initialization's check each time.
+    private let fastHashSeed = WriterKeyTable.seed
 
     var isEmpty: Bool { entries.isEmpty }
     var referenceCount: Int { references.count }
@@ -48,7 +51,7 @@ struct WriterKeyTable {
         entry: Int?, slot: Int, hash: UInt32
     ) {
         while true {
-            let hash = usesStrongHash ? Self.strongHash(key) : Self.hash(key)
+            let hash = usesStrongHash ? Self.strongHash(key) : Self.hash(key, seed: fastHashSeed)
             let mask = slots.count - 1
             var slot = Int(hash) & mask
             var probes = 0
@@ -133,7 +136,7 @@ struct WriterKeyTable {
     }()
 
     /// A fast 32-bit hash of a key's bytes (multiply-rotate over 8-byte words), seeded per process.
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
+    static func hash(_ key: UnsafeRawBufferPointer, seed: UInt64 = WriterKeyTable.seed) -> UInt32 {
         var state: UInt64 = seed ^ UInt64(key.count) &* 0x9E37_79B9_7F4A_7C15
         var offset = 0
         let count = key.count

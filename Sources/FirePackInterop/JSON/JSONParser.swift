@@ -225,11 +225,21 @@ struct JSONParser {
     mutating func scanString() throws(FirePackError) -> ScannedString {
         let start = index + 1
         var cursor = start
-        // Fast path: no escapes.
+        // Fast path: no escapes. Eight bytes at a time while none of them ends the fast path (a quote, a backslash, a
+        // control character), then byte by byte from the word that holds one; the bytes' high bits, kept, say whether
+        // the string is ASCII and needs no UTF-8 check.
+        var high: UInt64 = 0
+        while cursor &+ 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: cursor, as: UInt64.self)
+            if Self.mayEndPlainString(word) { break }
+            high |= word
+            cursor &+= 8
+        }
         while cursor < count {
             let current = byte(cursor)
+            high |= UInt64(current)
             if current == UInt8(ascii: "\"") {
-                try validate(start: start, count: cursor - start)
+                if high & 0x8080_8080_8080_8080 != 0 { try validate(start: start, count: cursor - start) }
                 index = cursor + 1
                 return .inInput(start: start, count: cursor - start)
             }
@@ -240,6 +250,18 @@ struct JSONParser {
         guard cursor < count else { throw FirePackError(.truncated, offset: index, "input ends inside a string") }
         try unescapeString(from: start, firstEscape: cursor)
         return .inScratch
+    }
+
+    /// Whether one of the eight bytes of `word` may be a quote, a backslash or a control character (below 0x20): the
+    /// lowest byte each test flags is exact, bytes above it may be flagged wrongly, so a word that says no has none
+    /// (the zero-byte test of Hacker's Delight §6-1, on `word` XOR the byte sought; bytes of 0x80 and above, with
+    /// their high bit set, are never flagged).
+    @inline(__always) static func mayEndPlainString(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+        return flagged & 0x8080_8080_8080_8080 != 0
     }
 
     func validate(start: Int, count: Int) throws(FirePackError) {
