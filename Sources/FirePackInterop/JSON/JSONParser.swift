@@ -225,13 +225,19 @@ struct JSONParser {
     mutating func scanString() throws(FirePackError) -> ScannedString {
         let start = index + 1
         var cursor = start
-        // Fast path: no escapes. Eight bytes at a time while none of them ends the fast path (a quote, a backslash, a
-        // control character), then byte by byte from the word that holds one; the bytes' high bits, kept, say whether
-        // the string is ASCII and needs no UTF-8 check.
+        // Fast path: no escapes. Eight bytes at a time up to the first byte that ends the fast path (a quote, a
+        // backslash, a control character), then byte by byte from there (and for the last bytes of the input); the
+        // high bits of the bytes passed, kept, say whether the string is ASCII and needs no UTF-8 check.
         var high: UInt64 = 0
         while cursor &+ 8 <= count {
             let word = base.loadUnaligned(fromByteOffset: cursor, as: UInt64.self)
-            if Self.mayEndPlainString(word) { break }
+            let ends = Self.plainStringEnds(word)
+            if ends != 0 {
+                let passed = ends.trailingZeroBitCount >> 3
+                high |= word & ((1 &<< UInt64(passed &* 8)) &- 1)
+                cursor &+= passed
+                break
+            }
             high |= word
             cursor &+= 8
         }
@@ -252,16 +258,16 @@ struct JSONParser {
         return .inScratch
     }
 
-    /// Whether one of the eight bytes of `word` may be a quote, a backslash or a control character (below 0x20): the
-    /// lowest byte each test flags is exact, bytes above it may be flagged wrongly, so a word that says no has none
-    /// (the zero-byte test of Hacker's Delight §6-1, on `word` XOR the byte sought; bytes of 0x80 and above, with
-    /// their high bit set, are never flagged).
-    @inline(__always) static func mayEndPlainString(_ word: UInt64) -> Bool {
+    /// The bytes of `word` (loaded little-endian) that may be a quote, a backslash or a control character (below
+    /// 0x20), each as its high bit; 0 when none is. The lowest byte flagged is exact — bytes above it may be flagged
+    /// wrongly — so it is the first such byte (the zero-byte test of Hacker's Delight §6-1, on `word` XOR the byte
+    /// sought; bytes of 0x80 and above, their high bit set, are never flagged).
+    @inline(__always) static func plainStringEnds(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
         let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-        return flagged & 0x8080_8080_8080_8080 != 0
+        return flagged & 0x8080_8080_8080_8080
     }
 
     func validate(start: Int, count: Int) throws(FirePackError) {
