@@ -315,17 +315,10 @@ extension JSONParser {
         }
         guard byte(cursor) == UInt8(ascii: "\"") else { return false }
         let start = cursor + 1
-        cursor = start
-        // To the key's first quote or backslash eight bytes at a time (`plainStringEnds`; a control character it
-        // stops at too is passed below, as byte by byte: the key's own read reports it).
-        while cursor &+ 8 <= count {
-            let ends = Self.plainStringEnds(base.loadUnaligned(fromByteOffset: cursor, as: UInt64.self))
-            if ends != 0 {
-                cursor &+= ends.trailingZeroBitCount >> 3
-                break
-            }
-            cursor &+= 8
-        }
+        // To the key's first quote or backslash eight bytes at a time (a control character the word scan stops at too
+        // is passed below, as byte by byte: the key's own read reports it).
+        var high: UInt64 = 0
+        cursor = plainRunEnd(from: start, high: &high)
         while cursor < count {
             switch byte(cursor) {
             case UInt8(ascii: "\""):

@@ -224,23 +224,11 @@ struct JSONParser {
     /// escapes stay in the input, others are unescaped into `scratch`.
     mutating func scanString() throws(FirePackError) -> ScannedString {
         let start = index + 1
-        var cursor = start
         // Fast path: no escapes. Eight bytes at a time up to the first byte that ends the fast path (a quote, a
         // backslash, a control character), then byte by byte from there (and for the last bytes of the input); the
         // high bits of the bytes passed, kept, say whether the string is ASCII and needs no UTF-8 check.
         var high: UInt64 = 0
-        while cursor &+ 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: cursor, as: UInt64.self)
-            let ends = Self.plainStringEnds(word)
-            if ends != 0 {
-                let passed = ends.trailingZeroBitCount >> 3
-                high |= word & ((1 &<< UInt64(passed &* 8)) &- 1)
-                cursor &+= passed
-                break
-            }
-            high |= word
-            cursor &+= 8
-        }
+        var cursor = plainRunEnd(from: start, high: &high)
         while cursor < count {
             let current = byte(cursor)
             high |= UInt64(current)
@@ -256,6 +244,26 @@ struct JSONParser {
         guard cursor < count else { throw FirePackError(.truncated, offset: index, "input ends inside a string") }
         try unescapeString(from: start, firstEscape: cursor)
         return .inScratch
+    }
+
+    /// Where the plain run of string bytes starting at `start` ends, found eight bytes at a time: at the first byte
+    /// that may be a quote, a backslash or a control character, or at the first of the input's last bytes too few
+    /// to load as a word (the caller goes on byte by byte from there). `high` gains the high bits of the bytes
+    /// passed: non-zero when one of them was not ASCII.
+    @inline(__always) func plainRunEnd(from start: Int, high: inout UInt64) -> Int {
+        var cursor = start
+        while cursor &+ 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: cursor, as: UInt64.self)
+            let ends = Self.plainStringEnds(word)
+            if ends != 0 {
+                let passed = ends.trailingZeroBitCount >> 3
+                high |= word & ((1 &<< UInt64(passed &* 8)) &- 1)
+                return cursor &+ passed
+            }
+            high |= word
+            cursor &+= 8
+        }
+        return cursor
     }
 
     /// The bytes of `word` (loaded little-endian) that may be a quote, a backslash or a control character (below
