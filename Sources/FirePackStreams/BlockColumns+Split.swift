@@ -22,7 +22,7 @@ extension BlockColumns {
 final class ColumnSplitter {
     private var buffers = BlockColumns.ColumnBuffers()
     private var paths = ColumnPaths()
-    private var stack: [BlockColumns.Open] = []
+    private var stack = BlockColumns.OpenStack()
     /// The columns form of the block last split.
     private(set) var columns: [UInt8] = []
     /// Where the parts of `columns` end, in order: the lengths, directory and keys, then each column, a part of
@@ -34,7 +34,10 @@ final class ColumnSplitter {
     /// of 1 KiB at least as with a part per column; a tiny block, larger).
     static let minimumPart = 1024
 
-    deinit { buffers.deallocate() }
+    deinit {
+        buffers.deallocate()
+        stack.deallocate()
+    }
 
     /// Puts into `columns` the columns form of `data`, a block's data in the row form (`count` documents of
     /// `documents` bytes in all, then their lengths), its keys numbered (`numbersKeys`) or as written, and returns
@@ -52,18 +55,17 @@ final class ColumnSplitter {
         // The walk works on locals (a class's stored properties would each be checked for exclusive access at
         // every use), handed back at the end.
         var buffers = self.buffers
+        var stack = self.stack
         var paths = ColumnPaths.empty
-        var stack: [BlockColumns.Open] = []
         swap(&paths, &self.paths)
-        swap(&stack, &self.stack)
         defer {
             self.buffers = buffers
+            self.stack = stack
             swap(&paths, &self.paths)
-            swap(&stack, &self.stack)
         }
         buffers.reset()
         paths.reset()
-        stack.removeAll(keepingCapacity: true)
+        stack.removeAll()
         var values = 0
         var lengthAt = documents
         var start = 0
@@ -97,7 +99,7 @@ final class ColumnSplitter {
                         } else {
                             buffers.append(column: path, tag)
                         }
-                        stack.append(
+                        stack.push(
                             BlockColumns.Open(
                                 remaining: elements, isMap: tag >= 0xB0 && tag != 0xD0, path: path,
                                 end: bodyStart + body, sizeIndex: 0))
@@ -115,16 +117,16 @@ final class ColumnSplitter {
                         position = next
                     }
                     while !stack.isEmpty {
-                        let top = stack.count - 1
-                        if stack[top].remaining == 0 {
-                            guard position == stack[top].end else { return false }
-                            stack.removeLast()
-                            limit = stack.last?.end ?? end
+                        let top = stack.innermost
+                        if top.pointee.remaining == 0 {
+                            guard position == top.pointee.end else { return false }
+                            stack.pop()
+                            limit = stack.innermostEnd(or: end)
                             continue
                         }
-                        stack[top].remaining -= 1
-                        let parent = stack[top].path
-                        if stack[top].isMap {
+                        top.pointee.remaining -= 1
+                        let parent = top.pointee.path
+                        if top.pointee.isMap {
                             let (header, afterHeader) = try Varint.get(base, at: position, limit: limit)
                             let keyEnd = header & 1 == 0 ? afterHeader + header >> 1 : afterHeader
                             guard keyEnd <= limit else { return false }

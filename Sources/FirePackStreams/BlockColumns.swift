@@ -53,6 +53,48 @@ enum BlockColumns {
         var literalStart = 0
     }
 
+    /// The containers open in a walk, innermost last: the splitter and the rebuilder touch the innermost at every
+    /// value, so it is kept without an array's uniqueness and bounds checks. The walks check their depth against
+    /// `ReaderLimits.maximumDepth`; released by `deallocate()`.
+    struct OpenStack {
+        private var storage: UnsafeMutablePointer<Open>
+        private var capacity = 16
+        /// How many containers are open.
+        private(set) var count = 0
+
+        init() { storage = .allocate(capacity: capacity) }
+
+        var isEmpty: Bool { count == 0 }
+
+        /// The innermost open container; only while one is open.
+        @inline(__always)
+        var innermost: UnsafeMutablePointer<Open> {
+            assert(count > 0)
+            return storage + (count - 1)
+        }
+
+        /// The end of the innermost open container's body, or `outside` when none is open.
+        @inline(__always)
+        func innermostEnd(or outside: Int) -> Int { count == 0 ? outside : storage[count - 1].end }
+
+        @inline(__always)
+        mutating func push(_ open: Open) {
+            BlockColumns.append(open, to: &storage, count: count, capacity: &capacity)
+            count += 1
+        }
+
+        /// Closes the innermost container (`Open` holds nothing to release).
+        @inline(__always)
+        mutating func pop() {
+            assert(count > 0)
+            count -= 1
+        }
+
+        mutating func removeAll() { count = 0 }
+
+        func deallocate() { storage.deallocate() }
+    }
+
     /// Initializes `element` at `storage[count]`, doubling `storage` first when it is full (its `count` elements
     /// moved): the growable arrays of the splitter and the rebuilder, without an array's uniqueness checks.
     static func append<Element>(
@@ -110,16 +152,17 @@ enum BlockColumns {
         var rebuilder = try Rebuilder(stored, count: count, numberedKeys: numberedKeys)
         defer { rebuilder.deallocate() }
         let lengthsSize = output.count - documents
-        output.baseAddress!.advanced(by: documents).copyMemory(from: stored.baseAddress!, byteCount: lengthsSize)
         var lengthAt = 0
         var start = 0
         for _ in 0..<count {
             let (length, next) = try Varint.get(stored.baseAddress!, at: lengthAt, limit: lengthsSize)
             lengthAt = next
-            try rebuilder.rebuild(length: length, into: output.baseAddress! + start)
+            try rebuilder.rebuild(length: length, into: output.baseAddress! + start, room: output.count - start)
             start += length
         }
         try rebuilder.finish()
+        // The lengths last: a document's short copies may write past its end (`Rebuilder.copy`).
+        output.baseAddress!.advanced(by: documents).copyMemory(from: stored.baseAddress!, byteCount: lengthsSize)
         return rebuilder.startedOver
     }
 }
@@ -163,7 +206,8 @@ extension BlockColumns {
         /// Numbered keys: where the document's key literals are in its rows, in the order met (its key table's
         /// entries are ordinals into this list).
         var literals: [Int] = []
-        var stack: [Open] = []
+        /// Made with `columns`, once nothing in `init` can throw.
+        var stack: OpenStack
         /// Each container's body length, in the order the containers start (two passes only).
         var sizes: [Int] = []
         /// The columns the document moved, with where they were, so that it can start over.
@@ -171,6 +215,8 @@ extension BlockColumns {
         var documentNumber = 0
         /// The documents written in two passes.
         var startedOver = 0
+        /// The bytes the document being rebuilt may write from its start: its own, then scratch (`copy`).
+        var room = 0
 
         /// How a walk writes containers' lengths.
         enum Pass {
@@ -217,11 +263,15 @@ extension BlockColumns {
             keyCursor = cursor
             keysEnd = stored.count - total
             columns = .allocate(capacity: columnCapacity)
+            stack = OpenStack()
             openColumn()
         }
 
         /// Releases the columns' state.
-        func deallocate() { columns.deallocate() }
+        func deallocate() {
+            columns.deallocate()
+            stack.deallocate()
+        }
 
         /// Brings the next column into use: its length from the directory, its bytes after the previous column's.
         mutating func openColumn() {
@@ -237,10 +287,12 @@ extension BlockColumns {
             openedColumns += 1
         }
 
-        /// Rebuilds the next document, `length` bytes, at `output`.
-        mutating func rebuild(length: Int, into output: UnsafeMutableRawPointer) throws(FirePackError) {
+        /// Rebuilds the next document, `length` bytes, at `output`, where `room` bytes may be written (the bytes past
+        /// the document are scratch until the next document or the lengths are written over them).
+        mutating func rebuild(length: Int, into output: UnsafeMutableRawPointer, room: Int) throws(FirePackError) {
             let keysStart = keyCursor
             moved.removeAll(keepingCapacity: true)
+            self.room = room
             var measured = try walk(.moving, length: length, into: output)
             if measured == nil {
                 startedOver += 1
@@ -336,7 +388,7 @@ extension BlockColumns {
             -> Int?
         {
             paths.startDocument()
-            stack.removeAll(keepingCapacity: true)
+            stack.removeAll()
             literals.removeAll(keepingCapacity: true)
             var size = 0
             var sizeIndex = 0
@@ -384,7 +436,7 @@ extension BlockColumns {
                         // Tag, a byte kept for the length (just before the body: `end` - 1), the count.
                         guard size + 2 + counted <= length else { throw longer(than: length, at: position) }
                         output.storeBytes(of: tag, toByteOffset: size, as: UInt8.self)
-                        stack.append(
+                        stack.push(
                             Open(
                                 remaining: elements, isMap: isMap, path: path, end: size + 2, sizeIndex: 0,
                                 literalStart: literals.count))
@@ -397,7 +449,7 @@ extension BlockColumns {
                                 "document \(documentNumber) has more containers than its \(length) bytes hold")
                         }
                         size += 1
-                        stack.append(
+                        stack.push(
                             Open(remaining: elements, isMap: isMap, path: path, end: size, sizeIndex: sizes.count))
                         sizes.append(0)
                     case .writing:
@@ -406,26 +458,23 @@ extension BlockColumns {
                         output.storeBytes(of: tag, toByteOffset: size, as: UInt8.self)
                         size += 1
                         size += Varint.write(UInt64(body), to: (output + size).assumingMemoryBound(to: UInt8.self))
-                        stack.append(
+                        stack.push(
                             Open(remaining: elements, isMap: isMap, path: path, end: size + body, sizeIndex: 0))
                     }
                     guard size + counted <= length else { throw longer(than: length, at: position) }
-                    if pass != .measuring {
-                        (output + size).copyMemory(from: base + position + 1, byteCount: counted)
-                    }
+                    if pass != .measuring { copy(counted, from: position + 1, to: output, at: size) }
                     size += counted
                 } else {
                     let next = try EncodedValue.end(in: base, at: position, limit: end)
                     guard size + next - position <= length else { throw longer(than: length, at: position) }
-                    if pass != .measuring {
-                        (output + size).copyMemory(from: base + position, byteCount: next - position)
-                    }
+                    if pass != .measuring { copy(next - position, from: position, to: output, at: size) }
                     columns[column].cursor = next
                     size += next - position
                 }
-                while let open = stack.last {
+                while !stack.isEmpty {
+                    let open = stack.innermost.pointee
                     if open.remaining == 0 {
-                        stack.removeLast()
+                        stack.pop()
                         switch pass {
                         case .moving:
                             let body = size - open.end
@@ -453,7 +502,7 @@ extension BlockColumns {
                         }
                         continue
                     }
-                    stack[stack.count - 1].remaining -= 1
+                    stack.innermost.pointee.remaining -= 1
                     if open.isMap {
                         // The key: numbered (a path met before, or 0 and the key as written), or as written.
                         let entry = keyCursor
@@ -480,7 +529,7 @@ extension BlockColumns {
                         let keyLength = paths.keyLength(of: path)
                         guard size + keyLength <= length else { throw longer(than: length, at: entry) }
                         if pass != .measuring {
-                            (output + size).copyMemory(from: base + keyStart, byteCount: keyLength)
+                            copy(keyLength, from: keyStart, to: output, at: size)
                             // A literal's header is even: its first byte's lowest bit is the value's.
                             if numberedKeys && base.load(fromByteOffset: keyStart, as: UInt8.self) & 1 == 0 {
                                 literals.append(size)
@@ -509,6 +558,21 @@ extension BlockColumns {
             return paths.child(
                 of: parent, key: UnsafeRawBufferPointer(start: base + start, count: afterHeader + literal - start),
                 wordLoadable: start + 8 <= storedCount)
+        }
+
+        /// Copies `count` bytes from `source` in the stored bytes to `output + offset`: a short run (16 bytes at
+        /// most, most values and keys) as two words with no call when 16 bytes may be read there and written here,
+        /// the bytes written past the run being scratch (`room`).
+        @inline(__always)
+        private func copy(_ count: Int, from source: Int, to output: UnsafeMutableRawPointer, at offset: Int) {
+            if count <= 16 && source &+ 16 <= storedCount && offset &+ 16 <= room {
+                let low = base.loadUnaligned(fromByteOffset: source, as: UInt64.self)
+                let high = base.loadUnaligned(fromByteOffset: source &+ 8, as: UInt64.self)
+                (output + offset).storeBytes(of: low, as: UInt64.self)
+                (output + (offset &+ 8)).storeBytes(of: high, as: UInt64.self)
+            } else {
+                (output + offset).copyMemory(from: base + source, byteCount: count)
+            }
         }
 
         private func longer(than length: Int, at offset: Int) -> FirePackError {

@@ -33,14 +33,41 @@ struct Tool {
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
-        if let stdin {
-            input.fileHandleForWriting.write(Data(stdin))
-            try input.fileHandleForWriting.close()
+        // Standard input is written and standard error read on threads of their own: a tool that fills one pipe
+        // while the test waits on another would otherwise wait forever (a failing test must fail, not hang).
+        let writing = stdin.map { bytes in
+            Background { () throws in
+                input.fileHandleForWriting.write(Data(bytes))
+                try input.fileHandleForWriting.close()
+                return Data()
+            }
         }
+        let stderr = Background { errors.fileHandleForReading.readDataToEndOfFile() }
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: [UInt8](stdout), stderr: String(decoding: stderr, as: UTF8.self))
+        _ = try writing?.result()
+        return Result(
+            status: process.terminationStatus, stdout: [UInt8](stdout),
+            stderr: String(decoding: try stderr.result(), as: UTF8.self))
+    }
+
+    /// Work done on a thread of its own, its result waited for.
+    final class Background: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var outcome: Swift.Result<Data, any Error> = .success(Data())
+
+        init(_ work: @escaping @Sendable () throws -> Data) {
+            Thread.detachNewThread { [self] in
+                outcome = Swift.Result { try work() }
+                done.signal()
+            }
+        }
+
+        /// The work's result, once it has finished.
+        func result() throws -> Data {
+            done.wait()
+            return try outcome.get()
+        }
     }
 }
 
