@@ -110,75 +110,58 @@ extension Timestamp {
 
     /// Parses RFC 3339 from UTF-8 bytes, as `init(rfc3339:)` does from a string, without copying them.
     package init(rfc3339 bytes: UnsafeRawBufferPointer) throws(FirePackError) {
-        var utf8 = bytes[...]
-        func fail(_ why: String) -> FirePackError {
-            FirePackError(
-                .invalidTimestamp,
-                "\(String(decoding: bytes, as: UTF8.self).debugDescription) is not an RFC 3339 timestamp: \(why)")
-        }
-        func digits(_ count: Int) throws(FirePackError) -> Int64 {
-            guard utf8.count >= count else { throw fail("too short") }
-            var value: Int64 = 0
-            for _ in 0..<count {
-                let byte = utf8.removeFirst()
-                guard byte >= 0x30 && byte <= 0x39 else { throw fail("expected a digit") }
-                value = value * 10 + Int64(byte - 0x30)
-            }
-            return value
-        }
-        func expect(_ characters: StaticString) throws(FirePackError) {
-            let allowed = UnsafeBufferPointer(start: characters.utf8Start, count: characters.utf8CodeUnitCount)
-            guard let byte = utf8.first, allowed.contains(byte) else { throw fail("expected \(characters)") }
-            utf8.removeFirst()
-        }
+        var text = RFC3339Cursor(bytes: bytes)
         var sign: Int64 = 1
-        if utf8.first == UInt8(ascii: "-") || utf8.first == UInt8(ascii: "+") {
-            sign = utf8.removeFirst() == UInt8(ascii: "-") ? -1 : 1
+        if text.next == UInt8(ascii: "-") || text.next == UInt8(ascii: "+") {
+            sign = text.next == UInt8(ascii: "-") ? -1 : 1
+            text.at &+= 1
         }
         var yearDigits = 0
-        while yearDigits < utf8.count, utf8[utf8.startIndex + yearDigits] != UInt8(ascii: "-") { yearDigits += 1 }
-        guard (4...12).contains(yearDigits) else { throw fail("bad year") }
-        let year = sign * (try digits(yearDigits))
-        try expect("-")
-        let month = try digits(2)
-        try expect("-")
-        let day = try digits(2)
-        try expect("Tt ")
-        let hour = try digits(2)
-        try expect(":")
-        let minute = try digits(2)
-        try expect(":")
-        let second = try digits(2)
+        while text.at &+ yearDigits < bytes.count, bytes[text.at &+ yearDigits] != UInt8(ascii: "-") {
+            yearDigits &+= 1
+        }
+        guard (4...12).contains(yearDigits) else { throw text.fail("bad year") }
+        let year = sign * (try text.digits(yearDigits))
+        try text.expect("-")
+        let month = try text.digits(2)
+        try text.expect("-")
+        let day = try text.digits(2)
+        try text.expect("Tt ")
+        let hour = try text.digits(2)
+        try text.expect(":")
+        let minute = try text.digits(2)
+        try text.expect(":")
+        let second = try text.digits(2)
         guard (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year: year, month: Int(month)),
             hour < 24, minute < 60, second < 60
-        else { throw fail("field out of range") }
+        else { throw text.fail("field out of range") }
         var nanos: Int64 = 0
-        if utf8.first == UInt8(ascii: ".") {
-            utf8.removeFirst()
+        if text.next == UInt8(ascii: ".") {
+            text.at &+= 1
             var count = 0
-            while let byte = utf8.first, byte >= 0x30 && byte <= 0x39 {
-                guard count < 9 else { throw fail("more than nine fractional digits") }
+            while let byte = text.next, byte >= 0x30 && byte <= 0x39 {
+                guard count < 9 else { throw text.fail("more than nine fractional digits") }
                 nanos = nanos * 10 + Int64(byte - 0x30)
                 count += 1
-                utf8.removeFirst()
+                text.at &+= 1
             }
-            guard count > 0 else { throw fail("empty fraction") }
+            guard count > 0 else { throw text.fail("empty fraction") }
             for _ in count..<9 { nanos *= 10 }
         }
         var offsetSeconds: Int64 = 0
-        guard let zone = utf8.first else { throw fail("missing time zone") }
+        guard let zone = text.next else { throw text.fail("missing time zone") }
         if zone == UInt8(ascii: "Z") || zone == UInt8(ascii: "z") {
-            utf8.removeFirst()
+            text.at &+= 1
         } else {
-            try expect("+-")
+            try text.expect("+-")
             let zoneSign: Int64 = zone == UInt8(ascii: "-") ? -1 : 1
-            let zoneHours = try digits(2)
-            try expect(":")
-            let zoneMinutes = try digits(2)
-            guard zoneHours < 24 && zoneMinutes < 60 else { throw fail("bad offset") }
+            let zoneHours = try text.digits(2)
+            try text.expect(":")
+            let zoneMinutes = try text.digits(2)
+            guard zoneHours < 24 && zoneMinutes < 60 else { throw text.fail("bad offset") }
             offsetSeconds = zoneSign * (zoneHours * 3600 + zoneMinutes * 60)
         }
-        guard utf8.isEmpty else { throw fail("unexpected characters at the end") }
+        guard text.at == bytes.count else { throw text.fail("unexpected characters at the end") }
         // The first second of the lowest day lies below Int64.min although later seconds of that day fit: for days
         // before the epoch, start from the next day's first second and count back.
         let days = Self.daysSinceEpoch(year: year, month: Int(month), day: Int(day))
@@ -186,7 +169,7 @@ extension Timestamp {
         let secondsIntoBase = hour * 3600 + minute * 60 + second - offsetSeconds - (days < 0 ? 86_400 : 0)
         let (daySeconds, overflow1) = dayBase.multipliedReportingOverflow(by: 86_400)
         let (total, overflow2) = daySeconds.addingReportingOverflow(secondsIntoBase)
-        guard !overflow1 && !overflow2 else { throw fail("outside the Int64 second range") }
+        guard !overflow1 && !overflow2 else { throw text.fail("outside the Int64 second range") }
         self.init(uncheckedSeconds: total, nanoseconds: Int32(nanos))
     }
 
@@ -196,5 +179,52 @@ extension Timestamp {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+}
+
+/// A cursor over RFC 3339 text for `Timestamp(rfc3339:)`: index arithmetic with every load behind a check of the
+/// end, and its refusals, which quote the whole text.
+private struct RFC3339Cursor {
+    let bytes: UnsafeRawBufferPointer
+    /// Where the next byte is.
+    var at = 0
+
+    /// The next byte, or nil at the end.
+    var next: UInt8? {
+        @inline(__always) get { at < bytes.count ? bytes[at] : nil }
+    }
+
+    /// Reads `count` decimal digits (at most 12: the value fits an `Int64`).
+    @inline(__always)
+    mutating func digits(_ count: Int) throws(FirePackError) -> Int64 {
+        guard bytes.count &- at >= count else { throw fail("too short") }
+        var value: Int64 = 0
+        for _ in 0..<count {
+            let digit = bytes[at] &- 0x30
+            guard digit < 10 else { throw fail("expected a digit") }
+            value = value &* 10 &+ Int64(digit)
+            at &+= 1
+        }
+        return value
+    }
+
+    /// Moves past the next byte when it is one of `characters`.
+    @inline(__always)
+    mutating func expect(_ characters: StaticString) throws(FirePackError) {
+        if let byte = next {
+            for index in 0..<characters.utf8CodeUnitCount where characters.utf8Start[index] == byte {
+                at &+= 1
+                return
+            }
+        }
+        throw fail("expected \(characters)")
+    }
+
+    /// The error for text refused for `why`.
+    @inline(never)
+    func fail(_ why: String) -> FirePackError {
+        FirePackError(
+            .invalidTimestamp,
+            "\(String(decoding: bytes, as: UTF8.self).debugDescription) is not an RFC 3339 timestamp: \(why)")
     }
 }
