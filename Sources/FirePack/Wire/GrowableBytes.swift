@@ -5,15 +5,19 @@
 /// through a generic copy. Owners hold it where a call reaches it without reference counting (the writer's state,
 /// `ByteOutput`'s pointer) and free it with `deallocate()`; memory it was created borrowing is never freed, and
 /// growing moves the bytes into memory of its own. Used by one thread at a time.
-package struct GrowableBytes {
+///
+/// SPI public rather than `package`: the other modules' writers append a byte at a time, and only a `public`
+/// `@inlinable` body reaches them (a `package` one is not serialized into the module, so each append was a call).
+@_spi(Buffers)
+public struct GrowableBytes {
     /// Where the bytes are; valid until the next append that grows.
-    package var base: UnsafeMutablePointer<UInt8>
+    public var base: UnsafeMutablePointer<UInt8>
     /// The number of bytes written: where the next one goes.
-    package var count = 0
+    public var count = 0
     /// How many bytes fit before the buffer grows.
-    package private(set) var capacity: Int
+    public private(set) var capacity: Int
     /// False while `base` is memory the buffer was created borrowing.
-    package private(set) var ownsMemory = true
+    public private(set) var ownsMemory = true
 
     /// An empty buffer of its own with room for `capacity` bytes (at least 64).
     package init(capacity: Int) {
@@ -34,13 +38,13 @@ package struct GrowableBytes {
     }
 
     /// Makes room for `extra` more bytes.
-    @inline(__always)
-    package mutating func reserve(_ extra: Int) {
+    @inlinable @inline(__always)
+    public mutating func reserve(_ extra: Int) {
         if capacity &- count < extra { grow(toFit: extra) }
     }
 
     /// Moves the bytes into memory of its own with room for `extra` more: at least twice the capacity.
-    @inline(never)
+    @usableFromInline @inline(never)
     package mutating func grow(toFit extra: Int) {
         let newCapacity = max(capacity * 2, count + extra)
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -52,16 +56,16 @@ package struct GrowableBytes {
     }
 
     /// Appends one byte.
-    @inline(__always)
-    package mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    public mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
     /// Appends `bytes`.
-    @inline(__always)
-    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always)
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         reserve(bytes.count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
@@ -69,8 +73,8 @@ package struct GrowableBytes {
     }
 
     /// Appends the bytes of a static string.
-    @inline(__always)
-    package mutating func append(_ text: StaticString) {
+    @inlinable @inline(__always)
+    public mutating func append(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -80,8 +84,8 @@ package struct GrowableBytes {
     }
 
     /// Writes at most `maximum` bytes in place: `write` gets where they go and returns how many it wrote.
-    @inline(__always)
-    package mutating func append(atMost maximum: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inlinable @inline(__always)
+    public mutating func append(atMost maximum: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
         reserve(maximum)
         let written = write(base + count)
         precondition(written >= 0 && written <= maximum, "wrote outside the reserved bytes")

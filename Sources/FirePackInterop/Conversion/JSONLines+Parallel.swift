@@ -1,5 +1,5 @@
 import Dispatch
-import FirePack
+@_spi(Buffers) import FirePack
 import FirePackStreams
 
 // JSON lines into a `.fpks` stream on several cores. Lines are independent documents, so batches of them are encoded

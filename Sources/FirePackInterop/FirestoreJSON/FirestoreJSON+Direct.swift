@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Buffers) import FirePack
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Buffers) import FirePack
 
 /// A growable byte buffer for the text writers (`GrowableBytes`, FirePack's one growable buffer, held by pointer).
 ///

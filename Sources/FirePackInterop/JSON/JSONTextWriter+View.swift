@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import FirePack
+@_spi(Buffers) import FirePack
 
 /// JSON text written straight from FirePack bytes, read with a cursor (`FirePackReader`), without a `Value` tree: the
 /// text `write(reader.readValue())` writes, checked as strictly (every byte, UTF-8, duplicate keys, container lengths),

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import FirePack
+@_spi(Buffers) import FirePack
 
 /// Writes JSON text straight into a byte buffer.
 struct JSONTextWriter {
