@@ -131,11 +131,14 @@ public final class DocumentStreamWriter {
         self.existingRecords = existingRecords
         self.blocks = blocks
         self.streamOffset = streamOffset
+        // A block's documents carry no key references: its columns number keys by path, so a reference would save
+        // nothing there (Docs/FORMAT.md §8, "Documents without key references").
         block =
             version >= 3
             ? FirePackWriter(
                 options: .init(
-                    deterministic: deterministic, initialCapacity: blockSize + 4096, formatVersion: formatVersion))
+                    deterministic: deterministic, keyReferences: false, initialCapacity: blockSize + 4096,
+                    formatVersion: formatVersion))
             : nil
         if header {
             writer.writeFraming(DocumentStreamFormat.header(version: version))

@@ -45,7 +45,7 @@ struct Validate: ParsableCommand {
 
     @Flag(
         help:
-            "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry; Docs/FORMAT.md §1, §3). Deterministic output always passes."
+            "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry, a key reference in a version-3 stream's records; Docs/FORMAT.md §1, §3, §8). Deterministic output always passes."
     )
     var canonical = false
 
@@ -92,7 +92,8 @@ struct Validate: ParsableCommand {
                     Interruption.recordsDone.store(documents, ordering: .relaxed)
                     if let (kind, line) = Self.strictProblem(
                         in: record.payload, at: record.payloadOffset,
-                        limits: limits, canonical: canonical, formatVersion: reader.version >= 3 ? 3 : 1)
+                        limits: limits, canonical: canonical, formatVersion: reader.version >= 3 ? 3 : 1,
+                        keyReferences: reader.version < 3)
                     {
                         problems.add(kind: kind, "record \(number): \(line)")
                     }
@@ -182,7 +183,7 @@ struct Validate: ParsableCommand {
                         Self.strictProblem(
                             in: UnsafeRawBufferPointer(rebasing: raw[Tag.fileHeaderLength...]),
                             at: Tag.fileHeaderLength,
-                            limits: limits, canonical: canonical, formatVersion: Int(raw[4]))
+                            limits: limits, canonical: canonical, formatVersion: Int(raw[4]), keyReferences: true)
                     }
                     if let (kind, line) = problem { problems.add(kind: kind, line) }
                 } else if canonical {
@@ -250,9 +251,11 @@ extension Validate {
     /// the file's start.
     /// `base` is the payload's offset in the file; nil for a document decompressed from a block, whose offsets are
     /// then given inside the document.
-    /// `formatVersion` is the version the payload follows (the file's, or 1 for a version-1 or 2 stream's records).
+    /// `formatVersion` is the version the payload follows (the file's, or 1 for a version-1 or 2 stream's records);
+    /// `keyReferences` whether its canonical form has key references (not in a version-3 stream's blocks, §8).
     static func strictProblem(
-        in payload: UnsafeRawBufferPointer, at base: Int?, limits: ReaderLimits, canonical: Bool, formatVersion: Int
+        in payload: UnsafeRawBufferPointer, at base: Int?, limits: ReaderLimits, canonical: Bool, formatVersion: Int,
+        keyReferences: Bool
     ) -> (String, String)? {
         func place(_ offset: Int) -> String {
             base.map { "byte \($0 + offset)" } ?? "byte \(offset) of the document (in a compressed block)"
@@ -261,13 +264,16 @@ extension Validate {
             if canonical {
                 guard
                     let offset = try FirePackReader.firstNonCanonicalOffset(
-                        in: payload, limits: limits, formatVersion: formatVersion)
+                        in: payload, limits: limits, formatVersion: formatVersion, keyReferences: keyReferences)
                 else {
                     return nil
                 }
                 return (
                     "not canonical",
-                    "not canonical from \(place(offset)) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)"
+                    keyReferences
+                        ? "not canonical from \(place(offset)) (a non-shortest form or key table; Docs/FORMAT.md §1, §3)"
+                        : "not canonical from \(place(offset)) (a non-shortest form, or a key reference, which a "
+                            + "version-3 stream's documents do not have; Docs/FORMAT.md §1, §8)"
                 )
             }
             try FirePackReader.verify(payload, limits: limits)

@@ -13,10 +13,13 @@ struct HostileInputTests {
 
     /// `{"k0": {"k1": 0}, "k1": {"k2": 0}, …}`: every key of the outer map was last written in a closed inner map.
     /// The benign twin has the same shape and key lengths, its inner keys never repeated outside.
-    @Test func keysRepeatedFromClosedMapsCostLinearTime() throws {
+    /// Without key references the outer map's keys are checked in place until it has `keysCheckedInPlace`, then in
+    /// the table, at the same cost.
+    @Test(arguments: [true, false])
+    func keysRepeatedFromClosedMapsCostLinearTime(references: Bool) throws {
         let count = 20_000
         func write(inner: (Int) -> String) -> [UInt8] {
-            let writer = FirePackWriter()
+            let writer = FirePackWriter(options: .init(keyReferences: references))
             writer.beginMap()
             for index in 0..<count {
                 writer.writeKey("k\(index)")
@@ -35,7 +38,8 @@ struct HostileInputTests {
         // The same bytes are still written: a repeat in the outer map is still a reference, never a second literal.
         let value = try Value(firePackBytes: hostileBytes)
         #expect(value["k5"]?["k6"] == .integer(0))
-        #expect(benignBytes.count > hostileBytes.count)   // the hostile keys are written once, then referenced
+        // With references the hostile keys are written once, then referenced; without, as often as the benign.
+        #expect(references ? benignBytes.count > hostileBytes.count : benignBytes.count == hostileBytes.count)
     }
 
     /// Keys chosen (with this process's seed, as an attacker who knew it would) to share the low bits of the fast hash

@@ -348,6 +348,38 @@ struct ToolTests {
         #expect(try Tool.run(["validate", "Fixtures/books.json", "--canonical"]).status == 2)
         let stream = try Tool.run(["validate", "Fixtures/books.fpks", "--canonical"])
         #expect(stream.status == 0 && stream.text.contains("canonical"), "\(stream.stderr)")
+
+        // A version-3 stream's documents have no key references (Docs/FORMAT.md §8); a version-2 stream's records
+        // keep §3's. Each is canonical as the tool writes it.
+        let repeats = #"{"id": "a", "tags": [{"key": 1, "value": "x"}, {"key": 2, "value": "y"}]}"# + "\n"
+        try Data(repeats.utf8).write(to: URL(fileURLWithPath: path("repeats.jsonl")))
+        for version in [3, 2] {
+            let output = path("repeats-\(version).fpks")
+            let converted = try Tool.run([
+                "convert", path("repeats.jsonl"), output, "--collection", "c", "--id-field", "id",
+                "--stream-version", "\(version)", "--quiet",
+            ])
+            #expect(converted.status == 0, "\(converted.stderr)")
+            let checked = try Tool.run(["validate", output, "--canonical"])
+            #expect(checked.status == 0 && checked.text.contains("canonical"), "\(checked.stderr)")
+            let reader = try DocumentStreamReader(
+                source: MemorySource(Array(try Data(contentsOf: URL(fileURLWithPath: output)))))
+            let record = try #require(try reader.nextRecord())
+            #expect(record.payload.contains(0xD3) == (version == 2), "a key table in version \(version)")
+        }
+        // The same document with a key reference in a version-3 stream: read, valid, not canonical.
+        let document = try #require(try DocumentStreamReader(source: MemorySource(
+            Array(try Data(contentsOf: URL(fileURLWithPath: path("repeats-3.fpks")))))).next()?.document)
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink)
+        try document.firePackBytes().withUnsafeBytes { try writer.append(encodedDocument: $0) }
+        try writer.close()
+        try Data(sink.bytes).write(to: URL(fileURLWithPath: path("referenced.fpks")))
+        #expect(try Tool.run(["validate", path("referenced.fpks")]).status == 0)
+        let referenced = try Tool.run(["validate", path("referenced.fpks"), "--canonical"])
+        #expect(
+            referenced.status == 1 && referenced.stderr.contains("not canonical from byte")
+                && referenced.stderr.contains("key reference"), "\(referenced.stderr)")
     }
 
     static let fixtureNames: [String] = {

@@ -40,18 +40,22 @@ extension FirePackReader {
     /// not a valid encoding. Deterministic output is canonical by construction. `formatVersion` is the version the
     /// bytes claim (a `.fpk` header's, or 1 for the records of a version-1 or 2 stream): in version 1 no double
     /// takes the decimal form and no vector is packed. A version other than 1 or 3 is a programming error and traps.
+    /// With `keyReferences` false the canonical form has none, as the documents of version-3 stream blocks (§8).
     public static func firstNonCanonicalOffset(
-        in bytes: some ContiguousBytes, limits: ReaderLimits = .default, formatVersion: Int = 3
+        in bytes: some ContiguousBytes, limits: ReaderLimits = .default, formatVersion: Int = 3,
+        keyReferences: Bool = true
     ) throws(FirePackError) -> Int? {
         try bytes.withBorrowedBytes { bytes throws(FirePackError) in
-            try firstNonCanonicalOffset(in: bytes, limits: limits, formatVersion: formatVersion)
+            try firstNonCanonicalOffset(
+                in: bytes, limits: limits, formatVersion: formatVersion, keyReferences: keyReferences)
         }
     }
 
-    static func firstNonCanonicalOffset(in bytes: UnsafeRawBufferPointer, limits: ReaderLimits, formatVersion: Int)
-        throws(FirePackError) -> Int?
-    {
-        let canonical = try validate(bytes, limits: limits).firePackBytes(formatVersion: formatVersion)
+    static func firstNonCanonicalOffset(
+        in bytes: UnsafeRawBufferPointer, limits: ReaderLimits, formatVersion: Int, keyReferences: Bool
+    ) throws(FirePackError) -> Int? {
+        let canonical = try validate(bytes, limits: limits).firePackBytes(
+            keyReferences: keyReferences, formatVersion: formatVersion)
         let common = min(canonical.count, bytes.count)
         for offset in 0..<common where canonical[offset] != bytes[offset] { return offset }
         return canonical.count == bytes.count ? nil : common

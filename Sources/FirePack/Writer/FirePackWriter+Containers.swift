@@ -39,8 +39,11 @@ extension FirePackWriter {
         let literalHeader = UInt64(length) << 1
         let literalSize = Varint.encodedSize(literalHeader) + length
         reserve(10 + length)
-        if length > 0 {
-            // Every key goes through the table: it finds repeats for references and duplicates within this map.
+        if length > 0 && checksKeysInPlace {
+            guard noteKeyInPlace(key, at: writerIndex + Varint.encodedSize(literalHeader)) else { return false }
+        } else if length > 0 {
+            if !options.keyReferences && !state.keysInTable { moveOpenKeysToTable() }
+            // The table finds repeats for references and duplicates within this map.
             let (found, slot, hash) = keys.find(key, in: storage)
             if let entry = found {
                 if keys.entries[entry].lastMap == top.serial { return false }  // written in this map already
@@ -97,7 +100,7 @@ extension FirePackWriter {
         if isMap { mapSerial &+= 1 }
         top = ContainerFrame(
             headerStart: writerIndex, count: 0, isMap: isMap, expectingKey: isMap, serial: mapSerial,
-            hasEmptyKey: false, keysStart: openMapKeys.count)
+            hasEmptyKey: false, keysStart: nextKeysStart, keyFilter: 0)
         writerIndex &+= Tag.reservedContainerHeader
     }
 
@@ -158,6 +161,10 @@ extension FirePackWriter {
     /// `{"k0": {"k1": 0}, "k1": {"k2": 0}, …}` (WriterTests, the hostile-keys case of HostileInputTests).
     @inline(__always)
     func closeMapKeys() {
+        if !options.keyReferences && !state.keysInTable {
+            state.openKeyLiterals.removeLast(state.openKeyLiterals.count - top.keysStart)
+            return
+        }
         var index = openMapKeys.count - 1
         while index >= top.keysStart {
             let key = openMapKeys[index]
@@ -209,12 +216,12 @@ extension FirePackWriter {
             depth > 0 && position >= top.headerStart + Tag.reservedContainerHeader && position <= writerIndex,
             "a deferred value goes back inside the innermost open container")
         let frame = top
-        let keyCount = keys.entries.count
+        let keyCount = keys.entries.count + state.openKeyLiterals.count
         let start = writerIndex
         top.expectingKey = false
         write(self)
         precondition(depth > 0 && top.headerStart == frame.headerStart, "a deferred value is one value")
-        precondition(keys.entries.count == keyCount, "a deferred value has no keys")
+        precondition(keys.entries.count + state.openKeyLiterals.count == keyCount, "a deferred value has no keys")
         top = frame
         let length = writerIndex - start
         guard length > 0, start > position else { return }
@@ -225,6 +232,7 @@ extension FirePackWriter {
         (storage + position + length).update(from: storage + position, count: start - position)
         (storage + position).update(from: moved, count: length)
         keys.shift(from: position, by: length)
+        shiftOpenKeyLiterals(from: position, by: length)
         if let violation = state.limitViolation, let offset = violation.offset, offset >= position - rootStart {
             state.limitViolation = FirePackError(
                 violation.code, offset: offset + length, violation.message, path: violation.path)

@@ -66,8 +66,7 @@ extension FirePackWriter {
         writerIndex = index
         depth = 0
         outerFrames.removeAll(keepingCapacity: true)
-        openMapKeys.removeAll(keepingCapacity: true)
-        keys.reset()
+        resetKeys()
         state.limitViolation = nil
     }
 }

@@ -46,6 +46,6 @@ extension FirePackWriter {
         precondition(depth == 0 && index >= 0 && index <= completedEnd, "only complete bytes at depth 0 can be dropped")
         writerIndex = index
         completedEnd = index
-        keys.reset()
+        resetKeys()
     }
 }

@@ -53,9 +53,13 @@ extension FirePackWriter {
 
 extension Value {
     /// The value's FirePack encoding (the bare form of Docs/FORMAT.md, without the file header), in format version
-    /// 3 unless `formatVersion` is 1.
-    public func firePackBytes(deterministic: Bool = false, formatVersion: Int = 3) -> [UInt8] {
-        let writer = FirePackWriter(options: .init(deterministic: deterministic, formatVersion: formatVersion))
+    /// 3 unless `formatVersion` is 1, with key references (§3) unless `keyReferences` is false (as the documents of
+    /// version-3 stream blocks are written, §8).
+    public func firePackBytes(deterministic: Bool = false, keyReferences: Bool = true, formatVersion: Int = 3)
+        -> [UInt8]
+    {
+        let writer = FirePackWriter(
+            options: .init(deterministic: deterministic, keyReferences: keyReferences, formatVersion: formatVersion))
         writer.write(self)
         return writer.takeBytes()
     }

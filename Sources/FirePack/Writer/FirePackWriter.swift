@@ -186,8 +186,7 @@ public final class FirePackWriter {
         completedEnd = 0
         depth = 0
         outerFrames.removeAll(keepingCapacity: true)
-        openMapKeys.removeAll(keepingCapacity: true)
-        keys.reset()
+        resetKeys()
     }
 
     /// Writes the `.fpk` file header (`89 46 50 4B`, then the options' format version: `03` unless told otherwise);
@@ -233,6 +232,7 @@ public final class FirePackWriter {
         top.headerStart -= shift
         for index in outerFrames.indices { outerFrames[index].headerStart -= shift }
         keys.shift(from: 0, by: -shift)
+        shiftOpenKeyLiterals(from: 0, by: -shift)
     }
 
     /// Makes room for `count` more bytes.
@@ -265,10 +265,7 @@ public final class FirePackWriter {
     func willWriteValue() {
         if depth == 0 {
             rootStart = writerIndex
-            if !keys.isEmpty {
-                keys.reset()
-                openMapKeys.removeAll(keepingCapacity: true)
-            }
+            resetKeys()
         } else if top.isMap {
             precondition(!top.expectingKey, "write a key with writeKey(_:) before each map value")
         }
@@ -300,11 +297,16 @@ struct WriterState {
     var completedEnd = 0
     var depth = 0
     var top = ContainerFrame(
-        headerStart: 0, count: 0, isMap: false, expectingKey: false, serial: 0, hasEmptyKey: false, keysStart: 0)
+        headerStart: 0, count: 0, isMap: false, expectingKey: false, serial: 0, hasEmptyKey: false, keysStart: 0,
+        keyFilter: 0)
     var outerFrames: [ContainerFrame] = []
     var mapSerial = 0
     var openMapKeys: [OpenMapKey] = []
     var keys = WriterKeyTable()
+    /// Without key references: the literals of the open maps, while they are checked in place
+    /// (`FirePackWriter+OpenKeys.swift`), and whether the root value's keys have moved to `keys`.
+    var openKeyLiterals: [OpenKeyLiteral] = []
+    var keysInTable = false
     /// The first value written past `options.limits` (see `FirePackWriter.limitViolation`).
     var limitViolation: FirePackError?
     /// The mantissas of the vector being written in the decimal form, kept from vector to vector.
@@ -333,8 +335,11 @@ struct ContainerFrame {
     var serial: Int
     /// For maps: whether the empty key (never in the key table) has been written.
     var hasEmptyKey: Bool
-    /// For maps: where this map's keys start in `openMapKeys`.
+    /// For maps: where this map's keys start in `openMapKeys`, or in `openKeyLiterals` while they are checked in
+    /// place.
     var keysStart: Int
+    /// For maps whose keys are checked in place: a bit for each key written (`FirePackWriter.keyFilterBit`).
+    var keyFilter: UInt64
 }
 
 extension FirePackWriter.Sink {
