@@ -58,4 +58,31 @@ struct JSONNumberTests {
         #expect(fast("12345678901234567890") == nil)  // 20 digits
         #expect(fast("1e00005") == nil)  // an exponent of more than four digits
     }
+
+    @Test("reading JSON takes a fraction's digits in the number's one pass only where the fast path would; strtod's bits")
+    func fractionsReadInOnePass() throws {
+        let texts = [
+            "9007199254740992.0", "9007199254740993.0", "-9007199254740993.5", "0.9007199254740993",
+            "1234567890123456789.0", "1234567890.123456789", "1234567890.1234567891", "0.1234567890123456789",
+            "0.00000000000000000000001", "0.0000000000000000000000001", "0.00000000000000000000000000012345",
+            "-0.0", "0.0", "-0.000", "9223372036854775807.5", "-9223372036854775808.25", "99999999999999999999.5",
+            "0.1e1", "2.5E-3", "18.90", "-65.613617",
+        ]
+        var random = SeededGenerator(seed: 2026)
+        let generated = (0..<20_000).map { _ in
+            let zeros = String(repeating: "0", count: Int.random(in: 0...24, using: &random))
+            let digits = (0..<Int.random(in: 1...20, using: &random)).map { _ in
+                String(Int.random(in: 0...9, using: &random))
+            }.joined()
+            return (Bool.random(using: &random) ? "-" : "") + "0." + zeros + digits
+        }
+        for text in texts + generated {
+            let expected = try #require(Double(text), "\(text)")
+            guard case .double(let read)? = try? Value(json: Array(text.utf8)) else {
+                Issue.record("\(text) did not read as a double")
+                continue
+            }
+            #expect(read.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
 }

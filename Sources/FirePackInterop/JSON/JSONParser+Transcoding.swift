@@ -253,7 +253,8 @@ extension JSONParser {
             }
         } else if byte(index) == UInt8(ascii: "[") && depth + 1 <= maxDepth {
             let isGeoPoint = Self.is(key, "__geopoint__")
-            guard isGeoPoint || Self.is(key, "__vector__"), let numbers = plainNumbers() else {
+            guard isGeoPoint || Self.is(key, "__vector__"), let numbers = plainNumbers(expecting: isGeoPoint ? 2 : 16)
+            else {
                 return nil
             }
             if isGeoPoint {
@@ -281,10 +282,12 @@ extension JSONParser {
 
     /// The numbers of the array at the cursor as doubles (what `Value.numberAsDouble` gives for each), having moved
     /// past it; nil when an element is not a number, or the array is long (the tree path counts it against the
-    /// element limit).
-    private mutating func plainNumbers() -> [Double]? {
+    /// element limit). Room for `expecting` numbers is made at once (an array grown from empty reallocates at 1, 2,
+    /// 4 and 8 elements: a vector of 8 cost four allocations).
+    private mutating func plainNumbers(expecting: Int) -> [Double]? {
         index += 1
         var numbers: [Double] = []
+        numbers.reserveCapacity(expecting)
         skipWhitespace()
         if index < count && byte(index) == UInt8(ascii: "]") {
             index += 1

@@ -392,14 +392,26 @@ struct JSONParser {
             }
         }
         var isInteger = true
+        // A fraction's digits go on the integer's as one mantissa while there are at most 19 significant digits:
+        // with no exponent after them that is `clingerDouble`'s reading in the same pass, the same division.
+        var mantissa = integer.magnitude
+        var significant = integer == 0 ? 0 : cursor - start - (negative ? 1 : 0)
+        var fractionDigits = 0
         if cursor < count && byte(cursor) == UInt8(ascii: ".") {
             isInteger = false
             cursor += 1
             guard cursor < count, isDigit(byte(cursor)) else { throw fail("expected a digit after '.'", at: cursor) }
-            while cursor < count, isDigit(byte(cursor)) { cursor += 1 }
+            while cursor < count, isDigit(byte(cursor)) {
+                let digit = UInt64(byte(cursor) &- 0x30)
+                if mantissa != 0 || digit != 0 { significant += 1 }
+                mantissa = mantissa &* 10 &+ digit
+                fractionDigits += 1
+                cursor += 1
+            }
         }
         if cursor < count && (byte(cursor) | 0x20) == UInt8(ascii: "e") {
             isInteger = false
+            fractionDigits = .max  // an exponent: not this pass's reading
             cursor += 1
             if cursor < count && (byte(cursor) == UInt8(ascii: "+") || byte(cursor) == UInt8(ascii: "-")) {
                 cursor += 1
@@ -411,6 +423,10 @@ struct JSONParser {
         }
         index = cursor
         if isInteger && !overflow { return .integer(integer) }
+        if !isInteger && !overflow && significant <= 19 && fractionDigits <= 22 && mantissa <= 1 << 53 {
+            let magnitude = Double(mantissa) / Self.exactPowersOfTen[fractionDigits]
+            return .double(negative ? -magnitude : magnitude)
+        }
         if isInteger && !largeIntegersAsDoubles {
             let digits = String(
                 decoding: UnsafeRawBufferPointer(start: base + start, count: cursor - start), as: UTF8.self)
