@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Wire) import FirePack
 
 extension BlockColumns {
     /// The columns form of `data` (see `ColumnSplitter.split`), in an array of its own.

@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Wire) import FirePack
 
 /// The columns form of a version-3 block's data (Docs/FORMAT.md §8, "Columns"): the same documents, with each
 /// value stored beside the values of the same path in the other documents of the block instead of beside its

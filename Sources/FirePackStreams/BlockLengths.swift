@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Wire) import FirePack
 
 /// A block's record lengths (Docs/FORMAT.md §8): `count` varints, one per document in order, that add up to the
 /// documents' bytes. The row form keeps them after the documents, the columns form before its columns; both check

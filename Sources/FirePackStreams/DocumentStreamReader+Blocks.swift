@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Wire) import FirePack
 
 /// The block a version-3 reader is handing out record by record (Docs/FORMAT.md §8): its data decompressed into
 /// memory the reader owns, which stays valid until the next block is opened, so a record's payload does too.

@@ -1,5 +1,5 @@
 import CFirePackSystem  // lseek(2), fstat(2)
-import FirePack
+@_spi(Wire) import FirePack
 
 /// One block of a version-3 stream, as its index lists it (Docs/FORMAT.md §8).
 public struct StreamBlock: Hashable, Sendable {

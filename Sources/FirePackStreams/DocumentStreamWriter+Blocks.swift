@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Wire) import FirePack
 
 // Version-3 blocks (Docs/FORMAT.md §8): documents gathered in `block`, written out as one framed block — marker,
 // length, CRC-32, then the block header and the data as `codec` stores it — and listed for the index.

@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Wire) import FirePack
 import FirePackTestSupport
 import Foundation
 import Testing

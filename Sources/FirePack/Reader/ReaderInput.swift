@@ -266,14 +266,14 @@ struct ReaderInput {
 }
 
 /// The extent of one encoded value, for code outside the reader that walks values it did not decode (the column
-/// layout of a stream's blocks, Docs/FORMAT.md §8).
-package enum EncodedValue {
+/// layout of a stream's blocks, Docs/FORMAT.md §8). SPI public so that `end` inlines there (as `Varint`).
+@_spi(Wire) public enum EncodedValue {
     /// The offset just past the value at `offset` in `base`, not reading at or past `limit`, found from its tag and
     /// lengths alone as the reader skips a value; nothing inside is checked. Throws for a cut value, a length past
     /// `limit`, a key table or an undefined tag.
     /// Inlinable, so that a value whose tag gives its size is passed over without a call.
     @inlinable @inline(__always)
-    package static func end(in base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> Int {
+    public static func end(in base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> Int {
         if offset < limit {
             let size = Tag.fixedSize(base.load(fromByteOffset: offset, as: UInt8.self))
             if size != 0 && size <= limit - offset { return offset + size }

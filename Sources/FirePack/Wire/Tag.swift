@@ -1,5 +1,5 @@
 /// The tag table of Docs/FORMAT.md §1: one byte in front of every value.
-package enum Tag {
+@usableFromInline package enum Tag {
     /// How many bytes a value with this tag takes when the tag alone says (Docs/FORMAT.md §1): the fixed integers and
     /// one-byte constants, a fix string with its bytes, the fixed-width scalars; 0 when lengths follow the tag or the
     /// tag is not a value's. Inlinable, for readers in other modules (the stream's columns); literal tags, as the

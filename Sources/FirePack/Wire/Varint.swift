@@ -1,5 +1,7 @@
-/// Unsigned LEB128 varints as Docs/FORMAT.md defines them: at most 10 bytes, minimal, below 2^63.
-package enum Varint {
+/// Unsigned LEB128 varints as Docs/FORMAT.md defines them: at most 10 bytes, minimal, below 2^63. SPI public so that
+/// `get` inlines into the stream's column walks (an `@inlinable package` body is not serialized into the module, so
+/// other modules of the package called it); not for users of the library.
+@_spi(Wire) public enum Varint {
     /// How many bytes `value` takes as a varint (the protobuf encoding of FirePackInterop uses the same LEB128).
     @inline(__always)
     package static func encodedSize(_ value: UInt64) -> Int {
@@ -29,7 +31,7 @@ package enum Varint {
     /// Returns the value (always below 2^63, so it converts to `Int` without trapping) and the offset after it.
     /// Inlinable, so that readers in other modules (the stream's columns) take a one-byte varint without a call.
     @inlinable @inline(__always)
-    package static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
+    public static func get(_ base: UnsafeRawPointer, at offset: Int, limit: Int) throws(FirePackError) -> (
         value: Int, next: Int
     ) {
         if offset < limit {

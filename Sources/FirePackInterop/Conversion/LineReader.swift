@@ -43,7 +43,12 @@ package final class LineReader {
             }
             // Move the partial line to the front, grow if needed, read more.
             if start > 0 {
-                buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
+                // In place (memmove): `replaceSubrange(_:with: buffer[start..<end])` would copy the whole buffer
+                // first, the slice holding a reference to it.
+                let (from, remaining) = (start, end - start)
+                buffer.withUnsafeMutableBytes { bytes in
+                    bytes.baseAddress!.copyMemory(from: bytes.baseAddress! + from, byteCount: remaining)
+                }
                 bufferOffset += start
                 end -= start
                 start = 0

@@ -1,4 +1,4 @@
-import FirePack
+@_spi(Wire) import FirePack
 
 /// Protocol-buffer wire primitives: varints, tags, fixed-width fields, length-delimited fields.
 enum ProtoWire {
