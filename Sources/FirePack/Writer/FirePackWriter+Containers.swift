@@ -42,7 +42,7 @@ extension FirePackWriter {
         if length > 0 && checksKeysInPlace {
             guard noteKeyInPlace(key, at: writerIndex + Varint.encodedSize(literalHeader)) else { return false }
         } else if length > 0 {
-            if !options.keyReferences && !state.keysInTable { moveOpenKeysToTable() }
+            if state.keysInPlace { moveOpenKeysToTable() }  // this map reached `keysCheckedInPlace`
             // The table finds repeats for references and duplicates within this map.
             let (found, slot, hash) = keys.find(key, in: storage)
             if let entry = found {
@@ -161,7 +161,7 @@ extension FirePackWriter {
     /// `{"k0": {"k1": 0}, "k1": {"k2": 0}, …}` (WriterTests, the hostile-keys case of HostileInputTests).
     @inline(__always)
     func closeMapKeys() {
-        if !options.keyReferences && !state.keysInTable {
+        if state.keysInPlace {
             state.openKeyLiterals.removeLast(state.openKeyLiterals.count - top.keysStart)
             return
         }

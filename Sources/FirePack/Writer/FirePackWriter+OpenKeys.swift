@@ -25,8 +25,7 @@ extension FirePackWriter {
     /// Whether the key to write is checked in place (`openKeyLiterals`) rather than in the key table.
     @inline(__always)
     var checksKeysInPlace: Bool {
-        !options.keyReferences && !state.keysInTable
-            && state.openKeyLiterals.count - top.keysStart < Self.keysCheckedInPlace
+        state.keysInPlace && state.openKeyLiterals.count - top.keysStart < Self.keysCheckedInPlace
     }
 
     /// Whether `key` (not empty) was written in the innermost map already, comparing it with that map's literals;
@@ -68,7 +67,7 @@ extension FirePackWriter {
     /// there, and checks the rest of the root value's keys in the table. Each open map's entries in `openMapKeys`
     /// start where its literals started, so the frames' `keysStart` hold.
     func moveOpenKeysToTable() {
-        state.keysInTable = true
+        state.keysInPlace = false
         let literals = state.openKeyLiterals
         state.openKeyLiterals.removeAll(keepingCapacity: true)
         var maps = outerFrames.filter(\.isMap)
@@ -94,17 +93,17 @@ extension FirePackWriter {
     /// Where the next map's keys start: in `openMapKeys` when keys are checked in the table, else in the stack.
     @inline(__always)
     var nextKeysStart: Int {
-        options.keyReferences || state.keysInTable ? openMapKeys.count : state.openKeyLiterals.count
+        state.keysInPlace ? state.openKeyLiterals.count : openMapKeys.count
     }
 
     /// Forgets the root value's keys, wherever they are checked.
     @inline(__always)
     func resetKeys() {
-        if !keys.isEmpty || state.keysInTable {
+        if !keys.isEmpty {
             keys.reset()
             openMapKeys.removeAll(keepingCapacity: true)
-            state.keysInTable = false
         }
+        state.keysInPlace = !options.keyReferences
         state.openKeyLiterals.removeAll(keepingCapacity: true)
     }
 

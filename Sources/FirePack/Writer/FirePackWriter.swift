@@ -134,6 +134,7 @@ public final class FirePackWriter {
         } else {
             state = WriterState(bytes: GrowableBytes(capacity: options.initialCapacity))
         }
+        state.keysInPlace = !options.keyReferences
     }
 
     /// Creates a writer that writes into `buffer`, memory the caller owns, until a value needs more room than it has.
@@ -303,10 +304,10 @@ struct WriterState {
     var mapSerial = 0
     var openMapKeys: [OpenMapKey] = []
     var keys = WriterKeyTable()
-    /// Without key references: the literals of the open maps, while they are checked in place
-    /// (`FirePackWriter+OpenKeys.swift`), and whether the root value's keys have moved to `keys`.
+    /// Whether the root value's keys are checked in place (`FirePackWriter+OpenKeys.swift`): without key
+    /// references, until a map reaches `keysCheckedInPlace` keys; and the literals of its open maps meanwhile.
+    var keysInPlace = false
     var openKeyLiterals: [OpenKeyLiteral] = []
-    var keysInTable = false
     /// The first value written past `options.limits` (see `FirePackWriter.limitViolation`).
     var limitViolation: FirePackError?
     /// The mantissas of the vector being written in the decimal form, kept from vector to vector.

@@ -392,8 +392,8 @@ struct JSONParser {
             }
         }
         var isInteger = true
-        // A fraction's digits go on the integer's as one mantissa while there are at most 19 significant digits:
-        // with no exponent after them that is `clingerDouble`'s reading in the same pass, the same division.
+        // A fraction's digits go on the integer's as one mantissa, counting significant digits as `clingerDouble`
+        // does: with no exponent after them, its reading in the same pass (`exactDecimal`).
         var mantissa = integer.magnitude
         var significant = integer == 0 ? 0 : cursor - start - (negative ? 1 : 0)
         var fractionDigits = 0
@@ -411,7 +411,7 @@ struct JSONParser {
         }
         if cursor < count && (byte(cursor) | 0x20) == UInt8(ascii: "e") {
             isInteger = false
-            fractionDigits = .max  // an exponent: not this pass's reading
+            significant = .max  // an exponent: read by `parseDouble`
             cursor += 1
             if cursor < count && (byte(cursor) == UInt8(ascii: "+") || byte(cursor) == UInt8(ascii: "-")) {
                 cursor += 1
@@ -423,9 +423,10 @@ struct JSONParser {
         }
         index = cursor
         if isInteger && !overflow { return .integer(integer) }
-        if !isInteger && !overflow && significant <= 19 && fractionDigits <= 22 && mantissa <= 1 << 53 {
-            let magnitude = Double(mantissa) / Self.exactPowersOfTen[fractionDigits]
-            return .double(negative ? -magnitude : magnitude)
+        if !isInteger && !overflow && significant <= 19,
+            let double = Self.exactDecimal(mantissa, exponent: -fractionDigits, negative: negative)
+        {
+            return .double(double)
         }
         if isInteger && !largeIntegersAsDoubles {
             let digits = String(
@@ -502,6 +503,13 @@ struct JSONParser {
             }
             exponent += sign * value
         }
+        return exactDecimal(mantissa, exponent: exponent, negative: negative)
+    }
+
+    /// ±`mantissa` · 10^`exponent` when both factors are exact doubles (a mantissa up to 2^53, an exponent within
+    /// ±22): one correctly rounded multiplication or division, Clinger's fast path. nil otherwise.
+    @inline(__always)
+    static func exactDecimal(_ mantissa: UInt64, exponent: Int, negative: Bool) -> Double? {
         guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
         let magnitude =
             exponent < 0
