@@ -182,7 +182,7 @@ extension BlockColumns {
         var keyCursor: Int
         let keysEnd: Int
         /// Per column in use (one per path met so far, at most `columnCount`): where its next value is, where it
-        /// ends, and the document that last moved it (`moved`). Columns come into use in order, their lengths read
+        /// ends, and the document that last moved it (`mark`). Columns come into use in order, their lengths read
         /// from the directory as they do, so that the state is in proportion to the paths the bytes hold, not to a
         /// count the directory claims.
         var columns: UnsafeMutablePointer<ColumnState>
@@ -194,8 +194,9 @@ extension BlockColumns {
             /// Where its next value is, and where it ends.
             var cursor: Int
             let end: Int
-            /// The document that last moved it (`moved`).
+            /// The document that last moved it, and where it was before that document moved it (to start over).
             var mark = -1
+            var start = 0
         }
         /// The directory's next length, for the next column to come into use.
         var directoryCursor: Int
@@ -206,12 +207,12 @@ extension BlockColumns {
         /// Numbered keys: where the document's key literals are in its rows, in the order met (its key table's
         /// entries are ordinals into this list).
         var literals: [Int] = []
+        /// Whether the walk records `literals`: from the block's first document with a key table on.
+        var recordsLiterals = false
         /// Made with `columns`, once nothing in `init` can throw.
         var stack: OpenStack
         /// Each container's body length, in the order the containers start (two passes only).
         var sizes: [Int] = []
-        /// The columns the document moved, with where they were, so that it can start over.
-        var moved: [(column: Int, cursor: Int)] = []
         var documentNumber = 0
         /// The documents written in two passes.
         var startedOver = 0
@@ -291,20 +292,18 @@ extension BlockColumns {
         /// the document are scratch until the next document or the lengths are written over them).
         mutating func rebuild(length: Int, into output: UnsafeMutableRawPointer, room: Int) throws(FirePackError) {
             let keysStart = keyCursor
-            moved.removeAll(keepingCapacity: true)
             self.room = room
-            var measured = try walk(.moving, length: length, into: output)
-            if measured == nil {
-                startedOver += 1
-                for (column, cursor) in moved { columns[column].cursor = cursor }
+            var rootSize = try rebuildRootValue(length: length, into: output, keysStart: keysStart)
+            if numberedKeys && rootSize < length && !recordsLiterals {
+                // A key table follows the root value (a document written with key references): its entries name the
+                // document's key literals by where they are in its rows, which only such a document needs recorded.
+                // It is walked again recording them, and so are the block's documents after it, from the start (a
+                // block written with references has tables in most of its documents).
+                moveBackColumns()
                 keyCursor = keysStart
-                sizes.removeAll(keepingCapacity: true)
-                measured = try walk(.measuring, length: length, into: output)
-                for (column, cursor) in moved { columns[column].cursor = cursor }
-                keyCursor = keysStart
-                _ = try walk(.writing, length: length, into: output)
+                recordsLiterals = true
+                rootSize = try rebuildRootValue(length: length, into: output, keysStart: keysStart)
             }
-            let rootSize = measured!
             // The bytes after the root value: its key table.
             let tail = length - rootSize
             if numberedKeys && tail > 0 {
@@ -320,6 +319,32 @@ extension BlockColumns {
                 keyCursor += tail
             }
             documentNumber += 1
+        }
+
+        /// Rebuilds the document's root value at `output` and returns its size: in one pass, or in two when moving
+        /// bodies passes its budget.
+        private mutating func rebuildRootValue(length: Int, into output: UnsafeMutableRawPointer, keysStart: Int)
+            throws(FirePackError) -> Int
+        {
+            if let size = try walk(.moving, length: length, into: output) { return size }
+            startedOver += 1
+            moveBackColumns()
+            keyCursor = keysStart
+            sizes.removeAll(keepingCapacity: true)
+            let size = try walk(.measuring, length: length, into: output)!
+            moveBackColumns()
+            keyCursor = keysStart
+            _ = try walk(.writing, length: length, into: output)
+            return size
+        }
+
+        /// Moves every column the document moved back to where it was before the document (to start over): a pass
+        /// over the columns in use, once per document that starts over, instead of a list appended to for every
+        /// column of every document.
+        private mutating func moveBackColumns() {
+            for column in 0..<openedColumns where columns[column].mark == documentNumber {
+                columns[column].cursor = columns[column].start
+            }
         }
 
         /// Writes the document's key table, `size` bytes, from the keys (numbered keys): `D3`, the count `N` and the
@@ -407,7 +432,7 @@ extension BlockColumns {
                 }
                 if pass != .writing && columns[column].mark != documentNumber {
                     columns[column].mark = documentNumber
-                    moved.append((column, columns[column].cursor))
+                    columns[column].start = columns[column].cursor
                 }
                 let position = columns[column].cursor
                 let end = columns[column].end
@@ -531,7 +556,7 @@ extension BlockColumns {
                         if pass != .measuring {
                             copy(keyLength, from: keyStart, to: output, at: size)
                             // A literal's header is even: its first byte's lowest bit is the value's.
-                            if numberedKeys && base.load(fromByteOffset: keyStart, as: UInt8.self) & 1 == 0 {
+                            if recordsLiterals && base.load(fromByteOffset: keyStart, as: UInt8.self) & 1 == 0 {
                                 literals.append(size)
                             }
                         }

@@ -61,6 +61,28 @@ import FirePackTestSupport
         }
     }
 
+    @Test func integersPrintTheirDescriptions() throws {
+        // Every digit count from 1 to 19 (two digits are written at a time: odd and even counts), both signs, the
+        // powers of ten and their neighbours, and the extremes.
+        var rng = SeededGenerator(seed: 7)
+        var integers: [Int64] = [0, 1, -1, 9, 10, 99, 100, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for _ in 0..<19 {
+            integers += [power - 1, power, power + 1, -power, Int64.random(in: power...(power > Int64.max / 10 ? .max : power * 10 - 1), using: &rng)]
+            if power <= Int64.max / 10 { power *= 10 }
+        }
+        for _ in 0..<20_000 { integers.append(Int64.random(in: .min ... .max, using: &rng) >> Int64.random(in: 0...63, using: &rng)) }
+        for integer in integers {
+            #expect(text(.integer(integer)) == String(integer))
+        }
+        for start in stride(from: 0, to: 1_000, by: 20) {
+            let slice = integers[start..<start + 20]
+            let fields: MapValue = ["one": .integer(slice.first!), "many": .array(slice.map(Value.integer))]
+            let expected = #"{"one":\#(slice.first!),"many":[\#(slice.map(String.init).joined(separator: ","))],"__name__":"a/b"}"#
+            #expect(try directText(fields) == expected)
+        }
+    }
+
     @Test func vectorsAndGeopointsPrintTheirDoubles() throws {
         let doubles = doubles(4_000, seed: 42)
         var rng = SeededGenerator(seed: 43)

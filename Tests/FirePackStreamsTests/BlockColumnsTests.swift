@@ -281,6 +281,31 @@ struct BlockColumnsTests {
         }
     }
 
+    @Test("documents with key tables (written with key references) rebuild byte for byte beside documents without")
+    func documentsWithKeyTables() throws {
+        // A document's key table names its key literals by where they are in its rows; the rebuilder records them
+        // from the block's first document that has one (walked again) on, and bodies moved up move them along.
+        for seed in 0..<6 as Range<UInt64> {
+            let documents = try Self.events(60, seed: seed)
+            let withTables = documents.filter { $0.firePackBytes().contains(0xD3) }.count
+            #expect(withTables > 0 && withTables < documents.count, "seed \(seed): a mix of documents with and without")
+            let block = try rows(documents, keyReferences: true)
+            let columns = try #require(split(block, valuesPerColumn: 1))
+            #expect(try join(columns, count: block.count, documents: block.documents) == block.data, "seed \(seed)")
+        }
+        // Deep documents with repeated keys at every level: written in two passes, and walked again for the table.
+        let deep = try [40, 12].map { levels in
+            var value = Value.string(String(repeating: "x", count: 300))
+            for level in 0..<levels { value = .map(["level\(level)": value, "n": .integer(Int64(level)), "k": ["n": 1]]) }
+            return Document(reference: try DocumentReference(path: "deep/d\(levels)"), fields: ["v": value])
+        }
+        let block = try rows(deep, keyReferences: true)
+        let columns = try #require(split(block, valuesPerColumn: 1))
+        let (rebuilt, twoPasses) = try joinCounting(columns, count: block.count, documents: block.documents)
+        #expect(rebuilt == block.data)
+        #expect(twoPasses == 3, "the first document starts over on both of its walks, the second on its one")
+    }
+
     @Test("hostile numbered keys: a number past the paths met, of another map's key or of an element, is refused")
     func hostileNumberedKeys() throws {
         // {"n": 1, "m": {"n": 2}} twice: paths root 0, name 1, fields 2, fields.n 3, fields.m 4, fields.m.n 5.

@@ -27,7 +27,7 @@ extension JSONTextWriter {
         case .integer: writeInteger(try reader.readInteger())
         case .double:
             if let decimal = try reader.readDecimalDouble() {
-                writeDecimal(decimal.mantissa, scale: decimal.scale, negative: decimal.negative, value: decimal.value)
+                writeDecimal(decimal.mantissa, scale: decimal.scale, negative: decimal.negative) { decimal.value }
             } else {
                 writeDouble(try reader.readDouble())
             }
@@ -42,8 +42,7 @@ extension JSONTextWriter {
                 // The digits are in the bytes: printed from them, as a decimal double is (`writeDecimal`).
                 writeVector(count: vector.count) { writer, index in
                     let mantissa = vector.mantissa(at: index)
-                    writer.writeDecimal(
-                        mantissa.magnitude, scale: scale, negative: mantissa < 0, value: vector[index])
+                    writer.writeDecimal(mantissa.magnitude, scale: scale, negative: mantissa < 0) { vector[index] }
                 }
             } else {
                 writeVector(count: vector.count) { writer, index in writer.writeDouble(vector[index]) }

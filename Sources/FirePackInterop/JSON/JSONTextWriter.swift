@@ -109,7 +109,7 @@ struct JSONTextWriter {
     /// prices and embeddings mostly have one (guarded by `Stream fpks to JSON lines`).
     mutating func writeDouble(_ double: Double) {
         if let (mantissa, scale) = DecimalDouble.decompose(double.magnitude, below: DecimalDouble.writerMantissaLimit) {
-            writeDecimal(mantissa, scale: scale, negative: double.sign == .minus, value: double)
+            writeDecimal(mantissa, scale: scale, negative: double.sign == .minus) { double }
         } else {
             writeShortest(double)
         }
@@ -135,7 +135,7 @@ struct JSONTextWriter {
     /// them in fixed notation from 10^-4 up to 2^53. Other parts (16 or 17 digits, a smaller magnitude) go through
     /// `writeDouble`. The digits are at hand in the bytes; printing the double searched for them again (`Stream fpks
     /// to JSON lines`).
-    mutating func writeDecimal(_ mantissa: UInt64, scale: Int, negative: Bool, value: Double) {
+    mutating func writeDecimal(_ mantissa: UInt64, scale: Int, negative: Bool, value: () -> Double) {
         var (mantissa, scale) = (mantissa, scale)
         while scale > 0 && mantissa % 10 == 0 {
             mantissa /= 10
@@ -148,32 +148,58 @@ struct JSONTextWriter {
             power &*= 10
         }
         guard mantissa < 1_000_000_000_000_000, digits - scale >= -3 else {
-            writeShortest(value)
+            writeShortest(value())
             return
         }
-        // [-] integer digits (or 0) [.] zeros, fraction digits; ".0" for a whole number.
+        // [-] integer digits (or 0) [.] fraction digits, zero-padded to `scale`; ".0" for a whole number. Written
+        // right to left, in place, two digits at a time.
         let integerDigits = max(digits - scale, 0)
         let length = (negative ? 1 : 0) + max(integerDigits, 1) + 1 + max(scale, 1)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { text in
-            var cursor = length
+        output.pointee.append(atMost: 40) { text in
+            var end = text + length
             var rest = mantissa
             if scale == 0 {
-                cursor -= 2
-                text[cursor] = UInt8(ascii: ".")
-                text[cursor + 1] = UInt8(ascii: "0")
+                end -= 2
+                end[0] = UInt8(ascii: ".")
+                end[1] = UInt8(ascii: "0")
+            } else {
+                rest = Self.writeDigits(of: rest, count: scale, before: end)
+                end -= scale + 1
+                end[0] = UInt8(ascii: ".")
             }
-            for place in 0..<max(digits, scale + 1) {
-                if place == scale && scale > 0 {
-                    cursor -= 1
-                    text[cursor] = UInt8(ascii: ".")
-                }
-                cursor -= 1
-                text[cursor] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
+            if integerDigits == 0 {
+                end[-1] = UInt8(ascii: "0")
+            } else {
+                _ = Self.writeDigits(of: rest, count: integerDigits, before: end)
             }
             if negative { text[0] = UInt8(ascii: "-") }
-            output.pointee.append(UnsafeRawBufferPointer(start: text.baseAddress, count: length))
+            return length
         }
+    }
+
+    /// Writes the last `count` decimal digits of `value` (zero-padded) to the `count` bytes before `end`, two at a
+    /// time, and returns what is left of `value` above them.
+    @inline(__always)
+    static func writeDigits(of value: UInt64, count: Int, before end: UnsafeMutablePointer<UInt8>) -> UInt64 {
+        var rest = value
+        var cursor = end
+        var left = count
+        while left >= 2 {
+            let next = rest / 100
+            let pair = UInt8(truncatingIfNeeded: rest &- next &* 100)
+            let tens = pair / 10
+            cursor -= 2
+            cursor[0] = UInt8(ascii: "0") &+ tens
+            cursor[1] = UInt8(ascii: "0") &+ (pair &- tens &* 10)
+            rest = next
+            left -= 2
+        }
+        if left == 1 {
+            let next = rest / 10
+            cursor[-1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest &- next &* 10)
+            rest = next
+        }
+        return rest
     }
 
     func writeString(_ string: String) {
@@ -279,17 +305,15 @@ struct JSONTextWriter {
     /// number, perf).
     func writeInteger(_ integer: Int64) {
         output.pointee.append(atMost: 20) { text in
-            var digits = 0, rest = integer.magnitude
-            repeat {
+            let magnitude = integer.magnitude
+            var digits = 1
+            var power: UInt64 = 10
+            while digits < 20 && magnitude >= power {
                 digits += 1
-                rest /= 10
-            } while rest > 0
-            let length = digits + (integer < 0 ? 1 : 0)
-            var magnitude = integer.magnitude
-            for index in stride(from: length - 1, through: length - digits, by: -1) {
-                text[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
+                power &*= 10
             }
+            let length = digits + (integer < 0 ? 1 : 0)
+            _ = Self.writeDigits(of: magnitude, count: digits, before: text + length)
             if integer < 0 { text[0] = UInt8(ascii: "-") }
             return length
         }
