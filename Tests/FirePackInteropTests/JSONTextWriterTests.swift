@@ -83,6 +83,35 @@ import FirePackTestSupport
         }
     }
 
+    @Test func stringsOfEveryShortLengthReadBackThroughFoundation() throws {
+        // Lengths 0 to 40 (a string of 4 to 16 bytes is copied as two overlapping words), plain, with a character to
+        // escape at each end and in the middle, and with multi-byte characters; each read back by JSONSerialization,
+        // through the tree and straight from the bytes.
+        var rng = SeededGenerator(seed: 11)
+        let plain = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.:/")
+        let special: [Character] = ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "日", "🔥"]
+        for length in 0...40 {
+            for variant in 0..<4 {
+                var characters = (0..<length).map { _ in plain.randomElement(using: &rng)! }
+                if length > 0 && variant > 0 {
+                    let at = [0, length / 2, length - 1][variant - 1]
+                    characters[at] = special.randomElement(using: &rng)!
+                }
+                let string = String(characters)
+                for text in [text(.string(string)), try directText(["s": .string(string)])] {
+                    let parsed: Any
+                    if text.hasPrefix("{") {
+                        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+                        parsed = object["s"] as Any
+                    } else {
+                        parsed = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+                    }
+                    #expect(parsed as? String == string, "length \(length), variant \(variant): \(text)")
+                }
+            }
+        }
+    }
+
     @Test func vectorsAndGeopointsPrintTheirDoubles() throws {
         let doubles = doubles(4_000, seed: 42)
         var rng = SeededGenerator(seed: 43)
