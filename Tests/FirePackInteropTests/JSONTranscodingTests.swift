@@ -241,12 +241,31 @@ import FirePackTestSupport
         }
     }
 
+    @Test func markerKeysAreTheReversibleMarkersAndNothingElse() {
+        func isMarker(_ key: [UInt8]) -> Bool { key.withUnsafeBytes { JSONParser.isMarkerKey($0) } }
+        let markers = ReversibleMarker.allCases.map { Array($0.rawValue.utf8) }
+        for marker in markers {
+            #expect(isMarker(marker), "\(String(decoding: marker, as: UTF8.self))")
+            // Each byte changed, one shorter, one longer: not a marker.
+            for index in marker.indices {
+                var changed = marker
+                changed[index] ^= 0x20
+                #expect(!isMarker(changed) || markers.contains(changed))
+            }
+            #expect(!isMarker(Array(marker.dropLast())) && !isMarker(marker + [UInt8(ascii: "_")]))
+        }
+        #expect(!isMarker([]) && !isMarker(Array("__".utf8)) && !isMarker(Array("__name__".utf8)))
+    }
+
     @Test func markersAndEscapesGoThroughTheTree() throws {
         let cases = [
             #"{"t":{"__timestamp__":"2020-01-01T00:00:00.5Z"},"n":{"__timestamp__":"2020-01-01T00:00:00Z","x":1}}"#,
             #"{"t":{ "__timestamp__" : "1969-12-31T23:59:59+01:00" }}"#,
             #"{"t":{"__timestamp__":"not a time"}}"#,
             #"{"m":{"__map__":{"__bytes__":"AAE="}},"e":{"\u005f_bytes__":"AAE="}}"#,
+            // An escape at either of a marker key's first two bytes, or both: a marker all the same.
+            #"{"e":{"_\u005fbytes__":"AAE="},"f":{"\u005F\u005Ftimestamp__":"2020-01-01T00:00:00Z"}}"#,
+            #"{"g":{"_\u005fmap__":{"a":1}},"h":{"_a":1},"i":{"a_":{"__bytes__":"AAE="}}}"#,
             #"{"r":{"__reference__":"a/b"},"g":{"__geopoint__":[1.5,-2]},"d":{"__double__":"NaN"}}"#,
             #"{"k\n":"\u00e9","a":[1,2.5,-0.0,1e400]}"#,
         ]

@@ -318,6 +318,14 @@ extension JSONParser {
         }
         guard byte(cursor) == UInt8(ascii: "\"") else { return false }
         let start = cursor + 1
+        // Every marker key starts with "__": a key that starts with neither an escape (which may give one) nor an
+        // underscore followed by an underscore or an escape cannot read as one, whatever follows (most keys: answered
+        // without scanning the key, guarded by `Convert JSON lines to fpks`).
+        let first = byte(start), second = byte(start + 1)
+        guard
+            first == UInt8(ascii: "\\")
+                || (first == UInt8(ascii: "_") && (second == UInt8(ascii: "_") || second == UInt8(ascii: "\\")))
+        else { return false }
         // To the key's first quote or backslash eight bytes at a time (a control character the word scan stops at too
         // is passed below, as byte by byte: the key's own read reports it).
         var high: UInt64 = 0
@@ -329,9 +337,7 @@ extension JSONParser {
                 guard length > 4, byte(start) == UInt8(ascii: "_"), byte(start + 1) == UInt8(ascii: "_") else {
                     return false
                 }
-                return Self.markerKeys.contains {
-                    $0.count == length && ByteComparison.equal(base + start, $0, count: length)
-                }
+                return Self.isMarkerKey(UnsafeRawBufferPointer(start: base + start, count: length))
             case UInt8(ascii: "\\"): return true
             default: cursor += 1
             }
@@ -339,8 +345,24 @@ extension JSONParser {
         return false
     }
 
-    /// The UTF-8 bytes of every reversible marker key.
-    static let markerKeys: [[UInt8]] = ReversibleMarker.allCases.map { Array($0.rawValue.utf8) }
+    /// Whether `key`'s bytes are a reversible marker key (`ReversibleMarker`'s raw values), told by its length
+    /// first: an object whose first key starts with "__" (most marker objects) asked this; a search of a global list
+    /// of the keys' bytes cost more than the rest of the test (guarded by `Convert JSON lines to fpks`).
+    static func isMarkerKey(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let bytes = key.baseAddress else { return false }
+        @inline(__always) func `is`(_ marker: StaticString) -> Bool {
+            ByteComparison.equal(bytes, marker.utf8Start, count: key.count)
+        }
+        switch key.count {
+        case 7: return `is`("__map__")
+        case 9: return `is`("__bytes__")
+        case 10: return `is`("__vector__") || `is`("__double__")
+        case 12: return `is`("__geopoint__")
+        case 13: return `is`("__timestamp__") || `is`("__reference__")
+        case 19: return `is`("__serverTimestamp__")
+        default: return false
+        }
+    }
 }
 
 /// The members of a JSON line that name its document (`DocumentNaming`), read in the pass that writes the others

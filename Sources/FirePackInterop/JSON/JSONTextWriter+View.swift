@@ -76,7 +76,7 @@ extension JSONTextWriter {
         if escapingMarker && map.count == 1 {
             var peek = reader
             let key = try peek.readKey().utf8
-            escaped = JSONParser.markerKeys.contains { marker in marker.withUnsafeBytes { Self.equal($0, key) } }
+            escaped = JSONParser.isMarkerKey(key)
         }
         if escaped { output.pointee.append(contentsOf: JSONMarker.mapOpening) }
         var extraKey = extra?.key ?? ""
@@ -148,10 +148,9 @@ extension JSONTranscoding {
     ) -> Bool {
         // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
         // key every record appends (guarded by `Stream fpks to JSON lines`).
+        var extraKey = extra.key
         guard !options.sortedKeys, !options.pretty,
-            !JSONParser.markerKeys.contains(where: {
-                $0.count == extra.key.utf8.count && $0.elementsEqual(extra.key.utf8)
-            })
+            !extraKey.withUTF8({ JSONParser.isMarkerKey(UnsafeRawBufferPointer($0)) })
         else { return false }
         let mark = output.count
         var writer = JSONTextWriter(options: options, output: output)  // `output` is the caller's, alive throughout
