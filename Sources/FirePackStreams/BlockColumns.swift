@@ -198,6 +198,11 @@ extension BlockColumns {
             var mark = -1
             var start = 0
         }
+        /// The columns the document moved (`ColumnState.start` holds where each was), so that it can start over at a
+        /// cost in proportion to the document, not to the columns in use.
+        var moved: UnsafeMutablePointer<Int>
+        var movedCount = 0
+        var movedCapacity = 16
         /// The directory's next length, for the next column to come into use.
         var directoryCursor: Int
         var paths = ColumnPaths()
@@ -264,6 +269,7 @@ extension BlockColumns {
             keyCursor = cursor
             keysEnd = stored.count - total
             columns = .allocate(capacity: columnCapacity)
+            moved = .allocate(capacity: movedCapacity)
             stack = OpenStack()
             openColumn()
         }
@@ -271,6 +277,7 @@ extension BlockColumns {
         /// Releases the columns' state.
         func deallocate() {
             columns.deallocate()
+            moved.deallocate()
             stack.deallocate()
         }
 
@@ -293,6 +300,7 @@ extension BlockColumns {
         mutating func rebuild(length: Int, into output: UnsafeMutableRawPointer, room: Int) throws(FirePackError) {
             let keysStart = keyCursor
             self.room = room
+            movedCount = 0
             var rootSize = try rebuildRootValue(length: length, into: output, keysStart: keysStart)
             if numberedKeys && rootSize < length && !recordsLiterals {
                 // A key table follows the root value (a document written with key references): its entries name the
@@ -338,13 +346,9 @@ extension BlockColumns {
             return size
         }
 
-        /// Moves every column the document moved back to where it was before the document (to start over): a pass
-        /// over the columns in use, once per document that starts over, instead of a list appended to for every
-        /// column of every document.
+        /// Moves every column the document moved back to where it was before the document (to start over).
         private mutating func moveBackColumns() {
-            for column in 0..<openedColumns where columns[column].mark == documentNumber {
-                columns[column].cursor = columns[column].start
-            }
+            for index in 0..<movedCount { columns[moved[index]].cursor = columns[moved[index]].start }
         }
 
         /// Writes the document's key table, `size` bytes, from the keys (numbered keys): `D3`, the count `N` and the
@@ -433,6 +437,8 @@ extension BlockColumns {
                 if pass != .writing && columns[column].mark != documentNumber {
                     columns[column].mark = documentNumber
                     columns[column].start = columns[column].cursor
+                    BlockColumns.append(column, to: &moved, count: movedCount, capacity: &movedCapacity)
+                    movedCount += 1
                 }
                 let position = columns[column].cursor
                 let end = columns[column].end
