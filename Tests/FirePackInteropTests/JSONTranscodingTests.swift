@@ -242,7 +242,7 @@ import FirePackTestSupport
     }
 
     @Test func markerKeysAreTheReversibleMarkersAndNothingElse() {
-        func isMarker(_ key: [UInt8]) -> Bool { key.withUnsafeBytes { JSONParser.isMarkerKey($0) } }
+        func isMarker(_ key: [UInt8]) -> Bool { key.withUnsafeBytes { ReversibleMarker.isKey($0) } }
         let markers = ReversibleMarker.allCases.map { Array($0.rawValue.utf8) }
         for marker in markers {
             #expect(isMarker(marker), "\(String(decoding: marker, as: UTF8.self))")

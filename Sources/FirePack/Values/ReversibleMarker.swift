@@ -13,6 +13,27 @@ package enum ReversibleMarker: String, CaseIterable, CodingKey, Sendable {
     /// Wraps a user map that would otherwise read as a marker.
     case map = "__map__"
 
+    /// Whether the UTF-8 bytes `key` are one of the markers' keys, told by its length first and then its bytes
+    /// (a parser asks this of each object whose first key starts with "__"; a search of a list of the keys' bytes
+    /// cost more than the rest of that test, guarded by `Convert JSON lines to fpks`). The keys are the cases' raw
+    /// values, written again here as bytes (`JSONTranscodingTests.markerKeysAreTheReversibleMarkersAndNothingElse`
+    /// holds the two to each other).
+    package static func isKey(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let bytes = key.baseAddress else { return false }
+        @inline(__always) func `is`(_ marker: StaticString) -> Bool {
+            ByteComparison.equal(bytes, marker.utf8Start, count: key.count)
+        }
+        switch key.count {
+        case 7: return `is`("__map__")
+        case 9: return `is`("__bytes__")
+        case 10: return `is`("__vector__") || `is`("__double__")
+        case 12: return `is`("__geopoint__")
+        case 13: return `is`("__timestamp__") || `is`("__reference__")
+        case 19: return `is`("__serverTimestamp__")
+        default: return false
+        }
+    }
+
     /// The `__double__` payload of a non-finite double (nil for a finite one, which JSON writes as a number).
     package static func text(forNonFinite double: Double) -> String? {
         if double.isFinite { return nil }

@@ -333,35 +333,13 @@ extension JSONParser {
         while cursor < count {
             switch byte(cursor) {
             case UInt8(ascii: "\""):
-                let length = cursor - start
-                guard length > 4, byte(start) == UInt8(ascii: "_"), byte(start + 1) == UInt8(ascii: "_") else {
-                    return false
-                }
-                return Self.isMarkerKey(UnsafeRawBufferPointer(start: base + start, count: length))
+                // No escape on the way here, so the key starts with "__" (checked above).
+                return ReversibleMarker.isKey(UnsafeRawBufferPointer(start: base + start, count: cursor - start))
             case UInt8(ascii: "\\"): return true
             default: cursor += 1
             }
         }
         return false
-    }
-
-    /// Whether `key`'s bytes are a reversible marker key (`ReversibleMarker`'s raw values), told by its length
-    /// first: an object whose first key starts with "__" (most marker objects) asked this; a search of a global list
-    /// of the keys' bytes cost more than the rest of the test (guarded by `Convert JSON lines to fpks`).
-    static func isMarkerKey(_ key: UnsafeRawBufferPointer) -> Bool {
-        guard let bytes = key.baseAddress else { return false }
-        @inline(__always) func `is`(_ marker: StaticString) -> Bool {
-            ByteComparison.equal(bytes, marker.utf8Start, count: key.count)
-        }
-        switch key.count {
-        case 7: return `is`("__map__")
-        case 9: return `is`("__bytes__")
-        case 10: return `is`("__vector__") || `is`("__double__")
-        case 12: return `is`("__geopoint__")
-        case 13: return `is`("__timestamp__") || `is`("__reference__")
-        case 19: return `is`("__serverTimestamp__")
-        default: return false
-        }
     }
 }
 

@@ -76,7 +76,7 @@ extension JSONTextWriter {
         if escapingMarker && map.count == 1 {
             var peek = reader
             let key = try peek.readKey().utf8
-            escaped = JSONParser.isMarkerKey(key)
+            escaped = ReversibleMarker.isKey(key)
         }
         if escaped { output.pointee.append(contentsOf: JSONMarker.mapOpening) }
         var extraKey = extra?.key ?? ""
@@ -150,7 +150,7 @@ extension JSONTranscoding {
         // key every record appends (guarded by `Stream fpks to JSON lines`).
         var extraKey = extra.key
         guard !options.sortedKeys, !options.pretty,
-            !extraKey.withUTF8({ JSONParser.isMarkerKey(UnsafeRawBufferPointer($0)) })
+            !extraKey.withUTF8({ ReversibleMarker.isKey(UnsafeRawBufferPointer($0)) })
         else { return false }
         let mark = output.count
         var writer = JSONTextWriter(options: options, output: output)  // `output` is the caller's, alive throughout

@@ -141,12 +141,7 @@ struct JSONTextWriter {
             mantissa /= 10
             scale -= 1
         }
-        var digits = 1
-        var power: UInt64 = 10
-        while digits < 16 && mantissa >= power {
-            digits += 1
-            power &*= 10
-        }
+        let digits = Self.digitCount(of: mantissa)
         guard mantissa < 1_000_000_000_000_000, digits - scale >= -3 else {
             writeShortest(value())
             return
@@ -175,6 +170,18 @@ struct JSONTextWriter {
             if negative { text[0] = UInt8(ascii: "-") }
             return length
         }
+    }
+
+    /// The number of decimal digits of `value` (1 for 0).
+    @inline(__always)
+    static func digitCount(of value: UInt64) -> Int {
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 20 && value >= power {
+            digits += 1
+            power &*= 10
+        }
+        return digits
     }
 
     /// Writes the last `count` decimal digits of `value` (zero-padded) to the `count` bytes before `end`, two at a
@@ -306,12 +313,7 @@ struct JSONTextWriter {
     func writeInteger(_ integer: Int64) {
         output.pointee.append(atMost: 20) { text in
             let magnitude = integer.magnitude
-            var digits = 1
-            var power: UInt64 = 10
-            while digits < 20 && magnitude >= power {
-                digits += 1
-                power &*= 10
-            }
+            let digits = Self.digitCount(of: magnitude)
             let length = digits + (integer < 0 ? 1 : 0)
             _ = Self.writeDigits(of: magnitude, count: digits, before: text + length)
             if integer < 0 { text[0] = UInt8(ascii: "-") }
