@@ -230,6 +230,49 @@ import FirePackTestSupport
         #expect(sameError(Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")], depthError))
     }
 
+    /// A bytes marker's canonical base64 is decoded from its text (`Base64Text`); every other text — unpadded, with
+    /// unused bits set, spaces, another alphabet, `=` inside — is left to the tree, which decodes or refuses it as
+    /// Foundation does. Either way: the tree's bytes, or the tree's very error.
+    @Test func bytesMarkersOfEveryLengthAndEveryDefect() throws {
+        var generator = SeededGenerator(seed: 0xB64)
+        var written = 0, refused = 0
+        for length in 0...40 {
+            let data = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let canonical = Array(data.base64EncodedString().utf8)
+            var texts = [canonical, canonical.filter { $0 != UInt8(ascii: "=") }, canonical + Array("=".utf8)]
+            if let firstPad = canonical.firstIndex(of: UInt8(ascii: "=")) {
+                // Set the lowest of the bits the padding leaves unused ("AA==" → "AB==").
+                var unusedBits = canonical
+                unusedBits[firstPad - 1] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)[
+                    Int(Base64Text.sextet(canonical[firstPad - 1]) | 1)]
+                texts.append(unusedBits)
+            }
+            for position in canonical.indices {
+                for replacement in ["-", "_", "=", "*", " ", "é"] {
+                    var text = canonical
+                    text.replaceSubrange(position...position, with: Array(replacement.utf8))
+                    texts.append(text)
+                }
+                texts.append(Array(canonical[..<position]) + Array(" ".utf8) + Array(canonical[position...]))
+            }
+            for text in texts {
+                let json = Array(#"{"f":{"__bytes__":""#.utf8) + text + Array(#""},"g":[1]}"#.utf8)
+                let shown = String(decoding: json, as: UTF8.self)
+                switch (Result { () throws(FirePackError) in try Value(json: json) }) {
+                case .success(.map(let tree)):
+                    #expect(directBytes(json) == treeBytes(tree), "\(shown)")
+                    written += 1
+                case .success: Issue.record("not a map: \(shown)")
+                case .failure(let treeError):
+                    #expect(sameError(json, treeError), "\(shown)")
+                    refused += 1
+                }
+            }
+        }
+        // Both ways are taken: every canonical text is written, most damaged ones are refused.
+        #expect(written > 41 && refused > 5_000)
+    }
+
     /// Whether the one pass over `text` throws `expected` (code, offset, message and JSON path).
     func sameError(_ text: [UInt8], _ expected: FirePackError) -> Bool {
         do throws(FirePackError) {

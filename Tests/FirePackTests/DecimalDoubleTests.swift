@@ -69,6 +69,64 @@ struct DecimalDoubleTests {
         #expect(decimal > 10_000)
     }
 
+    @Test("a scale tried first gives the search's answer, whatever it is")
+    func aGuessedScaleGivesTheSearchsAnswer() {
+        let specials: [Double] = [0, -0.0, .nan, .infinity, 0x1p50, 0x1p48, 0x1p16, 65_535.5, 0x1p-1074, 1e15, 1e-15, 0.1, 5e-16]
+        var checked = 0, wrong: [String] = []
+        for value in Self.decimalSamples(count: 3_000) + specials {
+            for bound in [0x1p16, 0x1p48, DecimalDouble.writerMantissaLimit] {
+                let expected = DecimalDouble.decompose(value.magnitude, below: bound)
+                for guess in -1...16 {
+                    var scale = guess
+                    let found = DecimalDouble.decompose(value.magnitude, below: bound, near: &scale)
+                    // The guess moves to the scale found, except for zero (scale 0 says nothing of the next value).
+                    let nextGuess = expected.map { value.magnitude > 0 ? $0.scale : guess } ?? guess
+                    if found?.mantissa != expected?.mantissa || found?.scale != expected?.scale || scale != nextGuess {
+                        wrong.append("\(value) below \(bound) near \(guess): \(String(describing: found)), next \(scale)")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+        #expect(checked > 150_000)
+    }
+
+    @Test("a writer that tries each double's scale from the one before writes what a new writer writes for it")
+    func aCarriedScaleWritesWhatANewWriterWrites() throws {
+        let samples = Self.decimalSamples(count: 4_000)
+        var generator = SeededGenerator(seed: 0x6E0)
+        var values: [Value] = []
+        for start in stride(from: 0, to: samples.count - 8, by: 8) {
+            let latitude = Double(Int.random(in: -90_000_000...90_000_000, using: &generator)) / 1e6
+            let longitude = Double(Int.random(in: -180_000...180_000, using: &generator)) / 1e3
+            values += [
+                .double(samples[start]), .vector(VectorValue(Array(samples[start..<start + 8]))),
+                .array(samples[start + 2..<start + 6].map(Value.double)),
+                .geoPoint(try GeoPoint(validatingLatitude: latitude, longitude: longitude)), .double(latitude),
+            ]
+        }
+        let writer = FirePackWriter()
+        var separately: [UInt8] = []
+        for value in values {
+            writer.write(value)
+            separately += value.firePackBytes()
+        }
+        let together = writer.takeBytes()
+        let firstDifference =
+            zip(together, separately).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(together.count, separately.count)
+        #expect(
+            together.count == separately.count && firstDifference == together.count,
+            "\(together.count) bytes against \(separately.count), first differing at byte \(firstDifference)")
+        // Not vacuous: most doubles take the decimal form (D5), where the scale matters.
+        let decimals = values.filter { value in
+            if case .double = value { return value.firePackBytes().first == 0xD5 }
+            return false
+        }
+        #expect(decimals.count > 500)
+    }
+
     @Test("every double comes back bit for bit: specials, subnormals, NaN payloads, random bit patterns")
     func everyDoubleRoundTrips() throws {
         var generator = SeededGenerator(seed: 0xB17)

@@ -144,13 +144,17 @@ package enum PackedVector {
     /// mantissa when it is decimal: binary32 when every element converts back exactly; decimal when every element
     /// has a decimal form (no −0.0, which a mantissa cannot carry) and the common scale keeps every mantissa below
     /// 2^50; the shorter of the two, binary32 on a tie; binary64 unless the packed form is shorter.
-    package static func form(for elements: UnsafeBufferPointer<Double>, mantissas: inout [Int64]) -> Form {
+    /// `scale` is the scale tried first for each element (`DecimalDouble.decompose(_:below:near:)`).
+    package static func form(for elements: UnsafeBufferPointer<Double>, mantissas: inout [Int64], scale: inout Int)
+        -> Form
+    {
         var search = FormSearch(mantissas: &mantissas)
         for element in elements {
             let fitsBinary32 = !element.isNaN && Double(Float(element)).bitPattern == element.bitPattern
             search.add(
                 element, fitsBinary32: fitsBinary32,
-                decomposition: DecimalDouble.decompose(element.magnitude, below: DecimalDouble.writerMantissaLimit),
+                decomposition: DecimalDouble.decompose(
+                    element.magnitude, below: DecimalDouble.writerMantissaLimit, near: &scale),
                 mantissas: &mantissas)
         }
         return search.finish(mantissas: &mantissas)

@@ -21,7 +21,8 @@ extension FirePackWriter {
             // An element's smallest decimal form below 2^50 is its `D5` form when the mantissa is below the bound
             // `writeDouble` uses (the smallest scale below the smaller bound is the same one).
             let fitsBinary32 = Self.fitsBinary32(value)
-            let decomposition = DecimalDouble.decompose(value.magnitude, below: DecimalDouble.writerMantissaLimit)
+            let decomposition = DecimalDouble.decompose(
+                value.magnitude, below: DecimalDouble.writerMantissaLimit, near: &state.decimalScale)
             taggedBody += Self.taggedSize(fitsBinary32: fitsBinary32, decomposition: decomposition)
             search.add(value, fitsBinary32: fitsBinary32, decomposition: decomposition, mantissas: &state.mantissas)
         }
@@ -379,7 +380,8 @@ extension FirePackWriter {
     private func addSearching(_ value: Double, to search: inout PackedVector.FormSearch) {
         search.add(
             value, fitsBinary32: Self.fitsBinary32(value),
-            decomposition: DecimalDouble.decompose(value.magnitude, below: DecimalDouble.writerMantissaLimit),
+            decomposition: DecimalDouble.decompose(
+                value.magnitude, below: DecimalDouble.writerMantissaLimit, near: &state.decimalScale),
             mantissas: &state.mantissas)
     }
 

@@ -68,7 +68,8 @@ extension FirePackWriter {
         let fitsBinary32 = !value.isNaN && Double(narrow).bitPattern == value.bitPattern
         // Below these bounds the decimal form has at most 2 or 6 mantissa bytes: shorter than 5 or 9.
         if decimalDoubles,
-            let (mantissa, scale) = DecimalDouble.decompose(value.magnitude, below: fitsBinary32 ? 0x1p16 : 0x1p48)
+            let (mantissa, scale) = DecimalDouble.decompose(
+                value.magnitude, below: fitsBinary32 ? 0x1p16 : 0x1p48, near: &state.decimalScale)
         {
             let count = DecimalDouble.byteCount(mantissa)
             storage[writerIndex] = Tag.decimal
@@ -116,7 +117,8 @@ extension FirePackWriter {
             form = withUnsafeTemporaryAllocation(of: Double.self, capacity: 2) { pair in
                 pair.initializeElement(at: 0, to: value.latitude)
                 pair.initializeElement(at: 1, to: value.longitude)
-                return PackedVector.form(for: UnsafeBufferPointer(pair), mantissas: &state.mantissas)
+                return PackedVector.form(
+                    for: UnsafeBufferPointer(pair), mantissas: &state.mantissas, scale: &state.decimalScale)
             }
         }
         switch form {
@@ -203,7 +205,9 @@ extension FirePackWriter {
         reserve(12 + elements.count * 8)
         let form =
             decimalDoubles
-            ? elements.withUnsafeBufferPointer { PackedVector.form(for: $0, mantissas: &state.mantissas) } : .binary64
+            ? elements.withUnsafeBufferPointer {
+                PackedVector.form(for: $0, mantissas: &state.mantissas, scale: &state.decimalScale)
+            } : .binary64
         if form == .binary64 {
             storage[writerIndex] = Tag.vector
             writerIndex &+= 1

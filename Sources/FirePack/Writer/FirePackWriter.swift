@@ -312,6 +312,9 @@ struct WriterState {
     var limitViolation: FirePackError?
     /// The mantissas of the vector being written in the decimal form, kept from vector to vector.
     var mantissas: [Int64] = []
+    /// The scale of the last decimal form found, the first one tried for the next double
+    /// (`DecimalDouble.decompose(_:below:near:)`).
+    var decimalScale = 0
     /// The elements of an array being packed (`FirePackWriter+Packing.swift`), kept for their capacity.
     var packedDoubles: [Double] = []
     var packedIntegers: [Int64] = []

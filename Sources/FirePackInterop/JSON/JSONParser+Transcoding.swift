@@ -211,17 +211,32 @@ extension JSONParser {
     /// builds the same `Value` from the same parts).
     mutating func transcodeMarker(into writer: FirePackWriter, depth: Int) -> Bool {
         let saved = index
-        if let value = plainMarker(depth: depth) {
+        switch plainMarker(depth: depth) {
+        case .value(let value)?:
             writer.write(value)
             return true
+        case .bytes(let text, let count)?:
+            withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { bytes in
+                Base64Text.decode(canonical: text, into: bytes)
+                writer.writeBytes(UnsafeRawBufferPointer(bytes))
+            }
+            return true
+        case nil:
+            index = saved
+            return false
         }
-        index = saved
-        return false
+    }
+
+    /// A plain marker object read (`plainMarker`): its value, or the canonical base64 text of a bytes marker and the
+    /// number of bytes it decodes to, written from the text (`Base64Text`).
+    private enum PlainMarker {
+        case value(Value)
+        case bytes(UnsafeRawBufferPointer, count: Int)
     }
 
     /// The value of the plain marker object at the cursor, having moved past it (see `transcodeMarker`); nil when it
     /// is not one, the cursor then anywhere inside it.
-    private mutating func plainMarker(depth: Int) -> Value? {
+    private mutating func plainMarker(depth: Int) -> PlainMarker? {
         index += 1
         skipWhitespace()
         guard index < count, byte(index) == UInt8(ascii: "\""),
@@ -233,21 +248,21 @@ extension JSONParser {
         index += 1
         skipWhitespace()
         guard index < count else { return nil }
-        let value: Value
+        let value: PlainMarker
         if byte(index) == UInt8(ascii: "\"") {
             guard case .inInput(let start, let length)? = try? scanString() else { return nil }
             let text = UnsafeRawBufferPointer(start: base + start, count: length)
             if Self.is(key, "__timestamp__") {
                 guard let timestamp = try? Timestamp(rfc3339: text) else { return nil }
-                value = .timestamp(timestamp)
+                value = .value(.timestamp(timestamp))
             } else if Self.is(key, "__reference__") {
                 guard let reference = try? DocumentReference(path: String(decoding: text, as: UTF8.self)) else {
                     return nil
                 }
-                value = .reference(reference)
+                value = .value(.reference(reference))
             } else if Self.is(key, "__bytes__") {
-                guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)) else { return nil }
-                value = .bytes(data)
+                guard let count = Base64Text.canonicalByteCount(text) else { return nil }
+                value = .bytes(text, count: count)
             } else {
                 return nil
             }
@@ -261,9 +276,9 @@ extension JSONParser {
                 guard numbers.count == 2,
                     let point = try? GeoPoint(validatingLatitude: numbers[0], longitude: numbers[1])
                 else { return nil }
-                value = .geoPoint(point)
+                value = .value(.geoPoint(point))
             } else {
-                value = .vector(VectorValue(numbers))
+                value = .value(.vector(VectorValue(numbers)))
             }
         } else {
             return nil
