@@ -76,13 +76,15 @@ public final class DocumentStreamWriter {
     let existingRecords: Int
     var closed = false
     /// Records written through this writer.
-    public internal(set) var recordCount = 0
+    @exclusivity(unchecked) public internal(set) var recordCount = 0
     /// Whether map keys are written sorted (deterministic records, written from trees).
     public var isDeterministic: Bool { writer.options.deterministic }
     /// Version 3: the open block's documents, one after another, and their lengths.
-    var block: FirePackWriter?
-    var blockLengths: [Int] = []
-    var blockLengthBytes = 0
+    // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
+    // mechanisms".
+    @exclusivity(unchecked) var block: FirePackWriter?
+    @exclusivity(unchecked) var blockLengths: [Int] = []
+    @exclusivity(unchecked) var blockLengthBytes = 0
     /// Version 3: every block of the stream so far (its marker's offset and its record count), for the index.
     var blocks: [(offset: Int, count: Int)]
     /// The stream offset of the next byte written.

@@ -80,7 +80,9 @@ public final class DocumentStreamReader {
     var end = 0
     var bufferOffset = 0
     var sourceEnded = false
-    var nextNumber = 0
+    // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
+    // mechanisms".
+    @exclusivity(unchecked) var nextNumber = 0
     /// Version 3: the number after the last intact block's records, below which numbers never go (FORMAT.md §8);
     /// `nextNumber` above it means damage since.
     var intactEnd = 0
@@ -101,7 +103,7 @@ public final class DocumentStreamReader {
     /// problem however many records it stands for.
     public var missingRecordPlaces: Int { problemCounts[.missingRecords] ?? 0 }
     /// `.stopAtFirstError`: the problem that stopped the reader, thrown again by every later read.
-    var stopProblem: StreamProblem?
+    @exclusivity(unchecked) var stopProblem: StreamProblem?
     /// The error that ended a `documents` or `values(as:)` sequence early, if one did.
     public internal(set) var stoppedBy: (any Error)?
     /// The stream's format version (1, 2 or 3).
@@ -122,7 +124,7 @@ public final class DocumentStreamReader {
     /// before, so nothing is reported.
     var synchronizing = false
     /// Whether a resynchronisation is waiting for bytes (`continueResynchronizing()`).
-    var resynchronizing = false
+    @exclusivity(unchecked) var resynchronizing = false
     /// The count of the last close record read, until bytes after it show it superseded.
     var closedCount: Int?
     /// The offset of the close record `closedCount` came from.
@@ -131,7 +133,7 @@ public final class DocumentStreamReader {
     /// reported them (`missingRecords`, `reportMissingBeforeClose`).
     package private(set) var reportedMissingAtClose = false
     /// Version 3: the open block's records (DocumentStreamReader+Blocks.swift).
-    var openBlock = OpenBlock()
+    @exclusivity(unchecked) var openBlock = OpenBlock()
     /// Version 3: the next block being unpacked on another thread (`readsBlocksAhead`).
     var readAhead: BlockReadAhead?
     /// Version 3: whether the next block is decompressed and its rows rebuilt on another thread while this block's
@@ -168,7 +170,7 @@ public final class DocumentStreamReader {
     package var blockList: [(offset: Int, count: Int)] = []
     /// A record read ahead and handed back (`reading(path:fromRecord:)`): the next `nextRecord()` returns it. Its
     /// payload stays valid, since nothing is read before it is returned.
-    var pushedBack: StreamRecord?
+    @exclusivity(unchecked) var pushedBack: StreamRecord?
     /// Bytes read from the source so far: at the end, the stream's size.
     package var bytesRead: Int { bufferOffset + end }
 

@@ -39,12 +39,14 @@ public final class DocumentConversion {
     public let resolvingServerTimestamps: Timestamp?
     /// Whether each document is checked against Firestore's limits.
     public let checksFirestoreLimits: Bool
+    // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
+    // mechanisms".
     /// Documents converted so far.
-    public private(set) var records = 0
+    @exclusivity(unchecked) public private(set) var records = 0
     /// Documents that repeat an earlier one's path, counted, with the first ones as example lines.
-    public private(set) var repeatedPaths: ProblemReport
+    @exclusivity(unchecked) public private(set) var repeatedPaths: ProblemReport
     /// Documents Firestore's limits refuse (when checked), counted by rule, with the first ones as example lines.
-    public private(set) var limitProblems: ProblemReport
+    @exclusivity(unchecked) public private(set) var limitProblems: ProblemReport
     /// A note when the check for repeated paths stopped keeping paths (it stays exact for those kept).
     public var repeatedPathsNote: String? { paths.partialNote }
 
@@ -59,7 +61,7 @@ public final class DocumentConversion {
     private let naming: DocumentNaming?
     private let checksRepeatedPaths: Bool
     private let lines: JSONLinesReader?
-    private var paths = DuplicatePaths()
+    @exclusivity(unchecked) private var paths = DuplicatePaths()
 
     /// A conversion of `source` into `sink`. Firestore's limits are checked by default when the sink writes one of
     /// Firestore's formats (`FirestoreJSONWriter`, `FirestoreProtoWriter`); `maxExamples` example lines are kept per

@@ -17,10 +17,12 @@ public final class DocumentNaming {
     public let deterministic: Bool
     /// What integers outside Int64 become when plain JSON is read.
     public let largeIntegers: JSONOptions.LargeIntegers
+    // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
+    // mechanisms".
     /// Documents given a generated ID so far.
-    public private(set) var generatedCount = 0
+    @exclusivity(unchecked) public private(set) var generatedCount = 0
     /// Documents made so far (the record number of the next one).
-    public private(set) var recordCount = 0
+    @exclusivity(unchecked) public private(set) var recordCount = 0
 
     /// A naming for documents of `collection`, found by `__name__`, else by `idField`.
     public init(

@@ -19,11 +19,13 @@ public final class JSONLinesReader: DocumentSource {
     let jsonOptions: JSONOptions
     /// What each line's one pass reads instead of writing (`appendNext(to:)`).
     let documentMembers: DocumentMembers
+    // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
+    // mechanisms".
     /// The path of the document the last call read or appended.
-    public private(set) var lastPath = ""
+    @exclusivity(unchecked) public private(set) var lastPath = ""
     /// The 1-based number of the line whose document was read or appended last (`lineNumber` can be ahead of it
     /// when lines are encoded on several threads).
-    public private(set) var lastLineNumber = 0
+    @exclusivity(unchecked) public private(set) var lastLineNumber = 0
 
     /// A reader of the JSON lines `source` holds; lines longer than `maxLineLength` bytes are an error.
     public init(_ source: any ByteSource, naming: DocumentNaming, maxLineLength: Int = 256 << 20) {
@@ -185,8 +187,10 @@ public final class JSONLinesWriter: DocumentSink {
     /// How values are written (`pretty` is ignored: one line per document).
     public let options: JSONOptions
     var buffer: ByteOutput { chunks.buffer }
+    // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
+    // mechanisms".
     /// The path of the document the last call wrote.
-    public private(set) var lastPath = ""
+    @exclusivity(unchecked) public private(set) var lastPath = ""
 
     /// A writer of JSON lines into `sink`.
     public init(_ sink: any ByteSink, naming: DocumentNaming, options: JSONOptions = JSONOptions()) {

@@ -5,17 +5,20 @@ import FirePackStreams
 /// Reads a source line by line (JSON lines), holding one line at a time.
 package final class LineReader {
     let source: any ByteSource
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    var start = 0, end = 0
-    var ended = false
+    // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
+    // mechanisms".
+    @exclusivity(unchecked) var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    @exclusivity(unchecked) var start = 0
+    @exclusivity(unchecked) var end = 0
+    @exclusivity(unchecked) var ended = false
     let maxLineLength: Int
     /// The 1-based number of the last line returned.
-    package private(set) var lineNumber = 0
+    @exclusivity(unchecked) package private(set) var lineNumber = 0
     /// The byte offset in the input of the last line returned: error offsets inside a line are added to it, so that
     /// "at byte N" means the same in JSON lines as in every other format (the input's N-th byte).
-    package private(set) var lineOffset = 0
+    @exclusivity(unchecked) package private(set) var lineOffset = 0
     /// The input offset of `buffer[0]`.
-    private var bufferOffset = 0
+    @exclusivity(unchecked) private var bufferOffset = 0
 
     package init(_ source: any ByteSource, maxLineLength: Int = 256 << 20) {
         self.source = source
