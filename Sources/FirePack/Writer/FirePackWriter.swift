@@ -307,7 +307,7 @@ struct WriterState {
     /// Whether the root value's keys are checked in place (`FirePackWriter+OpenKeys.swift`): without key
     /// references, until a map reaches `keysCheckedInPlace` keys; and the literals of its open maps meanwhile.
     var keysInPlace = false
-    var openKeyLiterals: [OpenKeyLiteral] = []
+    var openKeyLiterals = OpenKeyLiterals()
     /// The first value written past `options.limits` (see `FirePackWriter.limitViolation`).
     var limitViolation: FirePackError?
     /// The mantissas of the vector being written in the decimal form, kept from vector to vector.

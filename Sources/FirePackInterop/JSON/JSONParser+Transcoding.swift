@@ -113,9 +113,6 @@ extension JSONParser {
             guard index < count else { throw FirePackError(.truncated, offset: index, "input ends inside an object") }
             guard byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let key = try scanString()
-            // A key with escapes lives in `scratch`, which the value's strings reuse: kept as text for messages.
-            var escapedKey: String? = nil
-            if case .inScratch = key { escapedKey = String(decoding: scratch, as: UTF8.self) }
             skipWhitespace()
             guard index < count, byte(index) == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
             index += 1
@@ -124,16 +121,22 @@ extension JSONParser {
                 try readNamingMember(key, at: keyOffset, depth: depth, into: &members!, writer: writer)
             {
                 // Read into `members`, or written by it.
-            } else {
-                let written =
-                    switch key {
-                    case .inInput(let start, let length):
-                        writer.writeKey(utf8: UnsafeRawBufferPointer(start: base + start, count: length))
-                    case .inScratch: scratch.withUnsafeBytes { writer.writeKey(utf8: $0) }
-                    }
-                guard written else { throw duplicateKey(escapedKey ?? text(of: key), at: keyOffset) }
+            } else if case .inInput(let start, let length) = key {
+                // The key's text, for a message, is read again from the input: no `String` per key.
+                guard writer.writeKey(utf8: UnsafeRawBufferPointer(start: base + start, count: length)) else {
+                    throw duplicateKey(text(of: key), at: keyOffset)
+                }
                 do { try transcodeValue(into: writer, depth: depth) } catch {
-                    throw error.prefixingPath(with: .key(escapedKey ?? text(of: key)))
+                    throw error.prefixingPath(with: .key(text(of: key)))
+                }
+            } else {
+                // A key with escapes lives in `scratch`, which the value's strings reuse: kept as text for messages.
+                let escapedKey = String(decoding: scratch, as: UTF8.self)
+                guard scratch.withUnsafeBytes({ writer.writeKey(utf8: $0) }) else {
+                    throw duplicateKey(escapedKey, at: keyOffset)
+                }
+                do { try transcodeValue(into: writer, depth: depth) } catch {
+                    throw error.prefixingPath(with: .key(escapedKey))
                 }
             }
             skipWhitespace()
