@@ -66,6 +66,27 @@ struct FormatExamplesTests {
         for (value, expected) in Self.examples { assertEncode(value, expected) }
     }
 
+    @Test("every tag byte introduces the type of FORMAT.md's tag table, and the others none")
+    func everyTagByteHasItsType() {
+        // Docs/FORMAT.md §1, range by range.
+        var expected = [ValueType?](repeating: nil, count: 256)
+        for tag in 0x00...0x7F { expected[tag] = .integer }
+        for tag in 0x80...0x9F { expected[tag] = .string }
+        for tag in 0xA0...0xAF { expected[tag] = .array }
+        for tag in 0xB0...0xBF { expected[tag] = .map }
+        for tag in 0xE0...0xFF { expected[tag] = .integer }
+        let special: [Int: ValueType] = [
+            0xC0: .null, 0xC1: .boolean, 0xC2: .boolean, 0xC3: .integer, 0xC4: .integer, 0xC5: .integer,
+            0xC6: .integer, 0xC7: .double, 0xC8: .double, 0xC9: .timestamp, 0xCA: .timestamp, 0xCB: .geoPoint,
+            0xCC: .serverTimestamp, 0xCD: .string, 0xCE: .bytes, 0xCF: .reference, 0xD0: .array, 0xD1: .map,
+            0xD2: .vector, 0xD5: .double, 0xD6: .vector, 0xD7: .geoPoint, 0xD8: .array, 0xD9: .array,
+        ]
+        for (tag, type) in special { expected[tag] = type }
+        for tag in 0...255 {
+            #expect(ValueType(tag: UInt8(tag)) == expected[tag], "tag 0x\(String(tag, radix: 16))")
+        }
+    }
+
     @Test("format version 1 writes doubles in binary forms only, and version 3 reads them")
     func version1Doubles() throws {
         for (double, expected) in Self.version1Doubles {

@@ -124,22 +124,40 @@ public enum ValueType: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The type a tag byte introduces, or nil for the key-table, extension and reserved tags.
+    ///
+    /// By the tag's high four bits first (Docs/FORMAT.md §1): integers, strings, arrays and maps below `C0` and from
+    /// `E0` are whole ranges of it; only `C0` … `DF` are looked at one by one. Small enough to be inlined into
+    /// `FirePackReader.peekType()`, called for every value a reader walks (guarded by `Stream fpks to JSON lines`).
+    @inline(__always)
     init?(tag: UInt8) {
+        switch tag >> 4 {
+        case 0x0...0x7, 0xE, 0xF: self = .integer
+        case 0x8, 0x9: self = .string
+        case 0xA: self = .array
+        case 0xB: self = .map
+        default:
+            guard let type = Self.type(ofSpecialTag: tag) else { return nil }
+            self = type
+        }
+    }
+
+    /// The type of a tag from `C0` to `DF`, each its own.
+    private static func type(ofSpecialTag tag: UInt8) -> ValueType? {
         switch tag {
-        case 0x00...0x7F, 0xE0...0xFF, Tag.int8...Tag.int64: self = .integer
-        case 0x80...0x9F, Tag.string: self = .string
-        case 0xA0...0xAF, Tag.array, Tag.packedArray, Tag.packedRows: self = .array
-        case 0xB0...0xBF, Tag.map: self = .map
-        case Tag.null: self = .null
-        case Tag.false, Tag.true: self = .boolean
-        case Tag.float32, Tag.float64, Tag.decimal: self = .double
-        case Tag.timestampSeconds, Tag.timestamp: self = .timestamp
-        case Tag.geoPoint, Tag.packedGeoPoint: self = .geoPoint
-        case Tag.serverTimestamp: self = .serverTimestamp
-        case Tag.bytes: self = .bytes
-        case Tag.reference: self = .reference
-        case Tag.vector, Tag.packedVector: self = .vector
-        default: return nil
+        case Tag.int8...Tag.int64: .integer
+        case Tag.string: .string
+        case Tag.array, Tag.packedArray, Tag.packedRows: .array
+        case Tag.map: .map
+        case Tag.null: .null
+        case Tag.false, Tag.true: .boolean
+        case Tag.float32, Tag.float64, Tag.decimal: .double
+        case Tag.timestampSeconds, Tag.timestamp: .timestamp
+        case Tag.geoPoint, Tag.packedGeoPoint: .geoPoint
+        case Tag.serverTimestamp: .serverTimestamp
+        case Tag.bytes: .bytes
+        case Tag.reference: .reference
+        case Tag.vector, Tag.packedVector: .vector
+        default: nil
         }
     }
 }

@@ -11,6 +11,9 @@ struct JSONTextWriter {
     /// Where the text goes: a `ByteOutput`'s storage, which the caller keeps alive while it uses the writer.
     let output: UnsafeMutablePointer<GrowableBytes>
     var depth = 0
+    /// The scale of the last decimal form found, the first one tried for the next double
+    /// (`DecimalDouble.decompose(_:below:near:)`).
+    var decimalScale = 0
 
     /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
     init(options: JSONOptions, output: ByteOutput) {
@@ -108,7 +111,9 @@ struct JSONTextWriter {
     /// by `writeDecimal`, which gives the text `Double.description` gives without a `String` per number; coordinates,
     /// prices and embeddings mostly have one (guarded by `Stream fpks to JSON lines`).
     mutating func writeDouble(_ double: Double) {
-        if let (mantissa, scale) = DecimalDouble.decompose(double.magnitude, below: DecimalDouble.writerMantissaLimit) {
+        if let (mantissa, scale) = DecimalDouble.decompose(
+            double.magnitude, below: DecimalDouble.writerMantissaLimit, near: &decimalScale)
+        {
             writeDecimal(mantissa, scale: scale, negative: double.sign == .minus) { double }
         } else {
             writeShortest(double)
