@@ -94,7 +94,8 @@ package enum DecimalDouble {
     /// `guess` is the smallest (a form at a smaller scale gives one at every scale up to `guess`, by the monotonicity
     /// the search relies on, and `guess` is within that range: its mantissa is below the bound). Two tests instead of
     /// the search for values written together that share a scale (a vector's elements, a column of prices); any other
-    /// guess costs one or two tests more and gives the search's answer. `guess` becomes the scale found.
+    /// guess costs one or two tests more and gives the search's answer. `guess` becomes the scale found (zero, whose
+    /// scale is 0, says nothing of the next value and leaves it).
     @inline(__always)
     package static func decompose(_ magnitude: Double, below bound: Double, near guess: inout Int)
         -> (mantissa: UInt64, scale: Int)?

@@ -34,6 +34,7 @@ struct OpenKeyLiterals {
     /// The literals on the stack, bottom first.
     var elements: ArraySlice<OpenKeyLiteral> { storage[..<count] }
 
+    /// Pushes `literal`.
     @inline(__always)
     mutating func append(_ literal: OpenKeyLiteral) {
         if count < storage.count { storage[count] = literal } else { storage.append(literal) }
@@ -41,8 +42,12 @@ struct OpenKeyLiterals {
     }
 
     /// Drops the top `dropped` literals.
-    mutating func removeLast(_ dropped: Int) { count -= dropped }
+    mutating func removeLast(_ dropped: Int) {
+        precondition(dropped >= 0 && dropped <= count, "more literals dropped than open")
+        count -= dropped
+    }
 
+    /// Empties the stack.
     mutating func removeAll() { count = 0 }
 }
 
