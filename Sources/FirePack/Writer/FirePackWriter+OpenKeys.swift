@@ -18,8 +18,8 @@ struct OpenKeyLiteral {
 }
 
 /// The literals of the open maps, innermost map's last: a stack that drops a closed map's literals by its count alone
-/// (an `Array`'s `removeLast(_:)` replaced a subrange, about 80 instructions for each map closed; guarded by
-/// `Convert JSON lines to fpks`). The storage keeps the elements past `count` for the next appends to overwrite.
+/// (an `Array`'s `removeLast(_:)` replaces a subrange, for every map closed; guarded by `Convert JSON lines to
+/// fpks`). The storage keeps the elements past `count` for the next appends to overwrite.
 struct OpenKeyLiterals {
     private var storage: [OpenKeyLiteral] = []
     /// The number of literals on the stack.
