@@ -19,8 +19,14 @@ times, keeping each benchmark's fastest iteration over all runs: a real regressi
 does not fail the step. `--update` records the same way: the fastest iteration of each benchmark over
 1 + `confirmations` runs.
 
-Allocations are counted, not timed, and do not vary between machines: the check fails when a count grows past the
-recorded one by more than `mallocTolerance` (and one allocation), without a second run.
+Allocations are counted, not timed, and do not vary between machines, but they vary between iterations: some
+iterations of a benchmark allocate a few more than the others (`Encode 1000 BookWithTags/FirePackEncoder
+@FirePackCodable` makes 17 in most iterations and 21 in the rest, at one commit, in every run), so a median lands on
+either count, or between them, by chance (a CI run read 19 where three local runs of the same commit read 17). Each
+guard takes the lower quartile (p25): it stays in the lower of such counts while a quarter of the iterations make
+it, and a rare iteration that counts fewer cannot set it (`Encode 5000 Order/FirePackEncoder @FirePackCodable` read
+20 at p0 against 5,023 at p25). The check fails when it grows past the recorded count by more than
+`mallocTolerance` (and one allocation), without a second run.
 
 The benchmarks package must be built (scripts/checks/benchmark-smoke.sh builds it); this runs only the guarded
 benchmarks, about two and a half minutes, and a few seconds more per guard measured again."""
@@ -95,16 +101,16 @@ def measure(thresholds, results):
                             f"{fmt_time(faster['ns_min'])} and {fmt_time(than['ns_min'])})")
     for guard in thresholds["mallocs"]:
         result = results.get(guard["benchmark"])
-        if not result or "mallocs" not in result:
+        if not result or "mallocs_low" not in result:
             failures.append(f"{guard['benchmark']} did not run or counted no allocations")
             continue
         ceiling = guard["recorded"] * (1 + malloc_tolerance) + 1
-        ok = result["mallocs"] <= ceiling
+        ok = result["mallocs_low"] <= ceiling
         rows.append((f"{guard['benchmark']} (mallocs per iteration)", f"{guard['recorded']:.0f}", f"≤ {ceiling:.0f}",
-                     f"{result['mallocs']:.0f}", ok))
+                     f"{result['mallocs_low']:.0f}", ok))
         if not ok:
-            failures.append(f"{guard['benchmark']}: {result['mallocs']:.0f} allocations per iteration, above {ceiling:.0f} "
-                            f"(recorded {guard['recorded']:.0f})")
+            failures.append(f"{guard['benchmark']}: {result['mallocs_low']:.0f} allocations per iteration (lower quartile), "
+                            f"above {ceiling:.0f} (recorded {guard['recorded']:.0f})")
     return rows, failures
 
 
@@ -113,7 +119,7 @@ def update(thresholds, results):
     for guard in thresholds["ratios"]:
         guard["recorded"] = round(results[guard["than"]]["ns_min"] / results[guard["faster"]]["ns_min"], 2)
     for guard in thresholds["mallocs"]:
-        guard["recorded"] = results[guard["benchmark"]]["mallocs"]
+        guard["recorded"] = results[guard["benchmark"]]["mallocs_low"]
     THRESHOLDS.write_text(json.dumps(thresholds, indent=2, ensure_ascii=False) + "\n")
     print(f"recorded {len(thresholds['ratios'])} ratios and {len(thresholds['mallocs'])} allocation counts in "
           f"{THRESHOLDS.relative_to(ROOT)}")

@@ -28,7 +28,8 @@ UNITS = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 def parse(markdown):
-    """{benchmark name: {"ns": p50 wall clock, "ns_min": p0 wall clock, "mallocs": p50 malloc count}}"""
+    """{benchmark name: {"ns": p50 wall clock, "ns_min": p0 wall clock, "mallocs": p50 malloc count,
+    "mallocs_low": p25 malloc count}}"""
     results, name = {}, None
     for line in markdown.splitlines():
         if line.startswith("### "):
@@ -53,6 +54,7 @@ def parse(markdown):
             scale = 1000 if "(K)" in line else 1
             cells = [c.strip() for c in line.split("|")[2:-1]]
             results[name]["mallocs"] = float(cells[2]) * scale
+            results[name]["mallocs_low"] = float(cells[1]) * scale
     return results
 
 
