@@ -84,6 +84,24 @@ struct HostileInputTests {
         #expect(second.count == count && second[colliding[count - 1]] == .null)
     }
 
+    /// Benign keys that differ in one byte, at any position of a key of any length, spread over the table's slots as
+    /// random keys would: 256 keys into 1,024 slots fill about 226 of them. A hash whose low bits ignored some byte
+    /// positions (a key's last bytes land in the high bits of the word that reads them) sent such keys to a few slots,
+    /// probes ran past `maximumProbes`, and benign keys switched the table to the slow hash.
+    @Test func keysThatDifferInOneByteSpreadOverTheSlots() {
+        for length in 1...40 {
+            for position in 0..<length {
+                var slots = Set<UInt32>()
+                var key = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                for byte in 0...255 {
+                    key[position] = UInt8(byte)
+                    slots.insert(key.withUnsafeBytes { WriterKeyTable.hash($0) } & 0x3FF)
+                }
+                #expect(slots.count >= 190, "length \(length), byte \(position): \(slots.count) slots")
+            }
+        }
+    }
+
     /// A key table longer than the value could name is refused when the input is opened, before any reader holds
     /// state per entry (a 30,000,000-entry table behind an empty map took 506 MB).
     @Test func aKeyTableIsBoundedByTheValuesSize() throws {

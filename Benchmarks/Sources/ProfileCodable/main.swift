@@ -4,7 +4,7 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|orders|evolvedOrders|oneBook|encodeOneBook [iterations]
+//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook [iterations]
 // the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOrders|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
@@ -78,7 +78,11 @@ if let corpusName {
 @inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
 for _ in 0..<(corpusName == nil ? iterations : 0) {
-    if mode == "encodeBooks" {
+    if mode == "encodeOrders" {
+        try encoder.encode(orders, into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
+    } else if mode == "encodeBooks" {
         try encoder.encode(books, into: writer)
         checksum &+= writer.writerIndex
         writer.clear()

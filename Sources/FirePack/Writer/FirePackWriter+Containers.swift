@@ -171,14 +171,16 @@ extension FirePackWriter {
             keys.entries[Int(key.entry)].lastMap = key.previousMap
             index -= 1
         }
-        openMapKeys.removeSubrange(top.keysStart...)
+        openMapKeys.removeLast(openMapKeys.count - top.keysStart)
     }
 
     /// Appends `D3 N W offsets…` for the root value just completed.
     func writeKeyTable() {
         let count = keys.referenceCount
         var largest = 0
-        for entry in keys.references { largest = max(largest, keys.entries[Int(entry)].headerPosition - rootStart) }
+        for entry in keys.references.elements {
+            largest = max(largest, keys.entries[Int(entry)].headerPosition - rootStart)
+        }
         let width = max(1, (64 - UInt64(largest).leadingZeroBitCount + 7) / 8)
         reserve(12 + count * width)
         storage[writerIndex] = Tag.keyTable
@@ -186,7 +188,7 @@ extension FirePackWriter {
         writerIndex &+= Varint.write(UInt64(count), to: storage + writerIndex)
         storage[writerIndex] = UInt8(width)
         writerIndex &+= 1
-        for entry in keys.references {
+        for entry in keys.references.elements {
             var offset = UInt64(keys.entries[Int(entry)].headerPosition - rootStart)
             for byte in 0..<width {
                 storage[writerIndex + byte] = UInt8(truncatingIfNeeded: offset)

@@ -65,7 +65,7 @@ extension FirePackWriter {
     package func abandonRootValue(truncatingTo index: Int) {
         writerIndex = index
         depth = 0
-        outerFrames.removeAll(keepingCapacity: true)
+        outerFrames.removeAll()
         resetKeys()
         state.limitViolation = nil
     }

@@ -17,40 +17,6 @@ struct OpenKeyLiteral {
     var length: Int
 }
 
-/// The literals of the open maps, innermost map's last: a stack that drops a closed map's literals by its count alone
-/// (an `Array`'s `removeLast(_:)` replaces a subrange, for every map closed; guarded by `Convert JSON lines to
-/// fpks`). The storage keeps the elements past `count` for the next appends to overwrite.
-struct OpenKeyLiterals {
-    private var storage: [OpenKeyLiteral] = []
-    /// The number of literals on the stack.
-    private(set) var count = 0
-
-    /// The literal at `index`, below `count`.
-    subscript(index: Int) -> OpenKeyLiteral {
-        get { storage[index] }
-        set { storage[index] = newValue }
-    }
-
-    /// The literals on the stack, bottom first.
-    var elements: ArraySlice<OpenKeyLiteral> { storage[..<count] }
-
-    /// Pushes `literal`.
-    @inline(__always)
-    mutating func append(_ literal: OpenKeyLiteral) {
-        if count < storage.count { storage[count] = literal } else { storage.append(literal) }
-        count += 1
-    }
-
-    /// Drops the top `dropped` literals.
-    mutating func removeLast(_ dropped: Int) {
-        precondition(dropped >= 0 && dropped <= count, "more literals dropped than open")
-        count -= dropped
-    }
-
-    /// Empties the stack.
-    mutating func removeAll() { count = 0 }
-}
-
 extension FirePackWriter {
     /// How many keys a map holds before the root value's keys move to the key table: comparing a key with up to this
     /// many others, their lengths first, costs less than hashing it.
@@ -104,7 +70,7 @@ extension FirePackWriter {
         state.keysInPlace = false
         let literals = Array(state.openKeyLiterals.elements)
         state.openKeyLiterals.removeAll()
-        var maps = outerFrames.filter(\.isMap)
+        var maps = outerFrames.elements.filter(\.isMap)
         if top.isMap { maps.append(top) }
         for (index, map) in maps.enumerated() {
             let end = index + 1 < maps.count ? maps[index + 1].keysStart : literals.count
@@ -135,7 +101,7 @@ extension FirePackWriter {
     func resetKeys() {
         if !keys.isEmpty {
             keys.reset()
-            openMapKeys.removeAll(keepingCapacity: true)
+            openMapKeys.removeAll()
         }
         state.keysInPlace = !options.keyReferences
         state.openKeyLiterals.removeAll()

@@ -97,7 +97,7 @@ public final class FirePackWriter {
         get { state.top }
         _modify { yield &state.top }
     }
-    var outerFrames: [ContainerFrame] {
+    var outerFrames: GrowableArray<ContainerFrame> {
         get { state.outerFrames }
         _modify { yield &state.outerFrames }
     }
@@ -107,7 +107,7 @@ public final class FirePackWriter {
         set { state.mapSerial = newValue }
     }
     /// The key-table entries written in each open map, innermost last (each frame knows where its own start).
-    var openMapKeys: [OpenMapKey] {
+    var openMapKeys: GrowableArray<OpenMapKey> {
         get { state.openMapKeys }
         _modify { yield &state.openMapKeys }
     }
@@ -151,7 +151,7 @@ public final class FirePackWriter {
     package var isWritingInBorrowedMemory: Bool { !state.bytes.ownsMemory }
 
     deinit {
-        state.bytes.deallocate()
+        state.deallocate()
     }
 
     /// Whether a value has been started and not yet completed.
@@ -186,7 +186,7 @@ public final class FirePackWriter {
         rootStart = 0
         completedEnd = 0
         depth = 0
-        outerFrames.removeAll(keepingCapacity: true)
+        outerFrames.removeAll()
         resetKeys()
     }
 
@@ -231,7 +231,7 @@ public final class FirePackWriter {
         }
         rootStart -= shift
         top.headerStart -= shift
-        for index in outerFrames.indices { outerFrames[index].headerStart -= shift }
+        for index in 0..<outerFrames.count { outerFrames[index].headerStart -= shift }
         keys.shift(from: 0, by: -shift)
         shiftOpenKeyLiterals(from: 0, by: -shift)
     }
@@ -300,14 +300,15 @@ struct WriterState {
     var top = ContainerFrame(
         headerStart: 0, count: 0, isMap: false, expectingKey: false, serial: 0, hasEmptyKey: false, keysStart: 0,
         keyFilter: 0)
-    var outerFrames: [ContainerFrame] = []
+    var outerFrames = GrowableArray<ContainerFrame>()
     var mapSerial = 0
-    var openMapKeys: [OpenMapKey] = []
+    var openMapKeys = GrowableArray<OpenMapKey>()
     var keys = WriterKeyTable()
     /// Whether the root value's keys are checked in place (`FirePackWriter+OpenKeys.swift`): without key
-    /// references, until a map reaches `keysCheckedInPlace` keys; and the literals of its open maps meanwhile.
+    /// references, until a map reaches `keysCheckedInPlace` keys; and the literals of its open maps meanwhile,
+    /// innermost map's last.
     var keysInPlace = false
-    var openKeyLiterals = OpenKeyLiterals()
+    var openKeyLiterals = GrowableArray<OpenKeyLiteral>()
     /// The first value written past `options.limits` (see `FirePackWriter.limitViolation`).
     var limitViolation: FirePackError?
     /// The mantissas of the vector being written in the decimal form, kept from vector to vector.
@@ -320,6 +321,15 @@ struct WriterState {
     var packedIntegers: [Int64] = []
     /// The elements of an array of integers and doubles being packed in the `.mixed` form, as their 8 bytes each.
     var packedBits: [UInt64] = []
+
+    /// Frees the memory the state manages itself (`GrowableBytes`, `GrowableArray`); it is not used again.
+    func deallocate() {
+        bytes.deallocate()
+        outerFrames.deallocate()
+        openMapKeys.deallocate()
+        keys.deallocate()
+        openKeyLiterals.deallocate()
+    }
 }
 
 /// A key written in an open map: its key-table entry, and the map it was last written in before (restored when

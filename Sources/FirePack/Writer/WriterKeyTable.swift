@@ -20,11 +20,11 @@ struct WriterKeyTable {
     }
 
     /// Literals in the order written, which is also ascending buffer position.
-    var entries: [Entry] = []
-    /// Entry index + 1 for each hash slot; 0 is empty. The count is a power of two.
-    var slots = [Int32](repeating: 0, count: 64)
+    var entries = GrowableArray<Entry>()
+    /// Entry index + 1 for each hash slot; 0 is empty. The count is a power of two (none until the first key).
+    var slots = GrowableArray<Int32>()
     /// Entry index of each key-table index, in the order references were assigned.
-    var references: [Int32] = []
+    var references = GrowableArray<Int32>()
     /// The process's seed (`seed`), held by the table: a global read on every key would pass through its lazy
     /// initialization's check each time.
     private let fastHashSeed = WriterKeyTable.seed
@@ -33,10 +33,17 @@ struct WriterKeyTable {
     var referenceCount: Int { references.count }
 
     mutating func reset() {
-        for entry in entries { slots[Int(entry.slot)] = 0 }
+        for entry in entries.elements { slots[Int(entry.slot)] = 0 }
         usesStrongHash = false
-        entries.removeAll(keepingCapacity: true)
-        references.removeAll(keepingCapacity: true)
+        entries.removeAll()
+        references.removeAll()
+    }
+
+    /// Frees the table's memory; it is not used again.
+    func deallocate() {
+        entries.deallocate()
+        slots.deallocate()
+        references.deallocate()
     }
 
     /// Finds `key` among the remembered literals; otherwise returns the empty slot where it belongs and the key's
@@ -50,6 +57,7 @@ struct WriterKeyTable {
     mutating func find(_ key: UnsafeRawBufferPointer, in buffer: UnsafeMutablePointer<UInt8>) -> (
         entry: Int?, slot: Int, hash: UInt32
     ) {
+        if slots.isEmpty { slots = GrowableArray(repeating: 0, count: 64) }
         while true {
             let hash = usesStrongHash ? Self.strongHash(key) : Self.hash(key, seed: fastHashSeed)
             let mask = slots.count - 1
@@ -87,7 +95,7 @@ struct WriterKeyTable {
     /// Rehashes every remembered literal with `Hasher`.
     private mutating func switchToStrongHash(_ buffer: UnsafeMutablePointer<UInt8>) {
         usesStrongHash = true
-        for index in entries.indices {
+        for index in 0..<entries.count {
             let entry = entries[index]
             entries[index].hash = Self.strongHash(
                 UnsafeRawBufferPointer(start: buffer + literalStart(of: entry), count: entry.length))
@@ -119,9 +127,10 @@ struct WriterKeyTable {
     }
 
     private mutating func rehash(count: Int) {
-        slots = [Int32](repeating: 0, count: count)
+        slots.deallocate()
+        slots = GrowableArray(repeating: 0, count: count)
         let mask = slots.count - 1
-        for index in entries.indices {
+        for index in 0..<entries.count {
             var slot = Int(entries[index].hash) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(index + 1)
@@ -136,25 +145,41 @@ struct WriterKeyTable {
     }()
 
     /// A fast 32-bit hash of a key's bytes (multiply-rotate over 8-byte words), seeded per process.
+    ///
+    /// Every byte is read in a word: the 8-byte words before the last eight bytes, then those eight bytes (which may
+    /// overlap the word before); a key of fewer than eight bytes as two overlapping loads of half its size (as
+    /// `MapEntryCache.Progress.bit` reads a key), so no key is read a byte at a time. The length is mixed in first,
+    /// so keys that read as the same words but differ in length hash apart.
     static func hash(_ key: UnsafeRawBufferPointer, seed: UInt64 = WriterKeyTable.seed) -> UInt32 {
         var state: UInt64 = seed ^ UInt64(key.count) &* 0x9E37_79B9_7F4A_7C15
-        var offset = 0
         let count = key.count
-        while offset + 8 <= count {
-            state = (state ^ key.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            state = (state << 31) | (state >> 33)
-            offset += 8
+        let tail: UInt64
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 < count {
+                state = (state ^ key.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+                state = (state << 31) | (state >> 33)
+                offset += 8
+            }
+            tail = key.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } else if count >= 4 {
+            tail =
+                UInt64(key.loadUnaligned(as: UInt32.self))
+                | UInt64(key.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+        } else if count >= 2 {
+            tail =
+                UInt64(key.loadUnaligned(as: UInt16.self))
+                | UInt64(key.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
+        } else {
+            tail = count == 0 ? 0 : UInt64(key.load(as: UInt8.self))
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < count {
-            tail |= UInt64(key[offset]) << shift
-            shift += 8
-            offset += 1
-        }
-        state = (state ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        state ^= state >> 29
-        return UInt32(truncatingIfNeeded: state ^ (state >> 32))
+        // MurmurHash3's 64-bit finalizer: the last word holds a key's last bytes in its high bits (where keys that
+        // share a prefix differ), and a multiplication carries differences only upwards, so they are shifted down
+        // and multiplied again until every bit of the result depends on them.
+        state ^= tail
+        state = (state ^ (state >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+        state = (state ^ (state >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+        return UInt32(truncatingIfNeeded: state ^ (state >> 33))
     }
 
     /// A 32-bit hash of a key's bytes by `Hasher` (SipHash-1-3, randomly seeded per process).
