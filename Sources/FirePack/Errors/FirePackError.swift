@@ -115,14 +115,27 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 }
 
+// The errors the reader's hot functions throw, built out of line (`@inline(never)`): their messages, interpolated
+// where they are thrown, gave each of those functions a stack frame and register saves used only to throw (guarded
+// by `Decode 1 Book/FirePackDecoder @FirePackCodable`).
 extension FirePackError {
+    @inline(never)
     static func truncated(at offset: Int, needing what: String) -> FirePackError {
         FirePackError(.truncated, offset: offset, "input ends inside \(what)")
     }
 
+    @inline(never)
     static func typeMismatch(expected: String, foundTag tag: UInt8, at offset: Int) -> FirePackError {
         FirePackError(
             .typeMismatch, offset: offset,
             "expected \(expected), found \(Tag.typeName(of: tag)) (tag 0x\(Tag.hex(tag)))")
+    }
+
+    /// A length whose bytes do not all come before the limit: `what` of `length` bytes, its varint at `offset`,
+    /// `left` bytes after it.
+    @inline(never)
+    static func lengthOutOfBounds(_ what: String, length: Int, at offset: Int, left: Int) -> FirePackError {
+        FirePackError(
+            .lengthOutOfBounds, offset: offset, "\(what) of \(length) bytes reaches past the end (\(left) bytes left)")
     }
 }

@@ -66,16 +66,8 @@ struct MapEntryCache: ~Copyable {
             if count >= 8 {
                 let last = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
                 word = bytes.loadUnaligned(as: UInt64.self) ^ (last << 29 | last >> 35)
-            } else if count >= 4 {
-                word =
-                    UInt64(bytes.loadUnaligned(as: UInt32.self))
-                    | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
-            } else if count >= 2 {
-                word =
-                    UInt64(bytes.loadUnaligned(as: UInt16.self))
-                    | UInt64(bytes.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
             } else {
-                word = count == 0 ? 0 : UInt64(bytes.load(as: UInt8.self))
+                word = ByteComparison.shortWord(bytes, count: count)
             }
             return Int(truncatingIfNeeded: ((word ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) >> 56)
         }

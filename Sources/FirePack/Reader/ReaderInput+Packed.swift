@@ -107,10 +107,16 @@ extension ReaderInput {
     }
 
     /// Throws `depthLimitExceeded` at `offset` (a container's tag) when `depth` is past the limit.
+    @inline(__always)
     func checkDepth(_ depth: Int, at offset: Int) throws(FirePackError) {
-        guard depth <= limits.maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
-        }
+        if depth > limits.maxDepth { throw depthExceeded(at: offset) }
+    }
+
+    /// `checkDepth`'s error, built out of line: a message interpolated in place gave every container header a stack
+    /// frame and register saves it used only to throw (guarded by `Decode 1 Book/FirePackDecoder @FirePackCodable`).
+    @inline(never)
+    private func depthExceeded(at offset: Int) -> FirePackError {
+        FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
     }
 
     private func checkElementLimit(_ count: Int, at offset: Int) throws(FirePackError) {

@@ -131,15 +131,36 @@ struct ReaderInput {
     ) {
         let (length, next) = try Varint.get(base, at: offset, limit: limit)
         guard length <= limit &- next else {
-            throw FirePackError(
-                .lengthOutOfBounds, offset: offset,
-                "\(what()) of \(length) bytes reaches past the end (\(limit - next) bytes left)")
+            throw .lengthOutOfBounds(what(), length: length, at: offset, left: limit - next)
         }
         return (length, next)
     }
 
     /// The offset just past the value at `offset`, found in O(1) from its tag and lengths; nothing inside is checked.
+    ///
+    /// Scalars of a fixed size, strings and containers whose length fits (most values: every key search passes
+    /// them) end here; any other value, and every error, is left to `valueEndOfAnyTag`. Kept apart, the errors'
+    /// messages gave each call a stack frame and register saves it used only to throw (guarded by `Decode 1000
+    /// Book/FirePackDecoder @FirePackCodable`).
     func valueEnd(at offset: Int, limit: Int) throws(FirePackError) -> Int {
+        if offset < limit {
+            let tag = byte(at: offset)
+            let fixed = Tag.fixedSize(tag)
+            if fixed != 0 {
+                if fixed <= limit &- offset { return offset &+ fixed }
+            } else if (tag >= Tag.fixArrayBase && tag < Tag.null) || tag == Tag.array || tag == Tag.map
+                || tag == Tag.string || tag == Tag.bytes || tag == Tag.reference,
+                let (length, next) = try? Varint.get(base, at: offset &+ 1, limit: limit), length <= limit &- next
+            {
+                return next &+ length
+            }
+        }
+        return try valueEndOfAnyTag(at: offset, limit: limit)
+    }
+
+    /// `valueEnd(at:limit:)` for every tag, and its errors.
+    @inline(never)
+    func valueEndOfAnyTag(at offset: Int, limit: Int) throws(FirePackError) -> Int {
         guard offset < limit else { throw .truncated(at: offset, needing: "a value") }
         let tag = byte(at: offset)
         let fixed = Tag.fixedSize(tag)

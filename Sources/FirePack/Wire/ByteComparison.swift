@@ -35,4 +35,21 @@ package enum ByteComparison {
         }
         return count == 0 || a.load(as: UInt8.self) == b.load(as: UInt8.self)
     }
+
+    /// The `count` bytes at `bytes`, fewer than eight, as one word read as `equal` reads them (two overlapping loads
+    /// of the width that fits; 0 for no bytes): every byte counts, none is read past the run. For hashing short keys.
+    @inline(__always)
+    package static func shortWord(_ bytes: UnsafeRawPointer?, count: Int) -> UInt64 {
+        guard let bytes, count > 0 else { return 0 }
+        assert(count < 8)
+        if count >= 4 {
+            return UInt64(bytes.loadUnaligned(as: UInt32.self))
+                | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+        }
+        if count >= 2 {
+            return UInt64(bytes.loadUnaligned(as: UInt16.self))
+                | UInt64(bytes.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
+        }
+        return UInt64(bytes.load(as: UInt8.self))
+    }
 }

@@ -147,9 +147,9 @@ struct WriterKeyTable {
     /// A fast 32-bit hash of a key's bytes (multiply-rotate over 8-byte words), seeded per process.
     ///
     /// Every byte is read in a word: the 8-byte words before the last eight bytes, then those eight bytes (which may
-    /// overlap the word before); a key of fewer than eight bytes as two overlapping loads of half its size (as
-    /// `MapEntryCache.Progress.bit` reads a key), so no key is read a byte at a time. The length is mixed in first,
-    /// so keys that read as the same words but differ in length hash apart.
+    /// overlap the word before); a key of fewer than eight bytes as one word (`ByteComparison.shortWord`), so no key
+    /// is read a byte at a time. The length is mixed in first, so keys that read as the same words but differ in
+    /// length hash apart.
     static func hash(_ key: UnsafeRawBufferPointer, seed: UInt64 = WriterKeyTable.seed) -> UInt32 {
         var state: UInt64 = seed ^ UInt64(key.count) &* 0x9E37_79B9_7F4A_7C15
         let count = key.count
@@ -162,16 +162,8 @@ struct WriterKeyTable {
                 offset += 8
             }
             tail = key.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        } else if count >= 4 {
-            tail =
-                UInt64(key.loadUnaligned(as: UInt32.self))
-                | UInt64(key.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
-        } else if count >= 2 {
-            tail =
-                UInt64(key.loadUnaligned(as: UInt16.self))
-                | UInt64(key.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
         } else {
-            tail = count == 0 ? 0 : UInt64(key.load(as: UInt8.self))
+            tail = ByteComparison.shortWord(key.baseAddress, count: count)
         }
         // MurmurHash3's 64-bit finalizer: the last word holds a key's last bytes in its high bits (where keys that
         // share a prefix differ), and a multiplication carries differences only upwards, so they are shifted down
