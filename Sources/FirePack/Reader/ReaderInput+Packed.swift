@@ -119,11 +119,16 @@ extension ReaderInput {
         FirePackError(.depthLimitExceeded, offset: offset, "containers nested deeper than \(limits.maxDepth)")
     }
 
-    private func checkElementLimit(_ count: Int, at offset: Int) throws(FirePackError) {
-        guard count <= limits.maxElementCount else {
-            throw FirePackError(
-                .limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")
-        }
+    /// Throws `limitExceeded` at `offset` (a container's tag) when `count` elements are past the limit.
+    @inline(__always)
+    func checkElementLimit(_ count: Int, at offset: Int) throws(FirePackError) {
+        if count > limits.maxElementCount { throw elementLimitExceeded(count, at: offset) }
+    }
+
+    /// `checkElementLimit`'s error, built out of line as `depthExceeded` is.
+    @inline(never)
+    private func elementLimitExceeded(_ count: Int, at offset: Int) -> FirePackError {
+        FirePackError(.limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")
     }
 
     /// Checks the decimal mantissas of `count` elements of `form` from `start`.

@@ -256,25 +256,18 @@ extension ReaderInput {
             throw .typeMismatch(expected: "array or map", foundTag: tag, at: offset)
         }
         let isMap = tag == Tag.map || tag & 0xF0 == Tag.fixMapBase
+        try checkElementLimit(count, at: offset)
         // Every element takes at least one byte, every map entry two (a key header and a value).
-        guard count <= limits.maxElementCount, count <= (end - bodyStart) / (isMap ? 2 : 1) else {
-            throw containerCountError(count, isMap: isMap, bodyStart: bodyStart, end: end, at: offset)
+        guard count <= (end - bodyStart) / (isMap ? 2 : 1) else {
+            throw containerOverfilled(count, isMap: isMap, room: end - bodyStart, at: offset)
         }
         return ContainerHeader(count: count, isMap: isMap, bodyStart: bodyStart, end: end)
     }
 
-    /// The error of a container header whose count is past the limit or cannot fit in its length (the limit checked
-    /// first), built out of line as `depthExceeded` is.
+    /// The error of a container header whose count cannot fit in its length, built out of line as `depthExceeded` is.
     @inline(never)
-    private func containerCountError(_ count: Int, isMap: Bool, bodyStart: Int, end: Int, at offset: Int)
-        -> FirePackError
-    {
-        if count > limits.maxElementCount {
-            return FirePackError(
-                .limitExceeded, offset: offset, "\(count) elements exceed the limit of \(limits.maxElementCount)")
-        }
-        return FirePackError(
-            .lengthMismatch, offset: offset,
-            "\(count) \(isMap ? "entries" : "elements") cannot fit in \(end - bodyStart) bytes")
+    private func containerOverfilled(_ count: Int, isMap: Bool, room: Int, at offset: Int) -> FirePackError {
+        FirePackError(
+            .lengthMismatch, offset: offset, "\(count) \(isMap ? "entries" : "elements") cannot fit in \(room) bytes")
     }
 }

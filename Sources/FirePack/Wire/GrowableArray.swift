@@ -47,9 +47,6 @@ struct GrowableArray<Element: BitwiseCopyable> {
         }
     }
 
-    /// The last element; only when there is one.
-    var last: Element { self[count - 1] }
-
     /// The elements, valid until the next append that grows.
     var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
 
@@ -64,13 +61,13 @@ struct GrowableArray<Element: BitwiseCopyable> {
     /// Moves the elements into memory twice as large (at least 16 elements).
     @inline(never)
     private mutating func grow() {
-        let larger = UnsafeMutablePointer<Element>.allocate(capacity: max(16, capacity * 2))
+        capacity = max(16, capacity * 2)
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
         if let base {
             larger.moveInitialize(from: base, count: count)
             base.deallocate()
         }
         base = larger
-        capacity = max(16, capacity * 2)
     }
 
     /// Removes and returns the last element; only when there is one.
