@@ -158,8 +158,36 @@ extension ReaderInput {
         throw FirePackError(.invalidDecimal, offset: start + bad * width, "element \(bad): decimal mantissa above 2^53")
     }
 
-    /// A string's UTF-8 bytes, validated.
+    /// A string's UTF-8 bytes, validated. An ASCII string ends here; any other, and every error, is left to
+    /// `getStringOfAnyForm`, whose messages would give this function a stack frame that every string paid (guarded by
+    /// `Decode 1000 Book/FirePackDecoder @FirePackCodable`).
     func getString(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
+        if let (start, count) = getASCIIString(at: offset, limit: limit) { return (start, count, start &+ count) }
+        return try getStringOfAnyForm(at: offset, limit: limit)
+    }
+
+    /// Where the string at `offset` is, when it is one, fits before `limit` and is all ASCII (most strings are):
+    /// nil for anything else, which `getString` leaves to `getStringOfAnyForm` (out of line, with every error).
+    @inline(__always)
+    func getASCIIString(at offset: Int, limit: Int) -> (start: Int, count: Int)? {
+        guard offset < limit else { return nil }
+        let tag = byte(at: offset)
+        var start = offset &+ 1
+        let count: Int
+        if tag & 0xE0 == Tag.fixStringBase {
+            count = Int(tag & 0x1F)
+        } else if tag == Tag.string, let (length, next) = try? Varint.get(base, at: start, limit: limit) {
+            (count, start) = (length, next)
+        } else {
+            return nil
+        }
+        guard count <= limit &- start, UTF8Validation.isASCII(base, start: start, count: count) else { return nil }
+        return (start, count)
+    }
+
+    /// `getString(at:limit:)` for every string, and its errors.
+    @inline(never)
+    func getStringOfAnyForm(at offset: Int, limit: Int) throws(FirePackError) -> (start: Int, count: Int, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         let start: Int, length: Int
         if tag & 0xE0 == Tag.fixStringBase {

@@ -5,26 +5,7 @@ enum UTF8Validation {
     /// `end` in this function.
     static func firstInvalidOffset(_ base: UnsafeRawPointer, start: Int, count: Int) -> Int? {
         let end = start + count
-        // All ASCII, the common case, answered with whole words: a string under eight bytes with two overlapping
-        // halves (or its few bytes), a longer one eight bytes at a time and its last word overlapping, not a byte at
-        // a time (guarded by `Stream fpks to JSON lines`).
-        if count < 8 {
-            var high: UInt64 = 0
-            if count >= 4 {
-                high = UInt64(
-                    base.loadUnaligned(fromByteOffset: start, as: UInt32.self)
-                        | base.loadUnaligned(fromByteOffset: end - 4, as: UInt32.self))
-            } else {
-                for offset in start..<end { high |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) }
-            }
-            if high & 0x8080_8080 == 0 { return nil }
-        } else if base.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-            var index = start
-            while index &+ 8 <= end
-                && base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-            { index &+= 8 }
-            if index &+ 8 > end { return nil }
-        }
+        if isASCII(base, start: start, count: count) { return nil }
         var index = start
         // Fast path: eight ASCII bytes at a time.
         while index &+ 8 <= end {
@@ -83,6 +64,37 @@ enum UTF8Validation {
             index &+= length
         }
         return nil
+    }
+
+    /// Whether the `count` bytes at `start` are all ASCII (and so valid UTF-8), the common case, answered with whole
+    /// words: under eight bytes with two overlapping halves (or its few bytes), eight or more eight bytes at a time,
+    /// the last word first and overlapping, not a byte at a time (guarded by `Stream fpks to JSON lines`). The caller
+    /// has checked that the bytes lie inside the buffer.
+    @inline(__always)
+    static func isASCII(_ base: UnsafeRawPointer, start: Int, count: Int) -> Bool {
+        let end = start &+ count
+        if count < 8 {
+            var high: UInt64 = 0
+            if count >= 4 {
+                high = UInt64(
+                    base.loadUnaligned(fromByteOffset: start, as: UInt32.self)
+                        | base.loadUnaligned(fromByteOffset: end &- 4, as: UInt32.self))
+            } else {
+                for offset in start..<end { high |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) }
+            }
+            return high & 0x8080_8080 == 0
+        }
+        guard base.loadUnaligned(fromByteOffset: end &- 8, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+            return false
+        }
+        var index = start
+        while index &+ 8 <= end {
+            guard base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+                return false
+            }
+            index &+= 8
+        }
+        return true
     }
 
     /// Makes a String from bytes already validated as UTF-8, without validating them again.

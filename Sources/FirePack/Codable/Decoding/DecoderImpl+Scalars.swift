@@ -36,7 +36,20 @@ extension DecoderImpl {
         }
     }
 
+    /// Decodes a string. An ASCII string (most are) is read here (`ReaderInput.getASCIIString`), with no call but
+    /// the one that makes the String; any other string, and every error, is left to `decodeStringOfAnyForm`, which
+    /// is out of line: its messages gave this function a stack frame and register saves that every string paid
+    /// (guarded by `Decode 1000 Book/FirePackDecoder @FirePackCodable`).
     func decodeString(at offset: Int, end: Int) throws -> String {
+        if let (start, count) = input.getASCIIString(at: offset, limit: end) {
+            return UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+        }
+        return try decodeStringOfAnyForm(at: offset, end: end)
+    }
+
+    /// `decodeString(at:end:)` for every string, and its errors.
+    @inline(never)
+    func decodeStringOfAnyForm(at offset: Int, end: Int) throws -> String {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         guard tag & 0xE0 == Tag.fixStringBase || tag == Tag.string else { throw typeMismatch(String.self, at: offset) }
         let (start, count, _) = try wrap { () throws(FirePackError) in try input.getString(at: offset, limit: end) }
