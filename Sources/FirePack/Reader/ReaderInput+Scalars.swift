@@ -7,6 +7,30 @@ extension ReaderInput {
     }
 
     func getInteger(at offset: Int, limit: Int) throws(FirePackError) -> (Int64, next: Int) {
+        if let integer = getFittingInteger(at: offset, limit: limit) { return integer }
+        return try getIntegerOfAnyForm(at: offset, limit: limit)
+    }
+
+    /// The integer at `offset`, when it is one and fits before `limit`: nil for anything else, which `getInteger`
+    /// leaves to `getIntegerOfAnyForm` (out of line, with every error).
+    @inline(__always)
+    func getFittingInteger(at offset: Int, limit: Int) -> (Int64, next: Int)? {
+        guard offset < limit else { return nil }
+        let tag = byte(at: offset)
+        if tag <= 0x7F { return (Int64(tag), offset &+ 1) }
+        if tag >= Tag.negativeFixIntMin { return (Int64(Int8(bitPattern: tag)), offset &+ 1) }
+        guard tag >= Tag.int8, tag <= Tag.int64, Tag.fixedSize(tag) <= limit &- offset else { return nil }
+        switch tag {
+        case Tag.int8: return (Int64(Int8(bitPattern: byte(at: offset &+ 1))), offset &+ 2)
+        case Tag.int16: return (Int64(load(Int16.self, at: offset &+ 1)), offset &+ 3)
+        case Tag.int32: return (Int64(load(Int32.self, at: offset &+ 1)), offset &+ 5)
+        default: return (load(Int64.self, at: offset &+ 1), offset &+ 9)
+        }
+    }
+
+    /// `getInteger(at:limit:)` for every value, and its errors.
+    @inline(never)
+    func getIntegerOfAnyForm(at offset: Int, limit: Int) throws(FirePackError) -> (Int64, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         switch tag {
         case 0x00...0x7F: return (Int64(tag), offset + 1)

@@ -65,8 +65,19 @@ extension DecoderImpl {
         }
     }
 
-    /// Integers from integer values, or from doubles with no fractional part; out of range is dataCorrupted.
+    /// Integers from integer values, or from doubles with no fractional part; out of range is dataCorrupted. An
+    /// integer that fits `I` is read here (`ReaderInput.getFittingInteger`); anything else, and every error, is left
+    /// to `decodeIntegerOfAnyForm`, out of line for the reason `decodeString` gives.
     func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at offset: Int, end: Int) throws -> I {
+        if let (value, _) = input.getFittingInteger(at: offset, limit: end), let result = I(exactly: value) {
+            return result
+        }
+        return try decodeIntegerOfAnyForm(type, at: offset, end: end)
+    }
+
+    /// `decodeInteger(_:at:end:)` for every value, and its errors.
+    @inline(never)
+    func decodeIntegerOfAnyForm<I: FixedWidthInteger>(_ type: I.Type, at offset: Int, end: Int) throws -> I {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         if tag <= 0x7F { if let small = I(exactly: tag) { return small } }
         switch ValueType(tag: tag) {
