@@ -53,6 +53,34 @@ extension ReaderInput {
     }
 
     func getDouble(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
+        if let double = getFittingDouble(at: offset, limit: limit) { return double }
+        return try getDoubleOfAnyForm(at: offset, limit: limit)
+    }
+
+    /// The double at `offset`, when it is one, fits before `limit` and (a decimal) has a valid mantissa: nil for
+    /// anything else, which `getDouble` leaves to `getDoubleOfAnyForm` (out of line, with every error).
+    @inline(__always)
+    func getFittingDouble(at offset: Int, limit: Int) -> (Double, next: Int)? {
+        guard offset < limit else { return nil }
+        let left = limit &- offset
+        switch byte(at: offset) {
+        case Tag.float64:
+            guard left >= 9 else { return nil }
+            return (Double(bitPattern: load(UInt64.self, at: offset &+ 1)), offset &+ 9)
+        case Tag.decimal:
+            guard let (mantissa, header, next) = getFittingDecimalParts(at: offset, limit: limit) else { return nil }
+            return (DecimalDouble.compose(mantissa: mantissa, header: header), next)
+        case Tag.float32:
+            guard left >= 5 else { return nil }
+            return (Double(Float(bitPattern: load(UInt32.self, at: offset &+ 1))), offset &+ 5)
+        default:
+            return nil
+        }
+    }
+
+    /// `getDouble(at:limit:)` for every value, and its errors.
+    @inline(never)
+    func getDoubleOfAnyForm(at offset: Int, limit: Int) throws(FirePackError) -> (Double, next: Int) {
         let tag = try tag(at: offset, limit: limit)
         switch tag {
         case Tag.float32:
@@ -76,6 +104,28 @@ extension ReaderInput {
 
     /// A decimal double's mantissa and header byte (`D5`, whose tag the caller has read at `offset`), checked.
     func getDecimalParts(at offset: Int, limit: Int) throws(FirePackError) -> (UInt64, header: UInt8, next: Int) {
+        if let parts = getFittingDecimalParts(at: offset, limit: limit) { return parts }
+        return try getDecimalPartsOfAnyForm(at: offset, limit: limit)
+    }
+
+    /// A decimal double's parts, when they fit before `limit` and the mantissa is valid: nil otherwise.
+    @inline(__always)
+    func getFittingDecimalParts(at offset: Int, limit: Int) -> (UInt64, header: UInt8, next: Int)? {
+        guard limit &- offset >= 2 else { return nil }
+        let header = byte(at: offset &+ 1)
+        let count = DecimalDouble.mantissaBytes(header)
+        guard limit &- offset >= 2 &+ count else { return nil }
+        var mantissa: UInt64 = 0
+        for index in 0..<count { mantissa = mantissa << 8 | UInt64(byte(at: offset &+ 2 &+ index)) }
+        guard mantissa <= DecimalDouble.readerMantissaLimit else { return nil }
+        return (mantissa, header, offset &+ 2 &+ count)
+    }
+
+    /// `getDecimalParts(at:limit:)` for every input, and its errors.
+    @inline(never)
+    func getDecimalPartsOfAnyForm(at offset: Int, limit: Int) throws(FirePackError) -> (
+        UInt64, header: UInt8, next: Int
+    ) {
         try require(2, at: offset, limit: limit, for: "a decimal double")
         let header = byte(at: offset + 1)
         let count = DecimalDouble.mantissaBytes(header)

@@ -104,6 +104,14 @@ extension DecoderImpl {
     /// Doubles from doubles or integers, under the non-conforming float strategy (stored NaN and ±∞ are refused by
     /// `.throw`; `.convertFromString` also reads its strings).
     func decodeDouble(at offset: Int, end: Int, as type: Any.Type = Double.self) throws -> Double {
+        if let (double, _) = input.getFittingDouble(at: offset, limit: end), double.isFinite { return double }
+        return try decodeDoubleOfAnyForm(at: offset, end: end, as: type)
+    }
+
+    /// `decodeDouble(at:end:as:)` for every value (integers, non-finite doubles and the float strategy's strings
+    /// included), and its errors; out of line for the reason `decodeString` gives.
+    @inline(never)
+    func decodeDoubleOfAnyForm(at offset: Int, end: Int, as type: Any.Type = Double.self) throws -> Double {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         switch ValueType(tag: tag) {
         case .double:
