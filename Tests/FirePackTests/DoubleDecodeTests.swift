@@ -31,38 +31,28 @@ import FirePackTestSupport
         }
         for double in doubles + decimals { inputs.append(Value.double(double).firePackBytes()) }
         var read = 0, errors = 0
-        for bytes in inputs {
-            // Inside a bytes value (`CE`), so that the input opens whatever the bytes.
-            let wrapped = [0xCE, UInt8(bytes.count)] + bytes
-            wrapped.withUnsafeBytes { raw in
-                guard let input = try? ReaderInput(raw, rootStart: 0, limits: .default) else { return }
-                let decoder = DecoderImpl(input: input, options: DecoderOptions(), offset: 0, end: input.count, depth: 0)
-                for offset in 0..<input.count {
-                    for limit in Set(Array(offset...min(offset + 10, input.count)) + [input.count]) {
-                        let fast = Result { () throws(FirePackError) in try input.getDouble(at: offset, limit: limit) }
-                        let full = Result { () throws(FirePackError) in
-                            try input.getDoubleOfAnyForm(at: offset, limit: limit)
-                        }
-                        #expect(
-                            fast.map { [$0.0.bitPattern, UInt64($0.next)] } == full.map { [$0.0.bitPattern, UInt64($0.next)] },
-                            "offset \(offset), limit \(limit) of \(wrapped)")
-                        if case .success = full { read += 1 } else { errors += 1 }
-                        let parts = Result { () throws(FirePackError) in
-                            try input.getDecimalParts(at: offset, limit: limit)
-                        }
-                        let allParts = Result { () throws(FirePackError) in
-                            try input.getDecimalPartsOfAnyForm(at: offset, limit: limit)
-                        }
-                        #expect(
-                            parts.map { [$0.0, UInt64($0.header), UInt64($0.next)] }
-                                == allParts.map { [$0.0, UInt64($0.header), UInt64($0.next)] },
-                            "decimal parts at offset \(offset), limit \(limit) of \(wrapped)")
-                        let decoded = Outcome { try decoder.decodeDouble(at: offset, end: limit) }
-                        let allDecoded = Outcome { try decoder.decodeDoubleOfAnyForm(at: offset, end: limit) }
-                        #expect(decoded == allDecoded, "decoding at offset \(offset), limit \(limit) of \(wrapped)")
-                    }
-                }
+        forEveryCut(of: inputs, upTo: 10) { input, decoder, offset, limit, wrapped in
+            let fast = Result { () throws(FirePackError) in try input.getDouble(at: offset, limit: limit) }
+            let full = Result { () throws(FirePackError) in
+                try input.getDoubleOfAnyForm(at: offset, limit: limit)
             }
+            #expect(
+                fast.map { [$0.0.bitPattern, UInt64($0.next)] } == full.map { [$0.0.bitPattern, UInt64($0.next)] },
+                "offset \(offset), limit \(limit) of \(wrapped)")
+            if case .success = full { read += 1 } else { errors += 1 }
+            let parts = Result { () throws(FirePackError) in
+                try input.getDecimalParts(at: offset, limit: limit)
+            }
+            let allParts = Result { () throws(FirePackError) in
+                try input.getDecimalPartsOfAnyForm(at: offset, limit: limit)
+            }
+            #expect(
+                parts.map { [$0.0, UInt64($0.header), UInt64($0.next)] }
+                    == allParts.map { [$0.0, UInt64($0.header), UInt64($0.next)] },
+                "decimal parts at offset \(offset), limit \(limit) of \(wrapped)")
+            let decoded = Outcome { try decoder.decodeDouble(at: offset, end: limit) }
+            let allDecoded = Outcome { try decoder.decodeDoubleOfAnyForm(at: offset, end: limit) }
+            #expect(decoded == allDecoded, "decoding at offset \(offset), limit \(limit) of \(wrapped)")
         }
         #expect(read > 300 && errors > 10_000, "\(read) doubles, \(errors) errors")
     }

@@ -23,36 +23,26 @@ import FirePackTestSupport
             inputs.append(Value.integer(value).firePackBytes())
         }
         var read = 0, errors = 0
-        for bytes in inputs {
-            // Inside a bytes value (`CE`), so that the input opens whatever the bytes.
-            let wrapped = [0xCE, UInt8(bytes.count)] + bytes
-            wrapped.withUnsafeBytes { raw in
-                guard let input = try? ReaderInput(raw, rootStart: 0, limits: .default) else { return }
-                let decoder = DecoderImpl(input: input, options: DecoderOptions(), offset: 0, end: input.count, depth: 0)
-                for offset in 0..<input.count {
-                    for limit in Set(Array(offset...min(offset + 10, input.count)) + [input.count]) {
-                        let fast = Result { () throws(FirePackError) in try input.getInteger(at: offset, limit: limit) }
-                        let full = Result { () throws(FirePackError) in
-                            try input.getIntegerOfAnyForm(at: offset, limit: limit)
-                        }
-                        #expect(
-                            fast.map { [$0.0, Int64($0.next)] } == full.map { [$0.0, Int64($0.next)] },
-                            "offset \(offset), limit \(limit) of \(wrapped)")
-                        if case .success = full { read += 1 } else { errors += 1 }
-                        func agree<I: FixedWidthInteger>(_ type: I.Type) {
-                            let fast = Outcome { try decoder.decodeInteger(I.self, at: offset, end: limit) }
-                            let full = Outcome { try decoder.decodeIntegerOfAnyForm(I.self, at: offset, end: limit) }
-                            #expect(fast == full, "\(I.self) at offset \(offset), limit \(limit) of \(wrapped)")
-                        }
-                        agree(Int64.self)
-                        agree(Int.self)
-                        agree(Int8.self)
-                        agree(UInt8.self)
-                        agree(UInt32.self)
-                        agree(UInt64.self)
-                    }
-                }
+        forEveryCut(of: inputs, upTo: 10) { input, decoder, offset, limit, wrapped in
+            let fast = Result { () throws(FirePackError) in try input.getInteger(at: offset, limit: limit) }
+            let full = Result { () throws(FirePackError) in
+                try input.getIntegerOfAnyForm(at: offset, limit: limit)
             }
+            #expect(
+                fast.map { [$0.0, Int64($0.next)] } == full.map { [$0.0, Int64($0.next)] },
+                "offset \(offset), limit \(limit) of \(wrapped)")
+            if case .success = full { read += 1 } else { errors += 1 }
+            func agree<I: FixedWidthInteger>(_ type: I.Type) {
+                let fast = Outcome { try decoder.decodeInteger(I.self, at: offset, end: limit) }
+                let full = Outcome { try decoder.decodeIntegerOfAnyForm(I.self, at: offset, end: limit) }
+                #expect(fast == full, "\(I.self) at offset \(offset), limit \(limit) of \(wrapped)")
+            }
+            agree(Int64.self)
+            agree(Int.self)
+            agree(Int8.self)
+            agree(UInt8.self)
+            agree(UInt32.self)
+            agree(UInt64.self)
         }
         #expect(read > 2_000 && errors > 10_000, "\(read) integers, \(errors) errors")
     }

@@ -27,9 +27,9 @@ import FirePackTestSupport
         var inputs: [[UInt8]] = []
         for string in strings {
             if string.count < 32 { inputs.append([0x80 | UInt8(string.count)] + string) }
-            inputs.append([0xCD] + varint(string.count) + string)
+            inputs.append([0xCD] + [UInt8(string.count)] + string)
             inputs.append([0xCD, 0x80 | UInt8(string.count & 0x7F), UInt8(string.count >> 7)] + string)  // two-byte length
-            inputs.append([0xCD] + varint(string.count + 1) + string)  // a length past the end
+            inputs.append([0xCD] + [UInt8(string.count + 1)] + string)  // a length past the end
         }
         inputs += inputs.map { ByteMutation.mutated($0, using: &rng) }
         for tag in 0...255 {
@@ -38,41 +38,20 @@ import FirePackTestSupport
             }
         }
         var read = 0, errors = 0
-        for bytes in inputs {
-            // Inside a bytes value (`CE`), so that the input opens whatever the string's bytes.
-            let wrapped = [0xCE] + varint(bytes.count) + bytes
-            wrapped.withUnsafeBytes { raw in
-                guard let input = try? ReaderInput(raw, rootStart: 0, limits: .default) else { return }
-                let decoder = DecoderImpl(input: input, options: DecoderOptions(), offset: 0, end: input.count, depth: 0)
-                for offset in 0..<input.count {
-                    let limits = [offset, offset + 1, offset + 2, input.count - 2, input.count - 1, input.count]
-                    for limit in Set(limits.filter { $0 >= offset && $0 <= input.count }) {
-                        let fast = Outcome { try decoder.decodeString(at: offset, end: limit) }
-                        let full = Outcome { try decoder.decodeStringOfAnyForm(at: offset, end: limit) }
-                        #expect(fast == full, "offset \(offset), limit \(limit) of \(wrapped)")
-                        if case .string = full { read += 1 } else { errors += 1 }
-                        let bytes = Result { () throws(FirePackError) in try input.getString(at: offset, limit: limit) }
-                        let allBytes = Result { () throws(FirePackError) in
-                            try input.getStringOfAnyForm(at: offset, limit: limit)
-                        }
-                        #expect(
-                            bytes.map { [$0.start, $0.count, $0.next] } == allBytes.map { [$0.start, $0.count, $0.next] },
-                            "offset \(offset), limit \(limit) of \(wrapped)")
-                    }
-                }
+        forEveryCut(of: inputs, upTo: 2) { input, decoder, offset, limit, wrapped in
+            let fast = Outcome { try decoder.decodeString(at: offset, end: limit) }
+            let full = Outcome { try decoder.decodeStringOfAnyForm(at: offset, end: limit) }
+            #expect(fast == full, "offset \(offset), limit \(limit) of \(wrapped)")
+            if case .string = full { read += 1 } else { errors += 1 }
+            let bytes = Result { () throws(FirePackError) in try input.getString(at: offset, limit: limit) }
+            let allBytes = Result { () throws(FirePackError) in
+                try input.getStringOfAnyForm(at: offset, limit: limit)
             }
+            #expect(
+                bytes.map { [$0.start, $0.count, $0.next] } == allBytes.map { [$0.start, $0.count, $0.next] },
+                "offset \(offset), limit \(limit) of \(wrapped)")
         }
         #expect(read > 2_000 && errors > 10_000, "\(read) strings, \(errors) errors")
-    }
-
-    /// `value` as a LEB128 varint.
-    func varint(_ value: Int) -> [UInt8] {
-        var bytes: [UInt8] = [], rest = value
-        while rest >= 0x80 {
-            bytes.append(UInt8(rest & 0x7F) | 0x80)
-            rest >>= 7
-        }
-        return bytes + [UInt8(rest)]
     }
 
     /// A string, or an error's description (`DecodingError` is not `Equatable`).
