@@ -52,7 +52,9 @@ extension DecoderImpl {
     func decodeStringOfAnyForm(at offset: Int, end: Int) throws -> String {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         guard tag & 0xE0 == Tag.fixStringBase || tag == Tag.string else { throw typeMismatch(String.self, at: offset) }
-        let (start, count, _) = try wrap { () throws(FirePackError) in try input.getString(at: offset, limit: end) }
+        let (start, count, _) = try wrap { () throws(FirePackError) in
+            try input.getStringOfAnyForm(at: offset, limit: end)
+        }
         return UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
     }
 
@@ -82,13 +84,13 @@ extension DecoderImpl {
         if tag <= 0x7F { if let small = I(exactly: tag) { return small } }
         switch ValueType(tag: tag) {
         case .integer:
-            let value = try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 }
+            let value = try wrap { () throws(FirePackError) in try input.getIntegerOfAnyForm(at: offset, limit: end).0 }
             guard let result = I(exactly: value) else {
                 throw DecodingError.dataCorrupted(context("Number \(value) does not fit in \(I.self)", at: offset))
             }
             return result
         case .double:
-            let value = try wrap { () throws(FirePackError) in try input.getDouble(at: offset, limit: end).0 }
+            let value = try wrap { () throws(FirePackError) in try input.getDoubleOfAnyForm(at: offset, limit: end).0 }
             guard let result = I(exactly: value) else {
                 let why =
                     value.rounded(.towardZero) == value
@@ -115,7 +117,7 @@ extension DecoderImpl {
         let tag = try wrap { () throws(FirePackError) in try input.tag(at: offset, limit: end) }
         switch ValueType(tag: tag) {
         case .double:
-            let double = try wrap { () throws(FirePackError) in try input.getDouble(at: offset, limit: end).0 }
+            let double = try wrap { () throws(FirePackError) in try input.getDoubleOfAnyForm(at: offset, limit: end).0 }
             if !double.isFinite, case .throw = options.floatStrategy {
                 throw DecodingError.dataCorrupted(
                     context(
@@ -123,7 +125,8 @@ extension DecoderImpl {
             }
             return double
         case .integer:
-            return Double(try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
+            return Double(
+                try wrap { () throws(FirePackError) in try input.getIntegerOfAnyForm(at: offset, limit: end).0 })
         case .string:
             if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options.floatStrategy {
                 let string = try decodeString(at: offset, end: end)
