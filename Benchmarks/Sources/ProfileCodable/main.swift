@@ -4,8 +4,8 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook [iterations]
-// the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook; and Foundation's
+//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook|encodeOneTagged [iterations]
+// the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook|handEncodeOneTagged; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOrders|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
 // codableEncodeTwitter|codableEncodeCitm|codableEncodeCanada (FirePack's Codable path), jsonTwitter|jsonCitm|jsonCanada
@@ -106,6 +106,14 @@ for _ in 0..<(corpusName == nil ? iterations : 0) {
         writer.clear()
     } else if mode == "handEncodeOneBook" {
         handWrittenEncode(oneBook, into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
+    } else if mode == "encodeOneTagged" {
+        try encoder.encode([book], into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
+    } else if mode == "handEncodeOneTagged" {
+        handWrittenEncode([book], into: writer)
         checksum &+= writer.writerIndex
         writer.clear()
     } else if mode == "handBooks" {

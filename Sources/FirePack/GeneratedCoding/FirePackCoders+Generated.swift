@@ -90,6 +90,7 @@ extension FirePackEncoder {
         var valueWriter = FirePackValueWriter(
             root: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)
         do {
+            defer { valueWriter.finishRootValue() }
             try value.encode(firePack: &valueWriter)
         } catch {
             writer.abandonRootValue(truncatingTo: start)

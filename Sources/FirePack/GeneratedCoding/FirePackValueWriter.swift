@@ -274,13 +274,19 @@ extension FirePackValueWriter {
                 return try encodeCodable(value)
             }
             writer.write(native, sortingKeys: sortsKeys)
-        case nil: try encodeCodable(value)
+        case nil: try encodeCodable(value, isNative: false)
         }
     }
 
+    /// Leaves the answers of the Codable path's encoder, if one was made, with the writer for its next root value
+    /// (`EncoderImpl.keepConformances()`).
+    @usableFromInline
+    func finishRootValue() { codable?.keepConformances() }
+
     /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or in deterministic mode a
-    /// `Value` tree written with sorted keys (what the Codable path does for the whole value).
-    mutating func encodeCodable<T: Encodable>(_ value: T) throws {
+    /// `Value` tree written with sorted keys (what the Codable path does for the whole value). `isNative` false: the
+    /// caller found that `NativeType` does not name `T`, so the encoder does not ask again.
+    mutating func encodeCodable<T: Encodable>(_ value: T, isNative: Bool = true) throws {
         if sortsKeys {
             writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: true)
             return
@@ -295,7 +301,11 @@ extension FirePackValueWriter {
         let outerPath = encoder.path
         encoder.path = []
         defer { encoder.path = outerPath }
-        try encoder.encodeValue(value, at: encoder.currentPosition)
+        if isNative {
+            try encoder.encodeValue(value, at: encoder.currentPosition)
+        } else {
+            try encoder.encodeNonNative(value, at: encoder.currentPosition)
+        }
     }
 }
 
@@ -303,6 +313,7 @@ extension FirePackEncodable {
     /// Encodes `value` (of type `Self`) as a root value from `FirePackEncoder`.
     static func encodeTopLevel<T>(_ value: T, writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool) throws {
         var valueWriter = FirePackValueWriter(writer: writer, options: options, sortsKeys: sortsKeys, codable: nil)
+        defer { valueWriter.finishRootValue() }
         try withUnsafePointer(to: value) { pointer in
             try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.encode(firePack: &valueWriter)
         }

@@ -25,3 +25,19 @@ struct GeneratedConformanceMemo<Generated> {
         return conformance
     }
 }
+
+/// What the Codable encoder asks of each type that is neither a scalar nor a native one (`EncoderImpl.encodeValue`),
+/// with its last answers.
+///
+/// The writer keeps them from one root value to the next (`WriterState.conformances`), so that a call encoding one
+/// small document asks the runtime nothing it asked before: each question was a conformance lookup of the runtime
+/// per call, three for a `Color` inside a generated `Tag` (guarded by `Encode 1 BookWithTags/FirePackEncoder
+/// @FirePackCodable`). A writer is used by one thread at a time, so its memory needs no lock.
+struct EncoderConformances {
+    /// Is it a `[String: V]`? (EncoderImpl+Dictionaries.swift)
+    var stringKeyed = GeneratedConformanceMemo<any StringKeyedEncodableDictionary.Type>()
+    /// Is it a dictionary keyed by raw values? (RawKeyedDictionary.swift)
+    var rawKeyed = GeneratedConformanceMemo<any RawKeyedEncodableDictionary.Type>()
+    /// Does it have generated coding?
+    var generated = GeneratedConformanceMemo<any FirePackEncodable.Type>()
+}

@@ -321,6 +321,8 @@ struct WriterState {
     var packedIntegers: [Int64] = []
     /// The elements of an array of integers and doubles being packed in the `.mixed` form, as their 8 bytes each.
     var packedBits: [UInt64] = []
+    /// The Codable encoder's answers about the types it met, kept for the next root value (`EncoderConformances`).
+    var conformances = EncoderConformances()
 
     /// Frees the memory the state manages itself (`GrowableBytes`, `GrowableArray`); it is not used again.
     func deallocate() {

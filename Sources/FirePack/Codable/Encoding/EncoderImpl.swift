@@ -25,15 +25,12 @@ final class EncoderImpl: Encoder {
     @exclusivity(unchecked) var path: [PathEntry]
     /// Where the value whose `encode(to:)` is running goes: what `container(keyedBy:)` and its siblings write at.
     @exclusivity(unchecked) var valueStart: Position
-    /// The last answers to "is this a `[String: V]`?" (EncoderImpl+Dictionaries.swift).
-    @exclusivity(unchecked) var stringKeyedTypes = GeneratedConformanceMemo<any StringKeyedEncodableDictionary.Type>()
-    /// The last answers to "is this a dictionary keyed by raw values?" (RawKeyedDictionary.swift).
-    @exclusivity(unchecked) var rawKeyedTypes = GeneratedConformanceMemo<any RawKeyedEncodableDictionary.Type>()
+    /// The last answers to the questions `encodeValue` asks of a type: writing bytes, those the writer kept from its
+    /// last root value (`keepConformances()`).
+    @exclusivity(unchecked) var conformances: EncoderConformances
     /// The identity of the Codable container behind each open writer container, outermost first (bytes).
     @exclusivity(unchecked) var openContainers: [Int] = []
     @exclusivity(unchecked) var nextContainerID = 0
-    /// Which types met so far have generated coding (bytes).
-    @exclusivity(unchecked) var generatedTypes = GeneratedConformanceMemo<any FirePackEncodable.Type>()
 
     /// An encoder writing at `writer`'s position.
     init(writer: FirePackWriter, options: EncoderOptions) {
@@ -42,6 +39,7 @@ final class EncoderImpl: Encoder {
         self.options = options
         path = []
         valueStart = Position(start: writer.writerIndex, depth: Int32(truncatingIfNeeded: writer.depth))
+        conformances = writer.state.conformances
     }
 
     /// An encoder building `tree`, at its node `position`, with the coding path `path`.
@@ -51,6 +49,12 @@ final class EncoderImpl: Encoder {
         self.options = options
         self.path = path
         valueStart = position
+        conformances = EncoderConformances()
+    }
+
+    /// Leaves this call's answers with the writer for its next root value (writing bytes; a tree has no writer).
+    func keepConformances() {
+        if tree == nil { writer.state.conformances = conformances }
     }
 
     var codingPath: [any CodingKey] { path.map(\.codingKey) }
@@ -61,33 +65,38 @@ final class EncoderImpl: Encoder {
         switch NativeType(T.self) {
         case .scalar(let scalar)?: try writeScalar(scalar, value, at: position)
         case .special(let kind)?: try writeSpecial(kind, value, at: position)
-        case nil:
-            // `[Double]`, finite: the writer chooses packed or tagged in one pass (`FirePackWriter.writeDoubles`),
-            // as generated coding does; a non-finite element goes element by element, under the float strategy
-            // (guarded by `Encode canada model/FirePackEncoder Codable`).
-            if T.self == [Double].self, Self.allFinite(unsafeBitCast(value, to: [Double].self)) {
-                return setDoubles(unsafeBitCast(value, to: [Double].self), at: position)
-            }
-            if let dictionary = stringKeyedTypes.conformance(
-                of: T.self, { $0 as? any StringKeyedEncodableDictionary.Type })
-            {
-                return try dictionary.encodeEntries(of: value, to: self, at: position)
-            }
-            // `[String: V]` took the direct path above, so its keys never meet the key strategy; generated coding
-            // writes keys as declared, so it is used only without one.
-            if options.usesDefaultKeys, options.usesGeneratedCoding, writesInOrder,
-                let generated = generatedTypes.conformance(of: T.self, { $0 as? any FirePackEncodable.Type })
-            {
-                // Generated coding (`@FirePackCodable`), at this same position.
-                try generated.encodeGenerated(value, encoder: self)
-                return
-            }
-            if rawKeyedTypes.conformance(of: T.self, { $0 as? any RawKeyedEncodableDictionary.Type }) != nil {
-                try encodeNested(at: position) { try (value as! any RawKeyedEncodableDictionary).encodeAsMap(to: self) }
-                return
-            }
-            try encodeNested(at: position) { try value.encode(to: self) }
+        case nil: try encodeNonNative(value, at: position)
         }
+    }
+
+    /// Writes one value of a type that `NativeType` does not name at `position`: its generated coding, a dictionary's
+    /// entries, or its `encode(to:)`.
+    func encodeNonNative<T: Encodable>(_ value: T, at position: Position) throws {
+        // `[Double]`, finite: the writer chooses packed or tagged in one pass (`FirePackWriter.writeDoubles`),
+        // as generated coding does; a non-finite element goes element by element, under the float strategy
+        // (guarded by `Encode canada model/FirePackEncoder Codable`).
+        if T.self == [Double].self, Self.allFinite(unsafeBitCast(value, to: [Double].self)) {
+            return setDoubles(unsafeBitCast(value, to: [Double].self), at: position)
+        }
+        if let dictionary = conformances.stringKeyed.conformance(
+            of: T.self, { $0 as? any StringKeyedEncodableDictionary.Type })
+        {
+            return try dictionary.encodeEntries(of: value, to: self, at: position)
+        }
+        // `[String: V]` took the direct path above, so its keys never meet the key strategy; generated coding
+        // writes keys as declared, so it is used only without one.
+        if options.usesDefaultKeys, options.usesGeneratedCoding, writesInOrder,
+            let generated = conformances.generated.conformance(of: T.self, { $0 as? any FirePackEncodable.Type })
+        {
+            // Generated coding (`@FirePackCodable`), at this same position.
+            try generated.encodeGenerated(value, encoder: self)
+            return
+        }
+        if conformances.rawKeyed.conformance(of: T.self, { $0 as? any RawKeyedEncodableDictionary.Type }) != nil {
+            try encodeNested(at: position) { try (value as! any RawKeyedEncodableDictionary).encodeAsMap(to: self) }
+            return
+        }
+        try encodeNested(at: position) { try value.encode(to: self) }
     }
 
     static func allFinite(_ doubles: [Double]) -> Bool {

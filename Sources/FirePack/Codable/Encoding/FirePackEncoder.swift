@@ -128,7 +128,10 @@ public final class FirePackEncoder: Sendable {
         guard !writer.isInsideValue else { throw Self.insideValue(value) }
         let deterministic = options.deterministic
         let start = writer.writerIndex
-        if options.takesGeneratedPath, let generated = T.self as? any FirePackEncodable.Type {
+        if options.takesGeneratedPath,
+            let generated = writer.state.conformances.generated.conformance(
+                of: T.self, { $0 as? any FirePackEncodable.Type })
+        {
             // Generated coding (`@FirePackCodable`): straight into the writer, keys sorted at compile time when
             // deterministic. Whatever it cannot honour (a key written twice) goes to the tree path below.
             do {
@@ -144,6 +147,7 @@ public final class FirePackEncoder: Sendable {
             }
         } else if !deterministic && !writer.options.deterministic {
             let encoder = EncoderImpl(writer: writer, options: options)
+            defer { encoder.keepConformances() }
             do {
                 try encoder.encodeValue(value, at: encoder.valueStart)
                 return
