@@ -125,7 +125,7 @@ extension FirePackValueReader {
     /// `@FirePackCodable` puts in a `FirePackUnknownFields` property. Keys are compared as bytes.
     public func unknownFields(in fields: Fields, known: [StaticString]) throws -> FirePackUnknownFields {
         // Every entry found by a key of the model (the bag declared last): nothing to look at.
-        if fields.found == fields.header.count { return FirePackUnknownFields() }
+        if fields.everyEntryFound { return FirePackUnknownFields() }
         let base = decoder.input.base
         return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { _, start, count in
             known.contains { $0.hasBytes(base + start, count: count) }

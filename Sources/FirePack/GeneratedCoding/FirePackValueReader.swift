@@ -42,9 +42,16 @@ public struct FirePackValueReader {
         var index = 0
         /// The map's region in the decoder's `MapEntryCache`, or -1 (a small map).
         var region = -1
-        /// How many entries the model's keys have found: all of them means no unknown fields
-        /// (`unknownFields(in:known:)`; keys are distinct, so no entry is found twice).
-        var found = 0
+        /// A bit for each entry a key asked for has found, by its index modulo 64 (`find`). In a map of at most 64
+        /// entries, all bits set means no unknown fields (`unknownFields(in:known:)`); bits, not a count, since code
+        /// that asks for a key twice finds its entry twice, and a count would then reach the map's with an entry
+        /// never found.
+        var foundEntries: UInt64 = 0
+
+        /// Whether every entry has been found by a key asked for (always false past 64 entries, where bits repeat).
+        var everyEntryFound: Bool {
+            header.count <= 64 && foundEntries.nonzeroBitCount == header.count
+        }
     }
 
     /// The user info the decoder was given.
@@ -85,7 +92,7 @@ public struct FirePackValueReader {
         } catch {
             throw decoder.corrupted(error)
         }
-        if location != nil { fields.found += 1 }
+        if location != nil { fields.foundEntries |= 1 &<< UInt64(truncatingIfNeeded: (fields.index &- 1) & 63) }
         return location
     }
 
