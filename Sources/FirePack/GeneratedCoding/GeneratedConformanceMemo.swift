@@ -31,9 +31,9 @@ struct GeneratedConformanceMemo<Generated> {
 ///
 /// The writer keeps them from one root value to the next (`WriterState.conformances`), so that a call encoding one
 /// small document asks the runtime nothing it asked before: each question was a conformance lookup of the runtime
-/// per call, three for a `Color` inside a generated `Tag` (7% of encoding one `BookWithTags`: ProfileCodable's
-/// `encodeOneTagged`, and `Encode 1 BookWithTags/FirePackEncoder @FirePackCodable` against hand-written code). A
-/// writer is used by one thread at a time, so its memory needs no lock.
+/// per call, three for a `Color` inside a generated `Tag` (ProfileCodable's `encodeOneTagged` counts them, and
+/// `Encode 1 BookWithTags/FirePackEncoder @FirePackCodable` against hand-written code shows them). A writer is used by
+/// one thread at a time, so its memory needs no lock.
 struct EncoderConformances {
     /// Is it a `[String: V]`? (EncoderImpl+Dictionaries.swift)
     var stringKeyed = GeneratedConformanceMemo<any StringKeyedEncodableDictionary.Type>()
