@@ -71,7 +71,7 @@ package struct DuplicatePaths {
     /// The note that goes with a report when the check was partial.
     package var partialNote: String? {
         saturated
-            ? "paths were checked for repeats against the first \(capacity) documents' only (the rest were not kept, to bound memory)"
+            ? "paths were checked for repeats against the first \(capacity) documents' paths only (later paths were checked, not kept, to bound memory)"
             : nil
     }
 }
