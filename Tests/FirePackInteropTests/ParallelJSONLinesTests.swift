@@ -83,7 +83,10 @@ struct ParallelJSONLinesTests {
         while errors.count < 50 {
             do {
                 guard try parallel?.appendNext() ?? reader.appendNext(to: stream) else { break }
-                paths.append("\(reader.lastLineNumber) \(reader.lastPath)")
+                // In parallel, the path as the worker noted it, unless the line was appended on this thread.
+                let path = parallel?.lastPath.map { parallel!.text(of: $0) } ?? reader.lastPath
+                #expect(parallel?.lastPath.map { $0.fingerprint == DuplicatePaths.fingerprint(of: path) } ?? true)
+                paths.append("\(reader.lastLineNumber) \(path)")
             } catch {
                 stopped = stopped ?? error as? FirePackError
                 errors.append("\(error)")
@@ -199,6 +202,37 @@ struct ParallelJSONLinesTests {
         #expect(parallel.repeatedPaths.examples == sequential.repeatedPaths.examples)
     }
 
+    @Test("a caller that goes on after bad lines gets the same repeated paths, also for lines appended on this thread")
+    func conversionReportsGoingOn() throws {
+        var text = lines(400, seed: 5).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Bad lines among repeats: the lines read ahead of each are appended on this thread, their paths read there.
+        for at in [60, 61, 230] { text.insert(#"{"id": "i1", "n": 1,"#, at: at) }
+        let joined = text.joined(separator: "\n")
+        func run(workers: Int) throws -> (errors: [String], report: ProblemReport, records: Int) {
+            let naming = DocumentNaming(collection: "events", idField: "id", generatesMissingIDs: true, deterministic: true)
+            let conversion = DocumentConversion(
+                from: JSONLinesReader(MemorySource(Array(joined.utf8)), naming: naming),
+                to: try DocumentStreamWriter(sink: MemorySink()), maxExamples: 1_000, workers: workers)
+            var errors: [String] = []
+            while true {
+                do {
+                    guard try conversion.step() else { break }
+                } catch {
+                    errors.append("\(error)")
+                }
+            }
+            return (errors, conversion.repeatedPaths, conversion.records)
+        }
+        let sequential = try run(workers: 1)
+        #expect(sequential.errors.count == 3 && sequential.report.total > 10)
+        for workers in [2, 3] {
+            let parallel = try run(workers: workers)
+            #expect(parallel.errors == sequential.errors && parallel.records == sequential.records)
+            #expect(parallel.report.total == sequential.report.total)
+            #expect(parallel.report.examples == sequential.report.examples, "workers \(workers)")
+        }
+    }
+
     // MARK: - A stream into JSON lines
 
     /// Documents of several shapes: plain fields, nested maps and arrays, numbers that pack, timestamps, and a field
@@ -248,7 +282,10 @@ struct ParallelJSONLinesTests {
         while errors.count < 50 {
             do {
                 guard try parallel?.appendNext() ?? writer.appendNext(from: reader) else { break }
-                paths.append(writer.lastPath)
+                // In parallel, the path as the worker noted it.
+                let path = parallel.map { $0.text(of: $0.lastPath) } ?? writer.lastPath
+                #expect(parallel.map { $0.lastPath.fingerprint == DuplicatePaths.fingerprint(of: path) } ?? true)
+                paths.append(path)
             } catch {
                 stopped = stopped ?? "\(error)"
                 errors.append("\(error)")
@@ -281,6 +318,38 @@ struct ParallelJSONLinesTests {
                 #expect(parallel.problems == expected.problems && parallel.completion == expected.completion)
                 #expect(parallel.error == nil)
             }
+        }
+    }
+
+    @Test("a stream into JSON lines through the conversion API: repeated paths by record, as record by record")
+    func streamConversionReports() throws {
+        // Every seventh document repeats an earlier path; some go through the tree (a field named like the path).
+        let originals = try documents(600, seed: 29).enumerated().map { index, document in
+            index % 7 == 6 ? Document(reference: try DocumentReference(path: "docs/d\(index / 3)"), fields: document.fields) : document
+        }
+        let sink = MemorySink()
+        let stream = try DocumentStreamWriter(sink: sink, codec: .zstd, blockSize: 4_096)
+        for document in originals { try stream.append(document) }
+        try stream.close()
+        func run(workers: Int) throws -> ([UInt8], DocumentConversion) {
+            let output = MemorySink()
+            let conversion = DocumentConversion(
+                from: StreamDocuments(try DocumentStreamReader(source: MemorySource(sink.bytes))),
+                to: JSONLinesWriter(output, naming: DocumentNaming(collection: "docs", idField: nil)), maxExamples: 1_000,
+                workers: workers)
+            try conversion.run()
+            return (output.bytes, conversion)
+        }
+        let (one, sequential) = try run(workers: 1)
+        var seen = Set<String>()
+        let repeats = originals.filter { !seen.insert($0.reference.path).inserted }.count
+        #expect(repeats > 50 && sequential.repeatedPaths.total == repeats)
+        #expect(sequential.repeatedPaths.examples.contains("record 6 repeats the path of record 2: docs/d2"))
+        for workers in [2, 3] {
+            let (text, parallel) = try run(workers: workers)
+            #expect(text == one && parallel.records == sequential.records)
+            #expect(parallel.repeatedPaths.total == sequential.repeatedPaths.total)
+            #expect(parallel.repeatedPaths.examples == sequential.repeatedPaths.examples, "workers \(workers)")
         }
     }
 

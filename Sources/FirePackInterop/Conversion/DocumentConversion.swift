@@ -29,7 +29,7 @@ extension JSONArrayReader: NamingDocumentSource {}
 ///
 /// Pending server timestamps can be given a time (`resolvingServerTimestamps`), which takes every document through a
 /// tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples; with `workers`
-/// above 1, two batches of about 256 KiB per worker.
+/// above 1, two batches of about 1 MiB of input per worker, and their output.
 public final class DocumentConversion {
     /// Where documents come from.
     public let source: any DocumentSource
@@ -123,6 +123,7 @@ public final class DocumentConversion {
     /// (`finish()` does that).
     public func step() throws -> Bool {
         let generated = naming?.generatedCount
+        // The path of the document converted; on several threads, as the worker noted it (hashed there).
         let path: String
         switch route {
         case .linesIntoStream(let lines, let stream):
@@ -130,13 +131,18 @@ public final class DocumentConversion {
             path = lines.lastPath
         case .linesIntoStreamInParallel(let parallel):
             guard try parallel.appendNext() else { return false }
-            path = parallel.reader.lastPath
+            guard let noted = parallel.lastPath else {
+                path = parallel.reader.lastPath
+                break
+            }
+            return stepped(generated, fingerprint: noted.fingerprint, path: parallel.text(of: noted))
         case .streamIntoLines(let reader, let output):
             guard try output.appendNext(from: reader) else { return false }
             path = output.lastPath
         case .streamIntoLinesInParallel(let parallel):
             guard try parallel.appendNext() else { return false }
-            path = parallel.writer.lastPath
+            let noted = parallel.lastPath
+            return stepped(generated, fingerprint: noted.fingerprint, path: parallel.text(of: noted))
         case .documents:
             guard let next = try source.next() else { return false }
             let document = resolvingServerTimestamps.map { next.resolvingServerTimestamps(at: $0) } ?? next
@@ -149,11 +155,20 @@ public final class DocumentConversion {
             try sink.write(document)
             path = document.reference.path
         }
+        return stepped(generated, fingerprint: DuplicatePaths.fingerprint(of: path), path: path)
+    }
+
+    /// The end of a step: the document's path checked for repeats (by its fingerprint; its text is made for a
+    /// repeat's message only), the document counted.
+    private func stepped(
+        _ generated: Int?, fingerprint: @autoclosure () -> UInt64, path: @autoclosure () -> String
+    ) -> Bool {
         // A new ID repeats nothing.
         if checksRepeatedPaths && naming?.generatedCount == generated {
             paths.check(
-                path, at: lines?.lastLineNumber ?? records, unit: lines == nil ? "record" : "line", into: &repeatedPaths
-            )
+                fingerprint: fingerprint(), at: lines?.lastLineNumber ?? records,
+                unit: lines == nil ? "record" : "line",
+                into: &repeatedPaths, path: path())
         }
         records += 1
         return true

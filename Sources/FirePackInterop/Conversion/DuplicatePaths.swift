@@ -22,14 +22,30 @@ package struct DuplicatePaths {
         positions = [UInt32](repeating: 0, count: 1 << 10)
     }
 
-    /// Where `path` was first seen when it was seen before; otherwise remembers it at `position` and returns nil.
-    package mutating func check(_ path: String, at position: Int) -> Int? {
+    /// The fingerprint of the path whose UTF-8 bytes are `path`: the same on every thread of the process, so that
+    /// worker threads can take it off the thread that checks (`check(fingerprint:at:)`).
+    package static func fingerprint(of path: UnsafeRawBufferPointer) -> UInt64 {
         // The path's bytes: paths are equal byte for byte (String's own hashing would equate canonically
         // equivalent spellings, which are two documents to Firestore).
         var hasher = Hasher()
+        hasher.combine(bytes: path)
+        return UInt64(bitPattern: Int64(hasher.finalize())) | 1  // 0 marks an empty slot
+    }
+
+    /// The fingerprint of `path`.
+    package static func fingerprint(of path: String) -> UInt64 {
         var path = path
-        path.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        let fingerprint = UInt64(bitPattern: Int64(hasher.finalize())) | 1  // 0 marks an empty slot
+        return path.withUTF8 { fingerprint(of: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Where `path` was first seen when it was seen before; otherwise remembers it at `position` and returns nil.
+    package mutating func check(_ path: String, at position: Int) -> Int? {
+        check(fingerprint: Self.fingerprint(of: path), at: position)
+    }
+
+    /// Where the path whose fingerprint is `fingerprint` (`fingerprint(of:)`) was first seen when it was seen
+    /// before; otherwise remembers it at `position` and returns nil.
+    package mutating func check(fingerprint: UInt64, at position: Int) -> Int? {
         let mask = fingerprints.count - 1
         var slot = Int(truncatingIfNeeded: fingerprint >> 1) & mask
         while fingerprints[slot] != 0 {
@@ -64,8 +80,17 @@ package struct DuplicatePaths {
     /// Checks `path`, seen at `position` (a `unit`: "line" or "record"), and adds a repeat to `report`, naming both
     /// places — the one wording `convert`'s warnings and `validate`'s problems share.
     package mutating func check(_ path: String, at position: Int, unit: String, into report: inout ProblemReport) {
-        guard let first = check(path, at: position) else { return }
-        report.add(kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path)")
+        check(fingerprint: Self.fingerprint(of: path), at: position, unit: unit, into: &report, path: path)
+    }
+
+    /// The same for the path whose fingerprint is `fingerprint`, made by `path` when it repeats.
+    package mutating func check(
+        fingerprint: UInt64, at position: Int, unit: String, into report: inout ProblemReport,
+        path: @autoclosure () -> String
+    ) {
+        guard let first = check(fingerprint: fingerprint, at: position) else { return }
+        report.add(
+            kind: "repeated document path", "\(unit) \(position) repeats the path of \(unit) \(first): \(path())")
     }
 
     /// The note that goes with a report when the check was partial.
@@ -74,4 +99,34 @@ package struct DuplicatePaths {
             ? "paths were checked for repeats against the first \(capacity) documents' paths only (later paths were checked, not kept, to bound memory)"
             : nil
     }
+}
+
+/// Where a worker thread put a document's path in its batch's `NotedPaths`, with the path's fingerprint.
+struct NotedPath {
+    var bytes = 0..<0
+    var fingerprint: UInt64 = 0
+}
+
+/// The paths of a batch's documents, noted by the worker thread that wrote them: their bytes one after another and
+/// their fingerprints (`DuplicatePaths.fingerprint(of:)`), so that the thread that checks them for repeats hashes
+/// nothing and makes a `String` only for a repeat's message, and no path's memory changes threads.
+struct NotedPaths {
+    private var text: [UInt8] = []
+
+    /// Notes `path`.
+    mutating func note(_ path: String) -> NotedPath {
+        var path = path
+        return path.withUTF8 { bytes in
+            let start = text.count
+            text.append(contentsOf: bytes)
+            return NotedPath(
+                bytes: start..<text.count, fingerprint: DuplicatePaths.fingerprint(of: UnsafeRawBufferPointer(bytes)))
+        }
+    }
+
+    /// The path noted as `noted`.
+    func path(_ noted: NotedPath) -> String { String(decoding: text[noted.bytes], as: UTF8.self) }
+
+    /// Forgets every path, keeping the memory.
+    mutating func removeAll() { text.removeAll(keepingCapacity: true) }
 }

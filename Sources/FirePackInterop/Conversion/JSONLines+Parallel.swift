@@ -28,8 +28,10 @@ final class ParallelJSONLines {
     private let batchBytes: Int
     private let settings: LineBatch.Settings
 
-    /// Encodes the lines of `reader` for `stream` on `workers` threads (at least one), `batchBytes` of text per batch.
-    init(reader: JSONLinesReader, stream: DocumentStreamWriter, workers: Int, batchBytes: Int = 256 << 10) {
+    /// Encodes the lines of `reader` for `stream` on `workers` threads (at least one), `batchBytes` of text per batch
+    /// (by default 1 MiB: batches of 256 KiB left the cores idle more often, handed over four times as often;
+    /// `Stream JSON lines to fpks` measures it).
+    init(reader: JSONLinesReader, stream: DocumentStreamWriter, workers: Int, batchBytes: Int = 1 << 20) {
         precondition(batchBytes > 0, "a batch holds at least one byte of text")
         self.reader = reader
         self.stream = stream
@@ -41,6 +43,14 @@ final class ParallelJSONLines {
     }
 
     deinit { pipeline.waitForWorkers() }
+
+    /// The path of the document the last `appendNext()` appended, as its worker noted it, unless it was appended on
+    /// this thread (a line read ahead of one that failed): then nil, and `reader.lastPath` is the path (it is left as
+    /// it was otherwise).
+    var lastPath: NotedPath? { current.map { $0.records[nextRecord - 1].path } }
+
+    /// The path noted as `noted` by the last `appendNext()`.
+    func text(of noted: NotedPath) -> String { current!.paths.path(noted) }
 
     /// Appends the next line's document to the stream and returns true; false at the end of the input. Throws what
     /// `JSONLinesReader.appendNext(to:)` throws for the same line, after the same records.
@@ -120,7 +130,7 @@ final class ParallelJSONLines {
         } catch let error as FirePackError {
             throw reader.prefixing(error, line: record.line)
         }
-        reader.noteAppended(path: record.path, line: record.line)
+        reader.noteAppended(line: record.line)
     }
 
     /// Reads lines into batches and starts encoding them (`WorkerPipeline.submit`). What reading throws ends the
@@ -155,10 +165,10 @@ final class LineBatch: WorkerBatch, @unchecked Sendable {
         let start: Int, end: Int, number: Int, offset: Int
     }
 
-    /// A line's document: where it is in `output`, its line number, path, and what naming it counts.
+    /// A line's document: where it is in `output`, its line number, path (in `paths`), and what naming it counts.
     struct Record {
         let start: Int, end: Int, line: Int
-        let path: String
+        let path: NotedPath
         let outcome: NamingOutcome
     }
 
@@ -170,6 +180,8 @@ final class LineBatch: WorkerBatch, @unchecked Sendable {
     /// The documents, one after another.
     let output: FirePackWriter
     private(set) var records: [Record] = []
+    /// The records' paths, one after another.
+    private(set) var paths = NotedPaths()
     /// What the first line that could not be encoded threw, its index in `lines` and what naming it counts (the
     /// records before it are in `records`).
     private(set) var failure: (error: any Error, index: Int, outcome: NamingOutcome)?
@@ -191,6 +203,7 @@ final class LineBatch: WorkerBatch, @unchecked Sendable {
         lines.removeAll(keepingCapacity: true)
         records.removeAll(keepingCapacity: true)
         output.clear()
+        paths.removeAll()
         failure = nil
         readFailure = nil
     }
@@ -225,7 +238,7 @@ final class LineBatch: WorkerBatch, @unchecked Sendable {
                 }
                 records.append(
                     Record(
-                        start: start, end: output.writerIndex, line: line.number, path: reference.path,
+                        start: start, end: output.writerIndex, line: line.number, path: paths.note(reference.path),
                         outcome: outcome))
             } catch {
                 output.abandonRootValue(truncatingTo: start)
@@ -265,8 +278,8 @@ final class ParallelStreamLines {
     private let settings: RecordBatch.Settings
 
     /// Writes the records of `reader` into `writer` on `workers` threads (at least one), about `batchBytes` of
-    /// documents per batch.
-    init(reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int = 256 << 10) {
+    /// documents per batch (by default 1 MiB, as `ParallelJSONLines`; `Stream fpks to JSON lines` measures it).
+    init(reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int = 1 << 20) {
         precondition(batchBytes > 0, "a batch holds at least one byte of documents")
         self.reader = reader
         self.writer = writer
@@ -276,6 +289,13 @@ final class ParallelStreamLines {
     }
 
     deinit { pipeline.waitForWorkers() }
+
+    /// The path of the document the last `appendNext()` wrote, as its worker noted it (`writer.lastPath` is left
+    /// as it was).
+    var lastPath: NotedPath { current!.records[nextRecord - 1].path }
+
+    /// The path noted as `noted` by the last `appendNext()`.
+    func text(of noted: NotedPath) -> String { current!.paths.path(noted) }
 
     /// Writes the next intact document as one line and returns true; false at the end of the stream. Throws what
     /// `JSONLinesWriter.appendNext(from:)` throws, after the same lines.
@@ -303,7 +323,6 @@ final class ParallelStreamLines {
                     batch.output.withUnsafeBytes { text in
                         writer.buffer.storage.pointee.append(UnsafeRawBufferPointer(rebasing: text[record.text]))
                     }
-                    writer.noteWritten(path: record.path)
                     try writer.flushIfNeeded()
                     return true
                 }
@@ -345,8 +364,8 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
         let limits: ReaderLimits
     }
 
-    /// A record: its number, offsets and document (in `payloads`); once written, its line (in `output`) and path,
-    /// or the error that makes it no document.
+    /// A record: its number, offsets and document (in `payloads`); once written, its line (in `output`) and path
+    /// (in `paths`), or the error that makes it no document.
     struct Record {
         let number: Int, offset: Int, payloadOffset: Int?
         let payload: Range<Int>
@@ -354,7 +373,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
         /// (`ParallelStreamLines.reportedLate`).
         let problemsBefore: Int
         var text = 0..<0
-        var path = ""
+        var path = NotedPath()
         var invalid: FirePackError?
     }
 
@@ -363,6 +382,8 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
     private var payloads: [UInt8] = []
     private(set) var records: [Record] = []
     let output = ByteOutput(capacity: 1 << 20)
+    /// The records' paths, one after another.
+    private(set) var paths = NotedPaths()
     /// What the reader threw after the batch's records.
     var readFailure: (any Error)?
 
@@ -375,6 +396,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
         payloads.removeAll(keepingCapacity: true)
         records.removeAll(keepingCapacity: true)
         output.removeAll()
+        paths.removeAll()
         readFailure = nil
     }
 
@@ -417,7 +439,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                         try reader.skipValue()
                     })
                 if let reference = scanned?.reference {
-                    records[index].path = reference.path
+                    records[index].path = paths.note(reference.path)
                     written = JSONTranscoding.appendObject(
                         fields, appending: naming.member(for: reference), options: options, to: output)
                 }
@@ -425,7 +447,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                     do {
                         let document = try Document(firePackBytes: payload, limits: limits)
                         output.append(contentsOf: naming.value(of: document).jsonBytes(options: options))
-                        records[index].path = document.reference.path
+                        records[index].path = paths.note(document.reference.path)
                     } catch {
                         records[index].invalid =
                             error as? FirePackError ?? FirePackError(.invalidDocument, "\(error)")

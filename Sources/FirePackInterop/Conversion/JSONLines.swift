@@ -21,7 +21,8 @@ public final class JSONLinesReader: DocumentSource {
     let documentMembers: DocumentMembers
     // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
     // mechanisms".
-    /// The path of the document the last call read or appended.
+    /// The path of the document the last call read or appended (a `DocumentConversion` on several threads reads
+    /// the paths from its batches, and leaves this as it was).
     @exclusivity(unchecked) public private(set) var lastPath = ""
     /// The 1-based number of the line whose document was read or appended last (`lineNumber` can be ahead of it
     /// when lines are encoded on several threads).
@@ -91,6 +92,10 @@ public final class JSONLinesReader: DocumentSource {
         lastPath = path
         lastLineNumber = line
     }
+
+    /// Notes the line number of a document appended from another thread's batch, whose path the batch holds
+    /// (`ParallelJSONLines.lastPath`).
+    func noteAppended(line: Int) { lastLineNumber = line }
 
     /// Writes the document of the JSON line `line` (its number `number`, at `lineOffset` in the input, the record
     /// numbered `record`) into `writer` as one root value, in one pass over the text: its members written as the
@@ -189,7 +194,8 @@ public final class JSONLinesWriter: DocumentSink {
     var buffer: ByteOutput { chunks.buffer }
     // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
     // mechanisms".
-    /// The path of the document the last call wrote.
+    /// The path of the document the last call wrote (a `DocumentConversion` on several threads reads the paths
+    /// from its batches, and leaves this as it was).
     @exclusivity(unchecked) public private(set) var lastPath = ""
 
     /// A writer of JSON lines into `sink`.
@@ -243,9 +249,6 @@ public final class JSONLinesWriter: DocumentSink {
         }
         return false
     }
-
-    /// Notes the path of the document just written (`lastPath`).
-    func noteWritten(path: String) { lastPath = path }
 
     /// Passes the buffered lines to the sink once there are enough of them.
     func flushIfNeeded() throws { try chunks.flushIfNeeded() }
