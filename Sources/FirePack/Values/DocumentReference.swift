@@ -62,6 +62,14 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
         name.count >= 4 && name.starts(with: "__".utf8) && name.reversed().starts(with: "__".utf8)
     }
 
+    /// The same for a path segment's bytes, read in place (every path read is checked segment by segment).
+    static func isReserved(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        let underscore = UInt8(ascii: "_")
+        let count = segment.count
+        return count >= 4 && segment[0] == underscore && segment[1] == underscore && segment[count - 1] == underscore
+            && segment[count - 2] == underscore
+    }
+
     /// Whether a path segment is `__id` digits `__`: how Firestore names a document whose Datastore key has a
     /// numeric ID (`__id42__`), the one `__…__` form a path may hold.
     package static func isNumericID(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -125,9 +133,9 @@ enum ReferencePath {
                     return "a segment of the form __…__ is reserved"
                 }
                 switch segments {
-                case 0: fullForm = segment.elementsEqual("projects".utf8)
-                case 2: fullForm = fullForm && segment.elementsEqual("databases".utf8)
-                case 4: fullForm = fullForm && segment.elementsEqual("documents".utf8)
+                case 0: fullForm = equal(segment, "projects")
+                case 2: fullForm = fullForm && equal(segment, "databases")
+                case 4: fullForm = fullForm && equal(segment, "documents")
                 default: break
                 }
                 segments += 1
@@ -142,6 +150,13 @@ enum ReferencePath {
             }
             return nil
         }
+    }
+
+    /// Whether `segment` is `word`'s bytes (compared in place; a `String.UTF8View` walked as a generic sequence costs a
+    /// call per byte).
+    private static func equal(_ segment: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        segment.count == word.utf8CodeUnitCount
+            && (segment.isEmpty || ByteComparison.equal(segment.baseAddress!, word.utf8Start, count: segment.count))
     }
 
     /// Whether `lhs` orders before `rhs` segment by segment, each compared by its UTF-8 bytes (Firestore's order).
