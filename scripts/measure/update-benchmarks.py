@@ -309,9 +309,15 @@ def main():
                 streaming.append(f"| {n} | {fmt_time(r['ns'])} | {input_mb:.0f} MB | {output_mb:.0f} MB | {input_mb / seconds:.1f} | "
                                  f"{json_mb / seconds:.1f} | {r.get('tool memory', 0):.0f} MB |")
                 if "before" not in n:
-                    target = 100 if "JSON lines to" in n else 150
-                    checks.append((f"{n.split('/')[0]}: ≥ {target} MB/s (MB/s of input)", input_mb / seconds, target))
-                    checks.append((f"{n.split('/')[0]}: MB/s of JSON text (info)", json_mb / seconds, 0))
+                    # Targets in MB/s of the JSON lines, the side whose size does not change with the format: #26's
+                    # 150 (JSON lines in) and 200 (JSON lines out). #10 set 100 and 150 MB/s of input on version-2
+                    # streams, where the input was 81% of the JSON text it became (150 MB/s of it, 185 of JSON);
+                    # a version-3 stream holds the same records in about 43% of the bytes, so a rate of its input
+                    # measures the format's size as much as the conversion's speed, and stays as information.
+                    target = 150 if "JSON lines to" in n else 200
+                    checks.append((f"{n.split('/')[0]}: ≥ {target} MB/s of JSON lines", json_mb / seconds, target))
+                    if "JSON lines to" not in n:
+                        checks.append((f"{n.split('/')[0]}: MB/s of .fpks input (info)", input_mb / seconds, 0))
             else:
                 streaming.append(f"| {n} | {fmt_time(r['ns'])} | — | — | — | — | {r.get('memory', 0):.0f} MB |")
     pairs = {}
@@ -449,8 +455,8 @@ def main():
             "boundary; twitter and citm answer at several GB/s because they skip almost everything.",
         ])),
         (missed('Stream '), "".join([
-            "- **Streaming conversions (≥ 100 MB/s JSON lines → `.fpks`, ≥ 150 MB/s `.fpks` → JSON lines, of input).** "
-            "The `.fpks` input is smaller than the JSON it becomes; on the JSON text the rate is the row below it. Per "
+            "- **Streaming conversions (≥ 150 MB/s JSON lines → `.fpks`, ≥ 200 MB/s `.fpks` → JSON lines, of the JSON "
+            "lines).** Per "
             "record: the CRC-32 (carry-less multiplication), a strict read of the record (every string's UTF-8, the "
             "reference's path), the fields walked once and written, and the output written to a file that is synced "
             "(`fsync`) before it replaces the destination. Since 2026-11-26 the tool uses every core (`--threads`, default "
