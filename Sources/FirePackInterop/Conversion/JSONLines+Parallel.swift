@@ -447,7 +447,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                     do {
                         let document = try Document(firePackBytes: payload, limits: limits)
                         output.append(contentsOf: naming.value(of: document).jsonBytes(options: options))
-                        records[index].path = paths.note(document.reference.path)
+                        if scanned == nil { records[index].path = paths.note(document.reference.path) }
                     } catch {
                         records[index].invalid =
                             error as? FirePackError ?? FirePackError(.invalidDocument, "\(error)")
