@@ -204,9 +204,11 @@ struct ParallelJSONLinesTests {
 
     @Test("a caller that goes on after bad lines gets the same repeated paths, also for lines appended on this thread")
     func conversionReportsGoingOn() throws {
-        var text = lines(400, seed: 5).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        // Bad lines among repeats: the lines read ahead of each are appended on this thread, their paths read there.
-        for at in [60, 61, 230] { text.insert(#"{"id": "i1", "n": 1,"#, at: at) }
+        // Several batches of the default size (1 MiB), with bad lines among repeats: the lines read ahead of each
+        // are appended on this thread, their paths read there; then batches start again.
+        var text = lines(12_000, seed: 5).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(text.reduce(0) { $0 + $1.utf8.count } > 3 << 20)
+        for at in [60, 61, 230, 9_000] { text.insert(#"{"id": "i1", "n": 1,"#, at: at) }
         let joined = text.joined(separator: "\n")
         func run(workers: Int) throws -> (errors: [String], report: ProblemReport, records: Int) {
             let naming = DocumentNaming(collection: "events", idField: "id", generatesMissingIDs: true, deterministic: true)
@@ -224,13 +226,18 @@ struct ParallelJSONLinesTests {
             return (errors, conversion.repeatedPaths, conversion.records)
         }
         let sequential = try run(workers: 1)
-        #expect(sequential.errors.count == 3 && sequential.report.total > 10)
+        #expect(sequential.errors.count == 4 && sequential.report.total > 1_000)
         for workers in [2, 3] {
             let parallel = try run(workers: workers)
             #expect(parallel.errors == sequential.errors && parallel.records == sequential.records)
             #expect(parallel.report.total == sequential.report.total)
             #expect(parallel.report.examples == sequential.report.examples, "workers \(workers)")
         }
+    }
+
+    @Test("batches hold 1 MiB by default, less on many cores: at most 16 MiB of input in flight, at least 256 KiB each")
+    func batchSizes() {
+        #expect([1, 2, 8, 16, 32, 64, 1_000].map { WorkerQueues.batchBytes(workers: $0) >> 10 } == [1_024, 1_024, 1_024, 512, 256, 256, 256])
     }
 
     // MARK: - A stream into JSON lines
@@ -324,7 +331,8 @@ struct ParallelJSONLinesTests {
     @Test("a stream into JSON lines through the conversion API: repeated paths by record, as record by record")
     func streamConversionReports() throws {
         // Every seventh document repeats an earlier path; some go through the tree (a field named like the path).
-        let originals = try documents(600, seed: 29).enumerated().map { index, document in
+        // Several batches of the default size (1 MiB).
+        let originals = try documents(15_000, seed: 29).enumerated().map { index, document in
             index % 7 == 6 ? Document(reference: try DocumentReference(path: "docs/d\(index / 3)"), fields: document.fields) : document
         }
         let sink = MemorySink()
@@ -343,7 +351,8 @@ struct ParallelJSONLinesTests {
         let (one, sequential) = try run(workers: 1)
         var seen = Set<String>()
         let repeats = originals.filter { !seen.insert($0.reference.path).inserted }.count
-        #expect(repeats > 50 && sequential.repeatedPaths.total == repeats)
+        #expect(repeats > 1_000 && sequential.repeatedPaths.total == repeats)
+        #expect(originals.reduce(0) { $0 + $1.firePackBytes().count } > 2 << 20)
         #expect(sequential.repeatedPaths.examples.contains("record 6 repeats the path of record 2: docs/d2"))
         for workers in [2, 3] {
             let (text, parallel) = try run(workers: workers)

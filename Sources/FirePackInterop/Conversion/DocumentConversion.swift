@@ -29,7 +29,8 @@ extension JSONArrayReader: NamingDocumentSource {}
 ///
 /// Pending server timestamps can be given a time (`resolvingServerTimestamps`), which takes every document through a
 /// tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples; with `workers`
-/// above 1, two batches of about 1 MiB of input per worker, and their output.
+/// above 1, two batches of up to 1 MiB of input per worker (at most 16 MiB of input in all, unless a worker's share
+/// falls under 256 KiB), and their output.
 public final class DocumentConversion {
     /// Where documents come from.
     public let source: any DocumentSource

@@ -29,9 +29,9 @@ final class ParallelJSONLines {
     private let settings: LineBatch.Settings
 
     /// Encodes the lines of `reader` for `stream` on `workers` threads (at least one), `batchBytes` of text per batch
-    /// (by default 1 MiB: batches of 256 KiB left the cores idle more often, handed over four times as often;
-    /// `Stream JSON lines to fpks` measures it).
-    init(reader: JSONLinesReader, stream: DocumentStreamWriter, workers: Int, batchBytes: Int = 1 << 20) {
+    /// (by default `WorkerQueues.batchBytes(workers:)`).
+    init(reader: JSONLinesReader, stream: DocumentStreamWriter, workers: Int, batchBytes: Int? = nil) {
+        let batchBytes = batchBytes ?? WorkerQueues.batchBytes(workers: workers)
         precondition(batchBytes > 0, "a batch holds at least one byte of text")
         self.reader = reader
         self.stream = stream
@@ -278,8 +278,9 @@ final class ParallelStreamLines {
     private let settings: RecordBatch.Settings
 
     /// Writes the records of `reader` into `writer` on `workers` threads (at least one), about `batchBytes` of
-    /// documents per batch (by default 1 MiB, as `ParallelJSONLines`; `Stream fpks to JSON lines` measures it).
-    init(reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int = 1 << 20) {
+    /// documents per batch (by default `WorkerQueues.batchBytes(workers:)`).
+    init(reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int? = nil) {
+        let batchBytes = batchBytes ?? WorkerQueues.batchBytes(workers: workers)
         precondition(batchBytes > 0, "a batch holds at least one byte of documents")
         self.reader = reader
         self.writer = writer

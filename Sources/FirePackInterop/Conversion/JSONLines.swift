@@ -22,7 +22,8 @@ public final class JSONLinesReader: DocumentSource {
     // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
     // mechanisms".
     /// The path of the document the last call read or appended (a `DocumentConversion` on several threads reads
-    /// the paths from its batches, and leaves this as it was).
+    /// the paths from its batches, and sets this only for the lines it appends on its own thread after a line that
+    /// failed).
     @exclusivity(unchecked) public private(set) var lastPath = ""
     /// The 1-based number of the line whose document was read or appended last (`lineNumber` can be ahead of it
     /// when lines are encoded on several threads).

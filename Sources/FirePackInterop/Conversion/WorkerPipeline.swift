@@ -15,6 +15,13 @@ struct WorkerQueues {
 
     var count: Int { queues.count }
 
+    /// The input a batch holds by default for `workers` threads: 1 MiB (batches of 256 KiB left the cores idle at
+    /// more hand-overs; `Stream JSON lines to fpks` and `Stream fpks to JSON lines` measure it), less on many cores,
+    /// so that the two batches per worker in flight hold at most 16 MiB of input, but never less than 256 KiB.
+    static func batchBytes(workers: Int) -> Int {
+        Swift.max(256 << 10, Swift.min(1 << 20, (16 << 20) / (2 * Swift.max(1, workers))))
+    }
+
     mutating func run(_ work: @escaping @Sendable () -> Void) {
         queues[next].async(execute: work)
         next = (next + 1) % queues.count
