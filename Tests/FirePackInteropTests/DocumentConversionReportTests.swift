@@ -110,20 +110,20 @@ struct DocumentConversionReportTests {
 struct DuplicatePathsCapacityTests {
     @Test func pastCapacityPathsAreCheckedNotKept() {
         var paths = DuplicatePaths(capacity: 3)
-        for (position, path) in ["c/a", "c/b", "c/c"].enumerated() { #expect(paths.check(path, at: position) == nil) }
+        for (position, path) in ["c/a", "c/b", "c/c"].enumerated() { #expect(paths.check(fingerprint: DuplicatePaths.fingerprint(of: path), at: position) == nil) }
         #expect(paths.partialNote == nil && paths.kept == 3)
         // A fourth path is not kept; a repeat of a kept path is still found, with the place it was first seen.
-        #expect(paths.check("c/d", at: 3) == nil)
-        #expect(paths.check("c/b", at: 4) == 1)
-        #expect(paths.check("c/d", at: 5) == nil)
+        #expect(paths.check(fingerprint: DuplicatePaths.fingerprint(of: "c/d"), at: 3) == nil)
+        #expect(paths.check(fingerprint: DuplicatePaths.fingerprint(of: "c/b"), at: 4) == 1)
+        #expect(paths.check(fingerprint: DuplicatePaths.fingerprint(of: "c/d"), at: 5) == nil)
         #expect(paths.kept == 3 && paths.saturated)
         #expect(paths.partialNote == "paths were checked for repeats against the first 3 documents' paths only (later paths were checked, not kept, to bound memory)")
     }
 
     @Test func theTableGrowsWithoutLosingAPath() {
         var paths = DuplicatePaths()
-        for index in 0..<5_000 { #expect(paths.check("c/\(index)", at: index) == nil) }
-        for index in stride(from: 0, to: 5_000, by: 7) { #expect(paths.check("c/\(index)", at: 5_000 + index) == index) }
+        for index in 0..<5_000 { #expect(paths.check(fingerprint: DuplicatePaths.fingerprint(of: "c/\(index)"), at: index) == nil) }
+        for index in stride(from: 0, to: 5_000, by: 7) { #expect(paths.check(fingerprint: DuplicatePaths.fingerprint(of: "c/\(index)"), at: 5_000 + index) == index) }
         #expect(paths.kept == 5_000 && !paths.saturated)
     }
 }

@@ -58,16 +58,15 @@ public struct DocumentReference: Hashable, Comparable, Sendable, Codable, Custom
     }
 
     /// Whether a path segment or field name has Firestore's reserved form `__…__` (at least four characters).
-    package static func isReserved(_ name: some Collection<UInt8>) -> Bool {
-        name.count >= 4 && name.starts(with: "__".utf8) && name.reversed().starts(with: "__".utf8)
-    }
-
-    /// The same for a path segment's bytes, read in place (every path read is checked segment by segment).
-    static func isReserved(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+    ///
+    /// Four bytes read by index: every path read checks each of its segments here, and a `String.UTF8View` literal
+    /// walked as a generic sequence (`starts(with:)`) cost a call per byte.
+    package static func isReserved(_ name: some BidirectionalCollection<UInt8>) -> Bool {
         let underscore = UInt8(ascii: "_")
-        let count = segment.count
-        return count >= 4 && segment[0] == underscore && segment[1] == underscore && segment[count - 1] == underscore
-            && segment[count - 2] == underscore
+        guard name.count >= 4 else { return false }
+        let first = name.startIndex, last = name.index(before: name.endIndex)
+        return name[first] == underscore && name[name.index(after: first)] == underscore && name[last] == underscore
+            && name[name.index(before: last)] == underscore
     }
 
     /// Whether a path segment is `__id` digits `__`: how Firestore names a document whose Datastore key has a

@@ -132,11 +132,10 @@ public final class DocumentConversion {
             path = lines.lastPath
         case .linesIntoStreamInParallel(let parallel):
             guard try parallel.appendNext() else { return false }
-            guard let noted = parallel.lastPath else {
-                path = parallel.reader.lastPath
-                break
+            if let noted = parallel.lastPath {
+                return stepped(generated, fingerprint: noted.fingerprint, path: parallel.text(of: noted))
             }
-            return stepped(generated, fingerprint: noted.fingerprint, path: parallel.text(of: noted))
+            path = parallel.reader.lastPath  // a line appended on this thread (after one that failed)
         case .streamIntoLines(let reader, let output):
             guard try output.appendNext(from: reader) else { return false }
             path = output.lastPath

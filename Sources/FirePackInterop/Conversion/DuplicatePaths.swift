@@ -38,11 +38,6 @@ package struct DuplicatePaths {
         return path.withUTF8 { fingerprint(of: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Where `path` was first seen when it was seen before; otherwise remembers it at `position` and returns nil.
-    package mutating func check(_ path: String, at position: Int) -> Int? {
-        check(fingerprint: Self.fingerprint(of: path), at: position)
-    }
-
     /// Where the path whose fingerprint is `fingerprint` (`fingerprint(of:)`) was first seen when it was seen
     /// before; otherwise remembers it at `position` and returns nil.
     package mutating func check(fingerprint: UInt64, at position: Int) -> Int? {

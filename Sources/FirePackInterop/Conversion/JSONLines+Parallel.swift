@@ -439,8 +439,8 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                         fields = reader
                         try reader.skipValue()
                     })
-                if let reference = scanned?.reference {
-                    records[index].path = paths.note(reference.path)
+                var reference = scanned?.reference
+                if let reference {
                     written = JSONTranscoding.appendObject(
                         fields, appending: naming.member(for: reference), options: options, to: output)
                 }
@@ -448,7 +448,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                     do {
                         let document = try Document(firePackBytes: payload, limits: limits)
                         output.append(contentsOf: naming.value(of: document).jsonBytes(options: options))
-                        if scanned == nil { records[index].path = paths.note(document.reference.path) }
+                        reference = document.reference
                     } catch {
                         records[index].invalid =
                             error as? FirePackError ?? FirePackError(.invalidDocument, "\(error)")
@@ -457,6 +457,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                 }
                 output.append(0x0A)
                 records[index].text = start..<output.count
+                records[index].path = paths.note(reference!.path)
             }
         }
     }
