@@ -24,8 +24,7 @@ public struct StringView: CustomStringConvertible {
 
     /// Whether the bytes equal `other`'s UTF-8 bytes.
     public static func == (view: StringView, other: String) -> Bool {
-        var other = other
-        return other.withUTF8 { bytes in
+        other.withUTF8Bytes { bytes in
             bytes.count == view.utf8.count
                 && (bytes.count == 0
                     || ByteComparison.equal(bytes.baseAddress!, view.utf8.baseAddress!, count: bytes.count))

@@ -117,8 +117,8 @@ enum ReferencePath {
     /// One pass over the bytes, no allocation: every document read from FirePack, JSON or a stream checks its path
     /// here, so it does not split the path into an array of segments (guarded by `Stream JSON lines to fpks`).
     static func problem(in path: String, naming kind: Kind) -> String? {
-        var path = path
-        return path.withUTF8 { bytes in
+        path.withUTF8Bytes { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
             var segments = 0, start = 0, fullForm = true
             for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: "/") {
                 let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])

@@ -90,8 +90,7 @@ struct ByteKey: Hashable, Sendable {
     static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.string.utf8.elementsEqual(rhs.string.utf8) }
 
     func hash(into hasher: inout Hasher) {
-        var copy = string
-        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        string.withUTF8Bytes { hasher.combine(bytes: $0) }
     }
 }
 

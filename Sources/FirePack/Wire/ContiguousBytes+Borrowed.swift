@@ -23,3 +23,18 @@ extension ContiguousBytes {
         }
     }
 }
+
+extension String {
+    /// Runs `body` over the string's UTF-8 bytes without copying the string where it holds them contiguously (native
+    /// and small strings; others are made contiguous first).
+    ///
+    /// `withUTF8` is `mutating`: called on a copy of a parameter, it retained and released the string's storage on
+    /// every call, one pair per string and key a writer wrote (guarded by `Encode 1000 Book/FirePackEncoder
+    /// @FirePackCodable`).
+    @inline(__always)
+    package func withUTF8Bytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let result = utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+        var copy = self
+        return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
+}

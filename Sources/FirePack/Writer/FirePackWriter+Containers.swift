@@ -26,8 +26,7 @@ extension FirePackWriter {
     /// twice); the caller then writes no value for it.
     @discardableResult
     public func writeKey(_ key: String) -> Bool {
-        var key = key
-        return key.withUTF8 { writeKey(utf8: UnsafeRawBufferPointer($0)) }
+        key.withUTF8Bytes { writeKey(utf8: $0) }
     }
 
     /// Writes the key of the next map entry from bytes the caller guarantees are valid UTF-8; returns false,
@@ -76,14 +75,13 @@ extension FirePackWriter {
     /// (a `MapValue`'s) when the writer makes no key references, so the table has nothing to find.
     func writeLiteralKey(_ key: String) {
         precondition(depth > 0 && top.isMap && top.expectingKey, "writeKey(_:) outside a map or twice in a row")
-        var key = key
-        key.withUTF8 { key in
+        key.withUTF8Bytes { key in
             let header = UInt64(key.count) << 1
             reserve(10 + key.count)
             top.expectingKey = false
             if key.isEmpty { top.hasEmptyKey = true }
             writerIndex &+= Varint.write(header, to: storage + writerIndex)
-            appendRaw(UnsafeRawBufferPointer(key))
+            appendRaw(key)
         }
     }
 

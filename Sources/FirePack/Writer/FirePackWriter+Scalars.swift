@@ -146,8 +146,7 @@ extension FirePackWriter {
 
     /// Writes a string (`80`–`9F` up to 31 bytes, else `CD`).
     public func writeString(_ value: String) {
-        var value = value
-        value.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
+        value.withUTF8Bytes { writeString(utf8: $0) }
     }
 
     /// Writes a string from bytes the caller guarantees are valid UTF-8 (for example a `String`'s own bytes).
@@ -184,8 +183,7 @@ extension FirePackWriter {
 
     /// Writes a document reference (`CF` + its path).
     public func writeReference(_ reference: DocumentReference) {
-        var path = reference.path
-        path.withUTF8 { writeLengthPrefixed(tag: Tag.reference, UnsafeRawBufferPointer($0)) }
+        reference.path.withUTF8Bytes { writeLengthPrefixed(tag: Tag.reference, $0) }
     }
 
     /// Writes a vector in the shortest of its forms (Docs/FORMAT.md §1, "Which form a vector takes"): packed

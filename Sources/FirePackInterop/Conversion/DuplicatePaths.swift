@@ -34,8 +34,7 @@ package struct DuplicatePaths {
 
     /// The fingerprint of `path`.
     package static func fingerprint(of path: String) -> UInt64 {
-        var path = path
-        return path.withUTF8 { fingerprint(of: UnsafeRawBufferPointer($0)) }
+        path.withUTF8Bytes { fingerprint(of: $0) }
     }
 
     /// Where the path whose fingerprint is `fingerprint` (`fingerprint(of:)`) was first seen when it was seen
@@ -110,12 +109,10 @@ struct NotedPaths {
 
     /// Notes `path`.
     mutating func note(_ path: String) -> NotedPath {
-        var path = path
-        return path.withUTF8 { bytes in
+        path.withUTF8Bytes { bytes in
             let start = text.count
             text.append(contentsOf: bytes)
-            return NotedPath(
-                bytes: start..<text.count, fingerprint: DuplicatePaths.fingerprint(of: UnsafeRawBufferPointer(bytes)))
+            return NotedPath(bytes: start..<text.count, fingerprint: DuplicatePaths.fingerprint(of: bytes))
         }
     }
 

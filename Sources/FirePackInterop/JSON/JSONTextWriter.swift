@@ -36,8 +36,7 @@ struct JSONTextWriter {
     }
 
     func append(_ text: String) {
-        var text = text
-        text.withUTF8 { output.pointee.append(UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { output.pointee.append($0) }
     }
 
     mutating func write(_ value: Value) {
@@ -215,8 +214,7 @@ struct JSONTextWriter {
     }
 
     func writeString(_ string: String) {
-        var string = string
-        string.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
+        string.withUTF8Bytes { writeString(utf8: $0) }
     }
 
     /// A geopoint: `{"__geopoint__":[latitude,longitude]}` when reversible, else a map of the two.
