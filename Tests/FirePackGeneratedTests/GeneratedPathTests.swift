@@ -177,4 +177,30 @@ struct ProbeHolder: Codable, Equatable {
         let estimated = try decoder.decode(Article.self, from: Value.map(document.fields).firePackBytes())
         #expect(estimated.createdAt == Timestamp(seconds: 100, nanoseconds: 0))
     }
+
+    /// Both stored forms of a time, a whole second (`C9`) and one with nanoseconds (`CA`), are read in place into
+    /// `@ServerTimestamp` `Timestamp?` and `Date?` properties, as the Codable path reads them; under a date strategy
+    /// that does not read timestamps, the `Date` fails on both paths alike.
+    @Test(arguments: [0, 123_456_789])
+    func serverTimestampsReadBothTimeForms(nanoseconds: Int32) throws {
+        let time = Timestamp(seconds: 1_700_000_000, nanoseconds: nanoseconds)
+        let fields: Value = .map(["title": "News", "createdAt": .timestamp(time), "updatedAt": .timestamp(time)])
+        let bytes = try fields.firePackBytes()
+        #expect(bytes.contains(nanoseconds == 0 ? 0xC9 : 0xCA) && !bytes.contains(nanoseconds == 0 ? 0xCA : 0xC9))
+        for generated in [true, false] {
+            let article = try Paths.decoder(generated: generated).decode(Article.self, from: bytes)
+            #expect(article.createdAt == time)
+            #expect(article.updatedAt == time.dateValue())
+        }
+        #expect(!expectSameDecoding(Article.self, bytes).isFailure)
+        let secondsDecoders = [true, false].map { generated in
+            let decoder = Paths.decoder(generated: generated)
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return decoder
+        }
+        let outcomes = secondsDecoders.map { decoder in
+            Outcome { try fingerprint(decoder.decode(Article.self, from: bytes)) }
+        }
+        #expect(outcomes[0].isFailure && outcomes[0] == outcomes[1], "\(outcomes)")
+    }
 }
