@@ -4,7 +4,7 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook|encodeOneTagged [iterations]
+//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|encodeArticles|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook|encodeOneTagged [iterations]
 // the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook|handEncodeOneTagged; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOrders|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
@@ -19,7 +19,8 @@ let decoder = FirePackDecoder()
 let bytes = try encoder.encodeToBytes(book)
 let books = (0..<1_000).map(makeBook)
 let booksBytes = try encoder.encodeToBytes(books)
-let articlesBytes = try encoder.encodeToBytes((0..<1_000).map(makeArticle))
+let articles = (0..<1_000).map(makeArticle)
+let articlesBytes = try encoder.encodeToBytes(articles)
 let oneBook = [makeBook(1)]
 let oneBookBytes = try encoder.encodeToBytes(oneBook)
 let taggedBytes = try encoder.encodeToBytes([book])
@@ -93,6 +94,10 @@ for _ in 0..<(corpusName == nil ? iterations : 0) {
         checksum &+= try decoder.decode([EvolvingOrder].self, from: ordersBytes).count
     } else if mode == "jsonOrders" {
         checksum &+= try jsonDecoder.decode([Order].self, from: ordersJSON).count
+    } else if mode == "encodeArticles" {
+        try encoder.encode(articles, into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
     } else if mode == "articles" {
         checksum &+= try decoder.decode([Article].self, from: articlesBytes).count
     } else if mode == "oneBook" {
