@@ -245,6 +245,10 @@ public final class FirePackWriter {
     /// back. Cleared by `clear()` and by discarding the value (the stream writer does both for you).
     public var limitViolation: FirePackError? { state.limitViolation }
 
+    /// Whether there is a `limitViolation`, told without copying it.
+    @usableFromInline
+    var hasLimitViolation: Bool { state.limitViolation != nil }
+
     /// Throws `limitViolation`, if there is one.
     public func checkLimits() throws(FirePackError) {
         if let violation = state.limitViolation { throw violation }

@@ -116,8 +116,17 @@ public final class FirePackEncoder: Sendable {
 
     /// Throws, dropping the value just written, when it exceeds the readers' limits (`FirePackWriter.limitViolation`):
     /// an encoder never produces bytes that a decoder refuses.
+    ///
+    /// The value becomes an `Any` only for the error: boxed on every call, it was a metadata lookup, a retain and a
+    /// release per top-level call (guarded by `Encode 1 Book/FirePackEncoder @FirePackCodable`).
+    @inlinable @inline(__always)
+    static func checkLimits<T>(of value: T, in writer: FirePackWriter, from start: Int) throws {
+        if writer.hasLimitViolation { try limitsExceeded(by: value, in: writer, from: start) }
+    }
+
+    /// Drops the value just written and throws the writer's `limitViolation`.
     @usableFromInline
-    static func checkLimits(of value: Any, in writer: FirePackWriter, from start: Int) throws {
+    static func limitsExceeded(by value: Any, in writer: FirePackWriter, from start: Int) throws {
         guard let violation = writer.limitViolation else { return }
         writer.abandonRootValue(truncatingTo: start)
         throw EncodingError.invalidValue(
