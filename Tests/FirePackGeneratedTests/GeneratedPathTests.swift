@@ -204,3 +204,37 @@ struct ProbeHolder: Codable, Equatable {
         #expect(outcomes[0].isFailure && outcomes[0] == outcomes[1], "\(outcomes)")
     }
 }
+
+@Suite struct EncoderLimitTests {
+    /// What an encoder writes, its decoder reads: a value nested past the readers' depth limit is refused with
+    /// `EncodingError.invalidValue` naming the limit, on both paths, and a writer it was appended to is left as it was
+    /// (its completed bytes once still ended past the refused value).
+    @Test func valuesPastTheReadersLimitsAreRefusedOnBothPaths() throws {
+        let limit = ReaderLimits.default.maxDepth
+        // Each Chain is a map holding an array: two containers a level.
+        let fits = Chain.nested(limit / 2), tooDeep = Chain.nested(limit / 2 + 1)
+        for generated in [true, false] {
+            let encoder = Paths.encoder(generated: generated)
+            let bytes = try encoder.encodeToBytes(fits)
+            #expect(try FirePackDecoder().decode(Chain.self, from: bytes) == fits)
+            let writer = FirePackWriter()
+            try encoder.encode(fits, into: writer)
+            let before = writer.writtenBytes
+            #expect {
+                try encoder.encode(tooDeep, into: writer)
+            } throws: { error in
+                guard case EncodingError.invalidValue(_, let context) = error,
+                    let violation = context.underlyingError as? FirePackError
+                else { return false }
+                return violation.code == .depthLimitExceeded
+            }
+            // The refused value is gone: not in the bytes taken, not under the next value written.
+            #expect(writer.writtenBytes == before && writer.limitViolation == nil)
+            try encoder.encode(Chain(name: "after", next: []), into: writer)
+            let taken = writer.takeBytes()
+            #expect(taken.starts(with: before))
+            #expect(try FirePackDecoder().decode(Chain.self, from: taken[before.count...]) == Chain(name: "after", next: []))
+            #expect(throws: EncodingError.self) { try encoder.encodeToBytes(tooDeep) }
+        }
+    }
+}

@@ -188,3 +188,14 @@ struct PlainHolder: Codable, Equatable {
     var articles: [Article]
     var everything: Everything?
 }
+
+/// A chain of nested models, as deep as one likes.
+@FirePackCodable
+struct Chain: Codable, Equatable {
+    var name: String
+    var next: [Chain]
+
+    static func nested(_ depth: Int) -> Chain {
+        (1..<depth).reduce(Chain(name: "leaf", next: [])) { inner, level in Chain(name: "level \(level)", next: [inner]) }
+    }
+}

@@ -60,10 +60,13 @@ extension FirePackWriter {
         }
     }
 
-    /// Drops a root value in progress, as if it had never been started.
+    /// Drops a root value in progress, or one just completed that the coder refuses (past the readers' limits), as
+    /// if it had never been started.
     @usableFromInline
     package func abandonRootValue(truncatingTo index: Int) {
         writerIndex = index
+        // A completed value counted as complete: `writtenBytes`, `takeBytes()` and the next `flush()` sent it on.
+        if completedEnd > index { completedEnd = index }
         depth = 0
         outerFrames.removeAll()
         resetKeys()
