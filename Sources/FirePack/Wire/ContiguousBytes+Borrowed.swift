@@ -30,8 +30,9 @@ extension String {
     ///
     /// `withUTF8` is `mutating`: called on a copy of a parameter, it retained and released the string's storage on
     /// every call, one pair per string and key a writer wrote (guarded by `Encode 1000 Book/FirePackEncoder
-    /// @FirePackCodable`).
-    @inline(__always)
+    /// @FirePackCodable`). Inlinable, as `withBorrowedBytes`: the other modules' calls (the JSON text writer, the
+    /// conversions' path fingerprints) are then specialized where they are made.
+    @inlinable @inline(__always)
     package func withUTF8Bytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         if let result = utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
         var copy = self
