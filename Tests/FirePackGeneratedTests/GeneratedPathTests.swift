@@ -237,4 +237,31 @@ struct ProbeHolder: Codable, Equatable {
             #expect(throws: EncodingError.self) { try encoder.encodeToBytes(tooDeep) }
         }
     }
+
+    /// A writer that holds a value past the limits, written to it directly, takes no more values from an encoder: the
+    /// new value would be refused for the earlier one's fault, and the earlier one kept. Nothing is written, and the
+    /// violation stays for its writer to deal with.
+    @Test func anEarlierViolationIsNotBlamedOnTheNextValue() throws {
+        let deep = (0...ReaderLimits.default.maxDepth).reduce(Value.integer(1)) { inner, _ in .array([inner]) }
+        for generated in [true, false] {
+            let encoder = Paths.encoder(generated: generated)
+            let writer = FirePackWriter()
+            writer.write(deep)
+            let violation = try #require(writer.limitViolation)
+            let before = (writer.writerIndex, writer.writtenBytes)
+            let small = Chain(name: "small", next: [])
+            #expect {
+                try encoder.encode(small, into: writer)
+            } throws: { error in
+                guard case EncodingError.invalidValue(_, let context) = error else { return false }
+                return (context.underlyingError as? FirePackError) == violation
+                    && context.debugDescription.hasPrefix("not written")
+            }
+            #expect(writer.writerIndex == before.0 && writer.writtenBytes == before.1)
+            #expect(writer.limitViolation == violation)
+            writer.clear()
+            try encoder.encode(small, into: writer)
+            #expect(try FirePackDecoder().decode(Chain.self, from: writer.takeBytes()) == small)
+        }
+    }
 }

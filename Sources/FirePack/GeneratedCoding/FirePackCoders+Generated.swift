@@ -86,6 +86,7 @@ extension FirePackEncoder {
         guard options.takesGeneratedPath, !writer.isInsideValue else {
             return try encode(value, into: writer, options: options)
         }
+        try Self.checkNoEarlierViolation(before: value, in: writer)
         let start = writer.writerIndex
         var valueWriter = FirePackValueWriter(
             root: writer, options: options, sortsKeys: options.deterministic || writer.options.deterministic)

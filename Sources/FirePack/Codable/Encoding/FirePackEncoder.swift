@@ -109,6 +109,7 @@ public final class FirePackEncoder: Sendable {
 
     @usableFromInline
     func encode<T: Encodable>(_ value: T, into writer: FirePackWriter, options: EncoderOptions) throws {
+        try Self.checkNoEarlierViolation(before: value, in: writer)
         let start = writer.writerIndex
         try encodeValue(value, into: writer, options: options)
         try Self.checkLimits(of: value, in: writer, from: start)
@@ -122,6 +123,27 @@ public final class FirePackEncoder: Sendable {
     @inlinable @inline(__always)
     static func checkLimits<T>(of value: T, in writer: FirePackWriter, from start: Int) throws {
         if writer.hasLimitViolation { try limitsExceeded(by: value, in: writer, from: start) }
+    }
+
+    /// Throws, writing nothing, when the writer already holds a value past the readers' limits (one written to it
+    /// directly, its `limitViolation` not dealt with): the value about to be written would be refused for it, and the
+    /// earlier one kept.
+    @inlinable @inline(__always)
+    static func checkNoEarlierViolation<T>(before value: T, in writer: FirePackWriter) throws {
+        if writer.hasLimitViolation { try earlierViolation(before: value, in: writer) }
+    }
+
+    /// Throws the writer's `limitViolation`, naming `value` as not written.
+    @usableFromInline
+    static func earlierViolation(before value: Any, in writer: FirePackWriter) throws {
+        guard let violation = writer.limitViolation else { return }
+        throw EncodingError.invalidValue(
+            value,
+            .init(
+                codingPath: [],
+                debugDescription: "not written: the writer holds an earlier value past the readers' limits "
+                    + "(\(violation)); drop it first (clear())",
+                underlyingError: violation))
     }
 
     /// Drops the value just written and throws the writer's `limitViolation`.
