@@ -4,7 +4,7 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|encodeArticles|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook|encodeOneTagged [iterations]
+//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|encodeArticles|intMap|stringMap|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook|encodeOneTagged [iterations]
 // the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook|handEncodeOneTagged; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOrders|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
@@ -30,6 +30,9 @@ let jsonEncoder = JSONEncoder(), jsonDecoder = JSONDecoder()
 let oneBookJSON = try jsonEncoder.encode(oneBook), booksJSON = try jsonEncoder.encode(books), taggedJSON = try jsonEncoder.encode([book])
 let orders = (0..<5_000).map(makeOrder)
 let ordersBytes = try encoder.encodeToBytes(orders), ordersJSON = try jsonEncoder.encode(orders)
+let intMap = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("counter-\($0)", $0 * 7) })
+let intMapBytes = try FirePackEncoder().encodeToBytes(intMap)
+let stringMapBytes = try FirePackEncoder().encodeToBytes(intMap.mapValues { "value \($0)" })
 let writer = FirePackWriter()
 let codableEncoder = FirePackEncoder()
 codableEncoder.usesGeneratedCoding = false
@@ -94,6 +97,11 @@ for _ in 0..<(corpusName == nil ? iterations : 0) {
         checksum &+= try decoder.decode([EvolvingOrder].self, from: ordersBytes).count
     } else if mode == "jsonOrders" {
         checksum &+= try jsonDecoder.decode([Order].self, from: ordersJSON).count
+    } else if mode == "intMap" {
+        // A `[String: Int]` of 1,000 entries (counters, scores: a common Firestore map).
+        checksum &+= try decoder.decode([String: Int].self, from: intMapBytes).count
+    } else if mode == "stringMap" {
+        checksum &+= try decoder.decode([String: String].self, from: stringMapBytes).count
     } else if mode == "encodeArticles" {
         try encoder.encode(articles, into: writer)
         checksum &+= writer.writerIndex

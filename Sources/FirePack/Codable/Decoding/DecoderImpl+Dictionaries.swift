@@ -20,10 +20,32 @@ protocol StringKeyedDecodableDictionary {
 
 extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value: Decodable {
     static func decodeMap(from decoder: DecoderImpl, into slot: UnsafeMutableRawPointer) throws {
-        // `[String: String]`, Firestore's commonest map, by concrete code: generic, each entry looked up the metadata
-        // of the dictionary's storage and of `Optional<Value>` at run time.
+        // `[String: String]`, Firestore's commonest map, and maps of counters, amounts and flags by concrete code:
+        // generic, each entry looked up the metadata of the dictionary's storage, of `Optional<Value>` and of the
+        // value's own decode at run time (`[String: Int]`: 3,843 instructions an entry against `[String: String]`'s
+        // 1,197, ProfileCodable `intMap`/`stringMap`).
         if Value.self == String.self {
             slot.initializeMemory(as: [String: String].self, to: try decoder.decodeStringMap())
+            return
+        }
+        if Value.self == Int.self {
+            let map = try decoder.decodeScalarMap { try decoder.decodeInteger(Int.self, at: $0, end: $1) }
+            slot.initializeMemory(as: [String: Int].self, to: map)
+            return
+        }
+        if Value.self == Int64.self {
+            let map = try decoder.decodeScalarMap { try decoder.decodeInteger(Int64.self, at: $0, end: $1) }
+            slot.initializeMemory(as: [String: Int64].self, to: map)
+            return
+        }
+        if Value.self == Double.self {
+            let map = try decoder.decodeScalarMap { try decoder.decodeDouble(at: $0, end: $1) }
+            slot.initializeMemory(as: [String: Double].self, to: map)
+            return
+        }
+        if Value.self == Bool.self {
+            let map = try decoder.decodeScalarMap { try decoder.decodeBool(at: $0, end: $1) }
+            slot.initializeMemory(as: [String: Bool].self, to: map)
             return
         }
         let header = try decoder.entriesHeader()
@@ -38,17 +60,25 @@ extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value:
 extension DecoderImpl {
     /// Reads the map at the decoder's value as a `[String: String]`.
     func decodeStringMap() throws -> [String: String] {
+        try decodeScalarMap { try decodeString(at: $0, end: $1) }
+    }
+
+    /// Reads the map at the decoder's value as a `[String: V]`, each value by `read` (from where it starts and ends),
+    /// for values whose reading runs no user code (strings and Swift's scalars); called with a concrete `V`, so that
+    /// it is specialized.
+    @inline(__always)
+    func decodeScalarMap<V>(_ read: (Int, Int) throws -> V) throws -> [String: V] {
         let header = try entriesHeader()
-        var result = [String: String](minimumCapacity: header.count)
+        var result = [String: V](minimumCapacity: header.count)
         // One hash per entry: each entry is stored as it is read. A map that held a key twice (fewer entries than its
         // header counts) or had an entry fail is read again keeping first values, so that what it gives or throws is
-        // what the keyed container gives or throws. Strings only: reading a value twice runs no user code.
+        // what the keyed container gives or throws. Reading a value twice is harmless: no user code runs.
         do {
-            try decodeEntries(of: header) { key, start, end in result[key] = try decodeString(at: start, end: end) }
+            try decodeEntries(of: header) { key, start, end in result[key] = try read(start, end) }
             if result.count == header.count { return result }
         } catch {}
         result.removeAll(keepingCapacity: true)
-        try decodeEntries(of: header, keepingFirstInto: &result) { start, end in try decodeString(at: start, end: end) }
+        try decodeEntries(of: header, keepingFirstInto: &result, read)
         return result
     }
 
