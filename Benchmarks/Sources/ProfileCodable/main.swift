@@ -4,7 +4,7 @@ import GuideModels
 import Foundation
 
 // A fixed workload for `valgrind --tool=callgrind` (instruction counts are repeatable, unlike wall clock):
-//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|encodeArticles|intMap|stringMap|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook|encodeOneTagged [iterations]
+//   ProfileCodable encode|decode|books|manyTagged|encodeBooks|articles|encodeArticles|intMap|stringMap|encodeIntMap|encodeStringMap|orders|encodeOrders|evolvedOrders|oneBook|encodeOneBook|encodeOneTagged [iterations]
 // the hand-written cursor code for the same bytes: handDecode|handBooks|handManyTagged|handOneBook|handEncodeOneBook|handEncodeOneTagged; and Foundation's
 // JSON coders on the same values: jsonDecode|jsonBooks|jsonOrders|jsonOneBook|jsonEncodeOneBook.
 // The corpus models (../shared/corpus): twitter|citm|canada decode, encodeTwitter|encodeCitm|encodeCanada,
@@ -32,7 +32,8 @@ let orders = (0..<5_000).map(makeOrder)
 let ordersBytes = try encoder.encodeToBytes(orders), ordersJSON = try jsonEncoder.encode(orders)
 let intMap = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("counter-\($0)", $0 * 7) })
 let intMapBytes = try FirePackEncoder().encodeToBytes(intMap)
-let stringMapBytes = try FirePackEncoder().encodeToBytes(intMap.mapValues { "value \($0)" })
+let stringMap = intMap.mapValues { "value \($0)" }
+let stringMapBytes = try FirePackEncoder().encodeToBytes(stringMap)
 let writer = FirePackWriter()
 let codableEncoder = FirePackEncoder()
 codableEncoder.usesGeneratedCoding = false
@@ -100,6 +101,14 @@ for _ in 0..<(corpusName == nil ? iterations : 0) {
     } else if mode == "intMap" {
         // A `[String: Int]` of 1,000 entries (counters, scores: a common Firestore map).
         checksum &+= try decoder.decode([String: Int].self, from: intMapBytes).count
+    } else if mode == "encodeIntMap" {
+        try encoder.encode(intMap, into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
+    } else if mode == "encodeStringMap" {
+        try encoder.encode(stringMap, into: writer)
+        checksum &+= writer.writerIndex
+        writer.clear()
     } else if mode == "stringMap" {
         checksum &+= try decoder.decode([String: String].self, from: stringMapBytes).count
     } else if mode == "encodeArticles" {
