@@ -238,6 +238,28 @@ struct ProbeHolder: Codable, Equatable {
         }
     }
 
+    /// A writer streaming to a sink sends only what was accepted: the refused value never reaches `flush()`, and the
+    /// writer goes on at the right place (its completed bytes once ended past the refused value, so a flush sent it and
+    /// left the write index negative).
+    @Test func aRefusedValueNeverReachesTheSink() throws {
+        let limit = ReaderLimits.default.maxDepth
+        let fits = Chain.nested(limit / 2), tooDeep = Chain.nested(limit / 2 + 1), after = Chain(name: "after", next: [])
+        for generated in [true, false] {
+            let encoder = Paths.encoder(generated: generated)
+            final class Collected: @unchecked Sendable { var bytes: [UInt8] = [] }
+            let collected = Collected()
+            let writer = FirePackWriter(sink: .init { collected.bytes.append(contentsOf: $0) })
+            try encoder.encode(fits, into: writer)
+            #expect(throws: EncodingError.self) { try encoder.encode(tooDeep, into: writer) }
+            try writer.flush()
+            try encoder.encode(after, into: writer)
+            try writer.flush()
+            let expected = try encoder.encodeToBytes(fits) + encoder.encodeToBytes(after)
+            #expect(collected.bytes == expected)
+            #expect(writer.writerIndex == 0)
+        }
+    }
+
     /// A writer that holds a value past the limits, written to it directly, takes no more values from an encoder: the
     /// new value would be refused for the earlier one's fault, and the earlier one kept. Nothing is written, and the
     /// violation stays for its writer to deal with.
