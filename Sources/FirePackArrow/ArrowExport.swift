@@ -141,10 +141,9 @@ final class ExportedSchema {
         buffer.append(Int32(pairs.count))
         for (key, value) in pairs {
             for text in [key, value] {
-                var text = text
-                text.withUTF8 { utf8 in
+                text.withUTF8Bytes { utf8 in
                     buffer.append(Int32(utf8.count))
-                    buffer.append(bytes: UnsafeRawBufferPointer(utf8))
+                    buffer.append(bytes: utf8)
                 }
             }
         }

@@ -261,9 +261,8 @@ final class ColumnBuilder {
     }
 
     func appendString(_ text: String) throws(FirePackError) {
-        var text = text
-        let result = text.withUTF8 { utf8 in
-            Result { () throws(FirePackError) in try appendBytes(UnsafeRawBufferPointer(utf8)) }
+        let result = text.withUTF8Bytes { utf8 in
+            Result { () throws(FirePackError) in try appendBytes(utf8) }
         }
         try result.get()
     }

@@ -123,9 +123,8 @@ public struct ValueView {
     public subscript(key: String) -> ValueView? {
         get throws(FirePackError) {
             guard type == .map else { return nil }
-            var key = key
-            return try key.withUTF8 { query in
-                Result { () throws(FirePackError) in try entry(forKey: UnsafeRawBufferPointer(query)) }
+            return try key.withUTF8Bytes { query in
+                Result { () throws(FirePackError) in try entry(forKey: query) }
             }.get()
         }
     }

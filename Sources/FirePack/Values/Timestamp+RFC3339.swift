@@ -102,9 +102,8 @@ extension Timestamp {
     /// Parses RFC 3339 (`2014-10-02T15:01:23.045123456Z`, `…+02:00`, `t`/`z` and a space separator accepted), with up
     /// to nine fractional digits; years may carry a sign and more than four digits, as `rfc3339String` writes them.
     public init(rfc3339 text: String) throws(FirePackError) {
-        var text = text
-        self = try text.withUTF8 { bytes in
-            Result { () throws(FirePackError) in try Timestamp(rfc3339: UnsafeRawBufferPointer(bytes)) }
+        self = try text.withUTF8Bytes { bytes in
+            Result { () throws(FirePackError) in try Timestamp(rfc3339: bytes) }
         }.get()
     }
 

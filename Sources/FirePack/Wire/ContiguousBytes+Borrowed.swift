@@ -33,9 +33,11 @@ extension String {
     /// @FirePackCodable`). Inlinable, as `withBorrowedBytes`: the other modules' calls (the JSON text writer, the
     /// conversions' path fingerprints) are then specialized where they are made.
     @inlinable @inline(__always)
-    package func withUTF8Bytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        if let result = utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+    package func withUTF8Bytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
         var copy = self
-        return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -37,8 +37,7 @@ struct ProtoWriter {
     }
 
     mutating func writeStringField(_ field: Int, _ string: String) {
-        var string = string
-        string.withUTF8 { writeBytesField(field, UnsafeRawBufferPointer($0)) }
+        string.withUTF8Bytes { writeBytesField(field, $0) }
     }
 
     /// Starts a length-delimited field; returns where its one reserved length byte is.

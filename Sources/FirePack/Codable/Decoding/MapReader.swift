@@ -126,8 +126,7 @@ struct MapReader {
                 try decoder.wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) }
             )
         }
-        var name = name
-        if let found = try name.withUTF8({ try search(for: UnsafeRawBufferPointer($0)) }) { return found }
+        if let found = try name.withUTF8Bytes({ try search(for: $0) }) { return found }
         try throwIfDamagedKeyMarker(name)
         return nil
     }
