@@ -60,8 +60,10 @@ extension DocumentStreamReader {
                 for _ in 0..<count {
                     let (delta, afterDelta) = try Varint.get(base, at: cursor, limit: body.count)
                     let (records, next) = try Varint.get(base, at: afterDelta, limit: body.count)
+                    // Checked before it is added: a delta is a varint, up to 2^63 − 1, and the sum would overflow.
+                    guard delta < indexOffset - offset else { return nil }
                     offset += delta
-                    guard offset >= max(headerLength, (blocks.last?.offset ?? 0) + 1), offset < indexOffset,
+                    guard offset >= max(headerLength, (blocks.last?.offset ?? 0) + 1),
                         records >= 1, records <= DocumentStreamFormat.maxRecordNumber - first
                     else { return nil }
                     blocks.append(StreamBlock(offset: offset, firstRecord: first, recordCount: records))
@@ -87,34 +89,15 @@ extension DocumentStreamReader {
         guard number >= 0 else {
             throw FirePackError(.invalidValue, "a record number is 0 or more, not \(number)")
         }
-        let reader: DocumentStreamReader
+        var seeking: DocumentStreamReader?
         if let blocks = try blockIndex(path: path, maxRecordLength: maxRecordLength), !blocks.isEmpty {
-            // The last block whose first record is at or before `number`.
-            var low = 0, high = blocks.count - 1
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if blocks[middle].firstRecord <= number { low = middle } else { high = middle - 1 }
-            }
-            // The index counts the records of the blocks it lists, and a stream appended to after damage lists only
-            // the blocks that were intact, so a block's own `first` (which counts the damaged ones) can be higher than
-            // the index says: step back a block while the one found starts after `number`. Its first record is kept,
-            // to be read first.
-            var block = low
-            var candidate = try blockReader(
-                path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
-            var first = try candidate.nextRecord()
-            while block > 0, let record = first, record.number > number {
-                block -= 1
-                candidate = try blockReader(
-                    path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
-                first = try candidate.nextRecord()
-            }
-            candidate.pushedBack = first
-            reader = candidate
-        } else {
-            reader = try DocumentStreamReader(
-                source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+            seeking = try seekingReader(
+                path: path, blocks, to: number, mode: mode, maxRecordLength: maxRecordLength, limits: limits)
         }
+        let reader =
+            try seeking
+            ?? DocumentStreamReader(
+                source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
         // Records before `number` are passed over; the first at or after it (later than it when it was lost to
         // damage) is handed back to be read first.
         while reader.nextNumber <= number, let record = try reader.nextRecord() {
@@ -126,12 +109,53 @@ extension DocumentStreamReader {
         return reader
     }
 
+    /// A reader at the block of `blocks` that holds record `number`, that record handed back to be read first; nil
+    /// when the index names an offset where no block starts (an index whose checksums hold but whose offsets do not),
+    /// so that the caller reads the stream from its start instead.
+    private static func seekingReader(
+        path: String, _ blocks: [StreamBlock], to number: Int, mode: ErrorMode, maxRecordLength: Int,
+        limits: ReaderLimits
+    ) throws -> DocumentStreamReader? {
+        // The last block whose first record is at or before `number`.
+        var low = 0, high = blocks.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if blocks[middle].firstRecord <= number { low = middle } else { high = middle - 1 }
+        }
+        // The index counts the records of the blocks it lists, and a stream appended to after damage lists only the
+        // blocks that were intact, so a block's own `first` (which counts the damaged ones) can be higher than the
+        // index says: step back a block while the one found starts after `number`. Its first record is kept, to be
+        // read first.
+        var block = low
+        guard
+            var candidate = try blockReader(
+                path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+        else { return nil }
+        var first = try candidate.nextRecord()
+        while block > 0, let record = first, record.number > number {
+            block -= 1
+            guard
+                let earlier = try blockReader(
+                    path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+            else { return nil }
+            candidate = earlier
+            first = try candidate.nextRecord()
+        }
+        candidate.pushedBack = first
+        return candidate
+    }
+
     /// A reader of the stream file at `path` from `block` on, its records numbered from the block's own `first`
-    /// (not the index's count, which may be lower: see `reading(path:fromRecord:)`).
+    /// (not the index's count, which may be lower: see `reading(path:fromRecord:)`); nil when the block's offset does
+    /// not start with a block's marker.
     private static func blockReader(
         path: String, _ block: StreamBlock, mode: ErrorMode, maxRecordLength: Int, limits: ReaderLimits
-    ) throws -> DocumentStreamReader {
+    ) throws -> DocumentStreamReader? {
         let file = try FileSource(path: path)
+        guard
+            try read(file, at: block.offset, count: DocumentStreamFormat.syncMarker.count)
+                == DocumentStreamFormat.syncMarker
+        else { return nil }
         guard lseek(file.descriptor, off_t(block.offset), SEEK_SET) == off_t(block.offset) else {
             throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(block.offset): \(systemError())")
         }

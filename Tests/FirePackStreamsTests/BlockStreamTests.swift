@@ -151,6 +151,64 @@ struct BlockStreamTests {
         #expect(try DocumentStreamReader.reading(path: v2, fromRecord: 77).nextDocumentRecord()?.document == originals[77])
     }
 
+    /// An index whose CRCs check out but whose numbers do not is not used: the reader finds the record by a scan.
+    /// Each body is checked as the index is read, before any sum of its deltas can overflow.
+    @Test func anIndexWhoseNumbersDoNotHoldIsNotUsed() throws {
+        let originals = try helper.documents(300)
+        let bytes = try blocks(originals)
+        let offsets = blockOffsets(bytes)
+        #expect(offsets.count >= 2)
+        let closeAt = bytes.count - 24
+        let oldIndexAt = Int(UInt64(littleEndian: bytes.withUnsafeBytes {
+            $0.loadUnaligned(fromByteOffset: closeAt + 12, as: UInt64.self)
+        }))
+        /// The stream with its index body replaced by `body`, the index's and the close record's CRCs made right.
+        func withIndex(_ body: [UInt8]) -> [UInt8] {
+            var stream = Array(bytes[..<oldIndexAt]) + [0xF3, 0x50, 0x52, 0x49]
+            stream += withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init)
+            stream += withUnsafeBytes(of: body.withUnsafeBytes { crc32($0) }.littleEndian, Array.init) + body
+            let closeBody = Array(bytes[(closeAt + 4)..<(closeAt + 12)])
+                + withUnsafeBytes(of: UInt64(oldIndexAt).littleEndian, Array.init)
+            return stream + [0xF3, 0x50, 0x52, 0x45] + closeBody
+                + withUnsafeBytes(of: closeBody.withUnsafeBytes { crc32($0) }.littleEndian, Array.init)
+        }
+        let maxVarint: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]  // 2^63 − 1
+        let first = UInt8(offsets[0])
+        for (body, what) in [
+            ([2, first, 1] + maxVarint + [1], "a second delta of 2^63 − 1, whose sum overflows"),
+            ([1] + maxVarint + [1], "a first delta of 2^63 − 1"),
+            ([2, first, 1, 0, 1], "a block at the offset of the one before"),
+            ([1, first, 0], "a block of no records"),
+        ] {
+            let path = try temporaryFile(withIndex(body))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            #expect(try DocumentStreamReader.blockIndex(path: path) == nil, "\(what)")
+            let reader = try DocumentStreamReader.reading(path: path, fromRecord: 299)
+            #expect(try reader.nextDocumentRecord()?.document == originals[299], "\(what)")
+        }
+        // The same replacement with the real index body: used (the rewriting itself is right).
+        let realBody = Array(bytes[(oldIndexAt + 12)..<closeAt])
+        let path = try temporaryFile(withIndex(realBody))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let blocks = try #require(try DocumentStreamReader.blockIndex(path: path))
+        #expect(blocks.map(\.offset) == offsets)
+        // An index that holds together but names offsets a byte past the blocks (from the second on): seeking finds
+        // no block there and reads the stream from its start, finding every record and no damage.
+        let shifted = varintBytes(blocks.count) + blocks.enumerated().flatMap { index, block in
+            varintBytes(index == 0 ? block.offset : block.offset - blocks[index - 1].offset + (index == 1 ? 1 : 0))
+                + varintBytes(block.recordCount)
+        }
+        let misplaced = try temporaryFile(withIndex(shifted))
+        defer { try? FileManager.default.removeItem(atPath: misplaced) }
+        #expect(try DocumentStreamReader.blockIndex(path: misplaced)?.dropFirst().map(\.offset) == offsets.dropFirst().map { $0 + 1 })
+        for number in [0, 100, 299] {
+            let reader = try DocumentStreamReader.reading(path: misplaced, fromRecord: number)
+            let (record, document) = try #require(try reader.nextDocumentRecord())
+            #expect(record.number == number && document == originals[number])
+            #expect(reader.problems.isEmpty, "\(reader.problems)")
+        }
+    }
+
     /// The index names the block: a reader sent to a record in a late block never reads the damaged first one.
     @Test func seekingReadsOnlyTheBlockItNeeds() throws {
         let originals = try helper.documents(300)
@@ -214,6 +272,24 @@ struct BlockStreamTests {
             #expect(reader.problems.first?.offset == 6 && reader.problems.first?.recordNumber == 0, "\(name)")
             // The next block's header says it starts at record 1: the lost block took record 0.
             #expect(records.map(\.number) == [1] && records.first?.document == document, "\(name)")
+        }
+
+        // A zstd frame that leaves its content size out, as a streaming compressor writes it (RFC 8878: no
+        // single-segment flag, a 1 KiB window, one raw last block): read when it holds `size` bytes, refused when it
+        // holds fewer or more.
+        func unsizedFrame(_ data: [UInt8]) -> [UInt8] {
+            let blockHeader = UInt32(data.count) << 3 | 1
+            return [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00]
+                + withUnsafeBytes(of: blockHeader.littleEndian) { Array($0.prefix(3)) } + data
+        }
+        let data = payload + [documents]
+        let (unsized, unsizedReader) = try read(try stream(body: [2, 1, 0, size, documents] + unsizedFrame(data)))
+        #expect(unsizedReader.problems.isEmpty, "\(unsizedReader.problems)")
+        #expect(unsized.map(\.number) == [0, 1] && unsized.allSatisfy { $0.document == document })
+        for (name, frame) in [("fewer", unsizedFrame(data.dropLast())), ("more", unsizedFrame(data + [0]))] {
+            let (records, reader) = try read(try stream(body: [2, 1, 0, size, documents] + frame))
+            #expect(reader.problems.map(\.code) == [.invalidBlock], "\(name): \(reader.problems)")
+            #expect(records.map(\.number) == [1], "\(name)")
         }
     }
 
