@@ -118,4 +118,58 @@ struct HostileInputTests {
         // The writer's own tables stay far below the bound.
         #expect(try Value(firePackBytes: bytes) == value)
     }
+    /// Maps that each reference the same long key literals: whole-input verification checks each literal's UTF-8 once
+    /// and compares the references by their literals' hashes, so a one-byte reference to a long key costs what a short
+    /// key does. Two keys a map compare in place; seventeen go through the set.
+    @Test(arguments: [2, 17])
+    func referencesToLongKeysAreVerifiedInLinearTime(keysPerMap: Int) throws {
+        let length = keysPerMap == 2 ? 20_000 : 2_000, maps = keysPerMap == 2 ? 20_000 : 2_000
+        // Keys of the same length that differ in their last byte only: a comparison of their bytes is a full pass.
+        let shortKeys = (0..<keysPerMap).map { $0 < 10 ? "0\($0)" : "\($0)" }
+        let longKeys = shortKeys.map { String(repeating: "k", count: length - 2) + $0 }
+        func write(_ keys: [String], padding: Int) -> [UInt8] {
+            let writer = FirePackWriter(options: .init(keyReferences: true))
+            writer.beginArray()
+            writer.writeString(String(repeating: "p", count: padding))
+            for _ in 0..<maps {
+                writer.beginMap()
+                for (index, key) in keys.enumerated() {
+                    writer.writeKey(key)
+                    writer.writeInteger(Int64(index))
+                }
+                writer.endMap()
+            }
+            writer.endArray()
+            return writer.takeBytes()
+        }
+        let hostile = write(longKeys, padding: 0)
+        // The same maps with short keys, the long keys' bytes as a string: as many bytes, none of them repeated work.
+        let benign = write(shortKeys, padding: hostile.count - write(shortKeys, padding: 0).count)
+        #expect(abs(hostile.count - benign.count) < hostile.count / 100)
+        #expect(hostile.count < keysPerMap * length + maps * keysPerMap * 4, "the repeats are references")
+        let measured = try CostMeasurement.ratio(
+            hostile: { try FirePackReader.verify(hostile) }, benign: { try FirePackReader.verify(benign) })
+        #expect(measured.ratio < Self.maximumRatio, "hostile \(measured.hostile) s, benign \(measured.benign) s")
+        // Duplicates are still found through references: `[{K: 0}, {K: 0, K: 1}]`, the second map's keys references
+        // (the writer refuses to write a key twice, so the bytes are laid out here).
+        let key = Array(longKeys[0].utf8)
+        let firstBody = varintBytes(2 * key.count) + key + [0x00]
+        let first = [0xB1] + varintBytes(firstBody.count) + firstBody
+        // The map's first two keys reference K; the rest (for the set's path) are short literals.
+        let secondBody: [UInt8] = [0x01, 0x00, 0x01, 0x01] + shortKeys.dropLast(2).flatMap { [0x04] + Array($0.utf8) + [0x00] }
+        let secondHeader = keysPerMap <= 15
+            ? [0xB0 + UInt8(keysPerMap)] + varintBytes(secondBody.count)
+            : [0xD1] + varintBytes(secondBody.count + 1) + [UInt8(keysPerMap)]  // D1 L count: L counts the count
+        let second = secondHeader + secondBody
+        let array = [0xA2] + varintBytes(first.count + second.count)
+        let literalAt = array.count + 1 + varintBytes(firstBody.count).count
+        let duplicated = array + first + second + [0xD3, 0x01, 0x02, UInt8(literalAt & 0xFF), UInt8(literalAt >> 8)]
+        do {
+            try FirePackReader.verify(duplicated)
+            Issue.record("a key twice in one map was not found")
+        } catch {
+            #expect(error.code == .duplicateKey && error.offset == array.count + first.count + secondHeader.count + 2, "\(error)")
+        }
+        #expect((try? Value(firePackBytes: duplicated)) == nil)
+    }
 }

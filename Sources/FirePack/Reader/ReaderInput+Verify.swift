@@ -16,10 +16,17 @@ struct InputVerifier {
     let input: ReaderInput
     /// Maps with more entries than this check duplicate keys through a set instead of pairwise.
     static let pairwiseKeyLimit = 16
+    /// References to keys up to this long are checked as literals are, at each reference (cheaper than a lookup).
+    static let shortKey = 32
     /// Offsets of every key literal's header, in ascending order (collected only when there is a key table).
     private var literals: [Int] = []
-    /// Reused per map: where each key's bytes are.
-    private var keys: [(start: Int, count: Int)] = []
+    /// Reused per map: where each key's bytes are, and its content hash where it has one (`hashes`).
+    private var keys: [KeyBytes] = []
+    /// The content hash of each key literal a reference has resolved to (by the offset of its bytes), or that was
+    /// compared with such a literal; a reference's literal is in it once its UTF-8 is checked. A key written once
+    /// and referenced N times then costs its length once, not N times: the references' literals are the same bytes
+    /// (Docs/SAFETY.md, "key references").
+    private var hashes: [Int: Int] = [:]
 
     init(input: ReaderInput) { self.input = input }
 
@@ -85,22 +92,32 @@ struct InputVerifier {
             let keyOffset = cursor
             let (keyHeader, _) = try Varint.get(input.base, at: cursor, limit: header.end)
             let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
-            try input.validateUTF8(start: start, count: count, what: "key")
-            if keyHeader & 1 == 0 && input.keyTableCount > 0 { literals.append(keyOffset) }
+            var key = KeyBytes(base: input.base, start: start, count: count)
+            if keyHeader & 1 == 1 && count > Self.shortKey {
+                // A reference to a long literal: its UTF-8 and hash once, whichever reference meets it first.
+                if let hash = hashes[start] {
+                    key.hash = hash
+                } else {
+                    try input.validateUTF8(start: start, count: count, what: "key")
+                    key.hash = key.contentHash()
+                    hashes[start] = key.hash
+                }
+            } else {
+                try input.validateUTF8(start: start, count: count, what: "key")
+                if keyHeader & 1 == 0 && input.keyTableCount > 0 { literals.append(keyOffset) }
+            }
             // After the value, as `Value(firePackBytes:)` checks it: the same first error for every input.
             cursor = try value(at: afterKey, limit: header.end, depth: depth + 1)
             if header.count <= Self.pairwiseKeyLimit {
-                for earlier in keys[keysStart...]
-                where earlier.count == count
-                    && (count == 0
-                        || ByteComparison.equal(input.base + earlier.start, input.base + start, count: count))
-                {
+                for index in keys.indices[keysStart...]
+                where Self.isDuplicate(&keys[index], &key, hashes: &hashes) {
                     throw duplicate(start: start, count: count, at: keyOffset)
                 }
-                keys.append((start, count))
+                keys.append(key)
             } else {
                 if seen == nil { seen = Set(minimumCapacity: header.count) }
-                guard seen!.insert(KeyBytes(base: input.base, start: start, count: count)).inserted else {
+                if key.hash == nil { key.hash = key.contentHash() }  // a literal: its own bytes, hashed once
+                guard seen!.insert(key).inserted else {
                     throw duplicate(start: start, count: count, at: keyOffset)
                 }
             }
@@ -109,26 +126,61 @@ struct InputVerifier {
         return header.end
     }
 
+    /// Whether two keys of one map have the same bytes. Where either is a reference, their hashes are compared first
+    /// (each literal hashed once, `hashes`), so that references to long literals cost no pass over them per map.
+    private static func isDuplicate(_ earlier: inout KeyBytes, _ key: inout KeyBytes, hashes: inout [Int: Int]) -> Bool
+    {
+        guard earlier.count == key.count else { return false }
+        if key.count == 0 || earlier.start == key.start { return true }
+        if earlier.hash != nil || key.hash != nil {
+            if earlier.hash == nil { earlier.hash = hash(of: earlier, in: &hashes) }
+            if key.hash == nil { key.hash = hash(of: key, in: &hashes) }
+            guard earlier.hash == key.hash else { return false }
+        }
+        return ByteComparison.equal(key.base + earlier.start, key.base + key.start, count: key.count)
+    }
+
+    /// The content hash of a literal key, from `hashes` or computed and kept there.
+    private static func hash(of key: KeyBytes, in hashes: inout [Int: Int]) -> Int {
+        if let hash = hashes[key.start] { return hash }
+        let hash = key.contentHash()
+        hashes[key.start] = hash
+        return hash
+    }
+
     private func duplicate(start: Int, count: Int, at offset: Int) -> FirePackError {
         let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
         return FirePackError(.duplicateKey, offset: offset, "key \(key.debugDescription) appears twice in one map")
     }
 }
 
-/// A key's bytes in the input, hashed and compared by content.
+/// A key's bytes in the input, hashed and compared by content; `hash`, once set, is the hash of those bytes, so that
+/// a set never hashes a key twice.
 private struct KeyBytes: Hashable {
     let base: UnsafeRawPointer
     let start: Int
     let count: Int
+    var hash: Int?
+
+    init(base: UnsafeRawPointer, start: Int, count: Int) {
+        (self.base, self.start, self.count) = (base, start, count)
+    }
+
+    /// The hash of the key's bytes (`Hasher`: seeded per process, so not floodable).
+    func contentHash() -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: base + start, count: count))
+        return hasher.finalize()
+    }
 
     static func == (left: KeyBytes, right: KeyBytes) -> Bool {
-        left.count == right.count
-            && (left.count == 0
+        left.count == right.count && (left.hash == nil || right.hash == nil || left.hash == right.hash)
+            && (left.count == 0 || left.start == right.start
                 || ByteComparison.equal(left.base + left.start, right.base + right.start, count: left.count))
     }
 
     func hash(into hasher: inout Hasher) {
-        hasher.combine(bytes: UnsafeRawBufferPointer(start: base + start, count: count))
+        hasher.combine(hash ?? contentHash())
     }
 }
 
