@@ -133,13 +133,14 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .deflate:
             return Self.inflate(stored, into: output)
         case .zstd:
-            // One frame whose header holds its content size (the writer's `ZSTD_compress` writes it): checked before
-            // decompressing, so a frame that claims more than the block's size is refused without work.
+            // One frame. A header that states its content size (the writer's `ZSTD_compress` writes it) is checked
+            // before decompressing, so a frame that claims more than the block's size is refused without work; a
+            // frame written by a streaming compressor may leave it out, and is then decompressed into the block's
+            // size at most (zstd stops with an error where the frame holds more).
             let claimed = ZSTD_getFrameContentSize(stored.baseAddress, stored.count)
-            guard claimed == UInt64(output.count) else {
-                return claimed >= ZSTD_CONTENTSIZE_ERROR
-                    ? "the zstd frame's header is damaged"
-                    : "the zstd frame holds \(claimed) bytes where the block header says \(output.count)"
+            if claimed == ZSTD_CONTENTSIZE_ERROR { return "the zstd frame's header is damaged" }
+            guard claimed == UInt64(output.count) || claimed == ZSTD_CONTENTSIZE_UNKNOWN else {
+                return "the zstd frame holds \(claimed) bytes where the block header says \(output.count)"
             }
             let written = ZSTD_decompress(output.baseAddress, output.count, stored.baseAddress, stored.count)
             if ZSTD_isError(written) != 0 {
