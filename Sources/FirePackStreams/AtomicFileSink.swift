@@ -54,6 +54,11 @@ public final class AtomicFileSink: ByteSink {
         let slash = target.lastIndex(of: UInt8(ascii: "/"))
         let folder = slash.map { Array(target[..<$0]) } ?? []
         let name = slash.map { Array(target[($0 + 1)...]) } ?? target
+        // An existing destination the user may not write is refused, as `cp` and a shell's `>` refuse it: replacing it
+        // by a rename would need only the folder to be writable.
+        if access(destinationBytes, F_OK) == 0 && access(destinationBytes, W_OK) != 0 {
+            throw FirePackError(.ioFailure, "\(destination): cannot write: \(systemError())")
+        }
         let suffix = Array(".fp\(getpid())-XXXXXX.partial".utf8)
         let kept = Array(name.prefix(255 - 1 - suffix.count))
         let prefix = slash == nil ? [] : (folder.isEmpty ? [UInt8(ascii: "/")] : folder + [UInt8(ascii: "/")])

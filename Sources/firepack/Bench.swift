@@ -49,7 +49,8 @@ struct Bench: ParsableCommand {
         let inputs = files.isEmpty ? try Self.defaultFiles() : files
         if let svg {
             for input in inputs {
-                try Files.refuseOverwriting(input: input, with: svg, option: "--svg", inPlace: false)
+                try Files.refuseOverwriting(
+                    input: input, with: svg, option: "--svg", inPlace: false, offersInPlace: false)
             }
         }
         // Opened now: an unwritable --svg destination fails before the measurements, not after them.

@@ -205,8 +205,11 @@ enum Files {
     /// Refuses (a usage error) to write `output` when it is `input` — the same path or the same file by device and
     /// inode, a symbolic link to it included — unless `inPlace` allows it; checked before anything is opened for
     /// writing. With `inPlace` the input is replaced only once the new contents are complete, as every output is.
-    static func refuseOverwriting(input: String, with output: String, option: String, inPlace: Bool) throws {
-        guard !inPlace, input != "-", output != "-" else { return }
+    static func refuseOverwriting(
+        input: String, with output: String, option: String, inPlace: Bool, offersInPlace: Bool = true
+    ) throws {
+        if output == "-" { return try refuseWritingStandardOutput(into: input) }
+        guard !inPlace, input != "-" else { return }
         var inputStatus = stat(), outputStatus = stat()
         let sameFile =
             stat(SystemPath.bytes(input), &inputStatus) == 0 && stat(SystemPath.bytes(output), &outputStatus) == 0
@@ -215,8 +218,22 @@ enum Files {
         guard
             sameFile || URL(fileURLWithPath: input).standardized.path == URL(fileURLWithPath: output).standardized.path
         else { return }
+        let advice = offersInPlace ? " (add --in-place to replace it safely once the new contents are complete)" : ""
+        throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it\(advice)")
+    }
+
+    /// Refuses (a usage error) to write to standard output when it is the input file — `firepack convert in.jsonl -
+    /// >> in.jsonl` reads what it writes and never ends; `1<> in.fpks` writes over what it has not read — as `cat`
+    /// refuses it. Standard input is compared too, when it is the input.
+    static func refuseWritingStandardOutput(into input: String) throws {
+        var inputStatus = stat(), outputStatus = stat()
+        let inputKnown =
+            input == "-" ? fstat(STDIN_FILENO, &inputStatus) == 0 : stat(SystemPath.bytes(input), &inputStatus) == 0
+        guard inputKnown, fstat(STDOUT_FILENO, &outputStatus) == 0, inputStatus.st_mode & S_IFMT == S_IFREG,
+            inputStatus.st_dev == outputStatus.st_dev, inputStatus.st_ino == outputStatus.st_ino
+        else { return }
         throw CommandFailure.usage(
-            "\(option) '\(output)' is the input file: refusing to write over it (add --in-place to replace it safely once the new contents are complete)"
+            "standard output is the input file\(input == "-" ? "" : " '\(input)'"): refusing to write into what is being read"
         )
     }
 

@@ -105,7 +105,62 @@ struct OutputPathTests {
         let original = try Data(contentsOf: URL(fileURLWithPath: path("victim.json")))
         let result = try Tool.run(["bench", path("victim.json"), "--runs", "1", "--svg", path("victim.json")])
         #expect(result.status == 2 && result.stderr.contains("is the input file"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--in-place"), "bench has no --in-place to offer: \(result.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path("victim.json"))) == original)
+    }
+
+    /// `firepack convert in.jsonl - >> in.jsonl` would read what it writes and never end (a 7 MB file grew to 733 MB
+    /// in 30 s); into a stream's own file it writes over what it has not read. Refused, as `cat` refuses it.
+    @Test(arguments: ["jsonl", "fpks"])
+    func standardOutputThatIsTheInputIsRefused(to format: String) throws {
+        let input = path("loop.\(format)")
+        let made = try Tool.run(["convert", books, input] + naming)
+        #expect(made.status == 0, "\(made.stderr)")
+        let original = try Data(contentsOf: URL(fileURLWithPath: input))
+        let result = try CostMeasurement.runChild(
+            Tool.binary.path, ["convert", input, "-", "--to", format] + naming, standardOutput: input)
+        #expect(result.status == 2 && result.stderr.contains("standard output is the input file"), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == original)
+        // Into another file, standard output is written as before.
+        let other = try CostMeasurement.runChild(
+            Tool.binary.path, ["convert", input, "-", "--to", format] + naming, standardOutput: path("other.\(format)"))
+        #expect(other.status == 0, "\(other.stderr)")
+    }
+
+    /// Whether this process can run the tool as another user (`nobody`, through `setpriv`): as root, which may
+    /// write any file, a refusal to replace a write-protected file cannot be seen otherwise.
+    static let runsAsNobody: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return false }
+        let probe = try? CostMeasurement.runChild(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Tool.binary.path, "--version"])
+        return probe?.status == 0
+    }()
+
+    /// An existing output its owner has made read-only is not replaced, as `cp` and a shell's `>` refuse it: the
+    /// rename that replaces a file needs only its folder to be writable.
+    @Test(.enabled(if: runsAsNobody, "needs root, /usr/bin/setpriv and a tool that user nobody can run"))
+    func aWriteProtectedOutputIsNotReplaced() throws {
+        let folder = path("shared")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(chmod(directory.path, 0o755) == 0 && chmod(folder, 0o777) == 0)
+        let input = folder + "/books.json", protected = folder + "/protected.fpks", open = folder + "/open.fpks"
+        try FileManager.default.copyItem(atPath: books, toPath: input)
+        for (file, mode) in [(protected, 0o444), (open, 0o666)] {
+            try Data("kept".utf8).write(to: URL(fileURLWithPath: file))
+            #expect(chmod(file, mode_t(mode)) == 0 && chown(file, 65534, 65534) == 0)
+        }
+        func convert(to output: String) throws -> CostMeasurement.ChildResult {
+            try CostMeasurement.runChild(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", Tool.binary.path, "convert", input, output] + naming)
+        }
+        let refused = try convert(to: protected)
+        #expect(refused.status == 1 && refused.stderr.contains("protected.fpks: cannot write: Permission denied"),
+                "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: protected)) == Data("kept".utf8))
+        let replaced = try convert(to: open)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try documents(in: open) == 5)
     }
 
     @Test("A full standard output fails the command", arguments: [["validate"], ["stats"], ["inspect"]])
