@@ -136,7 +136,7 @@ final class CollectingOutput: DocumentSink {
     init(_ format: FileFormat, _ sink: ByteSink, options: DocumentOutputOptions) {
         (self.format, self.sink, self.options) = (format, sink, options)
     }
-    func write(_ document: Document) throws { values.append(options.naming.value(of: document)) }
+    func write(_ document: Document) throws { values.append(try options.naming.value(of: document)) }
     func finish() throws { try format.write(.array(values), to: sink, options: options) }
 }
 

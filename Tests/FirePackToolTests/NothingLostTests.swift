@@ -194,6 +194,39 @@ struct NothingLostTests {
         #expect(check.status == 0 && check.text.contains("3 document(s), closed"), "\(check.stderr)")
     }
 
+    /// A field named like the member that names a document in plain JSON (`__name__`, or the ID field) is never
+    /// written over: a value that reads back as the same name is kept; any other stops the conversion, naming the
+    /// document, on the direct path and the tree path, one thread or several.
+    @Test func aFieldNamedLikeTheDocumentsNameIsNeverWrittenOver() throws {
+        try write(#"{"name":"c/1","fields":{"__name__":{"stringValue":"mine"},"x":{"integerValue":"1"}}}"# + "\n",
+                  to: "named.firestore.json")
+        #expect(try Tool.run(["convert", path("named.firestore.json"), path("named.fpks"), "--quiet"]).status == 0)
+        for threads in ["1", "2"] {
+            for form in [["--to", "jsonl"], ["--to", "json"], ["--to", "jsonl", "--deterministic"], ["--to", "json", "--pretty"]] {
+                let lost = try Tool.run(["convert", path("named.fpks"), "-", "--threads", threads] + form)
+                #expect(lost.status == 1 && lost.stderr.contains("document c/1 has a field \"__name__\""),
+                        "\(form), \(threads) threads: \(lost.stderr)")
+                #expect(!lost.text.contains("mine") || !lost.text.contains("c/1"), "\(lost.text)")
+            }
+        }
+        // Under an ID field: a different value stops it; the ID itself, or the integer that reads as it, is kept.
+        try write(#"{"__name__":"c/doc1","id":5,"x":1}"# + "\n" + #"{"__name__":"c/7","id":7}"# + "\n"
+                  + #"{"__name__":"c/s","id":"s"}"# + "\n", to: "ids.jsonl")
+        #expect(try Tool.run(["convert", path("ids.jsonl"), path("ids.fpks"), "--quiet"]).status == 0)
+        let clash = try Tool.run(["convert", path("ids.fpks"), "-", "--to", "jsonl", "--id-field", "id"])
+        #expect(clash.status == 1 && clash.stderr.contains("document c/doc1 has a field \"id\""), "\(clash.stderr)")
+        try write(#"{"__name__":"c/7","id":7}"# + "\n" + #"{"__name__":"c/s","id":"s","n":1}"# + "\n", to: "same.jsonl")
+        #expect(try Tool.run(["convert", path("same.jsonl"), path("same.fpks"), "--quiet"]).status == 0)
+        let kept = try Tool.run(["convert", path("same.fpks"), "-", "--to", "jsonl", "--id-field", "id"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(kept.text == #"{"id":7}"# + "\n" + #"{"id":"s","n":1}"# + "\n", "\(kept.text)")
+        // --keep-id-field: the integer stays an integer.
+        try write(#"{"id":1,"x":2}"# + "\n", to: "keep.jsonl")
+        let integer = try Tool.run(["convert", path("keep.jsonl"), "-", "--to", "jsonl", "--id-field", "id",
+                                    "--collection", "c", "--keep-id-field"])
+        #expect(integer.status == 0 && integer.text == #"{"id":1,"x":2}"# + "\n", "\(integer.text) \(integer.stderr)")
+    }
+
     @Test func inputsAUserActuallyHas() throws {
         // One object is not silently a one-document stream.
         try write(#"{"title": "Dune"}"#, to: "one.json")

@@ -31,7 +31,7 @@ public enum FuzzSeeds {
         case "json-lines":
             // Documents as lines (`__name__` last, as FirePack writes it), one file of them all, an ID before a name.
             let naming = DocumentNaming(collection: "c", idField: nil)
-            let lines = documents.map { naming.value(of: $0).jsonBytes() }
+            let lines = documents.compactMap { try? naming.value(of: $0).jsonBytes() }
             return lines + [Array(lines.joined(separator: [0x0A]))]
                 + [Array(#"{"id":"x","__name__":"c/d","a":[1,{"b":null}]}"#.utf8)]
         case "rest-json":

@@ -145,11 +145,35 @@ public final class DocumentNaming {
     }
 
     /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`.
-    public func value(of document: Document) -> Value {
+    ///
+    /// A field of that name already there is kept when reading it back names the same document (the ID as a string
+    /// or, under an ID field, the integer that reads as it; the path as a string or a reference), as `--keep-id-field`
+    /// leaves it; any other value would be lost to the member, so the document is refused, naming it.
+    public func value(of document: Document) throws -> Value {
         var fields = document.fields
         let (key, value) = member(for: document.reference)
+        if let existing = fields[key] {
+            guard names(existing, value, idField: idField != nil) else {
+                throw FirePackError(
+                    .invalidValue,
+                    "document \(document.reference.path) has a field \(key.debugDescription), where plain JSON names "
+                        + "the document (a \(existing.type) that does not name it): it would be lost; "
+                        + (idField == nil ? "name documents by another field (--id-field)" : "choose another --id-field"))
+            }
+            return .map(fields)
+        }
         fields[key] = .string(value)
         return .map(fields)
+    }
+
+    /// Whether `existing`, read back as the document's name (`reference(name:id:line:)`), gives `member`.
+    private func names(_ existing: Value, _ member: String, idField: Bool) -> Bool {
+        switch existing {
+        case .string(let text): return text.utf8.elementsEqual(member.utf8)  // bytes: what a reader takes
+        case .integer(let number): return idField && String(number) == member
+        case .reference(let reference): return !idField && reference.path.utf8.elementsEqual(member.utf8)
+        default: return false
+        }
     }
 }
 

@@ -307,6 +307,10 @@ final class ParallelStreamLines {
                 while nextRecord < batch.records.count {
                     let record = batch.records[nextRecord]
                     nextRecord += 1
+                    if let refused = record.refused {
+                        stopped = refused
+                        throw refused
+                    }
                     if let invalid = record.invalid {
                         // Where the reader would have put it, had it been reported when the record was read.
                         do {
@@ -376,6 +380,8 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
         var text = 0..<0
         var path = NotedPath()
         var invalid: FirePackError?
+        /// An intact document that plain JSON cannot hold (`DocumentNaming.value(of:)`): the conversion stops there.
+        var refused: (any Error)?
     }
 
     let settings: Settings
@@ -445,15 +451,21 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                         fields, appending: naming.member(for: reference), options: options, to: output)
                 }
                 if !written {
+                    let document: Document
                     do {
-                        let document = try Document(firePackBytes: payload, limits: limits)
-                        output.append(contentsOf: naming.value(of: document).jsonBytes(options: options))
-                        reference = document.reference
+                        document = try Document(firePackBytes: payload, limits: limits)
                     } catch {
                         records[index].invalid =
                             error as? FirePackError ?? FirePackError(.invalidDocument, "\(error)")
                         continue
                     }
+                    do {
+                        output.append(contentsOf: try naming.value(of: document).jsonBytes(options: options))
+                    } catch {
+                        records[index].refused = error
+                        continue
+                    }
+                    reference = document.reference
                 }
                 output.append(0x0A)
                 records[index].text = start..<output.count

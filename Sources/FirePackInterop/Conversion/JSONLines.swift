@@ -210,12 +210,12 @@ public final class JSONLinesWriter: DocumentSink {
 
     /// Writes one document as one line.
     public func write(_ document: Document) throws {
-        append(document)
+        try append(document)
         try chunks.flushIfNeeded()
     }
 
-    func append(_ document: Document) {
-        buffer.append(contentsOf: naming.value(of: document).jsonBytes(options: options))
+    func append(_ document: Document) throws {
+        buffer.append(contentsOf: try naming.value(of: document).jsonBytes(options: options))
         buffer.append(0x0A)
         lastPath = document.reference.path
     }
@@ -243,7 +243,7 @@ public final class JSONLinesWriter: DocumentSink {
                 buffer.append(0x0A)
             } else {
                 guard let document = try reader.document(in: record) else { continue }
-                append(document)
+                try append(document)
             }
             try chunks.flushIfNeeded()
             return true
