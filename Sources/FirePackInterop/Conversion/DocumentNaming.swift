@@ -158,7 +158,8 @@ public final class DocumentNaming {
                     .invalidValue,
                     "document \(document.reference.path) has a field \(key.debugDescription), where plain JSON names "
                         + "the document (a \(existing.type) that does not name it): it would be lost; "
-                        + (idField == nil ? "name documents by another field (--id-field)" : "choose another --id-field"))
+                        + (idField == nil
+                            ? "name documents by another field (--id-field)" : "choose another --id-field"))
             }
             return .map(fields)
         }
