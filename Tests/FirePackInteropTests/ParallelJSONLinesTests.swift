@@ -253,7 +253,8 @@ struct ParallelJSONLinesTests {
                 "at": .timestamp(Timestamp(seconds: Int64(1_700_000_000 + index), nanoseconds: 0)),
                 "text": .string(String(repeating: "x", count: Int.random(in: 0..<300, using: &random))),
             ]
-            if index % 11 == 0 { fields["__name__"] = "shadowed" }
+            // A field named like the path member: the tree path writes it, kept because it holds the same path.
+            if index % 11 == 0 { fields["__name__"] = .string("docs/d\(index)") }
             return Document(reference: try DocumentReference(path: "docs/d\(index)"), fields: fields)
         }
     }
@@ -333,7 +334,10 @@ struct ParallelJSONLinesTests {
         // Every seventh document repeats an earlier path; some go through the tree (a field named like the path).
         // Several batches of the default size (1 MiB).
         let originals = try documents(15_000, seed: 29).enumerated().map { index, document in
-            index % 7 == 6 ? Document(reference: try DocumentReference(path: "docs/d\(index / 3)"), fields: document.fields) : document
+            guard index % 7 == 6 else { return document }
+            var fields = document.fields
+            if fields["__name__"] != nil { fields["__name__"] = .string("docs/d\(index / 3)") }  // still its own path
+            return Document(reference: try DocumentReference(path: "docs/d\(index / 3)"), fields: fields)
         }
         let sink = MemorySink()
         let stream = try DocumentStreamWriter(sink: sink, codec: .zstd, blockSize: 4_096)

@@ -227,6 +227,47 @@ struct NothingLostTests {
         #expect(integer.status == 0 && integer.text == #"{"id":1,"x":2}"# + "\n", "\(integer.text) \(integer.stderr)")
     }
 
+    /// A document's create and update times survive plain JSON (`__create_time__`, `__update_time__`): every plain
+    /// output writes them, every plain input reads them back, one thread or several; a field that would be taken for
+    /// one is an error naming the document.
+    @Test func createAndUpdateTimesSurvivePlainJSON() throws {
+        var lines = [#"{"name":"c/1","fields":{"x":{"integerValue":"1"}},"createTime":"2020-01-01T00:00:00.123456789Z","updateTime":"2021-01-01T00:00:00Z"}"#,
+                     #"{"name":"c/2","fields":{},"updateTime":"2022-02-02T00:00:00.5Z"}"#]
+        for index in 3..<300 { lines.append(#"{"name":"c/\#(index)","fields":{"n":{"integerValue":"\#(index)"}}}"#) }
+        try write(lines.joined(separator: "\n") + "\n", to: "times.firestore.json")
+        #expect(try Tool.run(["convert", path("times.firestore.json"), path("times.fpks"), "--quiet"]).status == 0)
+        let original = try Tool.run(["convert", path("times.fpks"), "-", "--to", "firestore-json"])
+        #expect(original.status == 0 && original.text.contains(#""createTime":"2020-01-01T00:00:00.123456789Z""#))
+        for threads in ["1", "2"] {
+            for format in ["jsonl", "json", "fpk"] {
+                let plain = path("times-\(threads).\(format)"), back = path("times-\(threads)-\(format).fpks")
+                let out = try Tool.run(["convert", path("times.fpks"), plain, "--threads", threads, "--quiet"])
+                #expect(out.status == 0, "\(format): \(out.stderr)")
+                if format == "jsonl" {
+                    let first = try String(contentsOfFile: plain, encoding: .utf8).split(separator: "\n").first ?? ""
+                    #expect(first.contains(#""__create_time__":{"__timestamp__":"2020-01-01T00:00:00.123456789Z"}"#),
+                            "\(first)")
+                }
+                let read = try Tool.run(["convert", plain, back, "--threads", threads, "--quiet"])
+                #expect(read.status == 0, "\(format): \(read.stderr)")
+                let again = try Tool.run(["convert", back, "-", "--to", "firestore-json"])
+                #expect(again.text == original.text, "\(format), \(threads) threads")
+            }
+        }
+        // A field that plain JSON would read back as a time, or that a time would take the place of.
+        try write(#"{"name":"c/1","fields":{"__create_time__":{"timestampValue":"2020-01-01T00:00:00Z"}}}"# + "\n"
+                  + #"{"name":"c/2","fields":{"__update_time__":{"stringValue":"s"}},"updateTime":"2021-01-01T00:00:00Z"}"#
+                  + "\n", to: "clash.firestore.json")
+        #expect(try Tool.run(["convert", path("clash.firestore.json"), path("clash.fpks"), "--quiet"]).status == 0)
+        let clash = try Tool.run(["convert", path("clash.fpks"), "-", "--to", "jsonl"])
+        #expect(clash.status == 1 && clash.stderr.contains(#"document c/1 has a field "__create_time__""#), "\(clash.stderr)")
+        // A field of that name holding something else, in a document without that time, is a field.
+        try write(#"{"name":"c/3","fields":{"__update_time__":{"stringValue":"s"}}}"# + "\n", to: "field.firestore.json")
+        #expect(try Tool.run(["convert", path("field.firestore.json"), path("field.fpks"), "--quiet"]).status == 0)
+        let field = try Tool.run(["convert", path("field.fpks"), "-", "--to", "jsonl"])
+        #expect(field.status == 0 && field.text == #"{"__update_time__":"s","__name__":"c/3"}"# + "\n", "\(field.text)")
+    }
+
     @Test func inputsAUserActuallyHas() throws {
         // One object is not silently a one-document stream.
         try write(#"{"title": "Dune"}"#, to: "one.json")

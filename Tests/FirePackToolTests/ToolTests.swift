@@ -140,6 +140,12 @@ struct ToolTests {
                 for form in [[String](), ["--plain"], ["--id-field", "id"]] {
                     let back = try Tool.run(["convert", path("direct.fpks"), "-", "--to", "jsonl"] + form)
                     let backTree = try Tool.run(["convert", path("direct.fpks"), "-", "--to", "jsonl", "--resolve-server-timestamps", "now"] + form)
+                    if form.contains("--id-field") {
+                        // books/first holds a field "id" of its own, which the ID would write over: refused on both.
+                        #expect(back.status == 1 && backTree.status == 1 && back.stderr == backTree.stderr)
+                        #expect(back.stderr.contains(#"document books/first has a field "id""#), "\(back.stderr)")
+                        continue
+                    }
                     #expect(back.status == 0 && back.stdout == backTree.stdout && back.stdout.count > 10_000, "\(back.stderr)")
                 }
             } else {

@@ -59,8 +59,23 @@ public final class DocumentNaming {
             name: fields["__name__"], id: idField.flatMap { fields[$0] }, line: line, record: record,
             generated: &generated)
         if let consumedKey { fields[consumedKey] = nil }
-        return Document(reference: reference, fields: fields)
+        var document = Document(reference: reference, fields: fields)
+        // The times `value(of:)` writes: taken when they hold timestamps, else fields like any other.
+        if case .timestamp(let time)? = document.fields[Self.createTimeMember] {
+            document.createTime = time
+            document.fields[Self.createTimeMember] = nil
+        }
+        if case .timestamp(let time)? = document.fields[Self.updateTimeMember] {
+            document.updateTime = time
+            document.fields[Self.updateTimeMember] = nil
+        }
+        return document
     }
+
+    /// The member that holds a document's create time in plain JSON (the Arrow column's name), as a timestamp.
+    public static let createTimeMember = "__create_time__"
+    /// The member that holds a document's update time in plain JSON (the Arrow column's name), as a timestamp.
+    public static let updateTimeMember = "__update_time__"
 
     /// The reference of the next record, from the values of its `__name__` and ID-field members (nil when absent),
     /// and the member to leave out of its fields (nil: none); counts the record (and a generated ID).
@@ -144,13 +159,32 @@ public final class DocumentNaming {
         return ("__name__", reference.path)
     }
 
-    /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`.
+    /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`, and
+    /// its create and update times, when it has them, under `__create_time__` and `__update_time__`.
     ///
     /// A field of that name already there is kept when reading it back names the same document (the ID as a string
     /// or, under an ID field, the integer that reads as it; the path as a string or a reference), as `--keep-id-field`
     /// leaves it; any other value would be lost to the member, so the document is refused, naming it.
     public func value(of document: Document) throws -> Value {
         var fields = document.fields
+        for (key, time) in [(Self.createTimeMember, document.createTime), (Self.updateTimeMember, document.updateTime)]
+        {
+            // Read back, a timestamp under these keys is the document's time, not a field: a field of that name is
+            // kept only when it holds something else and the document has no such time.
+            guard let existing = fields[key] else {
+                if let time { fields[key] = .timestamp(time) }
+                continue
+            }
+            let isTimestamp = if case .timestamp = existing { true } else { false }
+            if time != nil || isTimestamp {
+                let which = key == Self.createTimeMember ? "create" : "update"
+                let loss = time != nil ? "one of them would be lost" : "it would be read back as that time"
+                throw FirePackError(
+                    .invalidValue,
+                    "document \(document.reference.path) has a field \(key.debugDescription), where plain JSON holds the "
+                        + "document's \(which) time: \(loss)")
+            }
+        }
         let (key, value) = member(for: document.reference)
         if let existing = fields[key] {
             guard names(existing, value, idField: idField != nil) else {

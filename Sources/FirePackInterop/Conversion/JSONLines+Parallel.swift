@@ -446,7 +446,8 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                         try reader.skipValue()
                     })
                 var reference = scanned?.reference
-                if let reference {
+                // A document with times goes through the tree, which writes them as members (`DocumentNaming`).
+                if let reference, scanned?.createTime == nil, scanned?.updateTime == nil {
                     written = JSONTranscoding.appendObject(
                         fields, appending: naming.member(for: reference), options: options, to: output)
                 }

@@ -222,7 +222,8 @@ public final class JSONLinesWriter: DocumentSink {
 
     /// Writes the next intact record of `reader` as one line — from the record's bytes, no tree built — and returns
     /// false at the end. Records the direct path does not take (sorted keys, a field named like the document's path
-    /// member, bytes it refuses) go through the tree, which also reports damaged ones (`reader.problems`).
+    /// member, create or update times, bytes it refuses) go through the tree, which also reports damaged ones
+    /// (`reader.problems`).
     public func appendNext(from reader: DocumentStreamReader) throws -> Bool {
         while let record = try reader.nextRecord() {
             var fields: FirePackReader?
@@ -233,7 +234,8 @@ public final class JSONLinesWriter: DocumentSink {
                     fields = reader
                     try reader.skipValue()
                 })
-            if let reference = scanned?.reference {
+            // A document with times goes through the tree, which writes them as members (`DocumentNaming`).
+            if let reference = scanned?.reference, scanned?.createTime == nil, scanned?.updateTime == nil {
                 lastPath = reference.path
                 // No fields map: an empty document.
                 written = JSONTranscoding.appendObject(

@@ -177,6 +177,10 @@ extension JSONParser {
             members.name = try parseMember(named: "__name__", depth: depth)
             return true
         }
+        if self.key(key, is: DocumentMembers.createTime) || self.key(key, is: DocumentMembers.updateTime) {
+            members.hasTimeMember = true  // written as a field here; the line is then read through a tree
+            return false
+        }
         guard let idField = members.idField, self.key(key, is: idField) else { return false }
         let idText = String(decoding: idField, as: UTF8.self)
         if members.keepsIDField {
@@ -366,6 +370,8 @@ extension JSONParser {
 /// before it (the path then wins and the ID is an ordinary field, as `DocumentNaming.reference` decides).
 package struct DocumentMembers {
     static let name = Array("__name__".utf8)
+    static let createTime = Array(DocumentNaming.createTimeMember.utf8)
+    static let updateTime = Array(DocumentNaming.updateTimeMember.utf8)
     /// The ID field's key, if the naming has one.
     let idField: [UInt8]?
     let keepsIDField: Bool
@@ -375,6 +381,9 @@ package struct DocumentMembers {
     package var id: Value?
     /// The ID field was left out of the fields before `__name__` was seen.
     var leftOutID = false
+    /// A member that may hold the document's create or update time was met (`DocumentNaming.document(from:line:)`
+    /// decides whether it is one).
+    var hasTimeMember = false
 
     /// The members a naming reads: `__name__` and `idField`.
     package init(idField: String?, keepsIDField: Bool) {
@@ -383,8 +392,8 @@ package struct DocumentMembers {
     }
 
     /// Whether the fields written are the document's: false when the ID field was left out and `__name__` followed,
-    /// so that the ID should have stayed a field.
-    var fieldsAreComplete: Bool { !(leftOutID && name != nil) }
+    /// so that the ID should have stayed a field, or when a member may be a time rather than a field.
+    var fieldsAreComplete: Bool { !(leftOutID && name != nil) && !hasTimeMember }
 }
 
 /// JSON objects written as FirePack maps without a tree: the fast path of converting JSON lines to documents.

@@ -89,7 +89,9 @@ extension JSONTextWriter {
                 output.pointee.append(UInt8(ascii: "{"))
                 for index in 0..<map.count {
                     let key = try reader.readKey().utf8
-                    if hasExtra && Self.equal(key, extraKey) {
+                    // A document's fields (`hasExtra`): its naming member, and the members plain JSON reads back as
+                    // its times (`DocumentNaming.value(of:)` decides), are left to the tree path.
+                    if hasExtra && (Self.equal(key, extraKey) || (key.count == 15 && Self.isTimeMember(key))) {
                         throw FirePackError(.invalidValue, "the extra key is among the entries")
                     }
                     if map.count <= Self.pairwiseKeyCheckLimit {
@@ -118,6 +120,12 @@ extension JSONTextWriter {
 
     /// Whether two keys' bytes are equal: lengths first, then the bytes (`elementsEqual` walked them one at a time).
     @inline(__always)
+    /// Whether `key` is `__create_time__` or `__update_time__` (both 15 bytes).
+    static func isTimeMember(_ key: UnsafeRawBufferPointer) -> Bool {
+        DocumentNaming.createTimeMember.utf8.elementsEqual(key)
+            || DocumentNaming.updateTimeMember.utf8.elementsEqual(key)
+    }
+
     static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.count == 0 || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count))
     }
