@@ -1,5 +1,6 @@
 import CFirePackSystem
 import FirePack
+import FirePackInterop
 import FirePackStreams
 
 /// The size of the file at `path`, or nil when it cannot be told.
@@ -10,7 +11,8 @@ func fileSize(_ path: String) -> Int? {
 }
 
 /// The document records of one file, whatever its kind: a `.fpks` stream (or one byte range of it), a gzip-compressed
-/// stream (whole only: gzip cannot be entered in the middle), or a `.fpk` file holding one document.
+/// stream (whole only: gzip cannot be entered in the middle), or a `.fpk` file holding one document or an array of
+/// documents as plain objects named by `__name__` (what `firepack convert` writes to a `.fpk`).
 final class FirePackRecordSource {
     /// The record being read: its payload (valid until the next read), number and offsets.
     struct Record {
@@ -25,15 +27,24 @@ final class FirePackRecordSource {
 
     let path: String
     let stream: DocumentStreamReader?
-    var single: [UInt8]?
+    /// A `.fpk` file's documents as records, and how many have been read.
+    private let fileRecords: [FileRecord]
+    private var fileRecordsRead = 0
     /// The records wanted by number, when asked for (`open(…records:)`): those before it are passed over, and
     /// reading ends at its end.
     var records: Range<Int>?
 
-    private init(path: String, stream: DocumentStreamReader?, single: [UInt8]?) {
+    /// A document of a `.fpk` file, as a record: its bytes and where they are in the file (nil when it was a plain
+    /// object, named by its `__name__`).
+    struct FileRecord {
+        var bytes: [UInt8]
+        var fileOffset: Int?
+    }
+
+    private init(path: String, stream: DocumentStreamReader?, fileRecords: [FileRecord] = []) {
         self.path = path
         self.stream = stream
-        self.single = single
+        self.fileRecords = fileRecords
     }
 
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end), or
@@ -51,8 +62,7 @@ final class FirePackRecordSource {
         if head.starts(with: DocumentStreamFormat.header.prefix(4)) {
             source = FirePackRecordSource(
                 path: path,
-                stream: try DocumentStreamReader.reading(path: path, fromRecord: records.lowerBound, mode: mode),
-                single: nil)
+                stream: try DocumentStreamReader.reading(path: path, fromRecord: records.lowerBound, mode: mode))
         } else {
             source = try open(path: path, offset: 0, length: nil, mode: mode)
         }
@@ -74,21 +84,60 @@ final class FirePackRecordSource {
                 )
             }
             return FirePackRecordSource(
-                path: path, stream: try DocumentStreamReader(source: GzipSource(FileSource(path: path)), mode: mode),
-                single: nil)
+                path: path, stream: try DocumentStreamReader(source: GzipSource(FileSource(path: path)), mode: mode))
         }
         if head.starts(with: [0x89, 0x46, 0x50, 0x4B]) {
-            guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil, single: nil) }
+            guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil) }
             let bytes = try readAll(FileSource(path: path), limit: DocumentStreamFormat.defaultMaxRecordLength + 5)
-            guard bytes.count > 5, bytes[4] == 1 else {
-                throw FirePackError(.unsupportedVersion, offset: 4, "\(path): not a FirePack file of version 1")
-            }
-            return FirePackRecordSource(path: path, stream: nil, single: bytes)
+            return FirePackRecordSource(path: path, stream: nil, fileRecords: try fileRecords(bytes, path: path))
         }
         return FirePackRecordSource(
             path: path,
-            stream: try DocumentStreamReader.reading(path: path, offset: offset, length: length, mode: mode),
-            single: nil)
+            stream: try DocumentStreamReader.reading(path: path, offset: offset, length: length, mode: mode))
+    }
+
+    /// The documents of the `.fpk` file `bytes` (any version readers take): its value when that is one document
+    /// record; else each plain object of its array (or the one object), named by its `__name__` as plain JSON is.
+    static func fileRecords(_ bytes: [UInt8], path: String) throws -> [FileRecord] {
+        let read = bytes.withUnsafeBytes { raw in
+            Result { () throws(FirePackError) in
+                var reader = try FirePackReader(fileBytes: raw, limits: .default)
+                return try reader.readValue()
+            }
+        }
+        let value: Value
+        switch read {
+        case .success(let read): value = read
+        case .failure(let error):
+            throw FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)
+        }
+        let payload = Array(bytes[Tag.fileHeaderLength...])
+        if (try? Document(firePackBytes: payload)) != nil {
+            return [FileRecord(bytes: payload, fileOffset: Tag.fileHeaderLength)]
+        }
+        let elements: [Value]
+        switch value {
+        case .array(let array): elements = array
+        case .map: elements = [value]
+        default:
+            throw FirePackError(
+                .invalidDocument, offset: Tag.fileHeaderLength,
+                "\(path): holds \(value.type), not a document or an array of documents")
+        }
+        let naming = DocumentNaming(collection: "", idField: nil)
+        return try elements.enumerated().map { index, element in
+            guard case .map(let fields) = element, fields["__name__"] != nil else {
+                throw FirePackError(
+                    .invalidDocument,
+                    "\(path): element \(index) is not a document named by __name__ (firepack convert with "
+                        + "--collection and --id-field names such values)")
+            }
+            do {
+                return FileRecord(bytes: try naming.document(from: element, line: nil).firePackBytes(), fileOffset: nil)
+            } catch let error as FirePackError {
+                throw FirePackError(error.code, "\(path): element \(index): \(error.message)")
+            }
+        }
     }
 
     /// The next record, or nil at the end (of the range, or of the records asked for).
@@ -112,18 +161,22 @@ final class FirePackRecordSource {
                 payload: record.payload, number: record.number, offset: record.offset,
                 payloadOffset: record.payloadOffset)
         }
-        guard let bytes = single else { return nil }
-        single = nil
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
-        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
-        singleStorage = storage
-        return Record(payload: UnsafeRawBufferPointer(rebasing: storage[5...]), number: 0, offset: 0, payloadOffset: 5)
+        guard fileRecordsRead < fileRecords.count else { return nil }
+        let record = fileRecords[fileRecordsRead]
+        fileRecordsRead += 1
+        fileStorage?.deallocate()
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: record.bytes.count, alignment: 16)
+        record.bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+        fileStorage = storage
+        return Record(
+            payload: UnsafeRawBufferPointer(storage), number: fileRecordsRead - 1, offset: 0,
+            payloadOffset: record.fileOffset)
     }
 
-    /// A `.fpk` file's bytes, alive while its record is read.
-    private var singleStorage: UnsafeMutableRawBufferPointer?
+    /// The bytes of the `.fpk` file's record being read, alive until the next.
+    private var fileStorage: UnsafeMutableRawBufferPointer?
 
-    deinit { singleStorage?.deallocate() }
+    deinit { fileStorage?.deallocate() }
 
     /// Reports a record that checks out but is not a valid document (thrown in `.stopAtFirstError` mode).
     func reportInvalid(_ error: FirePackError, in record: Record) throws {

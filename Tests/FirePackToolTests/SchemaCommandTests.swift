@@ -52,4 +52,31 @@ struct SchemaCommandTests {
         #expect(notStream.status == 1 && notStream.stderr.contains("books.json"))
         #expect(try Tool.run(["schema"]).status == 2)   // a usage error, as for every subcommand
     }
+
+    /// A `.fpk` the tool wrote from documents (an array of plain objects named by `__name__`, format version 3 or 1)
+    /// reads as the stream it came from; one document as a record reads as one; unnamed values are an error that
+    /// says how to name them.
+    @Test func fpkFilesTheToolWritesRead() throws {
+        let stream = try Tool.run(["schema", "Fixtures/books.fpks"])
+        #expect(stream.status == 0 && stream.text.contains(": 5 documents"), "\(stream.stderr)")
+        let body = { (text: String) in text.split(separator: "\n").dropFirst().joined(separator: "\n") }
+        for version in ["3", "1"] {
+            let file = directory.appendingPathComponent("books-\(version).fpk").path
+            #expect(try Tool.run(["convert", "Fixtures/books.fpks", file, "--fpk-version", version]).status == 0)
+            let result = try Tool.run(["schema", file])
+            #expect(result.status == 0 && result.text.contains(": 5 documents"), "\(version): \(result.stderr)")
+            #expect(body(result.text) == body(stream.text), "version \(version)")
+        }
+        let document = Document(reference: try DocumentReference(path: "c/one"), fields: ["n": 1])
+        let single = directory.appendingPathComponent("one.fpk")
+        let writer = FirePackWriter()
+        writer.writeFileHeader()
+        document.write(to: writer)
+        try Data(writer.takeBytes()).write(to: single)
+        let one = try Tool.run(["schema", single.path])
+        #expect(one.status == 0 && one.text.contains(": 1 documents") && one.text.contains("n  int64"), "\(one.text)")
+        let unnamed = try Tool.run(["schema", "Fixtures/books.fpk"])
+        #expect(unnamed.status == 1 && unnamed.stderr.contains("element 0 is not a document named by __name__"),
+                "\(unnamed.stderr)")
+    }
 }
