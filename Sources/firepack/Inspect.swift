@@ -128,15 +128,17 @@ struct Inspect: ParsableCommand {
             StandardStreams.writeError(
                 "firepack: \(file): \(damaged - listedProblems) more problem(s) not listed\n")
         }
-        if damaged > 0 {
-            let summary = problemSummary(
-                damaged, missingPlaces: stream?.missingRecordPlaces ?? input.missingRecordPlaces)
-            StandardStreams.writeError("firepack: \(file): \(summary); firepack validate says why\n")
-        }
+        let recordsFound = stream?.recordsFound ?? number + 1
+        let summary = problemSummary(damaged, missingPlaces: stream?.missingRecordPlaces ?? input.missingRecordPlaces)
         if let record {
+            // Damage is what kept the record from being shown when the stream counts it.
             throw CommandFailure(
-                message: "\(file): no record \(record) (the stream has \(stream?.recordsFound ?? number + 1))")
+                message: damaged > 0 && record < recordsFound
+                    ? "\(file): record \(record) is in a damaged part of the stream (\(summary)); firepack validate says why"
+                    : "\(file): no record \(record) (the stream has \(recordsFound))")
         }
+        // What was listed is not all the input holds: the command fails, as `stats` and `schema` do.
+        if damaged > 0 { throw CommandFailure(message: "\(file): \(summary); firepack validate says why") }
     }
 
     /// The next document and its record number (a `.fpks` record's own number; else the count so far).

@@ -58,7 +58,11 @@ struct BlockStreamToolTests {
         let seek = try Tool.run(["inspect", path("damaged.fpks"), "--record", "2999", "--path", "title"])
         #expect(seek.status == 0 && !seek.stderr.contains("damaged"), "\(seek.stderr)")
         let lost = firstOfBlock[offsets[1]]!
+        let inBlock = try Tool.run(["inspect", path("damaged.fpks"), "--record", "1"])
+        #expect(inBlock.status == 1 && inBlock.stderr.contains("record 1 is in a damaged part of the stream"),
+                "\(inBlock.stderr)")
         let listing = try Tool.run(["inspect", path("damaged.fpks")])
+        #expect(listing.status == 1 && listing.stderr.contains("firepack validate says why"), "\(listing.stderr)")
         #expect(listing.text.contains("record 0: damaged at byte \(offsets[0]): CRC-32 mismatch (the block is damaged)"),
                 "\(listing.text.prefix(500))")
         #expect(listing.text.contains("record \(lost): generated-books/"), "the next block's records keep their numbers")
