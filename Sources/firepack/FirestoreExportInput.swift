@@ -129,7 +129,28 @@ final class FirestoreExportInput: DocumentInput {
             ]
         }
         found.sort { key($0).lexicographicallyPrecedes(key($1)) }
+        try checkNumbering(found, in: folder)
         return found.map { (folder as NSString).appendingPathComponent($0.joined(separator: "/")) }
+    }
+
+    /// Refuses an export whose `output-N` files, folder by folder, are not numbered 0, 1, 2 … without a gap: a file
+    /// missing (a download cut short leaves `output-1_.gstmp`, not `output-1`) would otherwise be documents missing
+    /// without a word. `found` is sorted as `outputFiles(at:)` sorts it.
+    static func checkNumbering(_ found: [[String]], in folder: String) throws {
+        var expected = 0
+        var previousFolder: ArraySlice<String>?
+        for components in found {
+            let here = components.dropLast()
+            if here != previousFolder { (expected, previousFolder) = (0, here) }
+            let digits = outputNumber(components.last!)!
+            guard (digits.isEmpty ? 0 : Int(digits)) == expected else {
+                let place = (folder as NSString).appendingPathComponent(here.joined(separator: "/"))
+                throw CommandFailure(
+                    message: "\(place): output-\(expected) is missing (\(components.last!) is there): the files of an "
+                        + "export are numbered from 0 without a gap, so this one is incomplete")
+            }
+            expected += 1
+        }
     }
 }
 

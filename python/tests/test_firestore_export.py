@@ -290,3 +290,21 @@ def test_namespaced_entities_are_refused_not_dropped(firepack_tool, folder):
     result = subprocess.run([firepack_tool, "convert", str(export), str(folder / "ns.fpks")], capture_output=True, text=True)
     assert result.returncode == 1
     assert "record 0" in result.stderr and "namespace 'tenant-a'" in result.stderr
+
+
+def test_a_missing_output_file_is_refused_not_skipped(firepack_tool, folder):
+    # A download cut short leaves `output-1_.gstmp` where `output-1` belongs: its documents must not go missing
+    # without a word, whichever way the export is named.
+    export = build_export(folder, make_entities(60, seed=11), files=3)
+    files = output_files(export)
+    files[1].rename(files[1].with_name(files[1].name + "_.gstmp"))
+    for named in [export, next(export.glob("*.overall_export_metadata"))]:
+        for command in [["convert", str(named), str(folder / "out.fpks")], ["validate", str(named)]]:
+            result = subprocess.run([firepack_tool, *command], capture_output=True, text=True)
+            assert result.returncode == 1, result.stdout + result.stderr
+            assert "output-1 is missing (output-2 is there)" in result.stderr, result.stderr
+    assert not (folder / "out.fpks").exists()
+    # The first file missing is refused too.
+    files[0].unlink()
+    result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
+    assert result.returncode == 1 and "output-0 is missing (output-2 is there)" in result.stderr, result.stderr
