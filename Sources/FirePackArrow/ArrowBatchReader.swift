@@ -103,10 +103,12 @@ public final class ArrowBatchReader {
         fieldsBuilder = ColumnBuilder(ArrowColumn(name: "", type: .map(fields)), path: "")
         fieldsBuilder.skipsUnknownFields = options.columns != nil
         // The batch's columns in the schema's order.
-        var byName: [String: ColumnBuilder] = [:]
-        for child in fieldsBuilder.children { byName[child.column.name] = child }
-        for own in [nameBuilder, createBuilder, updateBuilder] { if let own { byName[own.column.name] = own } }
-        builders = schema.columns.map { byName[$0.name]! }
+        var byName: [FieldName: ColumnBuilder] = [:]
+        for child in fieldsBuilder.children { byName[FieldName(child.column.name)] = child }
+        for own in [nameBuilder, createBuilder, updateBuilder] {
+            if let own { byName[FieldName(own.column.name)] = own }
+        }
+        builders = schema.columns.map { byName[FieldName($0.name)]! }
         allBuilders = [fieldsBuilder] + [nameBuilder, createBuilder, updateBuilder].compactMap { $0 }
     }
 

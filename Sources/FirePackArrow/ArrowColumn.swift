@@ -78,14 +78,14 @@ public struct ArrowDocumentSchema: Hashable, Sendable {
 
     /// Only the columns named in `names`, in the schema's order; a name it does not have throws.
     public func projected(to names: [String]) throws(FirePackError) -> ArrowDocumentSchema {
-        let known = Set(columns.map(\.name))
-        if let unknown = names.first(where: { !known.contains($0) }) {
+        let known = Set(columns.map { FieldName($0.name) })
+        if let unknown = names.first(where: { !known.contains(FieldName($0)) }) {
             throw FirePackError(
                 .invalidValue,
                 "no column \(unknown.debugDescription): the schema has \(columns.map(\.name).joined(separator: ", "))")
         }
-        let wanted = Set(names)
-        return ArrowDocumentSchema(columns: columns.filter { wanted.contains($0.name) })
+        let wanted = Set(names.map(FieldName.init))
+        return ArrowDocumentSchema(columns: columns.filter { wanted.contains(FieldName($0.name)) })
     }
 
     /// Paths of the columns (and nested fields) kept as JSON text.

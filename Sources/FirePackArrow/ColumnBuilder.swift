@@ -97,7 +97,8 @@ final class ColumnBuilder {
     let children: [ColumnBuilder]
     /// A struct's field names, for matching keys.
     let childNames: [[UInt8]]
-    let childIndex: [String: Int]
+    /// Each field's child by its bytes (`FieldName`).
+    let childIndex: [FieldName: Int]
     /// The field names again, in one manually managed buffer (`nameStarts[i] ..< nameStarts[i + 1]`), and the
     /// children as unretained references: matching a key and finding its column then costs no reference counting.
     let nameBytes: UnsafeMutableRawPointer
@@ -169,7 +170,8 @@ final class ColumnBuilder {
         childReferences = .allocate(capacity: max(children.count, 1))
         for (index, child) in children.enumerated() { childReferences[index] = Unmanaged.passUnretained(child) }
         childIndex = Dictionary(
-            names.enumerated().map { (String(decoding: $1, as: UTF8.self), $0) }, uniquingKeysWith: { a, _ in a })
+            names.enumerated().map { (FieldName(String(decoding: $1, as: UTF8.self)), $0) },
+            uniquingKeysWith: { a, _ in a })
         if hasOffsets { values.append(Int32(0)) }
     }
 
@@ -389,7 +391,7 @@ final class ColumnBuilder {
             } else {
                 let name = try reader.checkKey(key)
                 checked = name
-                index = childIndex[name.string]
+                index = childIndex[FieldName(name.string)]
             }
             guard let index else {
                 if skipsUnknownFields || !context.unknownFieldsAreErrors {

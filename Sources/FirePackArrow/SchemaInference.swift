@@ -15,7 +15,8 @@ public final class FieldProfile {
     public private(set) var vectorDimensions: Set<Int> = []
     /// The fields of the maps seen here, in first-seen order.
     public private(set) var fields: [(name: String, profile: FieldProfile)] = []
-    var fieldIndex: [String: Int] = [:]
+    /// Where each field is in `fields`, by its bytes (`FieldName`).
+    var fieldIndex: [FieldName: Int] = [:]
     /// The elements of the arrays seen here.
     public private(set) var element: FieldProfile?
     /// How many maps were seen here: a field first seen later was absent from the earlier ones.
@@ -30,10 +31,10 @@ public final class FieldProfile {
     public var nulls: Int { typeCounts[.null] ?? 0 }
 
     func child(_ name: String) -> FieldProfile {
-        if let index = fieldIndex[name] { return fields[index].profile }
+        if let index = fieldIndex[FieldName(name)] { return fields[index].profile }
         let profile = FieldProfile()
         profile.parentCount = mapCount
-        fieldIndex[name] = fields.count
+        fieldIndex[FieldName(name)] = fields.count
         fields.append((name, profile))
         return profile
     }
@@ -102,7 +103,9 @@ public final class FieldProfile {
         timestampsOutOfRange += other.timestampsOutOfRange
         if vectorDimensions.count <= 8 { vectorDimensions.formUnion(other.vectorDimensions) }
         for (name, profile) in other.fields { child(name).merge(profile) }
-        for (name, profile) in fields where other.fieldIndex[name] == nil { profile.parentCount += other.mapCount }
+        for (name, profile) in fields where other.fieldIndex[FieldName(name)] == nil {
+            profile.parentCount += other.mapCount
+        }
         mapCount += other.mapCount
         if let otherElement = other.element {
             if let element { element.merge(otherElement) } else { element = otherElement }
@@ -149,6 +152,11 @@ public final class FieldProfile {
         case .serverTimestamp:
             return exact("server-timestamp sentinels have no Arrow type: kept as JSON text")
         case .map:
+            if let held = fields.first(where: { $0.name.utf8.contains(0) }) {
+                return exact(
+                    "the key \(held.name.debugDescription) holds a NUL byte, which Arrow's C interface cannot carry in a "
+                        + "name: kept as JSON text")
+            }
             type = .map(
                 fields.map { field in
                     field.profile.column(named: field.name, path: path + "." + field.name, inList: false, notes: &notes)
@@ -238,6 +246,13 @@ public struct DocumentProfile {
         if updateTimes > 0 { columns.append(ArrowColumn(name: ArrowDocumentSchema.updateTimeColumn, type: .timestamp)) }
         let reserved = Set(columns.map(\.name))
         for (name, profile) in fields.fields {
+            guard !name.utf8.contains(0) else {
+                throw FirePackError(
+                    .invalidValue,
+                    "a field is named \(name.debugDescription), which holds a NUL byte: Arrow's C interface ends a "
+                        + "column's name there (rename the field, or read the stream as JSON)",
+                    path: [.key(name)])
+            }
             guard !reserved.contains(name) else {
                 throw FirePackError(
                     .invalidValue,

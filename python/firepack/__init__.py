@@ -4,6 +4,7 @@ Reading decodes each record straight from its bytes into Arrow column buffers in
 batches over through the Arrow C Stream Interface; writing takes Arrow batches the same way. The type mapping, the
 schema rules and the split rule are in Docs/ARROW.md.
 """
+import os
 import warnings
 
 import pyarrow as pa
@@ -52,13 +53,15 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
             if records.step != 1:
                 raise ValueError("records is a range with step 1")
             records = (records.start, records.stop)
-        start, stop = (int(records[0]), int(records[1]))
-        if start < 0 or stop < start:
+        start, stop = (_native.int64("records start", records[0]), _native.int64("records stop", records[1]))
+        if stop < start:
             raise ValueError(f"records ({start}, {stop}) is not a range of record numbers")
         records = (start, stop)
     native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
                                   schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
                                   sampled_schema=sampled_schema, records=records)
+    name = os.fsdecode(path)
+    reaches_end = records is None and (length is None or offset + length >= os.path.getsize(path))
     reader = native.record_batch_reader()
 
     # A thin generator over the native stream (one step per batch, never per value): errors come out as
@@ -67,8 +70,16 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
         try:
             yield from reader
         except (pa.ArrowException, OSError) as error:
-            raise FirePackError(str(error)) from None
+            message = str(error)
+            raise FirePackError(message if name in message else f"{name}: {message}") from None
         report = native.report()
+        # A stream that ends without its close record may have been cut short (an interrupted copy, a writer that
+        # crashed): said by the reader that reaches the end of the file, as `firepack convert` says it.
+        completion = report.get("completion")
+        if isinstance(completion, dict) and "not_closed" in completion and reaches_end:
+            warnings.warn(FirePackWarning(
+                f"{name}: not closed after record {completion['not_closed']} (the writer crashed, was interrupted or "
+                "is still writing): read what it holds"), stacklevel=2)
         if report["problem_count"]:
             if problems is not None:
                 problems.extend(report["problems"])
@@ -120,11 +131,28 @@ def write_table(data, path, *, collection=None, id_prefix=""):
     documents written. Columns of other Arrow types are cast to the mapped ones first (`Docs/ARROW.md`); a type
     with no lossless FirePack form (decimals, durations, maps) raises."""
     reader = _as_reader(data)
+    _refuse_nul_names(reader.schema)
     target = canonical_schema(reader.schema)
     if target != reader.schema:
         source = reader
         reader = pa.RecordBatchReader.from_batches(target, (batch.cast(target) for batch in source))
     return _native.write_stream(reader, path, collection=collection, id_prefix=id_prefix)
+
+
+def _refuse_nul_names(schema):
+    """Arrow's C interface ends a name at its first NUL byte: a field "x\0y" would reach the writer as "x"."""
+    def check(field, path):
+        name = f"{path}.{field.name}" if path else field.name
+        if "\0" in field.name:
+            raise FirePackError(f"the column {name!r} has a NUL byte in its name, which Arrow's C interface cuts short")
+        type_ = field.type
+        if pa.types.is_struct(type_):
+            for index in range(type_.num_fields):
+                check(type_.field(index), name)
+        elif pa.types.is_list(type_) or pa.types.is_large_list(type_) or pa.types.is_fixed_size_list(type_):
+            check(type_.value_field, name)
+    for field in schema:
+        check(field, "")
 
 
 def _as_reader(data):
@@ -139,7 +167,9 @@ def _as_reader(data):
     if hasattr(data, "to_arrow"):
         return _as_reader(data.to_arrow())
     batches = iter(data)
-    first = next(batches)
+    first = next(batches, None)
+    if first is None:
+        raise ValueError("no batches to write: an empty iterable has no schema (give an empty pyarrow.Table instead)")
 
     def chained():
         yield first

@@ -2,6 +2,7 @@
 as C Data / C Stream Interface structs that pyarrow imports and exports; nothing here touches a value."""
 import ctypes
 import json
+import operator
 import os
 from pathlib import Path
 
@@ -81,6 +82,18 @@ def _encode(path) -> bytes:
     return os.fsencode(path)
 
 
+def int64(name, value, minimum=0):
+    """`value` as an int64 the library takes, at least `minimum`: ctypes would wrap a larger one modulo 2^64 without
+    a word (records=(2**64, 2**64 + 3) read records 0 to 2)."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} is an integer, not {type(value).__name__}") from None
+    if not minimum <= number <= 2**63 - 1:
+        raise ValueError(f"{name} is {number}: it must be from {minimum} to 2**63 - 1")
+    return number
+
+
 def _strings(values):
     array = (ctypes.c_char_p * max(len(values), 1))(*[_encode(v) for v in values])
     return ctypes.cast(array, _char_pp), array
@@ -91,6 +104,14 @@ class NativeReader:
 
     def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
                  nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None):
+        # Every argument checked before the schema is exported: a refusal after it would leak the exported schema.
+        offset, batch_size = int64("offset", offset), int64("batch_size", batch_size, 1)
+        length = None if length is None else int64("length", length)
+        sample = None if sample is None else int64("sample", sample)
+        if records is not None:
+            records = (int64("records start", records[0]), int64("records stop", records[1]))
+        if isinstance(columns, (str, bytes)):
+            raise TypeError(f"columns is a list of column names, not the one name {columns!r}")
         error = ctypes.c_void_p()
         names, keep = _strings(columns) if columns is not None else (None, None)
         schema_struct = None
@@ -146,6 +167,7 @@ def infer_schema(paths, sample=None):
 
 def splits(path, target_bytes):
     out, error = ctypes.c_void_p(), ctypes.c_void_p()
+    target_bytes = int64("target_bytes", target_bytes, 1)
     if _lib.firepack_splits(_encode(path), target_bytes, ctypes.byref(out), ctypes.byref(error)) != 0:
         _raise(error)
     return [tuple(pair) for pair in json.loads(_take_string(out.value))]
@@ -153,6 +175,11 @@ def splits(path, target_bytes):
 
 def write_stream(reader, path, collection=None, id_prefix=""):
     """Writes a pyarrow RecordBatchReader (consumed) to a new .fpks; returns the documents written."""
+    # Checked before the stream is exported: a refusal after it would leak the exported stream.
+    if collection is not None and not isinstance(collection, str):
+        raise TypeError(f"collection is a string, not {type(collection).__name__}")
+    if not isinstance(id_prefix, str):
+        raise TypeError(f"id_prefix is a string, not {type(id_prefix).__name__}")
     stream = ArrowArrayStream()
     reader._export_to_c(ctypes.addressof(stream))
     error = ctypes.c_void_p()

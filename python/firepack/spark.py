@@ -24,6 +24,7 @@ native core filling Spark's columnar batches in place:
     df = spark.read.format("io.firepack.spark").load("exports/*.fpks")
 """
 import glob
+import json
 import os
 import uuid
 from dataclasses import dataclass
@@ -158,10 +159,17 @@ class FirePackDataSource(DataSource):
         return "firepack"
 
     def _paths(self):
-        path = self.options.get("path") or self.options.get("paths")
-        if not path:
+        patterns = [self.options["path"]] if self.options.get("path") else []
+        if self.options.get("paths"):
+            # Spark's JSON array of load()'s arguments (load(["a.fpks", "b.fpks"])), as the JVM connector reads it.
+            try:
+                several = json.loads(self.options["paths"])
+            except ValueError:
+                several = [self.options["paths"]]
+            patterns += several if isinstance(several, list) else [str(several)]
+        if not patterns:
             raise firepack.FirePackError("give a path: spark.read.format('firepack').load('exports/*.fpks')")
-        return _files(path)
+        return [file for pattern in patterns for file in _files(pattern)]
 
     def schema(self):
         sample = self.options.get("sample")

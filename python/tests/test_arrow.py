@@ -383,3 +383,101 @@ def test_a_sampled_schema_refuses_nulls_it_did_not_foresee(folder):
     with pytest.raises(FirePackError, match="null value where the sampled schema"):
         firepack.open_stream(path, schema=sampled, sampled_schema=True).read_all()
     assert firepack.read_table(path).column("x").to_pylist()[-1] is None
+
+
+def test_a_stream_cut_at_a_block_boundary_is_said_to_be_cut(events, folder, firepack_tool):
+    # An interrupted copy or a crashed writer leaves whole blocks and no close record: every block checks out, so only
+    # the missing close record tells. The reader that reaches the end of the file says so, as `firepack convert` does;
+    # a closed stream, and ranges that stop short of the end, say nothing.
+    stream = folder / "blocks.fpks"
+    subprocess.run([firepack_tool, "convert", str(events), str(stream), "--block-size", "16384"],
+                   check=True, capture_output=True)
+    data = open(stream, "rb").read()
+    frames = block_frames(data)
+    cut = folder / "cut.fpks"
+    cut.write_bytes(data[:frames[3][0]])
+    for path, expected in [(stream, None), (cut, "not closed after record")]:
+        ranges = [(0, None)] + firepack.splits(path, 20_000)
+        for offset, length in ranges:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                rows = firepack.open_stream(path, offset=offset, length=length).read_all().num_rows
+            said = [str(w.message) for w in caught if issubclass(w.category, FirePackWarning)]
+            at_end = length is None or offset + length >= os.path.getsize(path)
+            if expected and at_end:
+                assert any(expected in message and str(path) in message for message in said), said
+            else:
+                assert not said, (offset, length, said)
+        if expected:
+            assert 0 < firepack.read_table(path).num_rows < len(source_documents(events))
+
+
+def test_numbers_past_int64_are_refused_not_wrapped(events, folder):
+    # ctypes wraps an int64 argument modulo 2^64 without a word: 2^64 + 3 would read as 3.
+    table = firepack.read_table(events, records=(0, 3))
+    assert table.num_rows == 3
+    for bad in [dict(records=(2**64, 2**64 + 3)), dict(records=(5, 5 + 2**64)), dict(offset=2**64),
+                dict(length=-1), dict(batch_size=2**64 + 1), dict(batch_size=0), dict(sample=2**64)]:
+        with pytest.raises(ValueError, match=r"2\*\*63 - 1"):
+            firepack.read_table(events, **bad)
+    with pytest.raises(ValueError):
+        firepack.splits(events, 2**64 + 1)
+    with pytest.raises(TypeError, match="list of column names"):
+        firepack.read_table(events, columns="type")
+    with pytest.raises(TypeError):
+        firepack.read_table(events, offset=1.5)
+    with pytest.raises(ValueError, match="no batches"):
+        firepack.write_table([], folder / "empty.fpks")
+    with pytest.raises(TypeError, match="collection is a string"):
+        firepack.write_table(table, folder / "x.fpks", collection=123)
+    assert not (folder / "empty.fpks").exists() and not (folder / "x.fpks").exists()
+
+
+def test_damage_errors_name_the_file(events, folder):
+    data = bytearray(open(events, "rb").read())
+    data[len(data) // 2] ^= 0x40
+    path = folder / "flipped.fpks"
+    path.write_bytes(bytes(data))
+    with pytest.raises(FirePackError) as raised:
+        firepack.read_table(path)
+    assert str(path) in str(raised.value)
+
+
+def test_canonically_equivalent_keys_stay_two_columns(folder):
+    # FirePack compares keys byte for byte: "a" + combining acute and the precomposed "á" are two fields, in two
+    # columns (a String-keyed lookup merged them, renaming one document's key, and failed when a map held both).
+    decomposed, precomposed = "a\u0301", "\u00e1"
+    table = pa.table({"__name__": ["c/1", "c/2", "c/3"],
+                      decomposed: pa.array([1, None, 5], pa.int64()), precomposed: pa.array([None, 2, 6], pa.int64())})
+    path = folder / "keys.fpks"
+    assert firepack.write_table(table, path) == 3
+    back = firepack.read_table(path)
+    names = [name.encode() for name in back.schema.names]
+    assert decomposed.encode() in names and precomposed.encode() in names
+    rows = {row["__name__"]: row for row in back.to_pylist()}
+    assert rows["c/1"][decomposed] == 1 and rows["c/1"][precomposed] is None
+    assert rows["c/2"][precomposed] == 2 and rows["c/2"][decomposed] is None
+    assert rows["c/3"][decomposed] == 5 and rows["c/3"][precomposed] == 6
+    assert firepack.read_table(path, columns=["__name__", precomposed]).column(precomposed).to_pylist() == [None, 2, 6]
+
+
+def test_a_nul_in_a_key_is_never_cut_short(folder, firepack_tool):
+    # Arrow's C interface carries names as C strings: "x\0y" would arrive as "x", beside a real "x".
+    lines = folder / "nul.jsonl"
+    lines.write_text(json.dumps({"__name__": "c/1", "x\u0000y": 1, "x": 2, "m": {"k\u0000": 3}, "n": {"k": 4}}) + "\n")
+    stream = folder / "nul.fpks"
+    subprocess.run([firepack_tool, "convert", str(lines), str(stream)], check=True, capture_output=True)
+    with pytest.raises(FirePackError, match="NUL byte"):
+        firepack.read_table(stream)
+    nested = folder / "nested.jsonl"
+    nested.write_text(json.dumps({"__name__": "c/1", "x": 2, "m": {"k\u0000": 3}, "n": {"k": 4}}) + "\n")
+    subprocess.run([firepack_tool, "convert", str(nested), str(stream)], check=True, capture_output=True)
+    table = firepack.read_table(stream)
+    assert table.schema.field("m").metadata[b"firepack.type"] == b"value"   # the map kept whole, as JSON text
+    assert json.loads(table.column("m")[0].as_py()) == {"k\u0000": 3}
+    assert table.column("n")[0].as_py() == {"k": 4}
+    with pytest.raises(FirePackError, match="NUL byte"):
+        firepack.write_table(pa.table({"__name__": ["c/1"], "x\u0000y": [1]}), folder / "out.fpks")
+    with pytest.raises(FirePackError, match="NUL byte"):
+        firepack.write_table(pa.table({"__name__": ["c/1"], "s": pa.array([{"k\u0000": 1}])}), folder / "out.fpks")
+    assert not (folder / "out.fpks").exists()

@@ -32,6 +32,9 @@ def test_spark_reads_every_record_once_across_cut_partitions(spark, events, orde
     both = spark.read.format("firepack").option("timestampPrecision", "truncate").load(str(events.parent / "*-3000.fpks"))
     assert set(both.columns) >= {"__name__", "type", "side", "price"}
     assert both.count() == expected.num_rows + firepack.read_table(orders).num_rows
+    # Two files by name, as load() takes a list (Spark passes them as a JSON array).
+    listed = spark.read.format("firepack").option("timestampPrecision", "truncate").load([str(events), str(orders)])
+    assert listed.count() == both.count()
 
 
 def test_spark_partition_size_follows_the_session_setting(spark, events):
