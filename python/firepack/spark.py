@@ -180,7 +180,7 @@ class FirePackDataSource(DataSource):
         return FirePackSparkReader(self._paths(), schema, self.options, self.partition_bytes)
 
     def writer(self, schema, overwrite):
-        return FirePackSparkWriter(self.options, overwrite)
+        return FirePackSparkWriter(self.options, overwrite, schema)
 
 
 @dataclass
@@ -228,13 +228,17 @@ class WrittenFiles(WriterCommitMessage):
 
 
 class FirePackSparkWriter(DataSourceArrowWriter):
-    def __init__(self, options, overwrite):
+    def __init__(self, options, overwrite, schema=None):
         self.folder = options.get("path")
         if not self.folder:
             raise firepack.FirePackError("give an output folder: df.write.format('firepack').save('out/')")
         self.collection = options.get("collection")
         self.overwrite = overwrite
         self.job = uuid.uuid4().hex[:12]
+        # The FirePack types the DataFrame's columns stand for, their marks read back from Spark's field metadata
+        # (`spark_schema`): Spark's own batches carry none, and would write a reference as a string, a geopoint as
+        # a map, a vector as an array, JSON text as a string.
+        self.target = arrow_schema(schema) if schema is not None else None
 
     def write(self, iterator):
         from pyspark import TaskContext
@@ -251,7 +255,11 @@ class FirePackSparkWriter(DataSourceArrowWriter):
             yield first
             yield from batches
 
-        firepack.write_table(pa.RecordBatchReader.from_batches(first.schema, chained()), path,
+        schema, source = first.schema, chained()
+        if self.target is not None and self.target.names == first.schema.names:
+            schema, types = self.target, pa.schema([field.remove_metadata() for field in self.target])
+            source = (pa.RecordBatch.from_arrays(batch.cast(types).columns, schema=schema) for batch in source)
+        firepack.write_table(pa.RecordBatchReader.from_batches(schema, source), path,
                              collection=self.collection, id_prefix=f"{self.job}-{task}-")
         return WrittenFiles([path])
 

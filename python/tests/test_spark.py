@@ -77,3 +77,21 @@ def test_spark_writes_documents(spark, orders, tmp_path, firepack_tool):
         return dict(zip(table.column("__name__").to_pylist(), table.column("placedAt").cast(pa.int64()).to_pylist()))
     written, source = nanoseconds(back), nanoseconds(expected)
     assert all(written[name] == value - value % 1000 for name, value in source.items())
+
+
+def test_spark_writes_back_the_firepack_types_it_read(spark, events, tmp_path):
+    # References, geopoints, vectors and fields kept as JSON text are Spark strings, structs and arrays; their marks
+    # travel in the fields' Spark metadata and come back on writing, so a round trip through Spark keeps every type.
+    frame = spark.read.format("firepack").option("timestampPrecision", "truncate").load(str(events))
+    output = tmp_path / "out"
+    frame.write.format("firepack").mode("overwrite").save(str(output))
+    parts = [str(part) for part in sorted(output.glob("part-*.fpks"))]
+
+    def types(report):
+        return {field["path"]: sorted(field["types"]) for field in report["fields"]}
+
+    source, written = types(firepack.schema_report(events)), types(firepack.schema_report(parts))
+    assert written == source
+    assert any(kinds == ["reference"] for kinds in source.values()), source
+    assert any("geoPoint" in kinds or "geopoint" in kinds for kinds in source.values()), source
+    assert any("vector" in kinds for kinds in source.values()), source

@@ -438,7 +438,12 @@ extension FirePackValueReader {
     ) throws -> [Element] {
         var elements: [Element] = []
         if header.count == 0 { return elements }
-        elements.reserveCapacity(header.count)
+        // Reserved for the count, up to 16 bytes per byte of the array's encoding: an element takes a byte at least
+        // (a null), so a count backed by its bytes could otherwise ask for its count × the element's size — 16 GB
+        // for 16 MB of nulls read as a model of a kilobyte — before the first element is read. Past that, appending
+        // grows the array as the elements prove to be there.
+        let backed = (header.end &- header.bodyStart) &* 16 / Swift.max(1, MemoryLayout<Element>.stride)
+        elements.reserveCapacity(Swift.min(header.count, Swift.max(16, backed)))
         if header.isPacked {
             let reader = packedElementReader(for: header)
             for index in 0..<header.count {
