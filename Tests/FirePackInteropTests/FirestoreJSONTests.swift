@@ -90,6 +90,19 @@ struct FirestoreJSONTests {
         }
     }
 
+    /// REST JSON's "NaN" is one NaN: a NaN of other bits (a payload, a sign) is refused, naming its path, not
+    /// written as "NaN" and lost; in a vector too.
+    @Test func aNaNWithAPayloadIsRefusedNotLost() throws {
+        let payload = Double(bitPattern: 0x7FF8_0000_0000_0001), negative = -Double.nan
+        for (value, path) in [(Value.map(["d": .double(payload)]), "d"), (["v": .vector(VectorValue([1, negative]))], "v"),
+                              (["a": [1, .double(payload)]], "a")] {
+            let error = #expect(throws: FirePackError.self, "\(value)") { try value.firestoreJSONBytes() }
+            #expect(error?.message.contains("cannot hold") == true, "\(String(describing: error))")
+            #expect(error?.path.first == .key(path), "\(String(describing: error))")
+        }
+        #expect(try text(.double(.nan)) == #"{"doubleValue":"NaN"}"#)
+    }
+
     @Test("corpus files round-trip through REST JSON", arguments: CorpusFiles.names)
     func corpusRoundTrip(name: String) throws {
         guard CorpusFiles.isAvailable else { print(CorpusFiles.skipMessage); return }

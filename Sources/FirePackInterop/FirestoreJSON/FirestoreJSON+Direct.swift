@@ -237,6 +237,14 @@ extension JSONTextWriter {
             writeInteger(integer)
             append(#""}"#)
         case .double(let double):
+            // "NaN" is one NaN: another's bits (a payload, a sign) would be lost without a word.
+            if double.isNaN && double.bitPattern != Double.nan.bitPattern {
+                throw FirePackError(
+                    .invalidValue,
+                    "a NaN of bits 0x\(String(double.bitPattern, radix: 16, uppercase: true)), which Firestore REST "
+                        + "JSON's \"NaN\" cannot hold (FirePack's JSON and Firestore protobuf keep its bits)",
+                    path: path)
+            }
             append(#"{"doubleValue":"#)
             if double.isNaN {
                 append(#""NaN""#)
