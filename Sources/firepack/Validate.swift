@@ -65,6 +65,8 @@ struct Validate: ParsableCommand {
         }
         if inPlace && repair == nil { throw ValidationError("--in-place goes with --repair") }
         if maxProblems < 0 { throw ValidationError("--max-problems takes 0 or more") }
+        // As the readers take it: a depth of at least 1, at most 1,000 (Docs/FORMAT.md §6).
+        if !(1...1_000).contains(maxDepth) { throw ValidationError("--max-depth takes 1 to 1000, not \(maxDepth)") }
     }
 
     func run() throws {
@@ -145,8 +147,20 @@ struct Validate: ParsableCommand {
                 let input = try format.documentInput(source, file: file, naming: naming)
                 let lines = input as? JSONLinesReader
                 var generated = 0
+                // Each document as a stream's writer writes it: what `convert` would refuse (nested past the depth
+                // limit, a container past the element limit), this reports.
+                let writer = FirePackWriter(options: .init(limits: limits))
                 while let document = try input.next() {
                     documents += 1
+                    document.write(to: writer)
+                    if let violation = writer.limitViolation {
+                        let name = lines.map { "line \($0.lineNumber)" } ?? "record \(documents - 1)"
+                        // The message without its offset, which counts in the document's FirePack bytes, not the input.
+                        problems.add(
+                            kind: "past the reader limits",
+                            "\(name) (\(document.reference.path)): \(violation.code): \(violation.message)")
+                    }
+                    writer.clear()
                     // Named by line: a generated document ID would change from run to run (and never repeats).
                     if naming.generatedCount == generated {
                         paths.check(

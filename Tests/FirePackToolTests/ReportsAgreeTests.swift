@@ -43,6 +43,22 @@ struct ReportsAgreeTests {
         }
     }
 
+    /// `validate` of a JSON-type stream reports what `convert` would refuse: a document nested past the readers'
+    /// depth limit, by line; `--max-depth` takes what readers take.
+    @Test func validateRefusesWhatConvertRefuses() throws {
+        let deep = #"{"__name__":"c/1","a":"# + String(repeating: #"{"x":"#, count: 99) + "1" + String(repeating: "}", count: 99) + "}"
+        try Data((#"{"__name__":"c/0","a":1}"# + "\n" + deep + "\n").utf8).write(to: URL(fileURLWithPath: path("deep.jsonl")))
+        let convert = try Tool.run(["convert", path("deep.jsonl"), path("deep.fpks")])
+        #expect(convert.status == 1 && convert.stderr.contains("depthLimitExceeded"), "\(convert.stderr)")
+        let validate = try Tool.run(["validate", path("deep.jsonl")])
+        #expect(validate.status == 1 && validate.stderr.contains("line 2 (c/1): depthLimitExceeded"), "\(validate.stderr)")
+        let deeper = try Tool.run(["validate", path("deep.jsonl"), "--max-depth", "120"])
+        #expect(deeper.status == 0, "\(deeper.stderr)")
+        for bad in ["0", "-1", "1001"] {
+            #expect(try Tool.run(["validate", path("deep.jsonl"), "--max-depth", bad]).status == 2, "\(bad)")
+        }
+    }
+
     @Test func everyCommandNumbersAndReportsTheDamagedRecordAlike() throws {
         let stream = try damagedStream()
         let validate = try Tool.run(["validate", stream])
