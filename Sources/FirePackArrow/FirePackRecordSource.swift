@@ -74,7 +74,20 @@ final class FirePackRecordSource {
     static func open(path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode) throws
         -> FirePackRecordSource
     {
-        let head = try readPrefix(FileSource(path: path), count: 6)
+        // A pipe (`<(…)`, a FIFO) can be read once: its first bytes are put back in front of the rest, and it is
+        // read whole, as one range. A regular file is opened again for the reader that fits it.
+        let opened = try FileSource(path: path)
+        let head = try readPrefix(opened, count: 6)
+        if !Self.isRegularFile(path) {
+            guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil) }
+            let whole = PrefixedSource(head, then: opened)
+            if head.starts(with: [0x89, 0x46, 0x50, 0x4B]) {
+                let bytes = try readAll(whole, limit: DocumentStreamFormat.defaultMaxRecordLength + 5)
+                return FirePackRecordSource(path: path, stream: nil, fileRecords: try fileRecords(bytes, path: path))
+            }
+            let source: ByteSource = head.starts(with: [0x1F, 0x8B]) ? try GzipSource(whole) : whole
+            return FirePackRecordSource(path: path, stream: try DocumentStreamReader(source: source, mode: mode))
+        }
         if head.starts(with: [0x1F, 0x8B]) {
             // The one range `splits` gives such a file, [0, size), is the whole file; any other cannot be read.
             guard offset == 0, length.map({ $0 >= (fileSize(path) ?? .max) }) ?? true else {
@@ -94,6 +107,12 @@ final class FirePackRecordSource {
         return FirePackRecordSource(
             path: path,
             stream: try DocumentStreamReader.reading(path: path, offset: offset, length: length, mode: mode))
+    }
+
+    /// Whether `path` names a regular file (not a pipe or a device).
+    static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(SystemPath.bytes(path), &status) == 0 && status.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
     }
 
     /// The documents of the `.fpk` file `bytes` (any version readers take): its value when that is one document

@@ -87,6 +87,9 @@ final class FirestoreExportInput: DocumentInput {
         return fileType(path) == S_IFDIR
     }
 
+    /// Whether `path` names a regular file (not a pipe, a device, a folder).
+    static func isRegularFile(_ path: String) -> Bool { fileType(path) == S_IFREG }
+
     /// The type bits of what `path` names (`S_IFDIR`, `S_IFREG`, …), or nil when nothing is there.
     static func fileType(_ path: String) -> mode_t? {
         var status = stat()

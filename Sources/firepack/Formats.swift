@@ -171,7 +171,19 @@ enum Files {
         format == .firestoreExport ? EmptySource() : try source(path, gzip: gzip)
     }
 
+    /// A source already opened to tell its format (`InputOptions.format()`), its first bytes put back, handed to
+    /// the next `source(path, gzip:)` of the same input instead of opening it again. One command reads one input,
+    /// on one thread.
+    nonisolated(unsafe) private static var kept: (path: String, gzip: Bool, source: ByteSource)?
+
+    /// Keeps `source` (decompressed when `gzip`) for the next `source(path, gzip:)`.
+    static func keep(_ source: ByteSource, for path: String, gzip: Bool) { kept = (path, gzip, source) }
+
     static func source(_ path: String, gzip: Bool) throws -> ByteSource {
+        if let kept, kept.path == path, kept.gzip == gzip {
+            Self.kept = nil
+            return kept.source
+        }
         let raw: ByteSource
         do { raw = path == "-" ? FileSource(descriptor: 0) : try FileSource(path: path) } catch let error
             as FirePackError

@@ -9,10 +9,13 @@ struct InputOptions: ParsableArguments {
     @Option(help: "The input format (default: from the file's name, else its first bytes); add .gz for gzip.")
     var from: FormatChoice?
 
-    /// The format and whether the file is gzip-compressed: from `--from`, the name, or a file's magic bytes.
+    /// The format and whether the file is gzip-compressed: from `--from`, the name, or the input's magic bytes. The
+    /// bytes read to tell are kept with the source they came from (`Files.keep`), so that an input read once — a
+    /// pipe, `<(…)`, standard input — is read whole by the command, not opened again past them.
     func format() throws -> (FileFormat, gzip: Bool) {
         if let resolved = FileFormat.resolveInput(from, path: file) { return resolved }
-        if file != "-", let (_, format, gzip) = try FormatSniffer.sniff(Files.source(file, gzip: false)) {
+        if let (restored, format, gzip) = try FormatSniffer.sniff(Files.source(file, gzip: false)) {
+            Files.keep(restored, for: file, gzip: gzip)
             return (format, gzip)
         }
         throw FileFormat.unknownFormat(path: file, role: "input")

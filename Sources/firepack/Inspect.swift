@@ -66,7 +66,8 @@ struct Inspect: ParsableCommand {
     /// each damaged record is listed in its place.
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
         let input: DocumentInput
-        if format == .fpks, !gzip, let record, file != "-" {
+        // A regular file only: a pipe cannot be entered by its index (and its first bytes are already read).
+        if format == .fpks, !gzip, let record, file != "-", FirestoreExportInput.isRegularFile(file) {
             // A closed version-3 stream's index finds the record's block: one block read, not the stream.
             do {
                 input = StreamInput(try DocumentStreamReader.reading(path: file, fromRecord: record), file: file)

@@ -36,7 +36,8 @@ struct Schema: ParsableCommand {
         let profile: DocumentProfile
         let lines: [FieldReport]
         do {
-            profile = try DocumentProfile.of(paths: files, sample: sample)
+            // `-` is standard input, read once (`FirePackRecordSource` reads what is not a regular file so).
+            profile = try DocumentProfile.of(paths: files.map { $0 == "-" ? "/dev/stdin" : $0 }, sample: sample)
             lines = try profile.report()
         } catch let error as FirePackError {
             throw CommandFailure.data(files.count == 1 ? files[0] : files.joined(separator: ", "), error)

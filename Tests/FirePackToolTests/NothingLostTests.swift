@@ -332,4 +332,23 @@ struct NothingLostTests {
         let unknown = try Tool.run(["convert", "-", "-", "--to", "json"], stdin: Array("{}".utf8))
         #expect(unknown.status == 2 && unknown.stderr.contains("--from"))
     }
+
+    /// Every command that reads one input tells a pipe's format from its first bytes and then reads those bytes
+    /// too: the pipe is read once (validate, inspect and stats read it again past them; schema opened it twice).
+    @Test func everyReaderTakesAPipeByItsFirstBytes() throws {
+        let stream = try [UInt8](Data(contentsOf: Tool.repository.appendingPathComponent("Fixtures/books.fpks")))
+        let gzipped = try Tool.run(["convert", "-", "-", "--to", "fpks.gz"], stdin: stream).stdout
+        for (input, name) in [(stream, "fpks"), (gzipped, "fpks.gz")] {
+            let validate = try Tool.run(["validate", "-"], stdin: input)
+            #expect(validate.status == 0 && validate.text.contains("5 document(s), closed"), "\(name): \(validate.stderr)")
+            let inspect = try Tool.run(["inspect", "-"], stdin: input)
+            #expect(inspect.status == 0 && inspect.text.split(separator: "\n").count == 5, "\(name): \(inspect.stderr)")
+            let record = try Tool.run(["inspect", "-", "--record", "3", "--path", "title"], stdin: input)
+            #expect(record.status == 0 && !record.text.isEmpty, "\(name): \(record.stderr)")
+            let stats = try Tool.run(["stats", "-"], stdin: input)
+            #expect(stats.status == 0 && stats.text.contains("5 documents"), "\(name): \(stats.stderr)")
+            let schema = try Tool.run(["schema", "-"], stdin: input)
+            #expect(schema.status == 0 && schema.text.contains(": 5 documents"), "\(name): \(schema.stderr)")
+        }
+    }
 }
