@@ -217,9 +217,10 @@ class FirePackSparkReader(DataSourceReader):
             try:
                 yield batch.cast(self.spark_schema, safe=not truncate)
             except pa.ArrowInvalid as error:
-                raise firepack.FirePackError(
-                    f"{partition.path}: {error}: Spark holds timestamps in microseconds; read with "
-                    ".option('timestampPrecision', 'truncate') to drop the nanoseconds") from None
+                # The advice only where it applies: a timestamp whose nanoseconds the cast would drop.
+                advice = ("; Spark holds timestamps in microseconds: read with .option('timestampPrecision', "
+                          "'truncate') to drop the nanoseconds") if "timestamp" in str(error).lower() else ""
+                raise firepack.FirePackError(f"{partition.path}: {error}{advice}") from None
 
 
 @dataclass
@@ -268,7 +269,8 @@ class FirePackSparkWriter(DataSourceArrowWriter):
             keep = {path for message in messages if message for path in message.paths}
             for name in os.listdir(self.folder):
                 path = os.path.join(self.folder, name)
-                if name.endswith(".fpks") and path not in keep:
+                # Every file a later load(folder) would read, not only this writer's kind.
+                if name.endswith((".fpks", ".fpks.gz", ".fpk")) and path not in keep:
                     os.remove(path)
 
     def abort(self, messages):

@@ -84,7 +84,13 @@ def test_spark_writes_back_the_firepack_types_it_read(spark, events, tmp_path):
     # travel in the fields' Spark metadata and come back on writing, so a round trip through Spark keeps every type.
     frame = spark.read.format("firepack").option("timestampPrecision", "truncate").load(str(events))
     output = tmp_path / "out"
+    # Files an earlier job left there, of each kind load(folder) reads, and one it does not: overwrite removes the
+    # first, which would otherwise be read with the new ones, and keeps the other.
+    output.mkdir()
+    for stale in ["old.fpks", "old.fpks.gz", "old.fpk", "notes.txt"]:
+        (output / stale).write_bytes(b"stale")
     frame.write.format("firepack").mode("overwrite").save(str(output))
+    assert sorted(p.name for p in output.iterdir() if not p.name.startswith("part-")) == ["notes.txt"]
     parts = [str(part) for part in sorted(output.glob("part-*.fpks"))]
 
     def types(report):
