@@ -14,6 +14,8 @@ public final class GzipSource: ByteSource {
     var finished = false
     /// Whether a gzip member has ended (so input may cleanly end before another begins).
     var memberEnded = false
+    /// The compressed bytes of the members before the current one, so that an error's offset is the input's.
+    var membersBefore = 0
 
     /// Decompresses `upstream`.
     public init(_ upstream: ByteSource) throws {
@@ -44,6 +46,8 @@ public final class GzipSource: ByteSource {
                 case Z_STREAM_END:
                     // Another gzip member may follow.
                     if stream.avail_in > 0 || !inputEnded {
+                        // `inflateReset` sets `total_in` back to 0: the members before count toward error offsets.
+                        membersBefore += Int(stream.total_in)
                         inflateReset(&stream)
                         memberEnded = true
                     } else {
@@ -59,11 +63,13 @@ public final class GzipSource: ByteSource {
                             return 0
                         }
                         throw FirePackError(
-                            .truncated, offset: Int(stream.total_in), "gzip data ends before its end marker")
+                            .truncated, offset: membersBefore + Int(stream.total_in),
+                            "gzip data ends before its end marker")
                     }
                 default:
                     let message = stream.msg.map { String(cString: $0) } ?? "status \(status)"
-                    throw FirePackError(.invalidValue, offset: Int(stream.total_in), "corrupt gzip data: \(message)")
+                    throw FirePackError(
+                        .invalidValue, offset: membersBefore + Int(stream.total_in), "corrupt gzip data: \(message)")
                 }
             }
         }

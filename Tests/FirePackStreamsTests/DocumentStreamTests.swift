@@ -229,6 +229,21 @@ struct GzipTests {
         #expect(throws: FirePackError.self) { try FirePackStreams.readAll(GzipSource(MemorySource(Array(memory.bytes.dropLast(20))))) }
         #expect(throws: FirePackError.self) { try FirePackStreams.readAll(GzipSource(MemorySource([0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFF, 0xFF]))) }
     }
+
+    /// An error in a later member is at its offset in the input, not in its member (zlib counts from each member).
+    @Test func errorsInALaterMemberAreAtTheirOffsetInTheInput() throws {
+        let memory = MemorySink()
+        let sink = try GzipSink(memory)
+        try Array(repeating: UInt8(7), count: 5_000).withUnsafeBytes { try sink.write($0) }
+        try sink.finish()
+        let member = memory.bytes
+        for (input, offset) in [(member + member + [0x58, 0x59, 0x5A], 2 * member.count + 2),
+                                (member + Array(member.dropLast(4)), member.count + member.count - 4)] {
+            let error = #expect(throws: FirePackError.self) { try FirePackStreams.readAll(GzipSource(MemorySource(input))) }
+            #expect(error?.offset.map { abs($0 - offset) <= 2 } == true, "\(String(describing: error)), near \(offset)")
+            #expect((error?.offset ?? 0) > member.count, "past the first member: \(String(describing: error))")
+        }
+    }
 }
 
 
