@@ -79,19 +79,19 @@ struct Convert: ParsableCommand {
     var pretty = false
 
     @Option(help: "fpks output: how each block is compressed: zstd (default), deflate or none.")
-    var codec: String = "zstd"
+    var codec: String?
 
     @Option(
         help: "fpks output: the stream version, 3 (blocks, an index; default) or 2 for readers that have not upgraded.")
-    var streamVersion: UInt8 = 3
+    var streamVersion: UInt8?
 
     @Option(
         help:
             "fpk output: the format version, 3 (default) or 1 for readers that predate version 3 (no decimal doubles).")
-    var fpkVersion: Int = 3
+    var fpkVersion: Int?
 
     @Option(help: "fpks output: the documents' bytes at which a block is closed (default 1048576).")
-    var blockSize: Int = DocumentStreamFormat.defaultBlockSize
+    var blockSize: Int?
 
     @Flag(help: "Plain, lossy JSON (RFC 3339 strings, {latitude, longitude}, base64) instead of reversible markers.")
     var plain = false
@@ -110,20 +110,32 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         _ = try resolveTime()
-        guard BlockCodec(name: codec) != nil else { throw ValidationError("--codec is zstd, deflate or none") }
-        guard DocumentStreamFormat.writableVersions.contains(streamVersion) else {
+        if let codec, BlockCodec(name: codec) == nil { throw ValidationError("--codec is zstd, deflate or none") }
+        if let streamVersion, !DocumentStreamFormat.writableVersions.contains(streamVersion) {
             throw ValidationError("--stream-version is 3 or 2")
         }
-        guard fpkVersion == 1 || fpkVersion == 3 else { throw ValidationError("--fpk-version is 3 or 1") }
-        if streamVersion < 3 && codec != "zstd" {
-            throw ValidationError("--codec applies to version-3 streams (version 2 has no blocks)")
+        if let fpkVersion, fpkVersion != 1 && fpkVersion != 3 { throw ValidationError("--fpk-version is 3 or 1") }
+        // Options of version-3 blocks, given for a version-2 stream, would be dropped without a word.
+        if (streamVersion ?? 3) < 3 && (codec != nil || blockSize != nil) {
+            throw ValidationError("--codec and --block-size apply to version-3 streams (version 2 has no blocks)")
         }
-        guard blockSize > 0 && blockSize <= DocumentStreamFormat.defaultMaxRecordLength / 2 else {
+        if let blockSize, blockSize <= 0 || blockSize > DocumentStreamFormat.defaultMaxRecordLength / 2 {
             throw ValidationError("--block-size is between 1 and \(DocumentStreamFormat.defaultMaxRecordLength / 2)")
         }
         if generateMissingIds && idField == nil { throw ValidationError("--generate-missing-ids needs --id-field") }
         guard threads >= 1 else { throw ValidationError("--threads takes 1 or more") }
         if keepIdField && idField == nil { throw ValidationError("--keep-id-field needs --id-field") }
+    }
+
+    /// Refuses (a usage error) an output option the output format does not use: it would be dropped without a word.
+    func refuseOptionsNotApplying(to format: FileFormat) throws {
+        let given = [
+            ("--codec", codec != nil, FileFormat.fpks), ("--block-size", blockSize != nil, .fpks),
+            ("--stream-version", streamVersion != nil, .fpks), ("--fpk-version", fpkVersion != nil, .fpk),
+        ]
+        for (option, isGiven, applies) in given where isGiven && format != applies {
+            throw CommandFailure.usage("\(option) applies to \(applies.rawValue) output, not \(format.rawValue)")
+        }
     }
 
     func run() throws {
@@ -133,6 +145,7 @@ struct Convert: ParsableCommand {
             throw CommandFailure.usage(
                 "firestore-export is read, not written: convert to fpks, jsonl, firestore-json or firestore-proto")
         }
+        try refuseOptionsNotApplying(to: outputFormat)
         try Files.refuseOverwriting(input: input, with: output, option: "output", inPlace: inPlace)
         let time = try resolveTime()
         let counter = CountingSource(try Files.source(input, gzip: false, format: explicitInput?.0))
@@ -165,7 +178,7 @@ struct Convert: ParsableCommand {
                     value, to: sink,
                     options: DocumentOutputOptions(
                         naming: naming, deterministic: deterministic,
-                        pretty: pretty, plain: plain, singleDocument: false, fpkVersion: fpkVersion))
+                        pretty: pretty, plain: plain, singleDocument: false, fpkVersion: fpkVersion ?? 3))
                 progress.summary(records: 1, written: outputCounter.count, generatedIDs: 0, to: output)
                 return
             }
@@ -185,8 +198,9 @@ struct Convert: ParsableCommand {
                 sink,
                 options: DocumentOutputOptions(
                     naming: naming, deterministic: deterministic, pretty: pretty, plain: plain,
-                    singleDocument: singleObject, fpkVersion: fpkVersion, streamVersion: streamVersion,
-                    codec: BlockCodec(name: codec)!, blockSize: blockSize))
+                    singleDocument: singleObject, fpkVersion: fpkVersion ?? 3, streamVersion: streamVersion ?? 3,
+                    codec: BlockCodec(name: codec ?? "zstd")!,
+                    blockSize: blockSize ?? DocumentStreamFormat.defaultBlockSize))
             // One record per step, by the library's conversion: JSON lines into a stream and a stream into JSON
             // lines take their direct paths (no tree; see BENCHMARKS.md); repeated paths and, for Firestore's own
             // formats, Firestore's limits are noted on the way.

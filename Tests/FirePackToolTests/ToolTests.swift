@@ -115,6 +115,25 @@ struct ToolTests {
         }
     }
 
+    /// An output option the output does not use is refused, not dropped without a word.
+    @Test func outputOptionsThatDoNotApplyAreRefused() throws {
+        for (arguments, message) in [
+            (["--to", "jsonl", "--codec", "none"], "--codec applies to fpks output, not jsonl"),
+            (["--to", "json", "--block-size", "4096"], "--block-size applies to fpks output, not json"),
+            (["--to", "fpks", "--fpk-version", "1"], "--fpk-version applies to fpk output, not fpks"),
+            (["--to", "fpk", "--stream-version", "2"], "--stream-version applies to fpks output, not fpk"),
+            (["--to", "fpks", "--stream-version", "2", "--block-size", "100"], "apply to version-3 streams"),
+        ] {
+            let result = try Tool.run(["convert", "Fixtures/books.fpks", "-"] + arguments)
+            #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        for arguments in [["--to", "fpks", "--codec", "none", "--block-size", "4096"], ["--to", "fpk", "--fpk-version", "1"],
+                          ["--to", "fpks", "--stream-version", "2"]] {
+            let result = try Tool.run(["convert", "Fixtures/books.fpks", "-"] + arguments)
+            #expect(result.status == 0 && !result.stdout.isEmpty, "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// JSON lines into a stream take the direct path (no tree); `--resolve-server-timestamps` forces the tree path,
     /// which must write the same bytes when no line holds a server timestamp, and report the same errors.
     @Test func jsonLinesToAStreamWriteWhatTheTreePathWrites() throws {
