@@ -131,7 +131,7 @@ struct Convert: ParsableCommand {
     func refuseOptionsNotApplying(to format: FileFormat) throws {
         let given = [
             ("--codec", codec != nil, FileFormat.fpks), ("--block-size", blockSize != nil, .fpks),
-            ("--stream-version", streamVersion != nil, .fpks), ("--fpk-version", fpkVersion != nil, .fpk),
+            ("--stream-version", streamVersion != nil, .fpks), ("--fpk-version", fpkVersion != nil, .fpk)
         ]
         for (option, isGiven, applies) in given where isGiven && format != applies {
             throw CommandFailure.usage("\(option) applies to \(applies.rawValue) output, not \(format.rawValue)")
