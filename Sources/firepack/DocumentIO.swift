@@ -162,7 +162,7 @@ extension FileFormat {
 
     /// Writes one whole value in this single-value format (fpk, or json for every other format) and finishes the sink.
     func write(_ value: Value, to sink: ByteSink, options: DocumentOutputOptions) throws {
-        let bytes = encode(
+        let bytes = try encode(
             value, deterministic: options.deterministic, pretty: options.pretty, plain: options.plain,
             fpkVersion: options.fpkVersion)
         try bytes.withUnsafeBytes { try sink.write($0) }

@@ -149,11 +149,13 @@ extension FileFormat {
 
     /// Encodes a value as a whole single-value file (fpk, in format version `fpkVersion`, or json for every other
     /// format).
-    func encode(_ value: Value, deterministic: Bool, pretty: Bool, plain: Bool, fpkVersion: Int = 3) -> [UInt8] {
+    func encode(_ value: Value, deterministic: Bool, pretty: Bool, plain: Bool, fpkVersion: Int = 3) throws -> [UInt8] {
         if self == .fpk {
             let writer = FirePackWriter(options: .init(deterministic: deterministic, formatVersion: fpkVersion))
             writer.writeFileHeader()
             writer.write(value)
+            // What readers would refuse (nested past the depth limit, past the input limit) is not written.
+            if let violation = writer.limitViolation { throw CommandFailure(message: "not written: \(violation)") }
             return writer.takeBytes()
         }
         var text = value.jsonBytes(

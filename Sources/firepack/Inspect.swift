@@ -55,7 +55,7 @@ struct Inspect: ParsableCommand {
         if format != .fpk {
             // JSON is converted first, so offsets and lookups refer to the FirePack encoding of it.
             let value = try format.readValue(bytes, file: file)
-            bytes = FileFormat.fpk.encode(value, deterministic: false, pretty: false, plain: false)
+            bytes = try FileFormat.fpk.encode(value, deterministic: false, pretty: false, plain: false)
         }
         try show(bytes, file: true)
     }

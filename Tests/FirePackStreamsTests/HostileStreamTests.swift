@@ -70,6 +70,22 @@ struct WriterLimitTests {
         return value
     }
 
+    /// A value larger than the readers' input limit (2 GiB by default; here a small one) is a violation the writer
+    /// notes, as readers with the same limits refuse it; one within it is not.
+    @Test func aValuePastTheInputLimitIsAViolation() throws {
+        let limits = ReaderLimits(maxInputSize: 100)
+        for (value, past) in [(Value.string(String(repeating: "x", count: 97)), false),
+                              (.string(String(repeating: "x", count: 200)), true),
+                              (.array((0..<40).map { .string("k\($0)") }), true)] {
+            let writer = FirePackWriter(options: .init(limits: limits))
+            writer.write(value)
+            let bytes = writer.writtenBytes
+            #expect((writer.limitViolation?.code == .limitExceeded) == past, "\(bytes.count) bytes")
+            let read = try? Value(firePackBytes: bytes, limits: limits)
+            #expect(past ? read == nil : read == value, "\(bytes.count) bytes")
+        }
+    }
+
     @Test func aStreamWriterDropsARecordReadersWouldRefuseAndGoesOn() throws {
         let sink = MemorySink()
         let writer = try DocumentStreamWriter(sink: sink, version: 2)

@@ -287,9 +287,15 @@ public final class FirePackWriter {
         }
     }
 
-    /// Appends the key table when the root value used key references, and marks the bytes complete.
+    /// Appends the key table when the root value used key references, and marks the bytes complete. A value larger
+    /// than the readers' input limit (2 GiB by default: JSON of doubles grows as it is encoded) is a violation too.
     func finishRootValue() {
         if keys.referenceCount > 0 { writeKeyTable() }
+        if writerIndex &- rootStart > options.limits.maxInputSize {
+            noteLimitViolation(
+                .limitExceeded, at: rootStart,
+                "a value of \(writerIndex - rootStart) bytes, past the input limit of \(options.limits.maxInputSize)")
+        }
         completedEnd = writerIndex
     }
 }
