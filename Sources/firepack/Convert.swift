@@ -255,9 +255,15 @@ struct Convert: ParsableCommand {
     /// The library's advice, in the tool's terms: its flags, not library calls.
     static func namingToolOptions(_ error: FirePackError) -> FirePackError {
         guard error.message.contains("Document.resolvingServerTimestamps(at:)") else { return error }
+        // The record or line the conversion put in front (`DocumentConversion.step`) stays.
+        let message = error.message
+        let place =
+            message.hasPrefix("record ") || message.hasPrefix("line ")
+            ? message.range(of: ": ").map { String(message[..<$0.upperBound]) } ?? "" : ""
         return FirePackError(
             error.code, offset: error.offset,
-            "a pending server timestamp cannot be written in this format; give it a time with --resolve-server-timestamps now|TIME",
+            place
+                + "a pending server timestamp cannot be written in this format; give it a time with --resolve-server-timestamps now|TIME",
             path: error.path)
     }
 

@@ -135,6 +135,9 @@ struct NothingLostTests {
         for output in ["articles.firestore.json", "articles.pb"] {
             let result = try Tool.run(["convert", "Fixtures/articles.json", path(output), "--collection", "a", "--id-field", "id"])
             #expect(result.status == 1 && result.stderr.contains("--resolve-server-timestamps"), "\(result.stderr)")
+            // And which document: its record and path, and the field.
+            #expect(result.stderr.contains("record ") && result.stderr.contains("(a/") && result.stderr.contains("(path $."),
+                    "\(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: path(output)))
         }
     }

@@ -137,10 +137,10 @@ public final class DocumentConversion {
             }
             path = parallel.reader.lastPath  // a line appended on this thread (after one that failed)
         case .streamIntoLines(let reader, let output):
-            guard try output.appendNext(from: reader) else { return false }
+            guard try placing(try output.appendNext(from: reader), path: nil) else { return false }
             path = output.lastPath
         case .streamIntoLinesInParallel(let parallel):
-            guard try parallel.appendNext() else { return false }
+            guard try placing(try parallel.appendNext(), path: nil) else { return false }
             let noted = parallel.lastPath
             return stepped(generated, fingerprint: noted.fingerprint, path: parallel.text(of: noted))
         case .documents:
@@ -152,10 +152,24 @@ public final class DocumentConversion {
                         kind: violation.kind, "record \(records) (\(document.reference.path)): \(violation.text)")
                 }
             }
-            try sink.write(document)
+            try placing(try sink.write(document), path: document.reference.path)
             path = document.reference.path
         }
         return stepped(generated, fingerprint: DuplicatePaths.fingerprint(of: path), path: path)
+    }
+
+    /// `body`'s result; an error it throws about a document the output cannot hold (a pending server timestamp in
+    /// REST JSON, a field where plain JSON names the document) says which: its line or record, and its path when the
+    /// message does not.
+    private func placing<T>(_ body: @autoclosure () throws -> T, path: String?) throws -> T {
+        do {
+            return try body()
+        } catch let error as FirePackError {
+            guard !error.message.hasPrefix("line "), !error.message.hasPrefix("record ") else { throw error }
+            var place = lines.map { "line \($0.lastLineNumber)" } ?? "record \(records)"
+            if let path, !error.message.contains(path) { place += " (\(path))" }
+            throw FirePackError(error.code, offset: error.offset, "\(place): \(error.message)", path: error.path)
+        }
     }
 
     /// The end of a step: the document's path checked for repeats (by its fingerprint; its text is made for a
