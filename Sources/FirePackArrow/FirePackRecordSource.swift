@@ -118,38 +118,23 @@ final class FirePackRecordSource {
     /// The documents of the `.fpk` file `bytes` (any version readers take): its value when that is one document
     /// record; else each plain object of its array (or the one object), named by its `__name__` as plain JSON is.
     static func fileRecords(_ bytes: [UInt8], path: String) throws -> [FileRecord] {
-        let read = bytes.withUnsafeBytes { raw in
-            Result { () throws(FirePackError) in
-                var reader = try FirePackReader(fileBytes: raw, limits: .default)
-                return try reader.readValue()
-            }
-        }
-        let value: Value
-        switch read {
-        case .success(let read): value = read
-        case .failure(let error):
-            throw FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)
+        func failure(_ error: FirePackError) -> FirePackError {
+            FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)
         }
         let payload = Array(bytes[Tag.fileHeaderLength...])
+        // The whole file is checked first (as every reader of a `.fpk` does), without building it.
+        do throws(FirePackError) { try FirePackReader.verify(payload) } catch { throw failure(error) }
         if (try? Document(firePackBytes: payload)) != nil {
             return [FileRecord(bytes: payload, fileOffset: Tag.fileHeaderLength)]
         }
-        let elements: [Value]
-        switch value {
-        case .array(let array): elements = array
-        case .map: elements = [value]
-        default:
-            throw FirePackError(
-                .invalidDocument, offset: Tag.fileHeaderLength,
-                "\(path): holds \(value.type), not a document or an array of documents")
-        }
+        // An array of plain objects, one element at a time: memory for one element's tree, not the file's.
         let naming = DocumentNaming(collection: "", idField: nil)
-        return try elements.enumerated().map { index, element in
+        func record(_ element: Value, _ index: Int) throws -> FileRecord {
             guard case .map(let fields) = element, fields["__name__"] != nil else {
                 throw FirePackError(
                     .invalidDocument,
-                    "\(path): element \(index) is not a document named by __name__ (firepack convert with "
-                        + "--collection and --id-field names such values)")
+                    "\(path): element \(index) is not a document named by __name__ (convert the file to .fpks with "
+                        + "--collection and --id-field, and read that)")
             }
             do {
                 return FileRecord(bytes: try naming.document(from: element, line: nil).firePackBytes(), fileOffset: nil)
@@ -157,6 +142,27 @@ final class FirePackRecordSource {
                 throw FirePackError(error.code, "\(path): element \(index): \(error.message)")
             }
         }
+        let records = try payload.withUnsafeBytes { raw -> [FileRecord]? in
+            var reader = try FirePackReader(bytes: raw, limits: .default)
+            switch try reader.peekType() {
+            case .map: return [try record(try reader.readValue(), 0)]
+            case .array: break
+            default: return nil
+            }
+            let array = try reader.enterArray()
+            var records: [FileRecord] = []
+            for index in 0..<array.count {
+                guard try reader.peekType() == .map else { return nil }
+                records.append(try record(try reader.readValue(), index))
+            }
+            return records
+        }
+        guard let records else {
+            throw FirePackError(
+                .invalidDocument, offset: Tag.fileHeaderLength,
+                "\(path): holds neither a document nor an array of documents (plain objects named by __name__)")
+        }
+        return records
     }
 
     /// The next record, or nil at the end (of the range, or of the records asked for).

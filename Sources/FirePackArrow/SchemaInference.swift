@@ -52,8 +52,9 @@ public final class FieldProfile {
                 try child(key.string).add(&reader)
             }
             try reader.exitMap(map)
+            // Each field's `parentCount` is this map count: set once by `settle()`, not per map for every field
+            // seen so far (with a new key in each document, that was documents × keys).
             mapCount += 1
-            for (_, profile) in fields { profile.parentCount += 1 }
         case .array:
             let element = self.element ?? FieldProfile()
             self.element = element
@@ -95,8 +96,20 @@ public final class FieldProfile {
         typeCounts[type, default: 0] += count
     }
 
+    /// Sets the `parentCount` of every field of the maps seen here, and below: the maps seen here, all of which
+    /// could have held each field (a field first seen later was absent from the earlier ones).
+    func settle() {
+        for (_, profile) in fields {
+            profile.parentCount = mapCount
+            profile.settle()
+        }
+        element?.settle()
+    }
+
     /// Adds everything `other` saw (another file's or another sample's profile of the same path).
     func merge(_ other: FieldProfile) {
+        settle()
+        other.settle()
         for (type, count) in other.typeCounts { typeCounts[type, default: 0] += count }
         present += other.present
         parentCount += other.parentCount
@@ -222,6 +235,7 @@ public struct DocumentProfile {
                 throw FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)
             }
         }
+        profile.fields.settle()
         return profile
     }
 

@@ -181,6 +181,9 @@ enum Files {
     /// Keeps `source` (decompressed when `gzip`) for the next `source(path, gzip:)`.
     static func keep(_ source: ByteSource, for path: String, gzip: Bool) { kept = (path, gzip, source) }
 
+    /// Lets go of a kept source (and its descriptor) that a command reads otherwise (a regular file by its index).
+    static func discardKept() { kept = nil }
+
     static func source(_ path: String, gzip: Bool) throws -> ByteSource {
         if let kept, kept.path == path, kept.gzip == gzip {
             Self.kept = nil

@@ -69,6 +69,7 @@ struct Inspect: ParsableCommand {
         // A regular file only: a pipe cannot be entered by its index (and its first bytes are already read).
         if format == .fpks, !gzip, let record, file != "-", FirestoreExportInput.isRegularFile(file) {
             // A closed version-3 stream's index finds the record's block: one block read, not the stream.
+            Files.discardKept()
             do {
                 input = StreamInput(try DocumentStreamReader.reading(path: file, fromRecord: record), file: file)
             } catch let error as FirePackError {

@@ -185,7 +185,7 @@ struct Validate: ParsableCommand {
                     let (reader, restored) = try JSONArrayScanner.open(
                         source, options: JSONOptions(maxDepth: limits.maxDepth))
                     if let reader {
-                        try validateElements(of: reader, documents: &documents, problems: &problems)
+                        try validateElements(of: reader, limits: limits, documents: &documents, problems: &problems)
                         return try report(problems, format: format, documents: documents, completion: "")
                     }
                     prefix = restored
@@ -225,11 +225,26 @@ struct Validate: ParsableCommand {
     }
 
     /// Checks a JSON array's elements (and, with --firestore-limits, each as a document).
-    func validateElements(of reader: JSONArrayScanner, documents: inout Int, problems: inout ProblemReport) throws {
+    func validateElements(
+        of reader: JSONArrayScanner, limits: ReaderLimits, documents: inout Int, problems: inout ProblemReport
+    ) throws {
         let naming = DocumentNaming(collection: "documents", idField: nil)
+        // Each element one container deeper than itself, as it is in its array (and as a document's fields are in
+        // their record): what `convert` to .fpk or .fpks would refuse, this reports.
+        let writer = FirePackWriter(
+            options: .init(
+                limits: ReaderLimits(maxDepth: limits.maxDepth - 1, maxElementCount: limits.maxElementCount)))
         do {
             while let element = try reader.next() {
                 documents += 1
+                writer.write(element)
+                if let violation = writer.limitViolation {
+                    let what =
+                        violation.code == .depthLimitExceeded
+                        ? "nested past the readers' depth limit of \(limits.maxDepth) in its array" : violation.message
+                    problems.add(kind: "past the reader limits", "element \(documents - 1): \(violation.code): \(what)")
+                }
+                writer.clear()
                 guard firestoreLimits else { continue }
                 let document = try naming.document(from: element, line: nil)
                 for violation in FirestoreLimits.violations(in: document) {

@@ -253,9 +253,9 @@ struct ParallelJSONLinesTests {
                 "at": .timestamp(Timestamp(seconds: Int64(1_700_000_000 + index), nanoseconds: 0)),
                 "text": .string(String(repeating: "x", count: Int.random(in: 0..<300, using: &random))),
             ]
-            // A field named like the path member: the tree path writes it, kept because it holds the same path.
-            if index % 11 == 0 { fields["__name__"] = .string("docs/d\(index)") }
-            return Document(reference: try DocumentReference(path: "docs/d\(index)"), fields: fields)
+            // A create time: the tree path writes the document (its time a member of its own).
+            let time = index % 11 == 0 ? Timestamp(seconds: Int64(1_600_000_000 + index), nanoseconds: 5) : nil
+            return Document(reference: try DocumentReference(path: "docs/d\(index)"), fields: fields, createTime: time)
         }
     }
 
@@ -331,13 +331,13 @@ struct ParallelJSONLinesTests {
 
     @Test("a stream into JSON lines through the conversion API: repeated paths by record, as record by record")
     func streamConversionReports() throws {
-        // Every seventh document repeats an earlier path; some go through the tree (a field named like the path).
+        // Every seventh document repeats an earlier path; some go through the tree (a create time).
         // Several batches of the default size (1 MiB).
         let originals = try documents(15_000, seed: 29).enumerated().map { index, document in
             guard index % 7 == 6 else { return document }
-            var fields = document.fields
-            if fields["__name__"] != nil { fields["__name__"] = .string("docs/d\(index / 3)") }  // still its own path
-            return Document(reference: try DocumentReference(path: "docs/d\(index / 3)"), fields: fields)
+            return Document(
+                reference: try DocumentReference(path: "docs/d\(index / 3)"), fields: document.fields,
+                createTime: document.createTime)
         }
         let sink = MemorySink()
         let stream = try DocumentStreamWriter(sink: sink, codec: .zstd, blockSize: 4_096)

@@ -212,7 +212,8 @@ struct NothingLostTests {
                 #expect(!lost.text.contains("mine") || !lost.text.contains("c/1"), "\(lost.text)")
             }
         }
-        // Under an ID field: a different value stops it; the ID itself, or the integer that reads as it, is kept.
+        // Under an ID field: a different value stops it; the ID itself, or the integer that reads as it, is kept
+        // with --keep-id-field (read back so, it stays a field) and stops it without.
         try write(#"{"__name__":"c/doc1","id":5,"x":1}"# + "\n" + #"{"__name__":"c/7","id":7}"# + "\n"
                   + #"{"__name__":"c/s","id":"s"}"# + "\n", to: "ids.jsonl")
         #expect(try Tool.run(["convert", path("ids.jsonl"), path("ids.fpks"), "--quiet"]).status == 0)
@@ -220,9 +221,20 @@ struct NothingLostTests {
         #expect(clash.status == 1 && clash.stderr.contains("document c/doc1 has a field \"id\""), "\(clash.stderr)")
         try write(#"{"__name__":"c/7","id":7}"# + "\n" + #"{"__name__":"c/s","id":"s","n":1}"# + "\n", to: "same.jsonl")
         #expect(try Tool.run(["convert", path("same.jsonl"), path("same.fpks"), "--quiet"]).status == 0)
-        let kept = try Tool.run(["convert", path("same.fpks"), "-", "--to", "jsonl", "--id-field", "id"])
+        let unkept = try Tool.run(["convert", path("same.fpks"), "-", "--to", "jsonl", "--id-field", "id"])
+        #expect(unkept.status == 1 && unkept.stderr.contains("add --keep-id-field"), "\(unkept.stderr)")
+        let kept = try Tool.run(["convert", path("same.fpks"), "-", "--to", "jsonl", "--id-field", "id", "--keep-id-field"])
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(kept.text == #"{"id":7}"# + "\n" + #"{"id":"s","n":1}"# + "\n", "\(kept.text)")
+        // A field named __name__ under an ID field: read back, it would name the document; refused on both paths.
+        try write(#"{"name":"c/d","fields":{"__name__":{"stringValue":"other/doc"},"v":{"integerValue":"1"}}}"# + "\n",
+                  to: "other.firestore.json")
+        #expect(try Tool.run(["convert", path("other.firestore.json"), path("other.fpks"), "--quiet"]).status == 0)
+        for threads in ["1", "2"] {
+            let renamed = try Tool.run(["convert", path("other.fpks"), "-", "--to", "jsonl", "--id-field", "id",
+                                        "--collection", "c", "--threads", threads])
+            #expect(renamed.status == 1 && renamed.stderr.contains(#"has a field "__name__""#), "\(renamed.stderr)")
+        }
         // --keep-id-field: the integer stays an integer.
         try write(#"{"id":1,"x":2}"# + "\n", to: "keep.jsonl")
         let integer = try Tool.run(["convert", path("keep.jsonl"), "-", "--to", "jsonl", "--id-field", "id",

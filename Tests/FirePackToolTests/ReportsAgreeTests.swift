@@ -52,6 +52,11 @@ struct ReportsAgreeTests {
         #expect(convert.status == 1 && convert.stderr.contains("depthLimitExceeded"), "\(convert.stderr)")
         let validate = try Tool.run(["validate", path("deep.jsonl")])
         #expect(validate.status == 1 && validate.stderr.contains("line 2 (c/1): depthLimitExceeded"), "\(validate.stderr)")
+        // The same document as the element of a JSON array: one container deeper there, refused alike.
+        try Data(("[" + deep + "]").utf8).write(to: URL(fileURLWithPath: path("deep.json")))
+        #expect(try Tool.run(["convert", path("deep.json"), path("deep-array.fpks")]).status == 1)
+        let array = try Tool.run(["validate", path("deep.json")])
+        #expect(array.status == 1 && array.stderr.contains("element 0: depthLimitExceeded"), "\(array.stderr)")
         let deeper = try Tool.run(["validate", path("deep.jsonl"), "--max-depth", "120"])
         #expect(deeper.status == 0, "\(deeper.stderr)")
         for bad in ["0", "-1", "1001"] {

@@ -78,8 +78,13 @@ def _raise(error: ctypes.c_void_p):
     raise FirePackError(_take_string(error.value))
 
 
-def _encode(path) -> bytes:
-    return os.fsencode(path)
+def _encode(text) -> bytes:
+    """A path or name as the C string the library takes: one holding a NUL would end there, naming another file or
+    column without a word (Python's own open() refuses it too)."""
+    encoded = os.fsencode(text)
+    if b"\0" in encoded:
+        raise ValueError(f"{text!r} holds a NUL character, which a C string ends at")
+    return encoded
 
 
 def int64(name, value, minimum=0):
@@ -154,6 +159,7 @@ class NativeReader:
 
 def infer_schema(paths, sample=None):
     import pyarrow as pa
+    sample = None if sample is None else int64("sample", sample)
     names, keep = _strings(paths)
     struct = ArrowSchema()
     report, error = ctypes.c_void_p(), ctypes.c_void_p()
@@ -180,6 +186,10 @@ def write_stream(reader, path, collection=None, id_prefix=""):
         raise TypeError(f"collection is a string, not {type(collection).__name__}")
     if not isinstance(id_prefix, str):
         raise TypeError(f"id_prefix is a string, not {type(id_prefix).__name__}")
+    # A C string ends at its first NUL: "c\0x" would name documents c/… without a word.
+    for name, text in (("collection", collection or ""), ("id_prefix", id_prefix)):
+        if "\0" in text:
+            raise ValueError(f"{name} {text!r} holds a NUL character, which the native core's strings end at")
     stream = ArrowArrayStream()
     reader._export_to_c(ctypes.addressof(stream))
     error = ctypes.c_void_p()

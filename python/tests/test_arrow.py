@@ -430,6 +430,11 @@ def test_numbers_past_int64_are_refused_not_wrapped(events, folder):
         firepack.write_table([], folder / "empty.fpks")
     with pytest.raises(TypeError, match="collection is a string"):
         firepack.write_table(table, folder / "x.fpks", collection=123)
+    with pytest.raises(ValueError, match="NUL"):
+        firepack.write_table(table.drop_columns(["__name__"]), folder / "x.fpks", collection="c\0x")
+    for call in (firepack.infer_schema, firepack.schema_report):
+        with pytest.raises(ValueError, match=r"2\*\*63 - 1"):
+            call(events, sample=2**64 + 5)
     assert not (folder / "empty.fpks").exists() and not (folder / "x.fpks").exists()
 
 

@@ -291,7 +291,8 @@ public final class FirePackWriter {
     /// than the readers' input limit (2 GiB by default: JSON of doubles grows as it is encoded) is a violation too.
     func finishRootValue() {
         if keys.referenceCount > 0 { writeKeyTable() }
-        if writerIndex &- rootStart > options.limits.maxInputSize {
+        // With a `.fpk` file's header (5 bytes), which readers count in the input.
+        if writerIndex &- rootStart &+ Tag.fileHeaderLength > options.limits.maxInputSize {
             noteLimitViolation(
                 .limitExceeded, at: rootStart,
                 "a value of \(writerIndex - rootStart) bytes, past the input limit of \(options.limits.maxInputSize)")

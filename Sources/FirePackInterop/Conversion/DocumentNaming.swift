@@ -162,9 +162,10 @@ public final class DocumentNaming {
     /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`, and
     /// its create and update times, when it has them, under `__create_time__` and `__update_time__`.
     ///
-    /// A field of that name already there is kept when reading it back names the same document (the ID as a string
-    /// or, under an ID field, the integer that reads as it; the path as a string or a reference), as `--keep-id-field`
-    /// leaves it; any other value would be lost to the member, so the document is refused, naming it.
+    /// A field named like the ID field is kept when the naming keeps ID fields (`--keep-id-field`) and it names the
+    /// same document (the ID as a string, or the integer that reads as it): read back so, it is the same document
+    /// with the same fields. Any other, and any field named `__name__`, would be lost (or name another document), so
+    /// the document is refused, naming it.
     public func value(of document: Document) throws -> Value {
         var fields = document.fields
         for (key, time) in [(Self.createTimeMember, document.createTime), (Self.updateTimeMember, document.updateTime)]
@@ -185,15 +186,26 @@ public final class DocumentNaming {
                         + "document's \(which) time: \(loss)")
             }
         }
+        // Read back, `__name__` always names the document and is never a field: a field of that name would be lost.
+        if fields["__name__"] != nil {
+            throw FirePackError(
+                .invalidValue,
+                "document \(document.reference.path) has a field \"__name__\", which plain JSON reads back as the "
+                    + "document's path: it would be lost")
+        }
         let (key, value) = member(for: document.reference)
         if let existing = fields[key] {
-            guard names(existing, value, idField: idField != nil) else {
+            // Read back, the ID field stays a field only with `--keep-id-field`, and then names the document too.
+            let same = names(existing, value, idField: idField != nil)
+            guard keepsIDField, same else {
+                let why =
+                    same
+                    ? "read back without --keep-id-field it is taken as the ID, not kept as a field (add --keep-id-field)"
+                    : "it holds a \(existing.type) that does not name the document, and would be lost (choose another --id-field)"
                 throw FirePackError(
                     .invalidValue,
-                    "document \(document.reference.path) has a field \(key.debugDescription), where plain JSON names "
-                        + "the document (a \(existing.type) that does not name it): it would be lost; "
-                        + (idField == nil
-                            ? "name documents by another field (--id-field)" : "choose another --id-field"))
+                    "document \(document.reference.path) has a field \(key.debugDescription), where plain JSON names the "
+                        + "document: \(why)")
             }
             return .map(fields)
         }

@@ -237,12 +237,13 @@ extension JSONTextWriter {
             writeInteger(integer)
             append(#""}"#)
         case .double(let double):
-            // "NaN" is one NaN: another's bits (a payload, a sign) would be lost without a word.
-            if double.isNaN && double.bitPattern != Double.nan.bitPattern {
+            // "NaN" is the default NaN, of either sign (0/0 gives the negative one on x86): another's payload would
+            // be lost without a word.
+            if double.isNaN && double.bitPattern & ~(1 << 63) != Double.nan.bitPattern {
                 throw FirePackError(
                     .invalidValue,
-                    "a NaN of bits 0x\(String(double.bitPattern, radix: 16, uppercase: true)), which Firestore REST "
-                        + "JSON's \"NaN\" cannot hold (FirePack's JSON and Firestore protobuf keep its bits)",
+                    "a NaN of bits 0x\(String(double.bitPattern, radix: 16, uppercase: true)), whose payload Firestore "
+                        + "REST JSON's \"NaN\" cannot hold (FirePack's JSON and Firestore protobuf keep its bits)",
                     path: path)
             }
             append(#"{"doubleValue":"#)
@@ -300,7 +301,7 @@ extension JSONTextWriter {
             append(#"{"mapValue":{"fields":{"__type__":{"stringValue":"__vector__"},"value":{"arrayValue":{"values":["#)
             for (index, element) in vector.array.enumerated() {
                 if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
-                try writeTyped(.double(element), path: path)
+                try writeTyped(.double(element), path: path + [.index(index)])
             }
             append("]}}}}}")
         case .serverTimestamp:

@@ -90,8 +90,11 @@ extension JSONTextWriter {
                 for index in 0..<map.count {
                     let key = try reader.readKey().utf8
                     // A document's fields (`hasExtra`): its naming member, and the members plain JSON reads back as
-                    // its times (`DocumentNaming.value(of:)` decides), are left to the tree path.
-                    if hasExtra && (Self.equal(key, extraKey) || (key.count == 15 && Self.isTimeMember(key))) {
+                    // its name or times (`DocumentNaming.value(of:)` decides), are left to the tree path.
+                    if hasExtra
+                        && (Self.equal(key, extraKey)
+                            || ((key.count == 8 || key.count == 15) && Self.isNamingMember(key)))
+                    {
                         throw FirePackError(.invalidValue, "the extra key is among the entries")
                     }
                     if map.count <= Self.pairwiseKeyCheckLimit {
@@ -118,14 +121,20 @@ extension JSONTextWriter {
         if escaped { output.pointee.append(UInt8(ascii: "}")) }
     }
 
-    /// Whether two keys' bytes are equal: lengths first, then the bytes (`elementsEqual` walked them one at a time).
-    @inline(__always)
-    /// Whether `key` is `__create_time__` or `__update_time__` (both 15 bytes).
-    static func isTimeMember(_ key: UnsafeRawBufferPointer) -> Bool {
-        DocumentNaming.createTimeMember.utf8.elementsEqual(key)
-            || DocumentNaming.updateTimeMember.utf8.elementsEqual(key)
+    /// Whether `key` is `__name__`, `__create_time__` or `__update_time__`: a member that plain JSON reads back as
+    /// the document's own, whatever the naming writes.
+    static func isNamingMember(_ key: UnsafeRawBufferPointer) -> Bool {
+        Self.namingMembers.contains { member in member.withUnsafeBytes { equal(key, $0) } }
     }
 
+    /// `__name__` and the members plain JSON holds a document's times in (`DocumentNaming`), as bytes.
+    static let namingMembers = [
+        Array("__name__".utf8), Array(DocumentNaming.createTimeMember.utf8),
+        Array(DocumentNaming.updateTimeMember.utf8)
+    ]
+
+    /// Whether two keys' bytes are equal: lengths first, then the bytes (`elementsEqual` walked them one at a time).
+    @inline(__always)
     static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.count == 0 || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count))
     }
