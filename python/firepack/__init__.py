@@ -61,7 +61,10 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                                   schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
                                   sampled_schema=sampled_schema, records=records)
     name = os.fsdecode(path)
-    reaches_end = records is None and (length is None or offset + length >= os.path.getsize(path))
+    # Only a read to the end of the file can find the stream unclosed, and a range that starts inside the close
+    # record (a split of a few bytes) cannot see it: the file's own last bytes settle that.
+    reaches_end = records is None and (length is None or (offset + length >= os.path.getsize(path)
+                                                          and not _ends_with_close_record(path)))
     reader = native.record_batch_reader()
 
     # A thin generator over the native stream (one step per batch, never per value): errors come out as
@@ -94,6 +97,23 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                                           + "; ".join(report["warning_examples"][:3])), stacklevel=2)
 
     return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+
+def _ends_with_close_record(path):
+    """Whether `path` ends with a stream's close record whose CRC-32 checks out (Docs/FORMAT.md §8: a marker, the
+    record count, in version 3 the index offset, and the CRC of those)."""
+    import zlib
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 24))
+        tail = handle.read()
+    for length in (24, 16):
+        record = tail[-length:]
+        if len(record) == length and record[:4] == b"\xf3PRE" \
+                and zlib.crc32(record[4:-4]) == int.from_bytes(record[-4:], "little"):
+            return True
+    return False
 
 
 def read_table(path, columns=None, schema=None, **options):
