@@ -26,6 +26,7 @@ native core filling Spark's columnar batches in place:
 import glob
 import json
 import os
+import shutil
 import uuid
 from dataclasses import dataclass
 
@@ -241,12 +242,19 @@ class FirePackSparkWriter(DataSourceArrowWriter):
         # a map, a vector as an array, JSON text as a string.
         self.target = arrow_schema(schema) if schema is not None else None
 
+    @property
+    def staging(self):
+        """Where this job's tasks write their parts until `commit` moves them into the folder: readers of the folder
+        never see a job's partial output, and a job that dies leaves nothing among its files."""
+        return os.path.join(self.folder, "_temporary", self.job)
+
     def write(self, iterator):
         from pyspark import TaskContext
         context = TaskContext.get()
         task = context.partitionId() if context else 0
-        os.makedirs(self.folder, exist_ok=True)
-        path = os.path.join(self.folder, f"part-{task:05d}-{self.job}.fpks")
+        os.makedirs(self.staging, exist_ok=True)
+        # One name per partition: a retried or speculative attempt replaces the file whole (write_table is atomic).
+        path = os.path.join(self.staging, f"part-{task:05d}-{self.job}.fpks")
         batches = iter(iterator)
         first = next(batches, None)
         if first is None:
@@ -266,15 +274,22 @@ class FirePackSparkWriter(DataSourceArrowWriter):
 
     def commit(self, messages):
         if self.overwrite:
-            keep = {path for message in messages if message for path in message.paths}
             for name in os.listdir(self.folder):
-                path = os.path.join(self.folder, name)
                 # Every file a later load(folder) would read, not only this writer's kind.
-                if name.endswith((".fpks", ".fpks.gz", ".fpk")) and path not in keep:
-                    os.remove(path)
-
-    def abort(self, messages):
+                if name.endswith((".fpks", ".fpks.gz", ".fpk")):
+                    os.remove(os.path.join(self.folder, name))
+        # The parts of the tasks that succeeded, each moved in by a rename (on the folder's file system: atomic).
         for message in messages:
             for path in (message.paths if message else []):
-                if os.path.exists(path):
-                    os.remove(path)
+                os.replace(path, os.path.join(self.folder, os.path.basename(path)))
+        self._remove_staging()
+
+    def abort(self, messages):
+        self._remove_staging()
+
+    def _remove_staging(self):
+        shutil.rmtree(self.staging, ignore_errors=True)
+        try:
+            os.rmdir(os.path.dirname(self.staging))   # `_temporary`, when no other job writes there
+        except OSError:
+            pass

@@ -62,6 +62,7 @@ def test_spark_writes_documents(spark, orders, tmp_path, firepack_tool):
     output = tmp_path / "out"
     frame.select("__name__", "side", "price", "placedAt").write.format("firepack").mode("overwrite").save(str(output))
     parts = sorted(output.glob("part-*.fpks"))
+    assert not (output / "_temporary").exists()   # the parts were staged there, then moved in at commit
     rows_per_task = frame.rdd.mapPartitions(lambda rows: [sum(1 for _ in rows)]).collect()
     assert len(parts) == sum(1 for rows in rows_per_task if rows) and len(parts) > 1
     import pyarrow as pa
@@ -101,3 +102,17 @@ def test_spark_writes_back_the_firepack_types_it_read(spark, events, tmp_path):
     assert any(kinds == ["reference"] for kinds in source.values()), source
     assert any("geoPoint" in kinds or "geopoint" in kinds for kinds in source.values()), source
     assert any("vector" in kinds for kinds in source.values()), source
+
+
+def test_a_failed_spark_write_leaves_the_folder_as_it_was(spark, tmp_path):
+    # Parts are staged in _temporary/JOB and moved in only when the job commits: a job that fails in one task leaves
+    # neither its other tasks' parts nor its staging behind, and an appended-to folder keeps what it had.
+    output = tmp_path / "out"
+    output.mkdir()
+    (output / "old.fpks").write_bytes(b"kept as it was")
+    rows = [(f"c/{index}", index) for index in range(200)] + [("not/a/document/path/", 200)]
+    frame = spark.createDataFrame(rows, "__name__ string, n long").repartition(4)
+    with pytest.raises(Exception):
+        frame.write.format("firepack").mode("append").save(str(output))
+    assert sorted(path.name for path in output.iterdir()) == ["old.fpks"]
+    assert (output / "old.fpks").read_bytes() == b"kept as it was"
