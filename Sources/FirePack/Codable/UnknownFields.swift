@@ -52,12 +52,13 @@ extension FirePackUnknownFields: Codable {
 
 extension DecoderImpl {
     /// The entries of the map `header` (inside `depth` containers, at coding path `path`) that `isKnown` does not
-    /// claim, as values, in map order. `isKnown` is asked with each entry's index and where its stored key's bytes are
-    /// in the input (UTF-8 not yet checked); only the entries it refuses are materialized (keys checked as UTF-8). A
+    /// claim, as values, in map order. `isKnown` is asked with each entry's index and offset and where its stored key's
+    /// bytes are in the input (UTF-8 not yet checked); only the entries it refuses are materialized (keys checked as
+    /// UTF-8, a long referenced key made once for the whole call, `KeyReferenceMemo.keyString`). A
     /// damaged entry throws `dataCorrupted` with its byte offset, and its key on the path when the key could be read.
     func unknownFields(
         in header: ContainerHeader, depth: Int, path: [any CodingKey],
-        isKnown: (_ index: Int, _ keyStart: Int, _ keyCount: Int) throws -> Bool
+        isKnown: (_ index: Int, _ entry: Int, _ keyStart: Int, _ keyCount: Int) throws -> Bool
     ) throws -> FirePackUnknownFields {
         func damaged(_ error: FirePackError, under key: String?) -> DecodingError {
             let context = contextAtPath(
@@ -80,9 +81,9 @@ extension DecoderImpl {
             } catch {
                 throw damaged(error, under: nil)
             }
-            if try !isKnown(index, start, count) {
+            if try !isKnown(index, entry, start, count) {
                 let key: String
-                do { (key, _) = try materializer.key(at: entry, limit: header.end) } catch {
+                do { (key, _) = try state.keyReferences.keyString(at: entry, limit: header.end, in: input) } catch {
                     throw damaged(error, under: nil)
                 }
                 do {
@@ -104,16 +105,17 @@ extension MapReader {
     /// entry under it is kept too.
     func unknownFields<Key: CodingKey>(keyedBy type: Key.Type, bagKey: Key) throws -> FirePackUnknownFields {
         let bagName = bagKey.stringValue, input = decoder.input
-        return try decoder.unknownFields(in: header, depth: depth, path: codingPath) { index, start, count in
+        return try decoder.unknownFields(in: header, depth: depth, path: codingPath) { index, entry, start, _ in
             let name: String
             if let convertedKeys {
                 name = convertedKeys[index].key
             } else {
-                do throws(FirePackError) { try input.validateUTF8(start: start, count: count, what: "key") } catch {
+                do throws(FirePackError) {
+                    (name, _) = try decoder.state.keyReferences.keyString(at: entry, limit: header.end, in: input)
+                } catch {
                     throw DecodingError.dataCorrupted(
                         decoder.contextAtPath(codingPath, "Corrupt FirePack data: \(error)", at: error.offset ?? start))
                 }
-                name = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
             }
             return name != bagName && Key(stringValue: name) != nil
         }
@@ -127,7 +129,7 @@ extension FirePackValueReader {
         // Every entry found by a key of the model (the bag declared last): nothing to look at.
         if fields.everyEntryFound { return FirePackUnknownFields() }
         let base = decoder.input.base
-        return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { _, start, count in
+        return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { _, _, start, count in
             known.contains { $0.hasBytes(base + start, count: count) }
         }
     }

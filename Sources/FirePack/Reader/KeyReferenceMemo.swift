@@ -16,6 +16,10 @@ struct KeyReferenceMemo {
     private var isOn: Bool
     /// Per key-table index: the literal's offset (-1 until resolved), its bytes' start and count.
     private var literals: [(literal: Int, start: Int, count: Int)] = []
+    /// The long literals references resolved to, against the value's size (entries that overlap).
+    private var budget = KeyReferenceBudget()
+    /// Strings made for long referenced keys (`keyString`), by the offset of their bytes.
+    private var longKeys: [Int: String] = [:]
 
     /// A memo for the references of `input`.
     init(for input: ReaderInput) {
@@ -59,6 +63,9 @@ struct KeyReferenceMemo {
         -> (start: Int, count: Int)
     {
         let resolved = try input.keyLiteral(index, forReferenceAt: offset)
+        if resolved.count > KeyReferenceBudget.longKey {
+            _ = try budget.admit(start: resolved.start, count: resolved.count, forReferenceAt: offset, in: input)
+        }
         // Grown to the index only once it resolved, so at most the table's size.
         if index >= literals.count {
             literals.append(
@@ -66,5 +73,24 @@ struct KeyReferenceMemo {
         }
         literals[index] = resolved
         return (resolved.start, resolved.count)
+    }
+
+    /// Reads the key at `offset` as a checked String, with what follows it: a long key that references repeat (a
+    /// dictionary keyed by long strings, in every element of an array) is checked and made once, and every repeat
+    /// shares that String. Without it, a key of L bytes referenced N times would be checked and copied N times: N × L
+    /// bytes of work and memory from N bytes of input (Docs/SAFETY.md, "key references").
+    mutating func keyString(at offset: Int, limit: Int, in input: ReaderInput) throws(FirePackError) -> (
+        key: String, next: Int
+    ) {
+        let (start, count, next) = try getKey(at: offset, limit: limit, in: input)
+        guard isOn && count > KeyReferenceBudget.longKey && start < offset else {
+            try input.validateUTF8(start: start, count: count, what: "key")
+            return (UTF8Validation.makeString(validated: input.bytes(from: start, count: count)), next)
+        }
+        if let known = longKeys[start] { return (known, next) }
+        try input.validateUTF8(start: start, count: count, what: "key")
+        let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+        longKeys[start] = key
+        return (key, next)
     }
 }

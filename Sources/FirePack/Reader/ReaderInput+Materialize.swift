@@ -9,6 +9,10 @@ struct Materializer {
     let input: ReaderInput
     /// Strings made for referenced keys, so every repeat of a key shares one String.
     private var referencedKeys: [String?] = []
+    /// Strings made for long referenced keys, by the offset of their bytes: two entries naming one literal share one.
+    private var longKeys: [Int: String] = [:]
+    /// The long literals references resolved to, against the value's size (entries that overlap).
+    private var budget = KeyReferenceBudget()
 
     init(input: ReaderInput) { self.input = input }
 
@@ -88,8 +92,18 @@ struct Materializer {
             let index = header >> 1
             if index < referencedKeys.count, let cached = referencedKeys[index] { return (cached, next) }
             let (start, count) = try input.resolveKeyReference(index, at: offset)
-            try input.validateUTF8(start: start, count: count, what: "key")
-            let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+            let key: String
+            if count > KeyReferenceBudget.longKey, let known = longKeys[start] {
+                key = known
+            } else {
+                var isLong = false
+                if count > KeyReferenceBudget.longKey {
+                    isLong = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
+                }
+                try input.validateUTF8(start: start, count: count, what: "key")
+                key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+                if isLong { longKeys[start] = key }
+            }
             if referencedKeys.isEmpty { referencedKeys = Array(repeating: nil, count: input.keyTableCount) }
             referencedKeys[index] = key
             return (key, next)

@@ -16,8 +16,6 @@ struct InputVerifier {
     let input: ReaderInput
     /// Maps with more entries than this check duplicate keys through a set instead of pairwise.
     static let pairwiseKeyLimit = 16
-    /// References to keys up to this long are checked as literals are, at each reference (cheaper than a lookup).
-    static let shortKey = 32
     /// Offsets of every key literal's header, in ascending order (collected only when there is a key table).
     private var literals: [Int] = []
     /// Reused per map: where each key's bytes are, and its content hash where it has one (`hashes`).
@@ -27,6 +25,8 @@ struct InputVerifier {
     /// and referenced N times then costs its length once, not N times: the references' literals are the same bytes
     /// (Docs/SAFETY.md, "key references").
     private var hashes: [Int: Int] = [:]
+    /// The long literals references resolved to, against the value's size (entries that overlap).
+    private var budget = KeyReferenceBudget()
 
     init(input: ReaderInput) { self.input = input }
 
@@ -93,14 +93,16 @@ struct InputVerifier {
             let (keyHeader, _) = try Varint.get(input.base, at: cursor, limit: header.end)
             let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
             var key = KeyBytes(base: input.base, start: start, count: count)
-            if keyHeader & 1 == 1 && count > Self.shortKey {
-                // A reference to a long literal: its UTF-8 and hash once, whichever reference meets it first.
-                if let hash = hashes[start] {
-                    key.hash = hash
-                } else {
+            if keyHeader & 1 == 1 && count > KeyReferenceBudget.longKey {
+                // A reference to a long literal: counted, checked for UTF-8 and hashed once, by the first reference
+                // to it (references to keys up to `longKey` bytes are checked at each, as literals are: cheaper
+                // than a lookup).
+                if try budget.admit(start: start, count: count, forReferenceAt: keyOffset, in: input) {
                     try input.validateUTF8(start: start, count: count, what: "key")
-                    key.hash = key.contentHash()
+                    key.hash = hashes[start] ?? key.contentHash()
                     hashes[start] = key.hash
+                } else {
+                    key.hash = hashes[start]
                 }
             } else {
                 try input.validateUTF8(start: start, count: count, what: "key")

@@ -116,10 +116,8 @@ extension DecoderImpl {
         for _ in 0..<header.count {
             let entry = position
             let (key, valueStart, valueEnd) = try wrap { () throws(FirePackError) in
-                let (start, count, afterKey) = try state.keyReferences.getKey(at: entry, limit: header.end, in: input)
-                try input.validateUTF8(start: start, count: count, what: "key")
-                let end = try input.valueEnd(at: afterKey, limit: header.end)
-                return (UTF8Validation.makeString(validated: input.bytes(from: start, count: count)), afterKey, end)
+                let (key, afterKey) = try state.keyReferences.keyString(at: entry, limit: header.end, in: input)
+                return (key, afterKey, try input.valueEnd(at: afterKey, limit: header.end))
             }
             position = valueEnd
             if path.count != pathDepth { path.removeSubrange(Swift.min(pathDepth, path.count)...) }

@@ -54,14 +54,14 @@ struct MapReader {
         let input = decoder.input
         var position = header.bodyStart
         for _ in 0..<header.count {
-            guard let (start, count, afterKey) = try? input.getKey(at: position, limit: header.end),
-                UTF8Validation.firstInvalidOffset(input.base, start: start, count: count) == nil,
+            guard let (name, afterKey) = try? decoder.state.keyReferences.keyString(
+                at: position, limit: header.end, in: input),
                 let valueEnd = try? input.valueEnd(at: afterKey, limit: header.end)
             else {
                 names.append(Self.damagedKeyMarker + String(position))
                 break
             }
-            names.append(UTF8Validation.makeString(validated: input.bytes(from: start, count: count)))
+            names.append(name)
             position = valueEnd
         }
         return names
@@ -93,13 +93,9 @@ struct MapReader {
         var position = header.bodyStart
         for _ in 0..<header.count {
             let entry = position
-            let (start, count, afterKey) = try decoder.wrap { () throws(FirePackError) in
-                try input.getKey(at: position, limit: header.end)
+            let (raw, afterKey) = try decoder.wrap { () throws(FirePackError) in
+                try decoder.state.keyReferences.keyString(at: position, limit: header.end, in: input)
             }
-            try decoder.wrap { () throws(FirePackError) in
-                try input.validateUTF8(start: start, count: count, what: "key")
-            }
-            let raw = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
             switch decoder.options.keyStrategy {
             case .useDefaultKeys: result.append((raw, entry))
             case .convertFromSnakeCase: result.append((KeyConversion.camelCase(raw), entry))

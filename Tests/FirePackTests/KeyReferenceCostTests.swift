@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+@testable import FirePack
+import FirePackTestSupport
+
+/// Key references cost what their bytes pay for (Docs/FORMAT.md §3, Docs/SAFETY.md "key references"): a key-table
+/// entry that points into another literal's bytes is refused before its literal is read, and a long key that
+/// references repeat is checked and made into a `String` once per call.
+@Suite("Key references: bounded cost")
+struct KeyReferenceCostTests {
+    struct Holder: Codable { var s: String; var m: [[String: Int?]] }
+
+    /// `{"s": S, "m": [{r0: null}, {r1: null}, …]}` where S is `C2 80 10` repeated and entry `i` points at the `i`th
+    /// repeat: read as a varint, `C2 80 10` is an even header of a 131,105-byte key, and the bytes after it are UTF-8,
+    /// so every entry names a different valid-looking key of 131 KB inside S. The value is 175 KB; 5,000 such keys
+    /// are 655 MB.
+    static func overlappingEntries(count: Int = 5_000) -> (bytes: [UInt8], secondReference: Int) {
+        let pattern: [UInt8] = [0xC2, 0x80, 0x10]
+        let string = [UInt8]((0..<50_000).flatMap { _ in pattern })
+        var maps: [UInt8] = []
+        var referenceOffsets: [Int] = []
+        for index in 0..<count {
+            let reference = varintBytes(2 * index + 1)
+            referenceOffsets.append(maps.count + 2)  // after B1 and the one-byte length
+            maps += [0xB1, UInt8(reference.count + 1)] + reference + [0xC0]
+        }
+        let mapsArray = [0xD0] + varintBytes(varintBytes(count).count + maps.count) + varintBytes(count) + maps
+        let sEntry = [0x02] + Array("s".utf8) + [0xCD] + varintBytes(string.count) + string
+        let mEntry = [0x02] + Array("m".utf8) + mapsArray
+        let body = sEntry + mEntry
+        let root = [0xB2] + varintBytes(body.count) + body
+        let stringStart = 1 + varintBytes(body.count).count + 2 + 1 + varintBytes(string.count).count
+        let mapsStart = 1 + varintBytes(body.count).count + sEntry.count + 2 + mapsArray.count - maps.count
+        var table: [UInt8] = [0xD3] + varintBytes(count) + [3]
+        for index in 0..<count {
+            let target = stringStart + 3 * index
+            table += [UInt8(target & 0xFF), UInt8((target >> 8) & 0xFF), UInt8(target >> 16)]
+        }
+        return (root + table, mapsStart + referenceOffsets[min(1, count - 1)])
+    }
+
+    /// Entries that overlap are refused at the second reference by every reader that reads the whole value, and by
+    /// the lazy decoder, at the same byte; before, verification checked and hashed 655 MB, and `Value` made 5,000
+    /// strings of 131 KB.
+    @Test func entriesThatOverlapAreRefusedBeforeTheirLiteralsAreRead() throws {
+        let (bytes, secondReference) = Self.overlappingEntries()
+        #expect(bytes.count < 200_000)
+        func check(_ error: FirePackError?, _ reader: String) {
+            #expect(error?.code == .badKeyReference && error?.offset == secondReference, "\(reader): \(String(describing: error))")
+            #expect(error?.message.contains("overlap") == true, "\(reader): \(String(describing: error))")
+        }
+        check(#expect(throws: FirePackError.self) { try FirePackReader.verify(bytes) }, "verify")
+        check(#expect(throws: FirePackError.self) { try Value(firePackBytes: bytes) }, "Value")
+        check(#expect(throws: FirePackError.self) { try FirePackReader.validate(bytes) }, "validate")
+        let decoder = FirePackDecoder()
+        for validation in [FirePackDecoder.InputValidation.lazy, .complete] {
+            decoder.inputValidation = validation
+            do {
+                _ = try decoder.decode(Holder.self, from: Data(bytes))
+                Issue.record("\(validation): decoded")
+            } catch DecodingError.dataCorrupted(let context) {
+                check(context.underlyingError as? FirePackError, "\(validation)")
+            }
+        }
+        // One entry into S is not refused by the count: its one key fits the value. (The whole-input check still
+        // refuses the table, whose entry is no key literal, after the value.)
+        let one = Self.overlappingEntries(count: 1).bytes
+        let error = #expect(throws: FirePackError.self) { try FirePackReader.verify(one) }
+        #expect(error?.code == .badKeyTable, "\(String(describing: error))")
+        guard case .map(let map)? = try Value(firePackBytes: one)["m"]?[0] else {
+            Issue.record("no map")
+            return
+        }
+        #expect(map.keys.count == 1 && map.keys[0].utf8.count == 131_105)
+    }
+
+    /// A 100 KB key in each of 2,000 maps: the literal once, then one-byte references. Decoded into dictionaries,
+    /// every element's key is one shared String (2,000 copies were 200 MB from 100 KB); so is it in a `Value`.
+    @Test func aLongKeyThatReferencesRepeatIsMadeOnce() throws {
+        let key = String(repeating: "k", count: 100_000)
+        let elements = (0..<2_000).map { [key: $0] }
+        let bytes = try FirePackEncoder().encode(elements)
+        #expect(bytes.count < 115_000, "the repeats are references: \(bytes.count) bytes")
+        func storage(_ string: String) -> UnsafeRawPointer? {
+            var copy = string
+            return copy.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+        }
+        let decoded = try FirePackDecoder().decode([[String: Int]].self, from: bytes)
+        try #require(decoded == elements)
+        let shared = decoded.dropFirst().compactMap { $0.keys.first.map(storage) }
+        #expect(shared.count == 1_999 && Set(shared.map { $0.map(UInt.init(bitPattern:)) ?? 0 }).count == 1)
+        guard case .array(let array) = try Value(firePackBytes: bytes) else {
+            Issue.record("not an array")
+            return
+        }
+        let keys = array.compactMap { element -> String? in
+            if case .map(let map) = element { return map.keys.first }
+            return nil
+        }
+        #expect(keys.count == 2_000 && Set(keys.dropFirst().map { storage($0).map(UInt.init(bitPattern:)) ?? 0 }).count == 1)
+    }
+}
