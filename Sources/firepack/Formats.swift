@@ -158,8 +158,11 @@ extension FileFormat {
             if let violation = writer.limitViolation { throw CommandFailure(message: "not written: \(violation)") }
             return writer.takeBytes()
         }
-        var text = value.jsonBytes(
-            options: JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic))
+        // At most what the tool reads back as one JSON value (`readAll`'s 2 GiB): keys that the input repeats by
+        // reference could otherwise make the text thousands of times the input.
+        var text = try value.jsonBytes(
+            options: JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic),
+            maxLength: 1 << 31, what: "the value")
         text.append(0x0A)
         return text
     }

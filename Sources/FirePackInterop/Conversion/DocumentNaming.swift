@@ -272,3 +272,13 @@ package struct NamingOutcome: Sendable {
 
     package init() {}
 }
+
+extension Document {
+    /// The document as plain JSON text (`DocumentNaming.value(of:)`): one line of JSON lines, or one element of a
+    /// JSON array. Throws `limitExceeded` past `JSONTextWriter.maxDocumentLength`, the longest line or element
+    /// FirePack's JSON readers take.
+    package func jsonLine(naming: DocumentNaming, options: JSONOptions) throws -> [UInt8] {
+        try naming.value(of: self).jsonBytes(
+            options: options, maxLength: JSONTextWriter.maxDocumentLength, what: "document \(reference.path)")
+    }
+}

@@ -89,7 +89,7 @@ public final class JSONArrayWriter: DocumentSink {
         let buffer = chunks.buffer
         buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
         count += 1
-        let text = try naming.value(of: document).jsonBytes(options: options)
+        let text = try document.jsonLine(naming: naming, options: options)
         if options.pretty {
             // One level deeper than the element's own text: two spaces after each of its line breaks (a break is
             // never inside a string, where JSON escapes it).

@@ -461,7 +461,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                         continue
                     }
                     do {
-                        output.append(contentsOf: try naming.value(of: document).jsonBytes(options: options))
+                        output.append(contentsOf: try document.jsonLine(naming: naming, options: options))
                     } catch {
                         records[index].refused = error
                         continue

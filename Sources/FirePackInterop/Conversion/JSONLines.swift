@@ -215,7 +215,7 @@ public final class JSONLinesWriter: DocumentSink {
     }
 
     func append(_ document: Document) throws {
-        buffer.append(contentsOf: try naming.value(of: document).jsonBytes(options: options))
+        buffer.append(contentsOf: try document.jsonLine(naming: naming, options: options))
         buffer.append(0x0A)
         lastPath = document.reference.path
     }

@@ -315,6 +315,7 @@ extension JSONTextWriter {
     mutating func writeTypedFields(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
         output.pointee.append(UInt8(ascii: "{"))
         for (index, (key, element)) in map.enumerated() {
+            try checkLimit("the document")
             if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
             writeString(key)
             output.pointee.append(UInt8(ascii: ":"))

@@ -90,17 +90,22 @@ enum FirestoreJSON {
         }
     }
 
-    /// Writes one typed value as JSON text, straight into the output.
+    /// Writes one typed value as JSON text, straight into the output: at most 2 GiB, what a reader of one whole JSON
+    /// text takes.
     static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
         let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
+            writer.limitingText(to: 1 << 31)
             try writer.writeTyped(value, path: [])
+            try writer.checkLimit("the value")
         }
         return try pretty ? reindent(compact) : compact
     }
 
-    /// Writes one document as JSON text, straight into the output.
+    /// Writes one document as JSON text, straight into the output: at most `JSONTextWriter.maxDocumentLength`
+    /// bytes, what FirePack's readers of REST JSON lines take.
     static func jsonBytes(for document: Document, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
         let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
+            writer.limitingText(to: JSONTextWriter.maxDocumentLength)
             writer.append(#"{"name":"#)
             writer.writeString(document.reference.path)
             if !document.fields.isEmpty {
@@ -116,6 +121,7 @@ enum FirestoreJSON {
                 writer.writeString(updateTime.rfc3339String)
             }
             writer.append("}")
+            try writer.checkLimit("the document")
         }
         return try pretty ? reindent(compact) : compact
     }

@@ -88,6 +88,7 @@ extension JSONTextWriter {
                 seen in
                 output.pointee.append(UInt8(ascii: "{"))
                 for index in 0..<map.count {
+                    try checkLimit("the map")
                     let key = try reader.readKey().utf8
                     // A document's fields (`hasExtra`): its naming member, and the members plain JSON reads back as
                     // its name or times (`DocumentNaming.value(of:)` decides), are left to the tree path.
@@ -161,7 +162,7 @@ extension JSONTranscoding {
     /// among the fields or a marker, or bytes the tree path would reject (which it then reports).
     package static func appendObject(
         _ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
-        to output: ByteOutput
+        to output: ByteOutput, maxLength: Int = JSONTextWriter.maxDocumentLength
     ) -> Bool {
         // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
         // key every record appends (guarded by `Stream fpks to JSON lines`).
@@ -171,13 +172,16 @@ extension JSONTranscoding {
         else { return false }
         let mark = output.count
         var writer = JSONTextWriter(options: options, output: output)  // `output` is the caller's, alive throughout
+        writer.limitingText(to: maxLength)  // past it, the tree path refuses the document
         do {
             if var fields {
                 try writer.writeEntries(from: &fields, appending: extra)
             } else {
                 writer.writeEntries(of: MapValue([(extra.key, .string(extra.value))]))
             }
-            return true
+            if !writer.isPastLimit { return true }
+            output.truncate(to: mark)
+            return false
         } catch {
             output.truncate(to: mark)
             return false

@@ -14,6 +14,16 @@ struct JSONTextWriter {
     /// The scale of the last decimal form found, the first one tried for the next double
     /// (`DecimalDouble.decompose(_:below:near:)`).
     var decimalScale = 0
+    /// Where the text must end, at most (an output count), and how long that lets it be (`limitingText(to:)`). Past
+    /// it, keys are no longer written — the text is refused by its caller — so that keys that the input repeats by
+    /// reference (a key of L bytes for each one-byte reference) cannot make it longer than the limit by more than
+    /// the input's own size (Docs/SAFETY.md, "JSON text").
+    private(set) var textEnd = Int.max
+    private(set) var textLimit = Int.max
+
+    /// The longest JSON text of one document, line or array element FirePack's JSON readers take
+    /// (`JSONLinesReader`, `JSONArrayReader`, the Firestore JSON readers): what its JSON writers write, at most.
+    package static let maxDocumentLength = 256 << 20
 
     /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
     init(options: JSONOptions, output: ByteOutput) {
@@ -29,6 +39,30 @@ struct JSONTextWriter {
         var writer = JSONTextWriter(options: options, output: output)
         try body(&writer)
         return withExtendedLifetime(output) { output.bytes }
+    }
+
+    /// Limits the text from here on to `length` bytes.
+    mutating func limitingText(to length: Int) {
+        textLimit = length
+        let (end, overflow) = output.pointee.count.addingReportingOverflow(length)
+        textEnd = overflow ? Int.max : end
+    }
+
+    /// Whether the text has passed its limit (`limitingText(to:)`), so that no more keys are written.
+    @inline(__always)
+    var isPastLimit: Bool { output.pointee.count > textEnd }
+
+    /// The error for text past its limit, naming `what` the text is.
+    func limitError(_ what: String) -> FirePackError {
+        FirePackError(
+            .limitExceeded,
+            "\(what) would be more than \(textLimit) bytes of JSON text, the most FirePack's JSON readers take")
+    }
+
+    /// Throws `limitError` once the text has passed its limit.
+    @inline(__always)
+    func checkLimit(_ what: @autoclosure () -> String) throws(FirePackError) {
+        if isPastLimit { throw limitError(what()) }
     }
 
     func append(_ text: StaticString) {
@@ -78,6 +112,7 @@ struct JSONTextWriter {
             ? map.indices.sorted { map.keys[$0].utf8.lexicographicallyPrecedes(map.keys[$1].utf8) }
             : Array(map.indices)
         for (count, position) in positions.enumerated() {
+            if isPastLimit { return }  // refused by the caller (`limitingText(to:)`)
             if count > 0 { output.pointee.append(UInt8(ascii: ",")) }
             newline()
             writeString(map.keys[position])

@@ -32,6 +32,22 @@ extension Value {
         JSONTextWriter.text(options: options) { $0.write(self) }
     }
 
+    /// The value as UTF-8 JSON text of at most `maxLength` bytes (for one document:
+    /// `JSONTextWriter.maxDocumentLength`, what FirePack's JSON readers take); throws `limitExceeded`, naming the
+    /// value as `what`, for a longer one, without writing much more than the limit (keys past it are not written).
+    package func jsonBytes(options: JSONOptions, maxLength: Int, what: @autoclosure () -> String) throws(FirePackError)
+        -> [UInt8]
+    {
+        var past: FirePackError?
+        let text = JSONTextWriter.text(options: options) { writer in
+            writer.limitingText(to: maxLength)
+            writer.write(self)
+            if writer.isPastLimit { past = writer.limitError(what()) }
+        }
+        if let past { throw past }
+        return text
+    }
+
     /// The value as JSON text.
     public func jsonString(options: JSONOptions = JSONOptions()) -> String {
         String(decoding: jsonBytes(options: options), as: UTF8.self)

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import FirePack
+@testable import FirePackInterop
+import FirePackTestSupport
+import FirePackStreams
+
+/// JSON writers write no more than FirePack's JSON readers take (a document: `JSONTextWriter.maxDocumentLength`), and
+/// stop early: a key written once and referenced in every map of a value is one byte per repeat in FirePack and the
+/// whole key in JSON, so 120 KB of `.fpk` can be 300 MB of text.
+@Suite struct JSONTextLimitTests {
+    /// `{"items": [{K: 0}, {K: 1}, …]}` with a 100 KB key K in each of `count` maps: the repeats are references.
+    static func amplified(count: Int) throws -> (value: Value, bytes: [UInt8]) {
+        let key = String(repeating: "k", count: 100_000)
+        let value: Value = .map(["items": .array((0..<count).map { .map([key: .integer(Int64($0))]) })])
+        let bytes = value.firePackBytes()
+        return (try Value(firePackBytes: bytes), bytes)
+    }
+
+    /// Past its limit the tree writer writes no more keys, so the text ends near the limit, not at 300 MB; the
+    /// caller refuses it with what it is and the limit.
+    @Test func theTreeWriterStopsAtItsLimit() throws {
+        let (value, bytes) = try Self.amplified(count: 3_000)  // 300 MB of text
+        #expect(bytes.count < 120_000)
+        let limit = 1 << 20
+        let text = JSONTextWriter.text(options: JSONOptions()) { writer in
+            writer.limitingText(to: limit)
+            writer.write(value)
+        }
+        #expect(text.count > limit && text.count < limit + 200_000, "\(text.count) bytes")
+        let error = #expect(throws: FirePackError.self) {
+            try value.jsonBytes(options: JSONOptions(), maxLength: limit, what: "document c/a")
+        }
+        #expect(error?.code == .limitExceeded, "\(String(describing: error))")
+        #expect(error?.message.contains("document c/a would be more than 1048576 bytes") == true, "\(String(describing: error))")
+        // Under the limit, the text is the text.
+        let (small, _) = try Self.amplified(count: 5)
+        #expect(try small.jsonBytes(options: JSONOptions(), maxLength: limit, what: "") == small.jsonBytes())
+    }
+
+    /// The direct path (from a record's bytes) stops as soon as it passes the limit and leaves the output as it
+    /// was, so that the tree path refuses the document with its name.
+    @Test func theDirectPathDeclinesPastItsLimit() throws {
+        let (_, bytes) = try Self.amplified(count: 50)
+        let output = ByteOutput()
+        output.append(contentsOf: Array("before".utf8))
+        let written = bytes.withUnsafeBytes { raw -> Bool in
+            guard let reader = try? FirePackReader(bytes: raw) else { return false }
+            return JSONTranscoding.appendObject(
+                reader, appending: ("__name__", "c/a"), options: JSONOptions(), to: output, maxLength: 1 << 20)
+        }
+        #expect(!written)
+        #expect(output.bytes == Array("before".utf8))
+        let (small, smallBytes) = try Self.amplified(count: 5)
+        let smallWritten = smallBytes.withUnsafeBytes { raw -> Bool in
+            guard let reader = try? FirePackReader(bytes: raw) else { return false }
+            return JSONTranscoding.appendObject(
+                reader, appending: ("__name__", "c/a"), options: JSONOptions(), to: output, maxLength: 1 << 20)
+        }
+        #expect(smallWritten && output.count > 500_000)
+        #expect(small["items"] != nil)
+    }
+
+    /// A document whose line would pass the readers' limit is refused by the JSON-lines writer, naming it, instead
+    /// of written where no FirePack reader reads it back (`JSONLinesReader` takes lines of 256 MiB at most).
+    @Test func aDocumentPastTheLineLimitIsRefused() throws {
+        let (value, _) = try Self.amplified(count: 2_700)  // 270 MB of text
+        guard case .map(let fields) = value else { throw FirePackError(.invalidValue, "not a map") }
+        let document = Document(reference: try DocumentReference(path: "c/a"), fields: fields)
+        let sink = MemorySink()
+        let writer = JSONLinesWriter(sink, naming: DocumentNaming(collection: "c", idField: nil))
+        let error = #expect(throws: FirePackError.self) { try writer.write(document) }
+        #expect(error?.code == .limitExceeded && error?.message.contains("document c/a") == true, "\(String(describing: error))")
+        try writer.finish()
+        #expect(sink.bytes.isEmpty)
+        let reader = JSONLinesReader(MemorySource([UInt8]()), naming: DocumentNaming(collection: "c", idField: nil))
+        #expect(JSONTextWriter.maxDocumentLength == reader.lines.maxLineLength)
+    }
+}
