@@ -85,4 +85,27 @@ struct JSONNumberTests {
             #expect(read.bitPattern == expected.bitPattern, "\(text)")
         }
     }
+
+    @Test("no number is changed without a word: -0 keeps its sign, and one too small for a double is refused, not 0")
+    func numbersADoubleCannotHold() throws {
+        func read(_ text: String) throws -> Value { try Value(json: Array(text.utf8)) }
+        guard case .double(let negativeZero) = try read("-0") else { throw FirePackError(.invalidValue, "-0") }
+        #expect(negativeZero.bitPattern == (-0.0).bitPattern)
+        #expect(try read("0") == .integer(0) && read("[0, -0]") == .array([.integer(0), .double(-0.0)]))
+        // Back as written: −0.0 is a double in JSON too.
+        let back = try Value(json: Value.double(-0.0).jsonBytes())
+        guard case .double(let again) = back else { throw FirePackError(.invalidValue, "\(back)") }
+        #expect(again.bitPattern == (-0.0).bitPattern)
+        for (text, offset) in [("1E-400", 0), ("[1, -1e-400]", 4), ("0.\(String(repeating: "0", count: 400))1", 0),
+                               ("2e-324", 0), ("{\"a\": 123e-999}", 6)] {
+            let error = #expect(throws: FirePackError.self, "\(text)") { try read(text) }
+            #expect(error?.offset == offset && error?.message.contains("too small for a double") == true, "\(text): \(String(describing: error))")
+        }
+        // Zeros written with exponents are zeros, and the smallest subnormal is read.
+        for text in ["0e-400", "-0.0E-999", "0.000"] {
+            guard case .double(let zero) = try read(text) else { throw FirePackError(.invalidValue, text) }
+            #expect(zero == 0, "\(text)")
+        }
+        #expect(try read("3e-324") == .double(.leastNonzeroMagnitude) && read("4.9e-324") == .double(.leastNonzeroMagnitude))
+    }
 }

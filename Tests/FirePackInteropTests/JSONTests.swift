@@ -8,9 +8,12 @@ import FirePack
 struct JSONTests {
     @Test func numbersBecomeIntegersOrDoubles() throws {
         let value = try Value(json: #"[0, -0, 42, -9223372036854775808, 9223372036854775807, 1.0, -0.0, 1e2, 2.5E-3, 0.1]"#)
-        #expect(value == [0, 0, 42, .integer(.min), .integer(.max), 1.0, -0.0, 100.0, 0.0025, 0.1])
-        guard case .double(let negativeZero) = value[6] else { Issue.record("not a double"); return }
-        #expect(negativeZero.sign == .minus)
+        // `-0` is the double −0.0 (its sign kept, as Firestore's JavaScript SDK stores it), not the integer 0.
+        #expect(value == [0, .double(-0.0), 42, .integer(.min), .integer(.max), 1.0, -0.0, 100.0, 0.0025, 0.1])
+        for index in [1, 6] {
+            guard case .double(let negativeZero) = value[index] else { Issue.record("not a double"); return }
+            #expect(negativeZero.sign == .minus)
+        }
     }
 
     /// No digit is lost silently: integers outside Int64 are an error naming where, unless doubles are asked for.

@@ -378,6 +378,8 @@ struct JSONParser {
         guard cursor < count, isDigit(byte(cursor)) else { throw fail("expected a digit", at: cursor) }
         var integer: Int64 = 0
         var overflow = false
+        // Whether a digit other than 0 was read: a number that reads as 0 without being 0 was too small for a double.
+        var nonzero = byte(cursor) != UInt8(ascii: "0")
         if byte(cursor) == UInt8(ascii: "0") {
             cursor += 1
         } else {
@@ -404,6 +406,7 @@ struct JSONParser {
             while cursor < count, isDigit(byte(cursor)) {
                 let digit = UInt64(byte(cursor) &- 0x30)
                 if mantissa != 0 || digit != 0 { significant += 1 }
+                if digit != 0 { nonzero = true }
                 mantissa = mantissa &* 10 &+ digit
                 fractionDigits += 1
                 cursor += 1
@@ -422,7 +425,8 @@ struct JSONParser {
             while cursor < count, isDigit(byte(cursor)) { cursor += 1 }
         }
         index = cursor
-        if isInteger && !overflow { return .integer(integer) }
+        // `-0` is the double −0.0, as Firestore's JavaScript SDK stores it (an integer has no −0): its sign is kept.
+        if isInteger && !overflow { return negative && integer == 0 ? .double(-0.0) : .integer(integer) }
         if !isInteger && !overflow && significant <= 19,
             let double = Self.exactDecimal(mantissa, exponent: -fractionDigits, negative: negative)
         {
@@ -437,6 +441,10 @@ struct JSONParser {
         }
         let double = parseDouble(start: start, count: cursor - start)
         guard double.isFinite else { throw fail("number out of the range of a double", at: start) }
+        // Rounded to zero, a number such as 1E-400 would be read as 0 without a word: refused, as one too large is.
+        guard double != 0 || !nonzero else {
+            throw fail("number too small for a double, below 4.9E-324 (it would read as 0)", at: start)
+        }
         return .double(double)
     }
 
