@@ -125,6 +125,9 @@ struct Convert: ParsableCommand {
         if generateMissingIds && idField == nil { throw ValidationError("--generate-missing-ids needs --id-field") }
         guard threads >= 1 else { throw ValidationError("--threads takes 1 or more") }
         if keepIdField && idField == nil { throw ValidationError("--keep-id-field needs --id-field") }
+        if let idField, let problem = DocumentNaming.problem(withIDField: idField) {
+            throw ValidationError("--id-field: \(problem)")
+        }
     }
 
     /// Refuses (a usage error) an output option the output format does not use: it would be dropped without a word.

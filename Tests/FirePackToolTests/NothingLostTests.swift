@@ -240,6 +240,28 @@ struct NothingLostTests {
         let integer = try Tool.run(["convert", path("keep.jsonl"), "-", "--to", "jsonl", "--id-field", "id",
                                     "--collection", "c", "--keep-id-field"])
         #expect(integer.status == 0 && integer.text == #"{"id":1,"x":2}"# + "\n", "\(integer.text) \(integer.stderr)")
+        // An ID field named like a member plain JSON reads as the document's own (its path or a time) is a usage
+        // error: `--id-field __create_time__` wrote the ID where a time belongs, `--id-field __name__` dropped the
+        // collection from the output.
+        for member in ["__name__", "__create_time__", "__update_time__"] {
+            let refused = try Tool.run(["convert", path("keep.jsonl"), "-", "--to", "jsonl", "--id-field", member])
+            #expect(refused.status == 2 && refused.stderr.contains("--id-field: \(member) holds a document's"),
+                    "\(member): \(refused.status) \(refused.stderr)")
+            #expect(refused.text.isEmpty)
+        }
+    }
+
+    /// A JSON array element that is no document is refused at its place in the file: line, column, byte and index.
+    @Test func anElementThatIsNoDocumentIsNamedByItsPlace() throws {
+        try write("[\n {\"__name__\": \"c/a\"},\n 7\n]", to: "seven.json")
+        let refused = try Tool.run(["convert", path("seven.json"), "-", "--to", "jsonl"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("line 3, column 2: record 1: a document must be a JSON object, not integer (at byte 25, path $[1])"),
+                "\(refused.stderr)")
+        try write("[{\"x\": 1}]", to: "noid.json")
+        let missing = try Tool.run(["convert", path("noid.json"), "-", "--to", "jsonl", "--id-field", "id"])
+        #expect(missing.status == 1 && missing.stderr.contains("line 1, column 2: record 0: the document has no \"id\" field"),
+                "\(missing.stderr)")
     }
 
     /// A document's create and update times survive plain JSON (`__create_time__`, `__update_time__`): every plain

@@ -56,7 +56,7 @@ public final class DocumentNaming {
             throw FirePackError(.invalidValue, "\(position)a document must be a JSON object, not \(value.type)")
         }
         let (reference, consumedKey) = try reference(
-            name: fields["__name__"], id: idField.flatMap { fields[$0] }, line: line, record: record,
+            name: fields[Self.nameMember], id: idField.flatMap { fields[$0] }, line: line, record: record,
             generated: &generated)
         if let consumedKey { fields[consumedKey] = nil }
         var document = Document(reference: reference, fields: fields)
@@ -76,6 +76,20 @@ public final class DocumentNaming {
     public static let createTimeMember = "__create_time__"
     /// The member that holds a document's update time in plain JSON (the Arrow column's name), as a timestamp.
     public static let updateTimeMember = "__update_time__"
+    /// The member that holds a document's path in plain JSON (the Arrow column's name).
+    public static let nameMember = "__name__"
+    /// The members plain JSON reads back as a document's own, not as fields: its path and its times. No ID field may
+    /// be one of them (`problem(withIDField:)`).
+    public static let namingMembers = [nameMember, createTimeMember, updateTimeMember]
+
+    /// Why `field` cannot be an ID field (it is one of `namingMembers`), or nil when it can.
+    public static func problem(withIDField field: String) -> String? {
+        guard namingMembers.contains(field) else { return nil }
+        let what =
+            field == nameMember
+            ? "path (read without an ID field)" : field == createTimeMember ? "create time" : "update time"
+        return "\(field) holds a document's \(what) in plain JSON; it cannot be an ID field"
+    }
 
     /// The reference of the next record, from the values of its `__name__` and ID-field members (nil when absent),
     /// and the member to leave out of its fields (nil: none); counts the record (and a generated ID).
@@ -102,7 +116,7 @@ public final class DocumentNaming {
         let position = Self.position(line: line, record: record)
         let path: String, consumedKey: String?
         if let name {
-            consumedKey = "__name__"
+            consumedKey = Self.nameMember
             switch name {
             case .string(let text): path = text
             case .reference(let reference): path = reference.path
@@ -156,7 +170,7 @@ public final class DocumentNaming {
     /// The member `value(of:)` adds to a document's fields: its ID under the ID field, else its path under `__name__`.
     public func member(for reference: DocumentReference) -> (key: String, value: String) {
         if let idField { return (idField, reference.documentID) }
-        return ("__name__", reference.path)
+        return (Self.nameMember, reference.path)
     }
 
     /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`, and
@@ -187,7 +201,7 @@ public final class DocumentNaming {
             }
         }
         // Read back, `__name__` always names the document and is never a field: a field of that name would be lost.
-        if fields["__name__"] != nil {
+        if fields[Self.nameMember] != nil {
             throw FirePackError(
                 .invalidValue,
                 "document \(document.reference.path) has a field \"__name__\", which plain JSON reads back as the "

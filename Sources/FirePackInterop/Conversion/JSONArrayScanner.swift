@@ -22,6 +22,8 @@ package final class JSONArrayScanner {
     private var finished = false
     /// Elements returned so far.
     package private(set) var count = 0
+    /// Where the last element returned starts.
+    package private(set) var lastPlace: JSONPlace?
 
     /// The reader, or nil (nothing consumed: `restored` holds every byte read) when the text is not an array.
     package static func open(
@@ -114,6 +116,7 @@ package final class JSONArrayScanner {
             )
         }
         let place = JSONPlace(offset: bufferOffset + position, line: line, column: column)
+        lastPlace = place
         let length = try elementLength()
         let element = ArraySlice(Array(buffer[position..<position + length]))
         for _ in 0..<length { advance() }

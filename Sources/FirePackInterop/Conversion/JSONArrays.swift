@@ -57,7 +57,13 @@ public final class JSONArrayReader: DocumentSource {
     public func next() throws -> Document? {
         if let scanner {
             guard let element = try scanner.next() else { return nil }
-            return try naming.document(from: element, line: nil)
+            do { return try naming.document(from: element, line: nil) } catch let error as FirePackError {
+                // Not a document (not an object, no name, a bad ID): at the element's place in the file.
+                guard error.offset == nil, let place = scanner.lastPlace else { throw error }
+                throw FirePackError(
+                    error.code, offset: place.offset, "line \(place.line), column \(place.column): \(error.message)",
+                    path: [.index(scanner.count - 1)] + error.path)
+            }
         }
         guard let value = single else { return nil }
         single = nil

@@ -369,9 +369,11 @@ extension JSONParser {
 /// as its fields: `__name__` is never a field; the ID field is one when `keepsIDField`, or when `__name__` came
 /// before it (the path then wins and the ID is an ordinary field, as `DocumentNaming.reference` decides).
 package struct DocumentMembers {
-    static let name = Array("__name__".utf8)
+    static let name = Array(DocumentNaming.nameMember.utf8)
     static let createTime = Array(DocumentNaming.createTimeMember.utf8)
     static let updateTime = Array(DocumentNaming.updateTimeMember.utf8)
+    /// `DocumentNaming.namingMembers`, as bytes.
+    static let all = [name, createTime, updateTime]
     /// The ID field's key, if the naming has one.
     let idField: [UInt8]?
     let keepsIDField: Bool

@@ -125,14 +125,8 @@ extension JSONTextWriter {
     /// Whether `key` is `__name__`, `__create_time__` or `__update_time__`: a member that plain JSON reads back as
     /// the document's own, whatever the naming writes.
     static func isNamingMember(_ key: UnsafeRawBufferPointer) -> Bool {
-        Self.namingMembers.contains { member in member.withUnsafeBytes { equal(key, $0) } }
+        DocumentMembers.all.contains { member in member.withUnsafeBytes { equal(key, $0) } }
     }
-
-    /// `__name__` and the members plain JSON holds a document's times in (`DocumentNaming`), as bytes.
-    static let namingMembers = [
-        Array("__name__".utf8), Array(DocumentNaming.createTimeMember.utf8),
-        Array(DocumentNaming.updateTimeMember.utf8)
-    ]
 
     /// Whether two keys' bytes are equal: lengths first, then the bytes (`elementsEqual` walked them one at a time).
     @inline(__always)
