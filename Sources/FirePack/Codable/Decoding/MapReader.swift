@@ -54,8 +54,9 @@ struct MapReader {
         let input = decoder.input
         var position = header.bodyStart
         for _ in 0..<header.count {
-            guard let (name, afterKey) = try? decoder.state.keyReferences.keyString(
-                at: position, limit: header.end, in: input),
+            guard
+                let (name, afterKey) = try? decoder.state.keyReferences.keyString(
+                    at: position, limit: header.end, in: input),
                 let valueEnd = try? input.valueEnd(at: afterKey, limit: header.end)
             else {
                 names.append(Self.damagedKeyMarker + String(position))
