@@ -78,7 +78,7 @@ final class FirePackRecordSource {
         // read whole, as one range. A regular file is opened again for the reader that fits it.
         let opened = try FileSource(path: path)
         let head = try readPrefix(opened, count: 6)
-        if !Self.isRegularFile(path) {
+        if !SystemPath.isRegularFile(path) {
             guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil) }
             let whole = PrefixedSource(head, then: opened)
             if head.starts(with: [0x89, 0x46, 0x50, 0x4B]) {
@@ -107,12 +107,6 @@ final class FirePackRecordSource {
         return FirePackRecordSource(
             path: path,
             stream: try DocumentStreamReader.reading(path: path, offset: offset, length: length, mode: mode))
-    }
-
-    /// Whether `path` names a regular file (not a pipe or a device).
-    static func isRegularFile(_ path: String) -> Bool {
-        var status = stat()
-        return stat(SystemPath.bytes(path), &status) == 0 && status.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
     }
 
     /// The documents of the `.fpk` file `bytes` (any version readers take): its value when that is one document

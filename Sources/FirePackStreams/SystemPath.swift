@@ -44,6 +44,15 @@ package enum SystemPath {
 
     /// A display form of bytes from the system (a link's target, a folder entry), registered like an argument's.
     package static func display(_ raw: [UInt8]) -> String { register(argument: raw) }
+
+    /// The type bits of what `path` names, links followed (`S_IFDIR`, `S_IFREG`, …), or nil when nothing is there.
+    package static func fileType(_ path: String) -> mode_t? {
+        var status = stat()
+        return stat(bytes(path), &status) == 0 ? status.st_mode & mode_t(S_IFMT) : nil
+    }
+
+    /// Whether `path` names a regular file (not a pipe, a device, a folder), links followed.
+    package static func isRegularFile(_ path: String) -> Bool { fileType(path) == mode_t(S_IFREG) }
 }
 
 extension String {

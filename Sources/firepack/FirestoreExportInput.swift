@@ -84,16 +84,7 @@ final class FirestoreExportInput: DocumentInput {
         {
             return true
         }
-        return fileType(path) == S_IFDIR
-    }
-
-    /// Whether `path` names a regular file (not a pipe, a device, a folder).
-    static func isRegularFile(_ path: String) -> Bool { fileType(path) == S_IFREG }
-
-    /// The type bits of what `path` names (`S_IFDIR`, `S_IFREG`, …), or nil when nothing is there.
-    static func fileType(_ path: String) -> mode_t? {
-        var status = stat()
-        return stat(SystemPath.bytes(path), &status) == 0 ? status.st_mode & S_IFMT : nil
+        return SystemPath.fileType(path) == S_IFDIR
     }
 
     /// The digits `N` of a file named `output-N` (any number of them), without leading zeros.
@@ -108,7 +99,7 @@ final class FirestoreExportInput: DocumentInput {
     static func outputFiles(at path: String) throws -> [String] {
         let name = (path as NSString).lastPathComponent
         var folder = path
-        if outputNumber(name) != nil && fileType(path) == S_IFREG { return [path] }
+        if outputNumber(name) != nil && SystemPath.isRegularFile(path) { return [path] }
         if name.hasSuffix("export_metadata") { folder = (path as NSString).deletingLastPathComponent }
         if folder.isEmpty { folder = "." }
         guard let walker = FileManager.default.enumerator(atPath: folder) else {
@@ -118,7 +109,7 @@ final class FirestoreExportInput: DocumentInput {
         while let relative = walker.nextObject() as? String {
             let components = relative.split(separator: "/").map(String.init)
             guard let last = components.last, outputNumber(last) != nil else { continue }
-            guard fileType((folder as NSString).appendingPathComponent(relative)) == S_IFREG else { continue }
+            guard SystemPath.isRegularFile((folder as NSString).appendingPathComponent(relative)) else { continue }
             found.append(components)
         }
         guard !found.isEmpty else {

@@ -67,7 +67,7 @@ struct Inspect: ParsableCommand {
     func inspectStream(_ format: FileFormat, gzip: Bool) throws {
         let input: DocumentInput
         // A regular file only: a pipe cannot be entered by its index (and its first bytes are already read).
-        if format == .fpks, !gzip, let record, file != "-", FirestoreExportInput.isRegularFile(file) {
+        if format == .fpks, !gzip, let record, file != "-", SystemPath.isRegularFile(file) {
             // A closed version-3 stream's index finds the record's block: one block read, not the stream.
             Files.discardKept()
             do {
