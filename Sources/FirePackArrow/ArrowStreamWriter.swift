@@ -19,6 +19,12 @@ public final class ArrowStreamWriter {
     public var idPrefix = ""
     /// Rows written.
     public private(set) var rowsWritten = 0
+    /// Rows named by `__name__` that repeat an earlier row's path, counted, with the first ones as example lines:
+    /// written as they are (as `firepack convert` writes them), but Firestore would keep only the last of each.
+    public private(set) var repeatedPaths = ProblemReport(maxExamples: 5)
+    /// A note when the check for repeated paths stopped keeping paths (it stays exact for those kept).
+    public var repeatedPathsNote: String? { paths.partialNote }
+    private var paths = DuplicatePaths()
 
     /// Starts a stream at `path`; nothing is there until `close()` succeeds.
     public init(path: String) throws {
@@ -82,6 +88,7 @@ public final class ArrowStreamWriter {
                     return true
                 }
                 if let failure { throw failure }
+                if nameColumn != nil { paths.check(reference.path, at: number, unit: "row", into: &repeatedPaths) }
             } catch let error as FirePackError {
                 throw FirePackError(
                     error.code,

@@ -160,6 +160,7 @@ public func firepack_splits(
 public func firepack_write_stream(
     _ stream: UnsafeMutablePointer<ArrowArrayStream>, _ path: UnsafePointer<CChar>,
     _ collection: UnsafePointer<CChar>?, _ idPrefix: UnsafePointer<CChar>?,
+    _ warningOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> Int64 {
     do {
@@ -168,6 +169,15 @@ public func firepack_write_stream(
         writer.idPrefix = idPrefix.map { String(cString: $0) } ?? ""
         try writer.write(stream: stream)
         try writer.close()
+        // Rows that repeat a path: written, and said (the caller warns), as `firepack convert` says it.
+        let repeats = writer.repeatedPaths
+        if !repeats.isEmpty {
+            let summary =
+                "\(repeats.total) row(s) repeat the path of an earlier one: written as they are, "
+                + "but Firestore would keep only the last of each"
+            let lines = [summary] + repeats.lines(prefix: "") + (writer.repeatedPathsNote.map { [$0] } ?? [])
+            warningOut?.pointee = cString(lines.joined(separator: "\n"))
+        }
         return Int64(writer.rowsWritten)
     } catch {
         if stream.pointee.release != nil { stream.pointee.release?(stream) }

@@ -99,4 +99,22 @@ struct KeyReferenceCostTests {
         }
         #expect(keys.count == 2_000 && Set(keys.dropFirst().map { storage($0).map(UInt.init(bitPattern:)) ?? 0 }).count == 1)
     }
+
+    struct Tagged: Codable, Equatable { var n: Int; var extra: Value }
+
+    /// A `Value` in each element (and an unknown-field bag, which holds `Value`s) shares the key its elements
+    /// reference: one String for the call, not one per element.
+    @Test func valuesInEveryElementShareALongKey() throws {
+        let key = String(repeating: "v", count: 50_000)
+        let elements = (0..<500).map { Tagged(n: $0, extra: .map([key: .integer(Int64($0))])) }
+        let bytes = try FirePackEncoder().encode(elements)
+        #expect(bytes.count < 60_000, "the repeats are references: \(bytes.count) bytes")
+        let decoded = try FirePackDecoder().decode([Tagged].self, from: bytes)
+        try #require(decoded == elements)
+        let addresses = decoded.dropFirst().compactMap { element -> UInt? in
+            guard case .map(let map) = element.extra, var first = map.keys.first else { return nil }
+            return first.withUTF8 { $0.baseAddress.map { UInt(bitPattern: $0) } }
+        }
+        #expect(addresses.count == 499 && Set(addresses).count == 1)
+    }
 }

@@ -63,6 +63,7 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     name = os.fsdecode(path)
     # Only a read to the end of the file can find the stream unclosed, and a range that starts inside the close
     # record (a split of a few bytes) cannot see it: the file's own last bytes settle that.
+    whole = records is None and offset == 0 and length is None
     reaches_end = records is None and (length is None or (offset + length >= os.path.getsize(path)
                                                           and not _ends_with_close_record(path)))
     reader = native.record_batch_reader()
@@ -86,9 +87,16 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
         if report["problem_count"]:
             if problems is not None:
                 problems.extend(report["problems"])
+            # A damaged version-3 block costs all of its records: what was lost, counted by the close record, for a
+            # read of the whole file (as `firepack convert` counts it).
+            lost = ""
+            if isinstance(completion, dict) and "closed" in completion and whole:
+                total = completion["closed"]
+                if total > report["rows"]:
+                    lost = f": {total - report['rows']} of {total} records not read"
             warnings.warn(FirePackWarning(
-                f"{path}: {report['problem_count']} damaged record(s) skipped or gap(s) of missing records found; "
-                "first: "
+                f"{path}: {report['problem_count']} damaged record(s) skipped or gap(s) of missing records found"
+                f"{lost}; first: "
                 + "; ".join(f"record {p['record']} at byte {p['offset']}: {p['reason']}" for p in report["problems"][:3])),
                 stacklevel=2)
         if report["warnings"]:
@@ -149,14 +157,19 @@ def write_table(data, path, *, collection=None, id_prefix=""):
     `__arrow_c_stream__` (a Polars or pandas frame through pyarrow, a DuckDB relation) as a new `.fpks` at `path`,
     all or nothing. Rows are named by the `__name__` column, or `collection/<id_prefix><row>`. Returns the number of
     documents written. Columns of other Arrow types are cast to the mapped ones first (`Docs/ARROW.md`); a type
-    with no lossless FirePack form (decimals, durations, maps) raises."""
+    with no lossless FirePack form (decimals, durations, maps) raises. Rows whose `__name__` repeats an earlier row's
+    are written, and named in a `FirePackWarning`: Firestore would keep only the last of each."""
     reader = _as_reader(data)
     _refuse_nul_names(reader.schema)
     target = canonical_schema(reader.schema)
     if target != reader.schema:
         source = reader
         reader = pa.RecordBatchReader.from_batches(target, (batch.cast(target) for batch in source))
-    return _native.write_stream(reader, path, collection=collection, id_prefix=id_prefix)
+    written, repeats = _native.write_stream(reader, path, collection=collection, id_prefix=id_prefix)
+    if repeats:
+        # Written, as the tool writes them; Firestore would keep only the last document of each path.
+        warnings.warn(FirePackWarning(f"{path}: {repeats}"), stacklevel=2)
+    return written
 
 
 def _refuse_nul_names(schema):

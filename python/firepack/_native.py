@@ -60,7 +60,8 @@ _lib.firepack_infer_schema.argtypes = [_char_pp, ctypes.c_int64, ctypes.c_int64,
 _lib.firepack_infer_schema.restype = ctypes.c_int32
 _lib.firepack_splits.argtypes = [ctypes.c_char_p, ctypes.c_int64, _error_p, _error_p]
 _lib.firepack_splits.restype = ctypes.c_int32
-_lib.firepack_write_stream.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _error_p]
+_lib.firepack_write_stream.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _error_p,
+                                       _error_p]
 _lib.firepack_write_stream.restype = ctypes.c_int64
 
 
@@ -192,10 +193,10 @@ def write_stream(reader, path, collection=None, id_prefix=""):
             raise ValueError(f"{name} {text!r} holds a NUL character, which the native core's strings end at")
     stream = ArrowArrayStream()
     reader._export_to_c(ctypes.addressof(stream))
-    error = ctypes.c_void_p()
+    error, warning = ctypes.c_void_p(), ctypes.c_void_p()
     written = _lib.firepack_write_stream(ctypes.addressof(stream), _encode(path),
                                          None if collection is None else collection.encode(),
-                                         id_prefix.encode(), ctypes.byref(error))
+                                         id_prefix.encode(), ctypes.byref(warning), ctypes.byref(error))
     if written < 0:
         _raise(error)
-    return written
+    return written, (_take_string(warning.value) if warning.value else None)

@@ -71,18 +71,17 @@ def _bytes(text):
 
 
 def _files(path):
-    found = []
-    for part in path.split(","):
-        part = part.strip()
-        if os.path.isdir(part):
-            found += sorted(os.path.join(part, name) for name in os.listdir(part)
-                            if name.endswith((".fpks", ".fpks.gz", ".fpk")))
-        else:
-            matched = sorted(glob.glob(part))
-            if not matched:
-                raise firepack.FirePackError(f"no file matches {part!r}")
-            found += matched
-    return found
+    """The files `path` names: a folder's FirePack files, or a file or glob's matches. A comma is part of the name,
+    as in Spark's own file sources: several paths go to load() as a list."""
+    if os.path.isdir(path):
+        return sorted(os.path.join(path, name) for name in os.listdir(path)
+                      if name.endswith((".fpks", ".fpks.gz", ".fpk")))
+    if os.path.isfile(path):  # a name is itself before it is a pattern ("a[1].fpks")
+        return [path]
+    matched = sorted(glob.glob(path))
+    if not matched:
+        raise firepack.FirePackError(f"no file matches {path!r}")
+    return matched
 
 
 def _spark_arrow_type(type_):

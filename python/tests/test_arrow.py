@@ -199,6 +199,9 @@ def test_damaged_records_are_reported_never_dropped_silently(events, folder, fir
         kept = set(table.column("__name__").to_pylist())
         assert kept < set(whole.column("__name__").to_pylist())
     assert any(issubclass(w.category, FirePackWarning) and "3 damaged" in str(w.message) for w in caught)
+    # The records lost are counted too, from the close record (a damaged block costs all of its records).
+    said = [str(w.message) for w in caught if issubclass(w.category, FirePackWarning)]
+    assert any(f": {3000 - table.num_rows} of 3000 records not read;" in message for message in said), said
     # Split anywhere, the ranges together report each damaged record once and read every intact one once.
     for target in [1000, 7919, 100_000]:
         found, rows = [], 0
@@ -488,3 +491,24 @@ def test_a_nul_in_a_key_is_never_cut_short(folder, firepack_tool):
     with pytest.raises(FirePackError, match="NUL byte"):
         firepack.write_table(pa.table({"__name__": ["c/1"], "s": pa.array([{"k\u0000": 1}])}), folder / "out.fpks")
     assert not (folder / "out.fpks").exists()
+
+
+def test_rows_that_repeat_a_path_are_written_and_named(folder):
+    # Firestore would keep only the last of each path; the rows are all written (nothing dropped) and said, as the
+    # tool says it for documents.
+    table = pa.table({"__name__": ["c/a", "c/b", "c/a", "c/c", "c/b"], "n": [1, 2, 3, 4, 5]})
+    path = folder / "repeats.fpks"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert firepack.write_table(table, path) == 5
+    said = [str(w.message) for w in caught if issubclass(w.category, FirePackWarning)]
+    assert len(said) == 1, said
+    assert "2 row(s) repeat the path of an earlier one" in said[0]
+    assert "row 2 repeats the path of row 0: c/a" in said[0] and "row 4 repeats the path of row 1: c/b" in said[0]
+    assert firepack.read_table(path).column("n").to_pylist() == [1, 2, 3, 4, 5]
+    # Distinct paths, or rows named by a collection: nothing to say.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        firepack.write_table(pa.table({"n": [1, 2]}), folder / "named.fpks", collection="c")
+        firepack.write_table(pa.table({"__name__": ["c/x", "c/y"]}), folder / "distinct.fpks")
+    assert not [w for w in caught if issubclass(w.category, FirePackWarning)]

@@ -37,6 +37,23 @@ def test_spark_reads_every_record_once_across_cut_partitions(spark, events, orde
     assert listed.count() == both.count()
 
 
+def test_a_comma_is_part_of_a_path_for_both_spark_readers(spark, events, tmp_path):
+    # As in Spark's own file sources: a file named "a,b" is one file (it was split into "a" and "b"), and several
+    # files go to load() as a list, names with quotes and commas included.
+    import shutil
+    from firepack.spark import jar_path
+    named = tmp_path / 'events,"2026".fpks'
+    shutil.copyfile(events, named)
+    rows = firepack.read_table(events).num_rows
+    formats = ["firepack"] + (["io.firepack.spark"] if jar_path() else [])
+    for format_ in formats:
+        reader = spark.read.format(format_).option("timestampPrecision", "truncate")
+        assert reader.load(str(named)).count() == rows, format_
+        assert reader.load([str(named), str(events)]).count() == 2 * rows, format_
+        with pytest.raises(Exception, match="no file matches|does not exist|No such file"):
+            reader.load(str(events) + "," + str(named)).count()
+
+
 def test_spark_partition_size_follows_the_session_setting(spark, events):
     spark.conf.set("spark.sql.files.maxPartitionBytes", "100000")
     try:

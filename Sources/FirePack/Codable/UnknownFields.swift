@@ -69,7 +69,6 @@ extension DecoderImpl {
                     codingPath: context.codingPath, debugDescription: context.debugDescription, underlyingError: error))
         }
         var bag = MapValue()
-        var materializer = Materializer(input: input)
         let input = self.input
         var position = header.bodyStart
         for index in 0..<header.count {
@@ -87,7 +86,10 @@ extension DecoderImpl {
                     throw damaged(error, under: nil)
                 }
                 do {
-                    let (value, _) = try materializer.value(at: afterKey, limit: valueEnd, depth: depth + 1)
+                    let (value, _) = try state.keyReferences.materializing(input) {
+                        materializer throws(FirePackError) in
+                        try materializer.value(at: afterKey, limit: valueEnd, depth: depth + 1)
+                    }
                     _ = bag.appendIfAbsent(key: key, value: value)
                 } catch {
                     throw damaged(error, under: key)

@@ -18,7 +18,8 @@ struct KeyReferenceMemo {
     private var literals: [(literal: Int, start: Int, count: Int)] = []
     /// The long literals references resolved to, against the value's size (entries that overlap).
     private var budget = KeyReferenceBudget()
-    /// Strings made for long referenced keys (`keyString`), by the offset of their bytes.
+    /// Strings made for long referenced keys (`keyString`, and `Materializer`s of the same call: `materializing`),
+    /// by the offset of their bytes.
     private var longKeys: [Int: String] = [:]
 
     /// A memo for the references of `input`.
@@ -73,6 +74,17 @@ struct KeyReferenceMemo {
         }
         literals[index] = resolved
         return (resolved.start, resolved.count)
+    }
+
+    /// Runs `body` with a materializer for `input` that shares the call's strings for long referenced keys, so that
+    /// a `Value` in each element of an array holds one copy of a key they all reference, not one each.
+    mutating func materializing<T>(
+        _ input: ReaderInput, _ body: (inout Materializer) throws(FirePackError) -> T
+    ) throws(FirePackError) -> T {
+        var materializer = Materializer(input: input)
+        swap(&materializer.longKeys, &longKeys)  // moved, not copied: the table is not copied on its next insert
+        defer { swap(&materializer.longKeys, &longKeys) }
+        return try body(&materializer)
     }
 
     /// Reads the key at `offset` as a checked String, with what follows it: a long key that references repeat (a

@@ -9,8 +9,9 @@ struct Materializer {
     let input: ReaderInput
     /// Strings made for referenced keys, so every repeat of a key shares one String.
     private var referencedKeys: [String?] = []
-    /// Strings made for long referenced keys, by the offset of their bytes: two entries naming one literal share one.
-    private var longKeys: [Int: String] = [:]
+    /// Strings made for long referenced keys, by the offset of their bytes: two entries naming one literal share one,
+    /// and a decode call that materializes many values hands them from one to the next (`KeyReferenceMemo.longKeys`).
+    var longKeys: [Int: String] = [:]
     /// The long literals references resolved to, against the value's size (entries that overlap).
     private var budget = KeyReferenceBudget()
 

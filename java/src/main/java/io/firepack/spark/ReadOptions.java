@@ -10,16 +10,20 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * The reader's options, as the Python data source takes them: {@code path} (files, folders and globs, comma-separated;
- * Spark's {@code paths} for several {@code load} arguments), {@code sample}, {@code maxPartitionBytes} (else the
+ * The reader's options, as the Python data source takes them: {@code path} (a file, folder or glob; a comma is part of
+ * the name, as in Spark's own file sources: several go to {@code load} as a list, which Spark passes as {@code paths}),
+ * {@code sample}, {@code maxPartitionBytes} (else the
  * session's {@code spark.sql.files.maxPartitionBytes}), {@code batchSize} (rows, 4,096), {@code onDamage} ({@code error} |
  * {@code skip}), {@code onMismatch} ({@code error} | {@code null}) and {@code timestampPrecision} ({@code error} |
  * {@code truncate}).
@@ -43,10 +47,11 @@ final class ReadOptions implements Serializable {
         }
         String paths = options.get("paths");
         if (paths != null) {
-            // Spark's JSON array of the load() arguments.
-            for (String part : paths.replaceAll("^\\[|\\]$", "").split("\",\"")) {
-                String trimmed = part.replaceAll("^\"|\"$", "");
-                if (!trimmed.isEmpty()) patterns.add(trimmed);
+            // Spark's JSON array of the load() arguments, read as JSON (a name may hold a quote or a comma).
+            try {
+                patterns.addAll(Arrays.asList(new ObjectMapper().readValue(paths, String[].class)));
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException("the paths option is not a JSON array of strings: " + paths, e);
             }
         }
         if (patterns.isEmpty()) {
@@ -54,9 +59,7 @@ final class ReadOptions implements Serializable {
         }
         files = new ArrayList<>();
         for (String pattern : patterns) {
-            for (String part : pattern.split(",")) {
-                files.addAll(expand(part.trim()));
-            }
+            files.addAll(expand(pattern));
         }
         sample = options.getLong("sample", -1);
         String size = options.get("maxPartitionBytes");
