@@ -352,7 +352,9 @@ final class ColumnBuilder {
             try appendListEnd(elements)
         case (.exact, _):
             // FirePack's reversible JSON: every type, bit and sentinel read back exactly (Docs/ARROW.md).
-            let text = try reader.readValue().jsonBytes()
+            // At most what a JSON reader takes back: keys the record repeats by reference cannot make it more.
+            let text = try reader.readValue().jsonBytes(
+                options: JSONOptions(), maxLength: JSONTextLimits.document, what: "the value")
             try text.withUnsafeBytes { bytes in Result { () throws(FirePackError) in try appendBytes(bytes) } }.get()
         default:
             try mismatch("a \(type) where the schema has \(column.type.description)", context, skipping: &reader)

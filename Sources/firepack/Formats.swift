@@ -162,7 +162,7 @@ extension FileFormat {
         // reference could otherwise make the text thousands of times the input.
         var text = try value.jsonBytes(
             options: JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic),
-            maxLength: 1 << 31, what: "the value")
+            maxLength: JSONTextLimits.value, what: "the value")
         text.append(0x0A)
         return text
     }

@@ -34,7 +34,8 @@ struct Stats: ParsableCommand {
                 try packed.write($0)
                 try gzipSink.write($0)
             }
-            let text = value.jsonBytes()
+            let text = try value.jsonBytes(
+                options: JSONOptions(), maxLength: JSONTextLimits.document, what: "the document")
             try text.withUnsafeBytes { try json.write($0) }
         }
         var documents = 0, damaged = 0, missingPlaces = 0

@@ -107,5 +107,10 @@ struct JSONNumberTests {
             #expect(zero == 0, "\(text)")
         }
         #expect(try read("3e-324") == .double(.leastNonzeroMagnitude) && read("4.9e-324") == .double(.leastNonzeroMagnitude))
+        // Where only an integer goes, -0 is 0, as before: an `integerValue` of REST JSON, a document's ID field.
+        let rest = try Document(firestoreJSON: Array(#"{"name":"c/d","fields":{"n":{"integerValue":-0}}}"#.utf8))
+        #expect(rest.fields["n"] == .integer(0))
+        let naming = DocumentNaming(collection: "c", idField: "id")
+        #expect(try naming.document(from: read(#"{"id": -0, "x": 1}"#), line: 1).reference.path == "c/0")
     }
 }

@@ -5,7 +5,7 @@ import FirePack
 import FirePackTestSupport
 import FirePackStreams
 
-/// JSON writers write no more than FirePack's JSON readers take (a document: `JSONTextWriter.maxDocumentLength`), and
+/// JSON writers write no more than FirePack's JSON readers take (a document: `JSONTextLimits.document`), and
 /// stop early: a key written once and referenced in every map of a value is one byte per repeat in FirePack and the
 /// whole key in JSON, so 120 KB of `.fpk` can be 300 MB of text.
 @Suite struct JSONTextLimitTests {
@@ -74,6 +74,24 @@ import FirePackStreams
         try writer.finish()
         #expect(sink.bytes.isEmpty)
         let reader = JSONLinesReader(MemorySource([UInt8]()), naming: DocumentNaming(collection: "c", idField: nil))
-        #expect(JSONTextWriter.maxDocumentLength == reader.lines.maxLineLength)
+        #expect(JSONTextLimits.document == reader.lines.maxLineLength - 1)
+    }
+
+    /// The protobuf writer likewise: a document message is at most what `FirestoreProtoReader` takes (the record
+    /// limit, 64 MiB), refused by name before it is written whole.
+    @Test func aProtobufDocumentPastTheReadersLimitIsRefused() throws {
+        let (value, _) = try Self.amplified(count: 700)  // 70 MB of keys
+        guard case .map(let fields) = value else { throw FirePackError(.invalidValue, "not a map") }
+        let document = Document(reference: try DocumentReference(path: "c/a"), fields: fields)
+        let error = #expect(throws: FirePackError.self) { try document.firestoreProtoBytes() }
+        #expect(error?.code == .limitExceeded && error?.message.contains("more than 67108864 bytes") == true, "\(String(describing: error))")
+        var delimited: [UInt8] = []
+        #expect(throws: FirePackError.self) { try document.appendFirestoreProtoDelimited(to: &delimited) }
+        #expect(delimited.isEmpty)
+        // Under it, the message reads back.
+        let (small, _) = try Self.amplified(count: 5)
+        guard case .map(let smallFields) = small else { throw FirePackError(.invalidValue, "not a map") }
+        let smallDocument = Document(reference: try DocumentReference(path: "c/a"), fields: smallFields)
+        #expect(try Document(firestoreProto: smallDocument.firestoreProtoBytes()) == smallDocument)
     }
 }

@@ -117,4 +117,52 @@ struct KeyReferenceCostTests {
         }
         #expect(addresses.count == 499 && Set(addresses).count == 1)
     }
+
+    /// Two entries whose literals' bytes start at the same byte — one at a two-byte header `80 42` (4,224 bytes),
+    /// one at its second byte `42` (33 bytes) — are two keys: the longer one's bytes are checked too (its byte 33 is
+    /// not UTF-8), not taken for the shorter one's String.
+    @Test func entriesWhoseBytesStartTogetherAreTwoKeys() throws {
+        func varint(_ value: Int) -> [UInt8] { varintBytes(value) }
+        let content: [UInt8] = [0x80, 0x42] + [UInt8](repeating: 0x41, count: 33) + [0xFF] + [UInt8](repeating: 0x42, count: 5_000)
+        let bEntry: [UInt8] = [0x02, 0x62, 0xCE] + varint(content.count) + content
+        let maps: [UInt8] = [0xB1, 0x02, 0x01, 0xC0, 0xB1, 0x02, 0x03, 0xC0]  // references to entries 0 and 1
+        let body = bEntry + [0x02, 0x6D, 0xA2] + varint(maps.count) + maps
+        let root = [0xD1] + varint(varint(2).count + body.count) + varint(2) + body
+        let header = 1 + varint(varint(2).count + body.count).count + 1 + 3 + varint(content.count).count
+        #expect(root[header] == 0x80 && root[header + 1] == 0x42)
+        let bytes = root + [0xD3, 0x02, 0x02, UInt8((header + 1) & 0xFF), UInt8((header + 1) >> 8),
+                            UInt8(header & 0xFF), UInt8(header >> 8)]
+        let invalid = header + 2 + 33
+        for (reader, read) in [("Value", { _ = try Value(firePackBytes: bytes) }), ("verify", { try FirePackReader.verify(bytes) })]
+            as [(String, () throws -> Void)]
+        {
+            do {
+                try read()
+                Issue.record("\(reader): read")
+            } catch let error as FirePackError {
+                #expect(error.code == .invalidUTF8 && error.offset == invalid, "\(reader): \(error)")
+            }
+        }
+    }
+
+    struct Holder2: Codable, Equatable { var v: Value }
+
+    /// A decoder used for a second small input keeps nothing of the first: the long keys it shares within a call
+    /// are the call's. The two inputs hold different keys at the same bytes.
+    @Test func aDecoderUsedAgainKeepsNoKeysOfTheLastInput() throws {
+        let decoder = FirePackDecoder()
+        for letter in ["a", "b", "c"] {
+            let key = String(repeating: letter, count: 40)
+            let value = Holder2(v: .array([.map([key: 1]), .map([key: 2])]))
+            let bytes = try FirePackEncoder().encode(value)
+            #expect(bytes.count < KeyReferenceMemo.minimumInputSize)
+            #expect(try decoder.decode(Holder2.self, from: bytes) == value, "\(letter)")
+        }
+        // And a large input, then a small one, then a large one.
+        for count in [300, 2, 300] {
+            let key = String(repeating: "k\(count)", count: 20)
+            let value = Holder2(v: .array((0..<count).map { .map([key: .integer(Int64($0))]) }))
+            #expect(try decoder.decode(Holder2.self, from: FirePackEncoder().encode(value)) == value, "\(count)")
+        }
+    }
 }

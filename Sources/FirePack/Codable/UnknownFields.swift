@@ -69,6 +69,7 @@ extension DecoderImpl {
                     codingPath: context.codingPath, debugDescription: context.debugDescription, underlyingError: error))
         }
         var bag = MapValue()
+        var materializer = Materializer(input: input, sharing: state.keyReferences.sharedKeys())
         let input = self.input
         var position = header.bodyStart
         for index in 0..<header.count {
@@ -82,14 +83,11 @@ extension DecoderImpl {
             }
             if try !isKnown(index, entry, start, count) {
                 let key: String
-                do { (key, _) = try state.keyReferences.keyString(at: entry, limit: header.end, in: input) } catch {
+                do { (key, _) = try materializer.key(at: entry, limit: header.end) } catch {
                     throw damaged(error, under: nil)
                 }
                 do {
-                    let (value, _) = try state.keyReferences.materializing(input) {
-                        materializer throws(FirePackError) in
-                        try materializer.value(at: afterKey, limit: valueEnd, depth: depth + 1)
-                    }
+                    let (value, _) = try materializer.value(at: afterKey, limit: valueEnd, depth: depth + 1)
                     _ = bag.appendIfAbsent(key: key, value: value)
                 } catch {
                     throw damaged(error, under: key)

@@ -1,3 +1,11 @@
+/// Where a key literal's bytes are: their start and count. Two entries of a crafted key table can point at different
+/// headers whose bytes start at the same offset (a two-byte header, and its second byte read as one), so a literal is
+/// known by both.
+struct KeySpan: Hashable {
+    let start: Int
+    let count: Int
+}
+
 /// The long key literals that key references have resolved to, each counted once, against the size of the root value
 /// (Docs/FORMAT.md §3, "what readers check"; Docs/SAFETY.md, "key references").
 ///
@@ -13,8 +21,8 @@ struct KeyReferenceBudget {
 
     /// The bytes of the literals counted so far.
     private var total = 0
-    /// The offsets of the bytes of the literals counted so far.
-    private var counted: Set<Int> = []
+    /// The literals counted so far.
+    private var counted: Set<KeySpan> = []
 
     /// Counts the literal whose `count` bytes start at `start`, resolved by the reference at `offset`, unless a
     /// reference resolved to it before; returns whether it is new. Throws `badKeyReference` at `offset` when the
@@ -22,7 +30,7 @@ struct KeyReferenceBudget {
     mutating func admit(start: Int, count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError)
         -> Bool
     {
-        guard counted.insert(start).inserted else { return false }
+        guard counted.insert(KeySpan(start: start, count: count)).inserted else { return false }
         total += count
         let size = input.rootEnd - input.rootStart
         guard total <= size else {
@@ -32,5 +40,34 @@ struct KeyReferenceBudget {
                     + "key-table entries overlap")
         }
         return true
+    }
+}
+
+/// The long keys that references resolve to, for everything that reads one input in one call — the decoder's
+/// dictionaries and unknown-field bags (`KeyReferenceMemo.keyString`) and each `Value` it materializes
+/// (`Materializer`): one budget (`KeyReferenceBudget`) and one String per key. Without it, a key of L bytes referenced
+/// N times would be checked and copied N times, N × L bytes of work and memory from N bytes of input; and each of N
+/// `Value`s of an array, with a budget of its own, could spend the value's size again.
+final class ReferencedKeyStrings {
+    private var budget = KeyReferenceBudget()
+    private var strings: [KeySpan: String] = [:]
+
+    /// The key of more than `KeyReferenceBudget.longKey` bytes whose `count` bytes start at `start`, resolved by the
+    /// reference at `offset`: counted against the budget and checked as UTF-8 the first time, then the same String.
+    func string(start: Int, count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError)
+        -> String
+    {
+        let span = KeySpan(start: start, count: count)
+        if let known = strings[span] { return known }
+        _ = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
+        try input.validateUTF8(start: start, count: count, what: "key")
+        let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
+        strings[span] = key
+        return key
+    }
+
+    /// Counts the literal a reference resolved to (`KeyReferenceBudget.admit`), without making its String.
+    func admit(start: Int, count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError) {
+        _ = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
     }
 }

@@ -16,11 +16,10 @@ struct KeyReferenceMemo {
     private var isOn: Bool
     /// Per key-table index: the literal's offset (-1 until resolved), its bytes' start and count.
     private var literals: [(literal: Int, start: Int, count: Int)] = []
-    /// The long literals references resolved to, against the value's size (entries that overlap).
-    private var budget = KeyReferenceBudget()
-    /// Strings made for long referenced keys (`keyString`, and `Materializer`s of the same call: `materializing`),
-    /// by the offset of their bytes.
-    private var longKeys: [Int: String] = [:]
+    /// Long referenced keys and their budget, for the whole call (`keyString`, `sharedKeys()`); made when first
+    /// needed, and only while the memo is on (a small input's few references cost little), so that a memo reset for
+    /// a new input never keeps the last input's keys.
+    private var longKeys: ReferencedKeyStrings?
 
     /// A memo for the references of `input`.
     init(for input: ReaderInput) {
@@ -65,7 +64,8 @@ struct KeyReferenceMemo {
     {
         let resolved = try input.keyLiteral(index, forReferenceAt: offset)
         if resolved.count > KeyReferenceBudget.longKey {
-            _ = try budget.admit(start: resolved.start, count: resolved.count, forReferenceAt: offset, in: input)
+            try sharedKeys()?.admit(
+                start: resolved.start, count: resolved.count, forReferenceAt: offset, in: input)
         }
         // Grown to the index only once it resolved, so at most the table's size.
         if index >= literals.count {
@@ -76,15 +76,12 @@ struct KeyReferenceMemo {
         return (resolved.start, resolved.count)
     }
 
-    /// Runs `body` with a materializer for `input` that shares the call's strings for long referenced keys, so that
-    /// a `Value` in each element of an array holds one copy of a key they all reference, not one each.
-    mutating func materializing<T>(
-        _ input: ReaderInput, _ body: (inout Materializer) throws(FirePackError) -> T
-    ) throws(FirePackError) -> T {
-        var materializer = Materializer(input: input)
-        swap(&materializer.longKeys, &longKeys)  // moved, not copied: the table is not copied on its next insert
-        defer { swap(&materializer.longKeys, &longKeys) }
-        return try body(&materializer)
+    /// The call's long referenced keys, for a `Materializer` to share (`Materializer(input:sharing:)`); nil while
+    /// the memo is off.
+    mutating func sharedKeys() -> ReferencedKeyStrings? {
+        guard isOn else { return nil }
+        if longKeys == nil { longKeys = ReferencedKeyStrings() }
+        return longKeys
     }
 
     /// Reads the key at `offset` as a checked String, with what follows it: a long key that references repeat (a
@@ -95,14 +92,10 @@ struct KeyReferenceMemo {
         key: String, next: Int
     ) {
         let (start, count, next) = try getKey(at: offset, limit: limit, in: input)
-        guard isOn && count > KeyReferenceBudget.longKey && start < offset else {
+        guard count > KeyReferenceBudget.longKey && start < offset, let shared = sharedKeys() else {
             try input.validateUTF8(start: start, count: count, what: "key")
             return (UTF8Validation.makeString(validated: input.bytes(from: start, count: count)), next)
         }
-        if let known = longKeys[start] { return (known, next) }
-        try input.validateUTF8(start: start, count: count, what: "key")
-        let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
-        longKeys[start] = key
-        return (key, next)
+        return (try shared.string(start: start, count: count, forReferenceAt: offset, in: input), next)
     }
 }

@@ -9,13 +9,14 @@ struct Materializer {
     let input: ReaderInput
     /// Strings made for referenced keys, so every repeat of a key shares one String.
     private var referencedKeys: [String?] = []
-    /// Strings made for long referenced keys, by the offset of their bytes: two entries naming one literal share one,
-    /// and a decode call that materializes many values hands them from one to the next (`KeyReferenceMemo.longKeys`).
-    var longKeys: [Int: String] = [:]
-    /// The long literals references resolved to, against the value's size (entries that overlap).
-    private var budget = KeyReferenceBudget()
+    /// Long referenced keys and their budget, shared with the other readers of the call when it gives them
+    /// (`KeyReferenceMemo.sharedKeys()`); made at the first long reference otherwise.
+    private var longKeys: ReferencedKeyStrings?
 
-    init(input: ReaderInput) { self.input = input }
+    init(input: ReaderInput, sharing longKeys: ReferencedKeyStrings? = nil) {
+        self.input = input
+        self.longKeys = longKeys
+    }
 
     /// Decodes the value at `offset` and returns it with the offset after it.
     mutating func value(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> (Value, next: Int) {
@@ -94,16 +95,12 @@ struct Materializer {
             if index < referencedKeys.count, let cached = referencedKeys[index] { return (cached, next) }
             let (start, count) = try input.resolveKeyReference(index, at: offset)
             let key: String
-            if count > KeyReferenceBudget.longKey, let known = longKeys[start] {
-                key = known
+            if count > KeyReferenceBudget.longKey {
+                if longKeys == nil { longKeys = ReferencedKeyStrings() }
+                key = try longKeys!.string(start: start, count: count, forReferenceAt: offset, in: input)
             } else {
-                var isLong = false
-                if count > KeyReferenceBudget.longKey {
-                    isLong = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
-                }
                 try input.validateUTF8(start: start, count: count, what: "key")
                 key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
-                if isLong { longKeys[start] = key }
             }
             if referencedKeys.isEmpty { referencedKeys = Array(repeating: nil, count: input.keyTableCount) }
             referencedKeys[index] = key

@@ -20,11 +20,11 @@ struct InputVerifier {
     private var literals: [Int] = []
     /// Reused per map: where each key's bytes are, and its content hash where it has one (`hashes`).
     private var keys: [KeyBytes] = []
-    /// The content hash of each key literal a reference has resolved to (by the offset of its bytes), or that was
+    /// The content hash of each key literal a reference has resolved to (by where its bytes are), or that was
     /// compared with such a literal; a reference's literal is in it once its UTF-8 is checked. A key written once
     /// and referenced N times then costs its length once, not N times: the references' literals are the same bytes
     /// (Docs/SAFETY.md, "key references").
-    private var hashes: [Int: Int] = [:]
+    private var hashes: [KeySpan: Int] = [:]
     /// The long literals references resolved to, against the value's size (entries that overlap).
     private var budget = KeyReferenceBudget()
 
@@ -99,10 +99,9 @@ struct InputVerifier {
                 // than a lookup).
                 if try budget.admit(start: start, count: count, forReferenceAt: keyOffset, in: input) {
                     try input.validateUTF8(start: start, count: count, what: "key")
-                    key.hash = hashes[start] ?? key.contentHash()
-                    hashes[start] = key.hash
+                    key.hash = Self.hash(of: key, in: &hashes)
                 } else {
-                    key.hash = hashes[start]
+                    key.hash = hashes[KeySpan(start: start, count: count)]
                 }
             } else {
                 try input.validateUTF8(start: start, count: count, what: "key")
@@ -130,7 +129,8 @@ struct InputVerifier {
 
     /// Whether two keys of one map have the same bytes. Where either is a reference, their hashes are compared first
     /// (each literal hashed once, `hashes`), so that references to long literals cost no pass over them per map.
-    private static func isDuplicate(_ earlier: inout KeyBytes, _ key: inout KeyBytes, hashes: inout [Int: Int]) -> Bool
+    private static func isDuplicate(_ earlier: inout KeyBytes, _ key: inout KeyBytes, hashes: inout [KeySpan: Int])
+        -> Bool
     {
         guard earlier.count == key.count else { return false }
         if key.count == 0 || earlier.start == key.start { return true }
@@ -143,10 +143,11 @@ struct InputVerifier {
     }
 
     /// The content hash of a literal key, from `hashes` or computed and kept there.
-    private static func hash(of key: KeyBytes, in hashes: inout [Int: Int]) -> Int {
-        if let hash = hashes[key.start] { return hash }
+    private static func hash(of key: KeyBytes, in hashes: inout [KeySpan: Int]) -> Int {
+        let span = KeySpan(start: key.start, count: key.count)
+        if let hash = hashes[span] { return hash }
         let hash = key.contentHash()
-        hashes[key.start] = hash
+        hashes[span] = hash
         return hash
     }
 

@@ -17,6 +17,8 @@ public final class DocumentNaming {
     public let deterministic: Bool
     /// What integers outside Int64 become when plain JSON is read.
     public let largeIntegers: JSONOptions.LargeIntegers
+    /// Why `idField` cannot be one (`problem(withIDField:)`): then every document read or written throws it.
+    package let idFieldProblem: String?
     // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
     // mechanisms".
     /// Documents given a generated ID so far.
@@ -35,6 +37,7 @@ public final class DocumentNaming {
         self.keepsIDField = keepsIDField
         self.deterministic = deterministic
         self.largeIntegers = largeIntegers
+        idFieldProblem = idField.flatMap(Self.problem(withIDField:))
     }
 
     /// A document from a plain object: its path from `__name__`, else `collection/<idField value>`, else (without an
@@ -113,6 +116,7 @@ public final class DocumentNaming {
     package func reference(name: Value?, id: Value?, line: Int?, record: Int, generated: inout Bool) throws -> (
         DocumentReference, consumedKey: String?
     ) {
+        if let idFieldProblem { throw FirePackError(.invalidValue, idFieldProblem) }
         let position = Self.position(line: line, record: record)
         let path: String, consumedKey: String?
         if let name {
@@ -126,6 +130,7 @@ public final class DocumentNaming {
             switch id {
             case .string(let text): path = collection + "/" + text
             case .integer(let number): path = collection + "/" + String(number)
+            case .double(let double) where double.isNegativeZero: path = collection + "/0"  // JSON's -0
             default:
                 throw FirePackError(
                     .invalidValue, "\(position)the id field \(idField.debugDescription) must be a string or integer")
@@ -181,6 +186,7 @@ public final class DocumentNaming {
     /// with the same fields. Any other, and any field named `__name__`, would be lost (or name another document), so
     /// the document is refused, naming it.
     public func value(of document: Document) throws -> Value {
+        if let idFieldProblem { throw FirePackError(.invalidValue, idFieldProblem) }
         var fields = document.fields
         for (key, time) in [(Self.createTimeMember, document.createTime), (Self.updateTimeMember, document.updateTime)]
         {
@@ -232,6 +238,7 @@ public final class DocumentNaming {
         switch existing {
         case .string(let text): return text.utf8.elementsEqual(member.utf8)  // bytes: what a reader takes
         case .integer(let number): return idField && String(number) == member
+        case .double(let double) where double.isNegativeZero: return idField && member == "0"
         case .reference(let reference): return !idField && reference.path.utf8.elementsEqual(member.utf8)
         default: return false
         }
@@ -289,10 +296,10 @@ package struct NamingOutcome: Sendable {
 
 extension Document {
     /// The document as plain JSON text (`DocumentNaming.value(of:)`): one line of JSON lines, or one element of a
-    /// JSON array. Throws `limitExceeded` past `JSONTextWriter.maxDocumentLength`, the longest line or element
+    /// JSON array. Throws `limitExceeded` past `JSONTextLimits.document`, the longest line or element
     /// FirePack's JSON readers take.
     package func jsonLine(naming: DocumentNaming, options: JSONOptions) throws -> [UInt8] {
         try naming.value(of: self).jsonBytes(
-            options: options, maxLength: JSONTextWriter.maxDocumentLength, what: "document \(reference.path)")
+            options: options, maxLength: JSONTextLimits.document, what: "document \(reference.path)")
     }
 }

@@ -92,10 +92,19 @@ public final class JSONArrayWriter: DocumentSink {
 
     /// Writes one document as the array's next element.
     public func write(_ document: Document) throws {
+        // The text first: a document refused leaves the array as it was.
+        let text = try document.jsonLine(naming: naming, options: options)
+        if options.pretty {
+            // Indented (below), the element is read back with its two spaces after each line break.
+            let breaks = text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            guard text.count + 2 * breaks <= JSONTextLimits.document else {
+                throw JSONTextWriter.tooLong(
+                    "document \(document.reference.path)", limit: JSONTextLimits.document)
+            }
+        }
         let buffer = chunks.buffer
         buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
         count += 1
-        let text = try document.jsonLine(naming: naming, options: options)
         if options.pretty {
             // One level deeper than the element's own text: two spaces after each of its line breaks (a break is
             // never inside a string, where JSON escapes it).

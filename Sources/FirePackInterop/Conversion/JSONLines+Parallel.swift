@@ -302,6 +302,7 @@ final class ParallelStreamLines {
     /// `JSONLinesWriter.appendNext(from:)` throws, after the same lines.
     func appendNext() throws -> Bool {
         if let stopped { throw stopped }
+        if let problem = settings.naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }
         while true {
             if let batch = current {
                 while nextRecord < batch.records.count {

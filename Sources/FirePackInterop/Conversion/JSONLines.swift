@@ -225,6 +225,7 @@ public final class JSONLinesWriter: DocumentSink {
     /// member, create or update times, bytes it refuses) go through the tree, which also reports damaged ones
     /// (`reader.problems`).
     public func appendNext(from reader: DocumentStreamReader) throws -> Bool {
+        if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
         while let record = try reader.nextRecord() {
             var fields: FirePackReader?
             var written = false

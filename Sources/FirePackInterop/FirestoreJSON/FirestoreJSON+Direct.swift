@@ -57,10 +57,11 @@ extension JSONParser {
                 }
                 return .integer(integer)
             }
-            guard case .integer(let integer) = try parseNumber() else {
-                throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue is not an integer")
+            switch try parseNumber() {
+            case .integer(let integer): return .integer(integer)
+            case .double(let double) where double.isNegativeZero: return .integer(0)  // JSON's -0, read as −0.0
+            default: throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue is not an integer")
             }
-            return .integer(integer)
         case "doubleValue":
             if index < count && byte(index) == UInt8(ascii: "\"") {
                 switch try parseString() {
@@ -315,7 +316,7 @@ extension JSONTextWriter {
     mutating func writeTypedFields(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
         output.pointee.append(UInt8(ascii: "{"))
         for (index, (key, element)) in map.enumerated() {
-            try checkLimit("the document")
+            try checkLimit("the JSON text")
             if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
             writeString(key)
             output.pointee.append(UInt8(ascii: ":"))

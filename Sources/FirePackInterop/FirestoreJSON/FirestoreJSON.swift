@@ -94,18 +94,19 @@ enum FirestoreJSON {
     /// text takes.
     static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
         let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
-            writer.limitingText(to: 1 << 31)
+            writer.limitingText(to: JSONTextLimits.value)
             try writer.writeTyped(value, path: [])
             try writer.checkLimit("the value")
         }
-        return try pretty ? reindent(compact) : compact
+        return try limited(pretty ? reindent(compact) : compact, to: JSONTextLimits.value, "the value")
     }
 
-    /// Writes one document as JSON text, straight into the output: at most `JSONTextWriter.maxDocumentLength`
+    /// Writes one document as JSON text, straight into the output: at most `JSONTextLimits.document`
     /// bytes, what FirePack's readers of REST JSON lines take.
     static func jsonBytes(for document: Document, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
+        let what = "document \(document.reference.path)"
         let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
-            writer.limitingText(to: JSONTextWriter.maxDocumentLength)
+            writer.limitingText(to: JSONTextLimits.document)
             writer.append(#"{"name":"#)
             writer.writeString(document.reference.path)
             if !document.fields.isEmpty {
@@ -121,9 +122,15 @@ enum FirestoreJSON {
                 writer.writeString(updateTime.rfc3339String)
             }
             writer.append("}")
-            try writer.checkLimit("the document")
+            try writer.checkLimit(what)
         }
-        return try pretty ? reindent(compact) : compact
+        return try limited(pretty ? reindent(compact) : compact, to: JSONTextLimits.document, what)
+    }
+
+    /// `text`, unless it is longer than `limit` (pretty text is indented after the compact text was limited).
+    static func limited(_ text: [UInt8], to limit: Int, _ what: String) throws(FirePackError) -> [UInt8] {
+        guard text.count > limit else { return text }
+        throw JSONTextWriter.tooLong(what, limit: limit)
     }
 
     /// Compact REST JSON, indented (the typed form holds only plain JSON types, so nothing changes but whitespace).

@@ -1,4 +1,5 @@
 import FirePack
+import FirePackStreams
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -24,21 +25,22 @@ import Foundation
 package enum FirestoreProto {
     /// A `google.firestore.v1.Value` message.
     static func encode(_ value: Value) throws(FirePackError) -> [UInt8] {
-        var writer = ProtoWriter()
+        var writer = ProtoWriter(limit: 1 << 31)  // what `Value(firestoreProto:)` reads: the input limit
         try writeValueBody(value, into: &writer, path: [])
+        try writer.checkLimit("the value")
         return writer.bytes
     }
 
     /// A `google.firestore.v1.Document` message.
     static func encode(_ document: Document) throws(FirePackError) -> [UInt8] {
-        var writer = ProtoWriter()
+        var writer = ProtoWriter(limit: maxDocumentLength)
         try writeDocument(document, into: &writer)
         return writer.bytes
     }
 
     /// Appends a document as a varint-length-delimited message (the `writeDelimitedTo` convention).
     static func appendDelimited(_ document: Document, to bytes: inout [UInt8]) throws(FirePackError) {
-        var writer = ProtoWriter()
+        var writer = ProtoWriter(limit: maxDocumentLength)
         try writeDocument(document, into: &writer)
         var prefix = ProtoWriter()
         prefix.writeVarint(UInt64(writer.bytes.count))
@@ -107,9 +109,14 @@ package enum FirestoreProto {
         }
     }
 
+    /// The longest document message FirePack's readers take (`FirestoreProtoReader`'s default: the record limit).
+    static var maxDocumentLength: Int { DocumentStreamFormat.defaultMaxRecordLength }
+
     static func writeDocument(_ document: Document, into writer: inout ProtoWriter) throws(FirePackError) {
         writer.writeStringField(1, document.reference.path)
+        let what = "document \(document.reference.path)"
         for (key, value) in document.fields {
+            try writer.checkLimit(what)
             let entry = writer.beginMessage(2)
             if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
             let valueMark = writer.beginMessage(2)
@@ -119,6 +126,7 @@ package enum FirestoreProto {
         }
         if let createTime = document.createTime { writeTimestamp(3, createTime, into: &writer) }
         if let updateTime = document.updateTime { writeTimestamp(4, updateTime, into: &writer) }
+        try writer.checkLimit(what)
     }
 
     static func writeTimestamp(_ field: Int, _ timestamp: Timestamp, into writer: inout ProtoWriter) {
@@ -194,6 +202,7 @@ package enum FirestoreProto {
     {
         let mark = writer.beginMessage(6)
         for (key, element) in map {
+            try writer.checkLimit("the message", path: path)
             let entry = writer.beginMessage(1)
             if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
             let valueMark = writer.beginMessage(2)

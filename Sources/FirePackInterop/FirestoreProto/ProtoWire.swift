@@ -14,6 +14,20 @@ enum ProtoWire {
 /// Appends protobuf fields to a byte array; nested messages are written in place and their length patched in.
 struct ProtoWriter {
     var bytes: [UInt8] = []
+    /// The longest message FirePack's readers take of what is being written (`FirestoreProtoReader`: a document, at
+    /// most the record limit). Past it, `checkLimit` throws before the next map entry, so that keys that the input
+    /// repeats by reference (a key of L bytes for each one-byte reference) cannot make the message longer than the
+    /// limit by more than one entry.
+    var limit = Int.max
+
+    /// Throws `limitExceeded` once the message has passed `limit`, naming `what` it is and the path reached.
+    func checkLimit(_ what: @autoclosure () -> String, path: [PathComponent] = []) throws(FirePackError) {
+        guard bytes.count > limit else { return }
+        throw FirePackError(
+            .limitExceeded,
+            "\(what()) would be a protobuf message of more than \(limit) bytes, the most FirePack's readers take",
+            path: path)
+    }
 
     mutating func writeVarint(_ value: UInt64) {
         var value = value

@@ -137,14 +137,27 @@ extension JSONTextWriter {
     /// Maps with more keys than this are checked for duplicates in one pass through a set instead of pairwise.
     static var pairwiseKeyCheckLimit: Int { 32 }
 
-    /// Throws `duplicateKey` when the map `view` holds a key twice.
+    /// Throws `duplicateKey` when the map `view` holds a key twice, hashing the keys where they are; and
+    /// `limitExceeded` as soon as its keys alone pass the room the text's limit leaves (every key is written), so
+    /// that keys repeated by reference cost no more than the limit here either.
     func checkUnique(_ view: ValueView) throws {
-        var seen = Set<[UInt8]>()
+        var seen = Set<KeyInPlace>()
+        let room = textEnd == .max ? Int.max : textEnd - output.pointee.count
+        var total = 0
         try view.forEachEntry { key, _ in
-            guard seen.insert(Array(key.utf8)).inserted else {
+            total += key.utf8.count
+            if total > room { throw limitError("the map") }
+            guard seen.insert(KeyInPlace(bytes: key.utf8)).inserted else {
                 throw FirePackError(.duplicateKey, "a key appears twice in one map")
             }
         }
+    }
+
+    /// A key's bytes where the reader holds them, hashed and compared by content.
+    struct KeyInPlace: Hashable {
+        let bytes: UnsafeRawBufferPointer
+        static func == (left: Self, right: Self) -> Bool { equal(left.bytes, right.bytes) }
+        func hash(into hasher: inout Hasher) { hasher.combine(bytes: bytes) }
     }
 }
 
@@ -156,7 +169,7 @@ extension JSONTranscoding {
     /// among the fields or a marker, or bytes the tree path would reject (which it then reports).
     package static func appendObject(
         _ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
-        to output: ByteOutput, maxLength: Int = JSONTextWriter.maxDocumentLength
+        to output: ByteOutput, maxLength: Int = JSONTextLimits.document
     ) -> Bool {
         // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
         // key every record appends (guarded by `Stream fpks to JSON lines`).

@@ -21,10 +21,6 @@ struct JSONTextWriter {
     private(set) var textEnd = Int.max
     private(set) var textLimit = Int.max
 
-    /// The longest JSON text of one document, line or array element FirePack's JSON readers take
-    /// (`JSONLinesReader`, `JSONArrayReader`, the Firestore JSON readers): what its JSON writers write, at most.
-    package static let maxDocumentLength = 256 << 20
-
     /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
     init(options: JSONOptions, output: ByteOutput) {
         self.options = options
@@ -53,10 +49,13 @@ struct JSONTextWriter {
     var isPastLimit: Bool { output.pointee.count > textEnd }
 
     /// The error for text past its limit, naming `what` the text is.
-    func limitError(_ what: String) -> FirePackError {
+    func limitError(_ what: String) -> FirePackError { Self.tooLong(what, limit: textLimit) }
+
+    /// The error for JSON text of `what` longer than `limit` bytes.
+    static func tooLong(_ what: String, limit: Int) -> FirePackError {
         FirePackError(
             .limitExceeded,
-            "\(what) would be more than \(textLimit) bytes of JSON text, the most FirePack's JSON readers take")
+            "\(what) would be more than \(limit) bytes of JSON text, the most FirePack's JSON readers take")
     }
 
     /// Throws `limitError` once the text has passed its limit.
@@ -105,6 +104,7 @@ struct JSONTextWriter {
             append("{}")
             return
         }
+        if isPastLimit { return }  // refused by the caller (`limitingText(to:)`): not even sorted
         output.pointee.append(UInt8(ascii: "{"))
         depth += 1
         let positions =

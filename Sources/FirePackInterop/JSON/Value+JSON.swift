@@ -33,7 +33,7 @@ extension Value {
     }
 
     /// The value as UTF-8 JSON text of at most `maxLength` bytes (for one document:
-    /// `JSONTextWriter.maxDocumentLength`, what FirePack's JSON readers take); throws `limitExceeded`, naming the
+    /// `JSONTextLimits.document`, what FirePack's JSON readers take); throws `limitExceeded`, naming the
     /// value as `what`, for a longer one, without writing much more than the limit (keys past it are not written).
     package func jsonBytes(options: JSONOptions, maxLength: Int, what: @autoclosure () -> String) throws(FirePackError)
         -> [UInt8]
@@ -52,4 +52,13 @@ extension Value {
     public func jsonString(options: JSONOptions = JSONOptions()) -> String {
         String(decoding: jsonBytes(options: options), as: UTF8.self)
     }
+}
+
+/// The longest JSON texts FirePack writes: what its own JSON readers take back.
+package enum JSONTextLimits {
+    /// One document: a line, or an element of an array (`JSONLinesReader`, `JSONArrayReader` and the REST JSON
+    /// readers refuse 256 MiB).
+    package static let document = (256 << 20) - 1
+    /// One whole value that the tool reads back (`readAll` takes 2 GiB), with its newline.
+    package static let value = (1 << 31) - 1
 }

@@ -165,10 +165,9 @@ extension DecoderImpl {
             let (view, _) = try wrap { () throws(FirePackError) in try input.getVector(at: offset, limit: end) }
             result.initialize(to: unsafeBitCast(view.vectorValue, to: T.self))
         case .value:
+            var materializer = Materializer(input: input, sharing: state.keyReferences.sharedKeys())
             let value = try wrap { () throws(FirePackError) in
-                try state.keyReferences.materializing(input) { materializer throws(FirePackError) in
-                    try materializer.value(at: offset, limit: end, depth: depth).0
-                }
+                try materializer.value(at: offset, limit: end, depth: depth).0
             }
             result.initialize(to: unsafeBitCast(value, to: T.self))
         case .documentID:
