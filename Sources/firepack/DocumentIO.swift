@@ -161,7 +161,18 @@ extension FileFormat {
     }
 
     /// Writes one whole value in this single-value format (fpk, or json for every other format) and finishes the sink.
+    /// A top-level JSON array is written element by element (the same bytes): memory for one element's text, not
+    /// the whole, which keys the input repeats by reference can make thousands of times the input.
     func write(_ value: Value, to sink: ByteSink, options: DocumentOutputOptions) throws {
+        if self != .fpk, case .array(let elements) = value {
+            let json = JSONOptions(
+                form: options.plain ? .plain : .reversible, pretty: options.pretty, sortedKeys: options.deterministic)
+            let writer = JSONArrayWriter(sink, naming: options.naming, options: json)
+            var room = JSONTextLimits.value - 3  // the brackets and the newline
+            for element in elements { room -= try writer.write(element: element, maxLength: room) }
+            try writer.finish()
+            return
+        }
         let bytes = try encode(
             value, deterministic: options.deterministic, pretty: options.pretty, plain: options.plain,
             fpkVersion: options.fpkVersion)

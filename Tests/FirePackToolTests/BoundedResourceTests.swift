@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirePack
 import FirePackStreams
+import FirePackInterop
 import FirePackTestSupport
 
 /// Small hostile inputs cost the tool bounded memory and linear time, and what it writes it reads back: each case runs
@@ -28,6 +29,33 @@ struct BoundedResourceTests {
 
     func run(_ arguments: [String]) throws -> CostMeasurement.ChildResult {
         try CostMeasurement.runChild(Tool.binary.path, arguments)
+    }
+
+    /// A `.fpk` whose elements each repeat one 100 KB key by reference (110 KB) is 100 MB of JSON: written element
+    /// by element, the same bytes as the whole text, in memory for one element (it held the whole text twice).
+    @Test func aTopLevelArrayIsWrittenAsJSONOneElementAtATime() throws {
+        let key = String(repeating: "k", count: 100_000)
+        let value = Value.array((0..<1_000).map { .map([key: .integer(Int64($0)), "n": .array([1, 2.5, "x"])]) })
+        let fpk = path("keys.fpk")
+        let writer = FirePackWriter()
+        writer.writeFileHeader()
+        writer.write(value)
+        try Data(writer.takeBytes()).write(to: URL(fileURLWithPath: fpk))
+        let result = try run(["convert", fpk, path("keys.json"), "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.peakMemoryBytes < Self.ceiling, "\(result.peakMemoryBytes) bytes")
+        let written = try Data(contentsOf: URL(fileURLWithPath: path("keys.json")))
+        #expect(written.count > 100_000_000 && Array(written) == value.jsonBytes() + [0x0A])
+        // Every form is the whole text's bytes: pretty, plain, sorted; and an empty array.
+        let small = Value.array([.map(["b": 1, "a": .array([.null, .map(["c": "d"])])]), 2.5, .array([])])
+        for (options, flags) in [(JSONOptions(pretty: true), ["--pretty"]), (JSONOptions(form: .plain), ["--plain"]),
+                                 (JSONOptions(sortedKeys: true), ["--deterministic"]), (JSONOptions(), [])] {
+            for element in [small, Value.array([])] {
+                let bytes = try Tool.run(["convert", "-", "-", "--from", "json", "--to", "fpk"], stdin: element.jsonBytes()).stdout
+                let json = try Tool.run(["convert", "-", "-", "--from", "fpk", "--to", "json"] + flags, stdin: bytes)
+                #expect(json.status == 0 && json.stdout == element.jsonBytes(options: options) + [0x0A], "\(flags): \(json.text)")
+            }
+        }
     }
 
     @Test func aLargeJSONArrayIsReadOneElementAtATime() throws {

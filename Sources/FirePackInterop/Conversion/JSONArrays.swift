@@ -94,13 +94,26 @@ public final class JSONArrayWriter: DocumentSink {
     public func write(_ document: Document) throws {
         // The text first: a document refused leaves the array as it was.
         let text = try document.jsonLine(naming: naming, options: options)
+        _ = try append(text, maxLength: JSONTextLimits.document, what: "document \(document.reference.path)")
+    }
+
+    /// Writes `value` (a value, not a document: no naming) as the array's next element, its text at most
+    /// `maxLength` bytes as it stands in the array; returns the bytes it added. The tool writes a top-level array
+    /// so, element by element: memory for one element's text, not the whole.
+    package func write(element value: Value, maxLength: Int) throws -> Int {
+        let what = "element \(count)"
+        let text = try value.jsonBytes(options: options, maxLength: maxLength, what: what)
+        return try append(text, maxLength: maxLength, what: what)
+    }
+
+    /// Appends `text` as the next element (indented when pretty), refusing it when it would stand as more than
+    /// `maxLength` bytes; returns the bytes added.
+    private func append(_ text: [UInt8], maxLength: Int, what: @autoclosure () -> String) throws -> Int {
+        var length = text.count
         if options.pretty {
             // Indented (below), the element is read back with its two spaces after each line break.
-            let breaks = text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-            guard text.count + 2 * breaks <= JSONTextLimits.document else {
-                throw JSONTextWriter.tooLong(
-                    "document \(document.reference.path)", limit: JSONTextLimits.document)
-            }
+            length += 2 * text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            guard length <= maxLength else { throw JSONTextWriter.tooLong(what(), limit: maxLength) }
         }
         let buffer = chunks.buffer
         buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
@@ -117,6 +130,7 @@ public final class JSONArrayWriter: DocumentSink {
             buffer.append(contentsOf: text)
         }
         try chunks.flushIfNeeded()
+        return length + (options.pretty ? 4 : 1)  // the separator, and a pretty element's line break and indent
     }
 
     /// Closes the array (`[]` when nothing was written), writes what is buffered and finishes the sink.
