@@ -133,7 +133,13 @@ import FirePackStreams
             let unlimited = JSONTextWriter(options: JSONOptions(), output: output)
             try unlimited.checkUnique(map)
         }
-        // Whole-input checks refuse it (its entries overlap).
+        // Whole-input checks refuse it (its entries overlap); so does the direct path, which wrote its 5 MB of keys.
         #expect(throws: FirePackError.self) { try FirePackReader.verify(bytes) }
+        let output = ByteOutput()
+        let written = bytes.withUnsafeBytes { raw -> Bool in
+            guard let reader = try? FirePackReader(bytes: raw) else { return false }
+            return JSONTranscoding.appendObject(reader, appending: ("__name__", "c/a"), options: JSONOptions(), to: output)
+        }
+        #expect(!written && output.count == 0)
     }
 }

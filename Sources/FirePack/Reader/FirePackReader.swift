@@ -318,6 +318,19 @@ extension FirePackReader {
         return StringView(input.bytes(from: start, count: count))
     }
 
+    /// `readKey()`, counting a long key that a reference resolves to against `budget` (Docs/FORMAT.md §3): a reader
+    /// that writes every key it reads (JSON from a record's bytes) refuses key-table entries that overlap as
+    /// whole-input validation does (`badKeyReference`), before their literals are read.
+    package mutating func readKey(counting budget: inout KeyReferenceBudget) throws(FirePackError) -> StringView {
+        let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
+        if count > KeyReferenceBudget.longKey && start < readerIndex {
+            _ = try budget.admit(start: start, count: count, forReferenceAt: readerIndex, in: input)
+        }
+        try input.validateUTF8(start: start, count: count, what: "key")
+        readerIndex = next
+        return StringView(input.bytes(from: start, count: count))
+    }
+
     /// Reads the next map key's bytes *without* checking them as UTF-8, moving the cursor past the key: for a caller
     /// that first compares a key with names it knows to be valid UTF-8 — bytes equal to a valid name are valid, so
     /// a key that matches needs no check (the Arrow reader: most keys name a column) — and passes any other to

@@ -15,9 +15,12 @@ struct KeySpan: Hashable {
 /// hashes or copies every literal once would spend N times the value's size. Counting closes that door at the first
 /// reference past the budget, before the literal is read. Literals of up to `longKey` bytes are not counted: a
 /// reference costs at most that much, which its own bytes pay for.
-struct KeyReferenceBudget {
+package struct KeyReferenceBudget {
     /// Literals of more bytes than this are counted.
     static let longKey = 32
+
+    /// A budget with nothing counted.
+    package init() {}
 
     /// The bytes of the literals counted so far.
     private var total = 0

@@ -89,7 +89,7 @@ extension JSONTextWriter {
                 output.pointee.append(UInt8(ascii: "{"))
                 for index in 0..<map.count {
                     try checkLimit("the map")
-                    let key = try reader.readKey().utf8
+                    let key = try reader.readKey(counting: &keyBudget).utf8
                     // A document's fields (`hasExtra`): its naming member, and the members plain JSON reads back as
                     // its name or times (`DocumentNaming.value(of:)` decides), are left to the tree path.
                     if hasExtra

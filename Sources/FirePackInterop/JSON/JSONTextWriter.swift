@@ -20,6 +20,9 @@ struct JSONTextWriter {
     /// the input's own size (Docs/SAFETY.md, "JSON text").
     private(set) var textEnd = Int.max
     private(set) var textLimit = Int.max
+    /// The long keys references resolve to in the value written from bytes (`writeEntries(from:)`), counted as
+    /// whole-input validation counts them: entries that overlap are refused, not written.
+    var keyBudget = KeyReferenceBudget()
 
     /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
     init(options: JSONOptions, output: ByteOutput) {
