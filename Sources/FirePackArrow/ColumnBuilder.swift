@@ -352,9 +352,10 @@ final class ColumnBuilder {
             try appendListEnd(elements)
         case (.exact, _):
             // FirePack's reversible JSON: every type, bit and sentinel read back exactly (Docs/ARROW.md).
-            // At most what a JSON reader takes back: keys the record repeats by reference cannot make it more.
+            // At most what a JSON reader takes back (and Arrow's 32-bit offsets hold): keys that the record repeats
+            // by reference cannot make it more.
             let text = try reader.readValue().jsonBytes(
-                options: JSONOptions(), maxLength: JSONTextLimits.document, what: "the value")
+                options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
             try text.withUnsafeBytes { bytes in Result { () throws(FirePackError) in try appendBytes(bytes) } }.get()
         default:
             try mismatch("a \(type) where the schema has \(column.type.description)", context, skipping: &reader)

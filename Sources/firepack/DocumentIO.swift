@@ -168,8 +168,14 @@ extension FileFormat {
             let json = JSONOptions(
                 form: options.plain ? .plain : .reversible, pretty: options.pretty, sortedKeys: options.deterministic)
             let writer = JSONArrayWriter(sink, naming: options.naming, options: json)
-            var room = JSONTextLimits.value - 3  // the brackets and the newline
-            for element in elements { room -= try writer.write(element: element, maxLength: room) }
+            var room = JSONTextLimits.value - writer.closingLength  // what the whole text may be, its newline aside
+            for element in elements {
+                do { room -= try writer.write(element: element, room: room) } catch let error as FirePackError
+                    where error.code == .limitExceeded
+                {
+                    throw JSONTextLimits.tooLong("the value", limit: JSONTextLimits.value)
+                }
+            }
             try writer.finish()
             return
         }

@@ -35,7 +35,7 @@ struct Stats: ParsableCommand {
                 try gzipSink.write($0)
             }
             let text = try value.jsonBytes(
-                options: JSONOptions(), maxLength: JSONTextLimits.document, what: "the document")
+                options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
             try text.withUnsafeBytes { try json.write($0) }
         }
         var documents = 0, damaged = 0, missingPlaces = 0

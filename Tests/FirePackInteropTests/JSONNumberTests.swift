@@ -107,10 +107,13 @@ struct JSONNumberTests {
             #expect(zero == 0, "\(text)")
         }
         #expect(try read("3e-324") == .double(.leastNonzeroMagnitude) && read("4.9e-324") == .double(.leastNonzeroMagnitude))
-        // Where only an integer goes, -0 is 0, as before: an `integerValue` of REST JSON, a document's ID field.
+        // A REST `integerValue` written `-0` is still 0 (the text alone: `-0.0` is no integer); a double is no ID.
         let rest = try Document(firestoreJSON: Array(#"{"name":"c/d","fields":{"n":{"integerValue":-0}}}"#.utf8))
         #expect(rest.fields["n"] == .integer(0))
+        #expect(throws: FirePackError.self) {
+            try Document(firestoreJSON: Array(#"{"name":"c/d","fields":{"n":{"integerValue":-0.0}}}"#.utf8))
+        }
         let naming = DocumentNaming(collection: "c", idField: "id")
-        #expect(try naming.document(from: read(#"{"id": -0, "x": 1}"#), line: 1).reference.path == "c/0")
+        #expect(throws: (any Error).self) { try naming.document(from: read(#"{"id": -0, "x": 1}"#), line: 1) }
     }
 }

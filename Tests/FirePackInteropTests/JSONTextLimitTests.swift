@@ -116,22 +116,35 @@ import FirePackStreams
         return root + table
     }
 
-    /// The direct path checks a large map's keys for repeats before writing it: it hashes them where they are, and
-    /// stops as soon as they alone pass the room the limit leaves (it copied every key first: 40 keys of 131 KB
-    /// here, 655 MB with 5,000).
+    /// The direct path checks a large map's keys for repeats before writing it: it hashes them where they are,
+    /// counts the long keys references resolve to as validation does, and stops as soon as the keys alone pass the
+    /// room the limit leaves (it copied every key first: 40 keys of 131 KB here, 655 MB with 5,000).
     @Test func aLargeMapsKeysAreCheckedWithinTheLimit() throws {
         let bytes = Self.overlappingMap()
         #expect(bytes.count < 200_000)
         try bytes.withUnsafeBytes { raw in
-            let map = try #require(try FirePackReader(bytes: raw).peekValueView().lookup("m"))
+            // The reader at the map of "m" (after "s").
+            var reader = try FirePackReader(bytes: raw)
+            _ = try reader.enterMap()
+            _ = try reader.readKey()
+            try reader.skipValue()
+            _ = try reader.readKey()
+            let output = ByteOutput()
+            var unlimited = JSONTextWriter(options: JSONOptions(), output: output)
+            let error = #expect(throws: FirePackError.self) { try unlimited.checkUnique(reader) }
+            #expect(error?.code == .badKeyReference, "\(String(describing: error))")
+        }
+        // Forty different keys of 40 KB, none a reference: past a limit of 1 MB, refused before the map is written.
+        let wide = Value.map(MapValue((0..<40).map { (String(repeating: "k", count: 40_000) + "\($0)", .null) }))
+        let wideBytes = wide.firePackBytes()
+        try wideBytes.withUnsafeBytes { raw in
             let output = ByteOutput()
             var writer = JSONTextWriter(options: JSONOptions(), output: output)
             writer.limitingText(to: 1 << 20)
-            let error = #expect(throws: FirePackError.self) { try writer.checkUnique(map) }
+            let error = #expect(throws: FirePackError.self) { try writer.checkUnique(try FirePackReader(bytes: raw)) }
             #expect(error?.code == .limitExceeded, "\(String(describing: error))")
-            // Without a limit, its 40 different keys are no repeat.
-            let unlimited = JSONTextWriter(options: JSONOptions(), output: output)
-            try unlimited.checkUnique(map)
+            var unlimited = JSONTextWriter(options: JSONOptions(), output: output)
+            try unlimited.checkUnique(try FirePackReader(bytes: raw))
         }
         // Whole-input checks refuse it (its entries overlap); so does the direct path, which wrote its 5 MB of keys.
         #expect(throws: FirePackError.self) { try FirePackReader.verify(bytes) }

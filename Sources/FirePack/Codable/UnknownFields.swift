@@ -69,8 +69,10 @@ extension DecoderImpl {
                     codingPath: context.codingPath, debugDescription: context.debugDescription, underlyingError: error))
         }
         var bag = MapValue()
-        var materializer = Materializer(input: input, sharing: state.keyReferences.sharedKeys())
         let input = self.input
+        // One for the bag's values; keys are read through the call's memo (no table the size of the key table per
+        // bag), long ones shared with it.
+        var materializer = Materializer(input: input, sharing: state.keyReferences.sharedKeys())
         var position = header.bodyStart
         for index in 0..<header.count {
             let entry = position
@@ -83,7 +85,7 @@ extension DecoderImpl {
             }
             if try !isKnown(index, entry, start, count) {
                 let key: String
-                do { (key, _) = try materializer.key(at: entry, limit: header.end) } catch {
+                do { (key, _) = try state.keyReferences.keyString(at: entry, limit: header.end, in: input) } catch {
                     throw damaged(error, under: nil)
                 }
                 do {

@@ -323,7 +323,8 @@ extension FirePackReader {
     /// whole-input validation does (`badKeyReference`), before their literals are read.
     package mutating func readKey(counting budget: inout KeyReferenceBudget) throws(FirePackError) -> StringView {
         let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
-        if count > KeyReferenceBudget.longKey && start < readerIndex {
+        // A reference by its header's low bit (in the varint's first byte), as the verifier tells one.
+        if count > KeyReferenceBudget.longKey && input.byte(at: readerIndex) & 1 == 1 {
             _ = try budget.admit(start: start, count: count, forReferenceAt: readerIndex, in: input)
         }
         try input.validateUTF8(start: start, count: count, what: "key")

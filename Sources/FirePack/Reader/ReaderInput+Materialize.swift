@@ -7,8 +7,12 @@ import Foundation
 /// Builds `Value` trees, checking everything on the way: UTF-8, exact container extents, duplicate keys, ranges.
 struct Materializer {
     let input: ReaderInput
-    /// Strings made for referenced keys, so every repeat of a key shares one String.
+    /// Strings made for referenced keys, by table index up to `cachedIndices`, so every repeat of a key shares one
+    /// String. Grown to the index met, not the table's size: a decode call can make a materializer per `Value`.
     private var referencedKeys: [String?] = []
+    /// Indices past this are resolved at each reference (a key of up to 32 bytes; longer ones are shared through
+    /// `longKeys`), so that no materializer clears more than a few KB for its cache.
+    static let cachedIndices = 256
     /// Long referenced keys and their budget, shared with the other readers of the call when it gives them
     /// (`KeyReferenceMemo.sharedKeys()`); made at the first long reference otherwise.
     private var longKeys: ReferencedKeyStrings?
@@ -102,8 +106,12 @@ struct Materializer {
                 try input.validateUTF8(start: start, count: count, what: "key")
                 key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
             }
-            if referencedKeys.isEmpty { referencedKeys = Array(repeating: nil, count: input.keyTableCount) }
-            referencedKeys[index] = key
+            if index < Self.cachedIndices {
+                if index >= referencedKeys.count {
+                    referencedKeys.append(contentsOf: repeatElement(nil, count: index + 1 - referencedKeys.count))
+                }
+                referencedKeys[index] = key
+            }
             return (key, next)
         }
         let (start, count, after) = try input.getKey(at: offset, limit: limit)

@@ -130,7 +130,6 @@ public final class DocumentNaming {
             switch id {
             case .string(let text): path = collection + "/" + text
             case .integer(let number): path = collection + "/" + String(number)
-            case .double(let double) where double.isNegativeZero: path = collection + "/0"  // JSON's -0
             default:
                 throw FirePackError(
                     .invalidValue, "\(position)the id field \(idField.debugDescription) must be a string or integer")
@@ -238,7 +237,6 @@ public final class DocumentNaming {
         switch existing {
         case .string(let text): return text.utf8.elementsEqual(member.utf8)  // bytes: what a reader takes
         case .integer(let number): return idField && String(number) == member
-        case .double(let double) where double.isNegativeZero: return idField && member == "0"
         case .reference(let reference): return !idField && reference.path.utf8.elementsEqual(member.utf8)
         default: return false
         }

@@ -97,24 +97,30 @@ public final class JSONArrayWriter: DocumentSink {
         _ = try append(text, maxLength: JSONTextLimits.document, what: "document \(document.reference.path)")
     }
 
-    /// Writes `value` (a value, not a document: no naming) as the array's next element, its text at most
-    /// `maxLength` bytes as it stands in the array; returns the bytes it added. The tool writes a top-level array
-    /// so, element by element: memory for one element's text, not the whole.
-    package func write(element value: Value, maxLength: Int) throws -> Int {
-        let what = "element \(count)"
-        let text = try value.jsonBytes(options: options, maxLength: maxLength, what: what)
-        return try append(text, maxLength: maxLength, what: what)
+    /// The bytes an element takes in the array besides its text: the `[` or `,` before it, and when pretty the line
+    /// break and indent after that.
+    package var separatorLength: Int { options.pretty ? 4 : 1 }
+    /// The bytes that close the array (`]`, or a line break and `]`), its final newline aside.
+    package var closingLength: Int { options.pretty ? 2 : 1 }
+
+    /// Writes `value` (a value, not a document: no naming) as the array's next element, refusing it when it would
+    /// take more than `room` bytes of the array, separator included; returns the bytes it took. The tool writes a
+    /// top-level array so, element by element: memory for one element's text, not the whole.
+    package func write(element value: Value, room: Int) throws -> Int {
+        let limit = room - separatorLength, what = "element \(count)"
+        let text = try value.jsonBytes(options: options, maxLength: max(0, limit), what: what)
+        return try append(text, maxLength: limit, what: what) + separatorLength
     }
 
     /// Appends `text` as the next element (indented when pretty), refusing it when it would stand as more than
-    /// `maxLength` bytes; returns the bytes added.
+    /// `maxLength` bytes; returns the element's length as it stands (its separator aside).
     private func append(_ text: [UInt8], maxLength: Int, what: @autoclosure () -> String) throws -> Int {
         var length = text.count
         if options.pretty {
             // Indented (below), the element is read back with its two spaces after each line break.
             length += 2 * text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-            guard length <= maxLength else { throw JSONTextWriter.tooLong(what(), limit: maxLength) }
         }
+        guard length <= maxLength else { throw JSONTextLimits.tooLong(what(), limit: maxLength) }
         let buffer = chunks.buffer
         buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
         count += 1
@@ -130,7 +136,7 @@ public final class JSONArrayWriter: DocumentSink {
             buffer.append(contentsOf: text)
         }
         try chunks.flushIfNeeded()
-        return length + (options.pretty ? 4 : 1)  // the separator, and a pretty element's line break and indent
+        return length
     }
 
     /// Closes the array (`[]` when nothing was written), writes what is buffered and finishes the sink.

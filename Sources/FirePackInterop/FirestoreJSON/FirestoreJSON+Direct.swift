@@ -57,9 +57,11 @@ extension JSONParser {
                 }
                 return .integer(integer)
             }
+            let numberStart = index
             switch try parseNumber() {
             case .integer(let integer): return .integer(integer)
-            case .double(let double) where double.isNegativeZero: return .integer(0)  // JSON's -0, read as −0.0
+            case .double where index - numberStart == 2 && byte(numberStart) == UInt8(ascii: "-"):
+                return .integer(0)  // the text `-0`, which reads as the double −0.0 elsewhere
             default: throw FirePackError(.invalidJSON, offset: payloadOffset, "integerValue is not an integer")
             }
         case "doubleValue":

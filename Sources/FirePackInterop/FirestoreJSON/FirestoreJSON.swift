@@ -98,7 +98,7 @@ enum FirestoreJSON {
             try writer.writeTyped(value, path: [])
             try writer.checkLimit("the value")
         }
-        return try limited(pretty ? reindent(compact) : compact, to: JSONTextLimits.value, "the value")
+        return try pretty ? reindent(compact, limit: JSONTextLimits.value, "the value") : compact
     }
 
     /// Writes one document as JSON text, straight into the output: at most `JSONTextLimits.document`
@@ -124,20 +124,18 @@ enum FirestoreJSON {
             writer.append("}")
             try writer.checkLimit(what)
         }
-        return try limited(pretty ? reindent(compact) : compact, to: JSONTextLimits.document, what)
-    }
-
-    /// `text`, unless it is longer than `limit` (pretty text is indented after the compact text was limited).
-    static func limited(_ text: [UInt8], to limit: Int, _ what: String) throws(FirePackError) -> [UInt8] {
-        guard text.count > limit else { return text }
-        throw JSONTextWriter.tooLong(what, limit: limit)
+        return try pretty ? reindent(compact, limit: JSONTextLimits.document, what) : compact
     }
 
     /// Compact REST JSON, indented (the typed form holds only plain JSON types, so nothing changes but whitespace).
-    static func reindent(_ compact: [UInt8]) throws(FirePackError) -> [UInt8] {
+    static func reindent(_ compact: [UInt8], limit: Int, _ what: @autoclosure () -> String) throws(FirePackError)
+        -> [UInt8]
+    {
         var options = writeOptions
         options.pretty = true
-        return try Value(json: compact, options: readOptions).jsonBytes(options: options)
+        // Indentation grows with depth: limited as it is written, not after.
+        return try Value(json: compact, options: readOptions).jsonBytes(
+            options: options, maxLength: limit, what: what())
     }
 
     static func invalid(_ message: String, _ path: [PathComponent]) -> FirePackError {

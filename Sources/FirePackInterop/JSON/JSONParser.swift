@@ -525,8 +525,3 @@ struct JSONParser {
         return negative ? -magnitude : magnitude
     }
 }
-
-extension Double {
-    /// Whether this is −0.0: what JSON's `-0` reads as, where a context that takes integers takes it as 0.
-    package var isNegativeZero: Bool { self == 0 && sign == .minus }
-}

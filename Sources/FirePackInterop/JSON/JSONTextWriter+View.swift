@@ -71,7 +71,7 @@ extension JSONTextWriter {
     ) throws {
         let mapStart = reader
         let map = try reader.enterMap()
-        if map.count > Self.pairwiseKeyCheckLimit { try checkUnique(mapStart.peekValueView()) }
+        if map.count > Self.pairwiseKeyCheckLimit { try checkUnique(mapStart) }
         var escaped = false
         if escapingMarker && map.count == 1 {
             var peek = reader
@@ -137,17 +137,22 @@ extension JSONTextWriter {
     /// Maps with more keys than this are checked for duplicates in one pass through a set instead of pairwise.
     static var pairwiseKeyCheckLimit: Int { 32 }
 
-    /// Throws `duplicateKey` when the map `view` holds a key twice, hashing the keys where they are; and
-    /// `limitExceeded` as soon as its keys alone pass the room the text's limit leaves (every key is written), so
-    /// that keys repeated by reference cost no more than the limit here either.
-    func checkUnique(_ view: ValueView) throws {
-        var seen = Set<KeyInPlace>()
+    /// Throws `duplicateKey` when the map at `reader`'s cursor holds a key twice, hashing the keys where they are;
+    /// `limitExceeded` as soon as its keys alone pass the room the text's limit leaves (every key is written); and
+    /// `badKeyReference` for key-table entries that overlap (`keyBudget`, which counts each key once, here or when
+    /// it is written): so that keys repeated by reference cost no more here than when they are written.
+    mutating func checkUnique(_ reader: FirePackReader) throws {
+        var reader = reader
+        let map = try reader.enterMap()
+        var seen = Set<KeyInPlace>(minimumCapacity: map.count)
         let room = textEnd == .max ? Int.max : textEnd - output.pointee.count
         var total = 0
-        try view.forEachEntry { key, _ in
-            total += key.utf8.count
+        for _ in 0..<map.count {
+            let key = try reader.readKey(counting: &keyBudget).utf8
+            try reader.skipValue()
+            total += key.count
             if total > room { throw limitError("the map") }
-            guard seen.insert(KeyInPlace(bytes: key.utf8)).inserted else {
+            guard seen.insert(KeyInPlace(bytes: key)).inserted else {
                 throw FirePackError(.duplicateKey, "a key appears twice in one map")
             }
         }

@@ -52,14 +52,7 @@ struct JSONTextWriter {
     var isPastLimit: Bool { output.pointee.count > textEnd }
 
     /// The error for text past its limit, naming `what` the text is.
-    func limitError(_ what: String) -> FirePackError { Self.tooLong(what, limit: textLimit) }
-
-    /// The error for JSON text of `what` longer than `limit` bytes.
-    static func tooLong(_ what: String, limit: Int) -> FirePackError {
-        FirePackError(
-            .limitExceeded,
-            "\(what) would be more than \(limit) bytes of JSON text, the most FirePack's JSON readers take")
-    }
+    func limitError(_ what: String) -> FirePackError { JSONTextLimits.tooLong(what, limit: textLimit) }
 
     /// Throws `limitError` once the text has passed its limit.
     @inline(__always)

@@ -61,4 +61,11 @@ package enum JSONTextLimits {
     package static let document = (256 << 20) - 1
     /// One whole value that the tool reads back (`readAll` takes 2 GiB), with its newline.
     package static let value = (1 << 31) - 1
+
+    /// The error for JSON text of `what` longer than `limit` bytes.
+    package static func tooLong(_ what: String, limit: Int) -> FirePackError {
+        FirePackError(
+            .limitExceeded,
+            "\(what) would be more than \(limit) bytes of JSON text, the most FirePack's JSON readers take")
+    }
 }
