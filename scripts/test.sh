@@ -21,11 +21,13 @@ fi
 
 # Everything, the optional FirePackNIO / FirePackHummingbird modules and the example service included.
 swift build --build-tests --traits FirePackHummingbird
+echo "test.sh: built in $SECONDS s"
 swift test --skip-build --traits FirePackHummingbird 2>&1 | tee .build/test-output.txt
 # The large cases, alone (a 200 MB conversion would starve the timing-sensitive tests that run beside it above).
 FIREPACK_LARGE_TESTS=1 swift test --skip-build --traits FirePackHummingbird --filter aTwoHundredMegabyteJSONArrayConvertsUnder64MB 2>&1 \
   | tee .build/large-test-output.txt
 grep -q "1 test.* passed" .build/large-test-output.txt || { echo "test.sh: the large test did not run and pass" >&2; exit 1; }
+echo "test.sh: Swift tests passed at $SECONDS s"
 # The claim that the traits keep swift-nio and Hummingbird away from FirePack-only users, checked.
 bash scripts/checks/check-footprint.sh
 
@@ -37,6 +39,7 @@ bash scripts/checks/check-footprint.sh
 .venv/bin/pip install -q --disable-pip-version-check --no-deps leveldb-export==0.1.1
 rm -rf .build/python-dist python/build
 FIREPACK_REQUIRE_SPARK_CONNECTOR=1 .venv/bin/python -m build --wheel --no-isolation -o .build/python-dist python
+echo "test.sh: wheel built at $SECONDS s"
 .venv/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps .build/python-dist/firepack-*.whl
 # From python/tests, so that `import firepack` is the installed wheel, not the source folder.
-(cd python/tests && FIREPACK_REQUIRE_SPARK_CONNECTOR=1 FIREPACK_TOOL="$PWD/../../.build/debug/firepack" PYSPARK_PYTHON="$PWD/../../.venv/bin/python" ../../.venv/bin/pytest -q -p no:cacheprovider .) 2>&1 | tee .build/python-test-output.txt
+(cd python/tests && FIREPACK_REQUIRE_SPARK_CONNECTOR=1 FIREPACK_TOOL="$PWD/../../.build/debug/firepack" PYSPARK_PYTHON="$PWD/../../.venv/bin/python" ../../.venv/bin/pytest -q -p no:cacheprovider --durations=10 .) 2>&1 | tee .build/python-test-output.txt
