@@ -194,7 +194,7 @@ struct AsyncDocumentStreamTests {
         continuation.finish()
     }
 
-    @Test("a file descriptor: a file reads as the synchronous reader reads it; a pipe that waits is cancelled at once")
+    @Test("a file descriptor: a file reads as the synchronous reader reads it; a pipe that waits ends by cancellation alone")
     func fileDescriptors() async throws {
         let bytes = try stream(documents(300))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("async-\(UUID().uuidString).fpks").path
@@ -211,23 +211,38 @@ struct AsyncDocumentStreamTests {
         }
         #expect(count == 300 && stream.completion == .closed(recordCount: 300) && stream.problems.isEmpty)
 
-        // A pipe whose writer sends two records' worth and then waits: the read waits with it, until cancelled.
+        // A pipe whose writer sends two records' worth and then waits: the read waits with it, until cancelled. The
+        // writer never closes its end while the read is awaited, so only cancellation can end the iteration; no
+        // wall-clock bound is asserted (a stalled machine is not a failure). A watchdog closes the writer's end after
+        // a minute, so a read that ignores cancellation fails the test (it then ends without CancellationError)
+        // instead of hanging the suite.
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
-        defer { close(ends[0]); close(ends[1]) }
+        let writer = ends[1]
+        let writerOpen = Mutex(true)
+        let closeWriter: @Sendable () -> Void = {
+            if writerOpen.withLock({ open in defer { open = false }; return open }) { close(writer) }
+        }
+        defer { close(ends[0]); closeWriter() }
         let prefix = Array(bytes.prefix(300))
-        _ = prefix.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        _ = prefix.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
         let reading = ends[0]
         let task = Task {
             var seen = 0
             for try await _ in DocumentStreamReader.documents(from: FileDescriptorChunks(descriptor: reading, chunkSize: 64)) { seen += 1 }
             return seen
         }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            closeWriter()
+        }
         try await Task.sleep(for: .milliseconds(200))
-        let cancelledAt = ContinuousClock.now
         task.cancel()
         let outcome = await task.result
-        #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+        watchdog.cancel()
+        #expect(throws: CancellationError.self, "the read ended by cancellation, not by the watchdog's end of input") {
+            try outcome.get()
+        }
+        #expect(writerOpen.withLock { $0 }, "the writer's end was still open when the read ended")
     }
 }

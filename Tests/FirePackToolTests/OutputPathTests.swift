@@ -90,7 +90,10 @@ struct OutputPathTests {
         reader.start()
         let result = try Tool.run(["convert", books, fifo, "--to", "jsonl"] + naming)
         #expect(result.status == 0, "\(result.stderr)")
-        for _ in 0..<100 where received.withLock({ $0.isEmpty }) { usleep(20_000) }
+        // The reader has all of it once the tool has closed its end; wait for the thread generously (a stalled
+        // machine is not a failure), stopping as soon as it is done.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while received.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(20_000) }
         #expect(received.withLock { $0.split(separator: 0x0A).count } == 5)
         #expect(kind(fifo) == S_IFIFO)
     }
