@@ -16,8 +16,8 @@ can run in a slow state (JSONEncoder's fastest iteration 1.6x slower in one run 
 ratio with it; a CI run of an unchanged commit read 19x where 8.3x was recorded, and elsewhere 30% low). So a guard
 that fails is measured again, only its two benchmarks, each time in new processes, up to `confirmations` more
 times, keeping each benchmark's fastest iteration over all runs: a real regression fails every time, a slow process
-does not fail the step. `--update` records the same way: the fastest iteration of each benchmark over
-1 + `confirmations` runs.
+does not fail the step. `--update` records the same way: the fastest iteration (and lowest allocation count) of each
+benchmark over 1 + `confirmations` runs.
 
 Allocations are counted, not timed, and do not vary between machines, but the harness's count varies between
 iterations: some iterations read more than the code makes (`Encode 1000 BookWithTags/FirePackEncoder
@@ -163,10 +163,10 @@ def confirm(thresholds, results):
         named = [guard["faster"] for guard in ratios] + [f"{guard['benchmark']} (mallocs)" for guard in mallocs]
         print(f"measuring {len(named)} guard(s) again (confirmation {attempt + 1}): " + "; ".join(named),
               file=sys.stderr, flush=True)
-        merge_fastest(results, parse(run(by_target)))
+        merge_best(results, parse(run(by_target)))
 
 
-def merge_fastest(results, again):
+def merge_best(results, again):
     """Keeps each benchmark's fastest iteration and lowest allocation count of `results` and `again`."""
     for name, other in again.items():
         if name not in results:
@@ -184,9 +184,10 @@ def main(arguments):
         markdown = run(names(thresholds))
     results = parse(markdown)
     if "--update" in arguments:
-        # Recorded as the check measures: each benchmark's fastest iteration over several processes.
+        # Recorded as the check measures: each benchmark's fastest iteration and lowest allocation count over several
+        # processes.
         for _ in range(thresholds.get("confirmations", 2)):
-            merge_fastest(results, parse(run(names(thresholds))))
+            merge_best(results, parse(run(names(thresholds))))
         return update(thresholds, results)
     if "--markdown" not in arguments:
         confirm(thresholds, results)
