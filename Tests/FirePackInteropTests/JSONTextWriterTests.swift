@@ -13,8 +13,8 @@ import FirePackTestSupport
     func doubles(_ count: Int, seed: UInt64) -> [Double] {
         var rng = SeededGenerator(seed: seed)
         var doubles: [Double] = [0, -0.0, 1, -1, 0.1, 1e-4, 1e-5, 9.999e-5, 1e15, 1e16, 9007199254740992,
-                                 9007199254740993, 123456789012345.6, 0.000123, .leastNonzeroMagnitude,
-                                 .leastNormalMagnitude, .greatestFiniteMagnitude, 5e-324, 2.5e-8, 65.66, 0.3]
+                                 9007199254740994, 123456789012345.6, 0.000123, .leastNonzeroMagnitude,
+                                 .leastNormalMagnitude, .greatestFiniteMagnitude, Double("5e-324")!, 2.5e-8, 65.66, 0.3]
         while doubles.count < count {
             switch Int.random(in: 0..<4, using: &rng) {
             case 0:

@@ -247,7 +247,7 @@ struct ParallelJSONLinesTests {
     func documents(_ count: Int, seed: UInt64) throws -> [Document] {
         var random = SeededGenerator(seed: seed)
         return try (0..<count).map { index in
-            var fields: MapValue = [
+            let fields: MapValue = [
                 "n": .integer(Int64(index)), "price": .double(Double(Int.random(in: 0...99_999, using: &random)) / 100),
                 "tags": ["a", .string("b\(index % 5)")], "ring": [[1.5, 2.5], [3.5, 4.5]],
                 "at": .timestamp(Timestamp(seconds: Int64(1_700_000_000 + index), nanoseconds: 0)),

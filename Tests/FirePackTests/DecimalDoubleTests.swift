@@ -134,7 +134,7 @@ struct DecimalDoubleTests {
             0, -0.0, .infinity, -.infinity, .nan, -.nan, .signalingNaN, Double(bitPattern: 0x7FF8_0000_0000_1234),
             .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude,
             -.greatestFiniteMagnitude, .pi, 0x1p50, 0x1p50 - 1, 0x1p53, 1e15, 1e16, 1e-15, 1e-16, 12345678901e-15,
-            0.1 + 0.2, 1.0 / 3.0, 5e-324, 4503599627370495.5, 1125899906842623.0, 562949953421311.0, 562949953421313.0,
+            0.1 + 0.2, 1.0 / 3.0, Double("5e-324")!, 4503599627370495.5, 1125899906842623.0, 562949953421311.0, 562949953421313.0,
         ]
         for _ in 0..<20_000 { values.append(Double(bitPattern: UInt64.random(in: .min ... .max, using: &generator))) }
         for value in values {

@@ -21,7 +21,7 @@ import FirePackTestSupport
             }
             let valid = Value.array(maps).firePackBytes()
             let bytes = round.isMultiple(of: 3) ? valid : ByteMutation.mutated(valid, using: &rng)
-            try bytes.withUnsafeBytes { raw in
+            bytes.withUnsafeBytes { raw in
                 guard let input = try? ReaderInput(raw, rootStart: 0, limits: .default), input.count >= KeyReferenceMemo.minimumInputSize else { return }
                 var memo = KeyReferenceMemo(for: input)
                 for offset in Array(0..<input.rootEnd) + (0..<input.rootEnd).reversed() {

@@ -68,7 +68,7 @@ struct PackedVectorTests {
             for count in [1, 2, 3, 4, 17, 768] {
                 // Random bytes: every mantissa and bit pattern a form can hold, signs and the top byte included.
                 let bytes = (0..<(count * form.width)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                let bulk = try bytes.withUnsafeBytes { raw in
+                let bulk = bytes.withUnsafeBytes { raw in
                     let view = VectorView(raw, form: form)
                     #expect(view.count == count)
                     return view.vectorValue.array
