@@ -74,7 +74,7 @@ struct OutputPathTests {
     @Test func aFIFOIsWrittenToNeverReplaced() throws {
         let fifo = path("pipe")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let received = Mutex([UInt8]())
+        let received = Mutex<[UInt8]?>(nil)
         let reader = Thread {
             // Opening blocks until the tool opens the other end; reading ends when it closes it.
             let descriptor = open(fifo, O_RDONLY)
@@ -93,8 +93,8 @@ struct OutputPathTests {
         // The reader has all of it once the tool has closed its end; wait for the thread generously (a stalled
         // machine is not a failure), stopping as soon as it is done.
         let deadline = ContinuousClock.now + .seconds(60)
-        while received.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(received.withLock { $0.split(separator: 0x0A).count } == 5)
+        while received.withLock({ $0 == nil }) && ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(received.withLock { $0?.split(separator: 0x0A).count } == 5)
         #expect(kind(fifo) == S_IFIFO)
     }
 
