@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +18,14 @@ static inline int firepack_errno(void) { return errno; }
 
 /// Whether `descriptor` is open (fcntl(2) F_GETFD; variadic in C, which Swift cannot call).
 static inline int firepack_is_open(int descriptor) { return fcntl(descriptor, F_GETFD) >= 0; }
+
+/// Makes `descriptor` non-blocking and closed on exec (fcntl(2) F_SETFL and F_SETFD; variadic in C); 0, or -1 with
+/// errno set.
+static inline int firepack_set_nonblocking_cloexec(int descriptor) {
+    int flags = fcntl(descriptor, F_GETFL);
+    if (flags < 0 || fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) < 0) return -1;
+    return fcntl(descriptor, F_SETFD, FD_CLOEXEC);
+}
 
 /// open(2) with a mode (variadic in C, which Swift cannot call).
 static inline int firepack_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
 import FirePack
 import Synchronization
 
@@ -186,114 +185,5 @@ final class ChunkSource: ByteSource {
         }
         position += count
         return count
-    }
-}
-
-/// A file descriptor's bytes as an `AsyncSequence` of chunks (a file, a pipe, a socket), each read with read(2) on a
-/// queue of its own, so that a read that waits never holds one of the threads async code runs on. The descriptor
-/// stays open (the caller closes it); reading stops when iteration stops (or its task is cancelled).
-public struct FileDescriptorChunks: AsyncSequence, Sendable {
-    /// One chunk of at most `chunkSize` bytes.
-    public typealias Element = [UInt8]
-
-    let descriptor: Int32
-    let chunkSize: Int
-
-    /// The bytes of `descriptor` from its current position, in chunks of at most `chunkSize` bytes.
-    public init(descriptor: Int32, chunkSize: Int = 1 << 16) {
-        precondition(chunkSize > 0, "chunkSize must be positive")
-        self.descriptor = descriptor
-        self.chunkSize = chunkSize
-    }
-
-    /// Reads chunk by chunk until the end of the file (or the peer closes).
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        let descriptor: Int32
-        let chunkSize: Int
-        let queue = DispatchQueue(label: "FirePackStreams.FileDescriptorChunks")
-        var ended = false
-
-        /// The next chunk, or nil at the end. Cancelled while a read waits (a pipe or socket with nothing to say),
-        /// it throws `CancellationError` at once; the read still under way then delivers to no one.
-        public mutating func next() async throws -> [UInt8]? {
-            if ended { return nil }
-            try Task.checkCancellation()
-            let (descriptor, size, pending) = (descriptor, chunkSize, PendingRead())
-            let chunk: [UInt8] = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    guard pending.arm(continuation) else { return }
-                    queue.async {
-                        guard !pending.isSettled else { return }
-                        pending.settle(
-                            with: Result {
-                                var chunk = [UInt8](repeating: 0, count: size)
-                                let count = try chunk.withUnsafeMutableBytes {
-                                    try FileDescriptorIO.readSome(into: $0, from: descriptor)
-                                }
-                                chunk.removeLast(size - count)
-                                return chunk
-                            })
-                    }
-                }
-            } onCancel: {
-                pending.settle(with: .failure(CancellationError()))
-            }
-            if chunk.isEmpty {
-                ended = true
-                return nil
-            }
-            return chunk
-        }
-    }
-
-    /// An iterator reading from the descriptor's current position.
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(descriptor: descriptor, chunkSize: chunkSize)
-    }
-}
-
-/// One read's outcome, delivered once: by the read, or by cancellation, whichever comes first.
-private final class PendingRead: Sendable {
-    private enum State {
-        case idle
-        case armed(CheckedContinuation<[UInt8], any Error>)
-        case cancelledEarly
-        case settled
-    }
-
-    private let state = Mutex(State.idle)
-
-    /// Hands over the continuation; false (having resumed it) when cancellation came first.
-    func arm(_ continuation: CheckedContinuation<[UInt8], any Error>) -> Bool {
-        let cancelled = state.withLock { state -> Bool in
-            if case .cancelledEarly = state {
-                state = .settled
-                return true
-            }
-            state = .armed(continuation)
-            return false
-        }
-        if cancelled { continuation.resume(throwing: CancellationError()) }
-        return !cancelled
-    }
-
-    /// Whether the outcome is already delivered.
-    var isSettled: Bool { state.withLock { if case .settled = $0 { true } else { false } } }
-
-    /// Delivers `result` unless an outcome was delivered already.
-    func settle(with result: Result<[UInt8], any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<[UInt8], any Error>? in
-            switch state {
-            case .armed(let continuation):
-                state = .settled
-                return continuation
-            case .idle:
-                state = .cancelledEarly
-                return nil
-            case .cancelledEarly, .settled:
-                return nil
-            }
-        }
-        continuation?.resume(with: result)
     }
 }

@@ -194,7 +194,7 @@ struct AsyncDocumentStreamTests {
         continuation.finish()
     }
 
-    @Test("a file descriptor: a file reads as the synchronous reader reads it; a pipe that waits ends by cancellation alone")
+    @Test("a file descriptor: a file reads as the synchronous reader reads it; a pipe that waits ends by cancellation alone, leaving no read behind")
     func fileDescriptors() async throws {
         let bytes = try stream(documents(300))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("async-\(UUID().uuidString).fpks").path
@@ -242,5 +242,17 @@ struct AsyncDocumentStreamTests {
         watchdog.cancel()
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(writerOpen.withLock { $0 }, "the read ended by cancellation, not by the watchdog's end of input")
+
+        // Nothing is left reading once the iteration has ended: bytes written now are all there for the next reader
+        // of the descriptor (a read that outlived its iteration, waiting in read(2), took them).
+        let later: [UInt8] = [1, 2, 3, 4, 5]
+        #expect(later.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == later.count)
+        try await Task.sleep(for: .milliseconds(50))  // time for a read left behind to take them
+        #expect(fcntl(reading, F_SETFL, O_NONBLOCK) == 0)
+        var found: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 512)
+        while case let count = buffer.withUnsafeMutableBytes({ read(reading, $0.baseAddress, $0.count) }), count > 0 {
+            found += buffer[..<count]
+        }
+        #expect(found.suffix(later.count) == later[...], "the next reader found \(found.count) bytes")
     }
 }
