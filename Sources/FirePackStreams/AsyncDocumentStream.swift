@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import FirePack
-import Synchronization
 
 /// The documents of a `.fpks` stream that arrives as an `AsyncSequence` of byte chunks (a socket, a swift-nio
 /// channel with FirePackNIO, a file read with `FileDescriptorChunks`, an HTTP body), read in `async` code.

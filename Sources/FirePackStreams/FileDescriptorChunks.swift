@@ -1,6 +1,7 @@
 import CFirePackSystem  // pipe(2), poll(2), read(2), close(2)
 import Dispatch
 import FirePack
+import Synchronization
 
 /// A file descriptor's bytes as an `AsyncSequence` of chunks (a file, a pipe, a socket), each read with read(2) on a
 /// queue of its own, so that a read that waits never holds one of the threads async code runs on. The descriptor
@@ -39,23 +40,17 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
             let wake = try self.wake ?? CancellationWake()
             self.wake = wake
             wake.reset()
-            let (descriptor, size) = (descriptor, chunkSize)
+            let (descriptor, size, pending) = (descriptor, chunkSize, PendingRead())
             let chunk: [UInt8] = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
+                    guard pending.arm(continuation) else { return }
                     queue.async {
-                        continuation.resume(
-                            with: Result {
-                                guard try wake.waitForInput(on: descriptor) else { throw CancellationError() }
-                                var chunk = [UInt8](repeating: 0, count: size)
-                                let count = try chunk.withUnsafeMutableBytes {
-                                    try FileDescriptorIO.readSome(into: $0, from: descriptor)
-                                }
-                                chunk.removeLast(size - count)
-                                return chunk
-                            })
+                        guard let continuation = pending.start() else { return }  // cancelled before it started
+                        continuation.resume(with: Result { try wake.readChunk(of: descriptor, size: size) })
                     }
                 }
             } onCancel: {
+                pending.cancel()
                 wake.signal()
             }
             if chunk.isEmpty {
@@ -72,8 +67,9 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
     }
 }
 
-/// Wakes a read waiting in poll(2) when its task is cancelled: a non-blocking pipe whose read end is polled beside the
-/// descriptor, written to by the cancellation handler. One per iterator, closed with it.
+/// Reads a descriptor once poll(2) says it is ready, and wakes that wait when the read's task is cancelled: a
+/// non-blocking pipe whose read end is polled beside the descriptor, written to by the cancellation handler. One per
+/// iterator, closed with it.
 final class CancellationWake: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
@@ -110,9 +106,30 @@ final class CancellationWake: Sendable {
         while withUnsafeMutableBytes(of: &bytes, { read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
 
+    /// Reads at most `size` bytes of `descriptor` once it is ready (empty at its end); throws `CancellationError`,
+    /// having read nothing, once `signal()` is called. A wake-up with nothing to read after all (`EAGAIN` from a
+    /// descriptor the caller made non-blocking) waits again.
+    func readChunk(of descriptor: Int32, size: Int) throws -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: size)
+        while true {
+            guard try waitForInput(on: descriptor) else { throw CancellationError() }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count >= 0 {
+                chunk.removeLast(size - count)
+                return chunk
+            }
+            let code = firepack_errno()
+            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
+            throw FirePackError(.ioFailure, "read failed: \(FileDescriptorIO.systemErrorDescription(code))")
+        }
+    }
+
     /// Waits until `descriptor` can be read (data, its end, or an error the read will report): true; or until
-    /// `signal()`: false, even when the descriptor is ready too (cancellation wins, and nothing is read).
-    func waitForInput(on descriptor: Int32) throws(FirePackError) -> Bool {
+    /// `signal()`: false, even when the descriptor is ready too (cancellation wins, and nothing is read). A
+    /// descriptor poll(2) does not take (a negative one; on macOS, devices) is left to the read, which reports it or
+    /// waits in read(2), where cancellation is seen only when the read returns.
+    private func waitForInput(on descriptor: Int32) throws(FirePackError) -> Bool {
+        if descriptor < 0 { return true }  // poll(2) skips negative descriptors: it would wait for cancellation alone
         var descriptors = [
             pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
@@ -125,5 +142,60 @@ final class CancellationWake: Sendable {
             if descriptors[1].revents != 0 { return false }
             if descriptors[0].revents != 0 { return true }
         }
+    }
+}
+
+/// One read's outcome, delivered once: by the queue's block once it has read, or by cancellation before that block
+/// started (a busy thread pool must not hold up cancellation; the block then does nothing).
+private final class PendingRead: Sendable {
+    private enum State {
+        case idle
+        case armed(CheckedContinuation<[UInt8], any Error>)
+        case cancelledEarly
+        case started
+        case settled
+    }
+
+    private let state = Mutex(State.idle)
+
+    /// Hands over the continuation; false (having resumed it) when cancellation came first.
+    func arm(_ continuation: CheckedContinuation<[UInt8], any Error>) -> Bool {
+        let cancelled = state.withLock { state -> Bool in
+            if case .cancelledEarly = state {
+                state = .settled
+                return true
+            }
+            state = .armed(continuation)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    /// The continuation for the queue's block to resume, or nil when cancellation has resumed it already.
+    func start() -> CheckedContinuation<[UInt8], any Error>? {
+        state.withLock { state in
+            guard case .armed(let continuation) = state else { return nil }
+            state = .started
+            return continuation
+        }
+    }
+
+    /// Cancellation: resumes the continuation with `CancellationError` if the block has not started; once it has,
+    /// the wake pipe ends its wait and it resumes the continuation itself.
+    func cancel() {
+        let continuation = state.withLock { state -> CheckedContinuation<[UInt8], any Error>? in
+            switch state {
+            case .idle:
+                state = .cancelledEarly
+                return nil
+            case .armed(let continuation):
+                state = .settled
+                return continuation
+            case .cancelledEarly, .started, .settled:
+                return nil
+            }
+        }
+        continuation?.resume(throwing: CancellationError())
     }
 }

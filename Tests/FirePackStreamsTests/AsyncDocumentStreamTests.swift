@@ -194,6 +194,21 @@ struct AsyncDocumentStreamTests {
         continuation.finish()
     }
 
+    /// A descriptor that is not open is an error from the read, not a wait (poll(2) skips negative descriptors; a
+    /// watchdog cancels the read after a minute, so a wait fails the test with `CancellationError`).
+    @Test func aDescriptorThatIsNotOpenIsAnError() async throws {
+        let task = Task {
+            for try await _ in FileDescriptorChunks(descriptor: -1) {}
+        }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            task.cancel()
+        }
+        let outcome = await task.result
+        watchdog.cancel()
+        #expect(throws: FirePackError.self) { try outcome.get() }
+    }
+
     @Test("a file descriptor: a file reads as the synchronous reader reads it; a pipe that waits ends by cancellation alone, leaving no read behind")
     func fileDescriptors() async throws {
         let bytes = try stream(documents(300))
