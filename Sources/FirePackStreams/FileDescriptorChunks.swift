@@ -29,7 +29,7 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
         let descriptor: Int32
         let chunkSize: Int
         let queue = DispatchQueue(label: "FirePackStreams.FileDescriptorChunks")
-        var wake: CancellationWake?
+        var reader: CancellableRead?
         var ended = false
 
         /// The next chunk, or nil at the end. Cancelled while a read waits (a pipe or socket with nothing to say),
@@ -37,21 +37,21 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
         public mutating func next() async throws -> [UInt8]? {
             if ended { return nil }
             try Task.checkCancellation()
-            let wake = try self.wake ?? CancellationWake()
-            self.wake = wake
-            wake.reset()
+            let reader = try self.reader ?? CancellableRead()
+            self.reader = reader
+            reader.reset()
             let (descriptor, size, pending) = (descriptor, chunkSize, PendingRead())
             let chunk: [UInt8] = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     guard pending.arm(continuation) else { return }
                     queue.async {
                         guard let continuation = pending.start() else { return }  // cancelled before it started
-                        continuation.resume(with: Result { try wake.readChunk(of: descriptor, size: size) })
+                        continuation.resume(with: Result { try reader.readChunk(of: descriptor, size: size) })
                     }
                 }
             } onCancel: {
                 pending.cancel()
-                wake.signal()
+                reader.signal()
             }
             if chunk.isEmpty {
                 ended = true
@@ -68,11 +68,14 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
 }
 
 /// Reads a descriptor once poll(2) says it is ready, and wakes that wait when the read's task is cancelled: a
-/// non-blocking pipe whose read end is polled beside the descriptor, written to by the cancellation handler. One per
-/// iterator, closed with it.
-final class CancellationWake: Sendable {
+/// non-blocking "wake" pipe whose read end is polled beside the descriptor, written to by the cancellation handler.
+/// One per iterator, closed with it; its reads and their cancellations come one after another, never at once.
+final class CancellableRead: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
+    /// Whether `signal()` has written to the pipe since the last `reset()`, so that a reset with nothing to take back
+    /// costs no read(2).
+    private let signalled = Atomic(false)
 
     init() throws(FirePackError) {
         var ends: [Int32] = [-1, -1]
@@ -94,14 +97,17 @@ final class CancellationWake: Sendable {
         close(writeEnd)
     }
 
-    /// Wakes the wait (a byte into the pipe; a full pipe is awake already).
+    /// Wakes the wait (a byte into the pipe; a full pipe is awake already). Marked before the byte is written, so
+    /// that a reset after the wait it woke always takes the byte back.
     func signal() {
+        signalled.store(true, ordering: .releasing)
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Takes back every earlier signal, before a new wait is armed.
     func reset() {
+        guard signalled.exchange(false, ordering: .acquiring) else { return }
         var bytes: (UInt64, UInt64) = (0, 0)
         while withUnsafeMutableBytes(of: &bytes, { read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
@@ -111,17 +117,16 @@ final class CancellationWake: Sendable {
     /// descriptor the caller made non-blocking) waits again.
     func readChunk(of descriptor: Int32, size: Int) throws -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: size)
-        while true {
-            guard try waitForInput(on: descriptor) else { throw CancellationError() }
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count >= 0 {
+        while try waitForInput(on: descriptor) {
+            let count = try chunk.withUnsafeMutableBytes { buffer throws(FirePackError) in
+                try FileDescriptorIO.readIfReady(into: buffer, from: descriptor)
+            }
+            if let count {
                 chunk.removeLast(size - count)
                 return chunk
             }
-            let code = firepack_errno()
-            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
-            throw FirePackError(.ioFailure, "read failed: \(FileDescriptorIO.systemErrorDescription(code))")
         }
+        throw CancellationError()
     }
 
     /// Waits until `descriptor` can be read (data, its end, or an error the read will report): true; or until
@@ -152,7 +157,7 @@ private final class PendingRead: Sendable {
         case idle
         case armed(CheckedContinuation<[UInt8], any Error>)
         case cancelledEarly
-        case started
+        /// Resumed, or handed to the queue's block to resume: nothing more to do.
         case settled
     }
 
@@ -176,7 +181,7 @@ private final class PendingRead: Sendable {
     func start() -> CheckedContinuation<[UInt8], any Error>? {
         state.withLock { state in
             guard case .armed(let continuation) = state else { return nil }
-            state = .started
+            state = .settled
             return continuation
         }
     }
@@ -192,7 +197,7 @@ private final class PendingRead: Sendable {
             case .armed(let continuation):
                 state = .settled
                 return continuation
-            case .cancelledEarly, .started, .settled:
+            case .cancelledEarly, .settled:
                 return nil
             }
         }

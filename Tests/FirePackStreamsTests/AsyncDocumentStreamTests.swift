@@ -200,13 +200,32 @@ struct AsyncDocumentStreamTests {
         let task = Task {
             for try await _ in FileDescriptorChunks(descriptor: -1) {}
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            task.cancel()
-        }
+        let watchdog = afterAMinute { task.cancel() }
         let outcome = await task.result
         watchdog.cancel()
         #expect(throws: FirePackError.self) { try outcome.get() }
+    }
+
+    /// A cancelled read leaves its iterator ready for the next one: the wake-up its cancellation sent is taken back,
+    /// so a read in another task waits for the descriptor again and reads what comes (a wake-up left behind would end
+    /// it at once with `CancellationError`: cancellation wins when both are ready).
+    @Test func anIteratorReadsOnAfterACancelledRead() async throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let iterator = IteratorBox(FileDescriptorChunks(descriptor: ends[0], chunkSize: 64).makeAsyncIterator())
+        let cancelled = Task { try await iterator.iterator.next() }
+        try await Task.sleep(for: .milliseconds(100))
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+
+        let bytes: [UInt8] = [7, 8, 9]
+        #expect(bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) } == bytes.count)
+        let next = Task { try await iterator.iterator.next() }
+        let watchdog = afterAMinute { next.cancel() }
+        let chunk = try await next.value
+        watchdog.cancel()
+        #expect(chunk == bytes)
     }
 
     @Test("a file descriptor: a file reads as the synchronous reader reads it; a pipe that waits ends by cancellation alone, leaving no read behind")
@@ -247,16 +266,13 @@ struct AsyncDocumentStreamTests {
             for try await _ in DocumentStreamReader.documents(from: FileDescriptorChunks(descriptor: reading, chunkSize: 64)) { seen += 1 }
             return seen
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            closeWriter()
-        }
+        let watchdog = afterAMinute(closeWriter)
         try await Task.sleep(for: .milliseconds(200))
         task.cancel()
         let outcome = await task.result
         watchdog.cancel()
         #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(writerOpen.withLock { $0 }, "the read ended by cancellation, not by the watchdog's end of input")
+        try #require(writerOpen.withLock { $0 }, "the read ended by cancellation, not by the watchdog's end of input")
 
         // Nothing is left reading once the iteration has ended: bytes written now are all there for the next reader
         // of the descriptor (a read that outlived its iteration, waiting in read(2), took them).
@@ -270,4 +286,19 @@ struct AsyncDocumentStreamTests {
         }
         #expect(found.suffix(later.count) == later[...], "the next reader found \(found.count) bytes")
     }
+}
+
+/// Runs `action` after a minute unless cancelled first: a test's way out of a wait that should end by other means, so
+/// that a read ignoring them fails its test instead of hanging the suite.
+private func afterAMinute(_ action: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+    Task {
+        guard (try? await Task.sleep(for: .seconds(60))) != nil else { return }
+        action()
+    }
+}
+
+/// An iterator handed from one task to the next; the tests use it from one task at a time.
+private final class IteratorBox: @unchecked Sendable {
+    var iterator: FileDescriptorChunks.AsyncIterator
+    init(_ iterator: FileDescriptorChunks.AsyncIterator) { self.iterator = iterator }
 }

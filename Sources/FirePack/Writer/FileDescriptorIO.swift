@@ -23,14 +23,29 @@ package enum FileDescriptorIO {
         }
     }
 
-    /// Reads up to `buffer.count` bytes; 0 at the end. Throws `ioFailure` with the system's reason.
+    /// Reads up to `buffer.count` bytes; 0 at the end. Throws `ioFailure` with the system's reason (a non-blocking
+    /// descriptor with nothing to read yet included).
     package static func readSome(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32)
         throws(FirePackError) -> Int
+    {
+        guard let count = try readIfReady(into: buffer, from: descriptor) else {
+            throw FirePackError(.ioFailure, "read failed: \(systemErrorDescription(EAGAIN))")
+        }
+        return count
+    }
+
+    /// Reads up to `buffer.count` bytes; 0 at the end, nil when a non-blocking descriptor has nothing to read yet
+    /// (`EAGAIN`), for a caller that waits for it. An interrupted read (`EINTR`) is read again; any other failure
+    /// throws `ioFailure` with the system's reason.
+    package static func readIfReady(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32)
+        throws(FirePackError) -> Int?
     {
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
-            if firepack_errno() != EINTR { throw FirePackError(.ioFailure, "read failed: \(systemErrorDescription())") }
+            let code = firepack_errno()
+            if code == EAGAIN || code == EWOULDBLOCK { return nil }
+            if code != EINTR { throw FirePackError(.ioFailure, "read failed: \(systemErrorDescription(code))") }
         }
     }
 
