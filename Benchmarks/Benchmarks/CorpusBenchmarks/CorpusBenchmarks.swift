@@ -5,6 +5,11 @@ import FirePackInterop
 import Foundation
 
 /// Codable models of every field of the corpus files, through each Codable path.
+///
+/// package-benchmark runs every benchmark in a process of its own, and each process registers all of them: the inputs
+/// are made in the `setup` of the benchmarks that read them (`CorpusInputs`), as in PathsBenchmarks and
+/// VectorBenchmarks. Made at registration (three files decoded and encoded five ways, canada twice), they cost every
+/// process of this target about a second.
 let benchmarks: @Sendable () -> Void = {
     let corpus = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -16,32 +21,63 @@ let benchmarks: @Sendable () -> Void = {
     let smoke = ProcessInfo.processInfo.environment["FIREPACK_BENCHMARK_SMOKE"] != nil
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .nanoseconds,
                                            maxDuration: smoke ? .milliseconds(50) : .seconds(2), maxIterations: smoke ? 2 : 500)
-    register("twitter", Twitter.self, corpus)
-    register("citm_catalog", CitmCatalog.self, corpus)
-    register("canada", Canada.self, corpus)
+    register(CorpusInputs<Twitter>("twitter", in: corpus))
+    register(CorpusInputs<CitmCatalog>("citm_catalog", in: corpus))
+    let canada = CorpusInputs<Canada>("canada", in: corpus)
+    register(canada)
 
     // Hand-written rows for one corpus model: the limit generated coding is measured against.
-    let canada = try! JSONDecoder().decode(Canada.self, from: Data(contentsOf: corpus.appendingPathComponent("canada.json")))
-    let canadaBytes = try! FirePackEncoder().encodeToBytes(canada)
-    precondition(try! handWrittenDecodeCanada(canadaBytes).features.count == canada.features.count)
     let writer = FirePackWriter()
-    Benchmark("Encode canada model/hand-written FirePack") { benchmark in
+    Benchmark("Encode canada model/hand-written FirePack", closure: { benchmark in
+        let value = canada.value
         for _ in benchmark.scaledIterations {
-            handWrittenEncode(canada, into: writer)
+            handWrittenEncode(value, into: writer)
             blackHole(writer.writerIndex)
             writer.clear()
         }
-    }
-    Benchmark("Decode canada model/hand-written FirePack") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try handWrittenDecodeCanada(canadaBytes)) }
-    }
+    }, setup: { _ = canada.value })
+    Benchmark("Decode canada model/hand-written FirePack", closure: { benchmark in
+        let bytes = canada.firePack
+        for _ in benchmark.scaledIterations { blackHole(try handWrittenDecodeCanada(bytes)) }
+    }, setup: {
+        precondition(try! handWrittenDecodeCanada(canada.firePack).features.count == canada.value.features.count)
+    })
     // What the model itself costs to build: the same value made by a plain loop from its doubles laid out in one
     // array, every array of it allocated and filled (a `[Double]` per point, 55,563 of them), nothing parsed or
     // checked. A decoder into `[[[Double]]]` cannot do much less (#26 asked canada's decode to be 3× faster).
-    let coordinates = flatCoordinates(canada)
-    Benchmark("Decode canada model/a plain loop building its arrays from its doubles") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(rebuilt(canada, from: coordinates)) }
+    let coordinates = Lazy { flatCoordinates(canada.value) }
+    Benchmark("Decode canada model/a plain loop building its arrays from its doubles", closure: { benchmark in
+        let (value, flat) = (canada.value, coordinates.value)
+        for _ in benchmark.scaledIterations { blackHole(rebuilt(value, from: flat)) }
+    }, setup: { _ = coordinates.value })
+}
+
+/// One corpus model's value and its encodings, each made when a benchmark first reads it (in its `setup`).
+final class CorpusInputs<T: Codable & FirePackEncodable>: @unchecked Sendable {
+    /// The file's name in the corpus, without `.json`.
+    let name: String
+    let file: URL
+    init(_ name: String, in corpus: URL) { (self.name, file) = (name, corpus.appendingPathComponent("\(name).json")) }
+
+    lazy var json: Data = try! Data(contentsOf: file)
+    lazy var value: T = try! JSONDecoder().decode(T.self, from: json)
+    lazy var firePack: [UInt8] = try! FirePackEncoder().encodeToBytes(value)
+    lazy var dictionary: Any = try! DictionaryEncoder().encodeToAny(value)
+    lazy var plist: Data = try! Self.plistEncoder.encode(value)
+
+    /// Binary property lists, as the benchmarks encode them.
+    static var plistEncoder: PropertyListEncoder {
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
+        return encoder
     }
+}
+
+/// A value made when it is first read.
+final class Lazy<Made>: @unchecked Sendable {
+    private let make: () -> Made
+    lazy var value: Made = make()
+    init(_ make: @escaping () -> Made) { self.make = make }
 }
 
 /// `canada` laid out as a decoder meets it, front to back: its doubles in order, and for each ring its points'
@@ -88,62 +124,69 @@ func rebuilt(_ canada: Canada, from flat: (doubles: [Double], rings: [[Int]])) -
 
 /// Each path for one corpus model. `T`'s generated coding is known here, as at a user's call site with a concrete type,
 /// so the coders' calls resolve to the overloads specialized for it (what a call where `T` is only `Codable` would not).
-func register<T: Codable & FirePackDecodable & FirePackEncodable>(_ name: String, _ type: T.Type, _ corpus: URL) {
-    let json = try! Data(contentsOf: corpus.appendingPathComponent("\(name).json"))
+/// Each benchmark reads its inputs before its loop, having made them in its `setup`.
+func register<T: Codable & FirePackDecodable & FirePackEncodable>(_ inputs: CorpusInputs<T>) {
+    let name = inputs.name
     let jsonDecoder = JSONDecoder(), jsonEncoder = JSONEncoder()
-    let value = try! jsonDecoder.decode(T.self, from: json)
     let firePackEncoder = FirePackEncoder(), firePackDecoder = FirePackDecoder()
     // The same coders with generated coding off: every type through its Codable conformance.
     let codableEncoder = FirePackEncoder(), codableDecoder = FirePackDecoder()
     codableEncoder.usesGeneratedCoding = false
     codableDecoder.usesGeneratedCoding = false
-    let firePack = try! firePackEncoder.encodeToBytes(value)
     let dictionaryEncoder = DictionaryEncoder(), dictionaryDecoder = DictionaryDecoder()
-    let dictionary = try! dictionaryEncoder.encodeToAny(value)
-    let plistEncoder = PropertyListEncoder()
-    plistEncoder.outputFormat = .binary
-    let plist = try! plistEncoder.encode(value)
+    let plistEncoder = CorpusInputs<T>.plistEncoder
     let writer = FirePackWriter()
 
-    Benchmark("Decode \(name) model/FirePackDecoder @FirePackCodable") { benchmark in
+    Benchmark("Decode \(name) model/FirePackDecoder @FirePackCodable", closure: { benchmark in
+        let firePack = inputs.firePack
         for _ in benchmark.scaledIterations { blackHole(try firePackDecoder.decode(T.self, from: firePack)) }
-    }
-    Benchmark("Encode \(name) model/FirePackEncoder @FirePackCodable") { benchmark in
+    }, setup: { _ = inputs.firePack })
+    Benchmark("Encode \(name) model/FirePackEncoder @FirePackCodable", closure: { benchmark in
+        let value = inputs.value
         for _ in benchmark.scaledIterations {
             try firePackEncoder.encode(value, into: writer)
             writer.clear()
         }
-    }
-    Benchmark("Decode \(name) model/FirePackDecoder Codable") { benchmark in
+    }, setup: { _ = inputs.value })
+    Benchmark("Decode \(name) model/FirePackDecoder Codable", closure: { benchmark in
+        let firePack = inputs.firePack
         for _ in benchmark.scaledIterations { blackHole(try codableDecoder.decode(T.self, from: firePack)) }
-    }
-    Benchmark("Encode \(name) model/FirePackEncoder Codable") { benchmark in
+    }, setup: { _ = inputs.firePack })
+    Benchmark("Encode \(name) model/FirePackEncoder Codable", closure: { benchmark in
+        let value = inputs.value
         for _ in benchmark.scaledIterations {
             try codableEncoder.encode(value, into: writer)
             writer.clear()
         }
-    }
-    Benchmark("Decode \(name) model/JSONSerialization + DictionaryDecoder") { benchmark in
+    }, setup: { _ = inputs.value })
+    Benchmark("Decode \(name) model/JSONSerialization + DictionaryDecoder", closure: { benchmark in
+        let json = inputs.json
         for _ in benchmark.scaledIterations {
             blackHole(try dictionaryDecoder.decode(T.self, from: try JSONSerialization.jsonObject(with: json)))
         }
-    }
-    Benchmark("Decode \(name) model/JSONDecoder") { benchmark in
+    }, setup: { _ = inputs.json })
+    Benchmark("Decode \(name) model/JSONDecoder", closure: { benchmark in
+        let json = inputs.json
         for _ in benchmark.scaledIterations { blackHole(try jsonDecoder.decode(T.self, from: json)) }
-    }
-    Benchmark("Encode \(name) model/JSONEncoder") { benchmark in
+    }, setup: { _ = inputs.json })
+    Benchmark("Encode \(name) model/JSONEncoder", closure: { benchmark in
+        let value = inputs.value
         for _ in benchmark.scaledIterations { blackHole(try jsonEncoder.encode(value)) }
-    }
-    Benchmark("Decode \(name) model/DictionaryDecoder") { benchmark in
+    }, setup: { _ = inputs.value })
+    Benchmark("Decode \(name) model/DictionaryDecoder", closure: { benchmark in
+        let dictionary = inputs.dictionary
         for _ in benchmark.scaledIterations { blackHole(try dictionaryDecoder.decode(T.self, from: dictionary)) }
-    }
-    Benchmark("Encode \(name) model/DictionaryEncoder") { benchmark in
+    }, setup: { _ = inputs.dictionary })
+    Benchmark("Encode \(name) model/DictionaryEncoder", closure: { benchmark in
+        let value = inputs.value
         for _ in benchmark.scaledIterations { blackHole(try dictionaryEncoder.encodeToAny(value)) }
-    }
-    Benchmark("Decode \(name) model/PropertyListDecoder binary") { benchmark in
+    }, setup: { _ = inputs.value })
+    Benchmark("Decode \(name) model/PropertyListDecoder binary", closure: { benchmark in
+        let plist = inputs.plist
         for _ in benchmark.scaledIterations { blackHole(try PropertyListDecoder().decode(T.self, from: plist)) }
-    }
-    Benchmark("Encode \(name) model/PropertyListEncoder binary") { benchmark in
+    }, setup: { _ = inputs.plist })
+    Benchmark("Encode \(name) model/PropertyListEncoder binary", closure: { benchmark in
+        let value = inputs.value
         for _ in benchmark.scaledIterations { blackHole(try plistEncoder.encode(value)) }
-    }
+    }, setup: { _ = inputs.value })
 }
