@@ -50,8 +50,10 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
                     }
                 }
             } onCancel: {
-                pending.cancel()
+                // Signalled first: whatever resumes the read (`cancel()` here, or the block woken by the pipe), the
+                // wake-up is marked and written by then, so the next read's `reset()` takes it back.
                 reader.signal()
+                pending.cancel()
             }
             if chunk.isEmpty {
                 ended = true
@@ -69,7 +71,8 @@ public struct FileDescriptorChunks: AsyncSequence, Sendable {
 
 /// Reads a descriptor once poll(2) says it is ready, and wakes that wait when the read's task is cancelled: a
 /// non-blocking "wake" pipe whose read end is polled beside the descriptor, written to by the cancellation handler.
-/// One per iterator, closed with it; its reads and their cancellations come one after another, never at once.
+/// One per iterator, closed with it. A read's cancellation signals before it resumes anything, so the next read's
+/// `reset()` always finds the wake-up that cancellation left.
 final class CancellableRead: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
