@@ -108,11 +108,14 @@ final class CancellableRead: Sendable {
         _ = write(writeEnd, &byte, 1)
     }
 
-    /// Takes back every earlier signal, before a new wait is armed.
+    /// Takes back every earlier signal, before a new wait is armed: reads the pipe until it is empty (an interrupted
+    /// read is read again, so no byte is left to end the next wait).
     func reset() {
         guard signalled.exchange(false, ordering: .acquiring) else { return }
         var bytes: (UInt64, UInt64) = (0, 0)
-        while withUnsafeMutableBytes(of: &bytes, { read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+        while let count = withUnsafeMutableBytes(
+            of: &bytes, { try? FileDescriptorIO.readIfReady(into: $0, from: readEnd) }), count > 0
+        {}
     }
 
     /// Reads at most `size` bytes of `descriptor` once it is ready (empty at its end); throws `CancellationError`,
