@@ -39,6 +39,20 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     static let zstdMinMatch: Int32 = 6
     static let zstdMinMatchFrom = 128 << 10
 
+    /// The bytes of a zstd skippable frame before its content: its magic number and the content's length.
+    static let skippableFrameHeader = 8
+
+    /// Fills `output` (at least `skippableFrameHeader` bytes) with one zstd skippable frame (RFC 8878 §3.1.2: magic
+    /// `0x184D2A50`, the length of the rest, then zeros), which zstd's decoders pass over: what makes a block's body
+    /// up to the length readers allow for what it unpacks into (Docs/FORMAT.md §8, "Expansion").
+    static func writeSkippableFrame(into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count >= skippableFrameHeader && output.count - skippableFrameHeader <= Int(UInt32.max))
+        output.storeBytes(of: UInt32(0x184D_2A50).littleEndian, toByteOffset: 0, as: UInt32.self)
+        output.storeBytes(
+            of: UInt32(output.count - skippableFrameHeader).littleEndian, toByteOffset: 4, as: UInt32.self)
+        for index in skippableFrameHeader..<output.count { output[index] = 0 }
+    }
+
     /// The most bytes `compress` can produce from `count` bytes in `parts` parts.
     func compressBound(_ count: Int, parts: Int = 1) -> Int {
         switch self {

@@ -23,6 +23,8 @@ final class BlockReadAhead: @unchecked Sendable {
     private var copyCapacity = 0
     private var count = 0
     private var offset = -1
+    /// The expansion the block was unpacked under (`DocumentStreamReader.maxBlockExpansion`).
+    private var expansion = 0
     /// The unpacked block's buffers (exchanged with the reader's when taken) and what unpacking it gave.
     private var block = OpenBlock()
     private var result: Result<DocumentStreamReader.BlockHeader, DocumentStreamReader.InvalidBlock>?
@@ -37,8 +39,9 @@ final class BlockReadAhead: @unchecked Sendable {
     }
 
     /// Starts unpacking the block whose body (as stored, not yet checked against its CRC-32) is `body`, at stream
-    /// offset `blockOffset`, for records of up to `maxSize` bytes.
-    func start(_ body: UnsafeRawBufferPointer, at blockOffset: Int, maxSize: Int) {
+    /// offset `blockOffset`, for records of up to `maxSize` bytes and `maxExpansion` bytes unpacked per byte in the
+    /// stream.
+    func start(_ body: UnsafeRawBufferPointer, at blockOffset: Int, maxSize: Int, maxExpansion: Int) {
         finish()
         if body.count > copyCapacity || copy == nil {
             copy?.deallocate()
@@ -46,23 +49,23 @@ final class BlockReadAhead: @unchecked Sendable {
             copy = .allocate(byteCount: copyCapacity, alignment: 16)
         }
         if let base = body.baseAddress { copy!.copyMemory(from: base, byteCount: body.count) }
-        (count, offset, result, running) = (body.count, blockOffset, nil, true)
+        (count, offset, expansion, result, running) = (body.count, blockOffset, maxExpansion, nil, true)
         queue.async { [self] in
             result = DocumentStreamReader.unpack(
                 block: UnsafeRawBufferPointer(start: copy, count: count), at: blockOffset, maxSize: maxSize,
-                into: &block)
+                maxExpansion: maxExpansion, into: &block)
             done.signal()
         }
     }
 
     /// What unpacking the block gave when it is `body` (checked against its CRC-32 by the reader) at `blockOffset`,
-    /// with its buffers exchanged for `openBlock`'s (whose records are no longer valid once the reader opens another
-    /// block); nil, exchanging nothing, for any other block.
-    func take(_ body: UnsafeRawBufferPointer, at blockOffset: Int, swappingWith openBlock: inout OpenBlock)
-        -> Result<DocumentStreamReader.BlockHeader, DocumentStreamReader.InvalidBlock>?
-    {
+    /// unpacked under `maxExpansion`, with its buffers exchanged for `openBlock`'s (whose records are no longer valid
+    /// once the reader opens another block); nil, exchanging nothing, for any other block.
+    func take(
+        _ body: UnsafeRawBufferPointer, at blockOffset: Int, maxExpansion: Int, swappingWith openBlock: inout OpenBlock
+    ) -> Result<DocumentStreamReader.BlockHeader, DocumentStreamReader.InvalidBlock>? {
         finish()
-        guard let result, blockOffset == offset, body.count == count, let copy,
+        guard let result, blockOffset == offset, body.count == count, maxExpansion == expansion, let copy,
             count == 0 || ByteComparison.equal(copy, body.baseAddress!, count: count)
         else { return nil }
         self.result = nil

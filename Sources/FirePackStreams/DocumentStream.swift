@@ -45,6 +45,10 @@ public enum DocumentStreamFormat {
     public static let maxRecordNumber = 1 << 62
     /// The documents' bytes at which a version-3 writer closes a block by default (Docs/FORMAT.md §8, "Block size").
     public static let defaultBlockSize = 1 << 20
+    /// How many bytes unpacking a version-3 block may give per byte of the block in the stream, by default: its data
+    /// decompressed and, in the columns form, its rows rebuilt (Docs/FORMAT.md §8, "Expansion"). Writers store a
+    /// block that would give more as it is; readers refuse one (`DocumentStreamReader.maxBlockExpansion`).
+    public static let maxBlockExpansion = 1024
 }
 
 /// Appends documents to a `.fpks` stream (Docs/FORMAT.md §8). Version 3, the default: documents gathered into

@@ -55,7 +55,10 @@ extension DocumentStreamReader {
     func open(block body: UnsafeRawBufferPointer, at blockOffset: Int) throws -> Bool {
         let header: BlockHeader
         let unpacked: Result<BlockHeader, InvalidBlock>
-        if let readAhead, let taken = readAhead.take(body, at: blockOffset, swappingWith: &openBlock) {
+        if let readAhead,
+            let taken = readAhead.take(
+                body, at: blockOffset, maxExpansion: maxBlockExpansion, swappingWith: &openBlock)
+        {
             unpacked = taken
         } else {
             unpacked = unpack(block: body, at: blockOffset)
@@ -106,7 +109,7 @@ extension DocumentStreamReader {
         guard end - start - header >= length else { return }
         readAhead.start(
             UnsafeRawBufferPointer(start: storage + start + header, count: length), at: bufferOffset + start,
-            maxSize: maxRecordLength)
+            maxSize: maxRecordLength, maxExpansion: maxBlockExpansion)
     }
 
     /// Why a block whose CRC-32 checks out is invalid (`invalidBlock`).
@@ -118,13 +121,15 @@ extension DocumentStreamReader {
     /// that its lengths add up; nothing is reported. Both the block a reader opens and the block a range reader stops
     /// at go through it, so that a range reports a gap before a block only when a reader that opens it would.
     func unpack(block body: UnsafeRawBufferPointer, at blockOffset: Int) -> Result<BlockHeader, InvalidBlock> {
-        Self.unpack(block: body, at: blockOffset, maxSize: maxRecordLength, into: &openBlock)
+        Self.unpack(
+            block: body, at: blockOffset, maxSize: maxRecordLength, maxExpansion: maxBlockExpansion, into: &openBlock)
     }
 
-    /// `unpack(block:at:)` into `openBlock`, for a block whose records may be `maxSize` bytes: the reader's own, or
-    /// the next block's on a thread that reads ahead (`BlockReadAhead`).
+    /// `unpack(block:at:)` into `openBlock`, for a block whose records may be `maxSize` bytes and whose unpacking may
+    /// give `maxExpansion` bytes per byte of it in the stream: the reader's own, or the next block's on a thread that
+    /// reads ahead (`BlockReadAhead`).
     static func unpack(
-        block body: UnsafeRawBufferPointer, at blockOffset: Int, maxSize maxRecordLength: Int,
+        block body: UnsafeRawBufferPointer, at blockOffset: Int, maxSize maxRecordLength: Int, maxExpansion: Int,
         into openBlock: inout OpenBlock
     ) -> Result<BlockHeader, InvalidBlock> {
         let bodyOffset = blockOffset + DocumentStreamFormat.recordHeaderLength
@@ -136,6 +141,19 @@ extension DocumentStreamReader {
                 InvalidBlock(
                     reason: "invalid block header at byte \(bodyOffset + (error.offset ?? 0)): \(error.message)"))
         }
+        // What unpacking may give (§8, "Expansion"), checked before each step that gives it: decompressing `size`
+        // bytes, then rebuilding the rows of the columns form. Both are at most the record limit, so their sum
+        // cannot overflow.
+        let inStream = body.count + DocumentStreamFormat.recordHeaderLength
+        let (product, overflow) = inStream.multipliedReportingOverflow(by: maxExpansion)
+        let allowance = overflow ? Int.max : product
+        func expansion(_ what: String, _ count: Int) -> InvalidBlock {
+            InvalidBlock(
+                reason:
+                    "a \(header.codec) block whose \(what) (\(count) bytes) would be more than \(maxExpansion) times its \(inStream) bytes in the stream (DocumentStreamReader.maxBlockExpansion)"
+            )
+        }
+        guard header.size <= allowance else { return .failure(expansion("data", header.size)) }
         let stored = UnsafeRawBufferPointer(rebasing: body[header.dataStart...])
         if header.columns {
             // Decompressed into a buffer of its own, then the rows rebuilt into the block's data.
@@ -149,6 +167,9 @@ extension DocumentStreamReader {
                 let rows = try BlockColumns.rowsSize(
                     UnsafeRawBufferPointer(form), count: header.count, documents: header.documents,
                     maxSize: maxRecordLength)
+                guard header.size + rows <= allowance else {
+                    return .failure(expansion("data and the rows rebuilt from it", header.size + rows))
+                }
                 let data = openBlock.dataBuffer(size: rows)
                 try BlockColumns.join(
                     UnsafeRawBufferPointer(form), count: header.count, documents: header.documents,

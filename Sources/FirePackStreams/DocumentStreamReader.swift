@@ -136,6 +136,15 @@ public final class DocumentStreamReader {
     @exclusivity(unchecked) var openBlock = OpenBlock()
     /// Version 3: the next block being unpacked on another thread (`readsBlocksAhead`).
     var readAhead: BlockReadAhead?
+    /// Version 3: how many bytes unpacking a block may give per byte of the block in the stream (its marker, length,
+    /// CRC-32 and body): its data decompressed and, in the columns form, its rows rebuilt. A block that claims more is
+    /// `invalidBlock`, refused before that work is done, so that no stream makes a reader decompress more than this
+    /// many bytes per byte it reads (Docs/FORMAT.md §8, "Expansion"). FirePack's writers never write such a block;
+    /// raise it only to read a stream of another writer that does. By default
+    /// `DocumentStreamFormat.maxBlockExpansion` (1,024, about gzip's own most, 1,032).
+    public var maxBlockExpansion = DocumentStreamFormat.maxBlockExpansion {
+        didSet { maxBlockExpansion = Swift.max(maxBlockExpansion, 1) }
+    }
     /// Version 3: whether the next block is decompressed and its rows rebuilt on another thread while this block's
     /// records are handed out: read early from a source that never waits (a file, memory), and from others when
     /// its bytes have come already. The records, their numbers and every problem reported are the same, in the same

@@ -96,7 +96,8 @@ extension DocumentStreamWriter {
     /// data — `data`, `count` documents of `documents` bytes and their lengths — in the columns form with numbered
     /// keys when the columns give the rows back and are worth it (`BlockColumns.split`: few paths for the values;
     /// with codec `none`, smaller than the rows), compressed with `codec`; or the rows as they are when compressing
-    /// does not make them smaller (already compressed data, tiny blocks). Returns the body's size. The background
+    /// does not make them smaller (already compressed data, tiny blocks); a body shorter than readers allow for
+    /// what it unpacks into (`leastBody`) made up to it. Returns the body's size. The background
     /// compressor and the writer's own thread store blocks alike, through here. A `layout` for tests (`.rows`, or
     /// with codec `none` the columns whenever the documents split) overrides the choice.
     static func storeBlock(
@@ -113,6 +114,7 @@ extension DocumentStreamWriter {
                 valuesPerColumn: layout == .automatic ? BlockColumns.valuesPerColumn : 1, numbersKeys: numbersKeys)
             && columnSplitter.columns.count <= maxBlockData
             && (layout != .automatic || columnSplitter.columns.count < data.count)
+            && columnSplitter.columns.count >= leastBody(unpacking: columnSplitter.columns.count + data.count)
         {
             let header = blockHeader(
                 codec: columnsFlags, count: count, first: first, size: columnSplitter.columns.count,
@@ -124,27 +126,54 @@ extension DocumentStreamWriter {
                 layout != .rows
                 && columnSplitter.split(data, count: count, documents: documents, numbersKeys: numbersKeys)
                 && columnSplitter.columns.count <= maxBlockData
-            let stored = try columnSplitter.columns.withUnsafeBytes { columnsData in
-                let payload = split ? columnsData : data
-                let header = blockHeader(
-                    codec: codec.rawValue | (split ? columnsFlags : 0), count: count, first: first,
-                    size: payload.count, documents: documents)
-                let partEnds = split ? columnSplitter.partEnds : []
-                let needed = header.count + codec.compressBound(payload.count, parts: partEnds.count)
-                if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
-                return try body.withUnsafeMutableBytes { output in
-                    output.copyBytes(from: header)
-                    let written = try codec.compress(
-                        payload, into: UnsafeMutableRawBufferPointer(rebasing: output[header.count...]),
-                        partEnds: partEnds)
-                    return written < data.count ? header.count + written : nil
+            /// The block's header and its columns (or its rows) compressed, into `body`; their size.
+            func compressed(columns: Bool) throws -> Int {
+                try columnSplitter.columns.withUnsafeBytes { columnsData in
+                    let payload = columns ? columnsData : data
+                    let header = blockHeader(
+                        codec: codec.rawValue | (columns ? columnsFlags : 0), count: count, first: first,
+                        size: payload.count, documents: documents)
+                    let partEnds = columns ? columnSplitter.partEnds : []
+                    let needed = header.count + codec.compressBound(payload.count, parts: partEnds.count)
+                    if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
+                    return try body.withUnsafeMutableBytes { output in
+                        output.copyBytes(from: header)
+                        return try header.count
+                            + codec.compress(
+                                payload, into: UnsafeMutableRawBufferPointer(rebasing: output[header.count...]),
+                                partEnds: partEnds)
+                    }
                 }
             }
-            if let stored { return stored }
+            // The fewest bytes the body may have for what the block unpacks into (§8, "Expansion"): a zstd body
+            // short of it is made up with a skippable frame, which readers pass over; a deflate body gives way to
+            // the rows compressed (the columns' rows rebuilt from few bytes: documents repeating long keys), and
+            // those to the rows as they are (deflate gives at most about 1,032 bytes per byte: megabytes of a run).
+            var least = Self.leastBody(unpacking: data.count + (split ? columnSplitter.columns.count : 0))
+            var stored = try compressed(columns: split)
+            if stored < least && codec == .zstd {
+                let written = stored
+                stored = Swift.max(least, written + BlockCodec.skippableFrameHeader)
+                if body.count < stored { body += [UInt8](repeating: 0, count: stored - body.count) }
+                body.withUnsafeMutableBytes {
+                    BlockCodec.writeSkippableFrame(into: UnsafeMutableRawBufferPointer(rebasing: $0[written..<stored]))
+                }
+            } else if stored < least && split {
+                least = Self.leastBody(unpacking: data.count)
+                stored = try compressed(columns: false)
+            }
+            if stored < data.count && stored >= least { return stored }
         }
         let header = blockHeader(
             codec: BlockCodec.none.rawValue, count: count, first: first, size: data.count, documents: documents)
         return store(header, data, into: &body)
+    }
+
+    /// The fewest bytes a block's body may have when the block unpacks into `unpacked` bytes (its data, and in the
+    /// columns form its rows): what readers allow per byte of it in the stream (Docs/FORMAT.md §8, "Expansion").
+    static func leastBody(unpacking unpacked: Int) -> Int {
+        let perByte = DocumentStreamFormat.maxBlockExpansion
+        return (unpacked + perByte - 1) / perByte - DocumentStreamFormat.recordHeaderLength
     }
 
     /// Writes `header` and then `data`, stored as it is, into `body` (from its start, growing it as needed); returns

@@ -32,6 +32,7 @@ MAGIC = b"\x89FPS"
 SYNC = b"\xF3PR\x1E"
 CLOSE = b"\xF3PRE"
 INDEX = b"\xF3PRI"
+EXPANSION = 1024                         # §8 "Expansion": bytes unpacked per byte of a block in the stream
 RECORD_LIMIT = 64 * 1024 * 1024          # §8: "the reader's record limit, default 64 MiB"; "above" it is refused
 DOC_KEYS = ("name", "fields", "createTime", "updateTime")
 
@@ -341,8 +342,10 @@ class _Stream:
             numbered = bool(d[b] & 0x20)
             # "a `first` that with the count passes 2^62"; the row form's documents fit its data, the columns
             # form's rows are checked against the limit once rebuilt ("Columns", Checks).
+            # "Expansion": "at most 1,024 bytes per byte of the block in the stream (… the body length plus 12)",
+            # `size` checked "before it decompresses".
             bad = (count < 1 or first + count > 1 << 62 or size > self.limit
-                   or (not columns and documents > size))
+                   or (not columns and documents > size) or size > EXPANSION * (body_end - pos))
         if bad:
             self.problem("record", "invalidBlock", pos)
             self.next_no += 1                   # READING: numbered and counted as one damaged record
@@ -370,6 +373,9 @@ class _Stream:
             # "A reader rebuilds the row form from it, byte for byte, before anything else"; "Where the block is
             # stored with codec `none` in the row form" only are errors reported at stream offsets.
             data, data_at = rebuild_rows(data, count, documents, self.limit, numbered), None
+            # "`size` plus the rows' size (documents and lengths) before it rebuilds them"
+            if data is not None and size + len(data) > EXPANSION * (body_end - pos):
+                data = None
             size = None if data is None else len(data)
         if data is None or len(data) != size:
             self.problem("record", "invalidBlock", pos)
