@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 MiB = 1 << 20
 CHUNK = MiB
 STREAM_HEADER = bytes([0x89, 0x46, 0x50, 0x53, 0x02, 0x00])   # .fpks, version 2, flags 0 (Docs/FORMAT.md §8)
+STREAM_HEADER_V3 = bytes([0x89, 0x46, 0x50, 0x53, 0x03, 0x00])  # .fpks, version 3 (blocks)
 FILE_HEADER = bytes([0x89, 0x46, 0x50, 0x4B, 0x01])           # .fpk, format version 1 (§5)
 SYNC, CLOSE = struct.pack("<I", 0x1E5250F3), struct.pack("<I", 0x455250F3)
 RECORD_LIMIT = 64 * MiB           # the stream reader's default record limit
@@ -167,6 +168,43 @@ def fake_headers(d, scale):
     return Inputs(["validate", str(benign)], ["validate", str(hostile)], hostile)
 
 
+def zstd_run(size, byte=b"a"):
+    """A zstd frame (RFC 8878) of `size` bytes of `byte`, built by hand: a header holding the content size (single
+    segment), then one RLE block of four bytes per 128 KiB."""
+    frame = bytearray(b"\x28\xB5\x2F\xFD\xE0" + struct.pack("<Q", size))
+    for start in range(0, size, 128 * 1024):
+        count = min(128 * 1024, size - start)
+        frame += struct.pack("<I", count << 3 | 1 << 1 | (start + count == size))[:3] + byte
+    return bytes(frame)
+
+
+def block_bombs(d, scale):
+    """500 version-3 blocks of about 1.9 KB, each a zstd frame claiming 60 MB of one byte (Docs/FORMAT.md §8,
+    "Expansion"): 30 GB to decompress in 1 MB; twin: blocks of small documents stored as they are, the same bytes."""
+    count = max(4, round(500 * scale))
+    frame, size = zstd_run(60_000_000), 60_000_000
+
+    def bombs():
+        yield STREAM_HEADER_V3
+        for first in range(count):
+            yield record(b"\x02\x01" + varint(first) + varint(size) + varint(size - 4) + frame)
+
+    def blocks():
+        yield STREAM_HEADER_V3
+        written, first = len(STREAM_HEADER_V3), 0
+        while written < 6 + count * (12 + 5 + 8 + len(frame)):
+            docs = [document(b"c/d%09d" % (first + i)) for i in range(40)]
+            data = b"".join(docs) + b"".join(varint(len(doc)) for doc in docs)
+            unit = record(b"\x00" + varint(40) + varint(first) + varint(len(data)) + varint(len(data) - 40) + data)
+            written, first = written + len(unit), first + 40
+            yield unit
+
+    hostile, benign = d / "bombs.fpks", d / "bombs-twin.fpks"
+    write(hostile, bombs())
+    write(benign, blocks())
+    return Inputs(["validate", str(benign)], ["validate", str(hostile)], hostile)
+
+
 def json_array(d, scale):
     """60 MiB of [0,0,...] in a .json.gz; twin: [0] padded with spaces to the same size."""
     size = round(60 * MiB * scale)
@@ -272,6 +310,7 @@ CASES = {  # name: (builder, check)
     "key-flood": (key_flood, "time"),
     "key-chain": (key_chain, "time"),
     "fake-headers": (fake_headers, "time"),
+    "block-bombs": (block_bombs, "time"),
     "mem-json-array": (json_array, "memory"),
     "mem-jsonl-line": (jsonl_line, "memory"),
     "mem-proto-zeros": (proto_zeros, "memory"),
