@@ -11,7 +11,8 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case none = 0
     /// Raw deflate (RFC 1951, zlib at level 6), as Avro's `deflate` codec.
     case deflate = 1
-    /// One zstd frame (RFC 8878, level 3) holding its content size.
+    /// One zstd frame (RFC 8878, level 3) holding its content size, followed by a skippable frame only where the
+    /// block needs it (Docs/FORMAT.md §8, "Expansion").
     case zstd = 2
 
     /// The codec's name on the command line and in reports: `none`, `deflate`, `zstd`.
@@ -147,10 +148,12 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .deflate:
             return Self.inflate(stored, into: output)
         case .zstd:
-            // One frame. A header that states its content size (the writer's `ZSTD_compress` writes it) is checked
-            // before decompressing, so a frame that claims more than the block's size is refused without work; a
-            // frame written by a streaming compressor may leave it out, and is then decompressed into the block's
-            // size at most (zstd stops with an error where the frame holds more).
+            // One frame, then skippable frames only (checked first: zstd's decoder would also take more frames). A
+            // header that states its content size (the writer's `ZSTD_compress` writes it) is checked before
+            // decompressing, so a frame that claims more than the block's size is refused without work; a frame
+            // written by a streaming compressor may leave it out, and is then decompressed into the block's size at
+            // most (zstd stops with an error where the frame holds more).
+            if let problem = Self.checkZstdFrames(stored) { return problem }
             let claimed = ZSTD_getFrameContentSize(stored.baseAddress, stored.count)
             if claimed == ZSTD_CONTENTSIZE_ERROR { return "the zstd frame's header is damaged" }
             guard claimed == UInt64(output.count) || claimed == ZSTD_CONTENTSIZE_UNKNOWN else {
@@ -163,6 +166,30 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
             return written == output.count
                 ? nil : "the zstd frame gives \(written) bytes where the block header says \(output.count)"
         }
+    }
+
+    /// Nil when `stored` is one zstd frame followed by nothing but skippable frames (magic `0x184D2A50` to
+    /// `0x184D2A5F`, RFC 8878 §3.1.2), each whole; else what is wrong. Walks the frames' headers and block headers
+    /// (`ZSTD_findFrameCompressedSize`), not their contents.
+    private static func checkZstdFrames(_ stored: UnsafeRawBufferPointer) -> String? {
+        guard let base = stored.baseAddress, stored.count > 0 else { return "the block stores no zstd frame" }
+        var offset = 0
+        while offset < stored.count {
+            let rest = stored.count - offset
+            if offset > 0 {
+                let magic = rest >= 4 ? stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian : 0
+                guard magic & ~0xF == 0x184D_2A50 else {
+                    return "the zstd frame is followed by \(rest) bytes that are not skippable frames"
+                }
+            }
+            let size = ZSTD_findFrameCompressedSize(base + offset, rest)
+            if ZSTD_isError(size) != 0 {
+                let name = String(cString: ZSTD_getErrorName(size))
+                return "zstd: \(name) (the frame at byte \(offset) of the stored data)"
+            }
+            offset += size
+        }
+        return nil
     }
 
     /// Raw deflate of `data` (zlib at level 6, into `deflateBound` bytes; a block is far below zlib's 32-bit

@@ -4,7 +4,7 @@ import FirePack
 /// A version-3 block unpacked — decompressed, its rows rebuilt from columns, its lengths checked — on a thread of
 /// its own while the reader hands out the records of the block before it (`DocumentStreamReader.readsBlocksAhead`).
 ///
-/// Unpacking is a function of a block's bytes alone (`DocumentStreamReader.unpack(block:at:maxSize:into:)`), which
+/// Unpacking is a function of a block's bytes alone (`DocumentStreamReader.unpack(block:at:maxSize:maxExpansion:into:)`), which
 /// reports nothing: the reader still opens every block itself, reports what it reports in order, and takes the
 /// result from here only for the same bytes at the same offset (`take`), so reading ahead changes when the work is
 /// done, never what is read. The block is copied as stored (a fraction of its records' bytes when compressed), since

@@ -142,18 +142,18 @@ extension DocumentStreamReader {
                     reason: "invalid block header at byte \(bodyOffset + (error.offset ?? 0)): \(error.message)"))
         }
         // What unpacking may give (§8, "Expansion"), checked before each step that gives it: decompressing `size`
-        // bytes, then rebuilding the rows of the columns form. Both are at most the record limit, so their sum
-        // cannot overflow.
+        // bytes, then rebuilding the rows of the columns form (compared with what `size` leaves of the allowance, so
+        // that no sum can overflow).
         let inStream = body.count + DocumentStreamFormat.recordHeaderLength
         let (product, overflow) = inStream.multipliedReportingOverflow(by: maxExpansion)
         let allowance = overflow ? Int.max : product
-        func expansion(_ what: String, _ count: Int) -> InvalidBlock {
+        func expansion(_ what: String, _ bytes: String) -> InvalidBlock {
             InvalidBlock(
                 reason:
-                    "a \(header.codec) block whose \(what) (\(count) bytes) would be more than \(maxExpansion) times its \(inStream) bytes in the stream (DocumentStreamReader.maxBlockExpansion)"
+                    "a \(header.codec) block whose \(what) (\(bytes) bytes) would be more than \(maxExpansion) times its \(inStream) bytes in the stream (DocumentStreamReader.maxBlockExpansion)"
             )
         }
-        guard header.size <= allowance else { return .failure(expansion("data", header.size)) }
+        guard header.size <= allowance else { return .failure(expansion("data", "\(header.size)")) }
         let stored = UnsafeRawBufferPointer(rebasing: body[header.dataStart...])
         if header.columns {
             // Decompressed into a buffer of its own, then the rows rebuilt into the block's data.
@@ -167,8 +167,8 @@ extension DocumentStreamReader {
                 let rows = try BlockColumns.rowsSize(
                     UnsafeRawBufferPointer(form), count: header.count, documents: header.documents,
                     maxSize: maxRecordLength)
-                guard header.size + rows <= allowance else {
-                    return .failure(expansion("data and the rows rebuilt from it", header.size + rows))
+                guard rows <= allowance - header.size else {
+                    return .failure(expansion("data and the rows rebuilt from it", "\(header.size) + \(rows)"))
                 }
                 let data = openBlock.dataBuffer(size: rows)
                 try BlockColumns.join(

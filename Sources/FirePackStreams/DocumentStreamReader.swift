@@ -139,9 +139,10 @@ public final class DocumentStreamReader {
     /// Version 3: how many bytes unpacking a block may give per byte of the block in the stream (its marker, length,
     /// CRC-32 and body): its data decompressed and, in the columns form, its rows rebuilt. A block that claims more is
     /// `invalidBlock`, refused before that work is done, so that no stream makes a reader decompress more than this
-    /// many bytes per byte it reads (Docs/FORMAT.md §8, "Expansion"). FirePack's writers never write such a block;
-    /// raise it only to read a stream of another writer that does. By default
-    /// `DocumentStreamFormat.maxBlockExpansion` (1,024, about gzip's own most, 1,032).
+    /// many bytes per byte it reads (Docs/FORMAT.md §8, "Expansion"). FirePack's writers keep to the default since
+    /// the rule was made (2026-12-02); raise it only to read a stream that does not: another writer's, or one that
+    /// FirePack wrote before then holding megabytes of one byte repeated (or documents repeating long keys). By
+    /// default `DocumentStreamFormat.maxBlockExpansion` (1,024, about gzip's own most, 1,032).
     public var maxBlockExpansion = DocumentStreamFormat.maxBlockExpansion {
         didSet { maxBlockExpansion = Swift.max(maxBlockExpansion, 1) }
     }

@@ -126,8 +126,8 @@ extension DocumentStreamWriter {
                 layout != .rows
                 && columnSplitter.split(data, count: count, documents: documents, numbersKeys: numbersKeys)
                 && columnSplitter.columns.count <= maxBlockData
-            /// The block's header and its columns (or its rows) compressed, into `body`; their size.
-            func compressed(columns: Bool) throws -> Int {
+            /// The block's header and its columns (or its rows) compressed, into `body`; their size, and the header's.
+            func compressed(columns: Bool) throws -> (body: Int, header: Int) {
                 try columnSplitter.columns.withUnsafeBytes { columnsData in
                     let payload = columns ? columnsData : data
                     let header = blockHeader(
@@ -138,10 +138,10 @@ extension DocumentStreamWriter {
                     if body.count < needed { body = [UInt8](repeating: 0, count: needed) }
                     return try body.withUnsafeMutableBytes { output in
                         output.copyBytes(from: header)
-                        return try header.count
-                            + codec.compress(
-                                payload, into: UnsafeMutableRawBufferPointer(rebasing: output[header.count...]),
-                                partEnds: partEnds)
+                        let written = try codec.compress(
+                            payload, into: UnsafeMutableRawBufferPointer(rebasing: output[header.count...]),
+                            partEnds: partEnds)
+                        return (header.count + written, header.count)
                     }
                 }
             }
@@ -150,7 +150,7 @@ extension DocumentStreamWriter {
             // the rows compressed (the columns' rows rebuilt from few bytes: documents repeating long keys), and
             // those to the rows as they are (deflate gives at most about 1,032 bytes per byte: megabytes of a run).
             var least = Self.leastBody(unpacking: data.count + (split ? columnSplitter.columns.count : 0))
-            var stored = try compressed(columns: split)
+            var (stored, header) = try compressed(columns: split)
             if stored < least && codec == .zstd {
                 let written = stored
                 stored = Swift.max(least, written + BlockCodec.skippableFrameHeader)
@@ -160,9 +160,10 @@ extension DocumentStreamWriter {
                 }
             } else if stored < least && split {
                 least = Self.leastBody(unpacking: data.count)
-                stored = try compressed(columns: false)
+                (stored, header) = try compressed(columns: false)
             }
-            if stored < data.count && stored >= least { return stored }
+            // Stored when compressing made the data smaller than the rows (padding included).
+            if stored - header < data.count && stored >= least { return stored }
         }
         let header = blockHeader(
             codec: BlockCodec.none.rawValue, count: count, first: first, size: data.count, documents: documents)
