@@ -46,8 +46,9 @@ public enum DocumentStreamFormat {
     /// The documents' bytes at which a version-3 writer closes a block by default (Docs/FORMAT.md §8, "Block size").
     public static let defaultBlockSize = 1 << 20
     /// How many bytes unpacking a version-3 block may give per byte of the block in the stream, by default: its data
-    /// decompressed and, in the columns form, its rows rebuilt (Docs/FORMAT.md §8, "Expansion"). Writers store a
-    /// block that would give more as it is; readers refuse one (`DocumentStreamReader.maxBlockExpansion`).
+    /// decompressed and, in the columns form, its rows rebuilt (Docs/FORMAT.md §8, "Expansion"). Writers make a
+    /// block that would give more longer (a zstd skippable frame; with deflate, its rows, compressed or as they are);
+    /// readers refuse one (`DocumentStreamReader.maxBlockExpansion`).
     public static let maxBlockExpansion = 1024
 }
 

@@ -141,8 +141,9 @@ public final class DocumentStreamReader {
     /// `invalidBlock`, refused before that work is done, so that no stream makes a reader decompress more than this
     /// many bytes per byte it reads (Docs/FORMAT.md §8, "Expansion"). FirePack's writers keep to the default since
     /// the rule was made (2026-12-02); raise it only to read a stream that does not: another writer's, or one that
-    /// FirePack wrote before then holding megabytes of one byte repeated (or documents repeating long keys). By
-    /// default `DocumentStreamFormat.maxBlockExpansion` (1,024, about gzip's own most, 1,032).
+    /// FirePack wrote before then holding megabytes of one byte repeated (or documents repeating long keys); set it
+    /// before the first read. By default `DocumentStreamFormat.maxBlockExpansion` (1,024, about gzip's own most,
+    /// 1,032).
     public var maxBlockExpansion = DocumentStreamFormat.maxBlockExpansion {
         didSet { maxBlockExpansion = Swift.max(maxBlockExpansion, 1) }
     }

@@ -100,6 +100,7 @@ struct BlockExpansionTests {
             ("a skippable frame after it", frame + skippable, true),
             ("two skippable frames", frame + skippable + skippable, true),
             ("a second frame, empty", frame + empty, false),
+            // (These two zstd's decoder refuses as well; the frame walk refuses them first.)
             ("a cut skippable frame", frame + skippable.dropLast(), false),
             ("a stray byte", frame + [0], false),
         ]
@@ -156,13 +157,14 @@ struct BlockExpansionTests {
         }
     }
 
-    /// Whether `body` ends with a zstd skippable frame (RFC 8878 §3.1.2) that reaches exactly its end.
-    func endsWithSkippableFrame(_ body: [UInt8]) -> Bool {
+    /// The content length of the zstd skippable frame (RFC 8878 §3.1.2) that ends `body` exactly, if one does.
+    func skippableFrameAtTheEnd(_ body: [UInt8]) -> Int? {
         let magic: [UInt8] = [0x50, 0x2A, 0x4D, 0x18]
-        return (0..<Swift.max(0, body.count - 7)).contains { start in
+        let start = (0..<Swift.max(0, body.count - 7)).first { start in
             Array(body[start..<(start + 4)]) == magic
                 && body[(start + 4)..<(start + 8)].reversed().reduce(0) { $0 << 8 | Int($1) } == body.count - start - 8
         }
+        return start.map { body.count - $0 - 8 }
     }
 
     @Test("a writer keeps its blocks to the rule and they read back: a zstd body made up by a skippable frame",
@@ -193,11 +195,12 @@ struct BlockExpansionTests {
             case .failure(let problem):
                 Issue.record("\(codec) block at \(offset): \(problem.reason)")
             case .success(let unpacked):
-                // A body made up is made up exactly to what the rule asks, no more.
-                if endsWithSkippableFrame(body) {
+                // A body made up is made up exactly to what the rule asks, or by the shortest skippable frame.
+                if let padding = skippableFrameAtTheEnd(body) {
                     padded += 1
                     let rows = stored.columns ? unpacked.size : 0
-                    #expect(body.count == DocumentStreamWriter.leastBody(unpacking: stored.size + rows))
+                    let least = DocumentStreamWriter.leastBody(unpacking: stored.size + rows)
+                    #expect(body.count == least || (body.count > least && padding == 0), "\(body.count), \(least)")
                 }
             }
             forms.insert(body[0])

@@ -264,12 +264,17 @@ struct BlockStreamTests {
             ("a cut header", [0, 1]),
             ("deflate data that is not deflate", [1, 1, 0, size, documents] + payload + [documents]),
             ("no deflate data at all", [1, 1, 0, size, documents]),
-            ("a zstd frame that claims more than the size", [2, 1, 0, 2, 1, 0x28, 0xB5, 0x2F, 0xFD, 0x20, 0xFF, 0, 0]),
+            // A whole frame (one empty last raw block) whose single-segment header claims 255 bytes.
+            ("a zstd frame that claims more than the size", [2, 1, 0, 2, 1, 0x28, 0xB5, 0x2F, 0xFD, 0x20, 0xFF, 1, 0, 0]),
         ]
         for (name, body) in cases {
             let (records, reader) = try read(try stream(body: body))
             #expect(reader.problems.map(\.code) == [.invalidBlock], "\(name): \(reader.problems)")
             #expect(reader.problems.first?.offset == 6 && reader.problems.first?.recordNumber == 0, "\(name)")
+            if name.hasPrefix("a zstd frame that claims") {
+                // Refused by the size its header claims, before decompressing.
+                #expect(reader.problems.first?.reason.contains("holds 255 bytes where the block header says 2") == true)
+            }
             // The next block's header says it starts at record 1: the lost block took record 0.
             #expect(records.map(\.number) == [1] && records.first?.document == document, "\(name)")
         }
