@@ -51,7 +51,8 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         output.storeBytes(of: UInt32(0x184D_2A50).littleEndian, toByteOffset: 0, as: UInt32.self)
         output.storeBytes(
             of: UInt32(output.count - skippableFrameHeader).littleEndian, toByteOffset: 4, as: UInt32.self)
-        for index in skippableFrameHeader..<output.count { output[index] = 0 }
+        UnsafeMutableRawBufferPointer(rebasing: output[skippableFrameHeader...])
+            .initializeMemory(as: UInt8.self, repeating: 0)
     }
 
     /// The most bytes `compress` can produce from `count` bytes in `parts` parts.

@@ -4,10 +4,11 @@ import FirePack
 /// A version-3 block unpacked — decompressed, its rows rebuilt from columns, its lengths checked — on a thread of
 /// its own while the reader hands out the records of the block before it (`DocumentStreamReader.readsBlocksAhead`).
 ///
-/// Unpacking is a function of a block's bytes alone (`DocumentStreamReader.unpack(block:at:maxSize:maxExpansion:into:)`), which
-/// reports nothing: the reader still opens every block itself, reports what it reports in order, and takes the
-/// result from here only for the same bytes at the same offset (`take`), so reading ahead changes when the work is
-/// done, never what is read. The block is copied as stored (a fraction of its records' bytes when compressed), since
+/// Unpacking is a function of a block's bytes and the reader's limits alone
+/// (`DocumentStreamReader.unpack(block:at:maxSize:maxExpansion:into:)`), which reports nothing: the reader still
+/// opens every block itself, reports what it reports in order, and takes the result from here only for the same bytes
+/// at the same offset under the same limits (`take`), so reading ahead changes when the work is done, never what is
+/// read. The block is copied as stored (a fraction of its records' bytes when compressed), since
 /// the reader's buffer moves on.
 ///
 /// The reader's thread is the only caller.

@@ -11,17 +11,6 @@ import Testing
 struct BlockExpansionTests {
     let helper = BlockStreamTests()
 
-    /// `value` as a varint.
-    func varint(_ value: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var rest = UInt64(value)
-        while rest >= 0x80 {
-            bytes.append(UInt8(rest & 0x7F) | 0x80)
-            rest >>= 7
-        }
-        return bytes + [UInt8(rest)]
-    }
-
     /// `body` framed as a block: marker, length, CRC-32.
     func framed(_ body: [UInt8]) -> [UInt8] {
         DocumentStreamFormat.syncMarker + withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init)
@@ -31,7 +20,7 @@ struct BlockExpansionTests {
     /// `document`'s data in a block of its own (the row form): the document, then its length.
     func data(of document: Document) -> [UInt8] {
         let payload = document.firePackBytes()
-        return payload + varint(payload.count)
+        return payload + varintBytes(payload.count)
     }
 
     /// `data` as `codec` stores it.
@@ -46,8 +35,8 @@ struct BlockExpansionTests {
     /// The body of a block of `document` alone, `first` records before it, its data stored by `codec` (or as `stored`).
     func body(of document: Document, first: Int, codec: BlockCodec, stored: [UInt8]? = nil) throws -> [UInt8] {
         let payload = document.firePackBytes()
-        let data = payload + varint(payload.count)
-        return [codec.rawValue] + varint(1) + varint(first) + varint(data.count) + varint(payload.count)
+        let data = payload + varintBytes(payload.count)
+        return [codec.rawValue] + varintBytes(1) + varintBytes(first) + varintBytes(data.count) + varintBytes(payload.count)
             + (try stored ?? compressed(data, codec))
     }
 
