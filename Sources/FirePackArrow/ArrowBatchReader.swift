@@ -42,6 +42,9 @@ public final class ArrowBatchReader {
         /// in range), or microseconds (`timestamp[us]`, what Spark holds) where a value with nanoseconds is a
         /// mismatch unless `truncatingToMicroseconds`.
         public var timestampUnit = ArrowTimestampUnit.nanoseconds
+        /// The bytes a version-3 block may unpack into per byte of it in the stream
+        /// (`DocumentStreamReader.maxBlockExpansion`): raise it to read a stream whose blocks are refused as past it.
+        public var maxBlockExpansion = DocumentStreamFormat.maxBlockExpansion
 
         /// The defaults: 65,536 rows, all columns, the schema inferred from the whole file, errors on damage.
         public init() {}
@@ -75,7 +78,9 @@ public final class ArrowBatchReader {
         if let given = options.schema {
             schema = given
         } else {
-            (schema, reasons) = try DocumentProfile.of(paths: [path], sample: options.sample).schema()
+            (schema, reasons) = try DocumentProfile.of(
+                paths: [path], sample: options.sample, maxBlockExpansion: options.maxBlockExpansion
+            ).schema()
         }
         if let columns = options.columns { schema = try schema.projected(to: columns) }
         self.schema = schema
@@ -89,7 +94,8 @@ public final class ArrowBatchReader {
         }
         source = try FirePackRecordSource.open(
             path: path, offset: options.offset, length: options.length, records: options.records,
-            mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError)
+            mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError, maxBlockExpansion: options.maxBlockExpansion
+        )
         func builder(_ name: String) -> ColumnBuilder? {
             schema.columns.first { $0.name == name }.map { ColumnBuilder($0, path: $0.name) }
         }
@@ -116,6 +122,10 @@ public final class ArrowBatchReader {
     public var problems: [StreamProblem] { source.problems }
     /// How many records were skipped as damaged or invalid.
     public var problemCount: Int { source.problemCount }
+    /// How many of them are version-3 blocks past `Options.maxBlockExpansion`: not damage.
+    public var blocksPastExpansion: Int { source.blocksPastExpansion }
+    /// The `maxBlockExpansion` that reads every one of those blocks (at least; 0 when there is none).
+    public var blockExpansionNeeded: Int { source.blockExpansionNeeded }
     /// Values turned into nulls because they did not fit their column, by field path (`nullsForMismatches`).
     public var warningCounts: [String: Int] { context.warningCounts }
     /// The first of them in words.

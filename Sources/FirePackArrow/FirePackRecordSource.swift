@@ -49,11 +49,16 @@ final class FirePackRecordSource {
 
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end), or
     /// for the records numbered `records`: a closed version-3 stream through its index
-    /// (`DocumentStreamReader.reading(path:fromRecord:)`), any other file by reading up to them.
+    /// (`DocumentStreamReader.reading(path:fromRecord:)`), any other file by reading up to them. `maxBlockExpansion`
+    /// is the stream reader's.
     static func open(
-        path: String, offset: Int, length: Int?, records: Range<Int>? = nil, mode: DocumentStreamReader.ErrorMode
+        path: String, offset: Int, length: Int?, records: Range<Int>? = nil, mode: DocumentStreamReader.ErrorMode,
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
     ) throws -> FirePackRecordSource {
-        guard let records else { return try open(path: path, offset: offset, length: length, mode: mode) }
+        guard let records else {
+            return try open(
+                path: path, offset: offset, length: length, mode: mode, maxBlockExpansion: maxBlockExpansion)
+        }
         guard records.lowerBound >= 0 else {
             throw FirePackError(.invalidValue, "record numbers start at 0, not \(records.lowerBound)")
         }
@@ -62,18 +67,19 @@ final class FirePackRecordSource {
         if head.starts(with: DocumentStreamFormat.header.prefix(4)) {
             source = FirePackRecordSource(
                 path: path,
-                stream: try DocumentStreamReader.reading(path: path, fromRecord: records.lowerBound, mode: mode))
+                stream: try DocumentStreamReader.reading(
+                    path: path, fromRecord: records.lowerBound, mode: mode, maxBlockExpansion: maxBlockExpansion))
         } else {
-            source = try open(path: path, offset: 0, length: nil, mode: mode)
+            source = try open(path: path, offset: 0, length: nil, mode: mode, maxBlockExpansion: maxBlockExpansion)
         }
         source.records = records
         return source
     }
 
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end).
-    static func open(path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode) throws
-        -> FirePackRecordSource
-    {
+    static func open(
+        path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode, maxBlockExpansion: Int
+    ) throws -> FirePackRecordSource {
         // A pipe (`<(…)`, a FIFO) can be read once: its first bytes are put back in front of the rest, and it is
         // read whole, as one range. A regular file is opened again for the reader that fits it.
         let opened = try FileSource(path: path)
@@ -86,7 +92,9 @@ final class FirePackRecordSource {
                 return FirePackRecordSource(path: path, stream: nil, fileRecords: try fileRecords(bytes, path: path))
             }
             let source: ByteSource = head.starts(with: [0x1F, 0x8B]) ? try GzipSource(whole) : whole
-            return FirePackRecordSource(path: path, stream: try DocumentStreamReader(source: source, mode: mode))
+            return FirePackRecordSource(
+                path: path,
+                stream: try DocumentStreamReader(source: source, mode: mode, maxBlockExpansion: maxBlockExpansion))
         }
         if head.starts(with: [0x1F, 0x8B]) {
             // The one range `splits` gives such a file, [0, size), is the whole file; any other cannot be read.
@@ -97,7 +105,9 @@ final class FirePackRecordSource {
                 )
             }
             return FirePackRecordSource(
-                path: path, stream: try DocumentStreamReader(source: GzipSource(FileSource(path: path)), mode: mode))
+                path: path,
+                stream: try DocumentStreamReader(
+                    source: GzipSource(FileSource(path: path)), mode: mode, maxBlockExpansion: maxBlockExpansion))
         }
         if head.starts(with: [0x89, 0x46, 0x50, 0x4B]) {
             guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil) }
@@ -106,7 +116,8 @@ final class FirePackRecordSource {
         }
         return FirePackRecordSource(
             path: path,
-            stream: try DocumentStreamReader.reading(path: path, offset: offset, length: length, mode: mode))
+            stream: try DocumentStreamReader.reading(
+                path: path, offset: offset, length: length, mode: mode, maxBlockExpansion: maxBlockExpansion))
     }
 
     /// The documents of the `.fpk` file `bytes` (any version readers take): its value when that is one document
@@ -217,4 +228,7 @@ final class FirePackRecordSource {
     var problemCount: Int { stream?.problemCount ?? 0 }
     /// How many of those are places where whole records are missing (`missingRecords`), not damage.
     var missingRecordPlaces: Int { stream?.missingRecordPlaces ?? 0 }
+    /// Blocks refused as past the block-expansion limit, and what reading them needs (`DocumentStreamReader`).
+    var blocksPastExpansion: Int { stream?.blocksPastExpansion ?? 0 }
+    var blockExpansionNeeded: Int { stream?.blockExpansionNeeded ?? 0 }
 }

@@ -207,17 +207,23 @@ public struct DocumentProfile {
     public private(set) var problemCount = 0
     /// How many of those are places where whole records are missing (`missingRecords`), not damaged records.
     public private(set) var missingRecordPlaces = 0
+    /// How many are blocks past the block-expansion limit (not damage), and the most reading one of them needs.
+    public private(set) var blocksPastExpansion = 0, blockExpansionNeeded = 0
 
     /// An empty profile.
     public init() {}
 
-    /// Profiles up to `sample` documents (nil: all) of each stream in `paths` (`.fpks` or `.fpk`).
-    public static func of(paths: [String], sample: Int?) throws -> DocumentProfile {
+    /// Profiles up to `sample` documents (nil: all) of each stream in `paths` (`.fpks` or `.fpk`), read with
+    /// `maxBlockExpansion` (`DocumentStreamReader.maxBlockExpansion`).
+    public static func of(
+        paths: [String], sample: Int?, maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
+    ) throws -> DocumentProfile {
         var profile = DocumentProfile()
         var remaining = sample ?? .max
         for path in paths where remaining > 0 {
             do {
-                let source = try FirePackRecordSource.open(path: path, offset: 0, length: nil, mode: .skipAndReport)
+                let source = try FirePackRecordSource.open(
+                    path: path, offset: 0, length: nil, mode: .skipAndReport, maxBlockExpansion: maxBlockExpansion)
                 while remaining > 0, let record = try source.nextRecord() {
                     remaining -= 1
                     do throws(FirePackError) {
@@ -229,6 +235,8 @@ public struct DocumentProfile {
                 }
                 profile.problemCount += source.problemCount
                 profile.missingRecordPlaces += source.missingRecordPlaces
+                profile.blocksPastExpansion += source.blocksPastExpansion
+                profile.blockExpansionNeeded = max(profile.blockExpansionNeeded, source.blockExpansionNeeded)
                 profile.problems += source.problems.prefix(1_000 - profile.problems.count)
             } catch let error as FirePackError where !error.message.hasPrefix(path) {
                 // Several files are read: the message names the one it is about.

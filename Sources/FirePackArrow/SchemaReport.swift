@@ -58,6 +58,7 @@ extension DocumentProfile {
             if let reason = line.exactReason { text += ",\"exact\":\(JSONText.quoted(reason))" }
             return text + "}"
         }
-        return "{\"documents\":\(documents),\"problems\":\(problemCount),\"fields\":[\(fields.joined(separator: ","))]}"
+        return
+            "{\"documents\":\(documents),\"problems\":\(problemCount),\"blocks_past_expansion\":\(blocksPastExpansion),\"block_expansion_needed\":\(blockExpansionNeeded),\"fields\":[\(fields.joined(separator: ","))]}"
     }
 }

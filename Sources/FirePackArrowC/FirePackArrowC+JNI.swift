@@ -31,11 +31,11 @@ private func errorSlot(_ address: Int64) -> UnsafeMutablePointer<UnsafeMutablePo
 private func address(_ pointer: UnsafeMutableRawPointer?) -> Int64 { Int64(Int(bitPattern: pointer)) }
 
 /// The Spark JSON schema (`ArrowDocumentSchema.sparkJSON`) inferred from `count` files, their paths NUL-separated
-/// at `paths`, reading up to `sample` records (< 0: every record).
+/// at `paths`, reading up to `sample` records (< 0: every record) with `maxBlockExpansion` (≤ 0: the default).
 @_cdecl("Java_io_firepack_spark_FirePackNative_inferSparkSchema")
 public func jni_inferSparkSchema(
     _ env: JNIEnvironment, _ cls: JNIClass, _ paths: Int64, _ count: Int32, _ sample: Int64,
-    _ errorAddress: Int64
+    _ maxBlockExpansion: Int64, _ errorAddress: Int64
 ) -> Int64 {
     do {
         var files: [String] = []
@@ -45,7 +45,10 @@ public func jni_inferSparkSchema(
             files.append(file)
             cursor += file.utf8.count + 1
         }
-        let (schema, _) = try DocumentProfile.of(paths: files, sample: sample < 0 ? nil : Int(sample)).schema()
+        let (schema, _) = try DocumentProfile.of(
+            paths: files, sample: sample < 0 ? nil : Int(sample),
+            maxBlockExpansion: maxBlockExpansion > 0 ? Int(maxBlockExpansion) : DocumentStreamFormat.maxBlockExpansion
+        ).schema()
         return address(UnsafeMutableRawPointer(cString(schema.sparkJSON)))
     } catch {
         report(error, errorSlot(errorAddress))
@@ -55,11 +58,12 @@ public func jni_inferSparkSchema(
 
 /// Opens a reader of the file at `path` over `[offset, offset + length)` (`length` < 0: to the end) into the
 /// columns of the Spark JSON schema at `schema`, timestamps in microseconds. `flags` are `firepack_reader_open`'s,
-/// and 8: drop nanoseconds (else a timestamp with nanoseconds is a mismatch). Returns a handle, or 0.
+/// and 8: drop nanoseconds (else a timestamp with nanoseconds is a mismatch); `maxBlockExpansion` too (≤ 0: the
+/// default). Returns a handle, or 0.
 @_cdecl("Java_io_firepack_spark_FirePackNative_open")
 public func jni_open(
     _ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ offset: Int64, _ length: Int64,
-    _ batchSize: Int64, _ schema: Int64, _ flags: Int32, _ errorAddress: Int64
+    _ batchSize: Int64, _ schema: Int64, _ flags: Int32, _ maxBlockExpansion: Int64, _ errorAddress: Int64
 ) -> Int64 {
     do {
         var options = ArrowBatchReader.Options()
@@ -71,6 +75,7 @@ public func jni_open(
         options.skipDamaged = flags & 2 != 0
         options.schemaIsSampled = flags & 4 != 0
         options.timestampUnit = flags & 8 != 0 ? .truncatingToMicroseconds : .microseconds
+        if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
         let reader = try ArrowBatchReader(path: text(path), options: options)
         return address(Unmanaged.passRetained(reader).toOpaque())
     } catch {

@@ -22,23 +22,26 @@ func report(_ error: any Error, _ out: UnsafeMutablePointer<UnsafeMutablePointer
 @_cdecl("firepack_string_free")
 public func firepack_string_free(_ text: UnsafeMutablePointer<CChar>?) { free(text) }
 
-/// The library's version and the stream format versions it reads.
+/// The library's version and the format versions it reads. The number goes up with every change to the functions'
+/// arguments (2: `maxBlockExpansion`), so that a caller built for one refuses a library of another rather than pass
+/// arguments it reads otherwise (python/firepack/_native.py checks it).
 @_cdecl("firepack_arrow_version")
 public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
-    cString("FirePackArrow 1 (reads .fpks 1–2, .fpk 1)")
+    cString("FirePackArrow 2 (reads .fpks 1–3, .fpk 1 and 3)")
 }
 
 /// Opens a reader of `path` (`.fpks`, `.fpks.gz`, `.fpk`) over the bytes `[offset, offset + length)` (`length` < 0:
 /// to the end). `columns` (`columnCount` names, or NULL) projects; `schema` (or NULL: inferred from `sample`
 /// records, < 0 for all) is consumed (released) by this call. `flags`: 1 = a value that does not fit becomes a null
 /// and a counted warning, 2 = damaged records are skipped and reported, 4 = `schema` was inferred from a sample, 8 =
-/// `offset` and `length` are record numbers, not bytes (the records `[offset, offset + length)`). Returns a handle for
-/// `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
+/// `offset` and `length` are record numbers, not bytes (the records `[offset, offset + length)`).
+/// `maxBlockExpansion` is `ArrowBatchReader.Options.maxBlockExpansion` (≤ 0: the default, 1,024). Returns a handle
+/// for `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
 public func firepack_reader_open(
     _ path: UnsafePointer<CChar>, _ offset: Int64, _ length: Int64, _ batchSize: Int64,
     _ columns: UnsafePointer<UnsafePointer<CChar>?>?, _ columnCount: Int64,
-    _ schema: UnsafeMutablePointer<ArrowSchema>?, _ sample: Int64, _ flags: Int32,
+    _ schema: UnsafeMutablePointer<ArrowSchema>?, _ sample: Int64, _ flags: Int32, _ maxBlockExpansion: Int64,
     _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UnsafeMutableRawPointer? {
     defer { if let schema, schema.pointee.release != nil { schema.pointee.release?(schema) } }
@@ -59,6 +62,7 @@ public func firepack_reader_open(
         options.nullsForMismatches = flags & 1 != 0
         options.skipDamaged = flags & 2 != 0
         options.schemaIsSampled = flags & 4 != 0
+        if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
         let reader = try ArrowBatchReader(path: String(cString: path), options: options)
         return Unmanaged.passRetained(reader).toOpaque()
     } catch {
@@ -103,7 +107,7 @@ public func firepack_reader_report(_ handle: UnsafeMutableRawPointer) -> UnsafeM
     case nil: completion = "null"
     }
     return cString(
-        "{\"rows\":\(reader.rowsRead),\"problem_count\":\(reader.problemCount),\"problems\":[\(problems.joined(separator: ","))],\"warnings\":{\(warnings.joined(separator: ","))},\"warning_examples\":[\(examples.joined(separator: ","))],\"completion\":\(completion)}"
+        "{\"rows\":\(reader.rowsRead),\"problem_count\":\(reader.problemCount),\"blocks_past_expansion\":\(reader.blocksPastExpansion),\"block_expansion_needed\":\(reader.blockExpansionNeeded),\"problems\":[\(problems.joined(separator: ","))],\"warnings\":{\(warnings.joined(separator: ","))},\"warning_examples\":[\(examples.joined(separator: ","))],\"completion\":\(completion)}"
     )
 }
 
@@ -113,18 +117,21 @@ public func firepack_reader_free(_ handle: UnsafeMutableRawPointer) {
     Unmanaged<ArrowBatchReader>.fromOpaque(handle).release()
 }
 
-/// Infers the schema of `count` files (up to `sample` records in all; < 0: every record) into `out`, and a report
-/// of every field path into `*reportOut` (JSON, see `DocumentProfile.reportJSON`). Returns 0, or -1 with `*error`.
+/// Infers the schema of `count` files (up to `sample` records in all; < 0: every record; blocks read with
+/// `maxBlockExpansion`, ≤ 0: the default) into `out`, and a report of every field path into `*reportOut` (JSON, see
+/// `DocumentProfile.reportJSON`). Returns 0, or -1 with `*error`.
 @_cdecl("firepack_infer_schema")
 public func firepack_infer_schema(
-    _ paths: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int64, _ sample: Int64,
+    _ paths: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int64, _ sample: Int64, _ maxBlockExpansion: Int64,
     _ out: UnsafeMutablePointer<ArrowSchema>,
     _ reportOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> Int32 {
     do {
         let files = (0..<Int(count)).map { String(cString: paths[$0]!) }
-        let profile = try DocumentProfile.of(paths: files, sample: sample < 0 ? nil : Int(sample))
+        let profile = try DocumentProfile.of(
+            paths: files, sample: sample < 0 ? nil : Int(sample),
+            maxBlockExpansion: maxBlockExpansion > 0 ? Int(maxBlockExpansion) : DocumentStreamFormat.maxBlockExpansion)
         let (schema, reasons) = try profile.schema()
         schema.exportSchema(into: out, metadata: ArrowDocumentSchema.metadata(exactReasons: reasons))
         reportOut?.pointee = cString(try profile.reportJSON())

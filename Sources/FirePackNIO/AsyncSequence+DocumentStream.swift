@@ -11,11 +11,14 @@ extension DocumentStreamReader {
     /// The documents of a `.fpks` stream arriving as swift-nio `ByteBuffer`s — a `NIOAsyncChannel`'s inbound stream,
     /// for instance — for `for try await` in `async` code: the same reader, damage reports and completion as
     /// `AsyncDocumentStream`, with its back-pressure (a buffer is asked for only when a record needs more bytes) and
-    /// cancellation. Each buffer's readable bytes are copied once into the reader's buffer.
+    /// cancellation. Each buffer's readable bytes are copied once into the reader's buffer. Blocks are read with
+    /// `maxBlockExpansion` (`DocumentStreamReader.maxBlockExpansion`).
     public static func documents<Buffers: AsyncSequence>(
-        fromBuffers buffers: Buffers, mode: ErrorMode = .skipAndReport
+        fromBuffers buffers: Buffers, mode: ErrorMode = .skipAndReport,
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
     ) -> AsyncDocumentStream<AsyncMapSequence<Buffers, [UInt8]>> where Buffers.Element == ByteBuffer {
-        AsyncDocumentStream(chunks: buffers.map { Array($0.readableBytesView) }, mode: mode)
+        AsyncDocumentStream(
+            chunks: buffers.map { Array($0.readableBytesView) }, mode: mode, maxBlockExpansion: maxBlockExpansion)
     }
 }
 #endif

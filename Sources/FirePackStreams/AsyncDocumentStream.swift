@@ -26,16 +26,20 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
     private var reader: DocumentStreamReader?
     private let mode: DocumentStreamReader.ErrorMode
     private let maxRecordLength: Int
+    private let maxBlockExpansion: Int
     private let limits: ReaderLimits
 
-    /// A stream read from `chunks`; nothing is read until the first document is asked for.
+    /// A stream read from `chunks`; nothing is read until the first document is asked for. The limits are those of
+    /// `DocumentStreamReader` (`maxBlockExpansion`: see there).
     public init(
         chunks: Chunks, mode: DocumentStreamReader.ErrorMode = .skipAndReport,
-        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength, limits: ReaderLimits = .default
+        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
     ) {
         self.chunks = chunks.makeAsyncIterator()
         self.mode = mode
         self.maxRecordLength = maxRecordLength
+        self.maxBlockExpansion = maxBlockExpansion
         self.limits = limits
     }
 
@@ -47,6 +51,10 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
     public var completion: StreamCompletion? { reader?.completion }
     /// Records found so far, intact or damaged.
     public var recordsFound: Int { reader?.recordsFound ?? 0 }
+    /// Version-3 blocks refused so far as past `maxBlockExpansion` (see `DocumentStreamReader.blocksPastExpansion`).
+    public var blocksPastExpansion: Int { reader?.blocksPastExpansion ?? 0 }
+    /// The `maxBlockExpansion` that reads every one of them (at least; 0 when there is none).
+    public var blockExpansionNeeded: Int { reader?.blockExpansionNeeded ?? 0 }
     /// Whether the stream's header has been read (a stream that is not one throws before).
     var isOpen: Bool { reader != nil }
 
@@ -93,7 +101,8 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
         if let reader { return reader }
         while source.buffered < DocumentStreamFormat.header.count && !source.isFinished { try await pull() }
         let reader = try DocumentStreamReader(
-            source: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+            source: source, mode: mode, maxRecordLength: maxRecordLength, maxBlockExpansion: maxBlockExpansion,
+            limits: limits)
         self.reader = reader
         return reader
     }
@@ -144,11 +153,13 @@ where Chunks.Element: ContiguousBytes {
 }
 
 extension DocumentStreamReader {
-    /// The documents of a stream arriving as `chunks`, for `for try await` (see `AsyncDocumentStream`).
-    public static func documents<Chunks: AsyncSequence>(from chunks: Chunks, mode: ErrorMode = .skipAndReport)
-        -> AsyncDocumentStream<Chunks>
-    where Chunks.Element: ContiguousBytes {
-        AsyncDocumentStream(chunks: chunks, mode: mode)
+    /// The documents of a stream arriving as `chunks`, for `for try await` (see `AsyncDocumentStream`; its blocks read
+    /// with `maxBlockExpansion`, as `DocumentStreamReader.maxBlockExpansion`).
+    public static func documents<Chunks: AsyncSequence>(
+        from chunks: Chunks, mode: ErrorMode = .skipAndReport,
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
+    ) -> AsyncDocumentStream<Chunks> where Chunks.Element: ContiguousBytes {
+        AsyncDocumentStream(chunks: chunks, mode: mode, maxBlockExpansion: maxBlockExpansion)
     }
 }
 

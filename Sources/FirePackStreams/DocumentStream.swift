@@ -214,8 +214,10 @@ public final class DocumentStreamWriter {
                     )
                 }
                 // The close record counts every record and the index lists every block: count and list the existing
-                // ones (one pass, one block in memory).
-                let reader = try DocumentStreamReader(source: FileSource(path: path))
+                // ones (one pass, one block in memory). Every block of the file being extended is counted, the ones
+                // that FirePack wrote before the expansion rule (§8) too: a block left out here would be left out of
+                // the new index.
+                let reader = try DocumentStreamReader(source: FileSource(path: path), maxBlockExpansion: .max)
                 reader.listsBlocks = true
                 while try reader.nextRecord() != nil {}
                 return DocumentStreamWriter(

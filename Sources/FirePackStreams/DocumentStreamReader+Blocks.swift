@@ -49,9 +49,9 @@ extension DocumentStreamReader {
     )
 
     /// Opens the block whose body (CRC-32 checked) is `body`, at `blockOffset`: reads its header, decompresses its
-    /// data and checks that its lengths add up. Returns false when the block is invalid (reported as a problem,
-    /// `invalidBlock`, at the block's marker; its records are lost, and counted as such once a later block's header
-    /// says how many came before it).
+    /// data and checks that its lengths add up. Returns false when the block is invalid or past the expansion limit
+    /// (reported as a problem, `invalidBlock` or `limitExceeded`, at the block's marker; its records are lost, and
+    /// counted as such once a later block's header says how many came before it).
     func open(block body: UnsafeRawBufferPointer, at blockOffset: Int) throws -> Bool {
         let header: BlockHeader
         let unpacked: Result<BlockHeader, InvalidBlock>
@@ -66,7 +66,11 @@ extension DocumentStreamReader {
         switch unpacked {
         case .success(let unpacked): header = unpacked
         case .failure(let problem):
-            try report(blockOffset, .invalidBlock, problem.reason)
+            if let needed = problem.expansionNeeded {
+                blocksPastExpansion += 1
+                blockExpansionNeeded = Swift.max(blockExpansionNeeded, needed)
+            }
+            try report(blockOffset, problem.code, problem.reason)
             return false
         }
         if listsBlocks { blockList.append((blockOffset, header.count)) }
@@ -112,9 +116,13 @@ extension DocumentStreamReader {
             maxSize: maxRecordLength, maxExpansion: maxBlockExpansion)
     }
 
-    /// Why a block whose CRC-32 checks out is invalid (`invalidBlock`).
+    /// Why a block whose CRC-32 checks out is not read: invalid (`invalidBlock`), or past what the reader allows
+    /// (`limitExceeded`: `maxBlockExpansion`), which a reader allowing more reads.
     struct InvalidBlock: Error {
         let reason: String
+        var code = FirePackError.Code.invalidBlock
+        /// Past the expansion limit: how much reading the block needs (at least).
+        var expansionNeeded: Int?
     }
 
     /// Reads the header of the block whose body is `body`, decompresses its data into `openBlock.data` and checks
@@ -147,13 +155,25 @@ extension DocumentStreamReader {
         let inStream = body.count + DocumentStreamFormat.recordHeaderLength
         let (product, overflow) = inStream.multipliedReportingOverflow(by: maxExpansion)
         let allowance = overflow ? Int.max : product
-        func expansion(_ what: String, _ bytes: String) -> InvalidBlock {
-            InvalidBlock(
-                reason:
-                    "a \(header.codec) block whose \(what) (\(bytes) bytes) would be more than \(maxExpansion) times its \(inStream) bytes in the stream (DocumentStreamReader.maxBlockExpansion)"
-            )
+        // Past the reader's limit, refused before it is unpacked: a stream that FirePack wrote before the rule, or
+        // another writer's, may hold such blocks, and a reader allowing as much as the message says (at least)
+        // reads them. What they need (`needing` bytes unpacked) counts, in the columns form, the rows too: when only
+        // `size` was checked, at least the documents and a byte of length each.
+        func sum(_ a: Int, _ b: Int) -> Int {
+            let (sum, overflow) = a.addingReportingOverflow(b)
+            return overflow ? .max : sum
         }
-        guard header.size <= allowance else { return .failure(expansion("data", "\(header.size)")) }
+        func expansion(_ what: String, _ bytes: String, needing: Int) -> InvalidBlock {
+            let needed = needing / inStream + (needing % inStream == 0 ? 0 : 1)
+            return InvalidBlock(
+                reason:
+                    "a \(header.codec) block whose \(what) (\(bytes) bytes) would be more than \(maxExpansion) times its \(inStream) bytes in the stream: past the block-expansion limit, refused before it was unpacked (reading it needs a limit of at least \(needed))",
+                code: .limitExceeded, expansionNeeded: needed)
+        }
+        guard header.size <= allowance else {
+            let least = header.columns ? sum(header.size, sum(header.documents, header.count)) : header.size
+            return .failure(expansion("data", "\(header.size)", needing: least))
+        }
         let stored = UnsafeRawBufferPointer(rebasing: body[header.dataStart...])
         if header.columns {
             // Decompressed into a buffer of its own, then the rows rebuilt into the block's data.
@@ -168,7 +188,10 @@ extension DocumentStreamReader {
                     UnsafeRawBufferPointer(form), count: header.count, documents: header.documents,
                     maxSize: maxRecordLength)
                 guard rows <= allowance - header.size else {
-                    return .failure(expansion("data and the rows rebuilt from it", "\(header.size) + \(rows)"))
+                    return .failure(
+                        expansion(
+                            "data and the rows rebuilt from it", "\(header.size) + \(rows)",
+                            needing: sum(header.size, rows)))
                 }
                 let data = openBlock.dataBuffer(size: rows)
                 try BlockColumns.join(

@@ -84,7 +84,8 @@ extension DocumentStreamReader {
     /// its number).
     public static func reading(
         path: String, fromRecord number: Int, mode: ErrorMode = .skipAndReport,
-        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength, limits: ReaderLimits = .default
+        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
     ) throws -> DocumentStreamReader {
         guard number >= 0 else {
             throw FirePackError(.invalidValue, "a record number is 0 or more, not \(number)")
@@ -92,12 +93,14 @@ extension DocumentStreamReader {
         var seeking: DocumentStreamReader?
         if let blocks = try blockIndex(path: path, maxRecordLength: maxRecordLength), !blocks.isEmpty {
             seeking = try seekingReader(
-                path: path, blocks, to: number, mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+                path: path, blocks, to: number, mode: mode, maxRecordLength: maxRecordLength,
+                maxBlockExpansion: maxBlockExpansion, limits: limits)
         }
         let reader =
             try seeking
             ?? DocumentStreamReader(
-                source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+                source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength,
+                maxBlockExpansion: maxBlockExpansion, limits: limits)
         // Records before `number` are passed over; the first at or after it (later than it when it was lost to
         // damage) is handed back to be read first.
         while reader.nextNumber <= number, let record = try reader.nextRecord() {
@@ -114,7 +117,7 @@ extension DocumentStreamReader {
     /// so that the caller reads the stream from its start instead.
     private static func seekingReader(
         path: String, _ blocks: [StreamBlock], to number: Int, mode: ErrorMode, maxRecordLength: Int,
-        limits: ReaderLimits
+        maxBlockExpansion: Int, limits: ReaderLimits
     ) throws -> DocumentStreamReader? {
         // The last block whose first record is at or before `number`.
         var low = 0, high = blocks.count - 1
@@ -129,14 +132,16 @@ extension DocumentStreamReader {
         var block = low
         guard
             var candidate = try blockReader(
-                path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+                path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength,
+                maxBlockExpansion: maxBlockExpansion, limits: limits)
         else { return nil }
         var first = try candidate.nextRecord()
         while block > 0, let record = first, record.number > number {
             block -= 1
             guard
                 let earlier = try blockReader(
-                    path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+                    path: path, blocks[block], mode: mode, maxRecordLength: maxRecordLength,
+                    maxBlockExpansion: maxBlockExpansion, limits: limits)
             else { return nil }
             candidate = earlier
             first = try candidate.nextRecord()
@@ -149,7 +154,8 @@ extension DocumentStreamReader {
     /// (not the index's count, which may be lower: see `reading(path:fromRecord:)`); nil when the block's offset does
     /// not start with a block's marker.
     private static func blockReader(
-        path: String, _ block: StreamBlock, mode: ErrorMode, maxRecordLength: Int, limits: ReaderLimits
+        path: String, _ block: StreamBlock, mode: ErrorMode, maxRecordLength: Int, maxBlockExpansion: Int,
+        limits: ReaderLimits
     ) throws -> DocumentStreamReader? {
         let file = try FileSource(path: path)
         guard
@@ -162,6 +168,7 @@ extension DocumentStreamReader {
         let reader = DocumentStreamReader(
             rangeOf: file, version: 3, offset: block.offset, end: Int.max, mode: mode,
             maxRecordLength: maxRecordLength, limits: limits)
+        reader.maxBlockExpansion = maxBlockExpansion
         reader.synchronizing = false
         reader.numbersFromStreamStart = true
         // Below the block's `first`, so that it numbers the records: a gap is reported only from the stream's first

@@ -21,7 +21,7 @@ extension DocumentStreamReader {
     public static func reading(
         path: String, offset: Int, length: Int?, mode: ErrorMode = .skipAndReport,
         maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
-        limits: ReaderLimits = .default
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
     ) throws -> DocumentStreamReader {
         guard offset >= 0, (length ?? 0) >= 0 else {
             throw FirePackError(
@@ -29,7 +29,8 @@ extension DocumentStreamReader {
         }
         let end = length.map { offset.addingReportingOverflow($0).overflow ? Int.max : offset + $0 } ?? Int.max
         let whole = try DocumentStreamReader(
-            source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength, limits: limits)
+            source: FileSource(path: path), mode: mode, maxRecordLength: maxRecordLength,
+            maxBlockExpansion: maxBlockExpansion, limits: limits)
         if offset <= DocumentStreamFormat.header.count {
             whole.rangeEnd = end
             whole.numbersFromStreamStart = false
@@ -43,9 +44,11 @@ extension DocumentStreamReader {
         guard lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
             throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(offset): \(systemError())")
         }
-        return DocumentStreamReader(
+        let range = DocumentStreamReader(
             rangeOf: file, version: whole.version, offset: offset, end: end, mode: mode,
             maxRecordLength: maxRecordLength, limits: limits)
+        range.maxBlockExpansion = maxBlockExpansion
+        return range
     }
 
     /// A reader positioned at `offset` of a stream of `version`, looking for its first intact record.

@@ -102,6 +102,11 @@ public final class DocumentStreamReader {
     /// How many of the problems are places where whole records are missing (`missingRecords`), not damage: one
     /// problem however many records it stands for.
     public var missingRecordPlaces: Int { problemCounts[.missingRecords] ?? 0 }
+    /// Version 3: how many blocks were refused as past `maxBlockExpansion` (each one problem, `limitExceeded`):
+    /// not damage; a reader allowing `blockExpansionNeeded` reads them.
+    public internal(set) var blocksPastExpansion = 0
+    /// The most any block refused as past `maxBlockExpansion` needs (at least; 0 when none was refused).
+    public internal(set) var blockExpansionNeeded = 0
     /// `.stopAtFirstError`: the problem that stopped the reader, thrown again by every later read.
     @exclusivity(unchecked) var stopProblem: StreamProblem?
     /// The error that ended a `documents` or `values(as:)` sequence early, if one did.
@@ -138,12 +143,12 @@ public final class DocumentStreamReader {
     var readAhead: BlockReadAhead?
     /// Version 3: how many bytes unpacking a block may give per byte of the block in the stream (its marker, length,
     /// CRC-32 and body): its data decompressed and, in the columns form, its rows rebuilt. A block that claims more is
-    /// `invalidBlock`, refused before that work is done, so that no stream makes a reader decompress more than this
-    /// many bytes per byte it reads (Docs/FORMAT.md §8, "Expansion"). FirePack's writers keep to the default since
-    /// the rule was made (2026-12-02); raise it only to read a stream that does not: another writer's, or one that
-    /// FirePack wrote before then holding megabytes of one byte repeated (or documents repeating long keys); set it
-    /// before the first read. By default `DocumentStreamFormat.maxBlockExpansion` (1,024, about gzip's own most,
-    /// 1,032).
+    /// refused before that work is done — `limitExceeded` at its marker, whose message says how much reading it
+    /// needs — so that no stream makes a reader decompress more than this many bytes per byte it reads
+    /// (Docs/FORMAT.md §8, "Expansion"). FirePack's writers keep to the default since the rule was made (2026-12-02);
+    /// raise it only to read a stream that does not: another writer's, or one that FirePack wrote before then holding
+    /// megabytes of one byte repeated (or of one document repeated); set it before the first read, or pass it to the
+    /// initializer. By default `DocumentStreamFormat.maxBlockExpansion` (1,024, about gzip's own most, 1,032).
     public var maxBlockExpansion = DocumentStreamFormat.maxBlockExpansion {
         didSet { maxBlockExpansion = Swift.max(maxBlockExpansion, 1) }
     }
@@ -189,9 +194,10 @@ public final class DocumentStreamReader {
     public convenience init(
         source: ByteSource, mode: ErrorMode = .skipAndReport,
         maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
-        limits: ReaderLimits = .default
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
     ) throws {
         self.init(uncheckedSource: source, mode: mode, maxRecordLength: maxRecordLength, limits: limits, version: 0)
+        self.maxBlockExpansion = maxBlockExpansion
         try fill(atLeast: DocumentStreamFormat.header.count)
         // Front to back (Docs/FORMAT.md §5, §8): a byte that differs from the magic is `badMagic` at that byte; a
         // header cut short while its bytes match is `truncated` at its first byte; then the version, then the flags.

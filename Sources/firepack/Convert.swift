@@ -108,6 +108,8 @@ struct Convert: ParsableCommand {
     @Flag(help: "Allow the output to be the input file; it is replaced only once the new contents are complete.")
     var inPlace = false
 
+    @OptionGroup var streamLimits: StreamLimitOptions
+
     func validate() throws {
         _ = try resolveTime()
         if let codec, BlockCodec(name: codec) == nil { throw ValidationError("--codec is zstd, deflate or none") }
@@ -161,6 +163,7 @@ struct Convert: ParsableCommand {
         } else {
             throw FileFormat.unknownFormat(path: input, role: "input")
         }
+        try streamLimits.refuseUnlessStream(inputFormat)
         // Opened before any work: an unwritable destination is reported at once. A file changes only at the end.
         let outputCounter = CountingSink(try Files.sink(output, gzip: false))
         let sink: ByteSink = outputGzip ? try GzipSink(outputCounter) : outputCounter
@@ -187,7 +190,8 @@ struct Convert: ParsableCommand {
             }
             // One table of formats (FileFormat.documentInput / documentOutput): single values (fpk, json) read as
             // their documents and are written as an array of them; streams document by document.
-            let documents = try inputFormat.documentInput(source, file: input, naming: naming)
+            let documents = try inputFormat.documentInput(
+                source, file: input, naming: naming, maxBlockExpansion: streamLimits.blockExpansion)
             let singleObject =
                 (documents as? ValueInput)?.isSingleObject ?? (documents as? JSONArrayReader)?.isSingleObject ?? false
             if singleObject && outputFormat != .firestoreProto {
@@ -222,11 +226,13 @@ struct Convert: ParsableCommand {
                 let outcome =
                     OutputFile.isWrittenInPlace(output)
                     ? "\(records) intact record(s) converted" : "\(output) not written"
-                let advice = inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : ""
-                throw CommandFailure(
-                    message:
-                        "\(input): \(problemSummary(documents.problemCount, missingPlaces: documents.missingRecordPlaces, records: (records, documents.closedRecordCount))); \(outcome)\(advice)"
-                )
+                let advice =
+                    expansionAdvice(documents.pastExpansion).map { " (\($0))" }
+                    ?? (inputFormat == .fpks ? " (keep the intact records with firepack validate --repair)" : "")
+                let summary = problemSummary(
+                    documents.problemCount, missingPlaces: documents.missingRecordPlaces,
+                    pastExpansion: documents.pastExpansion.blocks, records: (records, documents.closedRecordCount))
+                throw CommandFailure(message: "\(input): \(summary); \(outcome)\(advice)")
             }
             try conversion.finish()
             let repeats = conversion.repeatedPaths

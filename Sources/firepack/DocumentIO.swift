@@ -11,6 +11,9 @@ protocol DocumentInput: DocumentSource {
     var problemCount: Int { get }
     /// How many of those problems are places where whole records are missing (`missingRecords`), not damage.
     var missingRecordPlaces: Int { get }
+    /// How many of those problems are version-3 blocks past the block-expansion limit, not damage, and how much
+    /// reading them needs (`DocumentStreamReader.blocksPastExpansion`).
+    var pastExpansion: (blocks: Int, needed: Int) { get }
     /// The records a closed stream's close record counts, once its end is reached; nil for other inputs.
     var closedRecordCount: Int? { get }
     /// The documents as the library's conversion takes them (a stream's records as `StreamDocuments`, for its direct
@@ -24,6 +27,7 @@ extension DocumentInput {
     var problems: [String] { [] }
     var problemCount: Int { problems.count }
     var missingRecordPlaces: Int { 0 }
+    var pastExpansion: (blocks: Int, needed: Int) { (0, 0) }
     var closedRecordCount: Int? { nil }
     var documents: any DocumentSource { self }
     func reportEnd() {}
@@ -33,8 +37,8 @@ final class StreamInput: DocumentInput {
     let reader: DocumentStreamReader
     let file: String
     let documents: any DocumentSource
-    convenience init(_ source: ByteSource, file: String) throws {
-        try self.init(DocumentStreamReader(source: source), file: file)
+    convenience init(_ source: ByteSource, file: String, maxBlockExpansion: Int) throws {
+        try self.init(DocumentStreamReader(source: source, maxBlockExpansion: maxBlockExpansion), file: file)
     }
     init(_ reader: DocumentStreamReader, file: String) {
         self.reader = reader
@@ -51,6 +55,7 @@ final class StreamInput: DocumentInput {
     var problems: [String] { reader.problems.map { "\(file): \($0)" } }
     var problemCount: Int { reader.problemCount }
     var missingRecordPlaces: Int { reader.missingRecordPlaces }
+    var pastExpansion: (blocks: Int, needed: Int) { (reader.blocksPastExpansion, reader.blockExpansionNeeded) }
     var closedRecordCount: Int? {
         if case .closed(let count)? = reader.completion { return count }
         return nil
@@ -71,19 +76,35 @@ final class StreamInput: DocumentInput {
 extension JSONLinesReader: DocumentInput {}
 
 /// What the commands say of the problems a reader met: `problems` of which `missingPlaces` are places where whole
-/// records are missing, the rest damaged records ("2 damaged record(s) and records missing in 1 place"); with
-/// `records`, the intact records read and the close record's count, how many of them were not read — a damaged
-/// version-3 block is one problem however many records it held.
-func problemSummary(_ problems: Int, missingPlaces: Int, records: (read: Int, total: Int?)? = nil) -> String {
-    let damaged = problems - missingPlaces
-    let missing = "records missing in \(missingPlaces) place\(missingPlaces == 1 ? "" : "s")"
+/// records are missing and `pastExpansion` blocks past the block-expansion limit, the rest damaged records ("2
+/// damaged record(s) and records missing in 1 place"); with `records`, the intact records read and the close
+/// record's count, how many of them were not read — a damaged version-3 block is one problem however many records
+/// it held.
+func problemSummary(
+    _ problems: Int, missingPlaces: Int, pastExpansion: Int = 0, records: (read: Int, total: Int?)? = nil
+) -> String {
+    let damaged = problems - missingPlaces - pastExpansion
+    var parts: [String] = []
+    if damaged > 0 || (missingPlaces == 0 && pastExpansion == 0) { parts.append("\(damaged) damaged record(s)") }
+    if pastExpansion > 0 {
+        parts.append("\(pastExpansion) block\(pastExpansion == 1 ? "" : "s") past the block-expansion limit")
+    }
+    if missingPlaces > 0 { parts.append("records missing in \(missingPlaces) place\(missingPlaces == 1 ? "" : "s")") }
     var summary =
-        missingPlaces == 0
-        ? "\(damaged) damaged record(s)" : damaged == 0 ? missing : "\(damaged) damaged record(s) and \(missing)"
+        parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
     if let read = records?.read, let total = records?.total, total > read {
         summary += ": \(total - read) of \(total) records not read"
     }
     return summary
+}
+
+/// How to read the blocks refused as past the block-expansion limit (`DocumentInput.pastExpansion`): nil when none
+/// was.
+func expansionAdvice(_ past: (blocks: Int, needed: Int)) -> String? {
+    guard past.blocks > 0 else { return nil }
+    let (them, were, it) = past.blocks == 1 ? ("the block", "was", "it") : ("the \(past.blocks) blocks", "were", "them")
+    return
+        "\(them) past the block-expansion limit \(were) refused before being unpacked, not as damage: read \(it) with --max-block-expansion \(past.needed) or more (a stream written before 2026-12-02, or by another writer)"
 }
 
 /// The library's readers of each format: no damaged records are skipped (they are errors).
@@ -186,10 +207,14 @@ extension FileFormat {
         try sink.finish()
     }
 
-    /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole.
-    func documentInput(_ source: ByteSource, file: String, naming: DocumentNaming) throws -> DocumentInput {
+    /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole;
+    /// `maxBlockExpansion` is the stream reader's (`--max-block-expansion`).
+    func documentInput(
+        _ source: ByteSource, file: String, naming: DocumentNaming,
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
+    ) throws -> DocumentInput {
         switch self {
-        case .fpks: try StreamInput(source, file: file)
+        case .fpks: try StreamInput(source, file: file, maxBlockExpansion: maxBlockExpansion)
         case .jsonl: JSONLinesReader(source, naming: naming)
         case .firestoreJSON: FirestoreJSONReader(source)
         case .firestoreProto: FirestoreProtoReader(source)

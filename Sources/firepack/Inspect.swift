@@ -71,14 +71,18 @@ struct Inspect: ParsableCommand {
             // A closed version-3 stream's index finds the record's block: one block read, not the stream.
             Files.discardKept()
             do {
-                input = StreamInput(try DocumentStreamReader.reading(path: file, fromRecord: record), file: file)
+                input = StreamInput(
+                    try DocumentStreamReader.reading(
+                        path: file, fromRecord: record, maxBlockExpansion: self.input.streamLimits.blockExpansion),
+                    file: file)
             } catch let error as FirePackError {
                 throw CommandFailure.data(file, error)
             }
         } else {
             let source = try Files.source(file, gzip: gzip, format: format)
             input = try format.documentInput(
-                source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+                source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil),
+                maxBlockExpansion: self.input.streamLimits.blockExpansion)
         }
         let stream = (input as? StreamInput)?.reader
         var number = 0, listedProblems = 0, count = 0
@@ -89,8 +93,10 @@ struct Inspect: ParsableCommand {
                 let problem = stream.problems[listedProblems]
                 listedProblems += 1
                 if record == nil {
+                    // A block past the expansion limit is refused, not damaged (Docs/FORMAT.md §8, "Expansion").
+                    let what = problem.reason.contains("past the block-expansion limit") ? "refused" : "damaged"
                     try StandardStreams.printChecked(
-                        "record \(problem.recordNumber): damaged at byte \(problem.offset): \(problem.reason)")
+                        "record \(problem.recordNumber): \(what) at byte \(problem.offset): \(problem.reason)")
                 }
             }
         }
@@ -131,16 +137,20 @@ struct Inspect: ParsableCommand {
                 "firepack: \(file): \(damaged - listedProblems) more problem(s) not listed\n")
         }
         let recordsFound = stream?.recordsFound ?? number + 1
-        let summary = problemSummary(damaged, missingPlaces: stream?.missingRecordPlaces ?? input.missingRecordPlaces)
+        let summary = problemSummary(
+            damaged, missingPlaces: stream?.missingRecordPlaces ?? input.missingRecordPlaces,
+            pastExpansion: input.pastExpansion.blocks)
+        let advice = expansionAdvice(input.pastExpansion) ?? "firepack validate says why"
+        let part = input.pastExpansion.blocks > 0 ? "a part of the stream not read" : "a damaged part of the stream"
         if let record {
             // Damage is what kept the record from being shown when the stream counts it.
             throw CommandFailure(
                 message: damaged > 0 && record < recordsFound
-                    ? "\(file): record \(record) is in a damaged part of the stream (\(summary)); firepack validate says why"
+                    ? "\(file): record \(record) is in \(part) (\(summary)); \(advice)"
                     : "\(file): no record \(record) (the stream has \(recordsFound))")
         }
         // What was listed is not all the input holds: the command fails, as `stats` and `schema` do.
-        if damaged > 0 { throw CommandFailure(message: "\(file): \(summary); firepack validate says why") }
+        if damaged > 0 { throw CommandFailure(message: "\(file): \(summary); \(advice)") }
     }
 
     /// The next document and its record number (a `.fpks` record's own number; else the count so far).

@@ -27,6 +27,8 @@ struct Schema: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
+    @OptionGroup var streamLimits: StreamLimitOptions
+
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file") }
         if let sample, sample <= 0 { throw ValidationError("--sample must be positive") }
@@ -37,7 +39,9 @@ struct Schema: ParsableCommand {
         let lines: [FieldReport]
         do {
             // `-` is standard input, read once (`FirePackRecordSource` reads what is not a regular file so).
-            profile = try DocumentProfile.of(paths: files.map { $0 == "-" ? "/dev/stdin" : $0 }, sample: sample)
+            profile = try DocumentProfile.of(
+                paths: files.map { $0 == "-" ? "/dev/stdin" : $0 }, sample: sample,
+                maxBlockExpansion: streamLimits.blockExpansion)
             lines = try profile.report()
         } catch let error as FirePackError {
             throw CommandFailure.data(files.count == 1 ? files[0] : files.joined(separator: ", "), error)
@@ -59,10 +63,14 @@ struct Schema: ParsableCommand {
             try StandardStreams.printChecked(String(text.dropLast()))
         }
         if profile.problemCount > 0 {
+            let summary = problemSummary(
+                profile.problemCount, missingPlaces: profile.missingRecordPlaces,
+                pastExpansion: profile.blocksPastExpansion)
+            let advice =
+                expansionAdvice((profile.blocksPastExpansion, profile.blockExpansionNeeded))
+                ?? "firepack validate says which and why"
             throw CommandFailure(
-                message:
-                    "\(files.joined(separator: ", ")): \(problemSummary(profile.problemCount, missingPlaces: profile.missingRecordPlaces)) left out of this profile; firepack validate says which and why"
-            )
+                message: "\(files.joined(separator: ", ")): \(summary) left out of this profile; \(advice)")
         }
     }
 }

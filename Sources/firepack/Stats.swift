@@ -39,19 +39,22 @@ struct Stats: ParsableCommand {
             try text.withUnsafeBytes { try json.write($0) }
         }
         var documents = 0, damaged = 0, missingPlaces = 0
+        var pastExpansion = (blocks: 0, needed: 0)
         var total: Int?
         do {
             if format.isStream {
                 let source = try Files.source(file, gzip: gzip, format: format)
                 let input = try format.documentInput(
                     source, file: file,
-                    naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil))
+                    naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil),
+                    maxBlockExpansion: self.input.streamLimits.blockExpansion)
                 while let document = try input.next() {
                     try add(.map(document.fields))
                     documents += 1
                 }
                 damaged = input.problemCount
                 missingPlaces = input.missingRecordPlaces
+                pastExpansion = input.pastExpansion
                 total = input.closedRecordCount
             } else {
                 try add(format.readValue(StandardStreams.read(file, gzip: gzip), file: file))
@@ -63,22 +66,25 @@ struct Stats: ParsableCommand {
         try StandardStreams.printChecked(
             report(
                 format: format, documents: documents, census: census,
-                sizes: (packed.count, packedGzip.count, json.count), damaged: damaged, missingPlaces: missingPlaces))
+                sizes: (packed.count, packedGzip.count, json.count), damaged: damaged, missingPlaces: missingPlaces,
+                pastExpansion: pastExpansion.blocks))
         // Damage is reported as validate reports it (and counted in the first line above), never passed over.
         if damaged > 0 {
-            throw CommandFailure(
-                message:
-                    "\(file): \(problemSummary(damaged, missingPlaces: missingPlaces, records: (documents, total))), left out of these figures; firepack validate says which and why"
-            )
+            let summary = problemSummary(
+                damaged, missingPlaces: missingPlaces, pastExpansion: pastExpansion.blocks, records: (documents, total))
+            let advice = expansionAdvice(pastExpansion) ?? "firepack validate says which and why"
+            throw CommandFailure(message: "\(file): \(summary), left out of these figures; \(advice)")
         }
     }
 
     func report(
         format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int),
         damaged: Int = 0,
-        missingPlaces: Int = 0
+        missingPlaces: Int = 0, pastExpansion: Int = 0
     ) -> String {
-        let damage = damaged > 0 ? ", \(problemSummary(damaged, missingPlaces: missingPlaces)) left out" : ""
+        let damage =
+            damaged > 0
+            ? ", \(problemSummary(damaged, missingPlaces: missingPlaces, pastExpansion: pastExpansion)) left out" : ""
         var lines = ["\(file): \(format.rawValue)\(format.isStream ? ", \(documents) documents\(damage)" : "")", ""]
         func column(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text

@@ -75,6 +75,8 @@ struct Validate: ParsableCommand {
         if let repair { try Files.refuseOverwriting(input: file, with: repair, option: "--repair", inPlace: inPlace) }
         let limits = ReaderLimits(maxDepth: maxDepth)
         var problems = ProblemReport(maxExamples: maxProblems)
+        // How to read what a limit refused (said after the problems).
+        var advice: String?
         var documents = 0
         var completion = ""
         // Two documents at one path: Firestore would keep only the later write.
@@ -82,7 +84,8 @@ struct Validate: ParsableCommand {
         let source = try Files.source(file, gzip: gzip, format: format)
         do {
             if format == .fpks {
-                let reader = try DocumentStreamReader(source: source, limits: limits)
+                let reader = try DocumentStreamReader(
+                    source: source, maxBlockExpansion: input.streamLimits.blockExpansion, limits: limits)
                 // The repaired copy keeps the stream's version (version 1, which has no close record, becomes 2).
                 let repaired = try repair.map {
                     try DocumentStreamWriter(
@@ -109,12 +112,31 @@ struct Validate: ParsableCommand {
                         }
                     }
                 }
-                // Damaged records: the reader keeps the first ones' descriptions and counts every one by kind.
+                // Damaged records: the reader keeps the first ones' descriptions and counts every one by kind. Blocks
+                // past the block-expansion limit are not damage, and are counted apart.
                 for problem in reader.problems { problems.addExample(problem.description) }
-                for (code, count) in reader.problemCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                for (code, all) in reader.problemCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    let count = code == .limitExceeded ? all - reader.blocksPastExpansion : all
+                    guard count > 0 else { continue }
                     problems.add(
                         kind: "\(code == .missingRecords ? "records missing" : "damaged record") (\(code))",
                         count: count)
+                }
+                advice = expansionAdvice((reader.blocksPastExpansion, reader.blockExpansionNeeded))
+                if let advice {
+                    problems.add(
+                        kind: "past the block-expansion limit (limitExceeded)", count: reader.blocksPastExpansion)
+                    // A repair leaves out damage only: these blocks' records are intact.
+                    if let repair {
+                        for problem in reader.problems { StandardStreams.writeError("firepack: \(file): \(problem)\n") }
+                        // A file is left as it was; standard output or a pipe has had the records before the block
+                        // and gets no close record.
+                        let outcome =
+                            OutputFile.isWrittenInPlace(repair)
+                            ? "the stream written to \(repair) is not closed" : "\(repair) not written"
+                        throw CommandFailure(
+                            message: "\(outcome): --repair leaves out damaged records only, and \(advice)")
+                    }
                 }
                 switch reader.completion {
                 // Fewer than counted with no damage to explain it: the reader reported them (`missingRecords`).
@@ -221,7 +243,7 @@ struct Validate: ParsableCommand {
             throw CommandFailure.data(file, error)
         }
         if let note = paths.partialNote { StandardStreams.writeError("firepack: note: \(file): \(note)\n") }
-        try report(problems, format: format, documents: documents, completion: completion)
+        try report(problems, format: format, documents: documents, completion: completion, advice: advice)
     }
 
     /// Checks a JSON array's elements (and, with --firestore-limits, each as a document).
@@ -260,8 +282,11 @@ struct Validate: ParsableCommand {
     }
 
     /// Prints the problems and the verdict; throws (exit 1) when there are problems.
-    func report(_ problems: ProblemReport, format: FileFormat, documents: Int, completion: String) throws {
+    func report(
+        _ problems: ProblemReport, format: FileFormat, documents: Int, completion: String, advice: String? = nil
+    ) throws {
         for line in problems.lines(prefix: "firepack: \(file): ") { StandardStreams.writeError(line + "\n") }
+        if let advice { StandardStreams.writeError("firepack: \(file): \(advice)\n") }
         if canonical && problems.isEmpty { try StandardStreams.printChecked("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
         guard problems.isEmpty else {

@@ -60,7 +60,8 @@ struct BlockExpansionTests {
             let stream = DocumentStreamFormat.header + framed(bomb) + framed(try body(of: small, first: 1, codec: .none))
 
             let (records, reader) = try helper.read(stream)
-            #expect(reader.problems.map(\.code) == [.invalidBlock], "\(codec): \(reader.problems)")
+            // Past a limit, not damage: a reader allowing more reads it (below).
+            #expect(reader.problems.map(\.code) == [.limitExceeded], "\(codec): \(reader.problems)")
             #expect(reader.problems.first?.offset == 6 && reader.problems.first?.recordNumber == 0)
             #expect(reader.problems.first?.reason.contains("more than 1024 times its \(bomb.count + 12) bytes") == true)
             #expect(records.map(\.number) == [1] && records.first?.document == small)
@@ -113,9 +114,23 @@ struct BlockExpansionTests {
         }
         let (records, reader) = try helper.read(stream)
         #expect(records.isEmpty)
-        #expect(reader.problems.count == 64 && reader.problems.allSatisfy { $0.code == .invalidBlock })
+        #expect(reader.problems.count == 64 && reader.problems.allSatisfy { $0.code == .limitExceeded })
         #expect(reader.problems.allSatisfy { $0.reason.contains("more than 1024 times") }, "\(reader.problems.prefix(2))")
         #expect(reader.problems.map(\.recordNumber) == Array(0..<64))
+    }
+
+    /// What `DocumentStreamReader.unpack` makes of the block `body` at `offset` (its buffers released after).
+    func unpack(_ body: [UInt8], at offset: Int, maxExpansion: Int)
+        -> Result<DocumentStreamReader.BlockHeader, DocumentStreamReader.InvalidBlock>
+    {
+        var block = OpenBlock()
+        defer {
+            block.data?.deallocate()
+            block.columns?.deallocate()
+        }
+        return body.withUnsafeBytes {
+            DocumentStreamReader.unpack(block: $0, at: offset, maxSize: 64 << 20, maxExpansion: maxExpansion, into: &block)
+        }
     }
 
     @Test("the rows a block in columns rebuilds count: checked before they are rebuilt")
@@ -129,19 +144,22 @@ struct BlockExpansionTests {
         let body = Array(bytes[(offset + 12)..<(offset + 12 + length)])
         try #require(body[0] & 0x10 != 0, "the block is in the columns form")
         for (expansion, refused) in [(1, true), (1024, false)] {
-            var block = OpenBlock()
-            defer {
-                block.data?.deallocate()
-                block.columns?.deallocate()
-            }
-            let result = body.withUnsafeBytes {
-                DocumentStreamReader.unpack(block: $0, at: offset, maxSize: 64 << 20, maxExpansion: expansion, into: &block)
-            }
-            switch result {
+            switch unpack(body, at: offset, maxExpansion: expansion) {
             case .success(let header):
                 #expect(!refused && header.count == 200)
             case .failure(let problem):
                 #expect(refused && problem.reason.contains("the rows rebuilt from it"), "\(problem.reason)")
+                // A limit, not damage, and what it says is exactly what reads the block: its data and rows per
+                // byte of it in the stream, rounded up.
+                #expect(problem.code == .limitExceeded)
+                let needed = try #require(problem.expansionNeeded)
+                for (limit, reads) in [(needed, true), (needed - 1, false)] {
+                    if case .success = unpack(body, at: offset, maxExpansion: limit) {
+                        #expect(reads, "\(limit)")
+                    } else {
+                        #expect(!reads, "\(limit)")
+                    }
+                }
             }
         }
     }
@@ -170,17 +188,9 @@ struct BlockExpansionTests {
         for offset in helper.blockOffsets(bytes) {
             let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
             let body = Array(bytes[(offset + 12)..<(offset + 12 + length)])
-            var block = OpenBlock()
-            defer {
-                block.data?.deallocate()
-                block.columns?.deallocate()
-            }
             let stored = try body.withUnsafeBytes { try DocumentStreamReader.blockHeader($0, maxSize: 64 << 20) }
             // What readers allow by default, not one byte more.
-            let result = body.withUnsafeBytes {
-                DocumentStreamReader.unpack(block: $0, at: offset, maxSize: 64 << 20, maxExpansion: 1024, into: &block)
-            }
-            switch result {
+            switch unpack(body, at: offset, maxExpansion: 1024) {
             case .failure(let problem):
                 Issue.record("\(codec) block at \(offset): \(problem.reason)")
             case .success(let unpacked):

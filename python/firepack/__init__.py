@@ -30,7 +30,8 @@ def _flags(on_mismatch, on_damage):
 
 
 def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, columns=None, sample=None,
-                on_mismatch="error", on_damage="error", problems=None, sampled_schema=False, records=None):
+                on_mismatch="error", on_damage="error", problems=None, sampled_schema=False, records=None,
+                max_block_expansion=None):
     """A `pyarrow.RecordBatchReader` over the documents of `path` (a `.fpks`, `.fpks.gz` or `.fpk`).
 
     `offset`/`length` read one byte range: exactly the records whose sync marker starts in it, so adjacent ranges
@@ -44,6 +45,11 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     `on_damage="skip"` is skipped and reported in a `FirePackWarning` (and appended to the list `problems`).
     `sampled_schema=True` says `schema` came from `infer_schema(…, sample=N)`: fields it lacks and nulls it did not
     foresee are then errors (or counted with `on_mismatch="null"`), as when the reader infers from a sample itself.
+
+    `max_block_expansion` is how many bytes a version-3 block may unpack into per byte of it in the file (1,024 by
+    default, Docs/FORMAT.md §8 "Expansion"): a block past it is refused as `limitExceeded` — not damage — with the
+    value that reads it in the message. Raise it for a stream that FirePack wrote before 2026-12-02 holding
+    megabytes of one value repeated, or another writer's.
     """
     nulls, skip = _flags(on_mismatch, on_damage)
     if records is not None:
@@ -59,7 +65,8 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
         records = (start, stop)
     native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
                                   schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
-                                  sampled_schema=sampled_schema, records=records)
+                                  sampled_schema=sampled_schema, records=records,
+                                  max_block_expansion=max_block_expansion)
     name = os.fsdecode(path)
     # Only a read to the end of the file can find the stream unclosed, and a range that starts inside the close
     # record (a split of a few bytes) cannot see it: the file's own last bytes settle that.
@@ -75,7 +82,12 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
             yield from reader
         except (pa.ArrowException, OSError) as error:
             message = str(error)
-            raise FirePackError(message if name in message else f"{name}: {message}") from None
+            message = message if name in message else f"{name}: {message}"
+            # A block past the expansion limit (Docs/FORMAT.md §8): the option that reads it, by its Python name.
+            needed = native.report().get("block_expansion_needed", 0)
+            if needed and "block-expansion limit" in message:
+                message += f"; read it with max_block_expansion={needed} or more"
+            raise FirePackError(message) from None
         report = native.report()
         # A stream that ends without its close record may have been cut short (an interrupted copy, a writer that
         # crashed): said by the reader that reaches the end of the file, as `firepack convert` says it.
@@ -94,9 +106,16 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                 total = completion["closed"]
                 if total > report["rows"]:
                     lost = f": {total - report['rows']} of {total} records not read"
+            # Blocks refused as past the expansion limit are not damage: said apart, with the value that reads them.
+            past = report.get("blocks_past_expansion", 0)
+            damaged = report["problem_count"] - past
+            found = (f"{damaged} damaged record(s) skipped or gap(s) of missing records found" if damaged else "")
+            if past:
+                found += ("; " if found else "") + (
+                    f"{past} block(s) past the block-expansion limit skipped, refused before being unpacked, not as "
+                    f"damage: read them with max_block_expansion={report['block_expansion_needed']} or more")
             warnings.warn(FirePackWarning(
-                f"{path}: {report['problem_count']} damaged record(s) skipped or gap(s) of missing records found"
-                f"{lost}; first: "
+                f"{path}: {found}{lost}; first: "
                 + "; ".join(f"record {p['record']} at byte {p['offset']}: {p['reason']}" for p in report["problems"][:3])),
                 stacklevel=2)
         if report["warnings"]:
@@ -132,19 +151,20 @@ def read_table(path, columns=None, schema=None, **options):
         raise FirePackError(str(error)) from None
 
 
-def infer_schema(path, sample=None):
+def infer_schema(path, sample=None, *, max_block_expansion=None):
     """The schema `read_table` would use: the union of every field over all records of `path` (a path or a list of
     paths), or over the first `sample` records. Fields whose values disagree in type are kept as JSON text
-    (`firepack.type: value`); the schema's metadata `firepack.exact` says which and why."""
+    (`firepack.type: value`); the schema's metadata `firepack.exact` says which and why. `max_block_expansion`:
+    see `open_stream`."""
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
-    return _native.infer_schema(paths, sample)[0]
+    return _native.infer_schema(paths, sample, max_block_expansion)[0]
 
 
-def schema_report(path, sample=None):
+def schema_report(path, sample=None, *, max_block_expansion=None):
     """What inference saw: `{"documents", "problems", "fields": [{"path", "types": {type: count}, "absent",
     "column", "exact"?}]}`, the same as `firepack schema FILE --json`."""
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
-    return _native.infer_schema(paths, sample)[1]
+    return _native.infer_schema(paths, sample, max_block_expansion)[1]
 
 
 def splits(path, target_bytes):

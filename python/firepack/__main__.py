@@ -14,6 +14,19 @@ import pyarrow.parquet as pq
 import firepack
 
 FIREPACK_SUFFIXES = (".fpks", ".fpks.gz", ".fpk")
+EXPANSION_HELP = ("bytes a version-3 block may unpack into per byte of it (default 1024): raise it to read blocks "
+                  "refused as past it")
+
+
+def positive(text):
+    """An argument of 1 or more (argparse's type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"takes 1 or more, not {value}")
+    return value
 
 
 def convert(arguments):
@@ -21,7 +34,8 @@ def convert(arguments):
     if source == target:
         raise SystemExit("firepack: the output is the input")
     if source.endswith(FIREPACK_SUFFIXES) and target.endswith(".parquet"):
-        reader = firepack.open_stream(source, batch_size=arguments.batch_size, on_damage=arguments.on_damage)
+        reader = firepack.open_stream(source, batch_size=arguments.batch_size, on_damage=arguments.on_damage,
+                                      max_block_expansion=arguments.max_block_expansion)
         rows = 0
         temporary = target + ".partial"
         with pq.ParquetWriter(temporary, reader.schema, compression=arguments.compression) as writer:
@@ -32,6 +46,8 @@ def convert(arguments):
         os.replace(temporary, target)
         print(f"{source} → {target}: {rows} documents", file=sys.stderr)
     elif source.endswith(".parquet") and target.endswith(".fpks"):
+        if arguments.max_block_expansion is not None:
+            raise SystemExit("firepack: --max-block-expansion applies to FirePack input, not Parquet")
         parquet = pq.ParquetFile(source)
         import pyarrow as pa
         reader = pa.RecordBatchReader.from_batches(parquet.schema_arrow, parquet.iter_batches(batch_size=arguments.batch_size))
@@ -42,7 +58,8 @@ def convert(arguments):
 
 
 def schema(arguments):
-    report = firepack.schema_report(arguments.input, sample=arguments.sample)
+    report = firepack.schema_report(arguments.input, sample=arguments.sample,
+                                    max_block_expansion=arguments.max_block_expansion)
     if arguments.json:
         print(json.dumps(report, indent=2))
         return
@@ -51,6 +68,10 @@ def schema(arguments):
         types = ", ".join(f"{name} {count}" for name, count in field["types"].items())
         note = f"  ({field['exact']})" if "exact" in field else ""
         print(f"  {field['path']}: {field['column']} — {types}, absent {field['absent']}{note}")
+    if report.get("blocks_past_expansion"):
+        print(f"firepack: {report['blocks_past_expansion']} block(s) past the block-expansion limit left out of this "
+              f"profile: read them with --max-block-expansion {report['block_expansion_needed']} or more",
+              file=sys.stderr)
 
 
 def main(argv=None):
@@ -63,11 +84,13 @@ def main(argv=None):
     c.add_argument("--compression", default="zstd")
     c.add_argument("--collection", help="name documents COLLECTION/<row> when the table has no __name__ column")
     c.add_argument("--on-damage", choices=["error", "skip"], default="error")
+    c.add_argument("--max-block-expansion", type=positive, help=EXPANSION_HELP)
     c.set_defaults(run=convert)
     s = commands.add_parser("schema", help="the columns a file becomes, with the types seen per field")
     s.add_argument("input")
     s.add_argument("--sample", type=int)
     s.add_argument("--json", action="store_true")
+    s.add_argument("--max-block-expansion", type=positive, help=EXPANSION_HELP)
     s.set_defaults(run=schema)
     arguments = parser.parse_args(argv)
     try:

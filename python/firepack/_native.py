@@ -44,9 +44,11 @@ _error_p = ctypes.POINTER(ctypes.c_void_p)
 
 _lib.firepack_string_free.argtypes = [ctypes.c_void_p]
 _lib.firepack_string_free.restype = None
+_lib.firepack_arrow_version.argtypes = []
+_lib.firepack_arrow_version.restype = ctypes.c_void_p
 _lib.firepack_reader_open.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                                       _char_pp, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32,
-                                      _error_p]
+                                      ctypes.c_int64, _error_p]
 _lib.firepack_reader_open.restype = ctypes.c_void_p
 _lib.firepack_reader_export_stream.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 _lib.firepack_reader_export_stream.restype = None
@@ -56,13 +58,18 @@ _lib.firepack_reader_report.argtypes = [ctypes.c_void_p]
 _lib.firepack_reader_report.restype = ctypes.c_void_p
 _lib.firepack_reader_free.argtypes = [ctypes.c_void_p]
 _lib.firepack_reader_free.restype = None
-_lib.firepack_infer_schema.argtypes = [_char_pp, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, _error_p, _error_p]
+_lib.firepack_infer_schema.argtypes = [_char_pp, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
+                                       _error_p, _error_p]
 _lib.firepack_infer_schema.restype = ctypes.c_int32
 _lib.firepack_splits.argtypes = [ctypes.c_char_p, ctypes.c_int64, _error_p, _error_p]
 _lib.firepack_splits.restype = ctypes.c_int32
 _lib.firepack_write_stream.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _error_p,
                                        _error_p]
 _lib.firepack_write_stream.restype = ctypes.c_int64
+
+
+#: The library's interface this module calls (`firepack_arrow_version`): another would read its arguments otherwise.
+ABI = "FirePackArrow 2 "
 
 
 def _take_string(pointer) -> str:
@@ -73,6 +80,12 @@ def _take_string(pointer) -> str:
         return ctypes.string_at(pointer).decode("utf-8", "replace")
     finally:
         _lib.firepack_string_free(pointer)
+
+
+_version = _take_string(_lib.firepack_arrow_version())
+if not _version.startswith(ABI):
+    raise ImportError(f"{_library_path()} is {_version!r}, not the {ABI.strip()} this package calls: reinstall the "
+                      "package, or point FIREPACK_NATIVE_LIB at the library built with it")
 
 
 def _raise(error: ctypes.c_void_p):
@@ -109,11 +122,13 @@ class NativeReader:
     """One open reader: its batches as an Arrow C stream, and what it met (damaged records, nulled mismatches)."""
 
     def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
-                 nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None):
+                 nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None,
+                 max_block_expansion=None):
         # Every argument checked before the schema is exported: a refusal after it would leak the exported schema.
         offset, batch_size = int64("offset", offset), int64("batch_size", batch_size, 1)
         length = None if length is None else int64("length", length)
         sample = None if sample is None else int64("sample", sample)
+        expansion = 0 if max_block_expansion is None else int64("max_block_expansion", max_block_expansion, 1)
         if records is not None:
             records = (int64("records start", records[0]), int64("records stop", records[1]))
         if isinstance(columns, (str, bytes)):
@@ -132,7 +147,7 @@ class NativeReader:
             _encode(path), offset, -1 if length is None else length, batch_size, names,
             len(columns) if columns is not None else 0,
             ctypes.addressof(schema_struct) if schema_struct is not None else None,
-            -1 if sample is None else sample, flags, ctypes.byref(error))
+            -1 if sample is None else sample, flags, expansion, ctypes.byref(error))
         del keep
         if not self._handle:
             _raise(error)
@@ -158,13 +173,14 @@ class NativeReader:
             _lib.firepack_reader_free(handle)
 
 
-def infer_schema(paths, sample=None):
+def infer_schema(paths, sample=None, max_block_expansion=None):
     import pyarrow as pa
     sample = None if sample is None else int64("sample", sample)
+    expansion = 0 if max_block_expansion is None else int64("max_block_expansion", max_block_expansion, 1)
     names, keep = _strings(paths)
     struct = ArrowSchema()
     report, error = ctypes.c_void_p(), ctypes.c_void_p()
-    status = _lib.firepack_infer_schema(names, len(paths), -1 if sample is None else sample,
+    status = _lib.firepack_infer_schema(names, len(paths), -1 if sample is None else sample, expansion,
                                         ctypes.addressof(struct), ctypes.byref(report), ctypes.byref(error))
     del keep
     if status != 0:

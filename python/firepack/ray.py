@@ -13,15 +13,18 @@ import firepack
 
 
 class FirePackDatasource(Datasource):
-    """The documents of `paths` (a glob, a path, or a list of them), cut into ranges of about `target_bytes`."""
+    """The documents of `paths` (a glob, a path, or a list of them), cut into ranges of about `target_bytes`; the
+    other options are `firepack.open_stream`'s."""
 
     def __init__(self, paths, *, target_bytes=64 * 1024 * 1024, schema=None, columns=None, sample=None,
-                 on_damage="error", on_mismatch="error"):
+                 on_damage="error", on_mismatch="error", max_block_expansion=None):
         if isinstance(paths, str):
             paths = [paths]
         self.paths = [match for pattern in paths for match in (sorted(glob.glob(pattern)) or [pattern])]
         self.target_bytes = target_bytes
-        self.schema = schema if schema is not None else firepack.infer_schema(self.paths, sample=sample)
+        self.max_block_expansion = max_block_expansion
+        self.schema = schema if schema is not None else firepack.infer_schema(
+            self.paths, sample=sample, max_block_expansion=max_block_expansion)
         self.sampled = schema is None and sample is not None
         self.columns = columns
         self.on_damage = on_damage
@@ -42,10 +45,12 @@ class FirePackDatasource(Datasource):
     def _reader(self, path, offset, length):
         schema, columns, on_damage, on_mismatch, sampled = (self.schema, self.columns, self.on_damage,
                                                              self.on_mismatch, self.sampled)
+        expansion = self.max_block_expansion
 
         def read():
             reader = firepack.open_stream(path, schema=schema, columns=columns, offset=offset, length=length,
-                                          on_damage=on_damage, on_mismatch=on_mismatch, sampled_schema=sampled)
+                                          on_damage=on_damage, on_mismatch=on_mismatch, sampled_schema=sampled,
+                                          max_block_expansion=expansion)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
 

@@ -11,7 +11,8 @@ Reading: the schema is inferred once over every file (option `sample` limits it 
 default), and each partition reads exactly the records whose sync marker starts in its
 range, as Arrow record batches. Options `onDamage` (`error` | `skip`) and `onMismatch` (`error` | `null`) are
 `open_stream`'s. Spark holds timestamps in microseconds (as Firestore does): a timestamp with nanoseconds fails the
-read unless option `timestampPrecision` is `truncate`, so that no digit is dropped without being asked for.
+read unless option `timestampPrecision` is `truncate`, so that no digit is dropped without being asked for. Option
+`maxBlockExpansion` is `open_stream`'s `max_block_expansion`.
 
 Writing: each task writes one `part-NNNNN-<id>.fpks` file into the output folder, all or nothing; rows are named by
 `__name__`, or `<collection>/<task>-<row>` with option `collection`.
@@ -68,6 +69,12 @@ def _bytes(text):
         if text.endswith(suffix):
             return int(float(text[: -len(suffix)]) * factor)
     return int(text)
+
+
+def _expansion(options):
+    """The `maxBlockExpansion` option (any case: Spark lower-cases the keys it hands a reader), or None."""
+    value = next((value for key, value in dict(options).items() if key.lower() == "maxblockexpansion"), None)
+    return None if value is None else int(value)
 
 
 def _files(path):
@@ -173,7 +180,8 @@ class FirePackDataSource(DataSource):
 
     def schema(self):
         sample = self.options.get("sample")
-        arrow = firepack.infer_schema(self._paths(), sample=int(sample) if sample else None)
+        arrow = firepack.infer_schema(self._paths(), sample=int(sample) if sample else None,
+                                      max_block_expansion=_expansion(self.options))
         return spark_schema(arrow)
 
     def reader(self, schema):
@@ -211,7 +219,8 @@ class FirePackSparkReader(DataSourceReader):
                                       batch_size=int(self.options.get("batchsize", 65536)),
                                       on_damage=self.options.get("ondamage", "error"),
                                       on_mismatch=self.options.get("onmismatch", "error"),
-                                      sampled_schema=bool(self.options.get("sample")))
+                                      sampled_schema=bool(self.options.get("sample")),
+                                      max_block_expansion=_expansion(self.options))
         truncate = self.options.get("timestampprecision", "error") == "truncate"
         for batch in reader:
             try:

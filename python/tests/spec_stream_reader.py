@@ -321,7 +321,8 @@ class _Stream:
             self.paths[checked] = self.next_no
 
     def block(self, pos, body_end):
-        """Version 3: a block whose CRC checks out; `invalidBlock` at its marker when its body is not as laid out."""
+        """Version 3: a block whose CRC checks out; `invalidBlock` at its marker when its body is not as laid out,
+        `limitExceeded` when it unpacks into more than "Expansion" allows."""
         d = self.d
         b = pos + 12
         fields = []
@@ -342,13 +343,17 @@ class _Stream:
             numbered = bool(d[b] & 0x20)
             # "a `first` that with the count passes 2^62"; the row form's documents fit its data, the columns
             # form's rows are checked against the limit once rebuilt ("Columns", Checks).
-            # "Expansion": "at most 1,024 bytes per byte of the block in the stream (… the body length plus 12)",
-            # `size` checked "before it decompresses".
             bad = (count < 1 or first + count > 1 << 62 or size > self.limit
-                   or (not columns and documents > size) or size > EXPANSION * (body_end - pos))
+                   or (not columns and documents > size))
         if bad:
             self.problem("record", "invalidBlock", pos)
             self.next_no += 1                   # READING: numbered and counted as one damaged record
+            return
+        # "Expansion": "at most 1,024 bytes per byte of the block in the stream (… the body length plus 12)",
+        # `size` checked "before it decompresses"; a block past it is "`limitExceeded` at its marker".
+        if size > EXPANSION * (body_end - pos):
+            self.problem("record", "limitExceeded", pos)
+            self.next_no += 1
             return
         codec, stored = d[b] & 0x0F, d[q:body_end]
         if codec == 2:                          # zstd: out of scope (see the docstring)
@@ -372,10 +377,13 @@ class _Stream:
         if data is not None and len(data) == size and columns:
             # "A reader rebuilds the row form from it, byte for byte, before anything else"; "Where the block is
             # stored with codec `none` in the row form" only are errors reported at stream offsets.
-            data, data_at = rebuild_rows(data, count, documents, self.limit, numbered), None
             # "`size` plus the rows' size (documents and lengths) before it rebuilds them"
-            if data is not None and size + len(data) > EXPANSION * (body_end - pos):
-                data = None
+            rows = rows_size(data, count, documents, self.limit)
+            if rows is not None and size + rows > EXPANSION * (body_end - pos):
+                self.problem("record", "limitExceeded", pos)
+                self.next_no += 1
+                return
+            data, data_at = rebuild_rows(data, count, documents, self.limit, numbered), None
             size = None if data is None else len(data)
         if data is None or len(data) != size:
             self.problem("record", "invalidBlock", pos)
@@ -461,6 +469,22 @@ def _value_end(col, p, end):
     else:
         return None
     return n if n is not None and n <= end else None
+
+
+def rows_size(data, count, documents, limit):
+    """The size of the rows that `data` in the columns form rebuilds (its documents and their lengths), read from its
+    lengths (§8 "Columns"), or None when they do not add up to `documents` or pass the limit."""
+    p = 0
+    lengths = 0
+    for _ in range(count):
+        got = varint(data, p, len(data))
+        if got is None:
+            return None
+        lengths += got[0]
+        p = got[1]
+    if lengths != documents or documents + p > limit:
+        return None
+    return documents + p
 
 
 def rebuild_rows(data, count, documents, limit, numbered=False):

@@ -21,3 +21,44 @@ def without_blocks(data, indices):
     frames = block_frames(data)
     kept = b"".join(data[start:end] for number, (start, end) in enumerate(frames) if number not in indices)
     return data[:6] + kept + data[frames[-1][1]:]
+
+
+def before_the_expansion_rule(run=2_000_000):
+    """A version-3 stream as FirePack wrote it before the expansion rule (Docs/FORMAT.md §8, "Expansion",
+    2026-12-02), built from the spec: record 0 a small document in a block stored as it is, record 1 a document
+    holding `run` `a`s in a zstd block of about a hundred bytes (a frame of raw and RLE blocks, RFC 8878), then a
+    close record without an index. Returns the bytes and what reading the second block needs (its data's bytes per
+    byte of it in the stream, rounded up), as the reader's message says it."""
+    import zlib
+    from spec_values import key, mp, ref, s, uv
+
+    def document(path, fields):
+        return mp((key("name"), ref(path)), (key("fields"), mp(*fields)))
+
+    def framed(body):
+        return BLOCK_MARKER + struct.pack("<II", len(body), zlib.crc32(body)) + body
+
+    def zstd_frame(parts, size):
+        """Raw blocks for (bytes, 0), RLE blocks of n copies for (byte, n); at most 128 KiB each."""
+        blocks = []
+        for content, repeats in parts:
+            for start in range(0, repeats or len(content), 128 * 1024):
+                count = min(128 * 1024, (repeats or len(content)) - start)
+                blocks.append((1, count, content) if repeats else (0, count, content[start:start + count]))
+        frame = b"\x28\xB5\x2F\xFD\xE0" + struct.pack("<Q", size)
+        for index, (kind, count, content) in enumerate(blocks):
+            frame += struct.pack("<I", count << 3 | kind << 1 | (index == len(blocks) - 1))[:3] + content
+        return frame
+
+    small = document("books/small", [(key("t"), s("x"))])
+    small_data = small + uv(len(small))
+    stream = b"\x89FPS\x03\x00" + framed(b"\x00" + uv(1) + uv(0) + uv(len(small_data)) + uv(len(small)) + small_data)
+    long = document("books/long", [(key("text"), s("a" * run))])
+    data = long + uv(len(long))
+    start = data.index(b"aa")
+    frame = zstd_frame([(data[:start], 0), (b"a", run), (data[start + run:], 0)], len(data))
+    block = framed(b"\x02" + uv(1) + uv(1) + uv(len(data)) + uv(len(long)) + frame)
+    stream += block
+    fields = struct.pack("<QQ", 2, 0)
+    stream += b"\xF3PRE" + fields + struct.pack("<I", zlib.crc32(fields))
+    return stream, -(-len(data) // len(block))

@@ -6,6 +6,7 @@ import pyarrow as pa
 import pytest
 
 import firepack
+from stream_surgery import before_the_expansion_rule
 
 
 def test_pandas_gets_utc_nanosecond_timestamps(events):
@@ -56,7 +57,7 @@ def test_polars_reads_and_writes(events):
     assert back.equals(frame)
 
 
-def test_ray_data_reads_byte_ranges(events):
+def test_ray_data_reads_byte_ranges(events, folder):
     ray = pytest.importorskip("ray")
     from firepack.ray import FirePackDatasource
     ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
@@ -69,6 +70,12 @@ def test_ray_data_reads_byte_ranges(events):
         names = [row["__name__"] for row in dataset.select_columns(["__name__"]).iter_rows()]
         expected = firepack.read_table(events).column("__name__").to_pylist()
         assert len(names) == len(expected) and sorted(names) == sorted(expected)
+        # A stream written before the expansion rule (Docs/FORMAT.md §8), read with the limit it needs.
+        data, needed = before_the_expansion_rule()
+        (folder / "old.fpks").write_bytes(data)
+        old = FirePackDatasource(str(folder / "old.fpks"), max_block_expansion=needed)
+        assert sorted(row["__name__"] for row in ray.data.read_datasource(old).iter_rows()) == [
+            "books/long", "books/small"]
     finally:
         ray.shutdown()
 

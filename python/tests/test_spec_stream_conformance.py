@@ -552,6 +552,7 @@ DAMAGE = [  # the tool's description of a damaged record, block, index or close 
     (r"^a [a-z]+ block whose data does not decompress", "invalidBlock"),
     (r"^the block's record lengths do not match", "invalidBlock"),
     (r"^the block's columns do not give its documents back", "invalidBlock"),
+    (r"^a [a-z]+ block whose .* past the block-expansion limit", "limitExceeded"),
     (r"^([a-z][A-Za-z]+): ", None),
 ]
 
@@ -618,6 +619,8 @@ def parse(done, prefix, out_prefix, note_prefix):
             continue
         if re.match(r"^(\d+ problem\(s\).*by kind:|  \d+ × )", text) or text.startswith("invalid fpks"):
             continue
+        if re.match(r"^the (\d+ )?blocks? past the block-expansion limit", text):
+            continue                            # how to read them: the problems themselves are listed above
         r["problems"].append((None, None, "?" + text[:80]))
     if r["valid"]:
         r["problems"] = []

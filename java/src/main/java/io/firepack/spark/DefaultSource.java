@@ -25,7 +25,8 @@ public final class DefaultSource implements TableProvider {
         ReadOptions read = new ReadOptions(options);
         try (FirePackNative.Memory paths = FirePackNative.Memory.strings(read.files);
              FirePackNative.Memory slot = new FirePackNative.Memory(8)) {
-            long json = FirePackNative.inferSparkSchema(paths.address, read.files.size(), read.sample, slot.address);
+            long json = FirePackNative.inferSparkSchema(paths.address, read.files.size(), read.sample,
+                    read.maxBlockExpansion, slot.address);
             if (json == 0) {
                 throw FirePackNative.failure(slot.address);
             }

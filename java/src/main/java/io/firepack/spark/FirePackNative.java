@@ -24,9 +24,10 @@ final class FirePackNative {
         System.load(libraryPath());
     }
 
-    static native long inferSparkSchema(long paths, int count, long sample, long errorSlot);
+    static native long inferSparkSchema(long paths, int count, long sample, long maxBlockExpansion, long errorSlot);
 
-    static native long open(long path, long offset, long length, long batchSize, long schema, int flags, long errorSlot);
+    static native long open(long path, long offset, long length, long batchSize, long schema, int flags,
+            long maxBlockExpansion, long errorSlot);
 
     static native long next(long handle, long array, long errorSlot);
 

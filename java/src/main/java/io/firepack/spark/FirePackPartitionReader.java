@@ -33,7 +33,7 @@ final class FirePackPartitionReader implements PartitionReader<ColumnarBatch> {
         try (FirePackNative.Memory path = FirePackNative.Memory.string(range.path());
              FirePackNative.Memory json = FirePackNative.Memory.string(schemaJSON)) {
             handle = FirePackNative.open(path.address, range.offset(), range.length(), options.batchSize, json.address,
-                    flags, slot.address);
+                    flags, options.maxBlockExpansion, slot.address);
         }
         if (handle == 0) {
             RuntimeException failure = failure();

@@ -25,8 +25,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * the name, as in Spark's own file sources: several go to {@code load} as a list, which Spark passes as {@code paths}),
  * {@code sample}, {@code maxPartitionBytes} (else the
  * session's {@code spark.sql.files.maxPartitionBytes}), {@code batchSize} (rows, 4,096), {@code onDamage} ({@code error} |
- * {@code skip}), {@code onMismatch} ({@code error} | {@code null}) and {@code timestampPrecision} ({@code error} |
- * {@code truncate}).
+ * {@code skip}), {@code onMismatch} ({@code error} | {@code null}), {@code timestampPrecision} ({@code error} |
+ * {@code truncate}) and {@code maxBlockExpansion} (the bytes a version-3 block may unpack into per byte of it,
+ * 1,024: raise it to read blocks refused as past it).
  */
 final class ReadOptions implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -38,6 +39,7 @@ final class ReadOptions implements Serializable {
     final boolean skipDamaged;
     final boolean nullsForMismatches;
     final boolean truncateTimestamps;
+    final long maxBlockExpansion;
 
     ReadOptions(CaseInsensitiveStringMap options) {
         List<String> patterns = new ArrayList<>();
@@ -71,6 +73,10 @@ final class ReadOptions implements Serializable {
         skipDamaged = choice(options, "onDamage", "error", "skip");
         nullsForMismatches = choice(options, "onMismatch", "error", "null");
         truncateTimestamps = choice(options, "timestampPrecision", "error", "truncate");
+        maxBlockExpansion = options.getLong("maxBlockExpansion", 0);
+        if (options.containsKey("maxBlockExpansion") && maxBlockExpansion < 1) {
+            throw new IllegalArgumentException("option maxBlockExpansion takes 1 or more, not " + maxBlockExpansion);
+        }
     }
 
     private static boolean choice(CaseInsensitiveStringMap options, String name, String normal, String other) {
