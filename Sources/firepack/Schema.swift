@@ -35,6 +35,15 @@ struct Schema: ParsableCommand {
     }
 
     func run() throws {
+        // The option reads streams' blocks: given for `.fpk` files only, it would be dropped without a word. (`-` is
+        // not looked at here: it can be read once.)
+        if streamLimits.maxBlockExpansion != nil {
+            let streams = try files.filter { file in
+                guard file != "-" else { return true }
+                return try FormatSniffer.sniff(Files.source(file, gzip: false))?.1 == .fpks
+            }
+            if streams.isEmpty { try streamLimits.refuseUnlessStream(.fpk) }
+        }
         let profile: DocumentProfile
         let lines: [FieldReport]
         do {

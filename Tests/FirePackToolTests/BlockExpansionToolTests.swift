@@ -73,7 +73,7 @@ struct BlockExpansionToolTests {
         #expect(try Tool.run(["validate", file, "--max-block-expansion", "0"]).status == 2)
         let lines = folder.path("lines.jsonl")
         try Data("{\"__name__\": \"c/d\", \"n\": 1}\n".utf8).write(to: URL(fileURLWithPath: lines))
-        for command in [["validate", lines], ["convert", lines, folder.path("x.fpks")]] {
+        for command in [["validate", lines], ["convert", lines, folder.path("x.fpks")], ["schema", "Fixtures/books.fpk"]] {
             let result = try Tool.run(command + raised)
             #expect(result.status == 2 && result.stderr.contains("applies to fpks input"), "\(command): \(result.stderr)")
         }
