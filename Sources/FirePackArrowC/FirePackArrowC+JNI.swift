@@ -134,6 +134,13 @@ public func jni_splits(_ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ 
     return address(UnsafeMutableRawPointer(out))
 }
 
+/// `firepack_arrow_version()`: the connector refuses a library of another interface on load, before it passes
+/// arguments that library would read otherwise (a stale `firepack.native.library` or `FIREPACK_NATIVE_LIB`).
+@_cdecl("Java_io_firepack_spark_FirePackNative_version")
+public func jni_version(_ env: JNIEnvironment, _ cls: JNIClass) -> Int64 {
+    address(UnsafeMutableRawPointer(firepack_arrow_version()))
+}
+
 /// Frees a string this library returned.
 @_cdecl("Java_io_firepack_spark_FirePackNative_freeString")
 public func jni_freeString(_ env: JNIEnvironment, _ cls: JNIClass, _ string: Int64) {

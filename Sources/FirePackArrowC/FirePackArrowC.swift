@@ -24,7 +24,7 @@ public func firepack_string_free(_ text: UnsafeMutablePointer<CChar>?) { free(te
 
 /// The library's version and the format versions it reads. The number goes up with every change to the functions'
 /// arguments (2: `maxBlockExpansion`), so that a caller built for one refuses a library of another rather than pass
-/// arguments it reads otherwise (python/firepack/_native.py checks it).
+/// arguments it reads otherwise (python/firepack/_native.py and the Spark connector's `FirePackNative` check it).
 @_cdecl("firepack_arrow_version")
 public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
     cString("FirePackArrow 2 (reads .fpks 1–3, .fpk 1 and 3)")

@@ -104,7 +104,7 @@ func expansionAdvice(_ past: (blocks: Int, needed: Int)) -> String? {
     guard past.blocks > 0 else { return nil }
     let (them, were, it) = past.blocks == 1 ? ("the block", "was", "it") : ("the \(past.blocks) blocks", "were", "them")
     return
-        "\(them) past the block-expansion limit \(were) refused before being unpacked, not as damage: read \(it) with --max-block-expansion \(past.needed) or more (a stream written before 2026-12-02, or by another writer)"
+        "\(them) \(were) refused before being unpacked, not as damage: read \(it) with --max-block-expansion \(past.needed) or more (a stream written before 2026-12-02, or by another writer)"
 }
 
 /// The library's readers of each format: no damaged records are skipped (they are errors).

@@ -134,3 +134,66 @@ def test_schemas_the_connector_cannot_read_are_clear_errors(spark, events, folde
     not_a_stream.write_text("not FirePack\n")
     with pytest.raises(Exception, match="text.fpks"):
         spark.read.format(FORMAT).load(str(not_a_stream)).collect()
+
+
+PROBE = """
+public class Probe {
+    public static void main(String[] arguments) {
+        try {
+            Class.forName("io.firepack.spark.FirePackNative");
+            System.out.println("loaded");
+        } catch (Throwable error) {
+            System.out.println(error);
+        }
+    }
+}
+"""
+
+# A library as another build of the connector's native side would be: the entry points `version` and `freeString`.
+OTHER_INTERFACE = """
+#include <stdlib.h>
+#include <string.h>
+long Java_io_firepack_spark_FirePackNative_version(void *env, void *cls) { return (long) strdup("FirePackArrow 1 (x)"); }
+void Java_io_firepack_spark_FirePackNative_freeString(void *env, void *cls, long text) { free((void *) text); }
+"""
+
+
+def test_the_connector_refuses_a_library_of_another_interface_when_it_loads(folder):
+    """A stale `firepack.native.library` would be called with arguments it reads otherwise (one more since
+    FirePackArrow 2): the class refuses it on load, naming it, whether it says another version or none."""
+    import shutil
+    import pyspark
+    from firepack import _native
+    javac, java, cc = shutil.which("javac"), shutil.which("java"), shutil.which("cc") or shutil.which("clang")
+    if not (javac and java and cc):
+        if os.environ.get("FIREPACK_REQUIRE_SPARK_CONNECTOR"):
+            raise RuntimeError("checking the connector's library needs javac, java and a C compiler")
+        pytest.skip("javac, java or a C compiler is missing")
+    (folder / "Probe.java").write_text(PROBE)
+    subprocess.run([javac, "-d", str(folder), str(folder / "Probe.java")], check=True)
+    (folder / "other.c").write_text(OTHER_INTERFACE)
+    other = folder / "libother.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(other), str(folder / "other.c")], check=True)
+    spark_jars = os.path.join(os.path.dirname(pyspark.__file__), "jars", "*")
+
+    def load(library):
+        environment = {key: value for key, value in os.environ.items() if key != "FIREPACK_NATIVE_LIB"}
+        result = subprocess.run(
+            [java, f"-Dfirepack.native.library={library}", "-cp",
+             os.pathsep.join([str(folder), jar_path(), spark_jars]), "Probe"],
+            capture_output=True, text=True, env=environment, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    assert load(_native._library_path()) == "loaded"
+    refused = load(other)
+    assert refused.startswith("java.lang.UnsatisfiedLinkError: ") and str(other) in refused
+    assert "'FirePackArrow 1 (x)', not the FirePackArrow 2 interface" in refused
+    # A library from before the check: no `version` entry point.
+    (folder / "older.c").write_text(OTHER_INTERFACE.split("long Java_")[0]
+                                    + "void Java_io_firepack_spark_FirePackNative_close(void *env, void *cls, long h) {}\n")
+    older = folder / "libolder.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(older), str(folder / "older.c")], check=True)
+    refused = load(older)
+    assert refused.startswith("java.lang.UnsatisfiedLinkError: ") and str(older) in refused
+    assert "has no version entry point" in refused

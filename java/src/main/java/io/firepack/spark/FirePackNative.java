@@ -20,9 +20,31 @@ import org.apache.spark.unsafe.Platform;
 final class FirePackNative {
     private FirePackNative() {}
 
+    /**
+     * The library interface these methods call ({@code firepack_arrow_version}, Docs/ARROW.md "The C ABI"): a library
+     * of another would read their arguments otherwise.
+     */
+    static final String ABI = "FirePackArrow 2 ";
+
     static {
-        System.load(libraryPath());
+        String path = libraryPath();
+        System.load(path);
+        String version;
+        try {
+            version = take(version());
+        } catch (UnsatisfiedLinkError error) {
+            throw new UnsatisfiedLinkError(path + " has no version entry point: it is a library older than the "
+                    + ABI.trim() + " interface this connector calls; reinstall the firepack package (or point "
+                    + "firepack.native.library or FIREPACK_NATIVE_LIB at the library it installs)");
+        }
+        if (!version.startsWith(ABI)) {
+            throw new UnsatisfiedLinkError(path + " is '" + version + "', not the " + ABI.trim() + " interface this "
+                    + "connector calls; reinstall the firepack package (or point firepack.native.library or "
+                    + "FIREPACK_NATIVE_LIB at the library it installs)");
+        }
     }
+
+    static native long version();
 
     static native long inferSparkSchema(long paths, int count, long sample, long maxBlockExpansion, long errorSlot);
 
