@@ -51,6 +51,20 @@ public final class ArrowStreamWriter {
             default: fields.append(pair)
             }
         }
+        // The document's times are read as nanoseconds: a column of any other type would be its bytes read as times.
+        // A column of Arrow's null type (every row null, as engines type an empty column) gives no times.
+        for (name, column) in [
+            (ArrowDocumentSchema.createTimeColumn, createColumn), (ArrowDocumentSchema.updateTimeColumn, updateColumn)
+        ] {
+            guard let (column, _) = column, column.type != .timestamp else { continue }
+            if column.type == .null {
+                if name == ArrowDocumentSchema.createTimeColumn { createColumn = nil } else { updateColumn = nil }
+                continue
+            }
+            throw FirePackError(
+                .typeMismatch, "\(name) must be a timestamp column (the document's time), not \(column.type)",
+                path: [.key(name)])
+        }
         if nameColumn == nil && collection == nil {
             throw FirePackError(
                 .invalidValue,

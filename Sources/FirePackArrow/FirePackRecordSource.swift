@@ -126,8 +126,14 @@ final class FirePackRecordSource {
         func failure(_ error: FirePackError) -> FirePackError {
             FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)
         }
+        // The whole file is checked first (as every reader of a `.fpk` does), without building it: its header (cut,
+        // not FirePack, another version), then its value.
+        do { try bytes.withUnsafeBytes { raw in try FirePackReader.checkFileHeader(raw) } } catch let error
+            as FirePackError
+        {
+            throw failure(error)
+        }
         let payload = Array(bytes[Tag.fileHeaderLength...])
-        // The whole file is checked first (as every reader of a `.fpk` does), without building it.
         do throws(FirePackError) { try FirePackReader.verify(payload) } catch { throw failure(error) }
         if (try? Document(firePackBytes: payload)) != nil {
             return [FileRecord(bytes: payload, fileOffset: Tag.fileHeaderLength)]

@@ -28,8 +28,9 @@ extension DocumentProfile {
                     path: path, types: types, absent: profile.absent,
                     column: column?.type.description ?? "?", exactReason: reasons[path]))
             if case .map(let fields)? = column?.type {
+                let columns = byName(fields)
                 for (name, child) in profile.fields {
-                    visit(child, path: path + "." + name, column: fields.first { $0.name == name })
+                    visit(child, path: path + "." + name, column: columns[FieldName(name)])
                 }
             } else if column?.type != .exact {
                 for (name, child) in profile.fields { visit(child, path: path + "." + name, column: nil) }
@@ -43,10 +44,17 @@ extension DocumentProfile {
                 }
             }
         }
+        let columns = byName(schema.columns)
         for (name, profile) in fields.fields {
-            visit(profile, path: name, column: schema.columns.first { $0.name == name })
+            visit(profile, path: name, column: columns[FieldName(name)])
         }
         return lines
+    }
+
+    /// Columns by their names' bytes, as the profile tells fields apart: looked up once a field, so that a map of
+    /// many fields costs time in proportion to them (a search of the list per field was fields²).
+    private func byName(_ columns: [ArrowColumn]) -> [FieldName: ArrowColumn] {
+        Dictionary(columns.map { (FieldName($0.name), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The report as JSON: `{"documents": N, "problems": N, "fields": [{"path", "types", "absent", "column", "exact"}]}`.

@@ -34,7 +34,9 @@ public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
 /// to the end). `columns` (`columnCount` names, or NULL) projects; `schema` (or NULL: inferred from `sample`
 /// records, < 0 for all) is consumed (released) by this call. `flags`: 1 = a value that does not fit becomes a null
 /// and a counted warning, 2 = damaged records are skipped and reported, 4 = `schema` was inferred from a sample, 8 =
-/// `offset` and `length` are record numbers, not bytes (the records `[offset, offset + length)`).
+/// `offset` and `length` are record numbers, not bytes (the records `[offset, offset + length)`), 16 = timestamps in
+/// microseconds with their nanoseconds dropped towards the past (`ArrowTimestampUnit.truncatingToMicroseconds`, as
+/// the Spark connector's `timestampPrecision=truncate`).
 /// `maxBlockExpansion` is `ArrowBatchReader.Options.maxBlockExpansion` (≤ 0: the default, 1,024). Returns a handle
 /// for `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
@@ -62,6 +64,7 @@ public func firepack_reader_open(
         options.nullsForMismatches = flags & 1 != 0
         options.skipDamaged = flags & 2 != 0
         options.schemaIsSampled = flags & 4 != 0
+        if flags & 16 != 0 { options.timestampUnit = .truncatingToMicroseconds }
         if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
         let reader = try ArrowBatchReader(path: String(cString: path), options: options)
         return Unmanaged.passRetained(reader).toOpaque()

@@ -249,10 +249,18 @@ public final class DocumentStreamWriter {
     }
 
     /// The error for a record that is not written because `violation`, a limit readers enforce, was met.
+    ///
+    /// Without the violation's offset, which counts in the bytes being written, not in anything the caller has: it
+    /// once pointed past the end of the input file. The depth is counted in the record, where a document's fields
+    /// are one level inside it, so the message says what that allows the document itself.
     package func refusal(_ violation: FirePackError) -> FirePackError {
-        FirePackError(
-            violation.code, offset: violation.offset,
-            "record \(existingRecords + recordCount) not written: \(violation.message)", path: violation.path)
+        let depth =
+            violation.code == .depthLimitExceeded
+            ? " (a document's fields are one level inside its record: a document may nest \(max(0, writer.options.limits.maxDepth - 1)) deep)"
+            : ""
+        return FirePackError(
+            violation.code,
+            "record \(existingRecords + recordCount) not written: \(violation.message)\(depth)", path: violation.path)
     }
 
     /// The error for a record whose document takes `length` bytes, past the record limit.

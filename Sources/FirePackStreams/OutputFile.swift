@@ -58,6 +58,17 @@ public enum OutputFile {
         return kind == mode_t(S_IFCHR) || kind == mode_t(S_IFIFO)
     }
 
+    /// Whether `path` names the process's standard output: `-`, a name of descriptor 1, or the device or pipe that
+    /// descriptor 1 is (`/dev/tty` on a terminal, the FIFO standard output was redirected to). A command that writes
+    /// its output there must say everything else on standard error, or the output is no longer what it claims to be.
+    public static func isStandardOutput(_ path: String) -> Bool {
+        if let descriptor = descriptorPath(path) { return descriptor == 1 }
+        guard isWrittenInPlace(path) else { return false }
+        var named = stat(), standard = stat()
+        guard stat(SystemPath.bytes(path), &named) == 0, fstat(1, &standard) == 0 else { return false }
+        return named.st_dev == standard.st_dev && named.st_ino == standard.st_ino
+    }
+
     /// The descriptor a path names directly: `-` and `/dev/stdout` 1, `/dev/stderr` 2, `/dev/fd/N` and
     /// `/proc/self/fd/N` N.
     static func descriptorPath(_ path: String) -> Int32? {

@@ -173,7 +173,7 @@ struct Convert: ParsableCommand {
         let naming = DocumentNaming(
             collection: collection ?? Self.defaultCollection(input), idField: idField,
             generatesMissingIDs: generateMissingIds, keepsIDField: keepIdField, deterministic: deterministic,
-            largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
+            largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject, collectionIsGiven: collection != nil)
         do {
             if !inputFormat.isStream && !outputFormat.isStream {
                 // Value to value (fpk ↔ json): kept exactly, not read as documents.

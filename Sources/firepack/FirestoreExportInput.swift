@@ -105,13 +105,19 @@ final class FirestoreExportInput: DocumentInput {
         guard let walker = FileManager.default.enumerator(atPath: folder) else {
             throw CommandFailure(message: "\(folder): cannot read this folder")
         }
-        var found: [[String]] = []
+        var found: [[String]] = [], unfinished: [String] = []
         while let relative = walker.nextObject() as? String {
             let components = relative.split(separator: "/").map(String.init)
-            guard let last = components.last, outputNumber(last) != nil else { continue }
-            guard SystemPath.isRegularFile((folder as NSString).appendingPathComponent(relative)) else { continue }
-            found.append(components)
+            guard let last = components.last,
+                SystemPath.isRegularFile((folder as NSString).appendingPathComponent(relative))
+            else { continue }
+            if outputNumber(last) != nil {
+                found.append(components)
+            } else if last.hasPrefix("output-") || last.hasSuffix(".gstmp") {
+                unfinished.append((folder as NSString).appendingPathComponent(relative))
+            }
         }
+        if found.isEmpty { try refuseUnfinished(unfinished.sorted()) }
         guard !found.isEmpty else {
             throw CommandFailure(
                 message: "\(folder): no output-N files in it or below it: not a Firestore managed export")
@@ -124,7 +130,20 @@ final class FirestoreExportInput: DocumentInput {
         }
         found.sort { key($0).lexicographicallyPrecedes(key($1)) }
         try checkNumbering(found, in: folder)
+        try refuseUnfinished(unfinished.sorted())
         return found.map { (folder as NSString).appendingPathComponent($0.joined(separator: "/")) }
+    }
+
+    /// Refuses an export holding a file named like its data that is not an `output-N` file (`output-3_.gstmp`, which
+    /// a download cut short leaves where `output-3` belongs, or `output-3.gz`): reading the export without it would
+    /// leave its documents out without a word, and when it stands for the last file no gap in the numbering says so.
+    static func refuseUnfinished(_ unfinished: [String]) throws {
+        guard let first = unfinished.first else { return }
+        let more = unfinished.count > 1 ? " (and \(unfinished.count - 1) more such file(s))" : ""
+        throw CommandFailure(
+            message: "\(first)\(more): named like an export's data but not an output-N file: a download cut short "
+                + "leaves output-N_.gstmp where output-N belongs, and its documents would be left out; finish the "
+                + "download, or move the file out of the export if it is whole without it")
     }
 
     /// Refuses an export whose `output-N` files, folder by folder, are not numbered 0, 1, 2 … without a gap: a file

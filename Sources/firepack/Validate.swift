@@ -162,7 +162,7 @@ struct Validate: ParsableCommand {
                 }
                 try repaired?.close()
                 if let repair {
-                    try StandardStreams.printChecked("\(repair): \(documents) intact record(s) written, stream closed")
+                    try say("\(repair): \(documents) intact record(s) written, stream closed")
                 }
             } else if format.isStream {
                 let naming = DocumentNaming(collection: "documents", idField: nil)
@@ -281,19 +281,29 @@ struct Validate: ParsableCommand {
         if !firestoreLimits { documents = 1 }
     }
 
+    /// Prints a line of the report: on standard output, or on standard error when `--repair` writes the repaired
+    /// stream to standard output (a line after it would be read as a damaged record by whatever reads the stream).
+    func say(_ line: String) throws {
+        if let repair, OutputFile.isStandardOutput(repair) {
+            StandardStreams.writeError(line + "\n")
+        } else {
+            try StandardStreams.printChecked(line)
+        }
+    }
+
     /// Prints the problems and the verdict; throws (exit 1) when there are problems.
     func report(
         _ problems: ProblemReport, format: FileFormat, documents: Int, completion: String, advice: String? = nil
     ) throws {
         for line in problems.lines(prefix: "firepack: \(file): ") { StandardStreams.writeError(line + "\n") }
         if let advice { StandardStreams.writeError("firepack: \(file): \(advice)\n") }
-        if canonical && problems.isEmpty { try StandardStreams.printChecked("\(file): canonical") }
+        if canonical && problems.isEmpty { try say("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
         guard problems.isEmpty else {
             throw CommandFailure(
                 message: "\(file): invalid \(format.rawValue): \(problems.total) problem(s), \(unit) intact")
         }
-        try StandardStreams.printChecked(
+        try say(
             "\(file): valid \(format.rawValue), \(unit)\(completion.isEmpty ? "" : ", " + completion)\(firestoreLimits ? ", within Firestore's limits" : "")"
         )
     }

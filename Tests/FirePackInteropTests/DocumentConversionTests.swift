@@ -169,6 +169,35 @@ struct DocumentConversionTests {
         #expect(limitError?.offset == first.count)
     }
 
+    @Test("Firestore protobuf: damage in the first message is reported as in any other, not as another reading's error")
+    func firestoreProtoDamageInTheFirstMessage() throws {
+        let documents = try documents()
+        let delimited = try written(documents) { FirestoreProtoWriter($0) }
+        var first: [UInt8] = []
+        try documents[0].appendFirestoreProtoDelimited(to: &first)
+        // The first message's first field tag made invalid (field 0), whole stream or the message alone: the error
+        // inside it, at the file's offset, as for the second message above (it was "field … is not a Document field",
+        // the error of reading the whole input as one message without a prefix).
+        for input in [delimited, first] {
+            var damaged = input
+            damaged[1] = 0x00
+            let error = #expect(throws: FirePackError.self) { try FirestoreProtoReader(MemorySource(damaged)).next() }
+            #expect(error?.message.hasPrefix("record 0 (the message at byte 0)") == true, "\(error?.message ?? "")")
+            #expect((error?.offset ?? 0) >= 1)
+        }
+        // A first prefix claiming more than the limit, in an input that is no single message either: both readings.
+        let claimed = [0x80, 0x80, 0x80, 0x80, 0x80, 0x20] + first
+        let both = #expect(throws: FirePackError.self) {
+            try FirestoreProtoReader(MemorySource(claimed), maxMessageLength: 1 << 20).next()
+        }
+        #expect(both?.message.hasPrefix("record 0 (the message at byte 0): its length prefix claims") == true,
+                "\(both?.message ?? "")")
+        #expect(both?.message.contains("read as one message without a length prefix instead") == true)
+        // One undelimited message still reads, and a damaged one is its own reading's error.
+        let single = try documents[1].firestoreProtoBytes()
+        #expect(try FirestoreProtoReader(MemorySource(single)).readAll() == [documents[1]])
+    }
+
     @Test("Streams are sources and sinks too: JSON lines in and out by their fast paths, the same bytes as one by one")
     func streams() throws {
         let documents = try documents()

@@ -197,6 +197,54 @@ struct NothingLostTests {
         #expect(check.status == 0 && check.text.contains("3 document(s), closed"), "\(check.stderr)")
     }
 
+    /// Under an ID field only IDs are written, so documents of another collection than the one they are read back
+    /// into would become documents they are not: refused, naming the document, on one thread or several. An ID that
+    /// holds a '/' is refused on input rather than read as a path in another collection.
+    @Test func theIDFieldNeverMovesADocumentToAnotherCollection() throws {
+        try write(#"{"__name__":"books/1","t":"book"}"# + "\n" + #"{"__name__":"authors/1","t":"author"}"# + "\n",
+                  to: "mixed.jsonl")
+        #expect(try Tool.run(["convert", path("mixed.jsonl"), path("mixed.fpks"), "--quiet"]).status == 0)
+        for threads in ["1", "2"] {
+            let given = try Tool.run(["convert", path("mixed.fpks"), "-", "--to", "jsonl", "--id-field", "id",
+                                      "--collection", "books", "--threads", threads])
+            #expect(given.status == 1 && given.stderr.contains(#"document authors/1 is not in collection "books""#),
+                    "\(given.stderr)")
+            let first = try Tool.run(["convert", path("mixed.fpks"), "-", "--to", "json", "--id-field", "id",
+                                      "--threads", threads])
+            #expect(first.status == 1 && first.stderr.contains("only IDs are written"), "\(first.stderr)")
+            #expect(!first.text.contains("author"), "\(first.text)")
+        }
+        // One collection, a sub-collection included, is written by ID and read back where it was.
+        try write(#"{"__name__":"a/b/c/d","x":1}"# + "\n" + #"{"__name__":"a/b/c/e","x":2}"# + "\n", to: "sub.jsonl")
+        #expect(try Tool.run(["convert", path("sub.jsonl"), path("sub.fpks"), "--quiet"]).status == 0)
+        let byID = try Tool.run(["convert", path("sub.fpks"), path("sub-ids.jsonl"), "--id-field", "id", "--quiet"])
+        #expect(byID.status == 0, "\(byID.stderr)")
+        #expect(try bytes("sub-ids.jsonl") == Array((#"{"x":1,"id":"d"}"# + "\n" + #"{"x":2,"id":"e"}"# + "\n").utf8))
+        let named = try Tool.run(["convert", path("sub-ids.jsonl"), "-", "--to", "firestore-json", "--id-field", "id",
+                                  "--collection", "a/b/c"])
+        #expect(named.text.contains(#""name":"a/b/c/d""#) && named.text.contains(#""name":"a/b/c/e""#), "\(named.text)")
+        // On input: an ID with a slash is not a path.
+        try write(#"{"id":"u1/sub/u1","x":1}"# + "\n", to: "slash.jsonl")
+        let slash = try Tool.run(["convert", path("slash.jsonl"), "-", "--to", "jsonl", "--collection", "users",
+                                  "--id-field", "id"])
+        #expect(slash.status == 1 && slash.stderr.contains("line 1") && slash.stderr.contains("not a document ID"),
+                "\(slash.stderr)")
+    }
+
+    /// `validate --repair -` writes the repaired stream to standard output: the report goes to standard error, so
+    /// that what is read from the pipe is the stream, whole and closed.
+    @Test func aRepairToStandardOutputIsTheStreamAlone() throws {
+        try copyFixture("Fixtures/books.fpks", to: "whole.fpks")
+        let whole = try bytes("whole.fpks")
+        try Data(whole.prefix(whole.count - 40)).write(to: URL(fileURLWithPath: path("cut.fpks")))
+        for target in ["-", "/dev/stdout"] {
+            let repaired = try Tool.run(["validate", path("cut.fpks"), "--repair", target])
+            #expect(repaired.stderr.contains("intact record(s) written, stream closed"), "\(repaired.stderr)")
+            let check = try Tool.run(["validate", "-", "--from", "fpks"], stdin: repaired.stdout)
+            #expect(check.status == 0 && check.text.contains("closed"), "\(target): \(check.stderr)")
+        }
+    }
+
     /// A field named like the member that names a document in plain JSON (`__name__`, or the ID field) is never
     /// written over: a value that reads back as the same name is kept; any other stops the conversion, naming the
     /// document, on the direct path and the tree path, one thread or several.

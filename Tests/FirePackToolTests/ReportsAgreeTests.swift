@@ -50,6 +50,11 @@ struct ReportsAgreeTests {
         try Data((#"{"__name__":"c/0","a":1}"# + "\n" + deep + "\n").utf8).write(to: URL(fileURLWithPath: path("deep.jsonl")))
         let convert = try Tool.run(["convert", path("deep.jsonl"), path("deep.fpks")])
         #expect(convert.status == 1 && convert.stderr.contains("depthLimitExceeded"), "\(convert.stderr)")
+        // Said in the document's terms, at its line, with no offset from the bytes being written (it pointed past the
+        // end of the input file).
+        #expect(convert.stderr.contains("line 2: record 1 not written") && convert.stderr.contains("may nest 99 deep"),
+                "\(convert.stderr)")
+        #expect(!convert.stderr.contains("at byte"), "\(convert.stderr)")
         let validate = try Tool.run(["validate", path("deep.jsonl")])
         #expect(validate.status == 1 && validate.stderr.contains("line 2 (c/1): depthLimitExceeded"), "\(validate.stderr)")
         // The same document as the element of a JSON array: one container deeper there, refused alike.

@@ -48,6 +48,14 @@ struct SchemaCommandTests {
         #expect(result.status == 1)
         #expect(result.text.contains(": 4 documents"))
         #expect(result.stderr.contains("1 damaged record(s) left out"))
+        // A `.fpk` cut inside its header, or of another version, is an error at its offset, as for every reader.
+        for (bytes, expected) in [([0x89, 0x46, 0x50, 0x4B] as [UInt8], "truncated"), ([0x89, 0x46, 0x50, 0x4B, 9, 0], "version 9")] {
+            let cut = directory.appendingPathComponent("cut.fpk")
+            try Data(bytes).write(to: cut)
+            let result = try Tool.run(["schema", cut.path])
+            #expect(result.status == 1 && result.stderr.contains(expected) && result.stderr.contains("cut.fpk"),
+                    "\(result.status): \(result.stderr)")
+        }
         let notStream = try Tool.run(["schema", "Fixtures/books.json"])
         #expect(notStream.status == 1 && notStream.stderr.contains("books.json"))
         #expect(try Tool.run(["schema"]).status == 2)   // a usage error, as for every subcommand

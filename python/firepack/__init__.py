@@ -31,7 +31,7 @@ def _flags(on_mismatch, on_damage):
 
 def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, columns=None, sample=None,
                 on_mismatch="error", on_damage="error", problems=None, sampled_schema=False, records=None,
-                max_block_expansion=None):
+                max_block_expansion=None, timestamp_unit="ns"):
     """A `pyarrow.RecordBatchReader` over the documents of `path` (a `.fpks`, `.fpks.gz` or `.fpk`).
 
     `offset`/`length` read one byte range: exactly the records whose sync marker starts in it, so adjacent ranges
@@ -50,7 +50,12 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     default, Docs/FORMAT.md §8 "Expansion"): a block past it is refused as `limitExceeded` — not damage — with the
     value that reads it in the message. Raise it for a stream that FirePack wrote before 2026-12-02 holding
     megabytes of one value repeated, or another writer's.
+
+    `timestamp_unit` is `"ns"` (FirePack's, the default) or `"us-truncate"`: microseconds, as Spark holds them, with
+    the nanoseconds dropped towards the past (1969-12-31T23:59:59.999999999Z is …59.999999, not 1970).
     """
+    if timestamp_unit not in ("ns", "us-truncate"):
+        raise ValueError(f'timestamp_unit is "ns" or "us-truncate", not {timestamp_unit!r}')
     nulls, skip = _flags(on_mismatch, on_damage)
     if records is not None:
         if offset != 0 or length is not None:
@@ -66,7 +71,8 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
                                   schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
                                   sampled_schema=sampled_schema, records=records,
-                                  max_block_expansion=max_block_expansion)
+                                  max_block_expansion=max_block_expansion,
+                                  truncate_to_microseconds=timestamp_unit == "us-truncate")
     name = os.fsdecode(path)
     # Only a read to the end of the file can find the stream unclosed, and a range that starts inside the close
     # record (a split of a few bytes) cannot see it: the file's own last bytes settle that.

@@ -36,13 +36,24 @@ def convert(arguments):
     if source.endswith(FIREPACK_SUFFIXES) and target.endswith(".parquet"):
         reader = firepack.open_stream(source, batch_size=arguments.batch_size, on_damage=arguments.on_damage,
                                       max_block_expansion=arguments.max_block_expansion)
+        empty = _empty_structs(reader.schema)
+        if empty:
+            raise SystemExit(f"firepack: {source}: {', '.join(empty)} {'is a map' if len(empty) == 1 else 'are maps'} "
+                             "empty in every document, which Parquet cannot hold (a group needs a field); nothing "
+                             "written. Read it with firepack.read_table to keep it, or drop it from the table first")
         rows = 0
         temporary = target + ".partial"
-        with pq.ParquetWriter(temporary, reader.schema, compression=arguments.compression) as writer:
-            for batch in reader:
-                writer.write_batch(batch)
-                rows += batch.num_rows
         import os
+        try:
+            with pq.ParquetWriter(temporary, reader.schema, compression=arguments.compression) as writer:
+                for batch in reader:
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+        except BaseException:
+            # Nothing half-written stays behind (a damaged record, an interrupt): the target is as it was.
+            if os.path.exists(temporary):
+                os.remove(temporary)
+            raise
         os.replace(temporary, target)
         print(f"{source} → {target}: {rows} documents", file=sys.stderr)
     elif source.endswith(".parquet") and target.endswith(".fpks"):
@@ -55,6 +66,25 @@ def convert(arguments):
         print(f"{source} → {target}: {rows} documents", file=sys.stderr)
     else:
         raise SystemExit("firepack: convert reads .fpks/.fpks.gz/.fpk into .parquet, or .parquet into .fpks")
+
+
+def _empty_structs(schema):
+    """The paths of struct columns with no fields (maps empty in every document), which Parquet cannot write."""
+    import pyarrow as pa
+    found = []
+
+    def visit(type_, path):
+        if pa.types.is_struct(type_):
+            if type_.num_fields == 0:
+                found.append(path)
+            for child in type_:
+                visit(child.type, f"{path}.{child.name}")
+        elif pa.types.is_list(type_) or pa.types.is_large_list(type_) or pa.types.is_fixed_size_list(type_):
+            visit(type_.value_type, f"{path}[]")
+
+    for field in schema:
+        visit(field.type, field.name)
+    return found
 
 
 def schema(arguments):

@@ -123,7 +123,7 @@ class NativeReader:
 
     def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
                  nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None,
-                 max_block_expansion=None):
+                 max_block_expansion=None, truncate_to_microseconds=False):
         # Every argument checked before the schema is exported: a refusal after it would leak the exported schema.
         offset, batch_size = int64("offset", offset), int64("batch_size", batch_size, 1)
         length = None if length is None else int64("length", length)
@@ -140,6 +140,8 @@ class NativeReader:
             schema_struct = ArrowSchema()
             schema._export_to_c(ctypes.addressof(schema_struct))
         flags = (1 if nulls_for_mismatches else 0) | (2 if skip_damaged else 0) | (4 if sampled_schema else 0)
+        # Flag 16: timestamps in microseconds, nanoseconds dropped towards the past (as the JVM connector reads them).
+        flags |= 16 if truncate_to_microseconds else 0
         if records is not None:
             # Flag 8: offset and length count records, not bytes (the library seeks through a stream's index).
             offset, length, flags = records[0], records[1] - records[0], flags | 8

@@ -3,13 +3,13 @@
 Each read task reads one byte range of one file (the split rule of Docs/ARROW.md: exactly the records whose sync
 marker starts in the range), as Arrow tables; the schema is inferred once, before the tasks are planned, so that
 every task's blocks agree."""
-import glob
 
 import pyarrow as pa
 from ray.data import Datasource, ReadTask
 from ray.data.block import BlockMetadata
 
 import firepack
+from firepack import _paths
 
 
 class FirePackDatasource(Datasource):
@@ -20,7 +20,9 @@ class FirePackDatasource(Datasource):
                  on_damage="error", on_mismatch="error", max_block_expansion=None):
         if isinstance(paths, str):
             paths = [paths]
-        self.paths = [match for pattern in paths for match in (sorted(glob.glob(pattern)) or [pattern])]
+        # A name is itself before it is a pattern, a folder is its FirePack files, and a path that names nothing is
+        # an error: the Spark data source's rule (`firepack._paths.files`).
+        self.paths = [match for path in paths for match in _paths.files(path)]
         self.target_bytes = target_bytes
         self.max_block_expansion = max_block_expansion
         self.schema = schema if schema is not None else firepack.infer_schema(

@@ -24,7 +24,6 @@ native core filling Spark's columnar batches in place:
     spark = SparkSession.builder.config("spark.jars", firepack.spark.jar_path()).getOrCreate()
     df = spark.read.format("io.firepack.spark").load("exports/*.fpks")
 """
-import glob
 import json
 import os
 import shutil
@@ -37,6 +36,7 @@ from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSource
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
 import firepack
+from firepack._paths import files as _named_files
 
 DEFAULT_PARTITION_BYTES = 128 * 1024 * 1024
 
@@ -78,17 +78,8 @@ def _expansion(options):
 
 
 def _files(path):
-    """The files `path` names: a folder's FirePack files, or a file or glob's matches. A comma is part of the name,
-    as in Spark's own file sources: several paths go to load() as a list."""
-    if os.path.isdir(path):
-        return sorted(os.path.join(path, name) for name in os.listdir(path)
-                      if name.endswith((".fpks", ".fpks.gz", ".fpk")))
-    if os.path.isfile(path):  # a name is itself before it is a pattern ("a[1].fpks")
-        return [path]
-    matched = sorted(glob.glob(path))
-    if not matched:
-        raise firepack.FirePackError(f"no file matches {path!r}")
-    return matched
+    """The files `path` names (`firepack._paths.files`)."""
+    return _named_files(path)
 
 
 def _spark_arrow_type(type_):
@@ -214,17 +205,23 @@ class FirePackSparkReader(DataSourceReader):
                 for path in self.paths for offset, length in firepack.splits(path, self.partition_bytes)]
 
     def read(self, partition):
+        # With no files (an empty folder) Spark still runs one task, with a partition of its own making: no rows.
+        if not isinstance(partition, FileRange):
+            return
+        truncate = self.options.get("timestampprecision", "error") == "truncate"
         reader = firepack.open_stream(partition.path, schema=self.arrow_schema, offset=partition.offset,
                                       length=partition.length,
                                       batch_size=int(self.options.get("batchsize", 65536)),
                                       on_damage=self.options.get("ondamage", "error"),
                                       on_mismatch=self.options.get("onmismatch", "error"),
                                       sampled_schema=bool(self.options.get("sample")),
-                                      max_block_expansion=_expansion(self.options))
-        truncate = self.options.get("timestampprecision", "error") == "truncate"
+                                      max_block_expansion=_expansion(self.options),
+                                      # Dropped towards the past by the reader, as the JVM connector does it (a
+                                      # cast drops them towards zero: a moment before 1970 would become 1970).
+                                      timestamp_unit="us-truncate" if truncate else "ns")
         for batch in reader:
             try:
-                yield batch.cast(self.spark_schema, safe=not truncate)
+                yield batch.cast(self.spark_schema)
             except pa.ArrowInvalid as error:
                 # The advice only where it applies: a timestamp whose nanoseconds the cast would drop.
                 advice = ("; Spark holds timestamps in microseconds: read with .option('timestampPrecision', "

@@ -322,6 +322,19 @@ def test_writing_other_arrow_types_and_failures(folder):
     assert not bad.exists(), "a failed write left a file"
     with pytest.raises(FirePackError, match="decimal"):
         firepack.write_table(pa.table({"__name__": ["c/a"], "d": pa.array([1], pa.decimal128(5, 2))}), bad)
+    # A document's time from a column of another type would be its bytes read as nanoseconds: refused, naming it.
+    for column, values in [("__create_time__", pa.array(["2020"])), ("__update_time__", pa.array([1.5])),
+                           ("__update_time__", pa.array([{"a": 1}])), ("__create_time__", pa.array([True]))]:
+        with pytest.raises(FirePackError, match=f"{column} must be a timestamp column"):
+            firepack.write_table(pa.table({"__name__": ["c/a"], column: values}), bad)
+        assert not bad.exists()
+    # A column of nulls (how engines type an empty one) gives no time; timestamps of any unit give theirs.
+    times = folder / "times.fpks"
+    when = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=datetime.timezone.utc)
+    firepack.write_table(pa.table({"__name__": ["c/a"], "__update_time__": pa.nulls(1),
+                                   "__create_time__": pa.array([when], pa.timestamp("us", tz="UTC"))}), times)
+    back = firepack.read_table(times)
+    assert back.column("__create_time__").to_pylist() == [when] and "__update_time__" not in back.column_names
 
 
 def test_parquet_conversion_round_trip(events, folder):
@@ -334,6 +347,28 @@ def test_parquet_conversion_round_trip(events, folder):
     assert filecmp.cmp(events, back, shallow=False), "FirePack → Parquet → FirePack changed the documents"
     shown = subprocess.run([sys.executable, "-m", "firepack", "schema", str(events)], check=True, capture_output=True, text=True).stdout
     assert "weight: JSON text" in shown and "createdAt: timestamp[ns, UTC]" in shown
+
+
+def test_parquet_conversion_refuses_what_parquet_cannot_hold_and_leaves_nothing(folder):
+    # A map empty in every document is a struct with no fields, which Parquet cannot write: said before anything is
+    # written. A damaged record ends the conversion with no half-written file beside the target.
+    source, target = folder / "empty-map.fpks", folder / "empty-map.parquet"
+    firepack.write_table(pa.table({"__name__": ["c/a", "c/b"], "m": pa.array([{}, {}], pa.struct([])),
+                                   "n": [1, 2]}), source)
+    result = subprocess.run([sys.executable, "-m", "firepack", "convert", str(source), str(target)],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "m is a map empty in every document" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not target.exists() and not (folder / "empty-map.parquet.partial").exists()
+    damaged = folder / "damaged.fpks"
+    firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(2000)], "n": list(range(2000))}), damaged)
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    result = subprocess.run([sys.executable, "-m", "firepack", "convert", str(damaged), str(folder / "d.parquet")],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert not (folder / "d.parquet").exists() and not (folder / "d.parquet.partial").exists()
 
 
 def test_memory_follows_the_batch_not_the_file(data_folder):

@@ -308,3 +308,31 @@ def test_a_missing_output_file_is_refused_not_skipped(firepack_tool, folder):
     files[0].unlink()
     result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
     assert result.returncode == 1 and "output-0 is missing (output-2 is there)" in result.stderr, result.stderr
+
+
+def test_a_missing_last_output_file_is_refused_not_skipped(firepack_tool, folder):
+    # The last file cut short leaves no gap in the numbering: the partial file itself is what says the export is
+    # incomplete, and so does any other file named like its data (`output-2.gz`).
+    export = build_export(folder, make_entities(60, seed=12), files=3)
+    files = output_files(export)
+    partial = files[2].with_name(files[2].name + "_.gstmp")
+    files[2].rename(partial)
+    for command in [["convert", str(export), str(folder / "out.fpks")], ["validate", str(export)],
+                    ["stats", str(export)], ["inspect", str(export)]]:
+        result = subprocess.run([firepack_tool, *command], capture_output=True, text=True)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert f"{partial}: named like an export's data but not an output-N file" in result.stderr, result.stderr
+    assert not (folder / "out.fpks").exists()
+    compressed = files[2].with_name(files[2].name + ".gz")
+    partial.rename(compressed)
+    result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
+    assert result.returncode == 1 and f"{compressed}: named like" in result.stderr, result.stderr
+    # Moved out of the export, by the user's word that it is whole without it: the other two files read.
+    compressed.unlink()
+    result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
+    assert result.returncode == 0 and "valid firestore-export, 40 document(s)" in result.stdout, result.stderr
+    # Nothing but a partial file: it is named, not reported as "no output-N files".
+    files[0].unlink()
+    files[1].rename(files[1].with_name(files[1].name + "_.gstmp"))
+    result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
+    assert result.returncode == 1 and "output-1_.gstmp: named like" in result.stderr, result.stderr

@@ -54,6 +54,14 @@ def test_a_comma_is_part_of_a_path_for_both_spark_readers(spark, events, tmp_pat
             reader.load(str(events) + "," + str(named)).count()
 
 
+def test_an_empty_folder_is_no_rows_for_both_spark_readers(spark, tmp_path):
+    from firepack.spark import jar_path
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for format_ in ["firepack"] + (["io.firepack.spark"] if jar_path() else []):
+        assert spark.read.format(format_).load(str(empty)).count() == 0, format_
+
+
 def test_spark_partition_size_follows_the_session_setting(spark, events):
     spark.conf.set("spark.sql.files.maxPartitionBytes", "100000")
     try:

@@ -51,6 +51,25 @@ def test_the_connector_reads_every_record_once_as_the_python_source_does(spark, 
     assert both.count() == firepack.read_table(events).num_rows + firepack.read_table(orders).num_rows
 
 
+def test_both_readers_drop_nanoseconds_towards_the_past(spark, tmp_path):
+    # One nanosecond before 1970 is 1969-12-31T23:59:59.999999 in microseconds, not 1970 (a cast would round it
+    # towards zero): the Python data source and the connector read the same moments.
+    path = tmp_path / "before-1970.fpks"
+    nanoseconds = [-1, -1_000, -1_001, 1_999, -86_400_000_000_001]
+    firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(len(nanoseconds))],
+                                   "t": pa.array(nanoseconds, pa.timestamp("ns", tz="UTC")),
+                                   "m": pa.array([{"t": n} for n in nanoseconds],
+                                                 pa.struct([("t", pa.timestamp("ns", tz="UTC"))]))}), path)
+    expected = [n // 1_000 for n in nanoseconds]
+    for format_ in ["firepack", FORMAT]:
+        frame = spark.read.format(format_).option("timestampPrecision", "truncate").load(str(path))
+        rows = frame.selectExpr("__name__", "unix_micros(t) AS t", "unix_micros(m.t) AS mt").collect()
+        got = {row["__name__"]: (row["t"], row["mt"]) for row in rows}
+        assert [got[f"c/{i}"] for i in range(len(nanoseconds))] == list(zip(expected, expected)), format_
+    table = firepack.open_stream(path, timestamp_unit="us-truncate").read_all()
+    assert table.column("t").cast(pa.int64()).to_pylist() == expected
+
+
 def test_the_connector_reads_only_the_columns_asked_for(spark, events):
     expected = firepack.read_table(events, columns=["__name__", "repo", "embedding", "location"])
     frame = connector(spark, maxPartitionBytes=100_000).load(str(events))

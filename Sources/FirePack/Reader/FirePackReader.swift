@@ -46,7 +46,8 @@ public struct FirePackReader {
         limit = input.rootEnd
     }
 
-    static func checkFileHeader(_ bytes: UnsafeRawBufferPointer) throws(FirePackError) {
+    /// Checks a `.fpk` file's header: the magic bytes and a version this reader implements (Docs/FORMAT.md §5).
+    package static func checkFileHeader(_ bytes: UnsafeRawBufferPointer) throws(FirePackError) {
         for (offset, expected) in Tag.fileMagic.enumerated() {
             // A cut header is reported at its first byte (Docs/FORMAT.md §5); bytes that differ from it first are not
             // a FirePack file.

@@ -1,4 +1,5 @@
 import FirePack
+import Synchronization
 
 /// How documents map to plain JSON objects: their fields, with the document path under `__name__` (Firestore's name
 /// for the document key) or the document ID under an ID field.
@@ -21,6 +22,12 @@ public final class DocumentNaming {
     package let idFieldProblem: String?
     // `@exclusivity(unchecked)` on the `var`s used per line, document or record: Docs/ARCHITECTURE.md, "Performance
     // mechanisms".
+    /// Whether `collection` was given (`--collection`) rather than a default: then every document written under the
+    /// ID field must be in it.
+    public let collectionIsGiven: Bool
+    /// The collection of the first document written under the ID field, when `collection` was not given: every
+    /// later one must be in it too (`member(for:)`).
+    private let writtenCollection = Mutex<String?>(nil)
     /// Documents given a generated ID so far.
     @exclusivity(unchecked) public private(set) var generatedCount = 0
     /// Documents made so far (the record number of the next one).
@@ -29,9 +36,10 @@ public final class DocumentNaming {
     /// A naming for documents of `collection`, found by `__name__`, else by `idField`.
     public init(
         collection: String, idField: String?, generatesMissingIDs: Bool = false, keepsIDField: Bool = false,
-        deterministic: Bool = false, largeIntegers: JSONOptions.LargeIntegers = .reject
+        deterministic: Bool = false, largeIntegers: JSONOptions.LargeIntegers = .reject, collectionIsGiven: Bool = true
     ) {
         self.collection = collection
+        self.collectionIsGiven = collectionIsGiven
         self.idField = idField
         self.generatesMissingIDs = generatesMissingIDs
         self.keepsIDField = keepsIDField
@@ -128,7 +136,15 @@ public final class DocumentNaming {
             }
         } else if let idField, let id {
             switch id {
-            case .string(let text): path = collection + "/" + text
+            case .string(let text):
+                // An ID is one segment: slashes would make it a path in another collection, without a word.
+                guard !text.utf8.contains(UInt8(ascii: "/")) else {
+                    throw FirePackError(
+                        .invalidValue,
+                        "\(position)the id field \(idField.debugDescription) holds \(text.debugDescription), which is not a "
+                            + "document ID (an ID holds no '/'); name documents by path with __name__")
+                }
+                path = collection + "/" + text
             case .integer(let number): path = collection + "/" + String(number)
             default:
                 throw FirePackError(
@@ -172,9 +188,43 @@ public final class DocumentNaming {
     }
 
     /// The member `value(of:)` adds to a document's fields: its ID under the ID field, else its path under `__name__`.
-    public func member(for reference: DocumentReference) -> (key: String, value: String) {
-        if let idField { return (idField, reference.documentID) }
-        return (Self.nameMember, reference.path)
+    ///
+    /// Under the ID field only the ID is written, and read back every document is in one collection: a document in
+    /// another collection than `collection` (when given) or than the first document written (when not) throws,
+    /// naming it, rather than being written as a document it is not. Safe to call from several threads at once.
+    public func member(for reference: DocumentReference) throws(FirePackError) -> (key: String, value: String) {
+        guard let idField else { return (Self.nameMember, reference.path) }
+        let parent = reference.parent.path
+        if collectionIsGiven {
+            guard Self.isCollection(collection, parent) else {
+                throw FirePackError(
+                    .invalidValue,
+                    "document \(reference.path) is not in collection \(collection.debugDescription) (--collection): "
+                        + "under the ID field \(idField.debugDescription) only its ID is written, and read back it "
+                        + "would be \(collection)/\(reference.documentID); convert each collection apart, or leave out "
+                        + "--id-field to write paths under __name__")
+            }
+        } else if let first = writtenCollection.withLock({ first in
+            if first == nil { first = parent }
+            return first
+        }), !Self.isCollection(first, parent) {
+            throw FirePackError(
+                .invalidValue,
+                "document \(reference.path) is not in collection \(first.debugDescription), as the documents written "
+                    + "before it are: under the ID field \(idField.debugDescription) only IDs are written, and read "
+                    + "back all would be in one collection; convert each collection apart with --collection, or leave "
+                    + "out --id-field to write paths under __name__")
+        }
+        return (idField, reference.documentID)
+    }
+
+    /// Whether the collection path `parent` is `collection`, or its full form
+    /// (`projects/P/databases/D/documents/<collection>`), which reads back as the same documents.
+    private static func isCollection(_ collection: String, _ parent: String) -> Bool {
+        if parent.utf8.elementsEqual(collection.utf8) { return true }
+        let segments = parent.split(separator: "/", omittingEmptySubsequences: false)
+        return segments.count > 5 && segments[0] == "projects" && segments[2] == "databases"
+            && segments[4] == "documents" && segments[5...].joined(separator: "/").utf8.elementsEqual(collection.utf8)
     }
 
     /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`, and
@@ -212,7 +262,7 @@ public final class DocumentNaming {
                 "document \(document.reference.path) has a field \"__name__\", which plain JSON reads back as the "
                     + "document's path: it would be lost")
         }
-        let (key, value) = member(for: document.reference)
+        let (key, value) = try member(for: document.reference)
         if let existing = fields[key] {
             // Read back, the ID field stays a field only with `--keep-id-field`, and then names the document too.
             let same = names(existing, value, idField: idField != nil)

@@ -47,6 +47,9 @@ public final class FirestoreProtoReader: DocumentSource {
             FirestoreProto.delimitedPrefix(UnsafeRawBufferPointer(rebasing: $0[start...]))
         }
         let messageOffset = bufferOffset + start
+        // What is wrong with the message as delimited: thrown for any message but the first, and for the first when
+        // it is not one undelimited message either (then its framing said more than the other reading's error).
+        var delimitedProblem: FirePackError?
         if let header, header.length <= UInt64(maxMessageLength) {
             let length = Int(header.length)
             try fill(header.prefixCount + length)  // may move the unread bytes: positions are relative to `start`
@@ -62,39 +65,67 @@ public final class FirestoreProtoReader: DocumentSource {
                     count += 1
                     return document
                 case .failure(let error):
-                    // The first message may be a whole undelimited one (below); any later one is damaged.
-                    guard count == 0 else {
-                        throw FirePackError(
-                            error.code, offset: messageOffset + header.prefixCount + (error.offset ?? 0),
-                            "record \(count) (the message at byte \(messageOffset)): \(error.message)", path: error.path
-                        )
-                    }
+                    delimitedProblem = FirePackError(
+                        error.code, offset: messageOffset + header.prefixCount + (error.offset ?? 0),
+                        "record \(count) (the message at byte \(messageOffset)): \(error.message)", path: error.path)
                 }
             }
         }
-        guard count == 0 else {
-            let problem =
-                header == nil
-                ? "its length prefix is cut short or longer than ten bytes"
-                : header!.length > UInt64(maxMessageLength)
-                    ? "its length prefix claims \(header!.length) bytes, above the limit of \(maxMessageLength)"
-                    : "the input ends inside it"
-            throw FirePackError(
+        let problem =
+            delimitedProblem
+            ?? FirePackError(
                 header == nil || header!.length <= UInt64(maxMessageLength) ? .truncated : .limitExceeded,
-                offset: messageOffset, "record \(count) (the message at byte \(messageOffset)): \(problem)")
-        }
-        // One message without a prefix: at most the limit.
+                offset: messageOffset,
+                "record \(count) (the message at byte \(messageOffset)): "
+                    + (header == nil
+                        ? "its length prefix is cut short or longer than ten bytes"
+                        : header!.length > UInt64(maxMessageLength)
+                            ? "its length prefix claims \(header!.length) bytes, above the limit of \(maxMessageLength)"
+                            : "the input ends inside it"))
+        // The first message may be a whole undelimited one (below); any later one is damaged.
+        guard count == 0 else { throw problem }
+        // One message without a prefix: at most the limit. When it is not one either, the error is the framing's
+        // when the prefix frames a message that ends the input or is followed by another framed one (a damaged first
+        // record, reported as the second would be); else both readings' errors.
         try fill(maxMessageLength + 1)
+        // (A Document message is never empty: it has a name. A run of zeros frames nothing.)
+        let frameEnd = header.flatMap {
+            $0.length > 0 && $0.length <= UInt64(maxMessageLength) ? $0.prefixCount + Int($0.length) : nil
+        }
+        let plausible =
+            frameEnd.map { end in
+                end == available
+                    || (end < available
+                        && buffer.withUnsafeBytes { raw in
+                            FirestoreProto.delimitedPrefix(UnsafeRawBufferPointer(rebasing: raw[(start + end)...]))
+                                .map { next in
+                                    next.length > 0 && next.prefixCount <= available - end
+                                        && next.length <= UInt64(available - end - next.prefixCount)
+                                } ?? false
+                        })
+            } ?? false
         guard available <= maxMessageLength else {
+            if plausible { throw problem }
             throw FirePackError(
                 .limitExceeded, offset: 0,
                 "not varint-delimited Document messages, and more than \(maxMessageLength) bytes for a single message")
         }
         let message = Array(buffer[start...])
+        let document: Document
+        switch Result(catching: { () throws(FirePackError) in try Document(firestoreProto: message, limits: limits) }) {
+        case .success(let read): document = read
+        case .failure(let undelimited):
+            if header == nil { throw undelimited }
+            if plausible { throw problem }
+            throw FirePackError(
+                undelimited.code, offset: undelimited.offset,
+                "\(problem.message); read as one message without a length prefix instead: \(undelimited.message)",
+                path: undelimited.path)
+        }
         buffer = []
         start = 0
         count = 1
-        return try Document(firestoreProto: message, limits: limits)
+        return document
     }
 }
 

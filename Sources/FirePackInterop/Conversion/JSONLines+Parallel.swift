@@ -449,8 +449,13 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                 var reference = scanned?.reference
                 // A document with times goes through the tree, which writes them as members (`DocumentNaming`).
                 if let reference, scanned?.createTime == nil, scanned?.updateTime == nil {
-                    written = JSONTranscoding.appendObject(
-                        fields, appending: naming.member(for: reference), options: options, to: output)
+                    do {
+                        written = JSONTranscoding.appendObject(
+                            fields, appending: try naming.member(for: reference), options: options, to: output)
+                    } catch {
+                        records[index].refused = error
+                        continue
+                    }
                 }
                 if !written {
                     let document: Document

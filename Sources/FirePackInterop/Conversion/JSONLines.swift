@@ -240,7 +240,7 @@ public final class JSONLinesWriter: DocumentSink {
                 lastPath = reference.path
                 // No fields map: an empty document.
                 written = JSONTranscoding.appendObject(
-                    fields, appending: naming.member(for: reference), options: options, to: buffer)
+                    fields, appending: try naming.member(for: reference), options: options, to: buffer)
             }
             if written {
                 buffer.append(0x0A)
