@@ -87,6 +87,26 @@ def test_the_connector_reads_only_the_columns_asked_for(spark, events):
                                                            .column("type").to_pylist() if t == "PushEvent")
 
 
+def test_a_query_of_a_field_inside_a_marked_column_reads_it_whole(spark, tmp_path, firepack_tool):
+    # Spark narrows `g` to struct<latitude> for `g.latitude`, and the narrowed field has no marks: the connector
+    # reads a marked column whole (a geopoint, the `value` elements of `m.z`), as the Python data source does.
+    lines = tmp_path / "nested.jsonl"
+    lines.write_text('{"__name__":"c/a","g":{"__geopoint__":[1.5,2.5]},"m":{"z":[1,"a"],"k":1}}\n'
+                     '{"__name__":"c/b","g":{"__geopoint__":[0.5,3.5]},"m":{"z":[true],"k":2},"r":{"s":"x"}}\n')
+    path = tmp_path / "nested.fpks"
+    subprocess.run([firepack_tool, "convert", str(lines), str(path), "--quiet"], check=True)
+    queries = [lambda frame: frame.select("__name__", "g.latitude"),
+               lambda frame: frame.where("g.latitude > 1").select("__name__"),
+               lambda frame: frame.select("__name__", "m.z"),
+               lambda frame: frame.select("__name__", "m.k", "r.s")]
+    for query in queries:
+        ours = sorted(map(repr, query(connector(spark).load(str(path))).collect()))
+        theirs = sorted(map(repr, query(spark.read.format("firepack").load(str(path))).collect()))
+        assert ours == theirs and ours, (ours, theirs)
+    assert [row["latitude"] for row in queries[0](connector(spark).load(str(path))).orderBy("__name__").collect()] == [
+        1.5, 0.5]
+
+
 def test_timestamps_are_microseconds_and_nanoseconds_are_never_dropped_unasked(spark, events):
     with pytest.raises(Exception, match=r"record \d+ at byte \d+.*createdAt.*nanoseconds.*timestampPrecision"):
         spark.read.format(FORMAT).load(str(events)).select("createdAt").collect()

@@ -15,6 +15,7 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import scala.Option;
@@ -41,9 +42,29 @@ final class FirePackScan implements ScanBuilder, SupportsPushDownRequiredColumns
         this.options = options;
     }
 
+    /**
+     * The columns a query reads. Spark narrows a struct to the nested fields the query needs and the narrowed field
+     * carries no metadata, so FirePack's marks (a geopoint, a vector, a reference or a {@code value} inside it) would
+     * no longer match its shape: a column with marks is read whole, with them, and Spark takes from it what the query
+     * needs. A column without marks is read as narrowed.
+     */
     @Override
     public void pruneColumns(StructType requiredSchema) {
-        readSchema = requiredSchema;
+        StructField[] required = requiredSchema.fields();
+        StructField[] kept = new StructField[required.length];
+        for (int index = 0; index < required.length; index++) {
+            StructField field = required[index];
+            StructField full = null;
+            for (StructField candidate : fullSchema.fields()) {
+                if (candidate.name().equals(field.name())) {
+                    full = candidate;
+                    break;
+                }
+            }
+            boolean marked = full != null && full.metadata().contains("firepack");
+            kept[index] = marked || (full != null && full.dataType().equals(field.dataType())) ? full : field;
+        }
+        readSchema = new StructType(kept);
     }
 
     @Override
