@@ -59,7 +59,7 @@ public enum OutputFile {
     }
 
     /// Whether `path` names the process's standard output: `-`, a name of descriptor 1, or the device or pipe that
-    /// descriptor 1 is (`/dev/tty` on a terminal, the FIFO standard output was redirected to). A command that writes
+    /// descriptor 1 is (the FIFO standard output was redirected to, the terminal's own `/dev/pts/N`). A command that writes
     /// its output there must say everything else on standard error, or the output is no longer what it claims to be.
     public static func isStandardOutput(_ path: String) -> Bool {
         if let descriptor = descriptorPath(path) { return descriptor == 1 }

@@ -113,7 +113,7 @@ final class FirestoreExportInput: DocumentInput {
             else { continue }
             if outputNumber(last) != nil {
                 found.append(components)
-            } else if last.hasPrefix("output-") || last.hasSuffix(".gstmp") {
+            } else if last.hasPrefix("output-") {
                 unfinished.append((folder as NSString).appendingPathComponent(relative))
             }
         }

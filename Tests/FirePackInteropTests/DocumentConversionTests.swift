@@ -193,9 +193,16 @@ struct DocumentConversionTests {
         #expect(both?.message.hasPrefix("record 0 (the message at byte 0): its length prefix claims") == true,
                 "\(both?.message ?? "")")
         #expect(both?.message.contains("read as one message without a length prefix instead") == true)
-        // One undelimited message still reads, and a damaged one is its own reading's error.
+        // One undelimited message still reads, and one damaged inside is its own reading's error: it starts with
+        // 0x0A (its name's tag), which also reads as a prefix of 10, and that reading stops far sooner.
         let single = try documents[1].firestoreProtoBytes()
+        #expect(single.first == 0x0A)
         #expect(try FirestoreProtoReader(MemorySource(single)).readAll() == [documents[1]])
+        let trailing = #expect(throws: FirePackError.self) {
+            try FirestoreProtoReader(MemorySource(single + [0x00])).next()
+        }
+        #expect(trailing?.offset == single.count, "\(trailing?.message ?? "")")
+        #expect(trailing?.message.hasPrefix("record 0") == false, "\(trailing?.message ?? "")")
     }
 
     @Test("Streams are sources and sinks too: JSON lines in and out by their fast paths, the same bytes as one by one")

@@ -223,6 +223,14 @@ struct NothingLostTests {
         let named = try Tool.run(["convert", path("sub-ids.jsonl"), "-", "--to", "firestore-json", "--id-field", "id",
                                   "--collection", "a/b/c"])
         #expect(named.text.contains(#""name":"a/b/c/d""#) && named.text.contains(#""name":"a/b/c/e""#), "\(named.text)")
+        // A full name and a short one of the same collection read back alike: both written by ID.
+        try write(#"{"__name__":"projects/p/databases/(default)/documents/books/1"}"# + "\n" + #"{"__name__":"books/2"}"#
+                  + "\n", to: "forms.jsonl")
+        #expect(try Tool.run(["convert", path("forms.jsonl"), path("forms.fpks"), "--quiet"]).status == 0)
+        for extra in [[], ["--collection", "books"]] {
+            let forms = try Tool.run(["convert", path("forms.fpks"), "-", "--to", "jsonl", "--id-field", "id"] + extra)
+            #expect(forms.status == 0 && forms.text == #"{"id":"1"}"# + "\n" + #"{"id":"2"}"# + "\n", "\(forms.stderr)")
+        }
         // On input: an ID with a slash is not a path.
         try write(#"{"id":"u1/sub/u1","x":1}"# + "\n", to: "slash.jsonl")
         let slash = try Tool.run(["convert", path("slash.jsonl"), "-", "--to", "jsonl", "--collection", "users",

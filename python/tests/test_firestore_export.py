@@ -331,6 +331,10 @@ def test_a_missing_last_output_file_is_refused_not_skipped(firepack_tool, folder
     compressed.unlink()
     result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
     assert result.returncode == 0 and "valid firestore-export, 40 document(s)" in result.stdout, result.stderr
+    # A metadata file's partial download holds no documents: not refused.
+    (export / "2026.overall_export_metadata_.gstmp").write_bytes(b"x")
+    result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
     # Nothing but a partial file: it is named, not reported as "no output-N files".
     files[0].unlink()
     files[1].rename(files[1].with_name(files[1].name + "_.gstmp"))

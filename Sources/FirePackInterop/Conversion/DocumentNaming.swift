@@ -190,11 +190,12 @@ public final class DocumentNaming {
     /// The member `value(of:)` adds to a document's fields: its ID under the ID field, else its path under `__name__`.
     ///
     /// Under the ID field only the ID is written, and read back every document is in one collection: a document in
-    /// another collection than `collection` (when given) or than the first document written (when not) throws,
-    /// naming it, rather than being written as a document it is not. Safe to call from several threads at once.
+    /// another collection than `collection` (when given) or than the first document this naming meets (when not; on
+    /// several threads, which document is then named varies, and the conversion fails either way) throws, naming it,
+    /// rather than being written as a document it is not. Safe to call from several threads at once.
     public func member(for reference: DocumentReference) throws(FirePackError) -> (key: String, value: String) {
         guard let idField else { return (Self.nameMember, reference.path) }
-        let parent = reference.parent.path
+        let parent = Self.shortForm(reference.parent.path)
         if collectionIsGiven {
             guard Self.isCollection(collection, parent) else {
                 throw FirePackError(
@@ -210,21 +211,26 @@ public final class DocumentNaming {
         }), !Self.isCollection(first, parent) {
             throw FirePackError(
                 .invalidValue,
-                "document \(reference.path) is not in collection \(first.debugDescription), as the documents written "
-                    + "before it are: under the ID field \(idField.debugDescription) only IDs are written, and read "
-                    + "back all would be in one collection; convert each collection apart with --collection, or leave "
-                    + "out --id-field to write paths under __name__")
+                "document \(reference.path) is not in collection \(first.debugDescription), as another document of "
+                    + "this conversion is: under the ID field \(idField.debugDescription) only IDs are written, and "
+                    + "read back all would be in one collection; convert each collection apart with --collection, or "
+                    + "leave out --id-field to write paths under __name__")
         }
         return (idField, reference.documentID)
     }
 
-    /// Whether the collection path `parent` is `collection`, or its full form
-    /// (`projects/P/databases/D/documents/<collection>`), which reads back as the same documents.
+    /// Whether the collection path `parent` (in its short form) is `collection`, in either form: IDs read back
+    /// under one collection path, whatever the project and database the documents were named in.
     private static func isCollection(_ collection: String, _ parent: String) -> Bool {
-        if parent.utf8.elementsEqual(collection.utf8) { return true }
-        let segments = parent.split(separator: "/", omittingEmptySubsequences: false)
-        return segments.count > 5 && segments[0] == "projects" && segments[2] == "databases"
-            && segments[4] == "documents" && segments[5...].joined(separator: "/").utf8.elementsEqual(collection.utf8)
+        shortForm(collection).utf8.elementsEqual(parent.utf8)
+    }
+
+    /// A collection path without its `projects/P/databases/D/documents/` prefix, if it has one.
+    private static func shortForm(_ path: String) -> String {
+        guard path.hasPrefix("projects/") else { return path }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count > 5, segments[2] == "databases", segments[4] == "documents" else { return path }
+        return segments[5...].joined(separator: "/")
     }
 
     /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`, and

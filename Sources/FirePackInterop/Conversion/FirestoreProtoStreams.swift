@@ -85,27 +85,17 @@ public final class FirestoreProtoReader: DocumentSource {
         // The first message may be a whole undelimited one (below); any later one is damaged.
         guard count == 0 else { throw problem }
         // One message without a prefix: at most the limit. When it is not one either, the error is the framing's
-        // when the prefix frames a message that ends the input or is followed by another framed one (a damaged first
-        // record, reported as the second would be); else both readings' errors.
+        // when the input is a chain of non-empty frames to its end and that reading got at least as far (a damaged
+        // first record, reported as the second would be); the undelimited reading's when it got further (a single
+        // message damaged inside: every such message starts with 0x0A, which also reads as a prefix of 10); else
+        // both. (A Document message is never empty: it has a name. A run of zeros frames nothing.)
         try fill(maxMessageLength + 1)
-        // (A Document message is never empty: it has a name. A run of zeros frames nothing.)
-        let frameEnd = header.flatMap {
-            $0.length > 0 && $0.length <= UInt64(maxMessageLength) ? $0.prefixCount + Int($0.length) : nil
+        let window = buffer.withUnsafeBytes { raw in UnsafeRawBufferPointer(rebasing: raw[start..<(start + available)])
         }
-        let plausible =
-            frameEnd.map { end in
-                end == available
-                    || (end < available
-                        && buffer.withUnsafeBytes { raw in
-                            FirestoreProto.delimitedPrefix(UnsafeRawBufferPointer(rebasing: raw[(start + end)...]))
-                                .map { next in
-                                    next.length > 0 && next.prefixCount <= available - end
-                                        && next.length <= UInt64(available - end - next.prefixCount)
-                                } ?? false
-                        })
-            } ?? false
+        let framed = Self.isChainOfFrames(window, mayContinue: false)
         guard available <= maxMessageLength else {
-            if plausible { throw problem }
+            // Past the window the input is not read: frames up to it, the last one running on, are enough.
+            if Self.isChainOfFrames(window, mayContinue: true) { throw problem }
             throw FirePackError(
                 .limitExceeded, offset: 0,
                 "not varint-delimited Document messages, and more than \(maxMessageLength) bytes for a single message")
@@ -115,8 +105,9 @@ public final class FirestoreProtoReader: DocumentSource {
         switch Result(catching: { () throws(FirePackError) in try Document(firestoreProto: message, limits: limits) }) {
         case .success(let read): document = read
         case .failure(let undelimited):
-            if header == nil { throw undelimited }
-            if plausible { throw problem }
+            let delimitedReach = problem.offset ?? 0, undelimitedReach = undelimited.offset ?? 0
+            if header == nil || undelimitedReach > delimitedReach { throw undelimited }
+            if framed { throw problem }
             throw FirePackError(
                 undelimited.code, offset: undelimited.offset,
                 "\(problem.message); read as one message without a length prefix instead: \(undelimited.message)",
@@ -126,6 +117,22 @@ public final class FirestoreProtoReader: DocumentSource {
         start = 0
         count = 1
         return document
+    }
+
+    /// Whether `bytes` are varint-length-delimited frames, each non-empty, ending exactly at their end (or, when
+    /// `mayContinue`, with the last one running past it).
+    static func isChainOfFrames(_ bytes: UnsafeRawBufferPointer, mayContinue: Bool) -> Bool {
+        var position = 0
+        while position < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[position...])
+            guard let next = FirestoreProto.delimitedPrefix(rest) else { return mayContinue && rest.count < 10 }
+            guard next.length > 0 else { return false }
+            guard next.prefixCount <= rest.count, next.length <= UInt64(rest.count - next.prefixCount) else {
+                return mayContinue
+            }
+            position += next.prefixCount + Int(next.length)
+        }
+        return true
     }
 }
 
