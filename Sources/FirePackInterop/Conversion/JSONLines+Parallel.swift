@@ -447,15 +447,12 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                         try reader.skipValue()
                     })
                 var reference = scanned?.reference
-                // A document with times goes through the tree, which writes them as members (`DocumentNaming`).
-                if let reference, scanned?.createTime == nil, scanned?.updateTime == nil {
-                    do {
-                        written = JSONTranscoding.appendObject(
-                            fields, appending: try naming.member(for: reference), options: options, to: output)
-                    } catch {
-                        records[index].refused = error
-                        continue
-                    }
+                // A document with times goes through the tree, which writes them as members (`DocumentNaming`); so
+                // does one the naming refuses, so that a damaged record is reported as damaged first.
+                if let reference, scanned?.createTime == nil, scanned?.updateTime == nil,
+                    let member = try? naming.member(for: reference)
+                {
+                    written = JSONTranscoding.appendObject(fields, appending: member, options: options, to: output)
                 }
                 if !written {
                     let document: Document

@@ -235,12 +235,14 @@ public final class JSONLinesWriter: DocumentSink {
                     fields = reader
                     try reader.skipValue()
                 })
-            // A document with times goes through the tree, which writes them as members (`DocumentNaming`).
-            if let reference = scanned?.reference, scanned?.createTime == nil, scanned?.updateTime == nil {
+            // A document with times goes through the tree, which writes them as members (`DocumentNaming`); so does
+            // one the naming refuses, so that a damaged record is reported as damaged before its name is judged.
+            if let reference = scanned?.reference, scanned?.createTime == nil, scanned?.updateTime == nil,
+                let member = try? naming.member(for: reference)
+            {
                 lastPath = reference.path
                 // No fields map: an empty document.
-                written = JSONTranscoding.appendObject(
-                    fields, appending: try naming.member(for: reference), options: options, to: buffer)
+                written = JSONTranscoding.appendObject(fields, appending: member, options: options, to: buffer)
             }
             if written {
                 buffer.append(0x0A)
