@@ -53,18 +53,18 @@ public final class ArrowStreamWriter {
         }
         // The document's times are read as nanoseconds: a column of any other type would be its bytes read as times.
         // A column of Arrow's null type (every row null, as engines type an empty column) gives no times.
-        for (name, column) in [
-            (ArrowDocumentSchema.createTimeColumn, createColumn), (ArrowDocumentSchema.updateTimeColumn, updateColumn)
-        ] {
-            guard let (column, _) = column, column.type != .timestamp else { continue }
-            if column.type == .null {
-                if name == ArrowDocumentSchema.createTimeColumn { createColumn = nil } else { updateColumn = nil }
-                continue
+        func times(_ pair: (ArrowColumn, ImportedArray)?) throws(FirePackError) -> (ArrowColumn, ImportedArray)? {
+            guard let (column, _) = pair, column.type != .timestamp else { return pair }
+            guard column.type == .null else {
+                throw FirePackError(
+                    .typeMismatch,
+                    "\(column.name) must be a timestamp column (the document's time), not \(column.type)",
+                    path: [.key(column.name)])
             }
-            throw FirePackError(
-                .typeMismatch, "\(name) must be a timestamp column (the document's time), not \(column.type)",
-                path: [.key(name)])
+            return nil
         }
+        createColumn = try times(createColumn)
+        updateColumn = try times(updateColumn)
         if nameColumn == nil && collection == nil {
             throw FirePackError(
                 .invalidValue,

@@ -25,9 +25,9 @@ public final class DocumentNaming {
     /// Whether `collection` was given (`--collection`) rather than a default: then every document written under the
     /// ID field must be in it.
     public let collectionIsGiven: Bool
-    /// The collection of the first document written under the ID field, when `collection` was not given: every
-    /// later one must be in it too (`member(for:)`).
-    private let writtenCollection = Mutex<String?>(nil)
+    /// The collection every document written under the ID field must be in, in its short form: `collection` when
+    /// given; else the first such document's, set by `member(for:)`.
+    private let writtenCollection: Mutex<String?>
     /// Documents given a generated ID so far.
     @exclusivity(unchecked) public private(set) var generatedCount = 0
     /// Documents made so far (the record number of the next one).
@@ -40,6 +40,7 @@ public final class DocumentNaming {
     ) {
         self.collection = collection
         self.collectionIsGiven = collectionIsGiven
+        writtenCollection = Mutex(collectionIsGiven ? String(Self.shortForm(Substring(collection))) : nil)
         self.idField = idField
         self.generatesMissingIDs = generatesMissingIDs
         self.keepsIDField = keepsIDField
@@ -195,42 +196,35 @@ public final class DocumentNaming {
     /// rather than being written as a document it is not. Safe to call from several threads at once.
     public func member(for reference: DocumentReference) throws(FirePackError) -> (key: String, value: String) {
         guard let idField else { return (Self.nameMember, reference.path) }
-        let parent = Self.shortForm(reference.parent.path)
-        if collectionIsGiven {
-            guard Self.isCollection(collection, parent) else {
-                throw FirePackError(
-                    .invalidValue,
-                    "document \(reference.path) is not in collection \(collection.debugDescription) (--collection): "
-                        + "under the ID field \(idField.debugDescription) only its ID is written, and read back it "
-                        + "would be \(collection)/\(reference.documentID); convert each collection apart, or leave out "
-                        + "--id-field to write paths under __name__")
-            }
-        } else if let first = writtenCollection.withLock({ first in
-            if first == nil { first = parent }
-            return first
-        }), !Self.isCollection(first, parent) {
+        // The parent path, in place: a document path has at least two segments.
+        let path = reference.path
+        let parent = Self.shortForm(path[..<path.utf8.lastIndex(of: UInt8(ascii: "/"))!])
+        let expected = writtenCollection.withLock { expected in
+            if expected == nil { expected = String(parent) }
+            return expected!
+        }
+        guard expected.utf8.elementsEqual(parent.utf8) else {
+            let why =
+                collectionIsGiven
+                ? "\(collection.debugDescription) (--collection): under the ID field \(idField.debugDescription) only "
+                    + "its ID is written, and read back it would be \(collection)/\(reference.documentID)"
+                : "\(expected.debugDescription), as another document of this conversion is: under the ID field "
+                    + "\(idField.debugDescription) only IDs are written, and read back all would be in one collection"
             throw FirePackError(
                 .invalidValue,
-                "document \(reference.path) is not in collection \(first.debugDescription), as another document of "
-                    + "this conversion is: under the ID field \(idField.debugDescription) only IDs are written, and "
-                    + "read back all would be in one collection; convert each collection apart with --collection, or "
-                    + "leave out --id-field to write paths under __name__")
+                "document \(reference.path) is not in collection \(why); convert each collection apart with "
+                    + "--collection, or leave out --id-field to write paths under __name__")
         }
         return (idField, reference.documentID)
     }
 
-    /// Whether the collection path `parent` (in its short form) is `collection`, in either form: IDs read back
-    /// under one collection path, whatever the project and database the documents were named in.
-    private static func isCollection(_ collection: String, _ parent: String) -> Bool {
-        shortForm(collection).utf8.elementsEqual(parent.utf8)
-    }
-
-    /// A collection path without its `projects/P/databases/D/documents/` prefix, if it has one.
-    private static func shortForm(_ path: String) -> String {
+    /// A collection path without its `projects/P/databases/D/documents/` prefix, if it has one: IDs read back under
+    /// one collection path, whatever the project and database the documents were named in.
+    private static func shortForm(_ path: Substring) -> Substring {
         guard path.hasPrefix("projects/") else { return path }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count > 5, segments[2] == "databases", segments[4] == "documents" else { return path }
-        return segments[5...].joined(separator: "/")
+        return path[segments[5].startIndex...]
     }
 
     /// A plain object from a document: its fields plus its ID under the ID field, or its path under `__name__`, and

@@ -90,12 +90,9 @@ public final class FirestoreProtoReader: DocumentSource {
         // message damaged inside: every such message starts with 0x0A, which also reads as a prefix of 10); else
         // both. (A Document message is never empty: it has a name. A run of zeros frames nothing.)
         try fill(maxMessageLength + 1)
-        let window = buffer.withUnsafeBytes { raw in UnsafeRawBufferPointer(rebasing: raw[start..<(start + available)])
-        }
-        let framed = Self.isChainOfFrames(window, mayContinue: false)
         guard available <= maxMessageLength else {
             // Past the window the input is not read: frames up to it, the last one running on, are enough.
-            if Self.isChainOfFrames(window, mayContinue: true) { throw problem }
+            if unreadIsChainOfFrames(mayContinue: true) { throw problem }
             throw FirePackError(
                 .limitExceeded, offset: 0,
                 "not varint-delimited Document messages, and more than \(maxMessageLength) bytes for a single message")
@@ -107,7 +104,7 @@ public final class FirestoreProtoReader: DocumentSource {
         case .failure(let undelimited):
             let delimitedReach = problem.offset ?? 0, undelimitedReach = undelimited.offset ?? 0
             if header == nil || undelimitedReach > delimitedReach { throw undelimited }
-            if framed { throw problem }
+            if unreadIsChainOfFrames(mayContinue: false) { throw problem }
             throw FirePackError(
                 undelimited.code, offset: undelimited.offset,
                 "\(problem.message); read as one message without a length prefix instead: \(undelimited.message)",
@@ -119,8 +116,14 @@ public final class FirestoreProtoReader: DocumentSource {
         return document
     }
 
-    /// Whether `bytes` are varint-length-delimited frames, each non-empty, ending exactly at their end (or, when
-    /// `mayContinue`, with the last one running past it).
+    /// Whether the unread bytes are varint-length-delimited frames, each non-empty, ending exactly at their end (or,
+    /// when `mayContinue`, with the last one running past it).
+    func unreadIsChainOfFrames(mayContinue: Bool) -> Bool {
+        buffer.withUnsafeBytes { raw in
+            Self.isChainOfFrames(UnsafeRawBufferPointer(rebasing: raw[start...]), mayContinue: mayContinue)
+        }
+    }
+
     static func isChainOfFrames(_ bytes: UnsafeRawBufferPointer, mayContinue: Bool) -> Bool {
         var position = 0
         while position < bytes.count {
