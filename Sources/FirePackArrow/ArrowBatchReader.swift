@@ -83,6 +83,14 @@ public final class ArrowBatchReader {
             ).schema()
         }
         if let columns = options.columns { schema = try schema.projected(to: columns) }
+        guard schema.fieldCount <= ArrowDocumentSchema.maxReadFields else {
+            throw FirePackError(
+                .limitExceeded,
+                "the schema has \(schema.fieldCount) Arrow fields (\(schema.columns.count) columns and their nested "
+                    + "fields), more than the \(ArrowDocumentSchema.maxReadFields) a reader fills: every row holds "
+                    + "every one, present or not. Read fewer columns (`columns`), or give a schema that holds the "
+                    + "sparse fields as JSON text (`firepack.type: value`)")
+        }
         self.schema = schema
         exactReasons = reasons
         context = ConversionContext(

@@ -54,6 +54,17 @@ public struct ArrowColumn: Hashable, Sendable {
         self.type = type
         self.nullMeaning = nullMeaning
     }
+
+    /// How many Arrow fields this column is: itself and the fields nested in it.
+    public var fieldCount: Int {
+        switch type {
+        case .map(let fields): 1 + fields.reduce(0) { $0 + $1.fieldCount }
+        case .list(let element): 1 + element.fieldCount
+        case .geoPoint: 3
+        case .vector: 2
+        default: 1
+        }
+    }
 }
 
 /// The columns a FirePack stream becomes: the document's path, its fields, and its create and update times when
@@ -73,8 +84,19 @@ public struct ArrowDocumentSchema: Hashable, Sendable {
     /// Every column, the document's own first (`__name__`, then the times when present), then the fields.
     public var columns: [ArrowColumn]
 
+    /// The most distinct keys inference gives a nested map's struct; a map field whose maps hold more between them
+    /// (a map keyed by IDs, as Firestore documents often are) is kept as JSON text instead, so that each row costs its
+    /// own keys rather than every key of the stream (Docs/ARROW.md, "Wide and sparse maps").
+    public static let maxInferredMapKeys = 1_000
+    /// The most Arrow fields (columns and their nested fields, `fieldCount`) a reader fills: every row holds every
+    /// one, present or not, so a wider schema makes a small stream cost rows × fields.
+    public static let maxReadFields = 10_000
+
     /// A schema of these columns.
     public init(columns: [ArrowColumn]) { self.columns = columns }
+
+    /// How many Arrow fields the columns are, nested ones included (a geopoint's two, a list's element).
+    public var fieldCount: Int { columns.reduce(0) { $0 + $1.fieldCount } }
 
     /// Only the columns named in `names`, in the schema's order; a name it does not have throws.
     public func projected(to names: [String]) throws(FirePackError) -> ArrowDocumentSchema {

@@ -165,6 +165,11 @@ public final class FieldProfile {
         case .serverTimestamp:
             return exact("server-timestamp sentinels have no Arrow type: kept as JSON text")
         case .map:
+            if fields.count > ArrowDocumentSchema.maxInferredMapKeys {
+                return exact(
+                    "\(fields.count) distinct keys, more than the \(ArrowDocumentSchema.maxInferredMapKeys) a struct is "
+                        + "given (a map keyed by IDs?): kept as JSON text, so that each row holds its own keys")
+            }
             if let held = fields.first(where: { $0.name.utf8.contains(0) }) {
                 return exact(
                     "the key \(held.name.debugDescription) holds a NUL byte, which Arrow's C interface cannot carry in a "
@@ -209,6 +214,8 @@ public struct DocumentProfile {
     public private(set) var missingRecordPlaces = 0
     /// How many are blocks past the block-expansion limit (not damage), and the most reading one of them needs.
     public private(set) var blocksPastExpansion = 0, blockExpansionNeeded = 0
+    /// The paths in which those problems were met, in the order read.
+    public private(set) var pathsWithProblems: [String] = []
 
     /// An empty profile.
     public init() {}
@@ -234,6 +241,7 @@ public struct DocumentProfile {
                     }
                 }
                 profile.problemCount += source.problemCount
+                if source.problemCount > 0 { profile.pathsWithProblems.append(path) }
                 profile.missingRecordPlaces += source.missingRecordPlaces
                 profile.blocksPastExpansion += source.blocksPastExpansion
                 profile.blockExpansionNeeded = max(profile.blockExpansionNeeded, source.blockExpansionNeeded)

@@ -42,7 +42,7 @@ enum BodyFormat: Equatable {
         var firePack = Preference.unmatched
         var position = 0
         for value in values {
-            for element in value.split(separator: ",") {
+            for element in value[...].splitOutsideQuotes(",") {
                 guard let range = MediaRange(element) else { continue }
                 json.consider(range, at: position, type: "application", subtype: "json")
                 firePack.consider(range, at: position, type: "application", subtype: "vnd.firepack")
@@ -91,7 +91,7 @@ struct MediaRange {
 
     /// Parses `type/subtype;param=value;q=0.5`; nil for anything malformed.
     init?(_ text: Substring) {
-        let parts = text.split(separator: ";")
+        let parts = text.splitOutsideQuotes(";")
         guard let first = parts.first else { return nil }
         let name = first.split(separator: "/", omittingEmptySubsequences: false)
         guard name.count == 2 else { return nil }
@@ -109,6 +109,32 @@ struct MediaRange {
 
     private static func lowercased(_ text: Substring) -> Substring {
         Substring(text.trimmingSpaces.lowercased())
+    }
+}
+
+extension Substring {
+    /// The parts between `separator`s that stand outside quoted strings (RFC 9110 §5.6.4: a parameter value may be
+    /// `"a,b;c"`, with `\` escaping the next character), empty parts left out.
+    func splitOutsideQuotes(_ separator: Character) -> [Substring] {
+        var parts: [Substring] = []
+        var start = startIndex, index = startIndex
+        var quoted = false, escaped = false
+        while index < endIndex {
+            let character = self[index]
+            if escaped {
+                escaped = false
+            } else if quoted && character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if !quoted && character == separator {
+                if start < index { parts.append(self[start..<index]) }
+                start = self.index(after: index)
+            }
+            index = self.index(after: index)
+        }
+        if start < endIndex { parts.append(self[start..<endIndex]) }
+        return parts
     }
 }
 

@@ -273,6 +273,27 @@ extension DeclGroupSyntax {
         return properties
     }
 
+    /// The unknown-field bags (`FirePackUnknownFields` properties) that a `CodingKeys` enum leaves out: never filled,
+    /// so every field the model does not declare would be lost when it is written back.
+    func bagsLeftOutOfCodingKeys() -> [(name: String, node: Syntax)] {
+        guard let codingKeys = codingKeyNames() else { return [] }
+        var left: [(name: String, node: Syntax)] = []
+        for member in memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            for binding in variable.bindings where binding.isStored {
+                guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
+                let name = pattern.identifier.text.trimmingBackticks
+                guard codingKeys[name] == nil else { continue }
+                var property = CodedProperty(
+                    name: name, key: name, type: binding.typeAnnotation?.type.trimmed, isWrapped: false,
+                    isInitializedConstant: false)
+                property.initializer = binding.initializer?.value.trimmed
+                if property.isUnknownFieldsBag || property.isOptionalBag { left.append((name, Syntax(variable))) }
+            }
+        }
+        return left
+    }
+
     /// Whether this is a struct whose implicit memberwise initializer takes exactly `properties`, in order, each by
     /// its name: no initializer declared in the body (nor anything conditional), and every stored property coded,
     /// typed, without an initial value, a wrapper, `lazy`, `@FirePackIgnored` or a private access (which would make

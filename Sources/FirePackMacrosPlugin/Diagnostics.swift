@@ -19,6 +19,7 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
     case bagDeclaredTwice(String, first: String)
     case bagWithReject
     case bagNotPlain(String)
+    case bagNotInCodingKeys(String)
     case caseNotInCodingKeys(String)
     case unknownKeysOnEnum
     case noCases
@@ -61,6 +62,8 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
             "unknownKeys applies to structs and classes; remove it from this enum"
         case .noCases:
             "an enum without cases has no value to code; remove @FirePackCodable"
+        case .bagNotInCodingKeys(let name):
+            "'\(name)' keeps the unknown fields but has no case in CodingKeys, so it would never be filled and every field the model does not declare would be lost when it is written back: add `case \(name)` to CodingKeys"
         case .bagNotPlain(let name):
             "declare the bag as a plain stored property: var \(name) = FirePackUnknownFields() (not optional, not a let, no wrapper or FirePack attribute)"
         }
@@ -84,6 +87,7 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
         case .bagDeclaredTwice: "bagDeclaredTwice"
         case .bagWithReject: "bagWithReject"
         case .bagNotPlain: "bagNotPlain"
+        case .bagNotInCodingKeys: "bagNotInCodingKeys"
         case .caseNotInCodingKeys: "caseNotInCodingKeys"
         case .unknownKeysOnEnum: "unknownKeysOnEnum"
         case .noCases: "noCases"

@@ -172,6 +172,7 @@ struct CodingPlan {
                     fail(.ignoredWithoutDefault(property.name), attribute)
                 }
             }
+            for (name, node) in declaration.bagsLeftOutOfCodingKeys() { fail(.bagNotInCodingKeys(name), node) }
             var bag: CodedProperty?
             for property in properties where property.isUnknownFieldsBag || property.isOptionalBag {
                 let node = property.defaultAttribute ?? property.keyAttribute ?? property.ignoredAttribute

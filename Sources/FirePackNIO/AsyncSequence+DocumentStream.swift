@@ -11,7 +11,7 @@ extension DocumentStreamReader {
     /// The documents of a `.fpks` stream arriving as swift-nio `ByteBuffer`s — a `NIOAsyncChannel`'s inbound stream,
     /// for instance — for `for try await` in `async` code: the same reader, damage reports and completion as
     /// `AsyncDocumentStream`, with its back-pressure (a buffer is asked for only when a record needs more bytes) and
-    /// cancellation. Each buffer's readable bytes are copied once into the reader's buffer. Blocks are read with
+    /// cancellation. Each buffer's readable bytes are copied into an array, which the reader's buffer takes in. Blocks are read with
     /// `maxBlockExpansion` (`DocumentStreamReader.maxBlockExpansion`).
     public static func documents<Buffers: AsyncSequence>(
         fromBuffers buffers: Buffers, mode: ErrorMode = .skipAndReport,

@@ -24,6 +24,9 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
     private var chunks: Chunks.AsyncIterator
     private let source = ChunkSource()
     private var reader: DocumentStreamReader?
+    /// Why the stream's header was refused: thrown again by every later step, as no reader of the rest exists (the
+    /// header's bytes are taken; reading on would take the next bytes for a header).
+    private var headerFailure: (any Error)?
     private let mode: DocumentStreamReader.ErrorMode
     private let maxRecordLength: Int
     private let maxBlockExpansion: Int
@@ -99,12 +102,18 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
     /// `DocumentStreamReader` throws for a stream that is not one).
     private func openedReader() async throws -> DocumentStreamReader {
         if let reader { return reader }
+        if let headerFailure { throw headerFailure }
         while source.buffered < DocumentStreamFormat.header.count && !source.isFinished { try await pull() }
-        let reader = try DocumentStreamReader(
-            source: source, mode: mode, maxRecordLength: maxRecordLength, maxBlockExpansion: maxBlockExpansion,
-            limits: limits)
-        self.reader = reader
-        return reader
+        do {
+            let reader = try DocumentStreamReader(
+                source: source, mode: mode, maxRecordLength: maxRecordLength, maxBlockExpansion: maxBlockExpansion,
+                limits: limits)
+            self.reader = reader
+            return reader
+        } catch let error where !(error is ChunkSource.NeedsInput) {
+            headerFailure = error
+            throw error
+        }
     }
 
     /// Buffers the next chunk, or marks the end.

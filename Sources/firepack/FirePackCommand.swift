@@ -105,8 +105,13 @@ struct CommandFailure: Error {
     var exitCode: Int32 = 1
 
     /// A problem with the data in `file`, with the byte offset when there is one.
+    /// The library's readers of files name the file at the start of their messages (they reach Python users too);
+    /// such a message names it once.
     static func data(_ file: String, _ error: FirePackError) -> CommandFailure {
-        CommandFailure(message: "\(file): \(error)")
+        var error = error
+        let named = "\(file == "-" ? "/dev/stdin" : file): "
+        if error.message.hasPrefix(named) { error.message = String(error.message.dropFirst(named.count)) }
+        return CommandFailure(message: "\(file): \(error)")
     }
 
     static func usage(_ message: String) -> CommandFailure {

@@ -53,7 +53,9 @@ struct Schema: ParsableCommand {
                 maxBlockExpansion: streamLimits.blockExpansion)
             lines = try profile.report()
         } catch let error as FirePackError {
-            throw CommandFailure.data(files.count == 1 ? files[0] : files.joined(separator: ", "), error)
+            // The file at fault, when the message names it (every reader of a file does), else all of them.
+            let named = files.first { error.message.hasPrefix("\($0 == "-" ? "/dev/stdin" : $0): ") }
+            throw CommandFailure.data(named ?? files.joined(separator: ", "), error)
         }
         if json {
             try StandardStreams.printChecked(try profile.reportJSON())
@@ -79,7 +81,9 @@ struct Schema: ParsableCommand {
                 expansionAdvice((profile.blocksPastExpansion, profile.blockExpansionNeeded))
                 ?? "firepack validate says which and why"
             throw CommandFailure(
-                message: "\(files.joined(separator: ", ")): \(summary) left out of this profile; \(advice)")
+                message:
+                    "\(profile.pathsWithProblems.joined(separator: ", ")): \(summary) left out of this profile; \(advice)"
+            )
         }
     }
 }

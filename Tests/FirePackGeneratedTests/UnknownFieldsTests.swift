@@ -202,6 +202,36 @@ struct UnknownFieldsTests {
     }
 }
 
+/// A key declared precomposed ("café"); documents may hold it decomposed ("cafe" + U+0301), another key to FirePack.
+@FirePackCodable
+struct Menu: Codable, Equatable {
+    var dish: String?
+    var unknownFields = FirePackUnknownFields()
+    enum CodingKeys: String, CodingKey {
+        case dish = "caf\u{E9}"
+        case unknownFields
+    }
+}
+
+@Suite("Unknown fields: keys compared as bytes")
+struct UnknownFieldKeyBytesTests {
+    @Test("a key canonically equal to a declared one, but other bytes, is kept in the bag on both paths",
+          arguments: [true, false])
+    func decomposedKeyIsKept(generated: Bool) throws {
+        let encoder = FirePackEncoder(), decoder = FirePackDecoder()
+        encoder.usesGeneratedCoding = generated
+        decoder.usesGeneratedCoding = generated
+        let stored = Value.map(MapValue([("cafe\u{301}", "espresso"), ("caf\u{E9}", "latte")]))
+        let menu = try decoder.decode(Menu.self, from: try encoder.encode(stored))
+        #expect(menu.dish == "latte")
+        #expect(menu.unknownFields.keys.map { Array($0.utf8) } == [Array("cafe\u{301}".utf8)])
+        let back = try FirePackDecoder().decode(Value.self, from: try encoder.encode(menu))
+        guard case .map(let fields) = back else { Issue.record("\(back)"); return }
+        #expect(fields.keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+            == [Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+    }
+}
+
 /// The keys of a map value, in order (nil for anything else).
 private func keys(_ value: Value?) -> [String]? {
     guard case .map(let map)? = value else { return nil }

@@ -29,6 +29,10 @@ struct ContentNegotiationTests {
         (["application/vnd.firepack;q=abc, application/json"], .json),
         (["garbage, application/vnd.firepack"], .firePack),
         (["application/vnd.firepack;charset=x;q=0.8, application/json;q=0.7"], .firePack),
+        // A quoted parameter value may hold commas and semicolons (RFC 9110 §5.6.4), and escaped quotes.
+        ([#"application/json;profile="a,b";q=0.1, application/vnd.firepack;q=0.5"#], .firePack),
+        ([#"application/json;profile="x;q=1";q=0.2, application/vnd.firepack;q=0.3"#], .firePack),
+        ([#"application/json;p="say \"hi\", ok";q=0.1, application/vnd.firepack;q=0.2"#], .firePack),
     ] as [([String], BodyFormat)])
     func accept(values: [String], expected: BodyFormat) {
         #expect(BodyFormat.negotiate(accept: values) == expected)

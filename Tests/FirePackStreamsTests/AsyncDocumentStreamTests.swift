@@ -130,6 +130,25 @@ struct AsyncDocumentStreamTests {
         }
     }
 
+    @Test("a refused header is refused again by every later step: the rest is never read as a stream")
+    func aRefusedHeaderStaysRefused() async throws {
+        // Bytes that are not a stream, followed by a whole stream: asking again must not find the stream's header.
+        let bytes = Array("not a stream".utf8) + (try stream(documents(3)))
+        for size in [1, 6, 12, 1000] {
+            let documents = AsyncDocumentStream(chunks: CountedChunks(bytes, size: size))
+            var errors: [String] = []
+            for _ in 0..<3 {
+                do {
+                    let document = try await documents.next()
+                    Issue.record("read \(String(describing: document)) after a refused header (chunks of \(size))")
+                } catch let error as FirePackError {
+                    errors.append("\(error.code) \(error.offset ?? -1)")
+                }
+            }
+            #expect(errors == Array(repeating: "badMagic 0", count: 3), "chunks of \(size): \(errors)")
+        }
+    }
+
     @Test("decoded models: values(as:), with a record that does not decode reported, not dropped")
     func decodedModels() async throws {
         struct Book: Codable, Equatable {

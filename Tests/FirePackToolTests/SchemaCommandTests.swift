@@ -48,6 +48,10 @@ struct SchemaCommandTests {
         #expect(result.status == 1)
         #expect(result.text.contains(": 4 documents"))
         #expect(result.stderr.contains("1 damaged record(s) left out"))
+        // Among several files, the message names the one with the damage.
+        let several = try Tool.run(["schema", "Fixtures/books.fpks", damaged.path])
+        #expect(several.status == 1 && several.text.contains(": 9 documents"), "\(several.stderr)")
+        #expect(several.stderr.hasPrefix("firepack: \(damaged.path): 1 damaged record(s)"), "\(several.stderr)")
         // A `.fpk` cut inside its header, or of another version, is an error at its offset, as for every reader.
         for (bytes, expected) in [([0x89, 0x46, 0x50, 0x4B] as [UInt8], "truncated"), ([0x89, 0x46, 0x50, 0x4B, 9, 0], "version 9")] {
             let cut = directory.appendingPathComponent("cut.fpk")
@@ -55,6 +59,11 @@ struct SchemaCommandTests {
             let result = try Tool.run(["schema", cut.path])
             #expect(result.status == 1 && result.stderr.contains(expected) && result.stderr.contains("cut.fpk"),
                     "\(result.status): \(result.stderr)")
+            // Named once, and among several files the one at fault alone.
+            #expect(result.stderr.components(separatedBy: "cut.fpk").count == 2, "\(result.stderr)")
+            let two = try Tool.run(["schema", "Fixtures/books.fpks", cut.path])
+            #expect(two.status == 1 && two.stderr.hasPrefix("firepack: \(cut.path): "), "\(two.stderr)")
+            #expect(!two.stderr.contains("books.fpks") && two.stderr.components(separatedBy: "cut.fpk").count == 2)
         }
         let notStream = try Tool.run(["schema", "Fixtures/books.json"])
         #expect(notStream.status == 1 && notStream.stderr.contains("books.json"))
