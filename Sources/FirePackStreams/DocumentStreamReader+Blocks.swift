@@ -310,10 +310,11 @@ extension DocumentStreamReader {
     }
 
     /// Checks and passes over an index (version 3) met while reading in order: its blocks were or will be read
-    /// themselves. A damaged or torn index is reported, as a close record is, without a record number of its own.
+    /// themselves. A damaged index is reported, as a close record is, without a record number of its own; one the
+    /// stream ends inside (the writer stopped while closing) loses no record: the stream is not closed.
     func skipIndex(at indexOffset: Int) throws {
         guard end - start >= DocumentStreamFormat.recordHeaderLength else {
-            try report(indexOffset, .truncated, "the stream ends inside an index", number: nextNumber)
+            tornClosing = "an index"
             start = end
             return
         }

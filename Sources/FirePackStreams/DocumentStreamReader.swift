@@ -134,6 +134,9 @@ public final class DocumentStreamReader {
     var closedCount: Int?
     /// The offset of the close record `closedCount` came from.
     var closedOffset = 0
+    /// What the stream ends inside when it ends inside its closing — "an index" or "a close record" (the writer
+    /// stopped while closing it): not damage, every record before it is there; the stream is not closed.
+    public internal(set) var tornClosing: String?
     /// Whether the close record that completed the stream counted records this reader did not find, and the reader
     /// reported them (`missingRecords`, `reportMissingBeforeClose`).
     package private(set) var reportedMissingAtClose = false
@@ -354,6 +357,9 @@ public final class DocumentStreamReader {
                 try report(
                     recordOffset, .lengthOutOfBounds,
                     "\(unit) length \(length) is damaged (it runs past the end of the stream)", number: number)
+            } else if unit == "index" {
+                // The writer stopped while closing the stream: no record is lost, and it is not closed (§8).
+                tornClosing = named
             } else {
                 try report(
                     recordOffset, .truncated,
@@ -474,8 +480,8 @@ public final class DocumentStreamReader {
     func readCloseRecord(at recordOffset: Int) throws {
         let length = DocumentStreamFormat.closeRecordLength(version: version)
         guard end - start >= length else {
-            // A close record is not a record: it does not take a record number.
-            try report(recordOffset, .truncated, "the stream ends inside a close record", number: nextNumber)
+            // The writer stopped while writing it: no record is lost, and the stream is not closed (FORMAT.md §8).
+            tornClosing = "a close record"
             start = end
             return
         }

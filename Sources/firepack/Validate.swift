@@ -148,8 +148,10 @@ struct Validate: ParsableCommand {
                     )
                 case .closed: completion = "closed"
                 case .notClosed(let recordCount):
-                    let what =
-                        "not closed after record \(recordCount) (the writer crashed, was interrupted or is still writing; --repair closes it)"
+                    let why =
+                        reader.tornClosing.map { "it ends inside \($0): the writer stopped while closing it" }
+                        ?? "the writer crashed, was interrupted or is still writing"
+                    let what = "not closed after record \(recordCount) (\(why); --repair closes it)"
                     if allowUnclosed {
                         StandardStreams.writeError("firepack: warning: \(file): \(what)\n")
                     } else {

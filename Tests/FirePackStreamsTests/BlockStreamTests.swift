@@ -131,18 +131,28 @@ struct BlockStreamTests {
         defer { try? FileManager.default.removeItem(atPath: noIndex) }
         #expect(try DocumentStreamReader.blockIndex(path: noIndex) == nil)
         #expect(try DocumentStreamReader.reading(path: noIndex, fromRecord: 299).nextDocumentRecord()?.document == originals[299])
-        // Read in order, a damaged or torn index costs no record: it is reported, without a record number of its own.
-        for (damaged, code, reason) in [
-            (damagedIndex, FirePackError.Code.badChecksum, "CRC-32 mismatch (the index is damaged)"),
-            (Array(bytes.prefix(bytes.count - 24 - 2)), .truncated, "a torn last index"),
-        ] {
-            let reader = try DocumentStreamReader(source: MemorySource(damaged))
-            var read: [Document] = []
-            while let (_, _, document) = try reader.next() { read.append(document) }
-            #expect(read == originals)
-            #expect(reader.problems.count == 1)
-            #expect(reader.problems.first?.code == code && reader.problems.first?.recordNumber == 300)
-            #expect(reader.problems.first?.reason.contains(reason) == true, "\(reader.problems)")
+        // Read in order, a damaged index costs no record: it is reported, without a record number of its own.
+        let reader = try DocumentStreamReader(source: MemorySource(damagedIndex))
+        var read: [Document] = []
+        while let (_, _, document) = try reader.next() { read.append(document) }
+        #expect(read == originals)
+        #expect(reader.problems.count == 1)
+        #expect(reader.problems.first?.code == .badChecksum && reader.problems.first?.recordNumber == 300)
+        #expect(reader.problems.first?.reason.contains("CRC-32 mismatch (the index is damaged)") == true)
+        // A stream that ends inside its index or its close record (the writer stopped while closing it) has lost
+        // nothing: every record, no problem, not closed — in the default mode too, which stops at a problem.
+        let indexStart = Int(UInt64(littleEndian: bytes.withUnsafeBytes {
+            $0.loadUnaligned(fromByteOffset: bytes.count - 24 + 12, as: UInt64.self)
+        }))
+        for cut in [indexStart + 4, indexStart + 11, indexStart + 12, bytes.count - 24 - 2, bytes.count - 24 + 4, bytes.count - 1] {
+            for mode in [DocumentStreamReader.ErrorMode.skipAndReport, .stopAtFirstError] {
+                let reader = try DocumentStreamReader(source: MemorySource(Array(bytes.prefix(cut))), mode: mode)
+                var read: [Document] = []
+                while let (_, _, document) = try reader.next() { read.append(document) }
+                #expect(read == originals && reader.problems.isEmpty, "cut at \(cut): \(reader.problems)")
+                #expect(reader.completion == .notClosed(recordCount: 300), "cut at \(cut)")
+                #expect(reader.tornClosing == (cut < bytes.count - 24 ? "an index" : "a close record"), "cut at \(cut)")
+            }
         }
         // Version 2 has no blocks: scanned.
         let v2 = try temporaryFile(try streamBytes(originals, version: 2))

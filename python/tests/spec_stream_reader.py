@@ -251,7 +251,8 @@ class _Stream:
                 # A close record followed by more bytes: superseded, "readers skip it (its CRC still checked)";
                 # "badChecksum … also a damaged close record". READING: it is not a record, so costs no number.
                 if pos + csize > n:
-                    self.problem("close", "truncated", pos)
+                    # §8: a close record the stream ends inside (the writer stopped while closing) is not damage:
+                    # the stream is not closed.
                     break
                 body = d[pos + 4:pos + csize - 4]
                 if crc32(body) == struct.unpack_from("<I", d, pos + csize - 4)[0]:
@@ -263,15 +264,16 @@ class _Stream:
                 continue
             if m == INDEX and v == 3:
                 # §8 version 3: the index is checked "as a block is checked — length limit, end of stream, checksum
-                # allowance, CRC-32, with the same codes — and pass over it (a damaged or torn index is reported
-                # without a record number of its own, and costs no record)". Its body is not interpreted.
+                # allowance, CRC-32, with the same codes — and pass over it (a damaged index is reported without a
+                # record number of its own, and costs no record; one the stream ends inside is not reported: the
+                # stream is not closed)". Its body is not interpreted.
                 status, code, body_end = self.frame(pos, region_end)
                 if status == "ok":
                     pos = body_end
                     continue
-                self.problem("index", code, pos)
                 if status == "torn":
-                    break
+                    break                           # §8: the writer stopped while closing; not closed, no problem
+                self.problem("index", code, pos)
                 nxt = self.resync(pos + 1, region_end)
                 pos = nxt if nxt is not None else region_end
                 continue
