@@ -60,7 +60,16 @@ final class StreamInput: DocumentInput {
         if case .closed(let count)? = reader.completion { return count }
         return nil
     }
-    func reportEnd() { reportNotClosed() }
+    func reportEnd() {
+        reportNotClosed()
+        // More records than the close record counts: nothing is lost, but the stream holds records its writer did not
+        // write (`firepack validate` says it is invalid).
+        if case .closed(let count)? = reader.completion, count >= 0, count < reader.recordsFound {
+            StandardStreams.writeError(
+                "firepack: warning: \(file) holds \(reader.recordsFound) records but its close record counts \(count) (a spliced stream, or a block repeated); converted all of them\n"
+            )
+        }
+    }
 
     /// Warns that the stream was not closed after its last record (interrupted or still being written).
     func reportNotClosed() {

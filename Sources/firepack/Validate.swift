@@ -142,10 +142,18 @@ struct Validate: ParsableCommand {
                 // Fewer than counted with no damage to explain it: the reader reported them (`missingRecords`).
                 case .closed(let recordCount)
                 where recordCount != reader.recordsFound && !reader.reportedMissingAtClose:
-                    problems.add(
-                        kind: "records missing",
-                        "the close record counts \(UInt64(bitPattern: Int64(recordCount))) record(s) but \(reader.recordsFound) were found: records are missing"
-                    )
+                    let counted = UInt64(bitPattern: Int64(recordCount))
+                    if counted < UInt64(reader.recordsFound) {
+                        problems.add(
+                            kind: "records not counted",
+                            "the close record counts \(counted) record(s) but \(reader.recordsFound) were found: records were added that its writer did not write (a spliced stream, or a block repeated)"
+                        )
+                    } else {
+                        problems.add(
+                            kind: "records missing",
+                            "the close record counts \(counted) record(s) but \(reader.recordsFound) were found: records are missing"
+                        )
+                    }
                 case .closed: completion = "closed"
                 case .notClosed(let recordCount):
                     let why =

@@ -102,6 +102,11 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
             warnings.warn(FirePackWarning(
                 f"{name}: not closed after record {completion['not_closed']} (the writer crashed, was interrupted or "
                 "is still writing): read what it holds"), stacklevel=2)
+        if isinstance(completion, dict) and "closed" in completion and whole and completion["closed"] < report["rows"]:
+            # Nothing is lost, but the stream holds records its writer did not write (`firepack validate` refuses it).
+            warnings.warn(FirePackWarning(
+                f"{name}: holds {report['rows']} records but its close record counts {completion['closed']} (a "
+                "spliced stream, or a block repeated): read all of them"), stacklevel=2)
         if report["problem_count"]:
             if problems is not None:
                 problems.extend(report["problems"])

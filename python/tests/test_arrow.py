@@ -580,3 +580,26 @@ def test_a_schema_wider_than_a_reader_fills_is_refused_with_a_remedy(folder, fir
     with pytest.raises(FirePackError, match=r"10002 Arrow fields.*columns"):
         firepack.read_table(path)
     assert firepack.read_table(path, columns=["__name__", "f5"]).column("f5").to_pylist()[:7] == [None] * 5 + [5, None]
+
+
+def test_a_block_repeated_is_said_not_taken_silently(events, folder, firepack_tool):
+    # A block copied twice (a bad merge): nothing is lost, but the stream holds records its writer did not write.
+    # The close record counts fewer than are found: validate refuses the stream, convert and read_table say so.
+    stream = folder / "blocks.fpks"
+    subprocess.run([firepack_tool, "convert", str(events), str(stream), "--block-size", "16384"],
+                   check=True, capture_output=True)
+    data = stream.read_bytes()
+    frames = block_frames(data)
+    start, end = frames[1]
+    doubled = folder / "doubled.fpks"
+    doubled.write_bytes(data[:end] + data[start:end] + data[end:])
+    counted = len(firepack.read_table(stream))
+    check = subprocess.run([firepack_tool, "validate", str(doubled), "--max-problems", "100"], capture_output=True,
+                           text=True)
+    assert check.returncode == 1 and "records were added" in check.stderr and "records are missing" not in check.stderr
+    out = folder / "doubled.jsonl"
+    converted = subprocess.run([firepack_tool, "convert", str(doubled), str(out)], capture_output=True, text=True)
+    assert converted.returncode == 0 and f"its close record counts {counted}" in converted.stderr
+    with pytest.warns(FirePackWarning, match=f"close record counts {counted}"):
+        table = firepack.read_table(doubled)
+    assert len(table) > counted and len(out.read_text().splitlines()) == len(table)
