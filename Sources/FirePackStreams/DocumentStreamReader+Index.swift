@@ -21,6 +21,11 @@ extension DocumentStreamReader {
     public static func blockIndex(
         path: String, maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength
     ) throws -> [StreamBlock]? {
+        try indexedLayout(path: path, maxRecordLength: maxRecordLength)?.blocks
+    }
+
+    /// The blocks the index lists and where the index starts (`blockIndex(path:maxRecordLength:)`).
+    static func indexedLayout(path: String, maxRecordLength: Int) throws -> (blocks: [StreamBlock], indexOffset: Int)? {
         let file = try FileSource(path: path)
         var status = stat()
         guard fstat(file.descriptor, &status) == 0 else {
@@ -48,7 +53,7 @@ extension DocumentStreamReader {
             let body = try read(file, at: indexOffset + DocumentStreamFormat.recordHeaderLength, count: length),
             body.withUnsafeBytes({ crc32($0) }) == load32(indexHeader, at: 8)
         else { return nil }
-        return body.withUnsafeBytes { body -> [StreamBlock]? in
+        let blocks = body.withUnsafeBytes { body -> [StreamBlock]? in
             guard let base = body.baseAddress else { return nil }
             do throws(FirePackError) {
                 let (count, afterCount) = try Varint.get(base, at: 0, limit: body.count)
@@ -75,6 +80,7 @@ extension DocumentStreamReader {
                 return nil
             }
         }
+        return blocks.map { ($0, indexOffset) }
     }
 
     /// Opens the stream file at `path` so that its next record is record `number` (counting from 0, as a whole

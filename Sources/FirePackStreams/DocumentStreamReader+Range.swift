@@ -4,7 +4,8 @@ import CFirePackSystem  // lseek(2)
 /// Reading one byte range of a stream: how N readers over N adjacent ranges share a stream (Docs/ARROW.md, "Splits").
 ///
 /// The rule is Avro's: a range holds exactly the intact records whose sync marker starts inside it. A reader of
-/// `[offset, offset + length)` that does not start at the stream's beginning scans from `offset` for its first
+/// `[offset, offset + length)` that does not start at the stream's beginning scans from `offset` (in a closed
+/// version-3 stream, from the first block its index lists at or after `offset`) for its first
 /// intact record (sync marker, length within the limit, matching CRC-32), reporting nothing it passes over: those
 /// bytes belong to the range before. It then reads record after record, past the range's end if need be, and stops
 /// at the first intact record whose marker is at or past the end. Damaged records are reported by the range whose
@@ -40,12 +41,19 @@ extension DocumentStreamReader {
             whole.blockNumbersEnd = offset > 0 ? nil : 0
             return whole
         }
+        // A closed version-3 stream lists its blocks: the range starts at the first that starts in it (or, with none,
+        // at the index), so that its scan never starts inside a block, whose payload may hold bytes that are blocks
+        // (a document's bytes holding a stream) and would pass for records no writer wrote.
+        var start = offset
+        if whole.version >= 3, let layout = try indexedLayout(path: path, maxRecordLength: maxRecordLength) {
+            start = layout.blocks.first { $0.offset >= offset }?.offset ?? max(offset, layout.indexOffset)
+        }
         let file = try FileSource(path: path)
-        guard lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
-            throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(offset): \(systemError())")
+        guard lseek(file.descriptor, off_t(start), SEEK_SET) == off_t(start) else {
+            throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(start): \(systemError())")
         }
         let range = DocumentStreamReader(
-            rangeOf: file, version: whole.version, offset: offset, end: end, mode: mode,
+            rangeOf: file, version: whole.version, offset: start, end: end, mode: mode,
             maxRecordLength: maxRecordLength, limits: limits)
         range.maxBlockExpansion = maxBlockExpansion
         return range

@@ -382,6 +382,15 @@ public final class DocumentStreamReader {
         guard crc32(payload) == checksum else {
             failedChecksumBytes += length
             try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)", number: number)
+            // Version 3: a payload may hold bytes that are a block (a document's bytes holding a stream, stored as
+            // they are), so reading on from inside it could return records no writer wrote. When the damaged unit's
+            // length ends where a unit or the stream starts, it is whole: read on from there. (Had the length been
+            // damaged so as to land on a later unit, the next block's `first` reports the records passed over.)
+            let after = start + DocumentStreamFormat.recordHeaderLength + length
+            if version >= 3 && (after == end && sourceEnded || after + 4 <= end && startsUnit(at: after)) {
+                start = after
+                return nil
+            }
             try resynchronize()
             return nil
         }
@@ -570,6 +579,11 @@ public final class DocumentStreamReader {
             }
             try fill(atLeast: end - start + 1)
         }
+    }
+
+    /// Whether a block, an index or a close record starts at `index` (its four marker bytes are buffered).
+    func startsUnit(at index: Int) -> Bool {
+        matchesMarker(at: index) || matchesCloseMarker(at: index) || matchesIndexMarker(at: index)
     }
 
     @inline(__always)

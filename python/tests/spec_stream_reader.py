@@ -182,8 +182,13 @@ class _Stream:
             return "bad", "limitExceeded", None
         if crc32(d[pos + 12:pos + 12 + length]) != crc:
             self.crc_failed += length
-            return "bad", "badChecksum", None
+            return "bad", "badChecksum", pos + 12 + length
         return "ok", None, pos + 12 + length
+
+    def whole_after_damage(self, v, code, body_end):
+        """§8 version 3: a unit that fails its CRC-32 "whose length ends where a unit or the stream starts" is passed
+        over whole (its payload may hold blocks of another stream); else the reader resynchronises."""
+        return v == 3 and code == "badChecksum" and (body_end == self.n or self.d[body_end:body_end + 4] in self.markers)
 
     def resync(self, start, region_end):
         """§8: "searches forward from the byte after the damaged record's start for the next marker — F3 50 52 1E,
@@ -244,6 +249,9 @@ class _Stream:
                 self.next_no += 1                   # "A damaged record costs only itself"
                 if status == "torn":
                     break
+                if self.whole_after_damage(v, code, body_end):
+                    pos = body_end
+                    continue
                 nxt = self.resync(pos + 1, region_end)
                 pos = nxt if nxt is not None else region_end
                 continue
@@ -274,6 +282,9 @@ class _Stream:
                 if status == "torn":
                     break                           # §8: the writer stopped while closing; not closed, no problem
                 self.problem("index", code, pos)
+                if self.whole_after_damage(v, code, body_end):
+                    pos = body_end
+                    continue
                 nxt = self.resync(pos + 1, region_end)
                 pos = nxt if nxt is not None else region_end
                 continue

@@ -1,0 +1,78 @@
+import FirePack
+import FirePackTestSupport
+import Foundation
+import Testing
+
+@testable import FirePackStreams
+
+/// A document may hold a whole `.fpks` stream in a bytes field (a backup, an attachment), and a block stored as it is
+/// (codec none, or zstd's raw blocks for data that does not compress) then holds intact blocks of that stream inside
+/// its payload: a marker, a length and a CRC-32 that check out. A reader must never return their records: not a
+/// byte range that starts inside the outer block, not a reader resynchronising after the outer block is damaged.
+@Suite("Streams inside documents: never read as records")
+struct EmbeddedStreamTests {
+    let folder = TemporaryFolder("embedded")
+
+    /// The stream bytes of `documents`, codec none.
+    func streamBytes(_ documents: [Document], codec: BlockCodec = .none) throws -> [UInt8] {
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink, codec: codec)
+        for document in documents { try writer.append(document) }
+        try writer.close()
+        return sink.bytes
+    }
+
+    /// Three documents, the second holding a whole stream of five others as bytes; as a file, with its path.
+    func outer(codec: BlockCodec) throws -> (path: String, bytes: [UInt8], names: [String]) {
+        let inner = try (0..<5).map { index in
+            Document(reference: try DocumentReference(path: "inner/i\(index)"), fields: ["n": .integer(Int64(index))])
+        }
+        let payload = try streamBytes(inner)
+        let documents = try (0..<3).map { index in
+            Document(
+                reference: try DocumentReference(path: "outer/o\(index)"),
+                fields: index == 1 ? ["backup": .bytes(Data(payload))] : ["n": .integer(Int64(index))])
+        }
+        let bytes = try streamBytes(documents, codec: codec)
+        let path = folder.path("outer-\(codec).fpks")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (path, bytes, documents.map(\.reference.path))
+    }
+
+    func names(_ reader: DocumentStreamReader) throws -> [String] {
+        var names: [String] = []
+        while let (_, _, document) = try reader.next() { names.append(document.reference.path) }
+        return names
+    }
+
+    @Test("byte ranges of any size read the stream's own records, none from inside a document", arguments: [BlockCodec.none, .zstd])
+    func rangesNeverStartInsideABlock(codec: BlockCodec) throws {
+        let (path, bytes, expected) = try outer(codec: codec)
+        #expect(try names(DocumentStreamReader(source: MemorySource(bytes))) == expected)
+        for size in [1, 7, 50, 100, 333, 1000] {
+            var read: [String] = []
+            var offset = 0
+            while offset < bytes.count {
+                let range = try DocumentStreamReader.reading(path: path, offset: offset, length: size)
+                read += try names(range)
+                #expect(range.problems.isEmpty, "range at \(offset) of \(size): \(range.problems)")
+                offset += size
+            }
+            #expect(read == expected, "ranges of \(size)")
+        }
+    }
+
+    @Test("a damaged block whose length holds is passed over whole: the stream inside it is not read")
+    func resynchronisingPassesOverTheDamagedBlock() throws {
+        let (_, bytes, _) = try outer(codec: .none)
+        // A byte of the first document (before the stream inside the second) flipped: the block fails its CRC-32.
+        var damaged = bytes
+        let at = try #require(bytes.firstRange(of: Array("outer/o0".utf8))).lowerBound
+        damaged[at] ^= 0x01
+        let reader = try DocumentStreamReader(source: MemorySource(damaged))
+        #expect(try names(reader) == [])
+        #expect(reader.problems.map(\.code) == [.badChecksum] && reader.problems.first?.offset == 6)
+        // Had the reader searched the payload for a marker, five records no writer wrote would have come back.
+        #expect(reader.recordsFound == 1)
+    }
+}
