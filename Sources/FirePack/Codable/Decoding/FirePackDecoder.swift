@@ -54,8 +54,11 @@ public final class FirePackDecoder: Sendable {
         get { state.withLock { $0.serverTimestampEstimate } }
         set { state.withLock { $0.serverTimestampEstimate = newValue } }
     }
-    /// Whether types with generated coding (`@FirePackCodable`) are read through it; true by default. Either way the
-    /// values and errors are the same: false reads every type through its `Decodable` conformance (to compare the two).
+    /// Whether types with generated coding (`@FirePackCodable`) are read through it; true by default. False reads every
+    /// type through its `Decodable` conformance (to compare the two): the same values and errors, except for what the
+    /// evolution attributes change (defaults, `@FirePackKey` names and aliases, `unknownKeys: .reject`), which
+    /// synthesized `Codable` does not know — as with a `keyDecodingStrategy`, under which generated coding is not used
+    /// (Docs/EVOLUTION.md).
     public var usesGeneratedCoding: Bool {
         get { state.withLock { $0.usesGeneratedCoding } }
         set { state.withLock { $0.usesGeneratedCoding = newValue } }

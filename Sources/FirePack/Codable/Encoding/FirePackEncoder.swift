@@ -52,8 +52,10 @@ public final class FirePackEncoder: Sendable {
             }
         }
     }
-    /// Whether types with generated coding (`@FirePackCodable`) are written through it; true by default. Either way
-    /// the bytes are the same: false writes every type through its `Encodable` conformance (to compare the two).
+    /// Whether types with generated coding (`@FirePackCodable`) are written through it; true by default. False writes
+    /// every type through its `Encodable` conformance (to compare the two): the same bytes, except for what the
+    /// evolution attributes change (`@FirePackKey` names, `@FirePackIgnored` properties), which synthesized `Codable`
+    /// does not know — as with a `keyEncodingStrategy`, under which generated coding is not used (Docs/EVOLUTION.md).
     public var usesGeneratedCoding: Bool {
         get { state.withLock { $0.usesGeneratedCoding } }
         set { state.withLock { $0.usesGeneratedCoding = newValue } }
