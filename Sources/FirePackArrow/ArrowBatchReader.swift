@@ -83,14 +83,9 @@ public final class ArrowBatchReader {
             ).schema()
         }
         if let columns = options.columns { schema = try schema.projected(to: columns) }
-        guard schema.fieldCount <= ArrowDocumentSchema.maxReadFields else {
-            throw FirePackError(
-                .limitExceeded,
-                "the schema has \(schema.fieldCount) Arrow fields (\(schema.columns.count) columns and their nested "
-                    + "fields), more than the \(ArrowDocumentSchema.maxReadFields) a reader fills: every row holds "
-                    + "every one, present or not. Read fewer columns (`columns`), or give a schema that holds the "
-                    + "sparse fields as JSON text (`firepack.type: value`)")
-        }
+        // An inferred schema as wide as its stream is sparse (a given one is the caller's choice, dense data of many
+        // fields included).
+        if options.schema == nil { try schema.checkInferredWidth() }
         self.schema = schema
         exactReasons = reasons
         context = ConversionContext(

@@ -88,8 +88,8 @@ public struct ArrowDocumentSchema: Hashable, Sendable {
     /// (a map keyed by IDs, as Firestore documents often are) is kept as JSON text instead, so that each row costs its
     /// own keys rather than every key of the stream (Docs/ARROW.md, "Wide and sparse maps").
     public static let maxInferredMapKeys = 1_000
-    /// The most Arrow fields (columns and their nested fields, `fieldCount`) a reader fills: every row holds every
-    /// one, present or not, so a wider schema makes a small stream cost rows × fields.
+    /// The most Arrow fields (columns and their nested fields, `fieldCount`) a reader fills from an inferred schema:
+    /// every row holds every one, present or not, so a wider schema makes a small stream cost rows × fields.
     public static let maxReadFields = 10_000
 
     /// A schema of these columns.
@@ -97,6 +97,20 @@ public struct ArrowDocumentSchema: Hashable, Sendable {
 
     /// How many Arrow fields the columns are, nested ones included (a geopoint's two, a list's element).
     public var fieldCount: Int { columns.reduce(0) { $0 + $1.fieldCount } }
+
+    /// Why an inferred `schema` of more than `maxReadFields` fields is not read.
+    static func tooWide(_ schema: ArrowDocumentSchema) -> String {
+        "the inferred schema has \(schema.fieldCount) Arrow fields (\(schema.columns.count) columns and their nested "
+            + "fields), more than the \(maxReadFields) a reader fills from an inferred schema: every row holds every "
+            + "one, present or not. Read fewer columns (`columns`), or give a schema (one that holds sparse fields as "
+            + "JSON text, `firepack.type: value`, costs each row its own)"
+    }
+
+    /// Throws when an inferred schema is wider than `maxReadFields` (the engines' planners infer once and hand the
+    /// schema to their readers as given).
+    public func checkInferredWidth() throws(FirePackError) {
+        guard fieldCount <= Self.maxReadFields else { throw FirePackError(.limitExceeded, Self.tooWide(self)) }
+    }
 
     /// Only the columns named in `names`, in the schema's order; a name it does not have throws.
     public func projected(to names: [String]) throws(FirePackError) -> ArrowDocumentSchema {

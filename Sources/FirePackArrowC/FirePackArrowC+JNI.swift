@@ -49,6 +49,7 @@ public func jni_inferSparkSchema(
             paths: files, sample: sample < 0 ? nil : Int(sample),
             maxBlockExpansion: maxBlockExpansion > 0 ? Int(maxBlockExpansion) : DocumentStreamFormat.maxBlockExpansion
         ).schema()
+        try schema.checkInferredWidth()
         return address(UnsafeMutableRawPointer(cString(schema.sparkJSON)))
     } catch {
         report(error, errorSlot(errorAddress))

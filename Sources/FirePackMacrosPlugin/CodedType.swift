@@ -279,7 +279,9 @@ extension DeclGroupSyntax {
         guard let codingKeys = codingKeyNames() else { return [] }
         var left: [(name: String, node: Syntax)] = []
         for member in memberBlock.members {
-            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            guard let variable = member.decl.as(VariableDeclSyntax.self),
+                !variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) })
+            else { continue }
             for binding in variable.bindings where binding.isStored {
                 guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
                 let name = pattern.identifier.text.trimmingBackticks

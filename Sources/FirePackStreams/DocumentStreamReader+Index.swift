@@ -184,7 +184,7 @@ extension DocumentStreamReader {
     }
 
     /// `count` bytes at `offset` of `file`, or nil when the file ends before them.
-    private static func read(_ file: FileSource, at offset: Int, count: Int) throws -> [UInt8]? {
+    static func read(_ file: FileSource, at offset: Int, count: Int) throws -> [UInt8]? {
         guard lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
             throw FirePackError(.ioFailure, "cannot seek to byte \(offset): \(systemError())")
         }

@@ -44,19 +44,45 @@ extension DocumentStreamReader {
         // A closed version-3 stream lists its blocks: the range starts at the first that starts in it (or, with none,
         // at the index), so that its scan never starts inside a block, whose payload may hold bytes that are blocks
         // (a document's bytes holding a stream) and would pass for records no writer wrote.
-        var start = offset
-        if whole.version >= 3, let layout = try indexedLayout(path: path, maxRecordLength: maxRecordLength) {
-            start = layout.blocks.first { $0.offset >= offset }?.offset ?? max(offset, layout.indexOffset)
-        }
+        var indexed: Int?
         let file = try FileSource(path: path)
+        if whole.version >= 3, let layout = try indexedLayout(path: path, maxRecordLength: maxRecordLength) {
+            indexed = try indexedStart(of: offset, in: layout, file: file)
+        }
+        let start = indexed ?? offset
         guard lseek(file.descriptor, off_t(start), SEEK_SET) == off_t(start) else {
             throw FirePackError(.ioFailure, "\(path): cannot seek to byte \(start): \(systemError())")
         }
         let range = DocumentStreamReader(
             rangeOf: file, version: whole.version, offset: start, end: end, mode: mode,
             maxRecordLength: maxRecordLength, limits: limits)
+        // Found by the index, the start is a unit's; anywhere else, a unit there may lie inside another's payload.
+        if indexed == nil { range.searchLanding = offset }
         range.maxBlockExpansion = maxBlockExpansion
         return range
+    }
+
+    /// Where a range at `offset` starts by the index: at the first block it lists at or after `offset` (or at the
+    /// index, when none is), provided the block it lists before that one ends exactly there — so the bytes passed
+    /// over are that block's, and nothing the index leaves out (a damaged block, a superseded close record after an
+    /// append, a block an untrue index omits) lies between. Nil where that does not hold: the range scans.
+    static func indexedStart(
+        of offset: Int, in layout: (blocks: [StreamBlock], indexOffset: Int), file: FileSource
+    ) throws -> Int? {
+        let next = layout.blocks.firstIndex { $0.offset >= offset } ?? layout.blocks.count
+        let listed = next < layout.blocks.count ? layout.blocks[next].offset : layout.indexOffset
+        guard let marker = try read(file, at: listed, count: 4),
+            marker == DocumentStreamFormat.syncMarker || marker == DocumentStreamFormat.indexMarker
+        else { return nil }
+        if listed == offset { return offset }
+        guard next > 0,
+            let header = try read(
+                file, at: layout.blocks[next - 1].offset, count: DocumentStreamFormat.recordHeaderLength),
+            header.starts(with: DocumentStreamFormat.syncMarker)
+        else { return nil }
+        let length = header[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
+        return layout.blocks[next - 1].offset + DocumentStreamFormat.recordHeaderLength + length == listed
+            ? listed : nil
     }
 
     /// A reader positioned at `offset` of a stream of `version`, looking for its first intact record.

@@ -137,6 +137,9 @@ public final class DocumentStreamReader {
     /// What the stream ends inside when it ends inside its closing — "an index" or "a close record" (the writer
     /// stopped while closing it): not damage, every record before it is there; the stream is not closed.
     public internal(set) var tornClosing: String?
+    /// The stream offset of the last unit start found by searching for a marker (or where a range reader without an
+    /// index started): a unit there may lie inside another's payload, so its length is not trusted to pass over it.
+    var searchLanding = -1
     /// Whether the close record that completed the stream counted records this reader did not find, and the reader
     /// reported them (`missingRecords`, `reportMissingBeforeClose`).
     package private(set) var reportedMissingAtClose = false
@@ -380,14 +383,19 @@ public final class DocumentStreamReader {
             return nil
         }
         guard crc32(payload) == checksum else {
-            failedChecksumBytes += length
-            try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)", number: number)
             // Version 3: a payload may hold bytes that are a block (a document's bytes holding a stream, stored as
             // they are), so reading on from inside it could return records no writer wrote. When the damaged unit's
-            // length ends where a unit or the stream starts, it is whole: read on from there. (Had the length been
-            // damaged so as to land on a later unit, the next block's `first` reports the records passed over.)
+            // start was reached by the length before it (not found by a search) and its own length ends where a
+            // unit or the stream starts, it is whole: read on from there. (Had the length been damaged so as to land
+            // on a later unit, the next block's `first` accounts for the records passed over.) The four bytes after
+            // it are made available first — before anything is reported, as a source short of bytes (an
+            // asynchronous one) brings the reader back here — so that no chunk boundary changes the outcome.
+            let trusted = version >= 3 && bufferOffset + start != searchLanding
+            if trusted { try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length + 4) }
+            failedChecksumBytes += length
+            try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)", number: number)
             let after = start + DocumentStreamFormat.recordHeaderLength + length
-            if version >= 3 && (after == end && sourceEnded || after + 4 <= end && startsUnit(at: after)) {
+            if trusted && (after == end && sourceEnded || after + 4 <= end && startsUnit(at: after)) {
                 start = after
                 return nil
             }
@@ -565,6 +573,7 @@ public final class DocumentStreamReader {
                     || (version >= 3 && matchesIndexMarker(at: index))
                 {
                     start = index
+                    searchLanding = bufferOffset + index
                     resynchronizing = false
                     return true
                 }

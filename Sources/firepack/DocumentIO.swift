@@ -62,9 +62,11 @@ final class StreamInput: DocumentInput {
     }
     func reportEnd() {
         reportNotClosed()
-        // More records than the close record counts: nothing is lost, but the stream holds records its writer did not
-        // write (`firepack validate` says it is invalid).
-        if case .closed(let count)? = reader.completion, count >= 0, count < reader.recordsFound {
+        // More records than the close record counts, all intact (damage makes counts estimates): nothing is lost, but
+        // the stream holds records its writer did not write (`firepack validate` says it is invalid).
+        if case .closed(let count)? = reader.completion, count >= 0, count < reader.recordsFound,
+            reader.problemCount == 0
+        {
             StandardStreams.writeError(
                 "firepack: warning: \(file) holds \(reader.recordsFound) records but its close record counts \(count) (a spliced stream, or a block repeated); converted all of them\n"
             )

@@ -91,6 +91,11 @@ struct WideSchemaTests {
             #expect(error.code == .limitExceeded)
             #expect(error.message.contains("\(count + 1) Arrow fields") && error.message.contains("columns"))
         }
+        // A schema given is the caller's choice (dense documents of many fields, an engine's own projection).
+        var given = ArrowBatchReader.Options()
+        given.schema = schema
+        #expect(try ArrowBatchReader(path: path, options: given).schema.fieldCount == count + 1)
+        #expect(throws: FirePackError.self) { try schema.checkInferredWidth() }
         var options = ArrowBatchReader.Options()
         options.columns = ["__name__", "f7"]
         let reader = try ArrowBatchReader(path: path, options: options)

@@ -63,7 +63,7 @@ struct EmbeddedStreamTests {
     }
 
     @Test("a damaged block whose length holds is passed over whole: the stream inside it is not read")
-    func resynchronisingPassesOverTheDamagedBlock() throws {
+    func resynchronisingPassesOverTheDamagedBlock() async throws {
         let (_, bytes, _) = try outer(codec: .none)
         // A byte of the first document (before the stream inside the second) flipped: the block fails its CRC-32.
         var damaged = bytes
@@ -74,5 +74,41 @@ struct EmbeddedStreamTests {
         #expect(reader.problems.map(\.code) == [.badChecksum] && reader.problems.first?.offset == 6)
         // Had the reader searched the payload for a marker, five records no writer wrote would have come back.
         #expect(reader.recordsFound == 1)
+        // The same without the index and close record (a stream not closed), and fed in chunks of any size: where a
+        // chunk ends does not change what the reader does.
+        let unclosed = Array(damaged[..<blockEnd(damaged, at: 6)])
+        for bytes in [damaged, unclosed] {
+            let whole = try DocumentStreamReader(source: MemorySource(bytes))
+            #expect(try names(whole) == [] && whole.problems.map(\.offset) == [6])
+            for size in [1, 5, 12, 100, 4096] {
+                let stream = AsyncDocumentStream(chunks: Chunks(bytes: bytes, size: size))
+                var read: [String] = []
+                while let (_, _, document) = try await stream.next() { read.append(document.reference.path) }
+                #expect(read == [] && stream.problems.map(\.offset) == [6], "chunks of \(size): \(stream.problems)")
+            }
+        }
     }
+
+    /// The end of the unit whose header is at `offset`.
+    func blockEnd(_ bytes: [UInt8], at offset: Int) -> Int {
+        offset + 12 + Int(UInt32(bytes[offset + 4]) | UInt32(bytes[offset + 5]) << 8 | UInt32(bytes[offset + 6]) << 16
+            | UInt32(bytes[offset + 7]) << 24)
+    }
+}
+
+/// `bytes` in chunks of `size`.
+private struct Chunks: AsyncSequence {
+    let bytes: [UInt8]
+    let size: Int
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let bytes: [UInt8]
+        let size: Int
+        var position = 0
+        mutating func next() async -> [UInt8]? {
+            guard position < bytes.count else { return nil }
+            defer { position = Swift.min(bytes.count, position + size) }
+            return Array(bytes[position..<Swift.min(bytes.count, position + size)])
+        }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(bytes: bytes, size: size) }
 }

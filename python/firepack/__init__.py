@@ -171,6 +171,30 @@ def infer_schema(path, sample=None, *, max_block_expansion=None):
     return _native.infer_schema(paths, sample, max_block_expansion)[0]
 
 
+MAX_INFERRED_FIELDS = 10_000  # ArrowDocumentSchema.maxReadFields: Docs/ARROW.md, "Wide and sparse maps"
+
+
+def _field_count(type_):
+    if pa.types.is_struct(type_):
+        return 1 + sum(_field_count(type_.field(i).type) for i in range(type_.num_fields))
+    if pa.types.is_list(type_) or pa.types.is_large_list(type_) or pa.types.is_fixed_size_list(type_):
+        return 1 + _field_count(type_.value_type)
+    return 1
+
+
+def _check_inferred_width(schema, columns=None):
+    """Refuses an inferred schema (of the `columns` read, when given) wider than a reader fills, as the native reader
+    does: the engines' planners infer once and hand the schema to their readers as given."""
+    fields = [f for f in schema if columns is None or f.name in columns]
+    count = sum(_field_count(f.type) for f in fields)
+    if count > MAX_INFERRED_FIELDS:
+        raise FirePackError(
+            f"limitExceeded: the inferred schema has {count} Arrow fields ({len(fields)} columns and their nested "
+            f"fields), more than the {MAX_INFERRED_FIELDS} a reader fills from an inferred schema: every row holds "
+            "every one, present or not. Read fewer columns, or give a schema")
+    return schema
+
+
 def schema_report(path, sample=None, *, max_block_expansion=None):
     """What inference saw: `{"documents", "problems", "fields": [{"path", "types": {type: count}, "absent",
     "column", "exact"?}]}`, the same as `firepack schema FILE --json`."""

@@ -25,8 +25,8 @@ class FirePackDatasource(Datasource):
         self.paths = [match for path in paths for match in _paths.files(path)]
         self.target_bytes = target_bytes
         self.max_block_expansion = max_block_expansion
-        self.schema = schema if schema is not None else firepack.infer_schema(
-            self.paths, sample=sample, max_block_expansion=max_block_expansion)
+        self.schema = schema if schema is not None else firepack._check_inferred_width(firepack.infer_schema(
+            self.paths, sample=sample, max_block_expansion=max_block_expansion), columns)
         self.sampled = schema is None and sample is not None
         self.columns = columns
         self.on_damage = on_damage

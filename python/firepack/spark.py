@@ -173,7 +173,7 @@ class FirePackDataSource(DataSource):
         sample = self.options.get("sample")
         arrow = firepack.infer_schema(self._paths(), sample=int(sample) if sample else None,
                                       max_block_expansion=_expansion(self.options))
-        return spark_schema(arrow)
+        return spark_schema(firepack._check_inferred_width(arrow))
 
     def reader(self, schema):
         return FirePackSparkReader(self._paths(), schema, self.options, self.partition_bytes)

@@ -155,6 +155,7 @@ class _Stream:
         self.frames = 0           # versions 1, 2: intact records (fewer than next_no: damage took numbers)
         self.paths = {}           # §9 "One path, one record": path → the record that named it first
         self.crc_failed = 0       # §8 "Bounded work": payload bytes whose CRC-32 failed
+        self.search_landing = None  # §8: where the last search for a marker landed
 
     def problem(self, kind, code, offset, record=None):
         self.res.problems.append(Problem(kind, code, self.next_no if record is None else record, offset))
@@ -185,10 +186,12 @@ class _Stream:
             return "bad", "badChecksum", pos + 12 + length
         return "ok", None, pos + 12 + length
 
-    def whole_after_damage(self, v, code, body_end):
-        """§8 version 3: a unit that fails its CRC-32 "whose length ends where a unit or the stream starts" is passed
-        over whole (its payload may hold blocks of another stream); else the reader resynchronises."""
-        return v == 3 and code == "badChecksum" and (body_end == self.n or self.d[body_end:body_end + 4] in self.markers)
+    def whole_after_damage(self, v, code, pos, body_end):
+        """§8 version 3: a unit that fails its CRC-32 is passed over by its length "when its start was reached by the
+        length before it (not found by a search) and that length ends where a unit starts … or where the stream
+        ends" (its payload may hold blocks of another stream); else the reader resynchronises."""
+        return (v == 3 and code == "badChecksum" and pos != self.search_landing
+                and (body_end == self.n or self.d[body_end:body_end + 4] in self.markers))
 
     def resync(self, start, region_end):
         """§8: "searches forward from the byte after the damaged record's start for the next marker — F3 50 52 1E,
@@ -196,7 +199,8 @@ class _Stream:
         READING: a marker is its four bytes, found wherever they lie before the region's end. Returns its offset
         or None."""
         found = [j for j in (self.d.find(mk, start, region_end) for mk in self.markers) if j != -1]
-        return min(found) if found else None
+        self.search_landing = min(found) if found else None
+        return self.search_landing
 
     def run(self):
         d, n, res = self.d, self.n, self.res
@@ -249,7 +253,7 @@ class _Stream:
                 self.next_no += 1                   # "A damaged record costs only itself"
                 if status == "torn":
                     break
-                if self.whole_after_damage(v, code, body_end):
+                if self.whole_after_damage(v, code, pos, body_end):
                     pos = body_end
                     continue
                 nxt = self.resync(pos + 1, region_end)
@@ -282,7 +286,7 @@ class _Stream:
                 if status == "torn":
                     break                           # §8: the writer stopped while closing; not closed, no problem
                 self.problem("index", code, pos)
-                if self.whole_after_damage(v, code, body_end):
+                if self.whole_after_damage(v, code, pos, body_end):
                     pos = body_end
                     continue
                 nxt = self.resync(pos + 1, region_end)

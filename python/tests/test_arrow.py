@@ -580,6 +580,10 @@ def test_a_schema_wider_than_a_reader_fills_is_refused_with_a_remedy(folder, fir
     with pytest.raises(FirePackError, match=r"10002 Arrow fields.*columns"):
         firepack.read_table(path)
     assert firepack.read_table(path, columns=["__name__", "f5"]).column("f5").to_pylist()[:7] == [None] * 5 + [5, None]
+    # The engines infer once and hand the schema to their readers as given: their planners refuse it the same way.
+    with pytest.raises(FirePackError, match=r"10002 Arrow fields"):
+        firepack._check_inferred_width(firepack.infer_schema(path))
+    assert firepack._check_inferred_width(firepack.infer_schema(path), columns=["__name__", "f5"]) is not None
 
 
 def test_a_block_repeated_is_said_not_taken_silently(events, folder, firepack_tool):

@@ -119,8 +119,10 @@ extension MapReader {
                         decoder.contextAtPath(codingPath, "Corrupt FirePack data: \(error)", at: error.offset ?? start))
                 }
             }
-            // Known means read by the model: keys are looked up by their bytes, so they are compared so here too
-            // (`String` equality would take "cafe\u{301}" for "café", and the entry would be neither read nor kept).
+            // Known means read by the model, compared as the model's keys are looked up: as converted strings under
+            // a key strategy, else by their bytes (`String` equality would take "cafe\u{301}" for "café", and the
+            // entry would be neither read nor kept).
+            guard convertedKeys == nil else { return name != bagName && Key(stringValue: name) != nil }
             guard !name.utf8.elementsEqual(bagName.utf8), let key = Key(stringValue: name) else { return false }
             return key.stringValue.utf8.elementsEqual(name.utf8)
         }
