@@ -200,7 +200,7 @@ extension DocumentStreamReader {
         return bytes
     }
 
-    private static func load32(_ bytes: [UInt8], at index: Int) -> UInt32 {
+    static func load32(_ bytes: [UInt8], at index: Int) -> UInt32 {
         bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: index, as: UInt32.self)) }
     }
 

@@ -80,9 +80,8 @@ extension DocumentStreamReader {
                 file, at: layout.blocks[next - 1].offset, count: DocumentStreamFormat.recordHeaderLength),
             header.starts(with: DocumentStreamFormat.syncMarker)
         else { return nil }
-        let length = header[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
-        return layout.blocks[next - 1].offset + DocumentStreamFormat.recordHeaderLength + length == listed
-            ? listed : nil
+        let end = layout.blocks[next - 1].offset + DocumentStreamFormat.recordHeaderLength + Int(load32(header, at: 4))
+        return end == listed ? listed : nil
     }
 
     /// A reader positioned at `offset` of a stream of `version`, looking for its first intact record.
