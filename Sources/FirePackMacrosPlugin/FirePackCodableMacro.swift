@@ -370,12 +370,16 @@ struct CodingPlan {
     }
 
     private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
+        // The bag's entries under a key the model writes itself are left out: the declared field wins.
+        let declared = properties.filter { $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag }.map(\.keyLiteral)
         func statements(_ properties: [CodedProperty]) -> CodeBlockItemListSyntax {
             CodeBlockItemListSyntax(
                 properties.map { property in
                     if property.isUnknownFieldsBag {
                         return CodeBlockItemSyntax(
-                            item: .expr("try writer.encodeUnknownFields(\(raw: property.storage))"))
+                            item: .expr(
+                                "try writer.encodeUnknownFields(\(raw: property.storage), declared: [\(raw: declared.joined(separator: ", "))])"
+                            ))
                     }
                     let method = property.isOptional ? "encodeIfPresent" : "encode"
                     return CodeBlockItemSyntax(

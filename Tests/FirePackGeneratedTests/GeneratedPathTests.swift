@@ -105,10 +105,20 @@ struct ProbeHolder: Codable, Equatable {
         #expect(viaDocument.bytes == sink.bytes)
     }
 
-    @Test func aKeyStrategyOrTheSwitchSendsTypesThroughCodable() throws {
+    @Test func snakeCaseStaysGeneratedACustomKeyStrategyOrTheSwitchSendsTypesThroughCodable() throws {
         let encoder = FirePackEncoder(), decoder = FirePackDecoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let holder = ProbeHolder(probe: Probe(number: 1), probes: [Probe(number: 2), Probe(number: 3)],
+                                 byName: ["a": Probe(number: 4)], maybe: Probe(number: 5))
+        let snake = try counting { () throws in
+            #expect(try decoder.decode(ProbeHolder.self, from: encoder.encode(holder)) == holder)
+            #expect(try decoder.decode(Probe.self, from: encoder.encode(Probe(number: 3))) == Probe(number: 3))
+        }
+        #expect(snake.codableEncodes == 0 && snake.codableDecodes == 0 && snake.generatedEncodes == 6 && snake.generatedDecodes == 6)
+
+        encoder.keyEncodingStrategy = .custom { $0.last! }
+        decoder.keyDecodingStrategy = .custom { $0.last! }
         let converted = try counting { () throws in
             #expect(try decoder.decode(Probe.self, from: encoder.encode(Probe(number: 3))) == Probe(number: 3))
         }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 /// Key conversions shared by the encoders and the decoder: Foundation's algorithms (JSONEncoder's and JSONDecoder's
 /// snake case, byte for byte), on Unicode scalar properties, so that FirePack needs no more than FoundationEssentials.
@@ -86,6 +87,26 @@ enum KeyConversion {
 
     private static func isUpperCase(_ category: Unicode.GeneralCategory) -> Bool {
         category == .uppercaseLetter || category == .titlecaseLetter
+    }
+}
+
+/// The keys of generated coding (`@FirePackCodable`'s literals) converted to snake case, each once per process: a
+/// literal's address and length name it for as long as the program runs.
+enum SnakeCaseKeys {
+    private static let cache = Mutex<[Literal: String]>([:])
+
+    private struct Literal: Hashable {
+        let address: UInt
+        let count: Int
+    }
+
+    /// `key` as `convertToSnakeCase` writes it.
+    static func converted(_ key: StaticString) -> String {
+        let literal = Literal(address: UInt(bitPattern: key.utf8Start), count: key.utf8CodeUnitCount)
+        if let known = cache.withLock({ $0[literal] }) { return known }
+        let converted = KeyConversion.snakeCase(key.description)
+        cache.withLock { $0[literal] = converted }
+        return converted
     }
 }
 

@@ -135,9 +135,12 @@ extension FirePackValueReader {
     public func unknownFields(in fields: Fields, known: [StaticString]) throws -> FirePackUnknownFields {
         // Every entry found by a key of the model (the bag declared last): nothing to look at.
         if fields.everyEntryFound { return FirePackUnknownFields() }
-        let base = decoder.input.base
-        return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { _, _, start, count in
-            known.contains { $0.hasBytes(base + start, count: count) }
+        let base = decoder.input.base, converted = fields.convertedKeys
+        return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { index, _, start, count in
+            // Under a key strategy, the entry's converted key is what the model's keys were compared with; the bag
+            // keeps the stored one.
+            if let converted { return known.contains { converted[index].matches($0) } }
+            return known.contains { $0.hasBytes(base + start, count: count) }
         }
     }
 }
@@ -158,15 +161,28 @@ extension FirePackWriter {
 
 extension FirePackValueWriter {
     /// Writes the entries of a `FirePackUnknownFields` property as fields of the value's map (what
-    /// `@FirePackCodable` generates for the bag, at the property's place). Deterministic output, which must merge the
-    /// entries into key order, and a key the model already wrote, take the tree path.
-    public func encodeUnknownFields(_ bag: FirePackUnknownFields) throws {
+    /// `@FirePackCodable` generates for the bag, at the property's place), except those under a key in `declared`
+    /// (the keys the model writes itself, which win). Deterministic output, which must merge the entries into key
+    /// order, takes the tree path (`FirePackEncodable.generatedTree`).
+    public func encodeUnknownFields(_ bag: FirePackUnknownFields, declared: [StaticString] = []) throws {
         if bag.isEmpty { return }
-        guard !sortsKeys, writer.writeUnknownFields(bag, sortingKeys: false) else { throw EncoderImpl.OutOfOrder() }
+        if sortsKeys { throw EncoderImpl.OutOfOrder() }
+        for (key, value) in bag.fields {
+            if declared.contains(where: {
+                convertsKeys ? key == SnakeCaseKeys.converted($0) : key.utf8.elementsEqual($0.utf8Bytes)
+            }) {
+                continue
+            }
+            guard writer.writeKey(key) else { throw EncoderImpl.OutOfOrder() }
+            writer.write(value, sortingKeys: false)
+        }
     }
 }
 
 extension StaticString {
+    /// The string's UTF-8 bytes, in place.
+    var utf8Bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
+
     /// Whether the string's UTF-8 bytes are the `count` bytes at `bytes`: how generated code's keys are matched
     /// against a map's keys (unknown fields, refused keys, enum cases).
     @inline(__always)

@@ -7,8 +7,8 @@ import Foundation
 // The coders' top-level calls for types with generated coding (`@FirePackCodable`, and arrays and optionals of such
 // types): overloads that the compiler picks where the type is known to have it, specialized in the caller's module,
 // so a call runs the generated code directly. The `Codable` overloads find the same code at run time (a conformance
-// check per call, guarded by `Decode 1 Book/FirePackDecoder @FirePackCodable`) and still serve generic callers. With a key strategy set, both take the
-// Codable path.
+// check per call, guarded by `Decode 1 Book/FirePackDecoder @FirePackCodable`) and still serve generic callers. With a
+// `.custom` key strategy set, both take the Codable path.
 
 extension FirePackDecoder {
     /// Decodes a value of a type with generated coding from a bare FirePack encoding in `Data`, `[UInt8]` or

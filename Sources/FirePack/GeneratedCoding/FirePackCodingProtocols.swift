@@ -2,7 +2,8 @@
 /// generates (import `FirePackMacros`).
 ///
 /// `FirePackDecoder` calls `init(firePack:)` by itself wherever a value of the type is decoded (at the top level, in
-/// arrays and optionals, inside generated or plain `Decodable` types), unless a key decoding strategy is set. The
+/// arrays and optionals, inside generated or plain `Decodable` types), unless a `.custom` key decoding strategy is set
+/// (snake case converts the keys here; Docs/EVOLUTION.md). The
 /// generated initializer reads exactly what the type's `Decodable` conformance reads and throws the same errors.
 public protocol FirePackDecodable: Decodable {
     /// Decodes a value from the FirePack value `reader` is positioned at.
@@ -12,8 +13,9 @@ public protocol FirePackDecodable: Decodable {
 /// A type that encodes itself as FirePack bytes directly, with no Codable containers: what `@FirePackCodable`
 /// generates (import `FirePackMacros`).
 ///
-/// `FirePackEncoder` calls `encode(firePack:)` by itself wherever a value of the type is encoded, unless a key
-/// encoding strategy is set; the bytes are those its `Encodable` conformance gives.
+/// `FirePackEncoder` calls `encode(firePack:)` by itself wherever a value of the type is encoded — in bytes and in
+/// trees — unless a `.custom` key encoding strategy is set; the bytes are those its `Encodable` conformance gives, but
+/// for what the evolution attributes change (Docs/EVOLUTION.md).
 public protocol FirePackEncodable: Encodable {
     /// Writes the value as one FirePack value.
     func encode(firePack writer: inout FirePackValueWriter) throws
@@ -53,6 +55,37 @@ extension FirePackEncodable {
             }
         } catch let error as EncodingError where !outerPath.isEmpty {
             throw error.prefixingPath(outerPath.map(\.codingKey))
+        }
+    }
+}
+
+extension FirePackEncodable {
+    /// `value` (of type `Self`) as a `Value` tree, through its generated coding: written into bytes of its own (values
+    /// without generated coding as trees, so that containers used out of order are honoured), then read back. The tree
+    /// path — `encodeToValue`, `DictionaryEncoder`, deterministic output, a value that bytes in order could not hold —
+    /// takes this for a generated type, so that its evolution attributes hold there as well: the synthesized `Codable`
+    /// conformance knows neither `@FirePackKey` names nor `@FirePackIgnored`.
+    static func generatedTree<T>(of value: T, options: EncoderOptions) throws -> Value {
+        let scratch = FirePackWriter(options: .init(deterministic: false))
+        var writer = FirePackValueWriter(
+            writer: scratch, options: options, sortsKeys: false, codable: nil, codableThroughTree: true)
+        do {
+            try withUnsafePointer(to: value) { pointer in
+                try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.encode(firePack: &writer)
+            }
+        } catch is EncoderImpl.OutOfOrder {
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: [],
+                    debugDescription: "\(Self.self) writes a key twice (two keys the key strategy makes the same)"))
+        }
+        do throws(FirePackError) {
+            if let violation = scratch.limitViolation { throw violation }
+            return try Value(firePackBytes: scratch.takeBytes(), limits: scratch.options.limits)
+        } catch {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: error.description, underlyingError: error))
         }
     }
 }

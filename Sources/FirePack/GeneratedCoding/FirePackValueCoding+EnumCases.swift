@@ -23,13 +23,19 @@ extension FirePackValueReader {
         var found: (Int, CaseValues)?
         var matches = 0
         var position = header.bodyStart
-        for _ in 0..<header.count {
+        for entry in 0..<header.count {
             let (start, count, afterKey, valueEnd) = try decoder.wrap { () throws(FirePackError) in
                 let (start, count, afterKey) = try decoder.state.keyReferences.getKey(
                     at: position, limit: header.end, in: input)
                 return (start, count, afterKey, try input.valueEnd(at: afterKey, limit: header.end))
             }
-            if let index = cases.firstIndex(where: { $0.hasBytes(input.base + start, count: count) }) {
+            let index =
+                if let converted = fields.convertedKeys {
+                    cases.firstIndex { converted[entry].matches($0) }
+                } else {
+                    cases.firstIndex { $0.hasBytes(input.base + start, count: count) }
+                }
+            if let index {
                 matches += 1
                 if found == nil { found = (index, CaseValues(offset: afterKey, end: valueEnd)) }
             }

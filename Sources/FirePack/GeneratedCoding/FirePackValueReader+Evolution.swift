@@ -144,7 +144,7 @@ extension FirePackValueReader {
     public func rejectUnknownKeys(in fields: Fields, known: [StaticString]) throws {
         let input = decoder.input, header = fields.header
         var position = header.bodyStart
-        for _ in 0..<header.count {
+        for index in 0..<header.count {
             let entry = position
             let (start, count, afterKey): (Int, Int, Int)
             do {
@@ -153,7 +153,13 @@ extension FirePackValueReader {
             } catch {
                 throw decoder.corrupted(error)
             }
-            if !known.contains(where: { $0.hasBytes(input.base + start, count: count) }) {
+            let isKnown =
+                if let converted = fields.convertedKeys {
+                    known.contains { converted[index].matches($0) }
+                } else {
+                    known.contains { $0.hasBytes(input.base + start, count: count) }
+                }
+            if !isKnown {
                 let text = String(decoding: input.bytes(from: start, count: count), as: UTF8.self)
                 throw DecodingError.dataCorrupted(
                     decoder.contextAtPath(

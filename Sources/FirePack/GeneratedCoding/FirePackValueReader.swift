@@ -47,10 +47,31 @@ public struct FirePackValueReader {
         /// that asks for a key twice finds its entry twice, and a count would then reach the map's with an entry
         /// never found.
         var foundEntries: UInt64 = 0
+        /// Under `convertFromSnakeCase`, each entry's stored key and that key as the strategy converts it, and where
+        /// the entry starts, in map order: what keys asked for are compared with (nil with default keys).
+        var convertedKeys: [ConvertedKey]?
 
         /// Whether every entry has been found by a key asked for (always false past 64 entries, where bits repeat).
         var everyEntryFound: Bool {
             header.count <= 64 && foundEntries.nonzeroBitCount == header.count
+        }
+    }
+
+    /// A map entry's key under `convertFromSnakeCase`.
+    @usableFromInline
+    struct ConvertedKey {
+        /// The key as stored.
+        let stored: String
+        /// The key as the strategy converts it (`my_url` → `myUrl`).
+        let converted: String
+        /// Where the entry starts.
+        let entry: Int
+
+        /// Whether a model key (a property's name, or a `@FirePackKey` name or alias) names this entry: its
+        /// converted key is the model key, as on the Codable path, or its stored key is, so that a name given in
+        /// snake case (`@FirePackKey("page_count")`) reads the same under either strategy.
+        func matches(_ key: StaticString) -> Bool {
+            converted.utf8.elementsEqual(key.utf8Bytes) || stored.utf8.elementsEqual(key.utf8Bytes)
         }
     }
 
@@ -63,7 +84,9 @@ public struct FirePackValueReader {
         let header = try decoder.containerHeader(
             expectingMap: true, for: [String: Any].self, at: offset, end: end, depth: depth)
         var fields = Fields(mapOffset: offset, header: header, position: header.bodyStart)
-        if header.count > MapEntryCache.threshold {
+        if decoder.state.convertsKeysFromSnakeCase {
+            fields.convertedKeys = try convertedKeys(of: header)
+        } else if header.count > MapEntryCache.threshold {
             fields.region = decoder.state.mapEntries.open(mapOffset: offset, depth: depth, count: header.count)
         }
         return fields
@@ -72,6 +95,7 @@ public struct FirePackValueReader {
     /// Where the value for `key` is, or nil when the map lacks it.
     @usableFromInline
     func find(_ key: StaticString, in fields: inout Fields) throws -> (offset: Int, end: Int)? {
+        if let convertedKeys = fields.convertedKeys { return try find(key, in: &fields, converted: convertedKeys) }
         let wanted = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         let input = decoder.input
         let location: (offset: Int, end: Int)?
@@ -94,6 +118,44 @@ public struct FirePackValueReader {
         }
         if location != nil { fields.foundEntries |= 1 &<< UInt64(truncatingIfNeeded: (fields.index &- 1) & 63) }
         return location
+    }
+
+    /// Where the value for `key` is among keys converted by the key strategy: the first entry whose converted key is
+    /// `key` (as on the Codable path), else the first whose stored key is (`ConvertedKey.matches`); or nil.
+    private func find(_ key: StaticString, in fields: inout Fields, converted: [ConvertedKey]) throws -> (
+        offset: Int, end: Int
+    )? {
+        guard
+            let index = converted.firstIndex(where: { $0.converted.utf8.elementsEqual(key.utf8Bytes) })
+                ?? converted.firstIndex(where: { $0.stored.utf8.elementsEqual(key.utf8Bytes) })
+        else { return nil }
+        let input = decoder.input, limit = fields.header.end, entry = converted[index].entry
+        let location = try decoder.wrap { () throws(FirePackError) -> (offset: Int, end: Int) in
+            let (_, _, afterKey) = try input.getKey(at: entry, limit: limit)
+            return (afterKey, try input.valueEnd(at: afterKey, limit: limit))
+        }
+        fields.foundEntries |= 1 &<< UInt64(truncatingIfNeeded: index & 63)
+        return location
+    }
+
+    /// The stored keys of the map `header` and their conversions from snake case; a damaged entry throws
+    /// `dataCorrupted` with its offset.
+    private func convertedKeys(of header: ContainerHeader) throws -> [ConvertedKey] {
+        var keys: [ConvertedKey] = []
+        keys.reserveCapacity(header.count)
+        let input = decoder.input
+        var position = header.bodyStart
+        for _ in 0..<header.count {
+            let entry = position
+            let (stored, afterKey) = try decoder.wrap { () throws(FirePackError) in
+                try decoder.state.keyReferences.keyString(at: entry, limit: header.end, in: input)
+            }
+            keys.append(ConvertedKey(stored: stored, converted: KeyConversion.camelCase(stored), entry: entry))
+            position = try decoder.wrap { () throws(FirePackError) in
+                try input.valueEnd(at: afterKey, limit: header.end)
+            }
+        }
+        return keys
     }
 
     /// Where the value for `key` is; throws `keyNotFound` when the map lacks it.

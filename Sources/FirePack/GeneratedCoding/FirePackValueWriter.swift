@@ -21,14 +21,25 @@ public struct FirePackValueWriter {
     @usableFromInline let options: EncoderOptions
     /// Whether map keys must be written in ascending UTF-8 byte order (deterministic output).
     public let sortsKeys: Bool
+    /// Whether values without generated coding go through a `Value` tree rather than the Codable path over bytes:
+    /// true where the value is itself becoming a tree (`EncoderImpl.generatedTree(of:options:)`), so that a nested
+    /// type's containers used out of order (a class's `superEncoder()`, a key written twice) are honoured there.
+    let codableThroughTree: Bool
+    /// Whether keys are converted to snake case (`convertToSnakeCase`, `SnakeCaseKeys`).
+    @usableFromInline let convertsKeys: Bool
     /// The Codable path's encoder for values without generated coding, made when first needed.
     var codable: EncoderImpl?
 
-    init(writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool, codable: EncoderImpl?) {
+    init(
+        writer: FirePackWriter, options: EncoderOptions, sortsKeys: Bool, codable: EncoderImpl?,
+        codableThroughTree: Bool = false
+    ) {
         self.writer = writer
         self.options = options
         self.sortsKeys = sortsKeys
         self.codable = codable
+        self.codableThroughTree = codableThroughTree
+        convertsKeys = options.convertsKeysToSnakeCase
     }
 
     /// A writer of one root value into `writer`.
@@ -49,9 +60,16 @@ public struct FirePackValueWriter {
     /// Writes a map key; a key already in the map sends the whole value to the tree path, as the Codable path does.
     @usableFromInline
     func writeKey(_ key: StaticString) throws {
+        if convertsKeys { return try writeConvertedKey(key) }
         guard writer.writeKey(utf8: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)) else {
             throw EncoderImpl.OutOfOrder()
         }
+    }
+
+    /// Writes a map key converted to snake case. Keys sorted at compile time need not stay in order once converted,
+    /// so deterministic output takes the tree path (`FirePackEncodable.generatedTree`, which sorts them).
+    func writeConvertedKey(_ key: StaticString) throws {
+        guard !sortsKeys, writer.writeKey(SnakeCaseKeys.converted(key)) else { throw EncoderImpl.OutOfOrder() }
     }
 
     /// Runs `body`, putting `key` in front of the coding path of an `EncodingError` it throws.
@@ -283,12 +301,12 @@ extension FirePackValueWriter {
     @usableFromInline
     func finishRootValue() { codable?.keepConformances() }
 
-    /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or in deterministic mode a
-    /// `Value` tree written with sorted keys (what the Codable path does for the whole value). `isNative` false: the
+    /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or a `Value` tree (written with
+    /// sorted keys in deterministic mode, what the Codable path does for the whole value). `isNative` false: the
     /// caller found that `NativeType` does not name `T`, so the encoder does not ask again.
     mutating func encodeCodable<T: Encodable>(_ value: T, isNative: Bool = true) throws {
-        if sortsKeys {
-            writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: true)
+        if sortsKeys || codableThroughTree {
+            writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: sortsKeys)
             return
         }
         let encoder: EncoderImpl

@@ -18,6 +18,7 @@ final class DecoderImpl: Decoder {
         self.input = input
         self.options = options
         state = DecoderState(offset: offset, end: end, depth: depth, keyReferences: KeyReferenceMemo(for: input))
+        state.convertsKeysFromSnakeCase = options.convertsKeysFromSnakeCase
     }
 
     deinit { state.packedBytes?.deallocate() }
@@ -36,6 +37,7 @@ final class DecoderImpl: Decoder {
         state.keyReferences.reset(for: input)
         state.mapEntries.removeAll()
         state.bypassKeyStrategy = false
+        state.convertsKeysFromSnakeCase = options.convertsKeysFromSnakeCase
     }
 
     /// Whether keeping this decoder for the next call holds little memory: its stacks are as small as most calls
@@ -170,9 +172,9 @@ final class DecoderImpl: Decoder {
             return slot.move()
         }
         // Only with a key strategy does it matter whether T is [String: …]; the default path makes no such check.
-        if !options.usesDefaultKeys {
-            if T.self is StringKeyedDictionaryMarker.Type { bypassKeyStrategy = true }
-        } else if options.usesGeneratedCoding,
+        if !options.usesDefaultKeys, T.self is StringKeyedDictionaryMarker.Type {
+            bypassKeyStrategy = true
+        } else if options.takesGeneratedPath,
             let generated = state.generatedTypes.conformance(of: T.self, { $0 as? any FirePackDecodable.Type })
         {
             // Generated coding (`@FirePackCodable`), at this same value; see `decodeGenerated`.
@@ -265,6 +267,8 @@ struct DecoderState: ~Copyable {
     var keyReferences: KeyReferenceMemo
     var mapEntries = MapEntryCache()
     var bypassKeyStrategy = false
+    /// The options' `convertsKeysFromSnakeCase`, asked by generated coding for every map it reads.
+    var convertsKeysFromSnakeCase = false
     /// For a decoder of one element or row of a packed array (`DecoderImpl+Packed.swift`): the bytes it reads, which
     /// it owns, and where they are in the document, for its errors: offset `o` of these bytes is
     /// `packedDocumentOffset + max(0, o − packedBodyStart)` there.

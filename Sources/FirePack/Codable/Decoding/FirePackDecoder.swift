@@ -57,8 +57,8 @@ public final class FirePackDecoder: Sendable {
     /// Whether types with generated coding (`@FirePackCodable`) are read through it; true by default. False reads every
     /// type through its `Decodable` conformance (to compare the two): the same values and errors, except for what the
     /// evolution attributes change (defaults, `@FirePackKey` names and aliases, `unknownKeys: .reject`), which
-    /// synthesized `Codable` does not know — as with a `keyDecodingStrategy`, under which generated coding is not used
-    /// (Docs/EVOLUTION.md).
+    /// synthesized `Codable` does not know — as with a `.custom` `keyDecodingStrategy`, under which generated coding is
+    /// not used (snake case is; Docs/EVOLUTION.md).
     public var usesGeneratedCoding: Bool {
         get { state.withLock { $0.usesGeneratedCoding } }
         set { state.withLock { $0.usesGeneratedCoding = newValue } }
@@ -258,8 +258,17 @@ struct DecoderOptions: SharedSettings {
         return false
     }
 
-    /// Whether generated coding may be used: it is on, and keys are not converted (generated keys are fixed).
-    var takesGeneratedPath: Bool { settings.value.usesGeneratedCoding && usesDefaultKeys }
+    /// Whether stored keys are converted from snake case (`convertFromSnakeCase`), which generated coding does itself.
+    var convertsKeysFromSnakeCase: Bool {
+        if case .convertFromSnakeCase = settings.value.keyStrategy { return true }
+        return false
+    }
+
+    /// Whether generated coding may be used: it is on, and keys are kept or converted from snake case (a custom
+    /// strategy is given each key's coding path, which generated coding does not keep).
+    var takesGeneratedPath: Bool {
+        settings.value.usesGeneratedCoding && (usesDefaultKeys || convertsKeysFromSnakeCase)
+    }
 
     /// Whether dates decode from native timestamps (the default strategy).
     var dateStrategyIsTimestamp: Bool {

@@ -84,13 +84,17 @@ final class EncoderImpl: Encoder {
             return try dictionary.encodeEntries(of: value, to: self, at: position)
         }
         // `[String: V]` took the direct path above, so its keys never meet the key strategy; generated coding
-        // writes keys as declared, so it is used only without one.
-        if options.usesDefaultKeys, options.usesGeneratedCoding, writesInOrder,
+        // converts its keys to snake case itself, and is not used under a custom strategy.
+        if options.takesGeneratedPath,
             let generated = conformances.generated.conformance(of: T.self, { $0 as? any FirePackEncodable.Type })
         {
-            // Generated coding (`@FirePackCodable`), at this same position.
-            try generated.encodeGenerated(value, encoder: self)
-            return
+            // Generated coding (`@FirePackCodable`), at this same position: into the bytes, or as a tree of its own.
+            if writesInOrder { return try generated.encodeGenerated(value, encoder: self) }
+            let tree: Value
+            do { tree = try generated.generatedTree(of: value, options: options) } catch let error as EncodingError {
+                throw path.isEmpty ? error : error.prefixingPath(codingPath)
+            }
+            return setValue(tree, at: position)
         }
         if conformances.rawKeyed.conformance(of: T.self, { $0 as? any RawKeyedEncodableDictionary.Type }) != nil {
             try encodeNested(at: position) { try (value as! any RawKeyedEncodableDictionary).encodeAsMap(to: self) }

@@ -55,7 +55,8 @@ public final class FirePackEncoder: Sendable {
     /// Whether types with generated coding (`@FirePackCodable`) are written through it; true by default. False writes
     /// every type through its `Encodable` conformance (to compare the two): the same bytes, except for what the
     /// evolution attributes change (`@FirePackKey` names, `@FirePackIgnored` properties), which synthesized `Codable`
-    /// does not know — as with a `keyEncodingStrategy`, under which generated coding is not used (Docs/EVOLUTION.md).
+    /// does not know — as with a `.custom` `keyEncodingStrategy`, under which generated coding is not used
+    /// (snake case is; Docs/EVOLUTION.md).
     public var usesGeneratedCoding: Bool {
         get { state.withLock { $0.usesGeneratedCoding } }
         set { state.withLock { $0.usesGeneratedCoding = newValue } }
@@ -257,9 +258,18 @@ struct EncoderOptions: SharedSettings {
         .init(deterministic: deterministic, formatVersion: settings.value.formatVersion)
     }
 
-    /// Whether generated coding may be used: it is on, and keys are not converted (generated keys are fixed).
+    /// Whether generated coding may be used: it is on, and keys are kept or converted to snake case (a custom
+    /// strategy is given each key's coding path, which generated coding does not keep).
     @usableFromInline
-    var takesGeneratedPath: Bool { settings.value.usesGeneratedCoding && usesDefaultKeys }
+    var takesGeneratedPath: Bool {
+        settings.value.usesGeneratedCoding && (usesDefaultKeys || convertsKeysToSnakeCase)
+    }
+
+    /// Whether keys are converted to snake case (`convertToSnakeCase`), which generated coding does itself.
+    var convertsKeysToSnakeCase: Bool {
+        if case .convertToSnakeCase = settings.value.keyStrategy { return true }
+        return false
+    }
 
     var usesDefaultKeys: Bool {
         if case .useDefaultKeys = settings.value.keyStrategy { return true }
