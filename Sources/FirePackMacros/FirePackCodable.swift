@@ -6,7 +6,8 @@
 /// `FirePackEncoder` and `FirePackDecoder` take the generated path by themselves wherever the type appears (at the top
 /// level, in arrays, dictionaries and optionals, inside other generated or plain `Codable` types, in trees and
 /// deterministic output, under the snake-case key strategies); the bytes, values and errors are those of the `Codable`
-/// path. The type stays `Codable`, so every other coder keeps working.
+/// path but for the evolution attributes below (Docs/EVOLUTION.md). The type stays `Codable`, so every other coder
+/// keeps working.
 ///
 /// Coded as synthesized `Codable` codes them: stored properties (a nested `CodingKeys` enum renames and excludes),
 /// optionals (absent key or null → nil), `@DocumentID`, `@ServerTimestamp`, `@ExplicitNull` and other property

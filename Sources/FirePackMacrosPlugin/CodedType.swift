@@ -32,6 +32,9 @@ struct CodedProperty {
     /// `: FirePackUnknownFields`).
     var isUnknownFieldsBag: Bool { Self.bagTypeNames.contains(declaredTypeName ?? "") }
 
+    /// Whether the property is a `@DocumentID`, which the data never holds.
+    var isDocumentID: Bool { wrapper == "DocumentID" || wrapper == "FirePack.DocumentID" }
+
     /// Whether the property is an optional bag (`FirePackUnknownFields?`), which the macro refuses.
     var isOptionalBag: Bool {
         isOptionalType && Self.bagTypeNames.contains(wrappedOptionalType?.trimmedDescription ?? "")

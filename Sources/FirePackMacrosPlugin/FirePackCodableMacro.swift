@@ -370,15 +370,21 @@ struct CodingPlan {
     }
 
     private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
-        // The bag's entries under a key the model writes itself are left out: the declared field wins.
-        let declared = properties.filter { $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag }.map(\.keyLiteral)
+        // The bag's entries under a key the model writes in this call are left out (the model's field wins): its
+        // keys, an optional's only when it is not nil, a `@DocumentID`'s never. Listed only for a bag with entries.
+        let declared = properties.filter { $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag && !$0.isDocumentID }
+            .map { $0.isOptional ? "(\($0.storage) == nil ? nil : \($0.keyLiteral))" : $0.keyLiteral }
         func statements(_ properties: [CodedProperty]) -> CodeBlockItemListSyntax {
             CodeBlockItemListSyntax(
                 properties.map { property in
                     if property.isUnknownFieldsBag {
                         return CodeBlockItemSyntax(
                             item: .expr(
-                                "try writer.encodeUnknownFields(\(raw: property.storage), declared: [\(raw: declared.joined(separator: ", "))])"
+                                """
+                                if !\(raw: property.storage).isEmpty {
+                                    try writer.encodeUnknownFields(\(raw: property.storage), declared: [\(raw: declared.joined(separator: ", "))])
+                                }
+                                """
                             ))
                     }
                     let method = property.isOptional ? "encodeIfPresent" : "encode"

@@ -194,10 +194,14 @@ final class EvolutionMacroTests: XCTestCase {
                         try writer.encode(self.id, forKey: "id")
                         try writer.encode(self.kind, forKey: "kind")
                         try writer.encode(self.total, forKey: "total_cents")
-                        try writer.encodeUnknownFields(self.unknownFields, declared: ["id", "total_cents", "kind"])
+                        if !self.unknownFields.isEmpty {
+                            try writer.encodeUnknownFields(self.unknownFields, declared: ["id", "total_cents", "kind"])
+                        }
                     } else {
                         try writer.encode(self.id, forKey: "id")
-                        try writer.encodeUnknownFields(self.unknownFields, declared: ["id", "total_cents", "kind"])
+                        if !self.unknownFields.isEmpty {
+                            try writer.encodeUnknownFields(self.unknownFields, declared: ["id", "total_cents", "kind"])
+                        }
                         try writer.encode(self.total, forKey: "total_cents")
                         try writer.encode(self.kind, forKey: "kind")
                     }

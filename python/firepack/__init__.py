@@ -68,12 +68,18 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
         if stop < start:
             raise ValueError(f"records ({start}, {stop}) is not a range of record numbers")
         records = (start, stop)
-    native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
-                                  schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
-                                  sampled_schema=sampled_schema, records=records,
-                                  max_block_expansion=max_block_expansion,
-                                  truncate_to_microseconds=timestamp_unit == "us-truncate")
     name = os.fsdecode(path)
+    try:
+        native = _native.NativeReader(path, offset=offset, length=length, batch_size=batch_size, columns=columns,
+                                      schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
+                                      sampled_schema=sampled_schema, records=records,
+                                      max_block_expansion=max_block_expansion,
+                                      truncate_to_microseconds=timestamp_unit == "us-truncate")
+    except FirePackError as error:
+        # Opening reads as far as the first batch (a seek to `records` counts the records before them): its errors
+        # name the file as the batches' do.
+        message = str(error)
+        raise FirePackError(message if name in message else f"{name}: {message}") from None
     # Only a read to the end of the file can find the stream unclosed, and a range that starts inside the close
     # record (a split of a few bytes) cannot see it: the file's own last bytes settle that.
     whole = records is None and offset == 0 and length is None

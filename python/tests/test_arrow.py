@@ -8,6 +8,7 @@ import json
 import math
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -291,6 +292,23 @@ def test_records_by_number_agree_with_the_whole_table(events, folder, firepack_t
         firepack.read_table(forms["blocks"], records=(10, 20), offset=6)
     with pytest.raises(ValueError):
         firepack.read_table(forms["blocks"], records=(20, 10))
+
+
+def test_a_damaged_block_met_on_the_way_to_records_names_the_file(events, folder, firepack_tool):
+    # Read by number, a stream is entered through its index, or read from its start up to the records when it has
+    # none (cut short here): damage met on the way is an error naming the file, as the batches' errors do.
+    stream = folder / "numbered-damaged.fpks"
+    subprocess.run([firepack_tool, "convert", str(events), str(stream), "--block-size", "16384", "--codec", "none"],
+                   check=True, capture_output=True)
+    data = bytearray(stream.read_bytes())
+    data[2000] ^= 0xFF
+    damaged = folder / "numbered-damaged-closed.fpks"
+    damaged.write_bytes(bytes(data))
+    unclosed = folder / "numbered-damaged-unclosed.fpks"
+    unclosed.write_bytes(bytes(data[:-4000]))
+    for path, records in [(damaged, (0, 10)), (unclosed, (0, 10)), (unclosed, (2000, 2010))]:
+        with pytest.raises(FirePackError, match=f"^{re.escape(str(path))}: .*CRC-32 mismatch"):
+            firepack.read_table(path, records=records)
 
 
 def test_other_file_kinds(fixtures, folder, firepack_tool):

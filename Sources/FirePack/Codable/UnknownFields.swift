@@ -161,18 +161,23 @@ extension FirePackWriter {
 
 extension FirePackValueWriter {
     /// Writes the entries of a `FirePackUnknownFields` property as fields of the value's map (what
-    /// `@FirePackCodable` generates for the bag, at the property's place), except those under a key in `declared`
-    /// (the keys the model writes itself, which win). Deterministic output, which must merge the entries into key
-    /// order, takes the tree path (`FirePackEncodable.generatedTree`).
-    public func encodeUnknownFields(_ bag: FirePackUnknownFields, declared: [StaticString] = []) throws {
+    /// `@FirePackCodable` generates for a bag with entries, at the property's place), except those under a key in
+    /// `declared` (the keys the model writes in this call, nil for an optional left out: the model's field wins).
+    /// Deterministic output, which must merge the entries into key order, takes the tree path
+    /// (`FirePackEncodable.generatedTree`).
+    public func encodeUnknownFields(_ bag: FirePackUnknownFields, declared: [StaticString?] = []) throws {
         if bag.isEmpty { return }
         if sortsKeys { throw EncoderImpl.OutOfOrder() }
+        // Compared as written: converted first under a key strategy.
+        let written = convertsKeys ? declared.map { $0.map(SnakeCaseKeys.converted) } : nil
         for (key, value) in bag.fields {
-            if declared.contains(where: {
-                convertsKeys ? key == SnakeCaseKeys.converted($0) : key.utf8.elementsEqual($0.utf8Bytes)
-            }) {
-                continue
-            }
+            let isDeclared =
+                if let written {
+                    written.contains { $0 == key }
+                } else {
+                    declared.contains { $0.map { key.utf8.elementsEqual($0.utf8Bytes) } ?? false }
+                }
+            if isDeclared { continue }
             guard writer.writeKey(key) else { throw EncoderImpl.OutOfOrder() }
             writer.write(value, sortingKeys: false)
         }

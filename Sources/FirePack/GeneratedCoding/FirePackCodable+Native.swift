@@ -72,3 +72,9 @@ extension Optional: FirePackEncodable where Wrapped: FirePackEncodable {
         if let value = self { try value.encode(firePack: &writer) } else { writer.writer.writeNull() }
     }
 }
+
+/// Arrays and optionals, whose generated coding only passes each element to its own: in a tree, the Codable path
+/// walks them and meets each generated element itself (`EncoderImpl.encodeNonNative`).
+protocol ElementWiseGeneratedCoding {}
+extension Array: ElementWiseGeneratedCoding {}
+extension Optional: ElementWiseGeneratedCoding {}

@@ -66,7 +66,10 @@ extension FirePackEncodable {
     /// takes this for a generated type, so that its evolution attributes hold there as well: the synthesized `Codable`
     /// conformance knows neither `@FirePackKey` names nor `@FirePackIgnored`.
     static func generatedTree<T>(of value: T, options: EncoderOptions) throws -> Value {
-        let scratch = FirePackWriter(options: .init(deterministic: false))
+        // A tree has no limits of its own (the writer it goes to checks them): the scratch bytes take the widest.
+        let limits = ReaderLimits(
+            maxDepth: ReaderLimits.maximumDepth, maxElementCount: 1 << 62, maxInputSize: 1 << 62)
+        let scratch = FirePackWriter(options: .init(deterministic: false, limits: limits))
         var writer = FirePackValueWriter(
             writer: scratch, options: options, sortsKeys: false, codable: nil, codableThroughTree: true)
         do {
@@ -74,15 +77,14 @@ extension FirePackEncodable {
                 try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.encode(firePack: &writer)
             }
         } catch is EncoderImpl.OutOfOrder {
+            // Not reached: keys the key strategy makes one throw where they meet (`writeConvertedKey`), values
+            // without generated coding go through trees here, and the bag leaves out the model's keys.
             throw EncodingError.invalidValue(
-                value,
-                .init(
-                    codingPath: [],
-                    debugDescription: "\(Self.self) writes a key twice (two keys the key strategy makes the same)"))
+                value, .init(codingPath: [], debugDescription: "\(Self.self) writes a key twice"))
         }
         do throws(FirePackError) {
             if let violation = scratch.limitViolation { throw violation }
-            return try Value(firePackBytes: scratch.takeBytes(), limits: scratch.options.limits)
+            return try Value(firePackBytes: scratch.takeBytes(), limits: limits)
         } catch {
             throw EncodingError.invalidValue(
                 value, .init(codingPath: [], debugDescription: error.description, underlyingError: error))

@@ -48,7 +48,7 @@ public struct FirePackValueReader {
         /// never found.
         var foundEntries: UInt64 = 0
         /// Under `convertFromSnakeCase`, each entry's stored key and that key as the strategy converts it, and where
-        /// the entry starts, in map order: what keys asked for are compared with (nil with default keys).
+        /// its value is, in map order: what keys asked for are compared with (nil with default keys).
         var convertedKeys: [ConvertedKey]?
 
         /// Whether every entry has been found by a key asked for (always false past 64 entries, where bits repeat).
@@ -64,8 +64,8 @@ public struct FirePackValueReader {
         let stored: String
         /// The key as the strategy converts it (`my_url` → `myUrl`).
         let converted: String
-        /// Where the entry starts.
-        let entry: Int
+        /// Where the entry's value is.
+        let value: (offset: Int, end: Int)
 
         /// Whether a model key (a property's name, or a `@FirePackKey` name or alias) names this entry: its
         /// converted key is the model key, as on the Codable path, or its stored key is, so that a name given in
@@ -129,13 +129,8 @@ public struct FirePackValueReader {
             let index = converted.firstIndex(where: { $0.converted.utf8.elementsEqual(key.utf8Bytes) })
                 ?? converted.firstIndex(where: { $0.stored.utf8.elementsEqual(key.utf8Bytes) })
         else { return nil }
-        let input = decoder.input, limit = fields.header.end, entry = converted[index].entry
-        let location = try decoder.wrap { () throws(FirePackError) -> (offset: Int, end: Int) in
-            let (_, _, afterKey) = try input.getKey(at: entry, limit: limit)
-            return (afterKey, try input.valueEnd(at: afterKey, limit: limit))
-        }
         fields.foundEntries |= 1 &<< UInt64(truncatingIfNeeded: index & 63)
-        return location
+        return converted[index].value
     }
 
     /// The stored keys of the map `header` and their conversions from snake case; a damaged entry throws
@@ -150,10 +145,11 @@ public struct FirePackValueReader {
             let (stored, afterKey) = try decoder.wrap { () throws(FirePackError) in
                 try decoder.state.keyReferences.keyString(at: entry, limit: header.end, in: input)
             }
-            keys.append(ConvertedKey(stored: stored, converted: KeyConversion.camelCase(stored), entry: entry))
             position = try decoder.wrap { () throws(FirePackError) in
                 try input.valueEnd(at: afterKey, limit: header.end)
             }
+            keys.append(
+                ConvertedKey(stored: stored, converted: KeyConversion.camelCase(stored), value: (afterKey, position)))
         }
         return keys
     }

@@ -69,7 +69,19 @@ public struct FirePackValueWriter {
     /// Writes a map key converted to snake case. Keys sorted at compile time need not stay in order once converted,
     /// so deterministic output takes the tree path (`FirePackEncodable.generatedTree`, which sorts them).
     func writeConvertedKey(_ key: StaticString) throws {
-        guard !sortsKeys, writer.writeKey(SnakeCaseKeys.converted(key)) else { throw EncoderImpl.OutOfOrder() }
+        if sortsKeys { throw EncoderImpl.OutOfOrder() }
+        let converted = SnakeCaseKeys.converted(key)
+        guard writer.writeKey(converted) else {
+            // Two of the model's keys made one: an error where it happens (its coding path is the map's), not a
+            // value lost to the other.
+            throw EncodingError.invalidValue(
+                converted,
+                .init(
+                    codingPath: [],
+                    debugDescription:
+                        "Two keys of the map become \(converted.debugDescription) under convertToSnakeCase (the second is \(key.description.debugDescription)); rename one with @FirePackKey"
+                ))
+        }
     }
 
     /// Runs `body`, putting `key` in front of the coding path of an `EncodingError` it throws.

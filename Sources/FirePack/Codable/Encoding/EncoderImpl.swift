@@ -90,17 +90,26 @@ final class EncoderImpl: Encoder {
         {
             // Generated coding (`@FirePackCodable`), at this same position: into the bytes, or as a tree of its own.
             if writesInOrder { return try generated.encodeGenerated(value, encoder: self) }
-            let tree: Value
-            do { tree = try generated.generatedTree(of: value, options: options) } catch let error as EncodingError {
-                throw path.isEmpty ? error : error.prefixingPath(codingPath)
+            if !(T.self is any ElementWiseGeneratedCoding.Type) {
+                return try setGeneratedTree(generated, value, at: position)
             }
-            return setValue(tree, at: position)
         }
         if conformances.rawKeyed.conformance(of: T.self, { $0 as? any RawKeyedEncodableDictionary.Type }) != nil {
             try encodeNested(at: position) { try (value as! any RawKeyedEncodableDictionary).encodeAsMap(to: self) }
             return
         }
         try encodeNested(at: position) { try value.encode(to: self) }
+    }
+
+    /// Sets the tree of a value with generated coding (`FirePackEncodable.generatedTree`) at `position`; errors get
+    /// the encoder's coding path as a prefix.
+    private func setGeneratedTree<T>(_ generated: any FirePackEncodable.Type, _ value: T, at position: Position) throws
+    {
+        let tree: Value
+        do { tree = try generated.generatedTree(of: value, options: options) } catch let error as EncodingError {
+            throw path.isEmpty ? error : error.prefixingPath(codingPath)
+        }
+        setValue(tree, at: position)
     }
 
     static func allFinite(_ doubles: [Double]) -> Bool {
