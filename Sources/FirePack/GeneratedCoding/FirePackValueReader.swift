@@ -138,18 +138,8 @@ public struct FirePackValueReader {
     private func convertedKeys(of header: ContainerHeader) throws -> [ConvertedKey] {
         var keys: [ConvertedKey] = []
         keys.reserveCapacity(header.count)
-        let input = decoder.input
-        var position = header.bodyStart
-        for _ in 0..<header.count {
-            let entry = position
-            let (stored, afterKey) = try decoder.wrap { () throws(FirePackError) in
-                try decoder.state.keyReferences.keyString(at: entry, limit: header.end, in: input)
-            }
-            position = try decoder.wrap { () throws(FirePackError) in
-                try input.valueEnd(at: afterKey, limit: header.end)
-            }
-            keys.append(
-                ConvertedKey(stored: stored, converted: KeyConversion.camelCase(stored), value: (afterKey, position)))
+        try decoder.forEachEntry(of: header) { stored, _, value in
+            keys.append(ConvertedKey(stored: stored, converted: KeyConversion.camelCase(stored), value: value))
         }
         return keys
     }

@@ -90,21 +90,12 @@ struct MapReader {
         key: String, entry: Int
     )] {
         var result: [(key: String, entry: Int)] = []
-        let input = decoder.input
-        var position = header.bodyStart
-        for _ in 0..<header.count {
-            let entry = position
-            let (raw, afterKey) = try decoder.wrap { () throws(FirePackError) in
-                try decoder.state.keyReferences.keyString(at: position, limit: header.end, in: input)
-            }
+        try decoder.forEachEntry(of: header) { raw, entry, _ in
             switch decoder.options.keyStrategy {
             case .useDefaultKeys: result.append((raw, entry))
             case .convertFromSnakeCase: result.append((KeyConversion.camelCase(raw), entry))
             case .custom(let convert):
                 result.append((convert(codingPath + [AnyCodingKey(stringValue: raw)]).stringValue, entry))
-            }
-            position = try decoder.wrap { () throws(FirePackError) in
-                try input.valueEnd(at: afterKey, limit: header.end)
             }
         }
         return result
@@ -251,6 +242,26 @@ extension MapReader {
             return try body()
         } catch let error as DecodingError {
             throw error.appendingToPath(entry, under: codingPath)
+        }
+    }
+}
+
+extension DecoderImpl {
+    /// Calls `body` with each entry of the map `header`, in order: its stored key, where the entry starts, and where
+    /// its value is. A damaged entry throws `dataCorrupted` with its byte offset.
+    func forEachEntry(
+        of header: ContainerHeader,
+        _ body: (_ key: String, _ entry: Int, _ value: (offset: Int, end: Int)) throws -> Void
+    ) throws {
+        let input = self.input
+        var position = header.bodyStart
+        for _ in 0..<header.count {
+            let entry = position
+            let (key, afterKey) = try wrap { () throws(FirePackError) in
+                try state.keyReferences.keyString(at: entry, limit: header.end, in: input)
+            }
+            position = try wrap { () throws(FirePackError) in try input.valueEnd(at: afterKey, limit: header.end) }
+            try body(key, entry, (afterKey, position))
         }
     }
 }
