@@ -135,12 +135,10 @@ extension FirePackValueReader {
     public func unknownFields(in fields: Fields, known: [StaticString]) throws -> FirePackUnknownFields {
         // Every entry found by a key of the model (the bag declared last): nothing to look at.
         if fields.everyEntryFound { return FirePackUnknownFields() }
-        let base = decoder.input.base, converted = fields.convertedKeys
+        // Under a key strategy, the entry's converted key is what the model's keys were compared with; the bag keeps
+        // the stored one.
         return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { index, _, start, count in
-            // Under a key strategy, the entry's converted key is what the model's keys were compared with; the bag
-            // keeps the stored one.
-            if let converted { return known.contains { converted[index].matches($0) } }
-            return known.contains { $0.hasBytes(base + start, count: count) }
+            known.contains { entry(index, keyAt: start, count: count, in: fields, isNamedBy: $0) }
         }
     }
 }

@@ -3,8 +3,8 @@
 ///
 /// `FirePackDecoder` calls `init(firePack:)` by itself wherever a value of the type is decoded (at the top level, in
 /// arrays and optionals, inside generated or plain `Decodable` types), unless a `.custom` key decoding strategy is set
-/// (snake case converts the keys here; Docs/EVOLUTION.md). The
-/// generated initializer reads exactly what the type's `Decodable` conformance reads and throws the same errors.
+/// (snake case converts the keys here; Docs/EVOLUTION.md). The generated initializer reads exactly what the type's
+/// `Decodable` conformance reads and throws the same errors.
 public protocol FirePackDecodable: Decodable {
     /// Decodes a value from the FirePack value `reader` is positioned at.
     init(firePack reader: inout FirePackValueReader) throws

@@ -29,13 +29,9 @@ extension FirePackValueReader {
                     at: position, limit: header.end, in: input)
                 return (start, count, afterKey, try input.valueEnd(at: afterKey, limit: header.end))
             }
-            let index =
-                if let converted = fields.convertedKeys {
-                    cases.firstIndex { converted[entry].matches($0) }
-                } else {
-                    cases.firstIndex { $0.hasBytes(input.base + start, count: count) }
-                }
-            if let index {
+            if let index = cases.firstIndex(where: {
+                self.entry(entry, keyAt: start, count: count, in: fields, isNamedBy: $0)
+            }) {
                 matches += 1
                 if found == nil { found = (index, CaseValues(offset: afterKey, end: valueEnd)) }
             }

@@ -153,13 +153,7 @@ extension FirePackValueReader {
             } catch {
                 throw decoder.corrupted(error)
             }
-            let isKnown =
-                if let converted = fields.convertedKeys {
-                    known.contains { converted[index].matches($0) }
-                } else {
-                    known.contains { $0.hasBytes(input.base + start, count: count) }
-                }
-            if !isKnown {
+            if !known.contains(where: { self.entry(index, keyAt: start, count: count, in: fields, isNamedBy: $0) }) {
                 let text = String(decoding: input.bytes(from: start, count: count), as: UTF8.self)
                 throw DecodingError.dataCorrupted(
                     decoder.contextAtPath(

@@ -133,6 +133,15 @@ public struct FirePackValueReader {
         return converted[index].value
     }
 
+    /// Whether the entry numbered `index` of `fields`, whose stored key is the `count` bytes at `start` of the input,
+    /// is named by the model key `key`: by its bytes, or under a key strategy as `ConvertedKey.matches` says. How
+    /// unknown fields, refused keys and enum cases tell the model's keys apart.
+    @inline(__always)
+    func entry(_ index: Int, keyAt start: Int, count: Int, in fields: Fields, isNamedBy key: StaticString) -> Bool {
+        if let converted = fields.convertedKeys { return converted[index].matches(key) }
+        return key.hasBytes(decoder.input.base + start, count: count)
+    }
+
     /// The stored keys of the map `header` and their conversions from snake case; a damaged entry throws
     /// `dataCorrupted` with its offset.
     private func convertedKeys(of header: ContainerHeader) throws -> [ConvertedKey] {
