@@ -50,6 +50,11 @@ def parse(markdown):
             scale = 1000 if "(K)" in line else 1
             key = {"| input KiB": "input KiB", "| output KiB": "output KiB"}.get(line[:12].rstrip(), "tool memory")
             results[name][key] = float(cells[2]) * scale
+        elif name and line.startswith("| evolved per mille of plain"):
+            # PathsBenchmarks' paired samples: evolved ÷ plain decode of the same bytes, timed back to back.
+            cells = [c.strip() for c in line.split("|")[2:-1]]
+            scale = 1000 if "(K)" in line else 1
+            results[name]["paired"] = float(cells[2]) * scale / 1000
         elif name and line.startswith("| Malloc (total)"):
             scale = 1000 if "(K)" in line else 1
             cells = [c.strip() for c in line.split("|")[2:-1]]
@@ -94,9 +99,17 @@ def codable_tables(results):
                 target = 14 if direction == "Decode" and guide else 10
                 checks.append((f"{direction} {workload}: ≥ {target}× {'JSONDecoder' if direction == 'Decode' else 'JSONEncoder'}", ratio, target))
             evolved = rows.get("FirePackDecoder @FirePackCodable, evolved model")
+            paired = results.get(f"Decode {workload}/evolved model ÷ plain model, paired", {}).get("paired")
             if evolved and direction == "Decode":
-                checks.append((f"Decode {workload}: evolved model (alias, defaults, unknown-field bag) within 1.10× of the plain model",
-                               evolved["ns"] / base["ns"], -1.10))
+                what = f"Decode {workload}: evolved model (alias, defaults, unknown-field bag) within 1.10× of the plain model"
+                if paired:
+                    # Judged on the paired samples (both models timed back to back in each sample, p50 of the ratios):
+                    # the two rows are measured seconds apart, and their ratio moves with the machine by more than 10%.
+                    checks.append((f"{what} (paired samples, p50)", paired, -1.10))
+                    checks.append((f"Decode {workload}: evolved ÷ plain model from the two rows above (info)",
+                                   evolved["ns"] / base["ns"], 0))
+                else:
+                    checks.append((what, evolved["ns"] / base["ns"], -1.10))
             if direction == "Decode":
                 dictionary = rows.get("JSONSerialization + DictionaryDecoder")
                 if dictionary: checks.append((f"Decode {workload}: ≥ 20× JSONSerialization + DictionaryDecoder", dictionary["ns"] / base["ns"], 20))
@@ -404,13 +417,12 @@ def main():
             "decode); 14× (#29) is met for 1,000 and 100,000 and not for one document, where a call's own setup is paid "
             "whole (see the one-document row below).",
         ])),
-        (missed('evolved model'), "".join([
+        (missed('evolved model', 'paired'), "".join([
             "- **The evolved Order against the plain one (within 1.10×; 5,000: "
-            f"{ratio('Decode 5000 Order/FirePackDecoder @FirePackCodable, evolved model', 'Decode 5000 Order/FirePackDecoder @FirePackCodable')}).** "
-            "Counted in instructions (callgrind, ProfileCodable `evolvedOrders`/`orders`), the evolved model runs 1.06× the "
-            "plain one's (17,685 against 16,637 per order on 2026-11-29, the same before and after that day's commits); the "
-            "wall-clock ratio of the two rows moves between runs by more than the margin (0.94× and 1.24× in two full runs "
-            "of 2026-11-29, 1.19× in a run of the Order rows alone).",
+            f"{results.get('Decode 5000 Order/evolved model ÷ plain model, paired', {}).get('paired', 0):.2f}× in paired samples).** "
+            "Counted in instructions (callgrind, ProfileCodable `evolvedOrders`/`orders`, 2026-12-03), the evolved model "
+            "runs 1.055× the plain one's (18,189 against 17,238 per order): the alias costs a search of the whole map for "
+            "`placed_at` before `placed` is found, and the bag a check that every entry was read.",
         ])),
         (missed('Order:', 'JSONEncoder'), "".join([
             f"- **Order, encode ({ratio('Encode 1 Order/JSONEncoder', 'Encode 1 Order/FirePackEncoder @FirePackCodable')} and "

@@ -80,6 +80,38 @@ let orderBenchmarks: @Sendable () -> Void = {
             precondition(evolved.map(\.id) == orders.values.map(\.id) && evolved.allSatisfy(\.unknownFields.isEmpty),
                          "the evolved model reads every order, its bag empty")
         })
+        // What the evolution attributes cost, as a ratio measured within each sample: the plain and the evolved model
+        // decode the same bytes back to back (in turns, so that neither always runs first), and the sample records
+        // evolved ÷ plain in thousandths. Two rows measured seconds apart move apart with the machine (on the 2-core
+        // reference host whole seconds run 30-50% slower at times: the rows' ratio read 0.94 and 1.24 in two full runs
+        // of one build); the two halves of a sample are milliseconds apart and slow down together.
+        let plainDecoder = FirePackDecoder(), evolvedDecoder = FirePackDecoder()
+        let repeats = count == 1 ? 1_000 : 1
+        let pairedMetric = BenchmarkMetric.custom("evolved per mille of plain", useScalingFactor: false)
+        Benchmark("Decode \(count) Order/evolved model ÷ plain model, paired",
+                  configuration: .init(metrics: [pairedMetric], timeUnits: .nanoseconds, scalingFactor: .one,
+                                       maxDuration: smoke ? .milliseconds(50) : .seconds(4), maxIterations: smoke ? 2 : 1_000),
+                  closure: { benchmark in
+            let bytes = orders.firePack
+            let clock = ContinuousClock()
+            var evolvedFirst = false
+            for _ in benchmark.scaledIterations {
+                evolvedFirst.toggle()
+                var plain = Duration.zero, evolved = Duration.zero
+                for evolvedTurn in evolvedFirst ? [true, false] : [false, true] {
+                    let start = clock.now
+                    for _ in 0..<repeats {
+                        if evolvedTurn {
+                            blackHole(try evolvedDecoder.decode([EvolvingOrder].self, from: bytes))
+                        } else {
+                            blackHole(try plainDecoder.decode([Order].self, from: bytes))
+                        }
+                    }
+                    if evolvedTurn { evolved = clock.now - start } else { plain = clock.now - start }
+                }
+                benchmark.measurement(pairedMetric, Int((evolved / plain * 1_000).rounded()))
+            }
+        }, setup: { _ = orders.firePack })
     }
 }
 
