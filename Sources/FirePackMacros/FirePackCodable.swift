@@ -10,7 +10,8 @@
 /// keeps working.
 ///
 /// Coded as synthesized `Codable` codes them: stored properties (a nested `CodingKeys` enum renames and excludes),
-/// optionals (absent key or null → nil), `@DocumentID`, `@ServerTimestamp`, `@ExplicitNull` and other property
+/// optionals (absent key or null → nil, nil left out; also an Optional spelled through a typealias, which the
+/// compiler, not the macro, recognises), `@DocumentID`, `@ServerTimestamp`, `@ExplicitNull` and other property
 /// wrappers; raw-value enums as their raw values, other enums in the synthesized `{"case": {"label": value}}` shape.
 /// A type with its own `init(from:)` or `encode(to:)`, or with no stored properties, gets a compile-time error that
 /// says what to do.

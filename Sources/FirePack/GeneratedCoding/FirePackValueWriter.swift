@@ -210,10 +210,11 @@ extension FirePackValueWriter {
         try encode(wrapped, forKey: key)
     }
 
-    /// Writes an `@ExplicitNull` of a type with generated (or native) coding (an optional writes nil as null).
+    /// Writes an `@ExplicitNull` of a type with generated (or native) coding: the value, or null for nil.
     @inlinable
     public mutating func encode<T: FirePackEncodable>(_ value: ExplicitNull<T>, forKey key: StaticString) throws {
-        try encode(value.wrappedValue, forKey: key)
+        guard let wrapped = value.wrappedValue else { return try writeNull(forKey: key) }
+        try encode(wrapped, forKey: key)
     }
 
     /// Writes the server-timestamp sentinel under `key`.
