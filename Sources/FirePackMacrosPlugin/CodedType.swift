@@ -54,7 +54,9 @@ struct CodedProperty {
     /// Whether an absent key is answered by a default (the attribute's, or the initial value).
     var hasDefault: Bool { defaultAttribute != nil || (initializer != nil && !isInitializedConstant) }
 
-    /// Whether synthesized `Codable` treats the property as optional (`encodeIfPresent` / `decodeIfPresent`).
+    /// Whether the property is written as an optional (then coded with `encodeIfPresent` / `decodeIfPresent`, as
+    /// synthesized `Codable` codes it). An Optional spelled otherwise (a typealias) is found by the compiler instead:
+    /// `FirePackValueCoding+AliasedOptionals.swift`.
     var isOptional: Bool { !isWrapped && isOptionalType }
 
     /// Whether the declared type is written as an optional.

@@ -372,8 +372,13 @@ struct CodingPlan {
     private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
         // The bag's entries under a key the model writes in this call are left out (the model's field wins): its
         // keys, an optional's only when it is not nil, a `@DocumentID`'s never. Listed only for a bag with entries.
+        // A type not written as an optional may still be one (a typealias): `declaredKey` lets the compiler decide.
         let declared = properties.filter { $0.ignoredAttribute == nil && !$0.isUnknownFieldsBag && !$0.isDocumentID }
-            .map { $0.isOptional ? "(\($0.storage) == nil ? nil : \($0.keyLiteral))" : $0.keyLiteral }
+            .map { property in
+                if property.isOptional { return "(\(property.storage) == nil ? nil : \(property.keyLiteral))" }
+                if property.isWrapped { return property.keyLiteral }
+                return "FirePackValueWriter.declaredKey(\(property.storage), \(property.keyLiteral))"
+            }
         func statements(_ properties: [CodedProperty]) -> CodeBlockItemListSyntax {
             CodeBlockItemListSyntax(
                 properties.map { property in

@@ -25,6 +25,14 @@ struct Passenger: Codable, Equatable {
     }
 }
 
+/// A model with an unknown-field bag and an Optional under another name.
+@FirePackCodable
+struct Traveller: Codable, Equatable {
+    var name: String
+    var nickname: Nickname
+    var unknownFields = FirePackUnknownFields()
+}
+
 /// An enum whose associated value is an Optional under another name.
 @FirePackCodable
 enum Seating: Codable, Equatable {
@@ -100,5 +108,20 @@ struct AliasedOptionalTests {
         }
         #expect(outcomes[0] == outcomes[1])
         #expect(outcomes[0].isFailure)
+    }
+
+    @Test("a bag entry under the key of a nil aliased optional is written, as for one written T?; the model's wins")
+    func bagEntryUnderTheKey() throws {
+        var traveller = Traveller(name: "Ada", nickname: nil)
+        traveller.unknownFields["nickname"] = "kept in the bag"
+        for deterministic in [false, true] {
+            let encoder = Paths.encoder(generated: true, deterministic: deterministic)
+            let codable = Paths.encoder(generated: false, deterministic: deterministic)
+            #expect(try FirePackDecoder().decode(Value.self, from: encoder.encode(traveller))["nickname"] == "kept in the bag")
+            #expect(try encoder.encode(traveller) == codable.encode(traveller))
+            var named = traveller
+            named.nickname = "the model's"
+            #expect(try FirePackDecoder().decode(Value.self, from: encoder.encode(named))["nickname"] == "the model's")
+        }
     }
 }

@@ -195,12 +195,12 @@ final class EvolutionMacroTests: XCTestCase {
                         try writer.encode(self.kind, forKey: "kind")
                         try writer.encode(self.total, forKey: "total_cents")
                         if !self.unknownFields.isEmpty {
-                            try writer.encodeUnknownFields(self.unknownFields, declared: ["id", "total_cents", "kind"])
+                            try writer.encodeUnknownFields(self.unknownFields, declared: [FirePackValueWriter.declaredKey(self.id, "id"), FirePackValueWriter.declaredKey(self.total, "total_cents"), FirePackValueWriter.declaredKey(self.kind, "kind")])
                         }
                     } else {
                         try writer.encode(self.id, forKey: "id")
                         if !self.unknownFields.isEmpty {
-                            try writer.encodeUnknownFields(self.unknownFields, declared: ["id", "total_cents", "kind"])
+                            try writer.encodeUnknownFields(self.unknownFields, declared: [FirePackValueWriter.declaredKey(self.id, "id"), FirePackValueWriter.declaredKey(self.total, "total_cents"), FirePackValueWriter.declaredKey(self.kind, "kind")])
                         }
                         try writer.encode(self.total, forKey: "total_cents")
                         try writer.encode(self.kind, forKey: "kind")

@@ -3,7 +3,8 @@
 // reads and writes such a property with `decodeIfPresent` / `encodeIfPresent`; `@FirePackCodable` sees only the
 // spelling, and calls `decode(_:forKey:in:)` / `encode(_:forKey:)`. These overloads take an `Optional` type and are
 // chosen by the compiler whenever the type is one (they are more specific than the generic `T` ones), so generated
-// coding reads such a property as synthesized `Codable` does: an absent key is nil, nil is left out.
+// coding reads such a property as synthesized `Codable` does: an absent key is nil, nil is left out (and a bag entry
+// under its key is then written: `declaredKey`).
 //
 // They are the property-level entry points of generated code: a property of an Optional type is decoded and encoded
 // as synthesized `Codable` decodes and encodes one, which is not `KeyedDecodingContainer.decode(T?.self, forKey:)`
@@ -52,4 +53,14 @@ extension FirePackValueWriter {
     public mutating func encode<T: Encodable>(_ value: T?, forKey key: StaticString) throws {
         try encodeIfPresent(value, forKey: key)
     }
+
+    /// The key a property holding `value` writes, for the unknown-field bag's `declared:` list
+    /// (`encodeUnknownFields(_:declared:)`): `key` (a property of an Optional type has its own overload).
+    @inlinable
+    public static func declaredKey<T>(_ value: T, _ key: StaticString) -> StaticString? { key }
+
+    /// The key a property of an Optional type writes: nil when it is nil, as it is then left out (so a bag entry
+    /// under that key is written rather than lost).
+    @inlinable
+    public static func declaredKey<T>(_ value: T?, _ key: StaticString) -> StaticString? { value == nil ? nil : key }
 }
