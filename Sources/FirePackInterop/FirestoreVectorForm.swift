@@ -34,11 +34,12 @@ enum FirestoreVectorForm {
 }
 
 extension Value {
-    /// The value as a double when it is a number (integers converted), as JSON and REST JSON read numbers.
+    /// The value as a double when it is a number, as JSON and REST JSON read numbers: an integer only when a double
+    /// holds it exactly (2⁵³ + 1 would come back as 2⁵³, a digit lost without a word).
     var numberAsDouble: Double? {
         switch self {
         case .double(let double): double
-        case .integer(let integer): Double(integer)
+        case .integer(let integer): Double(exactly: integer)
         default: nil
         }
     }

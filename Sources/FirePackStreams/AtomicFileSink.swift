@@ -1,5 +1,5 @@
 import FirePack
-import CFirePackSystem  // mkstemps(3), fsync(2), rename(2)
+import CFirePackSystem  // mkstemps(3), flock(2), fsync(2), rename(2)
 import Synchronization
 
 /// A file written all or nothing: bytes go to a temporary file in the destination's folder, and `finish()` flushes
@@ -62,10 +62,28 @@ public final class AtomicFileSink: ByteSink {
         let suffix = Array(".fp\(getpid())-XXXXXX.partial".utf8)
         let kept = Array(name.prefix(255 - 1 - suffix.count))
         let prefix = slash == nil ? [] : (folder.isEmpty ? [UInt8(ascii: "/")] : folder + [UInt8(ascii: "/")])
-        var template = (prefix + [UInt8(ascii: ".")] + kept + suffix).map { CChar(bitPattern: $0) } + [0]
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
+        let pattern = (prefix + [UInt8(ascii: ".")] + kept + suffix).map { CChar(bitPattern: $0) } + [0]
+        var template = pattern
+        var descriptor: Int32 = -1
+        // The file is held locked while it is written (flock(2), released by the system when the process ends, and
+        // across hosts on NFS): what tells a later run's cleanup that it is not stale, where the process ID cannot —
+        // a run in another PID namespace (a container sharing the folder) or on another host has a number that is no
+        // process here. Locked at once; one that a cleanup took in between is unlinked, and a new one made.
+        for _ in 0..<8 {
+            template = pattern
+            descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
+            guard descriptor >= 0 else {
+                throw FirePackError(.ioFailure, "\(destination): cannot write there: \(systemError())")
+            }
+            var status = stat()
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 && fstat(descriptor, &status) == 0 && status.st_nlink > 0 {
+                break
+            }
+            close(descriptor)
+            descriptor = -1
+        }
         guard descriptor >= 0 else {
-            throw FirePackError(.ioFailure, "\(destination): cannot write there: \(systemError())")
+            throw FirePackError(.ioFailure, "\(destination): cannot lock a temporary file beside it")
         }
         temporaryBytes = template
         temporaryPath = SystemPath.display(template.dropLast().map { UInt8(bitPattern: $0) })
@@ -107,7 +125,8 @@ public final class AtomicFileSink: ByteSink {
     }
 
     /// Removes the temporary files that runs which have ended (killed, or on a machine that lost power) left beside
-    /// `destination`, and returns their names: files named as this sink names them whose process no longer runs.
+    /// `destination`, and returns their names: files named as this sink names them whose process no longer runs and
+    /// that no one holds locked (a live run elsewhere — another PID namespace, another host — holds its file's lock).
     package static func removeStaleTemporaryFiles(besides destination: String) -> [String] {
         let path = Array(SystemPath.bytes(destination).dropLast()).map { UInt8(bitPattern: $0) }
         let target = (try? resolvingLinks(path)) ?? path
@@ -121,7 +140,12 @@ public final class AtomicFileSink: ByteSink {
             guard let pid = Self.processID(inTemporaryName: name), pid != getpid() else { continue }
             guard kill(pid, 0) != 0 && firepack_errno() == ESRCH else { continue }
             let full = folder + [UInt8(ascii: "/")] + name
-            if unlink(full.map { CChar(bitPattern: $0) } + [0]) == 0 { removed.append(SystemPath.display(full)) }
+            let fullBytes = full.map { CChar(bitPattern: $0) } + [0]
+            let descriptor = firepack_open(fullBytes, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if unlink(fullBytes) == 0 { removed.append(SystemPath.display(full)) }
         }
         return removed
     }

@@ -222,6 +222,9 @@ struct Convert: ParsableCommand {
             progress.finish(records: records)
             // All or nothing: with damaged input records the output file is not written (standard output was).
             if !documents.problems.isEmpty {
+                // Standard output (or a pipe) has had the intact records as they came: it gets the last ones too,
+                // which the output's buffer still holds. A file is not written (all or nothing).
+                if OutputFile.isWrittenInPlace(output) { try conversion.finish() }
                 for problem in documents.problems { StandardStreams.writeError("firepack: \(problem)\n") }
                 let outcome =
                     OutputFile.isWrittenInPlace(output)

@@ -120,7 +120,16 @@ func expansionAdvice(_ past: (blocks: Int, needed: Int)) -> String? {
 
 /// The library's readers of each format: no damaged records are skipped (they are errors).
 extension JSONArrayReader: DocumentInput {}
-extension FirestoreJSONReader: DocumentInput {}
+extension FirestoreJSONReader: DocumentInput {
+    /// A last list response with a `nextPageToken` is one page of more: the documents of the pages after it are not
+    /// here.
+    func reportEnd() {
+        guard lastPageHasNextPageToken else { return }
+        StandardStreams.writeError(
+            "firepack: warning: the last list response page has a nextPageToken: the documents of the pages after it are not in this input (fetch them with pageToken)\n"
+        )
+    }
+}
 extension FirestoreProtoReader: DocumentInput {}
 
 /// The documents of a single value read whole (fpk): an array of objects, or one object.

@@ -229,17 +229,32 @@ enum Files {
         input: String, with output: String, option: String, inPlace: Bool, offersInPlace: Bool = true
     ) throws {
         if output == "-" { return try refuseWritingStandardOutput(into: input) }
-        guard !inPlace, input != "-" else { return }
+        guard input != "-" else { return }
+        // A Firestore export is read from the output-N files below its folder (named by the folder or its metadata
+        // file): none of them may be replaced, --in-place or not (it names one file to replace, not an export).
+        let name = (input as NSString).lastPathComponent
+        if SystemPath.fileType(input) == mode_t(S_IFDIR) || name.hasSuffix("export_metadata"),
+            let files = try? FirestoreExportInput.outputFiles(at: input),
+            let file = files.first(where: { isSameFile($0, output) })
+        {
+            throw CommandFailure.usage(
+                "\(option) '\(output)' is \(file), a file of the export being read: refusing to write over it")
+        }
+        guard !inPlace, isSameFile(input, output) else { return }
+        let advice = offersInPlace ? " (add --in-place to replace it safely once the new contents are complete)" : ""
+        throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it\(advice)")
+    }
+
+    /// Whether `output` names the regular file `input` is (by device and inode: links and other spellings too), or
+    /// the same path.
+    static func isSameFile(_ input: String, _ output: String) -> Bool {
         var inputStatus = stat(), outputStatus = stat()
         let sameFile =
             stat(SystemPath.bytes(input), &inputStatus) == 0 && stat(SystemPath.bytes(output), &outputStatus) == 0
             && inputStatus.st_dev == outputStatus.st_dev && inputStatus.st_ino == outputStatus.st_ino
             && inputStatus.st_mode & S_IFMT == S_IFREG
-        guard
-            sameFile || URL(fileURLWithPath: input).standardized.path == URL(fileURLWithPath: output).standardized.path
-        else { return }
-        let advice = offersInPlace ? " (add --in-place to replace it safely once the new contents are complete)" : ""
-        throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it\(advice)")
+        return sameFile
+            || URL(fileURLWithPath: input).standardized.path == URL(fileURLWithPath: output).standardized.path
     }
 
     /// Refuses (a usage error) to write to standard output when it is the input file — `firepack convert in.jsonl -

@@ -182,7 +182,22 @@ struct Validate: ParsableCommand {
                 // Each document as a stream's writer writes it: what `convert` would refuse (nested past the depth
                 // limit, a container past the element limit), this reports.
                 let writer = FirePackWriter(options: .init(limits: limits))
-                while let document = try input.next() {
+                while true {
+                    let document: Document
+                    if let lines {
+                        // Line by line: a line that is not a document is a problem, and the lines after it are
+                        // checked too.
+                        guard let line = try lines.nextLine() else { break }
+                        switch line {
+                        case .success(let read): document = read
+                        case .failure(let error):
+                            problems.add(kind: "not a document", error.description)
+                            continue
+                        }
+                    } else {
+                        guard let read = try input.next() else { break }
+                        document = read
+                    }
                     documents += 1
                     document.write(to: writer)
                     if let violation = writer.limitViolation {
@@ -305,7 +320,9 @@ struct Validate: ParsableCommand {
     func report(
         _ problems: ProblemReport, format: FileFormat, documents: Int, completion: String, advice: String? = nil
     ) throws {
-        for line in problems.lines(prefix: "firepack: \(file): ") { StandardStreams.writeError(line + "\n") }
+        for line in problems.lines(prefix: "firepack: \(file): ", showingMore: "--max-problems shows more") {
+            StandardStreams.writeError(line + "\n")
+        }
         if let advice { StandardStreams.writeError("firepack: \(file): \(advice)\n") }
         if canonical && problems.isEmpty { try say("\(file): canonical") }
         let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"

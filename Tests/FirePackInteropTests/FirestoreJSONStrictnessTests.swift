@@ -13,6 +13,9 @@ struct FirestoreJSONStrictnessTests {
         (#"{\#(name),\#(name)}"#, FirePackError.Code.duplicateKey, "appears twice"),
         (#"{\#(name),"fields":{"a":{"integerValue":"1"}},"fields":{}}"#, .duplicateKey, "appears twice"),
         (#"{\#(name),"fields":{"g":{"geoPointValue":{"latitude":1,"longitude":2,"altitude":3}}}}"#, .invalidJSON, "\"altitude\""),
+        (#"{\#(name),"fields":{"d":{"doubleValue":9007199254740993}}}"#, .invalidJSON, "doubleValue 9007199254740993 is an integer"),
+        // A coordinate that is not a number was read as 0.
+        (#"{\#(name),"fields":{"g":{"geoPointValue":{"latitude":"north","longitude":2}}}}"#, .invalidJSON, "latitude is \"north\""),
         (#"{\#(name),"fields":{"a":{"arrayValue":{"values":[],"x":1}}}}"#, .invalidJSON, "unknown member \"x\" in arrayValue"),
         (#"{\#(name),"fields":{"a":{"arrayValue":{"values":[],"values":[]}}}}"#, .duplicateKey, "arrayValue has values twice"),
         (#"{\#(name),"fields":{"m":{"mapValue":{"fields":{},"extra":1}}}}"#, .invalidJSON, "unknown member \"extra\" in mapValue"),
@@ -22,6 +25,21 @@ struct FirestoreJSONStrictnessTests {
         let error = #expect(throws: FirePackError.self) { try Document(firestoreJSON: Array(text.utf8)) }
         #expect(error?.code == code && error?.message.contains(message) == true, "\(String(describing: error))")
         #expect(error?.offset != nil)
+    }
+
+    @Test("an integer a double cannot hold exactly is never rounded into a vector or a coordinate")
+    func integersBeyondADoubleAreNotRounded() throws {
+        // Reversible JSON: 2⁶³ − 1 and 2⁵³ + 1 in a vector are refused, naming the element; 2⁵³ is exact and reads.
+        for (text, element) in [(#"{"v":{"__vector__":[1,9223372036854775807]}}"#, "element 1, 9223372036854775807"),
+                                (#"{"v":{"__vector__":[9007199254740993]}}"#, "element 0, 9007199254740993")] {
+            let error = #expect(throws: FirePackError.self) { try Value(json: text) }
+            #expect(error?.message.contains(element) == true && error?.offset != nil, "\(String(describing: error))")
+        }
+        #expect(try Value(json: #"{"v":{"__vector__":[9007199254740992]}}"#) == ["v": .vector(VectorValue([9_007_199_254_740_992]))])
+        // REST JSON: the vector form with such an integer is not a vector; kept as the map it is, the integer exact.
+        let rest = #"{\#(Self.name),"fields":{"v":{"mapValue":{"fields":{"__type__":{"stringValue":"__vector__"},"value":{"arrayValue":{"values":[{"integerValue":"9007199254740993"}]}}}}}}}"#
+        let document = try Document(firestoreJSON: Array(rest.utf8))
+        #expect(document.fields["v"] == ["__type__": "__vector__", "value": [.integer(9_007_199_254_740_993)]])
     }
 
     @Test func theSameDocumentsWithoutTheExtrasRead() throws {

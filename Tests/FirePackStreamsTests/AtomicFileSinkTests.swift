@@ -33,6 +33,18 @@ import FirePackStreams
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.jsonl"])
     }
 
+    /// The temporary file is held locked while it is written, which is what a cleanup elsewhere (another PID
+    /// namespace or host, where the process ID in its name means nothing) checks before removing it as stale.
+    @Test func theTemporaryFileIsLockedWhileWritten() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sink = try AtomicFileSink(destination: folder.appendingPathComponent("out.fpks").path)
+        let other = open(sink.temporaryPath, O_RDONLY)
+        defer { close(other) }
+        #expect(other >= 0 && flock(other, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+        sink.discard()
+    }
+
     /// A discarded sink leaves the destination as it was and removes its temporary file.
     @Test func discardLeavesTheDestinationAlone() throws {
         let folder = try Self.temporaryFolder()

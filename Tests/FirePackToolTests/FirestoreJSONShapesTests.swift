@@ -49,6 +49,11 @@ struct FirestoreJSONShapesTests {
         let result = try convert(page + "\n" + #"{"documents": [\#(Self.document("c", 3))]}"#)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.documents.map(\.0) == ["a", "b", "c"])
+        // The second page carries none: whatever the first promised is here. One page alone says more exist.
+        #expect(!result.stderr.contains("nextPageToken"), "\(result.stderr)")
+        let alone = try convert(page)
+        #expect(alone.status == 0 && alone.documents.count == 2)
+        #expect(alone.stderr.contains("warning: the last list response page has a nextPageToken"), "\(alone.stderr)")
     }
 
     @Test func runQueryArrays() throws {

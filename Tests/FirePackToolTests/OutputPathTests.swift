@@ -205,9 +205,19 @@ struct OutputPathTests {
         // One of a process that still runs (this one) is left alone.
         let live = path(".out.fpks.fp\(getpid())-XyZ789.partial")
         try Data("live".utf8).write(to: URL(fileURLWithPath: live))
+        // One whose number is no process here but which is held locked — a live run in another PID namespace (a
+        // container sharing the folder) or on another host — is left alone too.
+        var elsewhere = dead + 1
+        while kill(elsewhere, 0) == 0 || errno != ESRCH { elsewhere += 1 }
+        let locked = path(".out.fpks.fp\(elsewhere)-Lck456.partial")
+        try Data("written elsewhere".utf8).write(to: URL(fileURLWithPath: locked))
+        let holder = open(locked, O_RDONLY)
+        #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
+        defer { close(holder) }
         let result = try Tool.run(["convert", books, path("out.fpks")] + naming)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: stale) && result.stderr.contains(".out.fpks.fp\(dead)-AbC123.partial"), "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: live))
+        #expect(FileManager.default.fileExists(atPath: locked) && !result.stderr.contains("Lck456"), "\(result.stderr)")
     }
 }

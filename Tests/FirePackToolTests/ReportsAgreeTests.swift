@@ -43,6 +43,23 @@ struct ReportsAgreeTests {
         }
     }
 
+    /// `validate` of JSON lines reports every line that is not a document, each with its line, column and byte, and
+    /// checks the lines after them: not only the first (which is all `convert`, all or nothing, needs).
+    @Test func validateReportsEveryBadLine() throws {
+        let lines = [#"{"__name__":"c/a","x":1}"#, #"{"__name__":"c/b","x":tru}"#, #"{"__name__":"c/c","x":1}"#,
+                     #"{"__name__":"c/d","x":[1,}"#, #"{"__name__":"c/a","x":2}"#]
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path("bad-lines.jsonl")))
+        let second = lines[0].utf8.count + 1 + 22, fourth = lines[..<3].reduce(0) { $0 + $1.utf8.count + 1 } + 25
+        let validate = try Tool.run(["validate", path("bad-lines.jsonl")])
+        #expect(validate.status == 1, "\(validate.stderr)")
+        #expect(validate.stderr.contains("line 2, column 23: invalid literal") && validate.stderr.contains("at byte \(second),"),
+                "\(validate.stderr)")
+        #expect(validate.stderr.contains("line 4, column 26: unexpected character") && validate.stderr.contains("at byte \(fourth),"),
+                "\(validate.stderr)")
+        // Line 5 was checked too: it repeats line 1's path.
+        #expect(validate.stderr.contains("3 problem(s)") && validate.stderr.contains("c/a"), "\(validate.stderr)")
+    }
+
     /// `validate` of a JSON-type stream reports what `convert` would refuse: a document nested past the readers'
     /// depth limit, by line; `--max-depth` takes what readers take.
     @Test func validateRefusesWhatConvertRefuses() throws {
@@ -162,6 +179,8 @@ extension ReportsAgreeTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning: 50 problem(s) with Firestore's limits"), "\(result.stderr)")
         #expect(result.stderr.contains("50 × empty field name") && result.stderr.split(separator: "\n").count < 12, "\(result.stderr)")
+        // Examples left out are counted, with no advice to use an option convert does not have.
+        #expect(result.stderr.contains(" not shown)") && !result.stderr.contains("--max-problems"), "\(result.stderr)")
         let clean = try Tool.run(["convert", "Fixtures/books.fpks", path("books.firestore.json"), "--quiet"])
         #expect(clean.status == 0 && !clean.stderr.contains("warning"), "\(clean.stderr)")
     }

@@ -296,6 +296,19 @@ struct ToolTests {
         #expect(converted.stderr.contains("record ") && converted.stderr.contains("at byte ") && converted.stderr.contains("not written"),
                 "\(converted.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path("recovered.jsonl")))
+        // Standard output has had the intact records as they came, the last ones (held in its buffer) included,
+        // in every output format.
+        for (format, count) in [("jsonl", 2_999), ("firestore-json", 2_999)] {
+            let piped = try Tool.run(["convert", damaged, "-", "--to", format])
+            #expect(piped.status == 1 && piped.stderr.contains("2999 intact record(s) converted"), "\(piped.stderr)")
+            #expect(piped.text.split(separator: "\n").count == count, "\(format)")
+        }
+        let streamed = try Tool.run(["convert", damaged, "-", "--to", "fpks"])
+        #expect(streamed.status == 1)
+        let piped = try DocumentStreamReader(source: MemorySource(streamed.stdout))
+        var pipedCount = 0
+        while try piped.next() != nil { pipedCount += 1 }
+        #expect(pipedCount == 2_999)
         let validate = try Tool.run(["validate", damaged])
         #expect(validate.status == 1)
         // --repair keeps every intact record (2,999 of 3,000) in a closed stream, which then converts.

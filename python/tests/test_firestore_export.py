@@ -340,3 +340,23 @@ def test_a_missing_last_output_file_is_refused_not_skipped(firepack_tool, folder
     files[1].rename(files[1].with_name(files[1].name + "_.gstmp"))
     result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
     assert result.returncode == 1 and "output-1_.gstmp: named like" in result.stderr, result.stderr
+
+
+def test_an_output_that_is_a_file_of_the_export_is_refused(firepack_tool, folder):
+    export = build_export(folder, make_entities(60, seed=7), files=2)
+    files = output_files(export)
+    before = [path.read_bytes() for path in files]
+    metadata = next(export.glob("*.overall_export_metadata"))
+    for source in (export, metadata):
+        for target in files:
+            result = subprocess.run([firepack_tool, "convert", str(source), str(target), "--to", "jsonl", "--quiet"],
+                                    capture_output=True, text=True)
+            assert result.returncode == 2, result.stderr
+            assert "a file of the export being read: refusing to write over it" in result.stderr
+    assert [path.read_bytes() for path in files] == before
+    result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
+    assert result.returncode == 0 and "valid firestore-export, 60 document(s)" in result.stdout
+    # Beside the export's files, not over them, is allowed.
+    beside = export / "converted.jsonl"
+    subprocess.run([firepack_tool, "convert", str(export), str(beside), "--quiet"], check=True, capture_output=True)
+    assert len(beside.read_text().splitlines()) == 60

@@ -17,6 +17,9 @@ public final class FirestoreJSONReader: DocumentSource {
     private var pendingIndex = 0
     /// A top-level array (runQuery) being read element by element.
     private var array: JSONArrayScanner?
+    /// Whether the last list response read carries a `nextPageToken`: a page after it exists, whose documents this
+    /// input does not hold when it ends there (a caller says so; the REST API gives the last page none).
+    public private(set) var lastPageHasNextPageToken = false
 
     /// A reader of the Firestore REST JSON documents `source` holds.
     public init(_ source: any ByteSource) { scanner = JSONValueScanner(source) }
@@ -58,6 +61,8 @@ public final class FirestoreJSONReader: DocumentSource {
                     "unknown member \(member.key.debugDescription) of a list response: it has documents and nextPageToken"
                 )
             }
+            let token = members.first { $0.key == "nextPageToken" }.map { bytes[$0.value] }
+            lastPageHasNextPageToken = token.map { $0.count > 2 && $0.first == UInt8(ascii: "\"") } ?? false
             let documents = members.first { $0.key == "documents" }!
             let elements = try place.wrap(bytes) { () throws(FirePackError) in
                 try JSONMembers.elements(of: bytes[documents.value])

@@ -51,6 +51,23 @@ public final class JSONLinesReader: DocumentSource {
         return nil
     }
 
+    /// The next line's document, or the error that makes the line not one (naming the line; reading goes on at the
+    /// line after it), or nil at the end: what a validator reports line by line. An error reading the lines
+    /// themselves (a line past the length limit, a failing input) is thrown: nothing after it can be read as lines.
+    public func nextLine() throws -> Result<Document, FirePackError>? {
+        while let line = try lines.next() {
+            if isBlank(line) { continue }
+            do {
+                let document = try document(from: line)
+                noteAppended(path: document.reference.path, line: lines.lineNumber)
+                return .success(document)
+            } catch let error as FirePackError {
+                return .failure(prefixing(error, line: lines.lineNumber))
+            }
+        }
+        return nil
+    }
+
     /// Appends the next line's document to `stream` — its fields written straight from the text into the record, no
     /// tree built — and returns false at the end. The stream must not be deterministic (sorted keys). A refusal of
     /// the stream writer (a document past the readers' limits) names the line.

@@ -56,11 +56,12 @@ public struct ProblemReport: Sendable {
     }
 
     /// The example lines, then — when problems were left out or there are several kinds — one line per kind.
-    public func lines(prefix: String) -> [String] {
+    /// `showingMore` says how to see the examples left out (a command's option), where the caller has a way.
+    public func lines(prefix: String, showingMore: String? = nil) -> [String] {
         var lines = examples.map { prefix + $0 }
         if total > examples.count || kinds.count > 1 {
-            let omitted =
-                total > examples.count ? " (\(total - examples.count) not shown; --max-problems shows more)" : ""
+            let hint = showingMore.map { "; \($0)" } ?? ""
+            let omitted = total > examples.count ? " (\(total - examples.count) not shown\(hint))" : ""
             lines.append("\(prefix)\(total) problem(s)\(omitted), by kind:")
             for (kind, count) in kinds { lines.append("\(prefix)  \(count) × \(kind)") }
         }

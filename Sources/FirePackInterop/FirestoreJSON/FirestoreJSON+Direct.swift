@@ -78,7 +78,15 @@ extension JSONParser {
             }
             switch try parseNumber() {
             case .double(let double): return .double(double)
-            case .integer(let integer): return .double(Double(integer))
+            case .integer(let integer):
+                // Written as an integer, it is one: rounding it would lose digits without a word.
+                guard let double = Double(exactly: integer) else {
+                    throw FirePackError(
+                        .invalidJSON, offset: payloadOffset,
+                        "doubleValue \(integer) is an integer a double cannot hold exactly (write it with an exponent, "
+                            + "\(Double(integer)), to round it)")
+                }
+                return .double(double)
             default: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue is not a number")
             }
         case "booleanValue":
@@ -115,7 +123,17 @@ extension JSONParser {
                     "unknown member \(unknown.debugDescription) in geoPointValue: it has latitude and longitude",
                     path: [.key(unknown)])
             }
-            let latitude = point["latitude"]?.numberAsDouble ?? 0, longitude = point["longitude"]?.numberAsDouble ?? 0
+            // Left out, a coordinate is 0 (proto3 JSON leaves zeros out); present, it is a number a double holds.
+            func coordinate(_ name: String) throws(FirePackError) -> Double {
+                guard let value = point[name] else { return 0 }
+                guard let double = value.numberAsDouble else {
+                    throw FirePackError(
+                        .invalidJSON, offset: payloadOffset,
+                        "geoPointValue's \(name) is \(value), not a number a double holds exactly", path: [.key(name)])
+                }
+                return double
+            }
+            let latitude = try coordinate("latitude"), longitude = try coordinate("longitude")
             do { return .geoPoint(try GeoPoint(validatingLatitude: latitude, longitude: longitude)) } catch {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
             }

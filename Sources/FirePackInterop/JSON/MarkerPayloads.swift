@@ -29,8 +29,13 @@ enum MarkerPayloads {
         case (JSONMarker.vector, .array(let elements)):
             var doubles: [Double] = []
             doubles.reserveCapacity(elements.count)
-            for element in elements {
-                guard let double = element.numberAsDouble else { throw fail("expects an array of numbers") }
+            for (index, element) in elements.enumerated() {
+                guard let double = element.numberAsDouble else {
+                    if case .integer(let integer) = element {
+                        throw fail("element \(index), \(integer), is an integer a double cannot hold exactly")
+                    }
+                    throw fail("expects an array of numbers")
+                }
                 doubles.append(double)
             }
             return .vector(VectorValue(doubles))
