@@ -38,6 +38,10 @@ public final class ArrowBatchReader {
         /// readers): then, as with `sample`, a field it does not have, or a null where it says absent (or the
         /// reverse), is an error rather than dropped or changed.
         public var schemaIsSampled = false
+        /// Whether top-level fields the schema does not have are skipped, as with `columns`: the schema is a query's
+        /// choice of a sampled schema's columns (Spark's column pruning). Inside the columns it has, `schemaIsSampled`
+        /// still makes a field it does not have, or a null it did not foresee, an error.
+        public var skipsFieldsOutsideSchema = false
         /// The unit of timestamp columns: nanoseconds (Arrow `timestamp[ns]`, exact for every Firestore timestamp
         /// in range), or microseconds (`timestamp[us]`, what Spark holds) where a value with nanoseconds is a
         /// mismatch unless `truncatingToMicroseconds`.
@@ -76,6 +80,7 @@ public final class ArrowBatchReader {
         var schema: ArrowDocumentSchema
         var reasons: [String: String] = [:]
         if let given = options.schema {
+            try given.checkUniqueNames()
             schema = given
         } else {
             (schema, reasons) = try DocumentProfile.of(
@@ -110,7 +115,7 @@ public final class ArrowBatchReader {
         ]
         let fields = schema.columns.filter { !own.contains($0.name) }
         fieldsBuilder = ColumnBuilder(ArrowColumn(name: "", type: .map(fields)), path: "")
-        fieldsBuilder.skipsUnknownFields = options.columns != nil
+        fieldsBuilder.skipsUnknownFields = options.columns != nil || options.skipsFieldsOutsideSchema
         // The batch's columns in the schema's order.
         var byName: [FieldName: ColumnBuilder] = [:]
         for child in fieldsBuilder.children { byName[FieldName(child.column.name)] = child }
@@ -140,13 +145,20 @@ public final class ArrowBatchReader {
     /// returns false, leaving `out` untouched, when there are no more records.
     public func nextBatch(into out: UnsafeMutablePointer<ArrowArray>) throws -> Bool {
         var rows = 0
+        // The columns' size is summed every 64 rows, and sooner after large records (an eighth of the limit in record
+        // bytes since the last sum): records of megabytes would otherwise fill a batch far past `maxBatchBytes`, and a
+        // column past Arrow's 2 GiB, before the 64th row.
+        var recordBytesSinceCheck = 0
         while rows < options.batchSize {
-            if rows & 63 == 63
-                && fieldsBuilder.bufferedBytes + (nameBuilder?.bufferedBytes ?? 0) >= options.maxBatchBytes
-            {
-                break
+            if rows & 63 == 63 || recordBytesSinceCheck >= options.maxBatchBytes >> 3 {
+                recordBytesSinceCheck = 0
+                if rows > 0 && fieldsBuilder.bufferedBytes + (nameBuilder?.bufferedBytes ?? 0) >= options.maxBatchBytes
+                {
+                    break
+                }
             }
             guard let record = try source.nextRecord() else { break }
+            recordBytesSinceCheck += record.payload.count
             if try append(record) { rows += 1 }
         }
         guard rows > 0 else { return false }
@@ -174,9 +186,17 @@ public final class ArrowBatchReader {
             let document = try Document.scanRecord(record.payload, limits: .default) { reader throws(FirePackError) in
                 try fieldsBuilder.appendMap(&reader, context)
             }
-            if let nameBuilder { try nameBuilder.appendString(document.reference.path) }
-            if let createBuilder { try append(document.createTime, to: createBuilder) }
-            if let updateBuilder { try append(document.updateTime, to: updateBuilder) }
+            if let nameBuilder { try nameBuilder.appendString(document.reference.path, context) }
+            if let createBuilder {
+                try append(document.createTime, to: createBuilder)
+            } else if document.createTime != nil {
+                try timeOutsideSchema(ArrowDocumentSchema.createTimeColumn)
+            }
+            if let updateBuilder {
+                try append(document.updateTime, to: updateBuilder)
+            } else if document.updateTime != nil {
+                try timeOutsideSchema(ArrowDocumentSchema.updateTimeColumn)
+            }
         } catch {
             if !context.schemaError {
                 if options.skipDamaged {
@@ -198,6 +218,21 @@ public final class ArrowBatchReader {
                 path: error.path)
         }
         return true
+    }
+
+    /// A time the document has where the schema has no column for it (`name`). A schema sampled from records that had
+    /// none treats it as a field it did not see: an error, or with `nullsForMismatches` a counted warning, never
+    /// dropped without a word. A schema the caller gave, or columns the caller chose, leave it out as asked.
+    func timeOutsideSchema(_ name: String) throws(FirePackError) {
+        guard context.unknownFieldsAreErrors, options.columns == nil, !options.skipsFieldsOutsideSchema else { return }
+        if context.nullsForMismatches {
+            return context.warn(path: name, "the document's \(name) is not in the schema: skipped")
+        }
+        context.schemaError = true
+        throw FirePackError(
+            .typeMismatch,
+            "the document has a \(name), which the sampled schema has no column for: infer from more records or give a schema",
+            path: [.key(name)])
     }
 
     func append(_ time: Timestamp?, to builder: ColumnBuilder) throws(FirePackError) {

@@ -48,6 +48,7 @@ extension ArrowDocumentSchema {
             columns.append(try ArrowColumn(sparkName: name, type: field["type"] ?? .null, marks: marks, path: ""))
         }
         self.init(columns: columns)
+        try checkUniqueNames()
     }
 }
 

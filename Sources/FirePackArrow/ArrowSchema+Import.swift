@@ -18,6 +18,42 @@ extension ArrowDocumentSchema {
             columns.append(try ArrowColumn(importing: schema.pointee.children[index]!))
         }
         self.init(columns: columns)
+        try checkUniqueNames()
+    }
+
+    /// Throws when two columns, or two fields of one struct, share a name (byte for byte, as map keys compare): a
+    /// FirePack map holds a key once, so one of the two would be lost, on reading and on writing alike.
+    public func checkUniqueNames() throws(FirePackError) {
+        try Self.checkUniqueNames(columns, in: [])
+    }
+
+    private static func checkUniqueNames(_ columns: [ArrowColumn], in path: [PathComponent]) throws(FirePackError) {
+        var seen = Set<FieldName>()
+        for column in columns {
+            guard seen.insert(FieldName(column.name)).inserted else {
+                let what = path.isEmpty ? "two columns" : "two fields of the struct at \(Self.describe(path))"
+                throw FirePackError(
+                    .duplicateKey, "\(what) are named \(column.name.debugDescription): a map holds a key once",
+                    path: path + [.key(column.name)])
+            }
+            try checkUniqueNames(in: column.type, at: path + [.key(column.name)])
+        }
+    }
+
+    /// `path` as `$.a.b` (elements of a list stand for the list).
+    private static func describe(_ path: [PathComponent]) -> String {
+        path.reduce("$") { text, component in
+            if case .key(let key) = component { return text + "." + key }
+            return text
+        }
+    }
+
+    private static func checkUniqueNames(in type: ArrowColumnType, at path: [PathComponent]) throws(FirePackError) {
+        switch type {
+        case .map(let fields): try checkUniqueNames(fields, in: path)
+        case .list(let element): try checkUniqueNames(in: element.type, at: path)
+        default: break
+        }
     }
 }
 

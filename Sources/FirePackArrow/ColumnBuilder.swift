@@ -253,18 +253,25 @@ final class ColumnBuilder {
         markValid()
     }
 
-    func appendBytes(_ bytes: UnsafeRawBufferPointer) throws(FirePackError) {
-        data.append(bytes: bytes)
-        guard data.count <= Int(Int32.max) else {
-            throw FirePackError(.limitExceeded, "a column's text passes 2 GiB in one batch: use a smaller batch size")
+    /// Appends a string or binary value. Past Arrow's 32-bit offsets (2 GiB of one column in one batch) it throws an
+    /// error about the batch, not about the record (`schemaError`): the record is not damaged and is never skipped as
+    /// if it were.
+    func appendBytes(_ bytes: UnsafeRawBufferPointer, _ context: ConversionContext) throws(FirePackError) {
+        guard bytes.count <= Int(Int32.max) - data.count else {
+            context.schemaError = true
+            throw FirePackError(
+                .limitExceeded,
+                "a column's text would pass 2 GiB (Arrow's 32-bit offsets) in one batch: use a smaller batch size "
+                    + "or maximum batch bytes")
         }
+        data.append(bytes: bytes)
         values.append(Int32(data.count))
         markValid()
     }
 
-    func appendString(_ text: String) throws(FirePackError) {
+    func appendString(_ text: String, _ context: ConversionContext) throws(FirePackError) {
         let result = text.withUTF8Bytes { utf8 in
-            Result { () throws(FirePackError) in try appendBytes(utf8) }
+            Result { () throws(FirePackError) in try appendBytes(utf8, context) }
         }
         try result.get()
     }
@@ -301,13 +308,13 @@ final class ColumnBuilder {
             values.append(value)
             markValid()
         case (.string, .string):
-            try appendBytes(try reader.readString().utf8)
+            try appendBytes(try reader.readString().utf8, context)
         case (.binary, .bytes):
-            try appendBytes(try reader.readBytes().bytes)
+            try appendBytes(try reader.readBytes().bytes, context)
         // A schema from another engine has no marks: a reference also reads into a plain string column as its path,
         // a geopoint into a struct of latitude and longitude, a vector into a list of float64 (Docs/ARROW.md, "Schemas").
         case (.reference, .reference), (.string, .reference):
-            try appendString(try reader.readReference().path)
+            try appendString(try reader.readReference().path, context)
         case (.geoPoint, .geoPoint), (.pointStruct, .geoPoint):
             let point = try reader.readGeoPoint()
             withChild(0) { $0.appendDouble(point.latitude) }
@@ -356,7 +363,8 @@ final class ColumnBuilder {
             // by reference cannot make it more.
             let text = try reader.readValue().jsonBytes(
                 options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
-            try text.withUnsafeBytes { bytes in Result { () throws(FirePackError) in try appendBytes(bytes) } }.get()
+            try text.withUnsafeBytes { bytes in Result { () throws(FirePackError) in try appendBytes(bytes, context) } }
+                .get()
         default:
             try mismatch("a \(type) where the schema has \(column.type.description)", context, skipping: &reader)
         }

@@ -59,8 +59,9 @@ public func jni_inferSparkSchema(
 
 /// Opens a reader of the file at `path` over `[offset, offset + length)` (`length` < 0: to the end) into the
 /// columns of the Spark JSON schema at `schema`, timestamps in microseconds. `flags` are `firepack_reader_open`'s,
-/// and 8: drop nanoseconds (else a timestamp with nanoseconds is a mismatch); `maxBlockExpansion` too (≤ 0: the
-/// default). Returns a handle, or 0.
+/// and 8: drop nanoseconds (else a timestamp with nanoseconds is a mismatch), 16: the schema is the columns a query
+/// reads of a sampled one (`skipsFieldsOutsideSchema`: other top-level fields are skipped, the sampled checks hold
+/// inside the columns read); `maxBlockExpansion` too (≤ 0: the default). Returns a handle, or 0.
 @_cdecl("Java_io_firepack_spark_FirePackNative_open")
 public func jni_open(
     _ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ offset: Int64, _ length: Int64,
@@ -76,6 +77,7 @@ public func jni_open(
         options.skipDamaged = flags & 2 != 0
         options.schemaIsSampled = flags & 4 != 0
         options.timestampUnit = flags & 8 != 0 ? .truncatingToMicroseconds : .microseconds
+        options.skipsFieldsOutsideSchema = flags & 16 != 0
         if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
         let reader = try ArrowBatchReader(path: text(path), options: options)
         return address(Unmanaged.passRetained(reader).toOpaque())

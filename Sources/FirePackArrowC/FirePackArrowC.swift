@@ -36,7 +36,8 @@ public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
 /// and a counted warning, 2 = damaged records are skipped and reported, 4 = `schema` was inferred from a sample, 8 =
 /// `offset` and `length` are record numbers, not bytes (the records `[offset, offset + length)`), 16 = timestamps in
 /// microseconds with their nanoseconds dropped towards the past (`ArrowTimestampUnit.truncatingToMicroseconds`, as
-/// the Spark connector's `timestampPrecision=truncate`).
+/// the Spark connector's `timestampPrecision=truncate`), 32 = timestamps in microseconds where one with nanoseconds
+/// is a mismatch (`ArrowTimestampUnit.microseconds`, as the Spark connector reads by default).
 /// `maxBlockExpansion` is `ArrowBatchReader.Options.maxBlockExpansion` (≤ 0: the default, 1,024). Returns a handle
 /// for `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
@@ -65,6 +66,7 @@ public func firepack_reader_open(
         options.skipDamaged = flags & 2 != 0
         options.schemaIsSampled = flags & 4 != 0
         if flags & 16 != 0 { options.timestampUnit = .truncatingToMicroseconds }
+        if flags & 32 != 0 { options.timestampUnit = .microseconds }
         if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
         let reader = try ArrowBatchReader(path: String(cString: path), options: options)
         return Unmanaged.passRetained(reader).toOpaque()

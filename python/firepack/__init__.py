@@ -5,6 +5,7 @@ batches over through the Arrow C Stream Interface; writing takes Arrow batches t
 schema rules and the split rule are in Docs/ARROW.md.
 """
 import os
+import sys
 import warnings
 
 import pyarrow as pa
@@ -51,11 +52,13 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     value that reads it in the message. Raise it for a stream that FirePack wrote before 2026-12-02 holding
     megabytes of one value repeated, or another writer's.
 
-    `timestamp_unit` is `"ns"` (FirePack's, the default) or `"us-truncate"`: microseconds, as Spark holds them, with
-    the nanoseconds dropped towards the past (1969-12-31T23:59:59.999999999Z is …59.999999, not 1970).
+    `timestamp_unit` is `"ns"` (FirePack's, the default), `"us"`: microseconds, as Spark holds them, where a
+    timestamp with nanoseconds is a mismatch (an error naming the record, or a counted null with
+    `on_mismatch="null"`), or `"us-truncate"`: microseconds with the nanoseconds dropped towards the past
+    (1969-12-31T23:59:59.999999999Z is …59.999999, not 1970).
     """
-    if timestamp_unit not in ("ns", "us-truncate"):
-        raise ValueError(f'timestamp_unit is "ns" or "us-truncate", not {timestamp_unit!r}')
+    if timestamp_unit not in ("ns", "us", "us-truncate"):
+        raise ValueError(f'timestamp_unit is "ns", "us" or "us-truncate", not {timestamp_unit!r}')
     nulls, skip = _flags(on_mismatch, on_damage)
     if records is not None:
         if offset != 0 or length is not None:
@@ -74,7 +77,8 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                                       schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
                                       sampled_schema=sampled_schema, records=records,
                                       max_block_expansion=max_block_expansion,
-                                      truncate_to_microseconds=timestamp_unit == "us-truncate")
+                                      truncate_to_microseconds=timestamp_unit == "us-truncate",
+                                      microseconds=timestamp_unit == "us")
     except FirePackError as error:
         # Opening reads as far as the first batch (a seek to `records` counts the records before them): its errors
         # name the file as the batches' do.
@@ -219,7 +223,9 @@ def write_table(data, path, *, collection=None, id_prefix=""):
     all or nothing. Rows are named by the `__name__` column, or `collection/<id_prefix><row>`. Returns the number of
     documents written. Columns of other Arrow types are cast to the mapped ones first (`Docs/ARROW.md`); a type
     with no lossless FirePack form (decimals, durations, maps) raises. Rows whose `__name__` repeats an earlier row's
-    are written, and named in a `FirePackWarning`: Firestore would keep only the last of each."""
+    are written, and named in a `FirePackWarning`: Firestore would keep only the last of each. A pandas frame's
+    named index levels are fields like its columns (`df.set_index("__name__")` names the documents); unnamed ones
+    (a row number, what filtering leaves) are not written."""
     reader = _as_reader(data)
     _refuse_nul_names(reader.schema)
     target = canonical_schema(reader.schema)
@@ -256,6 +262,9 @@ def _as_reader(data):
         return pa.RecordBatchReader.from_batches(data.schema, data.to_batches())
     if isinstance(data, pa.RecordBatch):
         return pa.RecordBatchReader.from_batches(data.schema, [data])
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(data, pandas.DataFrame):
+        return _as_reader(_pandas_table(data))
     if hasattr(data, "__arrow_c_stream__"):
         return pa.RecordBatchReader.from_stream(data)
     if hasattr(data, "to_arrow"):
@@ -270,6 +279,17 @@ def _as_reader(data):
         yield from batches
 
     return pa.RecordBatchReader.from_batches(first.schema, chained())
+
+
+def _pandas_table(frame):
+    """A pandas frame as a table of its columns and its named index levels. Through `__arrow_c_stream__` pandas
+    adds any index but a plain range as a column `__index_level_N__`: every document of a filtered frame would get a
+    field of row numbers, under a name Firestore reserves."""
+    table = pa.Table.from_pandas(frame, preserve_index=True)
+    index_columns = (table.schema.pandas_metadata or {}).get("index_columns", [])
+    unnamed = [name for name, level in zip(index_columns, frame.index.names)
+               if isinstance(name, str) and level is None and name.startswith("__index_level_")]
+    return table.drop_columns(unnamed).replace_schema_metadata(None)
 
 
 def canonical_type(type_, name="value"):

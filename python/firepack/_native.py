@@ -123,7 +123,7 @@ class NativeReader:
 
     def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
                  nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None,
-                 max_block_expansion=None, truncate_to_microseconds=False):
+                 max_block_expansion=None, truncate_to_microseconds=False, microseconds=False):
         # Every argument checked before the schema is exported: a refusal after it would leak the exported schema.
         offset, batch_size = int64("offset", offset), int64("batch_size", batch_size, 1)
         length = None if length is None else int64("length", length)
@@ -135,6 +135,8 @@ class NativeReader:
             raise TypeError(f"columns is a list of column names, not the one name {columns!r}")
         error = ctypes.c_void_p()
         names, keep = _strings(columns) if columns is not None else (None, None)
+        # Encoded (and a NUL refused) before the schema is exported: a refusal after it would leak the export.
+        encoded_path = _encode(path)
         schema_struct = None
         if schema is not None:
             schema_struct = ArrowSchema()
@@ -142,11 +144,13 @@ class NativeReader:
         flags = (1 if nulls_for_mismatches else 0) | (2 if skip_damaged else 0) | (4 if sampled_schema else 0)
         # Flag 16: timestamps in microseconds, nanoseconds dropped towards the past (as the JVM connector reads them).
         flags |= 16 if truncate_to_microseconds else 0
+        # Flag 32: timestamps in microseconds, one with nanoseconds a mismatch (as the JVM connector reads by default).
+        flags |= 32 if microseconds and not truncate_to_microseconds else 0
         if records is not None:
             # Flag 8: offset and length count records, not bytes (the library seeks through a stream's index).
             offset, length, flags = records[0], records[1] - records[0], flags | 8
         self._handle = _lib.firepack_reader_open(
-            _encode(path), offset, -1 if length is None else length, batch_size, names,
+            encoded_path, offset, -1 if length is None else length, batch_size, names,
             len(columns) if columns is not None else 0,
             ctypes.addressof(schema_struct) if schema_struct is not None else None,
             -1 if sample is None else sample, flags, expansion, ctypes.byref(error))
@@ -209,10 +213,11 @@ def write_stream(reader, path, collection=None, id_prefix=""):
     for name, text in (("collection", collection or ""), ("id_prefix", id_prefix)):
         if "\0" in text:
             raise ValueError(f"{name} {text!r} holds a NUL character, which the native core's strings end at")
+    encoded_path = _encode(path)
     stream = ArrowArrayStream()
     reader._export_to_c(ctypes.addressof(stream))
     error, warning = ctypes.c_void_p(), ctypes.c_void_p()
-    written = _lib.firepack_write_stream(ctypes.addressof(stream), _encode(path),
+    written = _lib.firepack_write_stream(ctypes.addressof(stream), encoded_path,
                                          None if collection is None else collection.encode(),
                                          id_prefix.encode(), ctypes.byref(warning), ctypes.byref(error))
     if written < 0:

@@ -216,9 +216,12 @@ class FirePackSparkReader(DataSourceReader):
                                       on_mismatch=self.options.get("onmismatch", "error"),
                                       sampled_schema=bool(self.options.get("sample")),
                                       max_block_expansion=_expansion(self.options),
-                                      # Dropped towards the past by the reader, as the JVM connector does it (a
-                                      # cast drops them towards zero: a moment before 1970 would become 1970).
-                                      timestamp_unit="us-truncate" if truncate else "ns")
+                                      # Microseconds from the reader, as the JVM connector reads them: a
+                                      # timestamp with nanoseconds is a mismatch naming its record (an error, or a
+                                      # counted null with onMismatch=null), or with truncate they are dropped
+                                      # towards the past (a cast drops them towards zero: before 1970 would become
+                                      # 1970).
+                                      timestamp_unit="us-truncate" if truncate else "us")
         for batch in reader:
             try:
                 yield batch.cast(self.spark_schema)

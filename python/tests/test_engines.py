@@ -23,6 +23,24 @@ def test_pandas_gets_utc_nanosecond_timestamps(events):
     assert back.column("createdAt").cast(pa.int64()).to_pylist() == nanoseconds
 
 
+def test_a_pandas_frame_is_written_as_its_columns_and_named_index(events):
+    frame = firepack.read_table(events, columns=["__name__", "type", "public"]).to_pandas()
+    # A filtered frame: its index (row numbers) is not a range any more, and it has no name.
+    kept = frame[frame["public"]]
+    assert 0 < len(kept) < len(frame)
+    path = events.parent / "filtered.fpks"
+    assert firepack.write_table(kept, path) == len(kept)
+    back = firepack.read_table(path)
+    assert back.column_names == ["__name__", "type", "public"]
+    assert back.column("__name__").to_pylist() == kept["__name__"].tolist()
+    # A named index is data: here the documents' names.
+    named = events.parent / "named.fpks"
+    firepack.write_table(kept.set_index("__name__"), named)
+    again = firepack.read_table(named)
+    assert sorted(again.column_names) == ["__name__", "public", "type"]
+    assert again.column("__name__").to_pylist() == kept["__name__"].tolist()
+
+
 def test_duckdb_queries_the_stream(events):
     duckdb = pytest.importorskip("duckdb")
     table = firepack.read_table(events)

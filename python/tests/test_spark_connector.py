@@ -70,6 +70,41 @@ def test_both_readers_drop_nanoseconds_towards_the_past(spark, tmp_path):
     assert table.column("t").cast(pa.int64()).to_pylist() == expected
 
 
+def test_both_readers_treat_nanoseconds_alike_without_truncate(spark, tmp_path):
+    # Microseconds by default in both: a timestamp with nanoseconds is an error naming its record, or with
+    # onMismatch=null a null (the same rows from either reader, not a failed task from one of them).
+    path = tmp_path / "nanoseconds.fpks"
+    nanoseconds = [1_000, 1_001, 2_000_000]
+    firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(3)],
+                                   "t": pa.array(nanoseconds, pa.timestamp("ns", tz="UTC"))}), path)
+    rows = {}
+    for format_ in ["firepack", FORMAT]:
+        with pytest.raises(Exception, match="record 1 at byte"):
+            spark.read.format(format_).load(str(path)).collect()
+        frame = spark.read.format(format_).option("onMismatch", "null").load(str(path))
+        rows[format_] = sorted((row["__name__"], row["t"]) for row in frame.selectExpr("__name__", "unix_micros(t) AS t").collect())
+    assert rows["firepack"] == rows[FORMAT] == [("c/0", 1), ("c/1", None), ("c/2", 2_000)]
+    table = firepack.open_stream(path, timestamp_unit="us", on_mismatch="null").read_all()
+    assert table.column("t").cast(pa.int64()).to_pylist() == [1, None, 2_000]
+
+
+def test_a_sampled_schema_holds_in_a_query_of_some_columns(spark, tmp_path):
+    # The sample (20 records) never saw m.y; the record after it has one. Reading m, whole or by a query that selects
+    # it, is an error in both readers, never m without its y; a query that reads only n skips m in the connector.
+    path = tmp_path / "late-nested.fpks"
+    rows = [{"__name__": f"c/{i}", "m": {"x": i}, "n": i} for i in range(20)]
+    rows.append({"__name__": "c/late", "m": {"x": 1, "y": "new"}, "n": 20})
+    firepack.write_table(pa.Table.from_pylist(rows), path)
+    for format_ in ["firepack", FORMAT]:
+        frame = spark.read.format(format_).option("sample", 20).load(str(path))
+        assert "y" not in frame.schema["m"].dataType.fieldNames()
+        for query in (frame, frame.select("m"), frame.select("m.x")):
+            with pytest.raises(Exception, match="not in the schema"):
+                query.collect()
+    only_n = connector(spark, sample=20).load(str(path)).select("n").collect()
+    assert sorted(row["n"] for row in only_n) == list(range(21))
+
+
 def test_the_connector_reads_only_the_columns_asked_for(spark, events):
     expected = firepack.read_table(events, columns=["__name__", "repo", "embedding", "location"])
     frame = connector(spark, maxPartitionBytes=100_000).load(str(events))

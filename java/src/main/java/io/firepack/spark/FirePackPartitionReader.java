@@ -25,11 +25,12 @@ final class FirePackPartitionReader implements PartitionReader<ColumnarBatch> {
     private boolean holding;
     private ColumnarBatch batch;
 
-    FirePackPartitionReader(FileRange range, String schemaJSON, ReadOptions options, boolean sampled) {
+    FirePackPartitionReader(FileRange range, String schemaJSON, ReadOptions options, boolean sampled, boolean pruned) {
         this.range = range;
         this.schema = (StructType) DataType.fromJson(schemaJSON);
+        // 16: the schema is the columns a query reads; the other top-level fields are skipped, not errors.
         int flags = (options.nullsForMismatches ? 1 : 0) | (options.skipDamaged ? 2 : 0) | (sampled ? 4 : 0)
-                | (options.truncateTimestamps ? 8 : 0);
+                | (options.truncateTimestamps ? 8 : 0) | (pruned ? 16 : 0);
         try (FirePackNative.Memory path = FirePackNative.Memory.string(range.path());
              FirePackNative.Memory json = FirePackNative.Memory.string(schemaJSON)) {
             handle = FirePackNative.open(path.address, range.offset(), range.length(), options.batchSize, json.address,

@@ -13,11 +13,13 @@ final class FirePackReaderFactory implements PartitionReaderFactory {
     private final String schemaJSON;
     private final ReadOptions options;
     private final boolean sampled;
+    private final boolean pruned;
 
-    FirePackReaderFactory(String schemaJSON, ReadOptions options, boolean sampled) {
+    FirePackReaderFactory(String schemaJSON, ReadOptions options, boolean sampled, boolean pruned) {
         this.schemaJSON = schemaJSON;
         this.options = options;
         this.sampled = sampled;
+        this.pruned = pruned;
     }
 
     @Override
@@ -27,7 +29,7 @@ final class FirePackReaderFactory implements PartitionReaderFactory {
 
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
-        return new FirePackPartitionReader((FileRange) partition, schemaJSON, options, sampled);
+        return new FirePackPartitionReader((FileRange) partition, schemaJSON, options, sampled, pruned);
     }
 
     @Override

@@ -62,7 +62,10 @@ final class FirePackScan implements ScanBuilder, SupportsPushDownRequiredColumns
                 }
             }
             boolean marked = full != null && full.metadata().contains("firepack");
-            kept[index] = marked || (full != null && full.dataType().equals(field.dataType())) ? full : field;
+            // With a sampled schema every column is read whole too: the sample's checks (a nested field it did not
+            // see is an error, not dropped) need the column's every field.
+            boolean whole = marked || options.sample >= 0;
+            kept[index] = whole || (full != null && full.dataType().equals(field.dataType())) ? full : field;
         }
         readSchema = new StructType(kept);
     }
@@ -145,9 +148,10 @@ final class FirePackScan implements ScanBuilder, SupportsPushDownRequiredColumns
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        // A sampled schema makes an unknown field an error, which a pruned schema must not (its absent fields are
-        // skipped on purpose): the check holds for reads of every column.
-        boolean sampled = options.sample >= 0 && readSchema.equals(fullSchema);
-        return new FirePackReaderFactory(readSchema.json(), options, sampled);
+        // A sampled schema makes an unknown field an error. A pruned one skips the top-level fields the query does not
+        // read, on purpose, and keeps the checks inside the columns it reads (read whole: pruneColumns).
+        boolean sampled = options.sample >= 0;
+        boolean pruned = !readSchema.equals(fullSchema);
+        return new FirePackReaderFactory(readSchema.json(), options, sampled, pruned);
     }
 }
