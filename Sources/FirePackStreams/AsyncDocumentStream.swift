@@ -10,7 +10,9 @@ import FirePack
 ///
 /// The same reader as `DocumentStreamReader` — the same framing, checks, damage reports and completion — fed as
 /// bytes arrive: a chunk is asked for only when a record needs more bytes than are buffered, so a slow consumer slows
-/// the producer (back-pressure) and memory stays at one record plus one chunk. Cancelling the task that iterates
+/// the producer (back-pressure) and memory stays at what `DocumentStreamReader` holds for one record — up to twice the
+/// record limit, which `maxRecordLength` lowers for a service that takes small documents — plus one chunk (Docs/SAFETY.md).
+/// Cancelling the task that iterates
 /// ends the iteration with `CancellationError` at its next step and asks for no more chunks.
 ///
 /// Reading never ends silently: in `.skipAndReport` mode (the default) damaged records — and records that do not
@@ -116,12 +118,14 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
         }
     }
 
-    /// Buffers the next chunk, or marks the end.
+    /// Buffers the next chunk, or marks the end. A source that ends because the task was cancelled (as `AsyncStream`
+    /// does) is cancellation, not the stream's end: it would read as a stream cut short, its header or a record torn.
     private func pull() async throws {
         try Task.checkCancellation()
         if let chunk = try await chunks.next() {
             chunk.withUnsafeBytes { source.append($0) }
         } else {
+            try Task.checkCancellation()
             source.isFinished = true
         }
     }
@@ -162,13 +166,18 @@ where Chunks.Element: ContiguousBytes {
 }
 
 extension DocumentStreamReader {
-    /// The documents of a stream arriving as `chunks`, for `for try await` (see `AsyncDocumentStream`; its blocks read
-    /// with `maxBlockExpansion`, as `DocumentStreamReader.maxBlockExpansion`).
+    /// The documents of a stream arriving as `chunks`, for `for try await` (see `AsyncDocumentStream`): records of at
+    /// most `maxRecordLength` bytes (a service taking small documents from peers lowers it, and with it the memory a
+    /// peer's record header can claim), values within `limits`, blocks read with `maxBlockExpansion`, as
+    /// `DocumentStreamReader` reads them.
     public static func documents<Chunks: AsyncSequence>(
         from chunks: Chunks, mode: ErrorMode = .skipAndReport,
-        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
+        maxRecordLength: Int = DocumentStreamFormat.defaultMaxRecordLength,
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
     ) -> AsyncDocumentStream<Chunks> where Chunks.Element: ContiguousBytes {
-        AsyncDocumentStream(chunks: chunks, mode: mode, maxBlockExpansion: maxBlockExpansion)
+        AsyncDocumentStream(
+            chunks: chunks, mode: mode, maxRecordLength: maxRecordLength, maxBlockExpansion: maxBlockExpansion,
+            limits: limits)
     }
 }
 

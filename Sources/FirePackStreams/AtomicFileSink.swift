@@ -68,22 +68,25 @@ public final class AtomicFileSink: ByteSink {
         // The file is held locked while it is written (flock(2), released by the system when the process ends, and
         // across hosts on NFS): what tells a later run's cleanup that it is not stale, where the process ID cannot —
         // a run in another PID namespace (a container sharing the folder) or on another host has a number that is no
-        // process here. Locked at once; one that a cleanup took in between is unlinked, and a new one made.
-        for _ in 0..<8 {
+        // process here. Locked at once; one that a cleanup took (locked, or already unlinked) in between is given up
+        // and a new one made. Where the file system has no locks, the file is written unlocked, as before them.
+        for attempt in 0..<8 {
             template = pattern
             descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 8) }
             guard descriptor >= 0 else {
                 throw FirePackError(.ioFailure, "\(destination): cannot write there: \(systemError())")
             }
+            let locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+            let taken = !locked && firepack_errno() == EWOULDBLOCK
             var status = stat()
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 && fstat(descriptor, &status) == 0 && status.st_nlink > 0 {
-                break
-            }
+            let unlinked = fstat(descriptor, &status) == 0 && status.st_nlink == 0
+            if !taken && !unlinked { break }
+            if !unlinked { unlink(template) }
             close(descriptor)
             descriptor = -1
-        }
-        guard descriptor >= 0 else {
-            throw FirePackError(.ioFailure, "\(destination): cannot lock a temporary file beside it")
+            if attempt == 7 {
+                throw FirePackError(.ioFailure, "\(destination): cannot lock a temporary file beside it")
+            }
         }
         temporaryBytes = template
         temporaryPath = SystemPath.display(template.dropLast().map { UInt8(bitPattern: $0) })
@@ -141,10 +144,14 @@ public final class AtomicFileSink: ByteSink {
             guard kill(pid, 0) != 0 && firepack_errno() == ESRCH else { continue }
             let full = folder + [UInt8(ascii: "/")] + name
             let fullBytes = full.map { CChar(bitPattern: $0) } + [0]
+            // A shared lock: taken on a descriptor open for reading (on NFS, flock is a read or write lock, and a
+            // write lock needs one open for writing), refused while the writer holds its exclusive one. A file this
+            // user cannot open is left alone; where the file system has no locks, the process ID decides, as
+            // before them.
             let descriptor = firepack_open(fullBytes, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 || firepack_errno() != EWOULDBLOCK else { continue }
             if unlink(fullBytes) == 0 { removed.append(SystemPath.display(full)) }
         }
         return removed

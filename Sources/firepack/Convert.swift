@@ -222,10 +222,19 @@ struct Convert: ParsableCommand {
             progress.finish(records: records)
             // All or nothing: with damaged input records the output file is not written (standard output was).
             if !documents.problems.isEmpty {
-                // Standard output (or a pipe) has had the intact records as they came: it gets the last ones too,
-                // which the output's buffer still holds. A file is not written (all or nothing).
-                if OutputFile.isWrittenInPlace(output) { try conversion.finish() }
                 for problem in documents.problems { StandardStreams.writeError("firepack: \(problem)\n") }
+                // Standard output (or a pipe) has had the intact records as they came: it gets the last ones too,
+                // which the output's buffer still holds. A stream written there gets no close record, so that its
+                // readers see it was not finished (as validate --repair leaves one it cannot finish); other formats
+                // end as they end. A file is not written (all or nothing).
+                if OutputFile.isWrittenInPlace(output) {
+                    if let stream = destination as? DocumentStreamWriter {
+                        try stream.flush()
+                        try sink.finish()
+                    } else {
+                        try conversion.finish()
+                    }
+                }
                 let outcome =
                     OutputFile.isWrittenInPlace(output)
                     ? "\(records) intact record(s) converted" : "\(output) not written"

@@ -222,6 +222,8 @@ struct Validate: ParsableCommand {
                         problems.add(kind: violation.kind, "\(name) (\(document.reference.path)): \(violation.text)")
                     }
                 }
+                // What the end of the input means (a list response page with more after it).
+                input.reportEnd()
                 // Damage the input's reader stepped over (a managed export's chunks).
                 for problem in input.problems { problems.addExample(problem) }
                 problems.add(kind: "damaged record", count: input.problemCount)

@@ -213,6 +213,65 @@ struct AsyncDocumentStreamTests {
         continuation.finish()
     }
 
+    @Test("cancelled before the header arrives: CancellationError, not a stream cut short")
+    func cancellationBeforeTheHeader() async throws {
+        // An AsyncStream ends (gives nil) when its consuming task is cancelled: that end is not the stream's.
+        let (chunks, continuation) = AsyncStream<[UInt8]>.makeStream()
+        let waiting = AsyncStream<Void>.makeStream()
+        let task = Task {
+            waiting.continuation.yield()
+            var iterator = DocumentStreamReader.documents(from: chunks).makeAsyncIterator()
+            return try await iterator.next()
+        }
+        for await _ in waiting.stream { break }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        continuation.finish()
+    }
+
+    @Test("a service lowers the record limit of a stream from peers; the default takes what writers write")
+    func recordLimitOfAPeerStream() async throws {
+        let large = Document(reference: try DocumentReference(path: "books/big"), fields: ["text": .string(String(repeating: "x", count: 4_096))])
+        let bytes = try stream([large])
+        var count = 0
+        for try await _ in DocumentStreamReader.documents(from: CountedChunks(bytes, size: 512)) { count += 1 }
+        #expect(count == 1)
+        let small = DocumentStreamReader.documents(
+            from: CountedChunks(bytes, size: 512), mode: .stopAtFirstError, maxRecordLength: 1_024)
+        let problem = await #expect(throws: StreamProblem.self) { for try await _ in small {} }
+        #expect(problem?.reason.contains("exceeds the limit of 1024") == true, "\(String(describing: problem))")
+    }
+
+    @Test("models from a stream with inputValidation .complete: a field the model skips is checked too")
+    func completeValidationOfStreamRecords() async throws {
+        struct Small: Codable { var index: Int }
+        // A record whose skipped field holds bytes that are not UTF-8, framed (and checksummed) as an intact record.
+        let document = Document(reference: try DocumentReference(path: "books/b0"), fields: ["index": 1, "note": "zz"])
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink)
+        let encoder = FirePackWriter(options: writer.documentOptions)
+        document.write(to: encoder)
+        var bytes = encoder.takeBytes()
+        let at = try #require((0..<bytes.count - 1).first { bytes[$0] == UInt8(ascii: "z") && bytes[$0 + 1] == UInt8(ascii: "z") })
+        bytes[at] = 0xFF
+        bytes[at + 1] = 0xFE
+        try bytes.withUnsafeBytes { try writer.append(encodedDocument: $0) }
+        try writer.close()
+        let lazy = FirePackDecoder(), strict = FirePackDecoder()
+        strict.inputValidation = .complete
+        var read = DocumentStreamReader.documents(from: CountedChunks(sink.bytes, size: 64))
+        var values: [Int] = []
+        for try await small in read.values(as: Small.self, decoder: lazy) { values.append(small.index) }
+        #expect(values == [1] && read.problems.isEmpty)
+        read = DocumentStreamReader.documents(from: CountedChunks(sink.bytes, size: 64))
+        values = []
+        for try await small in read.values(as: Small.self, decoder: strict) { values.append(small.index) }
+        #expect(values.isEmpty && read.problems.count == 1 && read.problems.first?.code == .decodingFailed, "\(read.problems)")
+        #expect(read.problems.first?.reason.contains("UTF-8") == true, "\(read.problems)")
+    }
+
     /// A descriptor that is not open is an error from the read, not a wait (poll(2) skips negative descriptors; a
     /// watchdog cancels the read after a minute, so a wait fails the test with `CancellationError`).
     @Test func aDescriptorThatIsNotOpenIsAnError() async throws {

@@ -282,14 +282,16 @@ def _as_reader(data):
 
 
 def _pandas_table(frame):
-    """A pandas frame as a table of its columns and its named index levels. Through `__arrow_c_stream__` pandas
+    """A pandas frame as a table of its columns and its named index levels (a level named like a column is that
+    column, once). Through `__arrow_c_stream__` pandas
     adds any index but a plain range as a column `__index_level_N__`: every document of a filtered frame would get a
     field of row numbers, under a name Firestore reserves."""
     table = pa.Table.from_pandas(frame, preserve_index=True)
     index_columns = (table.schema.pandas_metadata or {}).get("index_columns", [])
-    unnamed = [name for name, level in zip(index_columns, frame.index.names)
-               if isinstance(name, str) and level is None and name.startswith("__index_level_")]
-    return table.drop_columns(unnamed).replace_schema_metadata(None)
+    # pyarrow names a level `__index_level_N__` when it has no name, or one a column already has
+    # (`set_index("__name__", drop=False)`): row numbers, or a copy of that column.
+    generated = [name for name in index_columns if isinstance(name, str) and name.startswith("__index_level_")]
+    return table.drop_columns(generated).replace_schema_metadata(None)
 
 
 def canonical_type(type_, name="value"):

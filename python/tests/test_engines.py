@@ -39,6 +39,13 @@ def test_a_pandas_frame_is_written_as_its_columns_and_named_index(events):
     again = firepack.read_table(named)
     assert sorted(again.column_names) == ["__name__", "public", "type"]
     assert again.column("__name__").to_pylist() == kept["__name__"].tolist()
+    # An index that is also a column (drop=False) is that column, once; a MultiIndex's named levels are fields.
+    both = events.parent / "both.fpks"
+    firepack.write_table(kept.set_index("__name__", drop=False), both)
+    assert sorted(firepack.read_table(both).column_names) == ["__name__", "public", "type"]
+    multi = events.parent / "multi.fpks"
+    firepack.write_table(kept.set_index(["__name__", "type"]), multi)
+    assert sorted(firepack.read_table(multi).column_names) == ["__name__", "public", "type"]
 
 
 def test_duckdb_queries_the_stream(events):

@@ -45,6 +45,13 @@ struct InputVerifier {
         }
     }
 
+    /// Checks the one value at `offset`, which ends at `end`, inside `depth` containers (a document's fields in a
+    /// stream record, say): every byte of it, as `verify()` checks a root value.
+    mutating func verifyValue(at offset: Int, end: Int, depth: Int) throws(FirePackError) {
+        let stop = try value(at: offset, limit: end, depth: depth)
+        guard stop == end else { throw FirePackError(.trailingBytes, offset: stop, "bytes follow the value") }
+    }
+
     private func binarySearch(_ offset: Int) -> Bool {
         var low = 0, high = literals.count
         while low < high {

@@ -123,9 +123,9 @@ extension JSONParser {
                     "unknown member \(unknown.debugDescription) in geoPointValue: it has latitude and longitude",
                     path: [.key(unknown)])
             }
-            // Left out, a coordinate is 0 (proto3 JSON leaves zeros out); present, it is a number a double holds.
+            // Left out or null, a coordinate is 0 (proto3 JSON's default); given, it is a number a double holds.
             func coordinate(_ name: String) throws(FirePackError) -> Double {
-                guard let value = point[name] else { return 0 }
+                guard let value = point[name], value != .null else { return 0 }
                 guard let double = value.numberAsDouble else {
                     throw FirePackError(
                         .invalidJSON, offset: payloadOffset,

@@ -156,9 +156,17 @@ public final class FirePackDecoder: Sendable {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: error.description, underlyingError: error))
         }
+        let options = options(reference: reference)
+        if options.verifiesWholeInput {
+            // `.complete`: every byte of the value, as for a whole input (a stream's record read as a model, say).
+            var verifier = InputVerifier(input: reader.input)
+            do { try verifier.verifyValue(at: reader.readerIndex, end: end, depth: reader.depth) } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: [], debugDescription: Self.describe(error, reference), underlyingError: error))
+            }
+        }
         var decoder = makeDecoder(
-            input: reader.input, options: options(reference: reference), offset: reader.readerIndex, end: end,
-            depth: reader.depth)
+            input: reader.input, options: options, offset: reader.readerIndex, end: end, depth: reader.depth)
         defer { recycle(&decoder) }
         let value = try decoder.decodeRoot(type)
         try reader.skipValue()

@@ -46,7 +46,8 @@ final class FirePackScan implements ScanBuilder, SupportsPushDownRequiredColumns
      * The columns a query reads. Spark narrows a struct to the nested fields the query needs and the narrowed field
      * carries no metadata, so FirePack's marks (a geopoint, a vector, a reference or a {@code value} inside it) would
      * no longer match its shape: a column with marks is read whole, with them, and Spark takes from it what the query
-     * needs. A column without marks is read as narrowed.
+     * needs. A column without marks is read as narrowed, unless the schema was sampled: then every column is read
+     * whole, so that the sample's checks see every field of it.
      */
     @Override
     public void pruneColumns(StructType requiredSchema) {
@@ -65,7 +66,7 @@ final class FirePackScan implements ScanBuilder, SupportsPushDownRequiredColumns
             // With a sampled schema every column is read whole too: the sample's checks (a nested field it did not
             // see is an error, not dropped) need the column's every field.
             boolean whole = marked || options.sample >= 0;
-            kept[index] = whole || (full != null && full.dataType().equals(field.dataType())) ? full : field;
+            kept[index] = full != null && (whole || full.dataType().equals(field.dataType())) ? full : field;
         }
         readSchema = new StructType(kept);
     }
