@@ -78,8 +78,9 @@ public final class AtomicFileSink: ByteSink {
             }
             let locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
             let taken = !locked && firepack_errno() == EWOULDBLOCK
+            // Unlinked already, or gone stale under us (NFS: a cleanup elsewhere took it first): try another.
             var status = stat()
-            let unlinked = fstat(descriptor, &status) == 0 && status.st_nlink == 0
+            let unlinked = fstat(descriptor, &status) != 0 || status.st_nlink == 0
             if !taken && !unlinked { break }
             if !unlinked { unlink(template) }
             close(descriptor)
@@ -146,12 +147,15 @@ public final class AtomicFileSink: ByteSink {
             let fullBytes = full.map { CChar(bitPattern: $0) } + [0]
             // A shared lock: taken on a descriptor open for reading (on NFS, flock is a read or write lock, and a
             // write lock needs one open for writing), refused while the writer holds its exclusive one. A file this
-            // user cannot open is left alone; where the file system has no locks, the process ID decides, as
-            // before them.
+            // user cannot open is left alone; where the file system has no locks (the writer could not lock it
+            // either), the process ID decides, as before them; any other failure leaves the file alone.
             let descriptor = firepack_open(fullBytes, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
-            guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 || firepack_errno() != EWOULDBLOCK else { continue }
+            if flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
+                let error = firepack_errno()
+                guard error == EOPNOTSUPP || error == ENOTSUP || error == EINVAL || error == ENOLCK else { continue }
+            }
             if unlink(fullBytes) == 0 { removed.append(SystemPath.display(full)) }
         }
         return removed
@@ -197,7 +201,6 @@ public final class AtomicFileSink: ByteSink {
             guard fsync(file.descriptor) == 0 else {
                 throw FirePackError(.ioFailure, "\(destination): cannot flush to disk: \(systemError())")
             }
-            try file.finish()
             guard rename(temporaryBytes, destinationBytes) == 0 else {
                 throw FirePackError(.ioFailure, "\(destination): cannot replace: \(systemError())")
             }
@@ -207,6 +210,9 @@ public final class AtomicFileSink: ByteSink {
         }
         done = true
         Self.pending.withLock { _ = $0.removeValue(forKey: temporaryBytes) }
+        // Closed only now, which releases its lock: until it has the destination's name, a cleanup elsewhere (that
+        // cannot see this process) must find it locked, not take it for a killed run's file. Its bytes are on disk.
+        try file.finish()
         let slash = destinationBytes.lastIndex(of: CChar(bitPattern: UInt8(ascii: "/")))
         let folder =
             slash.map { $0 == 0 ? [CChar(bitPattern: UInt8(ascii: "/"))] : Array(destinationBytes[..<$0]) } ?? [
