@@ -31,20 +31,13 @@ extension ArrowDocumentSchema {
         var seen = Set<FieldName>()
         for column in columns {
             guard seen.insert(FieldName(column.name)).inserted else {
-                let what = path.isEmpty ? "two columns" : "two fields of the struct at \(Self.describe(path))"
+                let what =
+                    path.isEmpty ? "two columns" : "two fields of the struct at \(FirePackError.describe(path: path))"
                 throw FirePackError(
                     .duplicateKey, "\(what) are named \(column.name.debugDescription): a map holds a key once",
                     path: path + [.key(column.name)])
             }
             try checkUniqueNames(in: column.type, at: path + [.key(column.name)])
-        }
-    }
-
-    /// `path` as `$.a.b` (elements of a list stand for the list).
-    private static func describe(_ path: [PathComponent]) -> String {
-        path.reduce("$") { text, component in
-            if case .key(let key) = component { return text + "." + key }
-            return text
         }
     }
 

@@ -441,6 +441,16 @@ public final class DocumentStreamWriter {
         try writer.flush()
     }
 
+    /// Passes buffered records to the sink and finishes it without the index and close record: the stream of a
+    /// writer that stopped short (its input had damaged records), which its readers see as not closed. The writer
+    /// takes no more records.
+    public func finishUnclosed() throws {
+        guard !closed else { return }
+        try flush()
+        closed = true
+        try sink.finish()
+    }
+
     /// Writes the open block, the index (version 3) and the close record (versions 2 and 3), flushes and finishes
     /// the sink; on an atomic destination this is when the file appears. The writer takes no more records.
     public func close() throws {

@@ -224,17 +224,9 @@ struct Convert: ParsableCommand {
             if !documents.problems.isEmpty {
                 for problem in documents.problems { StandardStreams.writeError("firepack: \(problem)\n") }
                 // Standard output (or a pipe) has had the intact records as they came: it gets the last ones too,
-                // which the output's buffer still holds. A stream written there gets no close record, so that its
-                // readers see it was not finished (as validate --repair leaves one it cannot finish); other formats
-                // end as they end. A file is not written (all or nothing).
-                if OutputFile.isWrittenInPlace(output) {
-                    if let stream = destination as? DocumentStreamWriter {
-                        try stream.flush()
-                        try sink.finish()
-                    } else {
-                        try conversion.finish()
-                    }
-                }
+                // which the output's buffer still holds, ended as output that is not all there (a stream without its
+                // close record, so that its readers see it was not finished). A file is not written (all or nothing).
+                if OutputFile.isWrittenInPlace(output) { try conversion.finishIncomplete() }
                 let outcome =
                     OutputFile.isWrittenInPlace(output)
                     ? "\(records) intact record(s) converted" : "\(output) not written"

@@ -98,7 +98,10 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// The path as `$.key[3].other`.
-    public var pathDescription: String {
+    public var pathDescription: String { Self.describe(path: path) }
+
+    /// `path` as `$.key[3].other`.
+    public static func describe(path: [PathComponent]) -> String {
         path.reduce("$") { text, component in
             switch component {
             case .key(let key): text + "." + key

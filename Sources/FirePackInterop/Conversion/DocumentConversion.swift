@@ -199,4 +199,8 @@ public final class DocumentConversion {
 
     /// Writes what the sink buffers and finishes it (a stream's close record, a JSON array's bracket).
     public func finish() throws { try sink.finish() }
+
+    /// Writes what the sink buffers and finishes it as output that is not all there (the source skipped damaged
+    /// records): `DocumentSink.finishIncomplete()`.
+    public func finishIncomplete() throws { try sink.finishIncomplete() }
 }

@@ -16,9 +16,15 @@ public protocol DocumentSink: AnyObject {
     func write(_ document: Document) throws
     /// Writes what is buffered and finishes the underlying byte sink; nothing is written afterwards.
     func finish() throws
+    /// `finish()` for documents that are not all there (damaged input records skipped): a format that can say it
+    /// was not finished says so — a `.fpks` stream gets no close record — and the others end as `finish()` ends them.
+    func finishIncomplete() throws
 }
 
 extension DocumentSink {
+    /// As `finish()`: the format cannot say more.
+    public func finishIncomplete() throws { try finish() }
+
     /// Writes every document of `source` and finishes; returns how many were written. JSON lines into a stream and
     /// a stream into JSON lines take their direct paths (no `Document` built), with the same bytes and the same errors
     /// as document by document (`DocumentConversion`, which also reports repeated paths and Firestore's limits).
@@ -36,6 +42,9 @@ extension DocumentStreamWriter: DocumentSink {
 
     /// Writes the close record and finishes the sink.
     public func finish() throws { try close() }
+
+    /// Finishes the sink without the close record: readers see the stream was not finished.
+    public func finishIncomplete() throws { try finishUnclosed() }
 }
 
 /// The intact documents of a `.fpks` stream as a `DocumentSource`: damaged records are stepped over and reported in
