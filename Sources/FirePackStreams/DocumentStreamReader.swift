@@ -419,6 +419,21 @@ public final class DocumentStreamReader {
         return nil
     }
 
+    /// The next intact document's record and name, or nil at the end: the records `next()` gives, checked as strictly
+    /// (every byte of the fields) and with the same problems reported, without building a tree of the fields — memory
+    /// for one record's bytes, whatever its values hold (a tree can cost a hundred times the bytes, Docs/SAFETY.md).
+    /// For checking a stream from outside, or passing its records on; the payload stays valid until the next read.
+    public func nextCheckedRecord() throws -> (record: StreamRecord, reference: DocumentReference)? {
+        while let record = try nextRecord() {
+            do {
+                return (record, try Document.checkRecord(record.payload, limits: limits))
+            } catch {
+                try reportInvalidDocument(error, in: record)
+            }
+        }
+        return nil
+    }
+
     /// The document `record` holds, or nil when it is not a valid one: a problem like a damaged record, thrown in
     /// `.stopAtFirstError` mode, else added to `problems`.
     package func document(in record: StreamRecord) throws -> Document? {

@@ -38,6 +38,25 @@ struct Stats: ParsableCommand {
                 options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
             try text.withUnsafeBytes { try json.write($0) }
         }
+        // A stream record's fields, copied from its bytes: the measures `add` takes of their tree.
+        let fieldsWriter = FirePackWriter()
+        func addFields(of payload: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
+            var fields: FirePackReader?
+            _ = try Document.scanRecord(payload, limits: limits) { reader throws(FirePackError) in
+                fields = reader
+                try reader.skipValue()
+            }
+            try fieldsWriter.write(fields!.peekValueView())
+            try fieldsWriter.withUnsafeWrittenBytes { bytes in
+                try census.measure(bytes)
+                try packed.write(bytes)
+                try gzipSink.write(bytes)
+            }
+            fieldsWriter.clear()
+            let text = try JSONTranscoding.jsonBytes(
+                reading: &fields!, options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
+            try text.withUnsafeBytes { try json.write($0) }
+        }
         var documents = 0, damaged = 0, missingPlaces = 0
         var pastExpansion = (blocks: 0, needed: 0)
         var total: Int?
@@ -48,9 +67,18 @@ struct Stats: ParsableCommand {
                     source, file: file,
                     naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil),
                     maxBlockExpansion: self.input.streamLimits.blockExpansion)
-                while let document = try input.next() {
-                    try add(.map(document.fields))
-                    documents += 1
+                if let stream = (input as? StreamInput)?.reader {
+                    // Measured from each record's bytes, as `validate` checks them: memory for one record, not for
+                    // a tree of it (Docs/SAFETY.md).
+                    while let (record, _) = try stream.nextCheckedRecord() {
+                        try addFields(of: record.payload, limits: stream.limits)
+                        documents += 1
+                    }
+                } else {
+                    while let document = try input.next() {
+                        try add(.map(document.fields))
+                        documents += 1
+                    }
                 }
                 damaged = input.problemCount
                 missingPlaces = input.missingRecordPlaces
@@ -127,10 +155,11 @@ struct Census {
     var distinctKeys = DistinctCounter()
     var maxDepth = 0
 
-    mutating func measure(_ encoding: [UInt8]) throws {
+    mutating func measure(_ encoding: some ContiguousBytes) throws {
+        let count = encoding.withUnsafeBytes { $0.count }
         try FirePackReader.withReader(encoding) { reader in
             let root = reader.root
-            bytes["key table", default: 0] += encoding.count - root.endOffset
+            bytes["key table", default: 0] += count - root.endOffset
             try visit(root, depth: 0)
         }
     }

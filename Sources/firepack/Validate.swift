@@ -91,7 +91,11 @@ struct Validate: ParsableCommand {
                     try DocumentStreamWriter(
                         sink: Files.sink($0, gzip: $0.hasSuffix(".gz")), version: max(2, reader.version))
                 }
-                while let (record, document) = try reader.nextDocumentRecord() {
+                // Checked from each record's bytes: a tree is built only where it is used (a repair writes each
+                // document again, the Firestore limits are measured on one), so that checking a stream from outside
+                // costs memory for its largest record, not up to a hundred times that (Docs/SAFETY.md).
+                let buildsTrees = repaired != nil || firestoreLimits
+                while let (record, reference, document) = try Self.nextRecord(of: reader, buildingTree: buildsTrees) {
                     let (number, offset) = (record.number, record.offset)
                     documents += 1
                     Interruption.recordsDone.store(documents, ordering: .relaxed)
@@ -102,13 +106,14 @@ struct Validate: ParsableCommand {
                     {
                         problems.add(kind: kind, "record \(number): \(line)")
                     }
-                    paths.check(document.reference.path, at: number, unit: "record", into: &problems)
+                    paths.check(reference.path, at: number, unit: "record", into: &problems)
+                    guard let document else { continue }
                     try repaired?.append(document)
                     if firestoreLimits {
                         for violation in FirestoreLimits.violations(in: document) {
                             problems.add(
                                 kind: violation.kind,
-                                "record \(number) at byte \(offset) (\(document.reference.path)): \(violation.text)")
+                                "record \(number) at byte \(offset) (\(reference.path)): \(violation.text)")
                         }
                     }
                 }
@@ -339,6 +344,15 @@ struct Validate: ParsableCommand {
 }
 
 extension Validate {
+    /// The stream's next intact document record and name, with its tree only when `buildingTree` (the same records
+    /// and problems either way).
+    static func nextRecord(of reader: DocumentStreamReader, buildingTree: Bool) throws -> (
+        StreamRecord, DocumentReference, Document?
+    )? {
+        guard buildingTree else { return try reader.nextCheckedRecord().map { ($0.record, $0.reference, nil) } }
+        return try reader.nextDocumentRecord().map { ($0.record, $0.document.reference, $0.document) }
+    }
+
     /// What whole-input validation finds beyond decoding (a key-table entry that points at no key literal) and, with
     /// `canonical`, the first byte that differs from the canonical encoding, as a kind and a line; offsets count from
     /// the file's start.

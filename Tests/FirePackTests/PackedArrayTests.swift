@@ -331,6 +331,28 @@ struct PackedArrayTests {
         }
     }
 
+    @Test("a packed array or rows copies as the bytes writing its value writes, in every writer mode")
+    func copyingPackedArrays() throws {
+        let rows: [Value] = [
+            .array((0..<40).map { .array([.integer(Int64($0 % 7))]) }),
+            [[1.5, 2.5], [3.5, 4.5], [65.66, -0.25]],
+            .array((0..<20).map { .array([.double(Double($0) / 3), .double(-Double($0))]) }),
+        ]
+        let mixed: Value = .array((0..<30).map { $0 % 2 == 0 ? .integer(Int64($0)) : .double(Double($0) + 0.5) })
+        for array in Self.packable.map(Value.array) + rows + [mixed] {
+            let source: Value = ["a": array, "b": [array, "x"]]
+            let bytes = source.firePackBytes()
+            for options in [FirePackWriter.Options(), .init(deterministic: true), .init(keyReferences: false)] {
+                try FirePackReader.withReader(bytes) { reader in
+                    let copy = FirePackWriter(options: options), rewrite = FirePackWriter(options: options)
+                    try copy.write(reader.root)
+                    rewrite.write(try reader.root.value())
+                    #expect(copy.takeBytes() == rewrite.takeBytes(), "\(array)")
+                }
+            }
+        }
+    }
+
     @Test("a cursor moved off an element's stride by readKey() fails, never reads past the input")
     func cursorOffStride() throws {
         let bytes = bytes(hex: "D8 C8 01 02 41 00 00 00 00 00 00")

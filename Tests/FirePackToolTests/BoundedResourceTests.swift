@@ -215,3 +215,44 @@ extension BoundedResourceTests {
         #expect(reader.completion == .closed(recordCount: count))
     }
 }
+
+extension BoundedResourceTests {
+    /// A 2 KB stream holding a record of 2,000,000 packed one-number rows (a byte each, one zstd block within the
+    /// block-expansion limit): as a tree, about 110 bytes a row. `validate` and `stats` read it from its bytes.
+    @Test func aRecordOfPackedRowsIsCheckedAndMeasuredWithoutItsTree() throws {
+        let rows = 2_000_000
+        let name = path("rows.fpks")
+        let sink = try FileSink(path: name)
+        let writer = try DocumentStreamWriter(sink: sink, codec: .zstd)
+        try writer.append(writtenBy: { record in
+            record.beginMap()
+            record.writeKey("name")
+            record.writeReference(try DocumentReference(path: "c/rows"))
+            record.writeKey("fields")
+            record.beginMap()
+            record.writeKey("rows")
+            record.beginArray()
+            for _ in 0..<rows {
+                record.beginArray()
+                record.writeInteger(1)
+                record.endArray()
+            }
+            record.endArray()
+            record.endMap()
+            record.endMap()
+        })
+        try writer.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: name)[.size] as? Int)
+        #expect(size < 64 << 10, "\(size) bytes")
+        let validated = try run(["validate", name])
+        #expect(validated.status == 0 && validated.stderr.isEmpty, "\(validated.stderr)")
+        #expect(validated.peakMemoryBytes < Self.ceiling, "\(validated.peakMemoryBytes) bytes")
+        let statsOutput = path("rows.stats")
+        let measured = try CostMeasurement.runChild(Tool.binary.path, ["stats", name], standardOutput: statsOutput)
+        let report = try String(contentsOfFile: statsOutput, encoding: .utf8)
+        #expect(measured.status == 0 && report.contains("integer            \(rows)"), "\(measured.stderr)\n\(report)")
+        // `{"rows":[[1],[1],…]}`: the text the tree path measured.
+        #expect(report.contains(" \(4 * rows + 10) bytes  (FirePack is"), "\(report)")
+        #expect(measured.peakMemoryBytes < Self.ceiling, "\(measured.peakMemoryBytes) bytes")
+    }
+}

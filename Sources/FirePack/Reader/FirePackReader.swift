@@ -108,6 +108,18 @@ public struct FirePackReader {
         readerIndex = try input.valueEnd(at: readerIndex, limit: limit)
     }
 
+    /// Checks the value at the cursor as `readValue()` checks it — every byte, UTF-8, duplicate keys, lengths — and
+    /// moves past it, without building its tree: memory for the check, not for the value (a stream's record checked
+    /// by `DocumentStreamReader.nextCheckedRecord()`). Succeeds and moves, or throws and stays.
+    package mutating func verifyValue() throws(FirePackError) {
+        guard packed == nil else {
+            _ = try readValue()
+            return
+        }
+        var verifier = InputVerifier(input: input)
+        readerIndex = try verifier.verifyValue(at: readerIndex, limit: limit, depth: depth)
+    }
+
     /// Reads the next value, whole, as a `Value` tree, checking every byte of it.
     public mutating func readValue() throws(FirePackError) -> Value {
         if let packed {

@@ -52,6 +52,12 @@ struct InputVerifier {
         guard stop == end else { throw FirePackError(.trailingBytes, offset: stop, "bytes follow the value") }
     }
 
+    /// Checks the one value at `offset`, inside a container (or root value) that ends at `limit`, and returns the
+    /// offset after it: `readValue()`'s checks in the same order, without its tree.
+    mutating func verifyValue(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> Int {
+        try value(at: offset, limit: limit, depth: depth)
+    }
+
     private func binarySearch(_ offset: Int) -> Bool {
         var low = 0, high = literals.count
         while low < high {

@@ -132,6 +132,15 @@ extension Document {
         }
     }
 
+    /// Checks a document record as `init(firePackBytes:)` reads it — its shape, and every byte of its fields, with
+    /// the same error at the same offset — and returns its name, without building the fields' tree: memory for the
+    /// check, not for the values (Docs/SAFETY.md).
+    package static func checkRecord(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError)
+        -> DocumentReference
+    {
+        try scanRecord(bytes, limits: limits) { reader throws(FirePackError) in try reader.verifyValue() }.reference
+    }
+
     /// Walks a document record in §9's strict shape — `name` (a reference), `fields` (a map), then optionally
     /// `createTime` and `updateTime`, in this order and nothing else — and hands `readFields` the reader at the
     /// fields map, which it must read or skip. The one parser of document records: `Document(firePackBytes:)`

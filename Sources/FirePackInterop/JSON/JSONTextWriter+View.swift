@@ -167,6 +167,24 @@ extension JSONTextWriter {
 }
 
 extension JSONTranscoding {
+    /// The value at `reader`'s cursor as compact JSON text in the order written — what
+    /// `readValue().jsonBytes(options:maxLength:what:)` writes — without a `Value` tree, moving past it: memory for
+    /// the text, not for a tree of the value. Throws what reading the value would, or `limitExceeded` (naming it as
+    /// `what`) for text longer than `maxLength`. `options` must ask for neither sorted keys nor pretty output.
+    package static func jsonBytes(
+        reading reader: inout FirePackReader, options: JSONOptions, maxLength: Int, what: @autoclosure () -> String
+    ) throws -> [UInt8] {
+        precondition(!options.sortedKeys && !options.pretty, "sorted and pretty text are written from a tree")
+        var past: FirePackError?
+        let text = try JSONTextWriter.text(options: options) { writer in
+            writer.limitingText(to: maxLength)
+            try writer.write(&reader)
+            if writer.isPastLimit { past = writer.limitError(what()) }
+        }
+        if let past { throw past }
+        return text
+    }
+
     /// Appends the map at `fields`' cursor as a one-line JSON object with `extra` as its last member — what
     /// `Value.map(fields + extra).jsonBytes(options:)` writes — to `output`; nil `fields` is an empty map.
     ///
