@@ -3,7 +3,9 @@ import FirePack
 /// Firestore's form of a vector in REST JSON and protobuf, which have no vector type: the map
 /// `{__type__: "__vector__", value: [doubles]}`. Both formats read and write vectors through here.
 enum FirestoreVectorForm {
-    /// The vector a map stands for, or nil when the map is not in the vector form.
+    /// The vector a map stands for, or nil when the map is not in the vector form: its `value` all doubles, as
+    /// Firestore writes a vector. One with an integer among them is a map (it keeps its integers: read as a vector,
+    /// they would become doubles without a word), and is written back as one.
     static func vector(in map: MapValue) -> VectorValue? {
         guard map.count == 2, map["__type__"] == "__vector__", case .array(let elements)? = map["value"] else {
             return nil
@@ -11,7 +13,7 @@ enum FirestoreVectorForm {
         var doubles: [Double] = []
         doubles.reserveCapacity(elements.count)
         for element in elements {
-            guard let double = element.numberAsDouble else { return nil }
+            guard case .double(let double) = element else { return nil }
             doubles.append(double)
         }
         return VectorValue(doubles)
@@ -28,7 +30,7 @@ enum FirestoreVectorForm {
         guard vector(in: map) != nil else { return }
         throw FirePackError(
             .invalidValue,
-            "this map has Firestore's vector form ({__type__: \"__vector__\", value: [numbers]}) and would read back as a vector; store a VectorValue instead",
+            "this map has Firestore's vector form ({__type__: \"__vector__\", value: [doubles]}) and would read back as a vector; store a VectorValue instead",
             path: path)
     }
 }

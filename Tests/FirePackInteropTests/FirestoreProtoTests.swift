@@ -14,11 +14,26 @@ struct FirestoreProtoTests {
     }
 
     @Test func anyOrderIsAcceptedAndUnknownValueFieldsAreRefused() throws {
-        // A Timestamp with nanos before seconds, an unknown varint field 7 and an unknown fixed32 field 9 inside: a
-        // Timestamp's other fields cannot carry Firestore data, so they are skipped as protobuf does.
-        let timestamp: [UInt8] = [0x10, 0x05, 0x38, 0x2A, 0x4D, 1, 2, 3, 4, 0x08, 0x03]
+        // A Timestamp with nanos before seconds.
+        let timestamp: [UInt8] = [0x10, 0x05, 0x08, 0x03]
         let value: [UInt8] = [0x52, UInt8(timestamp.count)] + timestamp
         #expect(try Value(firestoreProto: value) == .timestamp(Timestamp(seconds: 3, nanoseconds: 5)))
+        // Inside the messages a Value holds, a field they do not have, or one of theirs with another wire type, is
+        // refused at its tag: skipped, a latitude sent as a varint became 0, an array element vanished.
+        let latitudeAsVarint: [UInt8] = [0x42, 0x0B, 0x08, 0x2D, 0x11] + Array(repeating: 0, count: 6) + [0x1E, 0x40]
+        let strays: [(bytes: [UInt8], offset: Int)] = [
+            ([0x52, 0x06, 0x10, 0x05, 0x38, 0x2A, 0x08, 0x03], 4),  // Timestamp field 7
+            ([0x52, 0x04, 0x11, 0x05, 0x08, 0x03], 2),  // Timestamp nanos as a fixed64
+            (latitudeAsVarint, 2),  // LatLng latitude as a varint
+            ([0x4A, 0x06, 0x0A, 0x02, 0x10, 0x01, 0x08, 0x07], 6),  // ArrayValue field 1 as a varint
+            ([0x32, 0x04, 0x10, 0x01, 0x0A, 0x00], 2),  // MapValue field 2
+            ([0x32, 0x08, 0x0A, 0x06, 0x0A, 0x01, 0x61, 0x18, 0x01, 0x00], 7),  // a map entry's field 3
+        ]
+        for (bytes, offset) in strays {
+            do { _ = try Value(firestoreProto: bytes); Issue.record("accepted \(bytes)") } catch {
+                #expect(error.offset == offset, "\(bytes): \(error)")
+            }
+        }
         // An unknown field of the Value (here 1023) would be a value FirePack cannot convert: refused, not dropped.
         #expect(throws: FirePackError.self) { try Value(firestoreProto: value + [0xF8, 0x3F, 0x01]) }
         do { _ = try Value(firestoreProto: value + [0xF8, 0x3F, 0x01]) } catch {
@@ -31,6 +46,15 @@ struct FirestoreProtoTests {
         }
         // A oneof with two members set: the last wins, as protobuf requires.
         #expect(try Value(firestoreProto: [0x08, 0x01, 0x10, 0x07]) == 7)
+        // One message member given twice merges, as protobuf parsers merge a repeated embedded message.
+        let one = try (Value.array([1])).firestoreProtoBytes(), two = try (Value.array([2, "x"])).firestoreProtoBytes()
+        #expect(try Value(firestoreProto: one + two) == [1, 2, "x"])
+        let first = try (["x": 1] as Value).firestoreProtoBytes(), second = try (["y": 2, "x": 3] as Value).firestoreProtoBytes()
+        #expect(try Value(firestoreProto: first + second) == ["x": 3, "y": 2])
+        let seconds = try Value.timestamp(Timestamp(seconds: 1_000, nanoseconds: 0)).firestoreProtoBytes()
+        #expect(try Value(firestoreProto: seconds + [0x52, 0x02, 0x10, 0x05]) == .timestamp(Timestamp(seconds: 1_000, nanoseconds: 5)))
+        // Another member between them: the last member alone.
+        #expect(try Value(firestoreProto: one + [0x10, 0x07] + two) == [2, "x"])
         #expect(try Value(firestoreProto: []) == .null)
     }
 
@@ -115,7 +139,7 @@ struct FirestoreProtoTests {
 
 @Suite("Firestore's vector form")
 struct FirestoreVectorFormTests {
-    let vectorShaped: Value = ["__type__": "__vector__", "value": [1.5, 2]]
+    let vectorShaped: Value = ["__type__": "__vector__", "value": [1.5, 2.0]]
 
     @Test func vectorsRoundTripThroughBothFormats() throws {
         let vector = Value.vector(VectorValue([1.5, 2]))
@@ -136,8 +160,12 @@ struct FirestoreVectorFormTests {
                 Issue.record("\(error)")
             }
         }
-        // With other keys, or non-numbers, it is an ordinary map.
-        let ordinary: Value = ["__type__": "__vector__", "value": ["x"]]
-        #expect(try Value(firestoreJSON: ordinary.firestoreJSONBytes()) == ordinary)
+        // With other keys, non-numbers, or an integer among the numbers, it is an ordinary map, kept as it is both
+        // ways (an integer read as a vector's double would change type without a word).
+        for ordinary: Value in [["__type__": "__vector__", "value": ["x"]], ["__type__": "__vector__", "value": [1.5, 2]],
+                                ["__type__": "__vector__", "value": [1, 2]]] {
+            #expect(try Value(firestoreJSON: ordinary.firestoreJSONBytes()) == ordinary)
+            #expect(try Value(firestoreProto: ordinary.firestoreProtoBytes()) == ordinary)
+        }
     }
 }

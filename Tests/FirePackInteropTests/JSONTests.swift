@@ -71,6 +71,26 @@ struct JSONTests {
         #expect(plain == #"{"t":"2014-10-02T15:01:23.045123456Z","g":{"latitude":37.4,"longitude":-122.1},"r":"books/b","b":"AP8=","v":[1.0,0.5],"s":null,"n":null,"i":null,"looksLikeAMarker":{"__bytes__":"not base64!"}}"#)
     }
 
+    /// A map whose first key is `__map__` among others is not an escape: its first value is read as an ordinary
+    /// one, markers and escapes inside it included (it was read as an escape's object, then decoded once more).
+    @Test func aFirstKeyThatIsTheEscapeAmongOthers() throws {
+        let values: [Value] = [
+            ["f": ["__map__": ["__map__": ["a": 1]], "x": 1]],
+            ["f": ["__map__": ["__bytes__": "AA=="], "x": 1]],
+            ["__map__": ["__timestamp__": "not a time"], "y": 2],
+            ["__map__": ["__map__": ["__map__": 1]], "z": .null],
+            ["__map__": .bytes(Data([1])), "b": ["__map__": ["__map__": .timestamp(Timestamp(seconds: 1, nanoseconds: 2))]]],
+        ]
+        for value in values {
+            for options in [JSONOptions(), JSONOptions(pretty: true), JSONOptions(sortedKeys: true)] {
+                let text = value.jsonBytes(options: options)
+                #expect(try Value(json: text) == value, "\(String(decoding: text, as: UTF8.self))")
+            }
+        }
+        // Written by hand: the escape's object read again as an ordinary value, so a marker in it is one.
+        #expect(try Value(json: Array(#"{"__map__":{"__bytes__":"AQ=="},"x":1}"#.utf8)) == ["__map__": .bytes(Data([1])), "x": 1])
+    }
+
     @Test func prettyAndSorted() throws {
         let value: Value = ["b": [1, 2], "a": [:]]
         #expect(value.jsonString(options: JSONOptions(pretty: true, sortedKeys: true)) == "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ]\n}")

@@ -314,6 +314,9 @@ import FirePackTestSupport
             #"{"g":{"_\u005fmap__":{"a":1}},"h":{"_a":1},"i":{"a_":{"__bytes__":"AAE="}}}"#,
             #"{"r":{"__reference__":"a/b"},"g":{"__geopoint__":[1.5,-2]},"d":{"__double__":"NaN"}}"#,
             #"{"k\n":"\u00e9","a":[1,2.5,-0.0,1e400]}"#,
+            // A first key "__map__" among others: not an escape.
+            #"{"f":{"__map__":{"__map__":{"__map__":{"a":1}}},"x":1}}"#,
+            #"{"f":{"__map__":{"__map__":{"__bytes__":"AA=="}},"x":1},"g":{"__map__":{"__bytes__":"AQ=="},"y":2}}"#,
         ]
         for text in cases.map({ Array($0.utf8) }) {
             let direct = directBytes(text)

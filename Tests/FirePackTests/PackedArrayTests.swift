@@ -353,6 +353,19 @@ struct PackedArrayTests {
         }
     }
 
+    @Test("a packed element decodes under an input limit smaller than its tagged form, never traps")
+    func smallInputLimit() throws {
+        let packed = bytes(hex: "D8 C3 01 05"), rows = bytes(hex: "D9 C3 01 01 05")
+        for size in [rows.count, 6, 8] {
+            let decoder = FirePackDecoder()
+            decoder.limits = ReaderLimits(maxInputSize: size)
+            #expect(try decoder.decode([Int8].self, from: packed) == [5])
+            #expect(try decoder.decode([Int64].self, from: packed) == [5])
+            #expect(try decoder.decode([Float].self, from: packed) == [5])
+            #expect(try decoder.decode([[Int8]].self, from: rows) == [[5]])
+        }
+    }
+
     @Test("a cursor moved off an element's stride by readKey() fails, never reads past the input")
     func cursorOffStride() throws {
         let bytes = bytes(hex: "D8 C8 01 02 41 00 00 00 00 00 00")

@@ -19,9 +19,11 @@ import Foundation
 /// ```
 ///
 /// Vectors are maps `{__type__: "__vector__", value: [doubles]}`, as Firestore stores them. The server-timestamp
-/// sentinel has no Value form (it is a field transform): writing one throws `invalidValue`. Reading skips unknown
-/// fields, accepts any field order, and for a oneof keeps the last field, as protobuf parsers must; a Value with no
-/// field set reads as null.
+/// sentinel has no Value form (it is a field transform): writing one throws `invalidValue`. Reading accepts any field
+/// order; for a oneof it keeps the last field, and a message field given again merges into the one before (an
+/// array's values appended, a map's entries added, a timestamp's or geopoint's fields replaced), as protobuf parsers
+/// must; a Value with no field set reads as null. A field none of these messages has, or one with another wire type,
+/// is refused (`invalidValue` at its tag): skipped, it would be data dropped without a word.
 package enum FirestoreProto {
     /// A `google.firestore.v1.Value` message.
     static func encode(_ value: Value) throws(FirePackError) -> [UInt8] {

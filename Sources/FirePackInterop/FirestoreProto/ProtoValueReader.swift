@@ -17,9 +17,17 @@ struct ProtoValueReader {
                 .depthLimitExceeded, offset: start, "protobuf values nested deeper than \(limits.maxDepth)")
         }
         var result = Value.null
+        // A message field of the oneof given again merges into the one before, as protobuf parsers merge a repeated
+        // embedded message: an array's values are appended, a map's entries added (a repeated key keeps its last
+        // value), a timestamp's or geopoint's fields given again replace those before. `fields` is the map so far
+        // (a map is told from a vector at the end).
+        var last = 0
+        var fields: MapValue?
         var offset = start
         while offset < end {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: end)
+            defer { last = field }
+            if field != 6 { fields = nil }
             switch (field, wireType) {
             case (11, ProtoWire.varint): (result, offset) = (.null, try reader.getVarint(at: payload, end: end).1)
             case (1, ProtoWire.varint):
@@ -33,7 +41,8 @@ struct ProtoValueReader {
                 (result, offset) = (.double(Double(bitPattern: bits)), next)
             case (10, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                (result, offset) = (.timestamp(try timestamp(range)), range.end)
+                let before: Timestamp? = if last == 10, case .timestamp(let time) = result { time } else { nil }
+                (result, offset) = (.timestamp(try timestamp(range, merging: before)), range.end)
             case (17, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
                 (result, offset) = (.string(try reader.readString(range)), range.end)
@@ -53,13 +62,18 @@ struct ProtoValueReader {
                 offset = range.end
             case (8, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                (result, offset) = (.geoPoint(try geoPoint(range)), range.end)
+                let before: GeoPoint? = if last == 8, case .geoPoint(let point) = result { point } else { nil }
+                (result, offset) = (.geoPoint(try geoPoint(range, merging: before)), range.end)
             case (9, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                (result, offset) = (.array(try array(range, depth: depth)), range.end)
+                var elements: [Value] = if last == 9, case .array(let before) = result { before } else { [] }
+                try array(range, depth: depth, appendingTo: &elements)
+                (result, offset) = (.array(elements), range.end)
             case (6, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                let map = try fields(range, fieldNumber: 1, depth: depth)
+                var map = fields ?? MapValue()
+                try self.fields(range, fieldNumber: 1, depth: depth, into: &map)
+                fields = map
                 result = FirestoreVectorForm.vector(in: map).map(Value.vector) ?? .map(map)
                 offset = range.end
             default:
@@ -73,8 +87,12 @@ struct ProtoValueReader {
         return result
     }
 
-    func timestamp(_ range: (start: Int, end: Int)) throws(FirePackError) -> Timestamp {
-        var seconds: Int64 = 0, nanos: Int64 = 0
+    /// A Timestamp message; `merging` is the one an earlier occurrence of the same field gave, whose fields this one's
+    /// replace.
+    func timestamp(_ range: (start: Int, end: Int), merging before: Timestamp? = nil) throws(FirePackError)
+        -> Timestamp
+    {
+        var seconds: Int64 = before?.seconds ?? 0, nanos = Int64(before?.nanoseconds ?? 0)
         var offset = range.start
         while offset < range.end {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
@@ -85,7 +103,7 @@ struct ProtoValueReader {
             case (2, ProtoWire.varint):
                 let (value, next) = try reader.getVarint(at: payload, end: range.end)
                 (nanos, offset) = (Int64(Int32(truncatingIfNeeded: value)), next)
-            default: offset = try reader.skip(wireType: wireType, at: payload, end: range.end)
+            default: throw unexpected(field, wireType, at: offset, in: "google.protobuf.Timestamp")
             }
         }
         guard nanos >= 0 && nanos < 1_000_000_000 else {
@@ -95,8 +113,10 @@ struct ProtoValueReader {
         return try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(nanos))
     }
 
-    func geoPoint(_ range: (start: Int, end: Int)) throws(FirePackError) -> GeoPoint {
-        var latitude = 0.0, longitude = 0.0
+    /// A LatLng message; `merging` is the one an earlier occurrence of the same field gave, whose fields this one's
+    /// replace.
+    func geoPoint(_ range: (start: Int, end: Int), merging before: GeoPoint? = nil) throws(FirePackError) -> GeoPoint {
+        var latitude = before?.latitude ?? 0, longitude = before?.longitude ?? 0
         var offset = range.start
         while offset < range.end {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
@@ -107,7 +127,7 @@ struct ProtoValueReader {
             case (2, ProtoWire.fixed64):
                 let (bits, next) = try reader.readFixed64(at: payload, end: range.end)
                 (longitude, offset) = (Double(bitPattern: bits), next)
-            default: offset = try reader.skip(wireType: wireType, at: payload, end: range.end)
+            default: throw unexpected(field, wireType, at: offset, in: "google.type.LatLng")
             }
         }
         do { return try GeoPoint(validatingLatitude: latitude, longitude: longitude) } catch {
@@ -115,8 +135,8 @@ struct ProtoValueReader {
         }
     }
 
-    func array(_ range: (start: Int, end: Int), depth: Int) throws(FirePackError) -> [Value] {
-        var elements: [Value] = []
+    /// Appends the values of an ArrayValue message to `elements`.
+    func array(_ range: (start: Int, end: Int), depth: Int, appendingTo elements: inout [Value]) throws(FirePackError) {
         var offset = range.start
         while offset < range.end {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
@@ -129,25 +149,24 @@ struct ProtoValueReader {
                 }
                 offset = element.end
             } else {
-                offset = try reader.skip(wireType: wireType, at: payload, end: range.end)
+                throw unexpected(field, wireType, at: offset, in: "google.firestore.v1.ArrayValue")
             }
             guard elements.count <= limits.maxElementCount else {
                 throw FirePackError(.limitExceeded, offset: offset, "more than \(limits.maxElementCount) array values")
             }
         }
-        return elements
     }
 
-    /// The entries of a `map<string, Value>` field (`fieldNumber` in the message at `range`); a repeated key keeps
-    /// its last value, as protobuf maps do.
-    func fields(_ range: (start: Int, end: Int), fieldNumber: Int, depth: Int) throws(FirePackError) -> MapValue {
-        var map = MapValue()
+    /// Adds to `map` the entries of a `map<string, Value>` field (`fieldNumber` in the message at `range`, a MapValue
+    /// or a Document); a repeated key keeps its last value, as protobuf maps do.
+    func fields(_ range: (start: Int, end: Int), fieldNumber: Int, depth: Int, into map: inout MapValue)
+        throws(FirePackError)
+    {
         var offset = range.start
         while offset < range.end {
             let (field, wireType, payload) = try reader.getTag(at: offset, end: range.end)
             guard field == fieldNumber && wireType == ProtoWire.lengthDelimited else {
-                offset = try reader.skip(wireType: wireType, at: payload, end: range.end)
-                continue
+                throw unexpected(field, wireType, at: offset, in: "google.firestore.v1.MapValue")
             }
             let entry = try reader.getLength(at: payload, end: range.end)
             var key = "", element = Value.null
@@ -166,7 +185,7 @@ struct ProtoValueReader {
                         throw error.prefixingPath(with: .key(key))
                     }
                     cursor = valueRange.end
-                default: cursor = try reader.skip(wireType: entryWireType, at: entryPayload, end: entry.end)
+                default: throw unexpected(entryField, entryWireType, at: cursor, in: "a map entry")
                 }
             }
             map[key] = element
@@ -175,7 +194,14 @@ struct ProtoValueReader {
             }
             offset = entry.end
         }
-        return map
+    }
+
+    /// A field that the message does not have (or has with another wire type): skipping it would drop data without a
+    /// word, so a converter refuses it.
+    func unexpected(_ field: Int, _ wireType: Int, at offset: Int, in message: String) -> FirePackError {
+        FirePackError(
+            .invalidValue, offset: offset,
+            "field \(field) (wire type \(wireType)) is not a \(message) field FirePack can convert")
     }
 
     func document(start: Int, end: Int) throws(FirePackError) -> Document {
@@ -192,16 +218,14 @@ struct ProtoValueReader {
             case (2, ProtoWire.lengthDelimited):
                 // Each map entry is its own field 2 occurrence: read this one entry.
                 let entryEnd = try reader.getLength(at: payload, end: end).end
-                for (key, value) in try fields((offset, entryEnd), fieldNumber: 2, depth: 0) {
-                    documentFields[key] = value
-                }
+                try fields((offset, entryEnd), fieldNumber: 2, depth: 0, into: &documentFields)
                 offset = entryEnd
             case (3, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                (createTime, offset) = (try timestamp(range), range.end)
+                (createTime, offset) = (try timestamp(range, merging: createTime), range.end)
             case (4, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                (updateTime, offset) = (try timestamp(range), range.end)
+                (updateTime, offset) = (try timestamp(range, merging: updateTime), range.end)
             default:
                 throw FirePackError(
                     .invalidDocument, offset: offset,

@@ -156,6 +156,10 @@ struct JSONParser {
         }
         index += 1
         var map = MapValue()
+        // Where the value of a first key "__map__" starts when it was read as an escape's object; or the error reading
+        // it so gave, when it was read as an ordinary value instead.
+        var escapeStart: Int?
+        var escapeError: FirePackError?
         skipWhitespace()
         if index < count && byte(index) == UInt8(ascii: "}") {
             index += 1
@@ -173,13 +177,25 @@ struct JSONParser {
             skipWhitespace()
             // Before the value, as the transcoder's writer finds it: which of two defects is reported is one rule.
             guard map[key] == nil else { throw duplicateKey(key, at: keyOffset) }
-            let value: Value
-            do {
+            var value: Value
+            do throws(FirePackError) {
                 let escapedMap =
                     readsMarkers && map.isEmpty && key == JSONMarker.map && index < count
                     && byte(index) == UInt8(ascii: "{")
-                value =
-                    escapedMap ? try parseObject(depth: depth + 1, readsMarkers: false) : try parseValue(depth: depth)
+                if escapedMap {
+                    // An escape when no key follows; whether one does is known after the value, so it is read as the
+                    // escape's object first, and again as an ordinary value below if a key follows.
+                    escapeStart = index
+                    do throws(FirePackError) { value = try parseObject(depth: depth + 1, readsMarkers: false) } catch {
+                        // Wrong as an escape's object; right as an ordinary value if a key follows. The error stays for
+                        // when none does.
+                        index = escapeStart!
+                        guard let ordinary = try? parseValue(depth: depth) else { throw error }
+                        (value, escapeStart, escapeError) = (ordinary, nil, error)
+                    }
+                } else {
+                    value = try parseValue(depth: depth)
+                }
             } catch {
                 throw error.prefixingPath(with: .key(key))
             }
@@ -192,15 +208,20 @@ struct JSONParser {
             guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in an object", at: index - 1) }
         }
         guard readsMarkers, map.keys.first?.utf8.first == UInt8(ascii: "_") else { return .map(map) }
+        if map.count == 1, let escapeError { throw escapeError.prefixingPath(with: .key(JSONMarker.map)) }
         if map.count == 1, JSONMarker.all.contains(map.keys[0]) {
             return try MarkerPayloads.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
         }
-        // "__map__" was only the first of several keys: its payload is an ordinary value after all.
-        if map.keys[0] == JSONMarker.map, case .map(let payload) = map.values[0], payload.count == 1,
-            JSONMarker.all.contains(payload.keys[0])
-        {
-            map[JSONMarker.map] = try MarkerPayloads.decode(
-                marker: payload.keys[0], payload: payload.values[0], at: index - 1)
+        // "__map__" was only the first of several keys: its value is an ordinary one after all, read again as one (an
+        // escape reads its object's keys as they are, an ordinary value reads markers among them: the two readings
+        // of one text differ, and neither can be made from the other).
+        if let escapeStart {
+            let end = index
+            index = escapeStart
+            do { map[JSONMarker.map] = try parseValue(depth: depth) } catch {
+                throw error.prefixingPath(with: .key(JSONMarker.map))
+            }
+            index = end
         }
         return .map(map)
     }

@@ -19,6 +19,25 @@ struct CodableMappingTests {
         #expect(tree["float"] == .double(1.5))
     }
 
+    @Test func decimalsAreTheDoublesShortestTextOrAnError() throws {
+        #expect(try FirePackDecoder().decode(Decimal.self, from: Value.double(65.66).firePackBytes()) == Decimal(string: "65.66")!)
+        #expect(try FirePackDecoder().decode(Decimal.self, from: Value.integer(.min).firePackBytes()) == Decimal(Int64.min))
+        #expect(try FirePackDecoder().decode(Decimal.self, from: Value.double(.nan).firePackBytes()).isNaN)
+        // No infinity in Decimal (Foundation's Decimal(Double) traps on one), and no exponent past about ±128: errors
+        // at the value's offset, never a trap, a 0 or a NaN.
+        for double in [Double.infinity, -.infinity, 1e300, -1e300, 5e-324] {
+            guard case .dataCorrupted(let context)? = decodingError(Decimal.self, from: .double(double)) else {
+                Issue.record("\(double) decoded as a Decimal")
+                continue
+            }
+            #expect(context.debugDescription.contains("\(double)"), "\(context.debugDescription)")
+        }
+        struct Price: Codable { var price: Decimal }
+        #expect(throws: DecodingError.self) {
+            try FirePackDecoder().decode(Price.self, from: Value.map(["price": .double(.infinity)]).firePackBytes())
+        }
+    }
+
     @Test func topLevelScalarsAndArrays() throws {
         try assertRoundTrip("hello", expecting: "hello")
         try assertRoundTrip(42, expecting: 42)

@@ -48,9 +48,11 @@ extension DecoderImpl {
         bytes.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         start(bytes)
         // The limits of this call: a row is checked against them as the array of rows was. The bytes are one value
-        // no larger than the array it came from, which was within them, so opening them cannot fail.
-        let input = try! ReaderInput(
-            UnsafeRawBufferPointer(start: bytes, count: size), rootStart: 0, limits: self.input.limits)
+        // from an array that was within them; only their size can pass `maxInputSize` (a packed byte becomes a
+        // tagged number of up to 9), so that limit is at least the size here and opening them cannot fail.
+        var limits = self.input.limits
+        limits.maxInputSize = max(limits.maxInputSize, size)
+        let input = try! ReaderInput(UnsafeRawBufferPointer(start: bytes, count: size), rootStart: 0, limits: limits)
         let child = DecoderImpl(input: input, options: options, offset: 0, end: size, depth: depth)
         child.state.packedBytes = bytes
         child.state.packedBodyStart = size

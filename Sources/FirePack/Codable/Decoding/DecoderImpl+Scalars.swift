@@ -191,8 +191,20 @@ extension DecoderImpl {
                 decimal = Decimal(
                     try wrap { () throws(FirePackError) in try input.getInteger(at: offset, limit: end).0 })
             } else {
+                // From the double's shortest text, so 65.66 is the Decimal 65.66; NaN is `Decimal.nan`. Decimal has no
+                // infinity, and its exponent stops near ±10^128 (Foundation's `Decimal(Double)` traps on an infinity
+                // and Decimal(string:) gives NaN or 0 past the range): those are errors, never a different number.
                 let double = try decodeDouble(at: offset, end: end)
-                decimal = Decimal(string: double.description) ?? Decimal(double)
+                if double.isNaN {
+                    decimal = .nan
+                } else if let parsed = Decimal(string: double.description), !parsed.isNaN,
+                    Double(parsed.description) == double
+                {
+                    decimal = parsed
+                } else {
+                    throw DecodingError.dataCorrupted(
+                        context("\(double) is not a number a Decimal holds", at: offset))
+                }
             }
             result.initialize(to: unsafeBitCast(decimal, to: T.self))
         case .serverTimestamp:
