@@ -1,3 +1,4 @@
+import CFirePackSystem  // stat(2), truncate(2)
 import FirePack
 
 /// The `.fpks` layout of Docs/FORMAT.md §8.
@@ -197,7 +198,14 @@ public final class DocumentStreamWriter {
         blockSize: Int = DocumentStreamFormat.defaultBlockSize
     ) throws -> DocumentStreamWriter {
         try check(version: version ?? 3, blockSize: blockSize)
-        if let existing = try? FileSource(path: path) {
+        // Only a file that is not there is made anew: one there that cannot be read is an error, never replaced.
+        var status = stat()
+        let exists = stat(SystemPath.bytes(path), &status) == 0
+        guard exists || firepack_errno() == ENOENT else {
+            throw FirePackError(.ioFailure, "\(path): cannot open for reading: \(systemError())")
+        }
+        if exists {
+            let existing = try FileSource(path: path)
             var header = [UInt8](repeating: 0, count: DocumentStreamFormat.header.count)
             let count = try header.withUnsafeMutableBytes { try existing.read(into: $0) }
             if count > 0 {
@@ -220,10 +228,24 @@ public final class DocumentStreamWriter {
                 let reader = try DocumentStreamReader(source: FileSource(path: path), maxBlockExpansion: .max)
                 reader.listsBlocks = true
                 while try reader.nextRecord() != nil {}
+                // Records are numbered on from the count its writer closed it with when records were lost (a damaged
+                // block reads as one), so that the loss stays counted after the new close record.
+                var existingRecords = reader.recordsFound
+                if case .closed(let counted) = reader.completion { existingRecords = max(existingRecords, counted) }
+                // A stream that ends inside its closing (its writer stopped while closing it) has lost nothing: the
+                // torn index or close record is cut off, where records written after it would read as damage.
+                var streamOffset = reader.bytesRead
+                if let torn = reader.tornClosingOffset {
+                    guard truncate(SystemPath.bytes(path), off_t(torn)) == 0 else {
+                        throw FirePackError(
+                            .ioFailure, "\(path): cannot cut off its torn \(reader.tornClosing ?? ""): \(systemError())")
+                    }
+                    streamOffset = torn
+                }
                 return DocumentStreamWriter(
                     sink: try FileSink(path: path, append: true), header: false, version: header[4],
-                    existingRecords: reader.recordsFound, deterministic: deterministic, codec: codec,
-                    blockSize: blockSize, blocks: reader.blockList, streamOffset: reader.bytesRead)
+                    existingRecords: existingRecords, deterministic: deterministic, codec: codec,
+                    blockSize: blockSize, blocks: reader.blockList, streamOffset: streamOffset)
             }
         }
         return try DocumentStreamWriter(

@@ -314,7 +314,7 @@ extension DocumentStreamReader {
     /// stream ends inside (the writer stopped while closing) loses no record: the stream is not closed.
     func skipIndex(at indexOffset: Int) throws {
         guard end - start >= DocumentStreamFormat.recordHeaderLength else {
-            tornClosing = "an index"
+            (tornClosing, tornClosingOffset) = ("an index", indexOffset)
             start = end
             return
         }

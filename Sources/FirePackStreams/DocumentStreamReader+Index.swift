@@ -37,7 +37,11 @@ extension DocumentStreamReader {
         let headerLength = DocumentStreamFormat.header.count
         let closeLength = DocumentStreamFormat.blockCloseRecordLength
         guard size >= headerLength + closeLength,
-            let header = try read(file, at: 0, count: headerLength), header[4] >= 3,
+            // The header as a whole stream's reader checks it (magic, version 3, no flags): another is read from its
+            // start, which says what is wrong.
+            let header = try read(file, at: 0, count: headerLength),
+            header.prefix(5).elementsEqual(DocumentStreamFormat.header.prefix(4) + [3]),
+            header[5] == DocumentStreamFormat.header[5],
             let close = try read(file, at: size - closeLength, count: closeLength),
             close.starts(with: DocumentStreamFormat.closeMarker),
             close[4..<20].withUnsafeBytes({ crc32($0) }) == load32(close, at: 20)

@@ -137,6 +137,8 @@ public final class DocumentStreamReader {
     /// What the stream ends inside when it ends inside its closing — "an index" or "a close record" (the writer
     /// stopped while closing it): not damage, every record before it is there; the stream is not closed.
     public internal(set) var tornClosing: String?
+    /// Where the torn index or close record of `tornClosing` starts: what an appender cuts off before it writes.
+    package internal(set) var tornClosingOffset: Int?
     /// The stream offset of the last unit start found by searching for a marker (or where a range reader without an
     /// index started): a unit there may lie inside another's payload, so its length is not trusted to pass over it.
     var searchLanding = -1
@@ -362,7 +364,7 @@ public final class DocumentStreamReader {
                     "\(unit) length \(length) is damaged (it runs past the end of the stream)", number: number)
             } else if unit == "index" {
                 // The writer stopped while closing the stream: no record is lost, and it is not closed (§8).
-                tornClosing = named
+                (tornClosing, tornClosingOffset) = (named, recordOffset)
             } else {
                 try report(
                     recordOffset, .truncated,
@@ -513,7 +515,7 @@ public final class DocumentStreamReader {
         let length = DocumentStreamFormat.closeRecordLength(version: version)
         guard end - start >= length else {
             // The writer stopped while writing it: no record is lost, and the stream is not closed (FORMAT.md §8).
-            tornClosing = "a close record"
+            (tornClosing, tornClosingOffset) = ("a close record", recordOffset)
             start = end
             return
         }

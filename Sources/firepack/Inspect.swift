@@ -35,6 +35,7 @@ struct Inspect: ParsableCommand {
     var record: Int?
 
     func validate() throws {
+        if let record, record < 0 { throw ValidationError("--record counts from 0, not \(record)") }
         if record != nil, let (format, _) = FileFormat.resolveInput(input.from, path: file), !format.isStream {
             throw ValidationError(
                 "--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)")
@@ -114,7 +115,11 @@ struct Inspect: ParsableCommand {
                     try showField(path, of: document, record: recordNumber)
                     continue
                 }
-                guard recordNumber == record else { continue }
+                guard recordNumber == record else {
+                    // Records come in order: one past it means it was lost to damage, said below.
+                    if recordNumber > record { break }
+                    continue
+                }
                 if path != nil {
                     try show(Value.map(document.fields).firePackBytes(), file: false)
                 } else {
