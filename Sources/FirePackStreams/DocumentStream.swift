@@ -238,7 +238,8 @@ public final class DocumentStreamWriter {
                 if let torn = reader.tornClosingOffset {
                     guard truncate(SystemPath.bytes(path), off_t(torn)) == 0 else {
                         throw FirePackError(
-                            .ioFailure, "\(path): cannot cut off its torn \(reader.tornClosing ?? ""): \(systemError())")
+                            .ioFailure, "\(path): cannot cut off its torn \(reader.tornClosing ?? ""): \(systemError())"
+                        )
                     }
                     streamOffset = torn
                 }

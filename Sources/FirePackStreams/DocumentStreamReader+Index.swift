@@ -26,7 +26,13 @@ extension DocumentStreamReader {
 
     /// The blocks the index lists and where the index starts (`blockIndex(path:maxRecordLength:)`).
     static func indexedLayout(path: String, maxRecordLength: Int) throws -> (blocks: [StreamBlock], indexOffset: Int)? {
-        let file = try FileSource(path: path)
+        try indexedLayout(of: FileSource(path: path), path: path, maxRecordLength: maxRecordLength)
+    }
+
+    /// The same for a stream file open as `file` (read at offsets, so that its position does not move).
+    static func indexedLayout(of file: FileSource, path: String, maxRecordLength: Int) throws -> (
+        blocks: [StreamBlock], indexOffset: Int
+    )? {
         var status = stat()
         guard fstat(file.descriptor, &status) == 0 else {
             throw FirePackError(.ioFailure, "\(path): cannot read: \(systemError())")
@@ -187,21 +193,88 @@ extension DocumentStreamReader {
         return reader
     }
 
-    /// `count` bytes at `offset` of `file`, or nil when the file ends before them.
+    /// `count` bytes at `offset` of `file`, or nil when the file ends before them; the file's position does not move
+    /// (pread(2)), so that a reader reading it in order can look up its index.
     static func read(_ file: FileSource, at offset: Int, count: Int) throws -> [UInt8]? {
-        guard lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
-            throw FirePackError(.ioFailure, "cannot seek to byte \(offset): \(systemError())")
-        }
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let read = try bytes.withUnsafeMutableBytes {
-                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
+            let read = bytes.withUnsafeMutableBytes {
+                pread(file.descriptor, $0.baseAddress! + filled, count - filled, off_t(offset + filled))
+            }
+            if read < 0 {
+                if firepack_errno() == EINTR { continue }
+                throw FirePackError(.ioFailure, "cannot read at byte \(offset + filled): \(systemError())")
             }
             if read == 0 { return nil }
             filled += read
         }
         return bytes
+    }
+
+    /// The offsets of the units a closed version-3 stream file's index lists — its blocks, then the index — for a
+    /// reader that meets damage to go on at the next of them, instead of searching for a marker that may lie inside a
+    /// block's payload (a document holding a stream); nil when the source is not such a file (a pipe, standard input,
+    /// a gzip stream) or its index is not usable. Looked up once, at the first damage.
+    func listedUnits() throws -> [Int]? {
+        if let units = indexedUnits { return units.isEmpty ? nil : units }
+        indexedUnits = []
+        guard version >= 3, let file = source as? FileSource, file.ownsDescriptor, file.readsWithoutWaiting,
+            let layout = try? Self.indexedLayout(of: file, path: "the stream", maxRecordLength: maxRecordLength),
+            (try? Self.unitsHold(layout, in: file, maxRecordLength: maxRecordLength)) == true
+        else { return nil }
+        indexedUnits = layout.blocks.map(\.offset) + [layout.indexOffset]
+        return indexedUnits
+    }
+
+    /// Whether an index's offsets can be followed past damage: each unit it lists starts with its marker, or is where
+    /// the block listed before it ends (a block damaged since the index was written is still listed, its marker
+    /// perhaps gone); and where bytes lie between a block's end and the next unit listed (a block damaged before an
+    /// append, a superseded close record), the first unit there is not an intact block the index leaves out. An
+    /// index that fails (offsets beside the blocks, an intact block left out) is not followed: the reader searches.
+    /// One header read per block, and the payload of a block at the start of each such gap, once.
+    static func unitsHold(
+        _ layout: (blocks: [StreamBlock], indexOffset: Int), in file: FileSource, maxRecordLength: Int
+    ) throws -> Bool {
+        let headerLength = DocumentStreamFormat.recordHeaderLength
+        let offsets = layout.blocks.map(\.offset) + [layout.indexOffset]
+        // Where the unit before ends, when its length is known.
+        var reachedEnd: Int? = DocumentStreamFormat.header.count
+        for (position, offset) in offsets.enumerated() {
+            guard let header = try read(file, at: offset, count: headerLength) else { return false }
+            let marker =
+                position == offsets.count - 1 ? DocumentStreamFormat.indexMarker : DocumentStreamFormat.syncMarker
+            let marked = header.starts(with: marker)
+            guard marked || reachedEnd == offset else { return false }
+            if let end = reachedEnd, end < offset {
+                // A gap: what starts there must not be an intact block.
+                if let gap = try read(file, at: end, count: headerLength),
+                    gap.starts(with: DocumentStreamFormat.syncMarker)
+                {
+                    let length = Int(load32(gap, at: 4))
+                    if length <= maxRecordLength, end + headerLength + length <= offset,
+                        let payload = try read(file, at: end + headerLength, count: length),
+                        payload.withUnsafeBytes({ crc32($0) }) == load32(gap, at: 8)
+                    {
+                        return false
+                    }
+                }
+            }
+            let length = Int(load32(header, at: 4))
+            reachedEnd = marked && length <= maxRecordLength ? offset + headerLength + length : nil
+        }
+        return true
+    }
+
+    /// The first unit the index lists at or after stream offset `offset`, if the index is known and lists one.
+    func listedUnit(atOrAfter offset: Int) throws -> Int? {
+        guard let units = try listedUnits() else { return nil }
+        var low = 0, high = units.count
+        while low < high {
+            let middle = (low + high) / 2
+            if units[middle] < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < units.count ? units[low] : nil
     }
 
     static func load32(_ bytes: [UInt8], at index: Int) -> UInt32 {

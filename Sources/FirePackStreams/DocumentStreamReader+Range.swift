@@ -47,7 +47,14 @@ extension DocumentStreamReader {
         var indexed: Int?
         let file = try FileSource(path: path)
         if whole.version >= 3, let layout = try indexedLayout(path: path, maxRecordLength: maxRecordLength) {
+            // Where the bytes before the next listed unit are not all the block before it (a block damaged there),
+            // the range starts at that unit all the same when the index holds (`unitsHold`): a marker found by
+            // searching from `offset` may lie inside a payload, and the range before this one reads on past its end
+            // to that unit, reporting the damage.
             indexed = try indexedStart(of: offset, in: layout, file: file)
+            if indexed == nil, try unitsHold(layout, in: file, maxRecordLength: maxRecordLength) {
+                indexed = layout.blocks.first { $0.offset >= offset }?.offset ?? layout.indexOffset
+            }
         }
         let start = indexed ?? offset
         guard lseek(file.descriptor, off_t(start), SEEK_SET) == off_t(start) else {

@@ -4,11 +4,30 @@ import FirePack
 // itself") and the marker tests it and the readers share.
 extension DocumentStreamReader {
     /// Moves to the next sync marker after the current position whose record header is plausible; returns whether
-    /// one was found (otherwise the stream is consumed).
+    /// one was found (otherwise the stream is consumed). In a closed version-3 stream file whose index is usable, the
+    /// next unit is the next one the index lists: a marker found by searching may lie inside a block's payload (a
+    /// document holding a stream, stored as it is), whose records no writer wrote.
     @discardableResult
     func resynchronize() throws -> Bool {
         start += 1
+        if let target = try listedUnit(atOrAfter: bufferOffset + start), try skip(to: target) { return true }
         return try continueResynchronizing()
+    }
+
+    /// Moves ahead to stream offset `target`, reading and dropping the bytes before it a chunk at a time; returns
+    /// whether a unit's marker starts there (when not, or when the stream ends first, the search goes on from there).
+    func skip(to target: Int) throws -> Bool {
+        while bufferOffset + end < target + 4 && !sourceEnded {
+            // Every buffered byte before the target is dropped; the buffer never grows for the bytes passed over.
+            start = bufferOffset + end <= target ? end : target - bufferOffset
+            try fill(atLeast: Swift.min(target + 4 - (bufferOffset + start), 1 << 16))
+        }
+        guard bufferOffset + end >= target + 4 else {
+            start = end
+            return false
+        }
+        start = target - bufferOffset
+        return startsUnit(at: start)
     }
 
     /// Scans from `start` for the next marker (see `resynchronize()`); `resynchronizing` stays set while it waits for

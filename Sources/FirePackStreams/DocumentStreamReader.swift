@@ -130,6 +130,9 @@ public final class DocumentStreamReader {
     var synchronizing = false
     /// Whether a resynchronisation is waiting for bytes (`continueResynchronizing()`).
     @exclusivity(unchecked) var resynchronizing = false
+    /// The offsets of the units the stream file's index lists, once looked up (`listedUnits()`); empty when it has
+    /// no usable one.
+    var indexedUnits: [Int]?
     /// The count of the last close record read, until bytes after it show it superseded.
     var closedCount: Int?
     /// The offset of the close record `closedCount` came from.
@@ -392,7 +395,10 @@ public final class DocumentStreamReader {
             // on a later unit, the next block's `first` accounts for the records passed over.) The four bytes after
             // it are made available first — before anything is reported, as a source short of bytes (an
             // asynchronous one) brings the reader back here — so that no chunk boundary changes the outcome.
-            let trusted = version >= 3 && bufferOffset + start != searchLanding
+            // With the stream file's index, the next unit it lists is where reading goes on, whatever the damaged
+            // length says (one damaged so as to land on a later block would pass over the blocks between).
+            let indexed = try listedUnits() != nil
+            let trusted = version >= 3 && bufferOffset + start != searchLanding && !indexed
             if trusted { try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length + 4) }
             failedChecksumBytes += length
             try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)", number: number)

@@ -89,6 +89,64 @@ struct EmbeddedStreamTests {
         }
     }
 
+    @Test("in a closed stream file, damage to a block's marker or length goes on at the next block the index lists",
+          arguments: [BlockCodec.none, .zstd])
+    func theIndexSaysWhereTheNextBlockIs(codec: BlockCodec) throws {
+        // One document a block: the second holds a stream of five others (which zstd stores as it is).
+        let inner = try streamBytes((0..<5).map { index in
+            Document(reference: try DocumentReference(path: "inner/i\(index)"), fields: ["n": .integer(Int64(index))])
+        })
+        let documents = try (0..<4).map { index in
+            Document(
+                reference: try DocumentReference(path: "outer/o\(index)"),
+                fields: index == 1 ? ["backup": .bytes(Data(inner))] : ["n": .integer(Int64(index))])
+        }
+        let sink = MemorySink()
+        let writer = try DocumentStreamWriter(sink: sink, codec: codec, blockSize: 16)
+        for document in documents { try writer.append(document) }
+        try writer.close()
+        let bytes = sink.bytes
+        let blocks = try #require(try DocumentStreamReader.blockIndex(path: {
+            let path = folder.path("index-\(codec).fpks")
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }()))
+        #expect(blocks.count == 4)
+        let second = blocks[1].offset, third = blocks[2].offset
+        // The second block's marker, its length (past the limit; short of its end; landing on the fourth block).
+        let fourthLength = blocks[3].offset - second - 12
+        var cases: [(String, (inout [UInt8]) -> Void)] = [
+            ("marker", { $0[second + 1] ^= 0x40 }),
+            ("length past the limit", { $0[second + 7] = 0x7F }),
+            ("length short", { $0[second + 4] = 0x20; $0[second + 5] = 0; $0[second + 6] = 0; $0[second + 7] = 0 }),
+            ("length landing on the fourth block", { bytes in
+                for index in 0..<4 { bytes[second + 4 + index] = UInt8(truncatingIfNeeded: fourthLength >> (8 * index)) }
+            }),
+        ]
+        cases.append(("third block's marker", { $0[third] ^= 0x01 }))
+        for (name, damage) in cases {
+            var damaged = bytes
+            damage(&damaged)
+            let path = folder.path("damaged-\(codec).fpks")
+            try Data(damaged).write(to: URL(fileURLWithPath: path))
+            let reader = try DocumentStreamReader(source: FileSource(path: path))
+            let read = try names(reader)
+            let lost = name.hasPrefix("third") ? "outer/o2" : "outer/o1"
+            #expect(read == ["outer/o0", "outer/o1", "outer/o2", "outer/o3"].filter { $0 != lost }, "\(codec), \(name): \(read)")
+            #expect(reader.problems.count == 1, "\(codec), \(name): \(reader.problems)")
+            // Byte ranges of the file read the same records, wherever their boundaries fall.
+            for size in [1, 50, 333] {
+                var ranged: [String] = []
+                var offset = 0
+                while offset < damaged.count {
+                    ranged += try names(DocumentStreamReader.reading(path: path, offset: offset, length: size))
+                    offset += size
+                }
+                #expect(ranged == read, "\(codec), \(name), ranges of \(size): \(ranged)")
+            }
+        }
+    }
+
     /// The end of the unit whose header is at `offset`.
     func blockEnd(_ bytes: [UInt8], at offset: Int) -> Int {
         offset + 12 + Int(UInt32(bytes[offset + 4]) | UInt32(bytes[offset + 5]) << 8 | UInt32(bytes[offset + 6]) << 16
