@@ -130,6 +130,8 @@ public final class DocumentStreamReader {
     var synchronizing = false
     /// Whether a resynchronisation is waiting for bytes (`continueResynchronizing()`).
     @exclusivity(unchecked) var resynchronizing = false
+    /// Why the compressed source ended early (gzip data cut short), until reported (`reportCut`).
+    var sourceCut: FirePackError?
     /// The offsets of the units the stream file's index lists, once looked up (`listedUnits()`); empty when it has
     /// no usable one.
     var indexedUnits: [Int]?
@@ -279,6 +281,7 @@ public final class DocumentStreamReader {
             try fill(atLeast: DocumentStreamFormat.closeRecordLength(version: version))
             let available = end - start
             if available == 0 {
+                try reportCut()
                 if completion == nil {
                     if let closedCount {
                         completion = .closed(recordCount: closedCount)
@@ -538,6 +541,17 @@ public final class DocumentStreamReader {
         start += length
     }
 
+    /// Reports a compressed source that ended early, once, where the stream's bytes end (a torn last unit is
+    /// reported before it, as in any stream cut short).
+    func reportCut() throws {
+        guard let cut = sourceCut else { return }
+        sourceCut = nil
+        try report(
+            bufferOffset + end, .truncated,
+            "the compressed input is cut short (\(cut.message) at its byte \(cut.offset ?? 0)): the stream ends here, whatever followed is not there",
+            number: nextNumber)
+    }
+
     /// Reports `missingRecords` at the close record that ends the stream when its count is above the records found
     /// (intact, and one per damaged record or block) and nothing damaged could explain it — in version 3 nothing
     /// since the last intact block, in version 2 nothing at all (Docs/FORMAT.md §8, "Complete or not"): records were
@@ -602,7 +616,15 @@ public final class DocumentStreamReader {
             start = 0
         }
         while end - start < count && !sourceEnded {
-            let read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
+            let read: Int
+            do {
+                read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
+            } catch let error as FirePackError where error.code == .truncated && source is GzipSource {
+                // Compressed input cut short (a download stopped early) is a torn stream: what it decompressed to is
+                // read, and the cut reported where the stream ends (`reportCut`).
+                (sourceEnded, sourceCut) = (true, error)
+                return
+            }
             if read == 0 { sourceEnded = true } else { end += read }
         }
     }

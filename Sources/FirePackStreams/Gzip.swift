@@ -44,6 +44,12 @@ public final class GzipSource: ByteSource {
                 let produced = offered - Int(stream.avail_out)
                 switch status {
                 case Z_STREAM_END:
+                    // Zero bytes after a member (padding to a block size, as tape and some tools write) end the data,
+                    // as gzip(1) takes them; anything else that follows must be another member.
+                    if try skipsTrailingZeros(inputBuffer) {
+                        finished = true
+                        return produced
+                    }
                     // Another gzip member may follow.
                     if stream.avail_in > 0 || !inputEnded {
                         // `inflateReset` sets `total_in` back to 0: the members before count toward error offsets.
@@ -72,6 +78,36 @@ public final class GzipSource: ByteSource {
                         .invalidValue, offset: membersBefore + Int(stream.total_in), "corrupt gzip data: \(message)")
                 }
             }
+        }
+    }
+}
+
+extension GzipSource {
+    /// After a member: whether only zero bytes follow to the end of the input (read on to find out, in `buffer`);
+    /// false, having consumed nothing of it, when the next byte is not zero. A non-zero byte after zeros is an error:
+    /// neither padding nor a member.
+    func skipsTrailingZeros(_ buffer: UnsafeMutableRawBufferPointer) throws -> Bool {
+        if stream.avail_in == 0 && !inputEnded {
+            let count = try upstream.read(into: buffer)
+            if count == 0 { inputEnded = true }
+            stream.next_in = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.avail_in = uInt(count)
+        }
+        guard stream.avail_in > 0, stream.next_in[0] == 0 else { return false }
+        var offset = membersBefore + Int(stream.total_in)
+        while true {
+            for index in 0..<Int(stream.avail_in) where stream.next_in[index] != 0 {
+                throw FirePackError(
+                    .invalidValue, offset: offset + index,
+                    "corrupt gzip data: a byte other than zero after the zero bytes that follow the last member")
+            }
+            offset += Int(stream.avail_in)
+            stream.avail_in = 0
+            guard !inputEnded else { return true }
+            let count = try upstream.read(into: buffer)
+            if count == 0 { return true }
+            stream.next_in = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.avail_in = uInt(count)
         }
     }
 }
