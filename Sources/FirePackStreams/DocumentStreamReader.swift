@@ -16,6 +16,8 @@ public struct StreamProblem: Error, Hashable, Sendable, CustomStringConvertible 
     public var reason: String
     /// Whether the stream ends inside this record (a torn last record).
     public var isTruncated: Bool { code == .truncated }
+    /// Whether this is a damaged index or close record, which costs no record (`DocumentStreamReader.damagedClosings`).
+    public var isDamagedClosing = false
 
     /// `record N at byte O: reason`.
     public var description: String { "record \(recordNumber) at byte \(offset): \(reason)" }
@@ -99,6 +101,11 @@ public final class DocumentStreamReader {
     public private(set) var problemCount = 0
     /// Every problem found so far, by kind.
     public private(set) var problemCounts: [FirePackError.Code: Int] = [:]
+    /// How many of the problems are a damaged index or close record, by kind: damage that costs no record (the stream
+    /// is read as one without them; Docs/FORMAT.md §8), though a seek then scans and completeness cannot be told.
+    public private(set) var damagedClosings: [FirePackError.Code: Int] = [:]
+    /// All of `damagedClosings`.
+    public var damagedClosingCount: Int { damagedClosings.values.reduce(0, +) }
     /// How many of the problems are places where whole records are missing (`missingRecords`), not damage: one
     /// problem however many records it stands for.
     public var missingRecordPlaces: Int { problemCounts[.missingRecords] ?? 0 }
@@ -357,7 +364,7 @@ public final class DocumentStreamReader {
         guard length <= maxRecordLength else {
             try report(
                 recordOffset, .limitExceeded, "\(unit) length \(length) exceeds the limit of \(maxRecordLength)",
-                number: number)
+                number: number, inClosing: unit == "index")
             try resynchronize()
             return nil
         }
@@ -367,14 +374,16 @@ public final class DocumentStreamReader {
             if try resynchronize() {
                 try report(
                     recordOffset, .lengthOutOfBounds,
-                    "\(unit) length \(length) is damaged (it runs past the end of the stream)", number: number)
+                    "\(unit) length \(length) is damaged (it runs past the end of the stream)", number: number,
+                    inClosing: unit == "index")
             } else if unit == "index" {
                 // The writer stopped while closing the stream: no record is lost, and it is not closed (§8).
                 (tornClosing, tornClosingOffset) = (named, recordOffset)
             } else {
                 try report(
                     recordOffset, .truncated,
-                    "the stream ends inside \(named) of \(length) bytes (a torn last \(unit))", number: number)
+                    "the stream ends inside \(named) of \(length) bytes (a torn last \(unit))", number: number,
+                    inClosing: unit == "index")
             }
             return nil
         }
@@ -386,7 +395,7 @@ public final class DocumentStreamReader {
             try report(
                 recordOffset, .limitExceeded,
                 "\(named) of \(length) bytes left unchecked: \(unit == "index" ? "record" : unit)s that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)",
-                number: number)
+                number: number, inClosing: unit == "index")
             try resynchronize()
             return nil
         }
@@ -404,7 +413,11 @@ public final class DocumentStreamReader {
             let trusted = version >= 3 && bufferOffset + start != searchLanding && !indexed
             if trusted { try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length + 4) }
             failedChecksumBytes += length
-            try report(recordOffset, .badChecksum, "CRC-32 mismatch (the \(unit) is damaged)", number: number)
+            try report(
+                recordOffset, .badChecksum,
+                "CRC-32 mismatch (the \(unit) is damaged\(unit == "index" ? "; no record is lost" : ""))",
+                number: number,
+                inClosing: unit == "index")
             let after = start + DocumentStreamFormat.recordHeaderLength + length
             if trusted && (after == end && sourceEnded || after + 4 <= end && startsUnit(at: after)) {
                 start = after
@@ -531,7 +544,8 @@ public final class DocumentStreamReader {
         let body = UnsafeRawBufferPointer(start: storage + start + 4, count: length - 8)
         guard crc32(body) == load32(at: start + length - 4) else {
             try report(
-                recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged)", number: nextNumber)
+                recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged; no record is lost)",
+                number: nextNumber, inClosing: true)
             try resynchronize()
             return
         }
@@ -570,11 +584,15 @@ public final class DocumentStreamReader {
             number: nextNumber)
     }
 
+    /// Reports a problem (see `problems`); `inClosing` for a damaged index or close record (`damagedClosings`).
     func report(
-        _ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil, keptBefore: Int? = nil
+        _ offset: Int, _ code: FirePackError.Code, _ reason: String, number: Int? = nil, keptBefore: Int? = nil,
+        inClosing: Bool = false
     ) throws {
         if synchronizing { return }
-        let problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
+        if inClosing { damagedClosings[code, default: 0] += 1 }
+        var problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
+        problem.isDamagedClosing = inClosing
         if number == nil { nextNumber += 1 }
         if mode == .stopAtFirstError {
             // Stopped where the problem is: reading on from there would meet it again, under the next number.

@@ -21,6 +21,8 @@ protocol DocumentInput: DocumentSource {
     var documents: any DocumentSource { get }
     /// Says what the end of the input means when it is not a clean end (a stream that was not closed).
     func reportEnd()
+    /// A stream's damaged index or close record, one line each: damage that costs no record, said as a warning.
+    var damagedClosings: [String] { get }
 }
 
 extension DocumentInput {
@@ -31,6 +33,7 @@ extension DocumentInput {
     var closedRecordCount: Int? { nil }
     var documents: any DocumentSource { self }
     func reportEnd() {}
+    var damagedClosings: [String] { [] }
 }
 
 final class StreamInput: DocumentInput {
@@ -52,8 +55,10 @@ final class StreamInput: DocumentInput {
         }
         return document
     }
-    var problems: [String] { reader.problems.map { "\(file): \($0)" } }
-    var problemCount: Int { reader.problemCount }
+    /// Damage that lost records; a damaged index or close record, which loses none, is in `damagedClosings`.
+    var problems: [String] { reader.problems.filter { !$0.isDamagedClosing }.map { "\(file): \($0)" } }
+    var problemCount: Int { reader.problemCount - reader.damagedClosingCount }
+    var damagedClosings: [String] { reader.problems.filter(\.isDamagedClosing).map { "\(file): \($0)" } }
     var missingRecordPlaces: Int { reader.missingRecordPlaces }
     var pastExpansion: (blocks: Int, needed: Int) { (reader.blocksPastExpansion, reader.blockExpansionNeeded) }
     var closedRecordCount: Int? {
@@ -62,6 +67,11 @@ final class StreamInput: DocumentInput {
     }
     func reportEnd() {
         reportNotClosed()
+        for line in damagedClosings {
+            StandardStreams.writeError(
+                "firepack: warning: \(line); no record is lost (firepack validate --repair writes the stream again with a new index and close record)\n"
+            )
+        }
         // More records than the close record counts, all intact (damage makes counts estimates): nothing is lost, but
         // the stream holds records its writer did not write (`firepack validate` says it is invalid).
         if case .closed(let count)? = reader.completion, count >= 0, count < reader.recordsFound,

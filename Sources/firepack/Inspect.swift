@@ -136,7 +136,8 @@ struct Inspect: ParsableCommand {
             for problem in input.problems { StandardStreams.writeError("firepack: \(problem)\n") }
             listedProblems = input.problems.count
         }
-        let damaged = stream?.problemCount ?? input.problemCount
+        // A damaged index or close record costs no record: listed above, not counted as damage.
+        let damaged = stream.map { $0.problemCount - $0.damagedClosingCount } ?? input.problemCount
         if damaged > listedProblems {
             StandardStreams.writeError(
                 "firepack: \(file): \(damaged - listedProblems) more problem(s) not listed\n")

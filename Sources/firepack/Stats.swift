@@ -80,6 +80,7 @@ struct Stats: ParsableCommand {
                         documents += 1
                     }
                 }
+                input.reportEnd()
                 damaged = input.problemCount
                 missingPlaces = input.missingRecordPlaces
                 pastExpansion = input.pastExpansion

@@ -121,12 +121,16 @@ struct Validate: ParsableCommand {
                 // past the block-expansion limit are not damage, and are counted apart.
                 for problem in reader.problems { problems.addExample(problem.description) }
                 for (code, all) in reader.problemCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                    let count = code == .limitExceeded ? all - reader.blocksPastExpansion : all
+                    let count =
+                        (code == .limitExceeded ? all - reader.blocksPastExpansion : all)
+                        - (reader.damagedClosings[code] ?? 0)
                     guard count > 0 else { continue }
                     problems.add(
                         kind: "\(code == .missingRecords ? "records missing" : "damaged record") (\(code))",
                         count: count)
                 }
+                // A damaged index or close record loses no record, but the stream is not what its writer closed.
+                problems.add(kind: "damaged index or close record (no record lost)", count: reader.damagedClosingCount)
                 advice = expansionAdvice((reader.blocksPastExpansion, reader.blockExpansionNeeded))
                 if let advice {
                     problems.add(
@@ -163,7 +167,9 @@ struct Validate: ParsableCommand {
                 case .notClosed(let recordCount):
                     let why =
                         reader.tornClosing.map { "it ends inside \($0): the writer stopped while closing it" }
-                        ?? "the writer crashed, was interrupted or is still writing"
+                        ?? (reader.damagedClosingCount > 0
+                            ? "its close record is damaged, or the index before it"
+                            : "the writer crashed, was interrupted or is still writing")
                     let what = "not closed after record \(recordCount) (\(why); --repair closes it)"
                     if allowUnclosed {
                         StandardStreams.writeError("firepack: warning: \(file): \(what)\n")

@@ -70,8 +70,37 @@ struct BlockStreamToolTests {
         let repaired = try Tool.run(["validate", path("damaged.fpks"), "--repair", path("repaired.fpks")])
         #expect(repaired.status == 1 && repaired.text.contains("\(3000 - lost) intact record(s) written"), "\(repaired.text)")
         #expect(try bytes("repaired.fpks")[4] == 3)
-        // No record past the end.
+        // No record past the end; a negative one is a usage error.
         let missing = try Tool.run(["inspect", path("small.fpks"), "--record", "3000"])
         #expect(missing.status == 1 && missing.stderr.contains("no record 3000"), "\(missing.stderr)")
+        #expect(try Tool.run(["inspect", path("small.fpks"), "--record=-1"]).status == 2)
+    }
+
+    /// A damaged index or close record costs no record: `convert` writes every record and warns, `stats` counts them
+    /// all, `validate` names the damage (exit 1) without counting a record as lost.
+    @Test func aDamagedIndexOrCloseRecordLosesNoRecord() throws {
+        #expect(try Tool.run(["convert", "Fixtures/generated-books.fpks", path("closed.fpks"), "--block-size", "8192"]).status == 0)
+        let stream = try bytes("closed.fpks")
+        let indexOffset = stream.suffix(24).dropFirst(12).prefix(8).reversed().reduce(0) { $0 << 8 | Int($1) }
+        #expect(try Tool.run(["convert", path("closed.fpks"), path("expected.jsonl"), "--quiet"]).status == 0)
+        for (name, at) in [("index", indexOffset + 14), ("close", stream.count - 24 + 6)] {
+            var damaged = stream
+            damaged[at] ^= 0x10
+            let file = path("\(name).fpks")
+            try Data(damaged).write(to: URL(fileURLWithPath: file))
+            let converted = try Tool.run(["convert", file, path("\(name).jsonl"), "--quiet"])
+            #expect(converted.status == 0 && converted.stderr.contains("no record is lost"), "\(name): \(converted.stderr)")
+            #expect(try bytes("\(name).jsonl") == bytes("expected.jsonl"), "\(name)")
+            let stats = try Tool.run(["stats", file])
+            #expect(stats.status == 0 && stats.text.contains("3000 documents"), "\(name): \(stats.stderr)")
+            let validated = try Tool.run(["validate", file])
+            #expect(validated.status == 1 && validated.stderr.contains("no record is lost"),
+                    "\(name): \(validated.stderr)")
+            #expect(!validated.stderr.contains("damaged record") && validated.stderr.contains("3000 document(s) intact"),
+                    "\(name): \(validated.stderr)")
+            // A record lost to damage is said to be lost once the numbers pass it, without reading on to the end.
+            let seek = try Tool.run(["inspect", file, "--record", "2999", "--path", "title"])
+            #expect(seek.status == 0, "\(name): \(seek.stderr)")
+        }
     }
 }
