@@ -216,6 +216,31 @@ extension AttributeSyntax {
 }
 
 extension DeclGroupSyntax {
+    /// Stored instance properties declared inside `#if` blocks (at any depth), which `codedProperties()` does not see:
+    /// which branch is compiled is not known to the macro.
+    func storedPropertiesUnderIf() -> [VariableDeclSyntax] {
+        func collect(_ members: MemberBlockItemListSyntax, into found: inout [VariableDeclSyntax]) {
+            for member in members {
+                guard let ifConfig = member.decl.as(IfConfigDeclSyntax.self) else { continue }
+                for clause in ifConfig.clauses {
+                    guard case .decls(let decls)? = clause.elements else { continue }
+                    for item in decls {
+                        if let variable = item.decl.as(VariableDeclSyntax.self),
+                            !variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }),
+                            variable.bindings.contains(where: \.isStored)
+                        {
+                            found.append(variable)
+                        }
+                    }
+                    collect(decls, into: &found)
+                }
+            }
+        }
+        var found: [VariableDeclSyntax] = []
+        collect(memberBlock.members, into: &found)
+        return found
+    }
+
     /// The stored instance properties, in declaration order, with the keys synthesized `Codable` would use; nil keys
     /// mean the property is excluded by `CodingKeys`.
     func codedProperties() -> [CodedProperty] {

@@ -23,6 +23,7 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
     case caseNotInCodingKeys(String)
     case unknownKeysOnEnum
     case noCases
+    case storedPropertyUnderIf(String)
 
     var message: String {
         switch self {
@@ -62,6 +63,8 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
             "unknownKeys applies to structs and classes; remove it from this enum"
         case .noCases:
             "an enum without cases has no value to code; remove @FirePackCodable"
+        case .storedPropertyUnderIf(let name):
+            "'\(name)' is declared under #if, where @FirePackCodable cannot see it, so it would never be coded (synthesized Codable codes it): declare it outside the #if, or remove @FirePackCodable"
         case .bagNotInCodingKeys(let name):
             "'\(name)' keeps the unknown fields but has no case in CodingKeys, so it would never be filled and every field the model does not declare would be lost when it is written back: add `case \(name)` to CodingKeys"
         case .bagNotPlain(let name):
@@ -91,6 +94,7 @@ enum FirePackCodableDiagnostic: DiagnosticMessage {
         case .caseNotInCodingKeys: "caseNotInCodingKeys"
         case .unknownKeysOnEnum: "unknownKeysOnEnum"
         case .noCases: "noCases"
+        case .storedPropertyUnderIf: "storedPropertyUnderIf"
         }
     }
 

@@ -112,6 +112,14 @@ struct CodingPlan {
                 member.decl.as(EnumCaseDeclSyntax.self)?.elements.contains { $0.parameterClause != nil } ?? false
             }
             if let first = names.first, rawTypes.contains(first), !hasValues {
+                // Its own init(from:) or encode(to:) (a fallback case for unknown raw values, say) decides, as for
+                // any other type.
+                if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) {
+                    fail(.customInitFrom, custom)
+                }
+                if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) {
+                    fail(.customEncodeTo, custom)
+                }
                 shape = .rawValueEnum
             } else if hasValues || names.first.map(protocols.contains) ?? true {
                 if decodes, let custom = declaration.declaresCodableRequirement(initFrom: true) {
@@ -134,6 +142,9 @@ struct CodingPlan {
             }
             if encodes, let custom = declaration.declaresCodableRequirement(initFrom: false) {
                 fail(.customEncodeTo, custom)
+            }
+            for variable in declaration.storedPropertiesUnderIf() {
+                fail(.storedPropertyUnderIf(variable.bindings.first?.pattern.trimmedDescription ?? "?"), variable)
             }
             let properties = declaration.codedProperties()
             let hasStoredProperty = declaration.memberBlock.members.contains { member in

@@ -432,6 +432,12 @@ final class FirePackCodableMacroTests: XCTestCase {
              "@FirePackCodable applies to structs, classes and enums; remove it from this declaration", 2, 1),
             ("actor A {\n    var a = 1\n}",
              "@FirePackCodable applies to structs, classes and enums; remove it from this declaration", 2, 1),
+            // A raw-value enum's own init(from:) (a fallback for unknown raw values) is not bypassed either.
+            ("enum Status: String, Codable {\n    case active, unknown\n    init(from decoder: any Decoder) throws { self = .unknown }\n}",
+             "@FirePackCodable would bypass this type's own init(from:); remove @FirePackCodable (FirePackDecoder then calls your init(from:)), or remove init(from:) to have both generated", 4, 5),
+            // A stored property under #if, which the macro cannot see, would never be coded.
+            ("struct Settings: Codable {\n    var theme: String\n    #if DEBUG\n    var verbose = false\n    #endif\n}",
+             "'verbose' is declared under #if, where @FirePackCodable cannot see it, so it would never be coded (synthesized Codable codes it): declare it outside the #if, or remove @FirePackCodable", 5, 5),
         ]
         for (declaration, message, line, column) in cases {
             assertMacroExpansion("@FirePackCodable\n" + declaration, expandedSource: declaration,

@@ -25,7 +25,7 @@ struct CodableMappingTests {
         #expect(try FirePackDecoder().decode(Decimal.self, from: Value.double(.nan).firePackBytes()).isNaN)
         // No infinity in Decimal (Foundation's Decimal(Double) traps on one), and no exponent past about ±128: errors
         // at the value's offset, never a trap, a 0 or a NaN.
-        for double in [Double.infinity, -.infinity, 1e300, -1e300, 5e-324] {
+        for double in [Double.infinity, -.infinity, 1e300, -1e300, .leastNonzeroMagnitude] {
             guard case .dataCorrupted(let context)? = decodingError(Decimal.self, from: .double(double)) else {
                 Issue.record("\(double) decoded as a Decimal")
                 continue
@@ -249,6 +249,36 @@ struct CodableMappingTests {
             try c.encode("first", forKey: .name)
             try c.encode("last", forKey: .name)
         }
+    }
+
+    /// Asking twice for the container of one key gives the same container, as Foundation's JSONEncoder does: what the
+    /// first one holds is kept (it was replaced by an empty one).
+    struct TwiceAskedContainer: Encodable {
+        enum CodingKeys: String, CodingKey { case meta, list, after }
+        enum MetaKeys: String, CodingKey { case a, b }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            var first = c.nestedContainer(keyedBy: MetaKeys.self, forKey: .meta)
+            try first.encode(1, forKey: .a)
+            var list = c.nestedUnkeyedContainer(forKey: .list)
+            try list.encode("x")
+            try c.encode(true, forKey: .after)
+            var second = c.nestedContainer(keyedBy: MetaKeys.self, forKey: .meta)
+            try second.encode(2, forKey: .b)
+            var again = c.nestedUnkeyedContainer(forKey: .list)
+            try again.encode("y")
+        }
+    }
+
+    @Test func aContainerAskedForTwiceKeepsWhatItHolds() throws {
+        let expected: Value = ["meta": ["a": 1, "b": 2], "list": ["x", "y"], "after": true]
+        for encoder in [FirePackEncoder(), { let e = FirePackEncoder(); e.deterministic = true; return e }()] {
+            let value = try Value(firePackBytes: encoder.encodeToBytes(TwiceAskedContainer()))
+            // Key order aside (the deterministic encoder sorts them).
+            #expect(["meta", "list", "after"].allSatisfy { value[$0] == expected[$0] }, "\(value)")
+        }
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(TwiceAskedContainer())) as? [String: Any]
+        #expect((json?["meta"] as? [String: Int]) == ["a": 1, "b": 2] && (json?["list"] as? [String]) == ["x", "y"])
     }
 
     @Test func containersOutOfOrderAndRepeatedKeysFallBackCorrectly() throws {

@@ -30,7 +30,7 @@ extension EncoderImpl {
             keyedBy keyType: NestedKey.Type,
             forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
-            guard let position = try? encoder.entry(mapKey(key), of: map) else {
+            guard let position = try? encoder.containerEntry(mapKey(key), of: map) else {
                 return KeyedEncodingContainer(
                     KeyedContainer<NestedKey>(
                         encoder: encoder, map: EncoderImpl.unusableContainer,
@@ -44,7 +44,7 @@ extension EncoderImpl {
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            guard let position = try? encoder.entry(mapKey(key), of: map) else {
+            guard let position = try? encoder.containerEntry(mapKey(key), of: map) else {
                 return UnkeyedContainer(
                     encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
             }

@@ -144,6 +144,14 @@ extension EncoderImpl {
         return Position(start: writer.writerIndex, depth: Int32(truncatingIfNeeded: writer.depth))
     }
 
+    /// The place of entry `key` of `map` for a nested container: the same container when one was asked for under
+    /// the key before (a key written twice needs the tree, as in `entry`).
+    @inline(__always)
+    func containerEntry(_ key: String, of map: Container) throws -> Position {
+        if let tree { return Position(start: tree.containerEntry(key, of: map.id), depth: 0) }
+        return try entry(key, of: map)
+    }
+
     /// The place of the next element of `array`.
     @inline(__always)
     func element(of array: Container) throws -> Position {

@@ -92,6 +92,14 @@ final class EncodingTree {
         return node
     }
 
+    /// The node of entry `key` of the map `box` for a nested container: the node there when the key was written
+    /// before — asking twice for a key's container gives the same container, as Foundation's JSONEncoder does, so
+    /// what the first one holds is kept — else a new entry.
+    func containerEntry(_ key: String, of box: Int) -> Int {
+        if let position = boxes[box].position(of: key) { return boxes[box].nodes[position] }
+        return entry(key, of: box)
+    }
+
     /// The node of the next element of the array `box`.
     func element(of box: Int) -> Int {
         let node = newNode()
