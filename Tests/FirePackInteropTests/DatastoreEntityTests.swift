@@ -140,6 +140,13 @@ import Testing
             Self.property("v", into: &entity) { $0.int(1, 1); $0.string(3, "x") }
         }))
         #expect(twoKinds.message.contains("two kinds"))
+        // EMPTY_LIST with a value, or as one of a list's values: the value would be dropped.
+        for (multiple, what) in [(false, "holds a value"), (true, "is one of a list's values")] {
+            let emptyWithValue = try #require(refusal(Self.entity([("c", "d")]) { entity in
+                Self.property("e", meaning: 24, multiple: multiple, into: &entity) { $0.int(1, 5) }
+            }))
+            #expect(emptyWithValue.message.contains(what) && emptyWithValue.path == [.key("e")], "\(emptyWithValue)")
+        }
         var inner = Message()
         Self.property("s", into: &inner) { $0.bytes(3, [0xC3, 0x28]) }
         let utf8 = try #require(refusal(Self.entity([("c", "d")]) { entity in

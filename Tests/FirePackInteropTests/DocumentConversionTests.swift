@@ -102,6 +102,12 @@ struct DocumentConversionTests {
         let bodies = try documents.map { String(decoding: try $0.firestoreJSONBytes(), as: UTF8.self) }
         let list = #"{"documents": [\#(bodies[0]), \#(bodies[1])], "nextPageToken": "t"}"# + "\n" + bodies[2]
         #expect(try FirestoreJSONReader(MemorySource(Array(list.utf8))).readAll() == documents)
+        // Empty pages leave `documents` out, as proto3 JSON omits an empty repeated field.
+        let empty = "{}\n" + #"{"nextPageToken": "t"}"# + "\n" + bodies[0]
+        let emptyReader = FirestoreJSONReader(MemorySource(Array(empty.utf8)))
+        #expect(try emptyReader.readAll() == [documents[0]])
+        let onlyToken = FirestoreJSONReader(MemorySource(Array(#"{"nextPageToken": "t"}"#.utf8)))
+        #expect(try onlyToken.readAll().isEmpty && onlyToken.lastPageHasNextPageToken)
         let query =
             "[" + bodies.map { #"{"document": \#($0), "readTime": "2024-01-01T00:00:00Z"}"# }.joined(separator: ",\n")
             + #", {"readTime": "2024-01-01T00:00:00Z", "done": true}]"#

@@ -48,6 +48,23 @@ struct FirestoreJSONTests {
         #expect(try Document(firestoreJSON: pretty) == document)
         let empty = Document(reference: try DocumentReference(path: "a/b"), fields: [:])
         #expect(try Document(firestoreJSON: empty.firestoreJSONBytes()) == empty)
+        // Nested as deep as FirePack's readers take (three REST levels each): indented all the same.
+        var deep: Value = "leaf"
+        for _ in 0..<98 { deep = ["m": deep] }
+        let nested = Document(reference: try DocumentReference(path: "a/b"), fields: ["d": deep])
+        #expect(try Document(firestoreJSON: nested.firestoreJSONBytes(pretty: true)) == nested)
+    }
+
+    /// proto3 JSON's `bytes`: standard or URL-safe base64, padded or not, as its parsers must accept.
+    @Test func bytesInEveryBase64FormProto3JSONAllows() throws {
+        for text in ["+/8=", "-_8=", "-_8", "AQ", "AQ==", ""] {
+            let value = try Value(firestoreJSON: Array(#"{"bytesValue":"\#(text)"}"#.utf8))
+            let expected: [UInt8] = text.hasPrefix("+") || text.hasPrefix("-") ? [0xFB, 0xFF] : text.isEmpty ? [] : [1]
+            #expect(value == .bytes(Data(expected)), "\(text)")
+        }
+        for text in ["A", "A===", "!!!!", "A\\u0000"] {
+            #expect(throws: FirePackError.self, "\(text)") { try Value(firestoreJSON: Array(#"{"bytesValue":"\#(text)"}"#.utf8)) }
+        }
     }
 
     @Test func serverTimestampsMustBeResolvedFirst() throws {

@@ -5,7 +5,8 @@ import FirePackStreams
 ///
 /// - a document per line (what `firepack convert --to firestore-json` writes), or pretty-printed as `curl` shows a
 ///   `GET …/documents/c/d` response — any top-level documents separated by white space;
-/// - list responses, `{"documents": [doc, …], "nextPageToken": "…"}` (one page each);
+/// - list responses, `{"documents": [doc, …], "nextPageToken": "…"}` (one page each; an empty page is `{}` or
+///   only its `nextPageToken`);
 /// - `runQuery` responses, a top-level array of `{"document": doc, "readTime": "…"}` (streamed element by element).
 ///
 /// A member these shapes do not define is an error, never dropped; errors give the file's line, column and offset.
@@ -54,7 +55,11 @@ public final class FirestoreJSONReader: DocumentSource {
     /// A document, or a list response.
     private func topLevelObject(_ bytes: ArraySlice<UInt8>, at place: JSONPlace) throws {
         let members = try place.wrap(bytes) { () throws(FirePackError) in try JSONMembers.of(bytes) }
-        if members.contains(where: { $0.key == "documents" }) {
+        // A page without documents leaves them out (proto3 JSON omits an empty repeated field): `{}`, or only a
+        // `nextPageToken`; a document always has its name.
+        let isPage =
+            members.contains { $0.key == "documents" } || members.allSatisfy { $0.key == "nextPageToken" }
+        if isPage {
             for member in members where member.key != "documents" && member.key != "nextPageToken" {
                 throw place.error(
                     FirePackError.Code.invalidJSON, at: member.keyOffset, in: bytes,
@@ -63,7 +68,7 @@ public final class FirestoreJSONReader: DocumentSource {
             }
             let token = members.first { $0.key == "nextPageToken" }.map { bytes[$0.value] }
             lastPageHasNextPageToken = token.map { $0.count > 2 && $0.first == UInt8(ascii: "\"") } ?? false
-            let documents = members.first { $0.key == "documents" }!
+            guard let documents = members.first(where: { $0.key == "documents" }) else { return }
             let elements = try place.wrap(bytes) { () throws(FirePackError) in
                 try JSONMembers.elements(of: bytes[documents.value])
             }

@@ -334,7 +334,17 @@ struct DatastoreEntityReader {
         }
         guard let name else { throw reader.fail(range.start, "a property without a name") }
         let fieldPath = path + [.key(name)]
-        if meaning == Meaning.emptyList { return (name, .array([]), false) }
+        if meaning == Meaning.emptyList {
+            // An empty list is a property with this meaning and no value (a null one); one that holds a value, or
+            // that is itself one of a list's values, would have that value dropped: refused.
+            guard !multiple, valueRange.map({ $0.start == $0.end }) ?? true else {
+                throw FirePackError(
+                    .invalidValue, offset: range.start,
+                    "a property whose meaning is EMPTY_LIST \(multiple ? "is one of a list's values" : "holds a value"): an empty list holds none",
+                    path: fieldPath)
+            }
+            return (name, .array([]), false)
+        }
         guard let valueRange else {
             throw FirePackError(.invalidValue, offset: range.start, "a property without a value", path: fieldPath)
         }

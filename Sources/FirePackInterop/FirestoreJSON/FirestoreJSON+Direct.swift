@@ -104,7 +104,7 @@ extension JSONParser {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, error.message)
             }
         case "bytesValue":
-            guard let data = Data(base64Encoded: try parseStringPayload()) else {
+            guard let data = Self.protoJSONBase64(try parseStringPayload()) else {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, "bytesValue is not base64")
             }
             return .bytes(data)
@@ -343,5 +343,20 @@ extension JSONTextWriter {
             try writeTyped(element, path: path + [.key(key)])
         }
         output.pointee.append(UInt8(ascii: "}"))
+    }
+}
+
+extension JSONParser {
+    /// The bytes of a proto3 JSON `bytes` field: standard or URL-safe base64, with or without padding, as proto3 JSON
+    /// parsers accept it (protobuf.dev, "JSON Mapping"); nil when it is none of these.
+    static func protoJSONBase64(_ text: String) -> Data? {
+        if let data = Data(base64Encoded: text) { return data }
+        var standard = String(text.unicodeScalars.map { $0 == "-" ? "+" : $0 == "_" ? "/" : Character($0) })
+        switch standard.utf8.count % 4 {
+        case 0: break
+        case 1: return nil
+        case let remainder: standard += String(repeating: "=", count: 4 - remainder)
+        }
+        return Data(base64Encoded: standard)
     }
 }

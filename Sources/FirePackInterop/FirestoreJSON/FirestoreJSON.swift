@@ -133,9 +133,12 @@ enum FirestoreJSON {
     {
         var options = writeOptions
         options.pretty = true
+        // Each level of the document is three levels of REST JSON (`{"mapValue": {"fields": {…}}}`): read back with
+        // the deepest limit JSON options take, so that every document the compact form holds is indented.
+        var read = readOptions
+        read.maxDepth = ReaderLimits.maximumDepth
         // Indentation grows with depth: limited as it is written, not after.
-        return try Value(json: compact, options: readOptions).jsonBytes(
-            options: options, maxLength: limit, what: what())
+        return try Value(json: compact, options: read).jsonBytes(options: options, maxLength: limit, what: what())
     }
 
     static func invalid(_ message: String, _ path: [PathComponent]) -> FirePackError {
