@@ -91,13 +91,14 @@ extension JSONParser {
     mutating func transcodeObject(into writer: FirePackWriter, depth: Int, members: inout DocumentMembers?)
         throws(FirePackError)
     {
-        guard depth <= maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
-        }
+        // A marker object adds no level (see `parseObject`): the tree path decides one a level past the limit.
         if readsMarkers && firstKeyMayBeMarker() {
-            if transcodeMarker(into: writer, depth: depth) { return }
+            if depth <= maxDepth, transcodeMarker(into: writer, depth: depth) { return }
             writer.write(try parseObject(depth: depth, readsMarkers: true))
             return
+        }
+        guard depth <= maxDepth else {
+            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
         }
         index += 1
         writer.beginMap()
