@@ -281,6 +281,22 @@ struct CodableMappingTests {
         #expect((json?["meta"] as? [String: Int]) == ["a": 1, "b": 2] && (json?["list"] as? [String]) == ["x", "y"])
     }
 
+    enum Weekday: Codable, Equatable { case monday, tuesday(Int) }
+
+    /// An enum's keys cannot name a damaged entry, so `allKeys` leaves it out; the case's container then throws that
+    /// entry's error, with its offset, instead of decoding a case read past it.
+    @Test func aDamagedEntryAfterAnEnumsCaseIsAnError() throws {
+        let monday = try FirePackEncoder().encodeToBytes(Weekday.monday)
+        #expect(try FirePackDecoder().decode(Weekday.self, from: monday) == .monday)
+        // {"monday": {}, <a key reference to entry 0 of a key table the value does not have>}
+        let damaged = bytes(hex: "B2 0B 0C 6D 6F 6E 64 61 79 B0 00 01 C0")
+        let decoder = FirePackDecoder()
+        decoder.inputValidation = .lazy
+        let error = #expect(throws: DecodingError.self) { try decoder.decode(Weekday.self, from: damaged) }
+        guard case .dataCorrupted(let context)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(context.debugDescription.contains("byte 11"), "\(context.debugDescription)")
+    }
+
     @Test func containersOutOfOrderAndRepeatedKeysFallBackCorrectly() throws {
         let tree = try Value(firePackBytes: try assertRoundTrip(OutOfOrder(a: 1, b: 2, inner: 3)))
         #expect(tree == ["a": 1, "nested": ["inner": 3], "b": 2])

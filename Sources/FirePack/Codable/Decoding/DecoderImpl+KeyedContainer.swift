@@ -14,7 +14,15 @@ extension DecoderImpl {
         let map: MapReader
 
         var codingPath: [any CodingKey] { map.codingPath }
-        var allKeys: [Key] { map.keyNames().compactMap { Key(stringValue: $0) } }
+        var allKeys: [Key] {
+            let names = map.keyNames()
+            // A damaged entry ends the names with a marker; a key type that cannot hold it (an enum) leaves it out, so
+            // the map's nested containers throw its error instead (`MapReader.noteDamagedEntry`).
+            if let last = names.last, last.hasPrefix(MapReader.damagedKeyMarker), Key(stringValue: last) == nil {
+                map.noteDamagedEntry(last)
+            }
+            return names.compactMap { Key(stringValue: $0) }
+        }
 
         func contains(_ key: Key) -> Bool { (try? map.find(named: key.stringValue)) != nil }
 

@@ -306,4 +306,7 @@ struct KeyCursor {
     var map: Int
     var offset: Int
     var index: Int
+    /// Where an entry `allKeys` could not read starts, when its key type could not name the damaged-key marker (an
+    /// enum of keys): a nested container of the map then throws that entry's error (`MapReader.nestedDecoder`).
+    var damagedEntry = -1
 }

@@ -72,6 +72,15 @@ struct MapReader {
     /// entry's offset).
     static let damagedKeyMarker = "\u{FFFD}damaged key at byte "
 
+    /// Notes that `allKeys` left out the damaged entry `marker` names, its key type having no key for the marker.
+    func noteDamagedEntry(_ marker: String) {
+        guard marker.hasPrefix(Self.damagedKeyMarker),
+            let position = Int(marker.dropFirst(Self.damagedKeyMarker.count)),
+            decoder.keyCursors.count > depth, decoder.keyCursors[depth].map == mapOffset
+        else { return }
+        decoder.keyCursors[depth].damagedEntry = position
+    }
+
     /// Throws the error of the damaged entry a damaged-key marker names (see `keyNames()`); returns when `name` is not
     /// one, or its entry reads after all.
     func throwIfDamagedKeyMarker(_ name: String) throws {
@@ -225,6 +234,13 @@ struct MapReader {
 
     /// A separate decoder for the value at `name`, or a null one when the map lacks it (as Foundation does).
     func nestedDecoder(named name: String, entry: PathEntry, requireKey key: (any CodingKey)?) throws -> DecoderImpl {
+        // After `allKeys` left out an entry it could not read (see `noteDamagedEntry`), as a synthesized enum's
+        // decoding does before it asks for the case's container: that entry's error, not a case read past it.
+        if decoder.keyCursors.count > depth, decoder.keyCursors[depth].map == mapOffset,
+            decoder.keyCursors[depth].damagedEntry >= 0
+        {
+            try throwIfDamagedKeyMarker(Self.damagedKeyMarker + String(decoder.keyCursors[depth].damagedEntry))
+        }
         let path = Array(decoder.path.prefix(pathDepth)) + [entry]
         guard let (offset, end) = try find(named: name) else {
             if let key { throw keyNotFound(key) }
