@@ -83,8 +83,9 @@ extension DecoderImpl {
     }
 
     /// Reads the entries of the map `header` into `result`, each value by `read` (from where it starts and ends); a
-    /// key the map holds twice keeps its first value, and its second is never read, as a keyed container finds the
-    /// first entry for a key.
+    /// key the map holds twice keeps its first value, and its second is never read. (Only input read without
+    /// validation, `.lazy`, can hold a key twice; a keyed container finds the entry after the one it found last, so
+    /// which of the two a struct gets depends on the order its keys are asked for.)
     func decodeEntries<V>(
         of header: ContainerHeader, keepingFirstInto result: inout [String: V], _ read: (Int, Int) throws -> V
     ) throws {
