@@ -247,6 +247,11 @@ struct Convert: ParsableCommand {
                 for line in repeats.lines(prefix: "firepack: warning: ") { StandardStreams.writeError(line + "\n") }
             }
             if let note = conversion.repeatedPathsNote { StandardStreams.writeError("firepack: note: \(note)\n") }
+            if naming.integerIDCount > 0, let idField = naming.idField {
+                StandardStreams.writeError(
+                    "firepack: warning: \(naming.integerIDCount) document(s) in \(input) are named by an integer in \(idField.debugDescription), taken out of their fields: the ID is its digits, and written back as plain JSON it is a string; --keep-id-field keeps the integer as a field too\n"
+                )
+            }
             let limitWarnings = conversion.limitProblems
             if !limitWarnings.isEmpty {
                 StandardStreams.writeError(

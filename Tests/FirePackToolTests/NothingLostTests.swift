@@ -195,6 +195,14 @@ struct NothingLostTests {
         #expect(once.status == 0 && once.stdout == twice.stdout)
         let check = try Tool.run(["validate", "-", "--from", "fpks"], stdin: once.stdout)
         #expect(check.status == 0 && check.text.contains("3 document(s), closed"), "\(check.stderr)")
+        // An integer ID names the document by its digits; taken out of the fields, it would come back a string: said.
+        try write(#"{"id": 7, "n": 1}"# + "\n" + #"{"id": "b", "n": 2}"# + "\n", to: "numbers.jsonl")
+        let numbered = try Tool.run(["convert", path("numbers.jsonl"), path("numbers.fpks"), "--collection", "c", "--id-field", "id"])
+        #expect(numbered.status == 0 && numbered.stderr.contains("1 document(s) in") && numbered.stderr.contains("--keep-id-field"),
+                "\(numbered.stderr)")
+        let keeping = try Tool.run(["convert", path("numbers.jsonl"), path("kept.fpks"), "--collection", "c", "--id-field", "id",
+                                    "--keep-id-field"])
+        #expect(keeping.status == 0 && !keeping.stderr.contains("named by an integer"), "\(keeping.stderr)")
     }
 
     /// Under an ID field only IDs are written, so documents of another collection than the one they are read back

@@ -32,6 +32,10 @@ public final class DocumentNaming {
     @exclusivity(unchecked) public private(set) var generatedCount = 0
     /// Documents made so far (the record number of the next one).
     @exclusivity(unchecked) public private(set) var recordCount = 0
+    /// Documents named by an integer in the ID field, which was left out of their fields: their ID is its digits, and
+    /// plain JSON writes an ID back as a string, so the field's type does not come back (`--keep-id-field` keeps it).
+    public var integerIDCount: Int { integerIDs.load(ordering: .relaxed) }
+    private let integerIDs = Atomic<Int>(0)
 
     /// A naming for documents of `collection`, found by `__name__`, else by `idField`.
     public init(
@@ -146,7 +150,9 @@ public final class DocumentNaming {
                             + "document ID (an ID holds no '/'); name documents by path with __name__")
                 }
                 path = collection + "/" + text
-            case .integer(let number): path = collection + "/" + String(number)
+            case .integer(let number):
+                path = collection + "/" + String(number)
+                if !keepsIDField { integerIDs.add(1, ordering: .relaxed) }
             default:
                 throw FirePackError(
                     .invalidValue, "\(position)the id field \(idField.debugDescription) must be a string or integer")
