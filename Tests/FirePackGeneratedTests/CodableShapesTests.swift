@@ -388,3 +388,40 @@ struct CodableShapesTests {
         #expect(try decoder.decode(Strict.self, from: empty) == Strict(comment: nil))
     }
 }
+
+
+/// A class with generated coding that can be subclassed: an instance of a subclass is written by its own
+/// `encode(to:)`, override included, as Foundation's coders write it (the generated code knows only the class's).
+@FirePackCodable
+class Animal: Codable {
+    var name = ""
+    init(name: String) { self.name = name }
+}
+
+final class Dog: Animal {
+    enum ExtraKeys: String, CodingKey { case kind }
+    override func encode(to encoder: any Encoder) throws {
+        try super.encode(to: encoder)
+        var container = encoder.container(keyedBy: ExtraKeys.self)
+        try container.encode("dog", forKey: .kind)
+    }
+}
+
+@Suite("Generated coding: subclasses")
+struct SubclassTests {
+    @Test func aSubclassOverrideOfEncodeIsCalled() throws {
+        let animals: [Animal] = [Animal(name: "a"), Dog(name: "d")]
+        for deterministic in [false, true] {
+            let encoder = FirePackEncoder()
+            encoder.deterministic = deterministic
+            let value = try Value(firePackBytes: encoder.encodeToBytes(animals))
+            guard case .array(let elements) = value, elements.count == 2 else { Issue.record("\(value)"); continue }
+            #expect(elements[0]["name"] == "a" && elements[0]["kind"] == nil, "\(value)")
+            #expect(elements[1]["name"] == "d" && elements[1]["kind"] == "dog", "\(value)")
+            // The same through a model that holds them, and the value alone.
+            #expect(try Value(firePackBytes: encoder.encodeToBytes(Dog(name: "x")))["kind"] == "dog")
+        }
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(animals)) as? [[String: String]]
+        #expect(json?[1]["kind"] == "dog")
+    }
+}

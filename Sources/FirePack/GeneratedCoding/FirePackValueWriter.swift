@@ -317,6 +317,28 @@ extension FirePackValueWriter {
     /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or a `Value` tree (written with
     /// sorted keys in deterministic mode, what the Codable path does for the whole value). `isNative` false: the
     /// caller found that `NativeType` does not name `T`, so the encoder does not ask again.
+    /// Writes `value` by its own `encode(to:)`, never by generated coding: what the generated `encode(firePack:)` of a
+    /// class that can be subclassed does for an instance of a subclass, whose override of `encode(to:)` it does not
+    /// know (Foundation's coders call the override).
+    public mutating func encodeThroughEncodable<T: Encodable>(_ value: T) throws {
+        if sortsKeys || codableThroughTree {
+            writer.write(
+                try EncoderImpl.tree(of: value, options: options, throughEncodable: true), sortingKeys: sortsKeys)
+            return
+        }
+        let encoder: EncoderImpl
+        if let codable {
+            encoder = codable
+        } else {
+            encoder = EncoderImpl(writer: writer, options: options)
+            codable = encoder
+        }
+        let outerPath = encoder.path
+        encoder.path = []
+        defer { encoder.path = outerPath }
+        try encoder.encodeThroughEncodable(value, at: encoder.currentPosition)
+    }
+
     mutating func encodeCodable<T: Encodable>(_ value: T, isNative: Bool = true) throws {
         if sortsKeys || codableThroughTree {
             writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: sortsKeys)
