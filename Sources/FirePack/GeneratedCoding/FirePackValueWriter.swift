@@ -314,34 +314,35 @@ extension FirePackValueWriter {
     @usableFromInline
     func finishRootValue() { codable?.keepConformances() }
 
-    /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or a `Value` tree (written with
-    /// sorted keys in deterministic mode, what the Codable path does for the whole value). `isNative` false: the
-    /// caller found that `NativeType` does not name `T`, so the encoder does not ask again.
     /// Writes `value` by its own `encode(to:)`, never by generated coding: what the generated `encode(firePack:)` of a
     /// class that can be subclassed does for an instance of a subclass, whose override of `encode(to:)` it does not
     /// know (Foundation's coders call the override).
     public mutating func encodeThroughEncodable<T: Encodable>(_ value: T) throws {
-        if sortsKeys || codableThroughTree {
-            writer.write(
-                try EncoderImpl.tree(of: value, options: options, throughEncodable: true), sortingKeys: sortsKeys)
-            return
-        }
-        let encoder: EncoderImpl
-        if let codable {
-            encoder = codable
-        } else {
-            encoder = EncoderImpl(writer: writer, options: options)
-            codable = encoder
-        }
-        let outerPath = encoder.path
-        encoder.path = []
-        defer { encoder.path = outerPath }
-        try encoder.encodeThroughEncodable(value, at: encoder.currentPosition)
+        try encodeCodable(value, route: .throughEncodable)
     }
 
+    /// How `encodeCodable` asks the Codable encoder for a value.
+    enum CodableRoute {
+        /// By `EncoderImpl.encodeValue`, which looks for native types and generated coding.
+        case native
+        /// Past the native types (the caller found that `NativeType` does not name the type).
+        case nonNative
+        /// By the value's own `encode(to:)` alone (`encodeThroughEncodable`).
+        case throughEncodable
+    }
+
+    /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or a `Value` tree (written with
+    /// sorted keys in deterministic mode, what the Codable path does for the whole value). `isNative` false: the
+    /// caller found that `NativeType` does not name `T`, so the encoder does not ask again.
     mutating func encodeCodable<T: Encodable>(_ value: T, isNative: Bool = true) throws {
+        try encodeCodable(value, route: isNative ? .native : .nonNative)
+    }
+
+    private mutating func encodeCodable<T: Encodable>(_ value: T, route: CodableRoute) throws {
         if sortsKeys || codableThroughTree {
-            writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: sortsKeys)
+            writer.write(
+                try EncoderImpl.tree(of: value, options: options, throughEncodable: route == .throughEncodable),
+                sortingKeys: sortsKeys)
             return
         }
         let encoder: EncoderImpl
@@ -354,10 +355,10 @@ extension FirePackValueWriter {
         let outerPath = encoder.path
         encoder.path = []
         defer { encoder.path = outerPath }
-        if isNative {
-            try encoder.encodeValue(value, at: encoder.currentPosition)
-        } else {
-            try encoder.encodeNonNative(value, at: encoder.currentPosition)
+        switch route {
+        case .native: try encoder.encodeValue(value, at: encoder.currentPosition)
+        case .nonNative: try encoder.encodeNonNative(value, at: encoder.currentPosition)
+        case .throughEncodable: try encoder.encodeThroughEncodable(value, at: encoder.currentPosition)
         }
     }
 }
