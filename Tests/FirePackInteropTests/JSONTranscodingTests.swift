@@ -213,13 +213,13 @@ import FirePackTestSupport
             if expectTheTreesOutcome(text) == true { written += 1 }
         }
         #expect(written > 10)
-        // At the depth limit a marker adds no level (`markersAtTheDepthLimitReadBack`): the object at depth 100, its
-        // array at 101, is a geopoint in 98 arrays, which FirePack holds; one more array and both paths refuse it.
-        for arrays in [98, 99, 100] {
-            let deep = String(repeating: "[", count: arrays) + #"{"__geopoint__":[1,2]}"# + String(repeating: "]", count: arrays)
-            let text = Array((#"{"a":"# + deep + "}").utf8)
-            #expect(expectTheTreesOutcome(text) == (arrays < 100), "\(arrays) arrays")
-        }
+        // Past the depth limit, a marker's array is the tree's depth error too: the object at depth 100 (the limit),
+        // its array at 101.
+        let deep = Array((String(repeating: "[", count: 98) + #"{"__geopoint__":[1,2]}"# + String(repeating: "]", count: 98)).utf8)
+        let tree = Result { () throws(FirePackError) in try Value(json: Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")]) }
+        guard case .failure(let depthError) = tree else { Issue.record("the tree read it"); return }
+        #expect(depthError.code == .depthLimitExceeded)
+        #expect(sameError(Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")], depthError))
     }
 
     /// A bytes marker's canonical base64 is decoded from its text (`Base64Text`); every other text — unpadded, with
@@ -301,31 +301,6 @@ import FirePackTestSupport
             #expect(!isMarker(Array(marker.dropLast())) && !isMarker(marker + [UInt8(ascii: "_")]))
         }
         #expect(!isMarker([]) && !isMarker(Array("__".utf8)) && !isMarker(Array("__name__".utf8)))
-    }
-
-    /// What FirePack holds at its depth limit reads back from reversible JSON, on both paths: a marker object and its
-    /// payload add no level to the value they stand for (an escaped map adds its own only), and anything one level
-    /// deeper is refused as FirePack refuses it.
-    @Test func markersAtTheDepthLimitReadBack() throws {
-        let leaves: [Value] = [
-            .geoPoint(GeoPoint(latitude: 1.5, longitude: -2)), .vector(VectorValue([1, 0.5])),
-            .timestamp(Timestamp(seconds: 5, nanoseconds: 6)), .bytes(Data([1])), .double(.nan), ["__bytes__": "x"],
-            ["__map__": ["__timestamp__": 1]], 7,
-        ]
-        for leaf in leaves {
-            for levels in 96...100 {
-                var value = leaf
-                for _ in 0..<levels { value = [value] }
-                let document: Value = ["a": value]
-                let writer = FirePackWriter()
-                writer.write(document)
-                let fits = writer.limitViolation == nil
-                let text = document.jsonBytes()
-                let tree = try? Value(json: text)
-                #expect(fits ? tree == document : tree == nil, "\(leaf) in \(levels) arrays, fits: \(fits)")
-                if fits { #expect(directBytes(text) == writer.writtenBytes, "\(leaf) in \(levels) arrays") }
-            }
-        }
     }
 
     @Test func markersAndEscapesGoThroughTheTree() throws {

@@ -91,14 +91,13 @@ extension JSONParser {
     mutating func transcodeObject(into writer: FirePackWriter, depth: Int, members: inout DocumentMembers?)
         throws(FirePackError)
     {
-        // A marker object adds no level (see `parseObject`): the tree path decides one a level past the limit.
-        if readsMarkers && firstKeyMayBeMarker() {
-            if depth <= maxDepth, transcodeMarker(into: writer, depth: depth) { return }
-            writer.write(try parseObject(depth: depth, readsMarkers: true))
-            return
-        }
         guard depth <= maxDepth else {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+        }
+        if readsMarkers && firstKeyMayBeMarker() {
+            if transcodeMarker(into: writer, depth: depth) { return }
+            writer.write(try parseObject(depth: depth, readsMarkers: true))
+            return
         }
         index += 1
         writer.beginMap()

@@ -150,27 +150,19 @@ struct JSONParser {
     }
 
     /// Parses an object; `readsMarkers` is false for the payload of a `__map__` escape, which is a map whatever its key.
-    ///
-    /// A marker object stands for a value that is no container (a timestamp, a geopoint …) or, escaping one, for a map:
-    /// neither the object nor its payload adds a level of nesting to what it stands for, so that what the writer
-    /// writes at the depth limit reads back. One is admitted a level past the limit, and refused there unless it is a
-    /// marker object.
     mutating func parseObject(depth: Int, readsMarkers: Bool) throws(FirePackError) -> Value {
-        let objectStart = index
-        guard depth <= maxDepth || (readsMarkers && depth == maxDepth + 1) else {
+        guard depth <= maxDepth else {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
         }
         index += 1
         var map = MapValue()
-        // Where the first value starts when it was read as a marker's payload or an escape's object (read again as an
-        // ordinary value if a key follows); the error reading it as an escape's object gave, when it was read as an
-        // ordinary value instead.
-        var markerValueStart: Int?
+        // Where the value of a first key "__map__" starts when it was read as an escape's object; or the error reading
+        // it so gave, when it was read as an ordinary value instead.
+        var escapeStart: Int?
         var escapeError: FirePackError?
         skipWhitespace()
         if index < count && byte(index) == UInt8(ascii: "}") {
             index += 1
-            guard depth <= maxDepth else { throw depthLimit(at: objectStart) }
             return .map(map)
         }
         while true {
@@ -187,22 +179,19 @@ struct JSONParser {
             guard map[key] == nil else { throw duplicateKey(key, at: keyOffset) }
             var value: Value
             do throws(FirePackError) {
-                if readsMarkers && map.isEmpty && key.utf8.first == UInt8(ascii: "_") && JSONMarker.all.contains(key) {
-                    // A marker when no key follows; whether one does is known after the value, so it is read as the
-                    // marker's first, and again as an ordinary value below if a key follows.
-                    markerValueStart = index
-                    if key == JSONMarker.map && index < count && byte(index) == UInt8(ascii: "{") {
-                        // The escaped map, at the escape's own level.
-                        do throws(FirePackError) { value = try parseObject(depth: depth, readsMarkers: false) } catch {
-                            // Wrong as an escape's object; right as an ordinary value if a key follows. The error
-                            // stays for when none does.
-                            index = markerValueStart!
-                            guard let ordinary = try? parseValue(depth: depth) else { throw error }
-                            (value, markerValueStart, escapeError) = (ordinary, nil, error)
-                        }
-                    } else {
-                        // A payload (a geopoint's pair, a vector's numbers) at the level of the object's parent.
-                        value = try parseValue(depth: depth - 2)
+                let escapedMap =
+                    readsMarkers && map.isEmpty && key == JSONMarker.map && index < count
+                    && byte(index) == UInt8(ascii: "{")
+                if escapedMap {
+                    // An escape when no key follows; whether one does is known after the value, so it is read as the
+                    // escape's object first, and again as an ordinary value below if a key follows.
+                    escapeStart = index
+                    do throws(FirePackError) { value = try parseObject(depth: depth + 1, readsMarkers: false) } catch {
+                        // Wrong as an escape's object; right as an ordinary value if a key follows. The error stays for
+                        // when none does.
+                        index = escapeStart!
+                        guard let ordinary = try? parseValue(depth: depth) else { throw error }
+                        (value, escapeStart, escapeError) = (ordinary, nil, error)
                     }
                 } else {
                     value = try parseValue(depth: depth)
@@ -218,28 +207,23 @@ struct JSONParser {
             if separator == UInt8(ascii: "}") { break }
             guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in an object", at: index - 1) }
         }
-        if map.count == 1 && (markerValueStart != nil || escapeError != nil) {
-            if let escapeError { throw escapeError.prefixingPath(with: .key(JSONMarker.map)) }
+        guard readsMarkers, map.keys.first?.utf8.first == UInt8(ascii: "_") else { return .map(map) }
+        if map.count == 1, let escapeError { throw escapeError.prefixingPath(with: .key(JSONMarker.map)) }
+        if map.count == 1, JSONMarker.all.contains(map.keys[0]) {
             return try MarkerPayloads.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
         }
-        // An ordinary map: a level of its own.
-        guard depth <= maxDepth else { throw depthLimit(at: objectStart) }
-        // A marker's key was only the first of several keys: its value is an ordinary one after all, read again as one
-        // (an escape reads its object's keys as they are and a payload sits a level up; an ordinary value reads
-        // markers among its keys, at its own level: the two readings of one text differ).
-        if let markerValueStart {
+        // "__map__" was only the first of several keys: its value is an ordinary one after all, read again as one (an
+        // escape reads its object's keys as they are, an ordinary value reads markers among them: the two readings
+        // of one text differ, and neither can be made from the other).
+        if let escapeStart {
             let end = index
-            index = markerValueStart
-            let key = map.keys[0]
-            do { map[key] = try parseValue(depth: depth) } catch { throw error.prefixingPath(with: .key(key)) }
+            index = escapeStart
+            do { map[JSONMarker.map] = try parseValue(depth: depth) } catch {
+                throw error.prefixingPath(with: .key(JSONMarker.map))
+            }
             index = end
         }
         return .map(map)
-    }
-
-    /// Nesting past `maxDepth`, found at `offset`.
-    func depthLimit(at offset: Int) -> FirePackError {
-        FirePackError(.depthLimitExceeded, offset: offset, "arrays and objects nested deeper than \(maxDepth)")
     }
 
     /// Where a scanned string's UTF-8 bytes are: in the input (no escapes) or, unescaped, in `scratch`.
