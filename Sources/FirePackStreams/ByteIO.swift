@@ -14,11 +14,17 @@ public protocol ByteSource: AnyObject {
     /// read early what it will need (`DocumentStreamReader.readsBlocksAhead`). False unless the source says so: a
     /// pipe or a socket waits for its writer.
     var readsWithoutWaiting: Bool { get }
+    /// The file this source reads unchanged from its first byte, when it is one that can be read at any offset (a
+    /// file opened by its path): what a stream reader looks up the stream's index in after damage
+    /// (`DocumentStreamReader.listedUnits()`). Nil unless the source says so.
+    var wholeFile: FileSource? { get }
 }
 
 extension ByteSource {
     /// False: a source of unknown kind may wait for its bytes.
     public var readsWithoutWaiting: Bool { false }
+    /// Nil: a source of unknown kind is read in order only.
+    public var wholeFile: FileSource? { nil }
 }
 
 /// Somewhere bytes go, a chunk at a time (a file, standard output, a gzip compressor).
@@ -36,6 +42,9 @@ public final class FileSource: ByteSource {
 
     /// Whether the descriptor is a regular file, which a read never waits on.
     public let readsWithoutWaiting: Bool
+    /// Itself when opened by its path as a regular file (read from its first byte); nil for a descriptor handed in
+    /// (standard input may start anywhere in its file).
+    public var wholeFile: FileSource? { ownsDescriptor && readsWithoutWaiting ? self : nil }
 
     /// Reads from an open descriptor (standard input is 0); the descriptor is closed on deinit when owned.
     public convenience init(descriptor: Int32, ownsDescriptor: Bool = false) {
@@ -193,6 +202,8 @@ package final class PrefixedSource: ByteSource {
     }
     /// The upstream source's.
     package var readsWithoutWaiting: Bool { upstream.readsWithoutWaiting }
+    /// The upstream source's: the prefix is the bytes read from its start, given back.
+    package var wholeFile: FileSource? { upstream.wholeFile }
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard position < prefix.count else { return try upstream.read(into: buffer) }
         let count = min(buffer.count, prefix.count - position)

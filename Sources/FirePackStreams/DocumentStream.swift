@@ -229,9 +229,12 @@ public final class DocumentStreamWriter {
                 reader.listsBlocks = true
                 while try reader.nextRecord() != nil {}
                 // Records are numbered on from the count its writer closed it with when records were lost (a damaged
-                // block reads as one), so that the loss stays counted after the new close record.
+                // block reads as one), so that the loss stays counted after the new close record; a count no writer
+                // reaches (past half the numbers a stream may hold) is damage, not records, and is not followed.
                 var existingRecords = reader.recordsFound
-                if case .closed(let counted) = reader.completion { existingRecords = max(existingRecords, counted) }
+                if case .closed(let counted) = reader.completion, counted <= DocumentStreamFormat.maxRecordNumber / 2 {
+                    existingRecords = max(existingRecords, counted)
+                }
                 // A stream that ends inside its closing (its writer stopped while closing it) has lost nothing: the
                 // torn index or close record is cut off, where records written after it would read as damage.
                 var streamOffset = reader.bytesRead

@@ -219,8 +219,9 @@ extension DocumentStreamReader {
     func listedUnits() throws -> [Int]? {
         if let units = indexedUnits { return units.isEmpty ? nil : units }
         indexedUnits = []
-        guard version >= 3, let file = source as? FileSource, file.ownsDescriptor, file.readsWithoutWaiting,
+        guard version >= 3, let file = source.wholeFile,
             let layout = try? Self.indexedLayout(of: file, path: "the stream", maxRecordLength: maxRecordLength),
+            layout.blocks.count < Self.maxListedUnits,
             (try? Self.unitsHold(layout, in: file, maxRecordLength: maxRecordLength)) == true
         else { return nil }
         indexedUnits = layout.blocks.map(\.offset) + [layout.indexOffset]
@@ -265,6 +266,11 @@ extension DocumentStreamReader {
         }
         return true
     }
+
+    /// The most blocks an index may list for a reader to follow it after damage: about 40 MB while it is checked, 8
+    /// bytes a block after (a stream of a million blocks of the default size is a terabyte); past it, the reader
+    /// searches, as in a stream without an index.
+    static let maxListedUnits = 1 << 20
 
     /// The first unit the index lists at or after stream offset `offset`, if the index is known and lists one.
     func listedUnit(atOrAfter offset: Int) throws -> Int? {

@@ -10,13 +10,28 @@ extension DocumentStreamReader {
     @discardableResult
     func resynchronize() throws -> Bool {
         start += 1
-        if let target = try listedUnit(atOrAfter: bufferOffset + start), try skip(to: target) { return true }
+        // A listed unit whose marker is gone is damaged too: reported, and the next listed one is tried (searching
+        // from inside it could land in its payload).
+        while let target = try listedUnit(atOrAfter: bufferOffset + start) {
+            switch try skip(to: target) {
+            case .unit: return true
+            case .pastEnd: return try continueResynchronizing()
+            case .noMarker:
+                try report(target, .badSyncMarker, "no sync marker where the stream's index lists a block")
+                start += 1
+            }
+        }
         return try continueResynchronizing()
     }
 
-    /// Moves ahead to stream offset `target`, reading and dropping the bytes before it a chunk at a time; returns
-    /// whether a unit's marker starts there (when not, or when the stream ends first, the search goes on from there).
-    func skip(to target: Int) throws -> Bool {
+    /// What `skip(to:)` found at its target.
+    enum SkipOutcome {
+        case unit, noMarker, pastEnd
+    }
+
+    /// Moves ahead to stream offset `target`, reading and dropping the bytes before it a chunk at a time; says whether
+    /// a unit's marker starts there, or the stream ends before it (the reader is then at its end).
+    func skip(to target: Int) throws -> SkipOutcome {
         while bufferOffset + end < target + 4 && !sourceEnded {
             // Every buffered byte before the target is dropped; the buffer never grows for the bytes passed over.
             start = bufferOffset + end <= target ? end : target - bufferOffset
@@ -24,10 +39,10 @@ extension DocumentStreamReader {
         }
         guard bufferOffset + end >= target + 4 else {
             start = end
-            return false
+            return .pastEnd
         }
         start = target - bufferOffset
-        return startsUnit(at: start)
+        return startsUnit(at: start) ? .unit : .noMarker
     }
 
     /// Scans from `start` for the next marker (see `resynchronize()`); `resynchronizing` stays set while it waits for

@@ -137,8 +137,10 @@ public final class DocumentStreamReader {
     var synchronizing = false
     /// Whether a resynchronisation is waiting for bytes (`continueResynchronizing()`).
     @exclusivity(unchecked) var resynchronizing = false
-    /// Why the compressed source ended early (gzip data cut short), until reported (`reportCut`).
-    var sourceCut: FirePackError?
+    /// Why the source ended before its input's end (gzip data cut short: a download stopped early), if it did: the
+    /// stream is then torn where its bytes stop. Not a problem of its own — a unit the cut tears is reported as any
+    /// torn unit, and a stream cut before its close record is not closed — but what a caller says (the tool warns).
+    public internal(set) var sourceCut: FirePackError?
     /// The offsets of the units the stream file's index lists, once looked up (`listedUnits()`); empty when it has
     /// no usable one.
     var indexedUnits: [Int]?
@@ -288,7 +290,6 @@ public final class DocumentStreamReader {
             try fill(atLeast: DocumentStreamFormat.closeRecordLength(version: version))
             let available = end - start
             if available == 0 {
-                try reportCut()
                 if completion == nil {
                     if let closedCount {
                         completion = .closed(recordCount: closedCount)
@@ -364,7 +365,7 @@ public final class DocumentStreamReader {
         guard length <= maxRecordLength else {
             try report(
                 recordOffset, .limitExceeded, "\(unit) length \(length) exceeds the limit of \(maxRecordLength)",
-                number: number, inClosing: unit == "index")
+                number: number)
             try resynchronize()
             return nil
         }
@@ -374,16 +375,14 @@ public final class DocumentStreamReader {
             if try resynchronize() {
                 try report(
                     recordOffset, .lengthOutOfBounds,
-                    "\(unit) length \(length) is damaged (it runs past the end of the stream)", number: number,
-                    inClosing: unit == "index")
+                    "\(unit) length \(length) is damaged (it runs past the end of the stream)", number: number)
             } else if unit == "index" {
                 // The writer stopped while closing the stream: no record is lost, and it is not closed (§8).
                 (tornClosing, tornClosingOffset) = (named, recordOffset)
             } else {
                 try report(
                     recordOffset, .truncated,
-                    "the stream ends inside \(named) of \(length) bytes (a torn last \(unit))", number: number,
-                    inClosing: unit == "index")
+                    "the stream ends inside \(named) of \(length) bytes (a torn last \(unit))", number: number)
             }
             return nil
         }
@@ -395,7 +394,7 @@ public final class DocumentStreamReader {
             try report(
                 recordOffset, .limitExceeded,
                 "\(named) of \(length) bytes left unchecked: \(unit == "index" ? "record" : unit)s that failed their CRC-32 have already cost more checking than the stream's size allows (the stream looks crafted)",
-                number: number, inClosing: unit == "index")
+                number: number)
             try resynchronize()
             return nil
         }
@@ -411,14 +410,18 @@ public final class DocumentStreamReader {
             // length says (one damaged so as to land on a later block would pass over the blocks between).
             let indexed = try listedUnits() != nil
             let trusted = version >= 3 && bufferOffset + start != searchLanding && !indexed
-            if trusted { try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length + 4) }
+            if trusted || unit == "index" { try fill(atLeast: DocumentStreamFormat.recordHeaderLength + length + 4) }
+            let after = start + DocumentStreamFormat.recordHeaderLength + length
+            // An index is followed by its close record: a damaged one costs no record. Anything else with the index's
+            // marker is a block whose marker byte was damaged.
+            let isIndex = unit == "index" && matchesCloseMarker(at: after)
             failedChecksumBytes += length
             try report(
                 recordOffset, .badChecksum,
-                "CRC-32 mismatch (the \(unit) is damaged\(unit == "index" ? "; no record is lost" : ""))",
-                number: number,
-                inClosing: unit == "index")
-            let after = start + DocumentStreamFormat.recordHeaderLength + length
+                isIndex
+                    ? "CRC-32 mismatch (the index is damaged; no record is lost)"
+                    : "CRC-32 mismatch (the \(unit == "index" ? "unit with an index's marker" : unit) is damaged)",
+                number: number, inClosing: isIndex)
             if trusted && (after == end && sourceEnded || after + 4 <= end && startsUnit(at: after)) {
                 start = after
                 return nil
@@ -541,11 +544,22 @@ public final class DocumentStreamReader {
             start = end
             return
         }
-        let body = UnsafeRawBufferPointer(start: storage + start + 4, count: length - 8)
-        guard crc32(body) == load32(at: start + length - 4) else {
-            try report(
-                recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged; no record is lost)",
-                number: nextNumber, inClosing: true)
+        guard crc32(UnsafeRawBufferPointer(start: storage + start + 4, count: length - 8)) == load32(at: start + length - 4)
+        else {
+            // A close record ends the stream or, superseded, is followed by a unit: anything else with its marker is
+            // a record or block whose marker byte was damaged, which costs records (and takes a number).
+            try fill(atLeast: length + 4)
+            let isClosing =
+                (end - start == length && sourceEnded) || (end - start >= length + 4 && startsUnit(at: start + length))
+            if isClosing {
+                try report(
+                    recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged; no record is lost)",
+                    number: nextNumber, inClosing: true)
+            } else {
+                try report(
+                    recordOffset, .badChecksum,
+                    "CRC-32 mismatch in a unit with a close record's marker, neither at the stream's end nor followed by another unit: a damaged record or block")
+            }
             try resynchronize()
             return
         }
@@ -553,17 +567,6 @@ public final class DocumentStreamReader {
             truncatingIfNeeded: UInt64(littleEndian: storage.loadUnaligned(fromByteOffset: start + 4, as: UInt64.self)))
         closedOffset = recordOffset
         start += length
-    }
-
-    /// Reports a compressed source that ended early, once, where the stream's bytes end (a torn last unit is
-    /// reported before it, as in any stream cut short).
-    func reportCut() throws {
-        guard let cut = sourceCut else { return }
-        sourceCut = nil
-        try report(
-            bufferOffset + end, .truncated,
-            "the compressed input is cut short (\(cut.message) at its byte \(cut.offset ?? 0)): the stream ends here, whatever followed is not there",
-            number: nextNumber)
     }
 
     /// Reports `missingRecords` at the close record that ends the stream when its count is above the records found
@@ -637,9 +640,9 @@ public final class DocumentStreamReader {
             let read: Int
             do {
                 read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
-            } catch let error as FirePackError where error.code == .truncated && source is GzipSource {
-                // Compressed input cut short (a download stopped early) is a torn stream: what it decompressed to is
-                // read, and the cut reported where the stream ends (`reportCut`).
+            } catch let error as FirePackError where error.code == .truncated {
+                // A source whose input was cut short (gzip data without its end) is a torn stream: what it gave is
+                // read, as the bytes of a file cut there would be (`sourceCut`).
                 (sourceEnded, sourceCut) = (true, error)
                 return
             }

@@ -67,9 +67,19 @@ final class StreamInput: DocumentInput {
     }
     func reportEnd() {
         reportNotClosed()
+        reportDamageThatLosesNothing()
+    }
+
+    /// Warns of a damaged index or close record, and of compressed input cut short: what costs no record of those read.
+    func reportDamageThatLosesNothing() {
         for line in damagedClosings {
             StandardStreams.writeError(
-                "firepack: warning: \(line); no record is lost (firepack validate --repair writes the stream again with a new index and close record)\n"
+                "firepack: warning: \(line) (firepack validate --repair writes the stream again with a new index and close record)\n"
+            )
+        }
+        if let cut = reader.sourceCut {
+            StandardStreams.writeError(
+                "firepack: warning: \(file): the compressed input is cut short (\(cut.message), at its byte \(cut.offset ?? 0)): the stream ends where it stops\n"
             )
         }
         // More records than the close record counts, all intact (damage makes counts estimates): nothing is lost, but

@@ -306,6 +306,7 @@ final class CountingSource: ByteSource {
     private(set) var count = 0
     init(_ upstream: ByteSource) { self.upstream = upstream }
     var readsWithoutWaiting: Bool { upstream.readsWithoutWaiting }
+    var wholeFile: FileSource? { upstream.wholeFile }
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let read = try upstream.read(into: buffer)
         count += read

@@ -80,7 +80,7 @@ struct Stats: ParsableCommand {
                         documents += 1
                     }
                 }
-                input.reportEnd()
+                (input as? StreamInput)?.reportDamageThatLosesNothing()
                 damaged = input.problemCount
                 missingPlaces = input.missingRecordPlaces
                 pastExpansion = input.pastExpansion

@@ -131,6 +131,11 @@ struct Validate: ParsableCommand {
                 }
                 // A damaged index or close record loses no record, but the stream is not what its writer closed.
                 problems.add(kind: "damaged index or close record (no record lost)", count: reader.damagedClosingCount)
+                if let cut = reader.sourceCut {
+                    problems.add(
+                        kind: "compressed input cut short",
+                        "\(cut.message), at its byte \(cut.offset ?? 0): the stream ends where it stops")
+                }
                 advice = expansionAdvice((reader.blocksPastExpansion, reader.blockExpansionNeeded))
                 if let advice {
                     problems.add(

@@ -5,8 +5,8 @@ import Testing
 
 @testable import FirePackStreams
 
-/// Appending to a stream that was damaged or torn, and seeking in one whose header is not version 3's: what was lost
-/// stays counted, and what was not lost never reads as damage.
+/// Appending to a stream that was damaged or torn, seeking in one whose header is not version 3's, and damage that
+/// looks like a closing: what was lost stays counted, and what was not lost never reads as damage.
 @Suite("Streams: appending and seeking after damage")
 struct AppendingTests {
     let blocks = BlockStreamTests()
@@ -66,6 +66,25 @@ struct AppendingTests {
             let index = try #require(try DocumentStreamReader.blockIndex(path: path))
             #expect(index.map(\.recordCount).reduce(0, +) == 130)
         }
+    }
+
+    /// A block whose marker's last byte became a close record's or an index's reads as a damaged closing only where a
+    /// closing can be: anywhere else it is a damaged block, whose records are lost and counted.
+    @Test func aBlockWhoseMarkerReadsAsAClosingIsDamage() throws {
+        let (bytes, offsets, _) = try stream()
+        for marker: UInt8 in [0x45, 0x49] {
+            var damaged = bytes
+            damaged[offsets[3] + 3] = marker
+            let read = try blocks.read(damaged)
+            #expect(read.records.count < 100, "\(marker)")
+            #expect(read.reader.damagedClosingCount == 0 && read.reader.problemCount >= 1,
+                    "\(marker): \(read.reader.problems)")
+        }
+        // The real closing, damaged: no record lost, counted apart.
+        var closing = bytes
+        closing[bytes.count - 24 + 6] ^= 0x10
+        let read = try blocks.read(closing)
+        #expect(read.records.count == 100 && read.reader.damagedClosingCount == 1 && read.reader.problemCount == 1)
     }
 
     @Test func seekingChecksTheHeaderAsReadingItWhole() throws {

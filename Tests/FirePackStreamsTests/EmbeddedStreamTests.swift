@@ -124,6 +124,9 @@ struct EmbeddedStreamTests {
             }),
         ]
         cases.append(("third block's marker", { $0[third] ^= 0x01 }))
+        // The second block's payload, then the third's marker (a sector zeroed across their boundary): the index's
+        // next unit has no marker, and the one after it is where reading goes on.
+        cases.append(("second payload and third marker", { $0[third - 3] ^= 0x01; $0[third + 1] ^= 0x01 }))
         for (name, damage) in cases {
             var damaged = bytes
             damage(&damaged)
@@ -131,9 +134,15 @@ struct EmbeddedStreamTests {
             try Data(damaged).write(to: URL(fileURLWithPath: path))
             let reader = try DocumentStreamReader(source: FileSource(path: path))
             let read = try names(reader)
-            let lost = name.hasPrefix("third") ? "outer/o2" : "outer/o1"
-            #expect(read == ["outer/o0", "outer/o1", "outer/o2", "outer/o3"].filter { $0 != lost }, "\(codec), \(name): \(read)")
-            #expect(reader.problems.count == 1, "\(codec), \(name): \(reader.problems)")
+            let lost: Set = name.hasPrefix("third") ? ["outer/o2"] : name.hasPrefix("second payload") ? ["outer/o1", "outer/o2"] : ["outer/o1"]
+            #expect(read == ["outer/o0", "outer/o1", "outer/o2", "outer/o3"].filter { !lost.contains($0) }, "\(codec), \(name): \(read)")
+            #expect(reader.problems.count == lost.count, "\(codec), \(name): \(reader.problems)")
+            // Through a source that gives back bytes read to tell the format (as the tool's reading of an input
+            // without a known extension does): the same records.
+            let file = try FileSource(path: path)
+            var head = [UInt8](repeating: 0, count: 6)
+            _ = try head.withUnsafeMutableBytes { try file.read(into: $0) }
+            #expect(try names(DocumentStreamReader(source: PrefixedSource(head, then: file))) == read, "\(codec), \(name)")
             // Byte ranges of the file read the same records, wherever their boundaries fall.
             for size in [1, 50, 333] {
                 var ranged: [String] = []
