@@ -18,9 +18,7 @@ public struct FirePackCodableMacro: MemberMacro, ExtensionMacro {
             let plan = try? CodingPlan(declaration, attribute: node, diagnose: nil)
         else { return [] }
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
-        // A class that can be subclassed writes a subclass's instance by its `encode(to:)`, which may be overridden.
-        return plan.members(
-            initKeyword: isFinal ? "init" : "required init", subclassGuard: isFinal ? nil : classDecl.name.text)
+        return plan.members(initKeyword: isFinal ? "init" : "required init")
     }
 
     public static func expansion(
@@ -211,9 +209,8 @@ struct CodingPlan {
         if failed { throw DiagnosticsEmitted() }
     }
 
-    /// `init(firePack:)` and `encode(firePack:)`, as the directions require; with `subclassGuard` (a class that can be
-    /// subclassed, by name), `encode(firePack:)` writes an instance of a subclass through its own `encode(to:)`.
-    func members(initKeyword: String, subclassGuard: String? = nil) -> [DeclSyntax] {
+    /// `init(firePack:)` and `encode(firePack:)`, as the directions require.
+    func members(initKeyword: String) -> [DeclSyntax] {
         var members: [DeclSyntax] = []
         switch shape {
         case .rawValueEnum:
@@ -238,7 +235,7 @@ struct CodingPlan {
             if encodes { members.append(caseKeyedEncodeMember(cases)) }
         case .fields(let properties):
             if decodes { members.append(decodeMember(properties, initKeyword: initKeyword)) }
-            if encodes { members.append(encodeMember(properties, subclassGuard: subclassGuard)) }
+            if encodes { members.append(encodeMember(properties)) }
         }
         // Re-indented as a whole: the bodies are assembled from lines.
         return members.map { $0.formatted().cast(DeclSyntax.self) }
@@ -383,7 +380,7 @@ struct CodingPlan {
         return lines
     }
 
-    private func encodeMember(_ properties: [CodedProperty], subclassGuard: String?) -> DeclSyntax {
+    private func encodeMember(_ properties: [CodedProperty]) -> DeclSyntax {
         // The bag's entries under a key the model writes in this call are left out (the model's field wins): its
         // keys, an optional's only when it is not nil, a `@DocumentID`'s never. Listed only for a bag with entries.
         // A type not written as an optional may still be one (a typealias): `declaredKey` lets the compiler decide.
@@ -415,18 +412,7 @@ struct CodingPlan {
         let properties = properties.filter { $0.ignoredAttribute == nil }
         // Deterministic output sorts keys by their UTF-8 bytes: the order is fixed here, at compile time.
         let sorted = properties.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
-        var body: [CodeBlockItemSyntax] = []
-        if let subclassGuard {
-            body.append(
-                CodeBlockItemSyntax(
-                    item: .stmt(
-                        """
-                        if type(of: self) != \(raw: subclassGuard).self {
-                            return try writer.encodeThroughEncodable(self)
-                        }
-                        """)))
-        }
-        body.append(CodeBlockItemSyntax(item: .expr("writer.beginFields()")))
+        var body: [CodeBlockItemSyntax] = [CodeBlockItemSyntax(item: .expr("writer.beginFields()"))]
         if sorted.map(\.key) == properties.map(\.key) {
             body += statements(properties)
         } else {

@@ -287,9 +287,6 @@ final class FirePackCodableMacroTests: XCTestCase {
                 }
 
                 func encode(firePack writer: inout FirePackValueWriter) throws {
-                    if type(of: self) != Shelf.self {
-                        return try writer.encodeThroughEncodable(self)
-                    }
                     writer.beginFields()
                     if writer.sortsKeys {
                         try writer.encodeIfPresent(self.books, forKey: "books")

@@ -314,35 +314,12 @@ extension FirePackValueWriter {
     @usableFromInline
     func finishRootValue() { codable?.keepConformances() }
 
-    /// Writes `value` by its own `encode(to:)`, never by generated coding: what the generated `encode(firePack:)` of a
-    /// class that can be subclassed does for an instance of a subclass, whose override of `encode(to:)` it does not
-    /// know (Foundation's coders call the override).
-    public mutating func encodeThroughEncodable<T: Encodable>(_ value: T) throws {
-        try encodeCodable(value, route: .throughEncodable)
-    }
-
-    /// How `encodeCodable` asks the Codable encoder for a value.
-    enum CodableRoute {
-        /// By `EncoderImpl.encodeValue`, which looks for native types and generated coding.
-        case native
-        /// Past the native types (the caller found that `NativeType` does not name the type).
-        case nonNative
-        /// By the value's own `encode(to:)` alone (`encodeThroughEncodable`).
-        case throughEncodable
-    }
-
     /// Writes any other `Encodable` through the Codable path: the encoder over bytes, or a `Value` tree (written with
     /// sorted keys in deterministic mode, what the Codable path does for the whole value). `isNative` false: the
     /// caller found that `NativeType` does not name `T`, so the encoder does not ask again.
     mutating func encodeCodable<T: Encodable>(_ value: T, isNative: Bool = true) throws {
-        try encodeCodable(value, route: isNative ? .native : .nonNative)
-    }
-
-    private mutating func encodeCodable<T: Encodable>(_ value: T, route: CodableRoute) throws {
         if sortsKeys || codableThroughTree {
-            writer.write(
-                try EncoderImpl.tree(of: value, options: options, throughEncodable: route == .throughEncodable),
-                sortingKeys: sortsKeys)
+            writer.write(try EncoderImpl.tree(of: value, options: options), sortingKeys: sortsKeys)
             return
         }
         let encoder: EncoderImpl
@@ -355,10 +332,10 @@ extension FirePackValueWriter {
         let outerPath = encoder.path
         encoder.path = []
         defer { encoder.path = outerPath }
-        switch route {
-        case .native: try encoder.encodeValue(value, at: encoder.currentPosition)
-        case .nonNative: try encoder.encodeNonNative(value, at: encoder.currentPosition)
-        case .throughEncodable: try encoder.encodeThroughEncodable(value, at: encoder.currentPosition)
+        if isNative {
+            try encoder.encodeValue(value, at: encoder.currentPosition)
+        } else {
+            try encoder.encodeNonNative(value, at: encoder.currentPosition)
         }
     }
 }

@@ -220,24 +220,11 @@ final class EncoderImpl: Encoder {
 }
 
 extension EncoderImpl {
-    /// `value` as a `Value` tree, by `options`; with `throughEncodable`, by its own `encode(to:)` whatever other coding
-    /// its type has (see `encodeThroughEncodable`).
-    static func tree<T: Encodable>(of value: T, options: EncoderOptions, throughEncodable: Bool = false) throws -> Value
-    {
+    /// `value` as a `Value` tree, by `options`.
+    static func tree<T: Encodable>(of value: T, options: EncoderOptions) throws -> Value {
         let tree = EncodingTree()
         let root = Position(start: 0, depth: 0)
-        let encoder = EncoderImpl(tree: tree, options: options, path: [], at: root)
-        if throughEncodable {
-            try encoder.encodeThroughEncodable(value, at: root)
-        } else {
-            try encoder.encodeValue(value, at: root)
-        }
+        try EncoderImpl(tree: tree, options: options, path: [], at: root).encodeValue(value, at: root)
         return tree.value
-    }
-
-    /// Writes `value` at `position` by its own `encode(to:)`, never by generated coding: for an instance of a subclass
-    /// of a class with generated coding, whose `encode(to:)` the generated code does not know.
-    func encodeThroughEncodable<T: Encodable>(_ value: T, at position: Position) throws {
-        try encodeNested(at: position) { try value.encode(to: self) }
     }
 }
