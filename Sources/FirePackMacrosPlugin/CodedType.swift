@@ -216,9 +216,11 @@ extension AttributeSyntax {
 }
 
 extension DeclGroupSyntax {
-    /// Stored instance properties declared inside `#if` blocks (at any depth), which `codedProperties()` does not see:
-    /// which branch is compiled is not known to the macro.
+    /// Stored instance properties declared inside `#if` blocks (at any depth), which `codedProperties()` does not see
+    /// (which branch is compiled is not known to the macro), and which synthesized `Codable` would code: not `lazy`,
+    /// and named in `CodingKeys` when the type declares one.
     func storedPropertiesUnderIf() -> [VariableDeclSyntax] {
+        let codingKeys = codingKeyNames()
         func collect(_ members: MemberBlockItemListSyntax, into found: inout [VariableDeclSyntax]) {
             for member in members {
                 guard let ifConfig = member.decl.as(IfConfigDeclSyntax.self) else { continue }
@@ -226,8 +228,14 @@ extension DeclGroupSyntax {
                     guard case .decls(let decls)? = clause.elements else { continue }
                     for item in decls {
                         if let variable = item.decl.as(VariableDeclSyntax.self),
-                            !variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }),
-                            variable.bindings.contains(where: \.isStored)
+                            !variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) }),
+                            variable.bindings.contains(where: { binding in
+                                binding.isStored
+                                    && codingKeys.map {
+                                        $0[binding.pattern.trimmedDescription.trimmingBackticks] != nil
+                                    }
+                                        ?? true
+                            })
                         {
                             found.append(variable)
                         }

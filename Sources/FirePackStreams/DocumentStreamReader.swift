@@ -544,7 +544,9 @@ public final class DocumentStreamReader {
             start = end
             return
         }
-        guard crc32(UnsafeRawBufferPointer(start: storage + start + 4, count: length - 8)) == load32(at: start + length - 4)
+        guard
+            crc32(UnsafeRawBufferPointer(start: storage + start + 4, count: length - 8))
+                == load32(at: start + length - 4)
         else {
             // A close record ends the stream or, superseded, is followed by a unit: anything else with its marker is
             // a record or block whose marker byte was damaged, which costs records (and takes a number).
@@ -558,7 +560,8 @@ public final class DocumentStreamReader {
             } else {
                 try report(
                     recordOffset, .badChecksum,
-                    "CRC-32 mismatch in a unit with a close record's marker, neither at the stream's end nor followed by another unit: a damaged record or block")
+                    "CRC-32 mismatch in a unit with a close record's marker, neither at the stream's end nor followed by another unit: a damaged record or block"
+                )
             }
             try resynchronize()
             return

@@ -91,6 +91,22 @@ struct JSONTests {
         #expect(try Value(json: Array(#"{"__map__":{"__bytes__":"AQ=="},"x":1}"#.utf8)) == ["__map__": .bytes(Data([1])), "x": 1])
     }
 
+    /// Objects whose first key is a marker, nested within one another: each value is read once (reading an escape's
+    /// object both ways doubled the time per level), and nesting past the limit is refused, never a crash.
+    @Test func nestedMarkersAreReadOnceAndBounded() throws {
+        let levels = 60
+        let nested = String(repeating: #"{"__map__":"#, count: levels) + "{}" + String(repeating: #","k":1}"#, count: levels)
+        var expected: Value = [:]
+        for _ in 0..<levels { expected = ["__map__": expected, "k": 1] }
+        #expect(try Value(json: Array(nested.utf8), options: JSONOptions(maxDepth: 100)) == expected)
+        let escapes = String(repeating: #"{"__map__":"#, count: 30) + #"{"a":1}"# + String(repeating: "}", count: 30)
+        #expect(try Value(json: Array(escapes.utf8)) != nil)
+        for marker in ["__double__", "__map__", "__geopoint__"] {
+            let deep = String(repeating: #"{"\#(marker)":"#, count: 100_000) + "1" + String(repeating: "}", count: 100_000)
+            #expect(throws: FirePackError.self, "\(marker)") { try Value(json: Array(deep.utf8)) }
+        }
+    }
+
     @Test func prettyAndSorted() throws {
         let value: Value = ["b": [1, 2], "a": [:]]
         #expect(value.jsonString(options: JSONOptions(pretty: true, sortedKeys: true)) == "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ]\n}")

@@ -66,12 +66,16 @@ struct ProtoValueReader {
                 (result, offset) = (.geoPoint(try geoPoint(range, merging: before)), range.end)
             case (9, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
-                var elements: [Value] = if last == 9, case .array(let before) = result { before } else { [] }
+                // Taken out of `result` before growing, so that its storage is not copied per occurrence.
+                var elements: [Value] = []
+                if last == 9, case .array(let before) = result { (elements, result) = (before, .null) }
                 try array(range, depth: depth, appendingTo: &elements)
                 (result, offset) = (.array(elements), range.end)
             case (6, ProtoWire.lengthDelimited):
                 let range = try reader.getLength(at: payload, end: end)
+                // Taken out of `fields` and `result` before growing, so that its storage is not copied per occurrence.
                 var map = fields ?? MapValue()
+                (fields, result) = (nil, .null)
                 try self.fields(range, fieldNumber: 1, depth: depth, into: &map)
                 fields = map
                 result = FirestoreVectorForm.vector(in: map).map(Value.vector) ?? .map(map)

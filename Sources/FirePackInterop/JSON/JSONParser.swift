@@ -156,10 +156,8 @@ struct JSONParser {
         }
         index += 1
         var map = MapValue()
-        // Where the value of a first key "__map__" starts when it was read as an escape's object; or the error reading
-        // it so gave, when it was read as an ordinary value instead.
-        var escapeStart: Int?
-        var escapeError: FirePackError?
+        // Whether the first value was read as an escape's object (`{"__map__": {…}}` with no other key).
+        var escaped = false
         skipWhitespace()
         if index < count && byte(index) == UInt8(ascii: "}") {
             index += 1
@@ -182,17 +180,12 @@ struct JSONParser {
                 let escapedMap =
                     readsMarkers && map.isEmpty && key == JSONMarker.map && index < count
                     && byte(index) == UInt8(ascii: "{")
-                if escapedMap {
-                    // An escape when no key follows; whether one does is known after the value, so it is read as the
-                    // escape's object first, and again as an ordinary value below if a key follows.
-                    escapeStart = index
-                    do throws(FirePackError) { value = try parseObject(depth: depth + 1, readsMarkers: false) } catch {
-                        // Wrong as an escape's object; right as an ordinary value if a key follows. The error stays for
-                        // when none does.
-                        index = escapeStart!
-                        guard let ordinary = try? parseValue(depth: depth) else { throw error }
-                        (value, escapeStart, escapeError) = (ordinary, nil, error)
-                    }
+                if escapedMap && !keyFollowsValue(at: index) {
+                    // An escape: `{"__map__": {…}}` and no other key. Whether another key follows is found by passing
+                    // over the value's brackets and strings first, so that the value is read once, as what it is
+                    // (reading it both ways, level within level, doubled the time per level).
+                    value = try parseObject(depth: depth + 1, readsMarkers: false)
+                    escaped = true
                 } else {
                     value = try parseValue(depth: depth)
                 }
@@ -208,22 +201,37 @@ struct JSONParser {
             guard separator == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in an object", at: index - 1) }
         }
         guard readsMarkers, map.keys.first?.utf8.first == UInt8(ascii: "_") else { return .map(map) }
-        if map.count == 1, let escapeError { throw escapeError.prefixingPath(with: .key(JSONMarker.map)) }
-        if map.count == 1, JSONMarker.all.contains(map.keys[0]) {
+        if map.count == 1, escaped || JSONMarker.all.contains(map.keys[0]) {
             return try MarkerPayloads.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
         }
-        // "__map__" was only the first of several keys: its value is an ordinary one after all, read again as one (an
-        // escape reads its object's keys as they are, an ordinary value reads markers among them: the two readings
-        // of one text differ, and neither can be made from the other).
-        if let escapeStart {
-            let end = index
-            index = escapeStart
-            do { map[JSONMarker.map] = try parseValue(depth: depth) } catch {
-                throw error.prefixingPath(with: .key(JSONMarker.map))
-            }
-            index = end
-        }
         return .map(map)
+    }
+
+    /// Whether, after the value at `start` (an object), another member of the enclosing object follows (a `,`),
+    /// found by passing over brackets and strings without reading them (no recursion; linear in the value). Malformed
+    /// text reads as "no": the value is then read as an escape's object, which reports the defect.
+    func keyFollowsValue(at start: Int) -> Bool {
+        var cursor = start, open = 0
+        while cursor < count {
+            switch byte(cursor) {
+            case UInt8(ascii: "\""):
+                cursor += 1
+                while cursor < count && byte(cursor) != UInt8(ascii: "\"") {
+                    cursor += byte(cursor) == UInt8(ascii: "\\") ? 2 : 1
+                }
+            case UInt8(ascii: "{"), UInt8(ascii: "["): open += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                open -= 1
+                if open == 0 {
+                    cursor += 1
+                    while cursor < count, [0x20, 0x09, 0x0A, 0x0D].contains(byte(cursor)) { cursor += 1 }
+                    return cursor < count && byte(cursor) == UInt8(ascii: ",")
+                }
+            default: break
+            }
+            cursor += 1
+        }
+        return false
     }
 
     /// Where a scanned string's UTF-8 bytes are: in the input (no escapes) or, unescaped, in `scratch`.
