@@ -548,8 +548,8 @@ public final class DocumentStreamReader {
             crc32(UnsafeRawBufferPointer(start: storage + start + 4, count: length - 8))
                 == load32(at: start + length - 4)
         else {
-            // A close record ends the stream or, superseded, is followed by a unit: anything else with its marker is
-            // a record or block whose marker byte was damaged, which costs records (and takes a number).
+            // A close record ends the stream or, superseded, is followed by a unit: anything else with its marker may
+            // be a record or block whose marker byte was damaged, which costs records.
             try fill(atLeast: length + 4)
             let isClosing =
                 (end - start == length && sourceEnded) || (end - start >= length + 4 && startsUnit(at: start + length))
@@ -558,10 +558,11 @@ public final class DocumentStreamReader {
                     recordOffset, .badChecksum, "CRC-32 mismatch in a close record (it is damaged; no record is lost)",
                     number: nextNumber, inClosing: true)
             } else {
+                // Numbered as a damaged close record is (Docs/FORMAT.md §8), but counted as damage, not as a closing.
                 try report(
                     recordOffset, .badChecksum,
-                    "CRC-32 mismatch in a unit with a close record's marker, neither at the stream's end nor followed by another unit: a damaged record or block"
-                )
+                    "CRC-32 mismatch in a unit with a close record's marker, neither at the stream's end nor followed by another unit: a damaged close record, record or block",
+                    number: nextNumber)
             }
             try resynchronize()
             return
