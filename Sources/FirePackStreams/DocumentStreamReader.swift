@@ -106,6 +106,12 @@ public final class DocumentStreamReader {
     public private(set) var damagedClosings: [FirePackError.Code: Int] = [:]
     /// All of `damagedClosings`.
     public var damagedClosingCount: Int { damagedClosings.values.reduce(0, +) }
+    /// Whether the last thing read so far is a damaged index or close record, with no record (intact or damaged)
+    /// after it: an unclosed stream that ends so was likely closed, where one with records after it (appended to
+    /// after a closing that later took damage) was not.
+    public var endsAtDamagedClosing: Bool { numberAfterDamagedClosing == nextNumber }
+    /// `nextNumber` just after the last damaged index or close record was reported.
+    var numberAfterDamagedClosing: Int?
     /// How many of the problems are places where whole records are missing (`missingRecords`), not damage: one
     /// problem however many records it stands for.
     public var missingRecordPlaces: Int { problemCounts[.missingRecords] ?? 0 }
@@ -601,6 +607,7 @@ public final class DocumentStreamReader {
         var problem = StreamProblem(recordNumber: number ?? nextNumber, offset: offset, code: code, reason: reason)
         problem.isDamagedClosing = inClosing
         if number == nil { nextNumber += 1 }
+        numberAfterDamagedClosing = inClosing ? nextNumber : numberAfterDamagedClosing
         if mode == .stopAtFirstError {
             // Stopped where the problem is: reading on from there would meet it again, under the next number.
             stopProblem = problem

@@ -172,7 +172,7 @@ struct Validate: ParsableCommand {
                 case .notClosed(let recordCount):
                     let why =
                         reader.tornClosing.map { "it ends inside \($0): the writer stopped while closing it" }
-                        ?? (reader.damagedClosingCount > 0
+                        ?? (reader.endsAtDamagedClosing
                             ? "its close record is damaged, or the index before it"
                             : "the writer crashed, was interrupted or is still writing")
                     let what = "not closed after record \(recordCount) (\(why); --repair closes it)"

@@ -35,6 +35,31 @@ struct DictionaryTests {
         #expect(Value.firestoreCompare(try Value(any: any), value) == 0)
     }
 
+    @Test("keys a Swift dictionary takes for one are refused by the checked conversions, with their path")
+    func canonicallyEquivalentKeys() throws {
+        let composed = "caf\u{e9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed && !composed.utf8.elementsEqual(decomposed.utf8))
+        let map = MapValue([(composed, Value.integer(1)), (decomposed, Value.integer(2))])
+        #expect(map.count == 2, "FirePack compares keys by their bytes")
+        let value: Value = ["outer": [.map(map)]]
+        let error = #expect(throws: FirePackError.self) { try value.checkedAnyValue() }
+        #expect(error?.code == .duplicateKey && error?.path == [.key("outer"), .index(0), .key(decomposed)])
+        #expect(error?.message.contains("Unicode normalization") == true)
+        // Without such keys, the checked conversion is `anyValue`.
+        let plain: Value = ["a": [1, ["b": "c"]]]
+        let checked = try #require(try plain.checkedAnyValue() as? [String: Any])
+        #expect(try Value(any: checked) == plain)
+
+        struct Scores: Encodable { var byName: [String: Int] }
+        struct Keys: Encodable {
+            enum CodingKeys: String, CodingKey { case a = "caf\u{e9}", b = "cafe\u{301}" }
+            var a = 1, b = 2
+        }
+        #expect(throws: FirePackError.self) { try DictionaryEncoder().encode(Keys()) }
+        let encoded = try DictionaryEncoder().encode(Scores(byName: ["x": 1]))
+        #expect((encoded["byName"] as? [String: Any])?["x"] as? Int64 == 1)
+    }
+
     @Test func jsonSerializationOutputConvertsWithTheRightTypes() throws {
         let object = try JSONSerialization.jsonObject(with: Data(#"{"t": true, "one": 1, "zero": 0, "d": 1.5, "e": 1e2, "big": 9007199254740993, "neg": -3, "s": "x", "a": [null]}"#.utf8))
         let value = try Value(any: object)

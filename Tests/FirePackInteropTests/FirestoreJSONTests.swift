@@ -32,6 +32,17 @@ struct FirestoreJSONTests {
         #expect(try read(#"{"integerValue": 42}"#) == 42)
         #expect(try read(#"{"nullValue": "NULL_VALUE"}"#) == nil)
         #expect(try read(#"{"doubleValue": 2}"#) == 2.0)
+        // Proto3 JSON's other spelling of a double: a string holding the number's text, read by the same rules.
+        #expect(try read(#"{"doubleValue": "65.66"}"#) == 65.66)
+        #expect(try read(#"{"doubleValue": "-1.5e3"}"#) == -1500.0)
+        #expect(try read(#"{"doubleValue": "2"}"#) == 2.0)
+        if case .double(let zero) = try read(#"{"doubleValue": "-0"}"#) { #expect(zero.bitPattern == (-0.0).bitPattern) } else { Issue.record("\"-0\" is not a double") }
+        for text in ["", " 1", "1 ", "+1", "01", "0x10", "1.", ".5", "1e", "inf", "nan", "1e400", "9007199254740993"] {
+            let error = #expect(throws: FirePackError.self, "\(text)") {
+                try read(#"{"doubleValue": "\#(text)"}"#)
+            }
+            #expect(error?.code == .invalidJSON && error?.offset == 16, "\(text): \(String(describing: error))")
+        }
         #expect(try read(#"{"arrayValue": {}}"#) == [])
         #expect(try read(#"{"mapValue": {"fields": {"__bytes__": {"stringValue": "x"}}}}"#) == ["__bytes__": "x"], "marker-like keys are plain keys here")
         #expect(try read(#"{"timestampValue": "2014-10-02T17:01:23.5+02:00"}"#) == .timestamp(Timestamp(seconds: 1_412_262_083, nanoseconds: 500_000_000)))

@@ -87,6 +87,29 @@ struct AppendingTests {
         #expect(read.records.count == 100 && read.reader.damagedClosingCount == 1 && read.reader.problemCount == 1)
     }
 
+    /// An unclosed stream is blamed on a damaged closing only when that closing is the last thing in it: a superseded
+    /// one, damaged, with records appended after it, says nothing about why the stream's end is missing.
+    @Test func aDamagedClosingIsBlamedOnlyWhenNothingFollowsIt() throws {
+        let (bytes, _, documents) = try stream()
+        let (after, _) = try appended(to: bytes, documents: documents)
+        let finalIndex = after.suffix(24).dropFirst(12).prefix(8).reversed().reduce(0) { $0 << 8 | Int($1) }
+        // The superseded close record damaged, and the appended stream cut where its own index begins.
+        var damaged = Array(after.prefix(finalIndex))
+        damaged[bytes.count - 24 + 6] ^= 0x10
+        let read = try blocks.read(damaged)
+        #expect(read.records.count == 130 && read.reader.damagedClosingCount == 1)
+        guard case .notClosed? = read.reader.completion else {
+            Issue.record("\(String(describing: read.reader.completion))")
+            return
+        }
+        #expect(!read.reader.endsAtDamagedClosing, "\(read.reader.problems)")
+        // The appended stream's own close record damaged: that is what its reader met last.
+        var closing = after
+        closing[after.count - 24 + 6] ^= 0x10
+        let last = try blocks.read(closing)
+        #expect(last.records.count == 130 && last.reader.damagedClosingCount == 1 && last.reader.endsAtDamagedClosing)
+    }
+
     @Test func seekingChecksTheHeaderAsReadingItWhole() throws {
         let (bytes, _, _) = try stream()
         #expect(try DocumentStreamReader.reading(path: blocks.temporaryFile(bytes), fromRecord: 50).next()?.number == 50)

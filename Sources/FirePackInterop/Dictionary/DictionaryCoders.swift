@@ -42,18 +42,19 @@ public final class DictionaryEncoder: Sendable {
     /// Creates an encoder with Firestore's defaults.
     public init() {}
 
-    /// The value as `[String: Any]`; throws `EncodingError.invalidValue` unless it encodes as a map.
+    /// The value as `[String: Any]`; throws `EncodingError.invalidValue` unless it encodes as a map, and
+    /// `FirePackError` `duplicateKey` for two keys a Swift dictionary takes for one (see `Value.checkedAnyValue()`).
     public func encode<T: Encodable>(_ value: T) throws -> [String: Any] {
         guard case .map(let map) = try encoder.encodeToValue(value) else {
             throw EncodingError.invalidValue(
                 value, .init(codingPath: [], debugDescription: "\(T.self) does not encode as a map"))
         }
-        return map.dictionary
+        return try map.checkedDictionary(path: [])
     }
 
     /// The value in the `Any` representation (for top-level arrays and scalars).
     public func encodeToAny<T: Encodable>(_ value: T) throws -> Any {
-        try encoder.encodeToValue(value).anyValue
+        try encoder.encodeToValue(value).checkedAnyValue()
     }
 }
 

@@ -19,6 +19,12 @@ public struct ServerTimestampSentinel: Hashable, Sendable {
 /// | string, bytes | `String`, `Data` |
 /// | array, map | `[Any]`, `[String: Any]` (map order is not kept: Swift dictionaries have none) |
 /// | serverTimestamp | `ServerTimestampSentinel()` |
+///
+/// Two map keys that differ only in Unicode normalization (`"é"` as one scalar, or as `"e"` and a combining accent)
+/// are two keys to FirePack and to Firestore, which compare keys by their UTF-8 bytes, but one key to a Swift
+/// dictionary, which compares strings by canonical equivalence. `anyValue`, `MapValue.dictionary` and
+/// `Document.data(with:)` keep the later of the two; `DictionaryEncoder` refuses such a map with `duplicateKey` and
+/// the key's path, and `checkedAnyValue()` does so for any value.
 extension Value {
     /// The value in the representation above.
     public var anyValue: Any {
@@ -36,6 +42,26 @@ extension Value {
         case .serverTimestamp: ServerTimestampSentinel()
         case .array(let elements): elements.map(\.anyValue)
         case .map(let map): map.dictionary
+        }
+    }
+
+    /// The value in the representation above, or `duplicateKey` (with the path) when a map holds two keys a Swift
+    /// dictionary takes for one (they differ only in Unicode normalization), where `anyValue` would keep one.
+    public func checkedAnyValue() throws(FirePackError) -> Any {
+        try checkedAnyValue(path: [])
+    }
+
+    func checkedAnyValue(path: [PathComponent]) throws(FirePackError) -> Any {
+        switch self {
+        case .array(let elements):
+            var result: [Any] = []
+            result.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                result.append(try element.checkedAnyValue(path: path + [.index(index)]))
+            }
+            return result
+        case .map(let map): return try map.checkedDictionary(path: path)
+        default: return anyValue
         }
     }
 
@@ -112,6 +138,25 @@ extension MapValue {
         var result: [String: Any] = [:]
         result.reserveCapacity(count)
         for (key, value) in self { result[key] = value.anyValue }
+        return result
+    }
+
+    /// The map as `[String: Any]`, or `duplicateKey` when two of its keys are one to a Swift dictionary (see
+    /// `Value.checkedAnyValue()`).
+    func checkedDictionary(path: [PathComponent]) throws(FirePackError) -> [String: Any] {
+        var result: [String: Any] = [:]
+        result.reserveCapacity(count)
+        for (key, value) in self {
+            let converted = try value.checkedAnyValue(path: path + [.key(key)])
+            guard result.updateValue(converted, forKey: key) == nil else {
+                let earlier = keys.first { $0 == key && $0.utf8.elementsEqual(key.utf8) == false } ?? key
+                throw FirePackError(
+                    .duplicateKey, offset: nil,
+                    "keys \(earlier.debugDescription) and \(key.debugDescription) differ only in Unicode normalization: "
+                        + "a Swift dictionary holds one of them",
+                    path: path + [.key(key)])
+            }
+        }
         return result
     }
 }

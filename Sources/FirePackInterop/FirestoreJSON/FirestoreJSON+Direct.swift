@@ -43,6 +43,37 @@ extension JSONParser {
         index += 1
     }
 
+    /// The number whose JSON text is the whole of `text`, read as `parseNumber` reads one; `nil` when `text` is
+    /// anything else.
+    func numberText(_ text: String) -> Value? {
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return nil }
+            var parser = JSONParser(
+                base: UnsafeRawPointer(base), count: utf8.count, maxDepth: maxDepth, readsMarkers: false,
+                largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
+            guard let number = try? parser.parseNumber(), parser.index == utf8.count else { return nil }
+            return number
+        }
+    }
+
+    /// A `doubleValue`'s number as a double. Written as an integer, it is one: rounding it would lose digits without
+    /// a word, so an integer a double cannot hold exactly is refused.
+    static func doubleValue(_ number: Value, offset: Int) throws(FirePackError) -> Value {
+        switch number {
+        case .double(let double): return .double(double)
+        case .integer(let integer):
+            guard let double = Double(exactly: integer) else {
+                throw FirePackError(
+                    .invalidJSON, offset: offset,
+                    "doubleValue \(integer) is an integer a double cannot hold exactly (write it with an exponent, "
+                        + "\(Double(integer)), to round it)")
+            }
+            return .double(double)
+        default: throw FirePackError(.invalidJSON, offset: offset, "doubleValue is not a number")
+        }
+    }
+
     mutating func parsePayload(kind: String, depth: Int) throws(FirePackError) -> Value {
         let payloadOffset = index
         switch kind {
@@ -71,24 +102,19 @@ extension JSONParser {
                 case "Infinity": return .double(.infinity)
                 case "-Infinity": return .double(-.infinity)
                 case let text:
-                    throw FirePackError(
-                        .invalidJSON, offset: payloadOffset,
-                        "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
+                    // Proto3 JSON accepts a double written as a string too ("Either numbers or strings are
+                    // accepted", protobuf.dev/programming-guides/json): the string holds a JSON number's text,
+                    // read by the same rules as one written bare.
+                    guard let number = numberText(text) else {
+                        throw FirePackError(
+                            .invalidJSON, offset: payloadOffset,
+                            "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or "
+                                + "\"-Infinity\"")
+                    }
+                    return try Self.doubleValue(number, offset: payloadOffset)
                 }
             }
-            switch try parseNumber() {
-            case .double(let double): return .double(double)
-            case .integer(let integer):
-                // Written as an integer, it is one: rounding it would lose digits without a word.
-                guard let double = Double(exactly: integer) else {
-                    throw FirePackError(
-                        .invalidJSON, offset: payloadOffset,
-                        "doubleValue \(integer) is an integer a double cannot hold exactly (write it with an exponent, "
-                            + "\(Double(integer)), to round it)")
-                }
-                return .double(double)
-            default: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue is not a number")
-            }
+            return try Self.doubleValue(try parseNumber(), offset: payloadOffset)
         case "booleanValue":
             guard case .boolean(let flag) = try parseValue(depth: depth) else {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, "booleanValue is not true or false")

@@ -21,7 +21,8 @@ import Foundation
 /// ```
 ///
 /// REST JSON has one NaN, as Firestore has: a NaN's payload bits are not kept (FirePack, protobuf and reversible JSON
-/// keep them). Reading also accepts `integerValue` as a JSON number, and absent `values` / `fields` for empty containers.
+/// keep them). Reading also accepts, as proto3 JSON does, `integerValue` as a JSON number and `doubleValue` as a string
+/// holding a number's text (`"65.66"`), and absent `values` / `fields` for empty containers.
 /// The server-timestamp sentinel has no REST value form (Firestore sends it as a field transform): writing one
 /// throws `invalidValue`; resolve it first with `Document.resolvingServerTimestamps(at:)`.
 enum FirestoreJSON {
