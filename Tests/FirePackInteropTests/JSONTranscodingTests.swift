@@ -213,13 +213,49 @@ import FirePackTestSupport
             if expectTheTreesOutcome(text) == true { written += 1 }
         }
         #expect(written > 10)
-        // Past the depth limit, a marker's array is the tree's depth error too: the object at depth 100 (the limit),
-        // its array at 101.
-        let deep = Array((String(repeating: "[", count: 98) + #"{"__geopoint__":[1,2]}"# + String(repeating: "]", count: 98)).utf8)
-        let tree = Result { () throws(FirePackError) in try Value(json: Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")]) }
+        // A marker is a scalar: in the deepest array (the object at depth 1, 99 arrays to depth 100, the limit) it
+        // reads, on both paths alike; one array more is the depth error, on both paths alike.
+        func deep(_ arrays: Int) -> [UInt8] {
+            Array((#"{"a":"# + String(repeating: "[", count: arrays) + #"{"__geopoint__":[1,2]}"#
+                   + String(repeating: "]", count: arrays) + "}").utf8)
+        }
+        #expect(expectTheTreesOutcome(deep(99)) == true)
+        let tree = Result { () throws(FirePackError) in try Value(json: deep(100)) }
         guard case .failure(let depthError) = tree else { Issue.record("the tree read it"); return }
         #expect(depthError.code == .depthLimitExceeded)
-        #expect(sameError(Array(#"{"a":"#.utf8) + deep + [UInt8(ascii: "}")], depthError))
+        #expect(sameError(deep(100), depthError))
+    }
+
+    /// What FirePack writes, its JSON reads back: a marker's object and payload array open no level (the marker
+    /// stands for a scalar), and an escaped map opens one, so each sits in the deepest container FirePack allows,
+    /// on the tree path and the one pass alike; one level deeper, FirePack's writer and both JSON paths refuse it.
+    @Test func markersInTheDeepestContainerReadBack() throws {
+        let leaves: [Value] = [
+            .geoPoint(GeoPoint(latitude: 1, longitude: 2)), .vector(VectorValue([1, 2.5])),
+            .timestamp(Timestamp(seconds: 1, nanoseconds: 2)), .bytes(Data([1, 2])), .double(.infinity),
+            .reference(try DocumentReference(path: "a/b")), .serverTimestamp,
+            ["__geopoint__": 1],  // a map whose one key is a marker's: written escaped, `{"__map__": {…}}`
+            ["__map__": ["__vector__": [1]]],  // escaped within an escape
+        ]
+        for leaf in leaves {
+            func nested(_ levels: Int) -> Value {
+                var value: Value = ["leaf": leaf]
+                for level in 1..<levels { value = level.isMultiple(of: 2) ? [value] : ["k": value] }
+                return value
+            }
+            var levels = 95
+            while (try? FirePackEncoder().encode(nested(levels + 1))) != nil { levels += 1 }
+            #expect((97...100).contains(levels), "\(leaf)")
+            let deepest = nested(levels), deeper = nested(levels + 1)
+            #expect(try Value(json: deepest.jsonBytes()) == deepest, "\(leaf)")
+            let error = #expect(throws: FirePackError.self, "\(leaf)") { try Value(json: deeper.jsonBytes()) }
+            #expect(error?.code == .depthLimitExceeded, "\(leaf)")
+            // The one pass takes documents (maps): whichever of the two is one gives the tree's bytes or error.
+            for (value, reads) in [(deepest, true), (deeper, false)] {
+                guard case .map = value else { continue }
+                #expect(expectTheTreesOutcome(value.jsonBytes()) == reads, "\(leaf)")
+            }
+        }
     }
 
     /// A bytes marker's canonical base64 is decoded from its text (`Base64Text`); every other text — unpadded, with

@@ -91,13 +91,14 @@ extension JSONParser {
     mutating func transcodeObject(into writer: FirePackWriter, depth: Int, members: inout DocumentMembers?)
         throws(FirePackError)
     {
+        // An object that may be a marker is read at its parent's depth, as `parseObject` says.
+        if readsMarkers && firstKeyMayBeMarker() {
+            if transcodeMarker(into: writer) { return }
+            writer.write(try parseObject(depth: depth - 1, readsMarkers: true, possibleMarker: true))
+            return
+        }
         guard depth <= maxDepth else {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
-        }
-        if readsMarkers && firstKeyMayBeMarker() {
-            if transcodeMarker(into: writer, depth: depth) { return }
-            writer.write(try parseObject(depth: depth, readsMarkers: true))
-            return
         }
         index += 1
         writer.beginMap()
@@ -216,9 +217,9 @@ extension JSONParser {
     /// another marker, an escape, a payload the marker refuses, any defect — returns false and moves nothing: the tree
     /// path reads the object, so it gives the value and reports the error (`MarkerPayloads` holds the rules once; this
     /// builds the same `Value` from the same parts).
-    mutating func transcodeMarker(into writer: FirePackWriter, depth: Int) -> Bool {
+    mutating func transcodeMarker(into writer: FirePackWriter) -> Bool {
         let saved = index
-        switch plainMarker(depth: depth) {
+        switch plainMarker() {
         case .value(let value)?:
             writer.write(value)
             return true
@@ -243,7 +244,7 @@ extension JSONParser {
 
     /// The value of the plain marker object at the cursor, having moved past it (see `transcodeMarker`); nil when it
     /// is not one, the cursor then anywhere inside it.
-    private mutating func plainMarker(depth: Int) -> PlainMarker? {
+    private mutating func plainMarker() -> PlainMarker? {
         index += 1
         skipWhitespace()
         guard index < count, byte(index) == UInt8(ascii: "\""),
@@ -273,7 +274,8 @@ extension JSONParser {
             } else {
                 return nil
             }
-        } else if byte(index) == UInt8(ascii: "[") && depth + 1 <= maxDepth {
+        } else if byte(index) == UInt8(ascii: "[") {
+            // A marker's array of numbers, which opens no level (`parseArray(payloadOf:)`).
             let isGeoPoint = Self.is(key, "__geopoint__")
             guard isGeoPoint || Self.is(key, "__vector__"), let numbers = plainNumbers(expecting: isGeoPoint ? 2 : 16)
             else {

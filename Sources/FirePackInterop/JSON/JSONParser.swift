@@ -81,7 +81,12 @@ struct JSONParser {
     mutating func parseValue(depth: Int) throws(FirePackError) -> Value {
         guard index < count else { throw FirePackError(.truncated, offset: index, "input ends where a value belongs") }
         switch byte(index) {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1, readsMarkers: readsMarkers)
+        case UInt8(ascii: "{"):
+            // An object that may be a marker is entered at its parent's depth: a marker is a scalar, no container.
+            if readsMarkers && firstKeyMayBeMarker() {
+                return try parseObject(depth: depth, readsMarkers: true, possibleMarker: true)
+            }
+            return try parseObject(depth: depth + 1, readsMarkers: readsMarkers)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"):
@@ -119,8 +124,12 @@ struct JSONParser {
         )
     }
 
-    mutating func parseArray(depth: Int) throws(FirePackError) -> Value {
-        guard depth <= maxDepth else {
+    /// Parses an array; with `marker`, the array is that marker's payload (a geopoint's or a vector's numbers): it
+    /// may lie one level past the depth limit, as the marker stands for a scalar in the deepest container, and holds
+    /// numbers and markers of scalars (`{"__double__": "NaN"}`), no array and no marker holding one, so that payloads
+    /// cannot nest.
+    mutating func parseArray(depth: Int, payloadOf marker: String? = nil) throws(FirePackError) -> Value {
+        guard depth <= maxDepth || (marker != nil && depth == maxDepth + 1) else {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
         }
         let start = index
@@ -133,8 +142,14 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            do {
-                elements.append(try parseValue(depth: depth))
+            do throws(FirePackError) {
+                if let marker, byte(index) == UInt8(ascii: "[") {
+                    throw FirePackError(.invalidJSON, offset: index, "\(marker) marker: its array holds no array")
+                } else if marker != nil, byte(index) == UInt8(ascii: "{") {
+                    elements.append(try parseObject(depth: depth, readsMarkers: readsMarkers, scalarsOnlyIn: marker))
+                } else {
+                    elements.append(try parseValue(depth: depth))
+                }
             } catch {
                 throw error.prefixingPath(with: .index(elements.count))
             }
@@ -150,10 +165,22 @@ struct JSONParser {
     }
 
     /// Parses an object; `readsMarkers` is false for the payload of a `__map__` escape, which is a map whatever its key.
-    mutating func parseObject(depth: Int, readsMarkers: Bool) throws(FirePackError) -> Value {
-        guard depth <= maxDepth else {
+    ///
+    /// With `possibleMarker` (its first key may be a marker's), `depth` is its parent's: a marker stands for a scalar
+    /// (or, `__map__`, for the one map it escapes, counted where that map opens), so a geopoint, a vector or an
+    /// escaped map in the deepest container FirePack allows reads back. Once another key, or a key no marker has,
+    /// shows the object to be a map, it counts its level, and one past the limit is refused at its `{`.
+    ///
+    /// With `scalarsOnlyIn` (an element of that marker's payload array, which may lie one past the limit), each of its
+    /// values must be a scalar: it reads as a marker of a scalar or is refused, and opens nothing.
+    mutating func parseObject(
+        depth: Int, readsMarkers: Bool, possibleMarker: Bool = false, scalarsOnlyIn payload: String? = nil
+    ) throws(FirePackError) -> Value {
+        guard depth <= maxDepth || payload != nil else {
             throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
         }
+        let objectStart = index
+        var depth = depth, possibleMarker = possibleMarker
         index += 1
         var map = MapValue()
         // Whether the first value was read as an escape's object (`{"__map__": {…}}` with no other key).
@@ -175,17 +202,36 @@ struct JSONParser {
             skipWhitespace()
             // Before the value, as the transcoder's writer finds it: which of two defects is reported is one rule.
             guard map[key] == nil else { throw duplicateKey(key, at: keyOffset) }
+            // Whether another key follows a container value is found by passing over its brackets and strings first
+            // (`keyFollowsValue`), so that the value is read once, as what it is (reading it both ways, level within
+            // level, doubled the time per level).
+            let opensContainer = index < count && (byte(index) == UInt8(ascii: "{") || byte(index) == UInt8(ascii: "["))
+            if let payload, opensContainer {
+                throw FirePackError(
+                    .invalidJSON, offset: index, "\(payload) marker: an element of its array holds a container")
+            }
+            if possibleMarker
+                && (!map.isEmpty || !JSONMarker.all.contains(key) || (opensContainer && keyFollowsValue(at: index)))
+            {
+                // A map after all: it counts its level.
+                possibleMarker = false
+                depth += 1
+                guard depth <= maxDepth else {
+                    throw FirePackError(
+                        .depthLimitExceeded, offset: objectStart, "arrays and objects nested deeper than \(maxDepth)")
+                }
+            }
             var value: Value
             do throws(FirePackError) {
                 let escapedMap =
                     readsMarkers && map.isEmpty && key == JSONMarker.map && index < count
                     && byte(index) == UInt8(ascii: "{")
-                if escapedMap && !keyFollowsValue(at: index) {
-                    // An escape: `{"__map__": {…}}` and no other key. Whether another key follows is found by passing
-                    // over the value's brackets and strings first, so that the value is read once, as what it is
-                    // (reading it both ways, level within level, doubled the time per level).
-                    value = try parseObject(depth: depth + 1, readsMarkers: false)
+                if escapedMap && (possibleMarker || !keyFollowsValue(at: index)) {
+                    // An escape: `{"__map__": {…}}` and no other key; the map it holds opens a level.
+                    value = try parseObject(depth: possibleMarker ? depth + 1 : depth, readsMarkers: false)
                     escaped = true
+                } else if possibleMarker && index < count && byte(index) == UInt8(ascii: "[") {
+                    value = try parseArray(depth: depth + 1, payloadOf: key)
                 } else {
                     value = try parseValue(depth: depth)
                 }
