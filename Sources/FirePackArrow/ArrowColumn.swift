@@ -47,6 +47,8 @@ public struct ArrowColumn: Hashable, Sendable {
     public var type: ArrowColumnType
     /// What an Arrow null stands for.
     public var nullMeaning: ArrowNullMeaning
+    /// For a timestamp column being written: its values' units per second (Arrow's `tss:`, `tsm:`, `tsu:`, `tsn:`).
+    public var timeUnitsPerSecond: Int64 = 1_000_000_000
 
     /// A column; nulls mean an absent field unless told otherwise.
     public init(name: String, type: ArrowColumnType, nullMeaning: ArrowNullMeaning = .absent) {

@@ -73,12 +73,22 @@ extension ArrowColumn {
             throw unsupported("dictionary-encoded columns are not read: decode them first")
         }
         let type: ArrowColumnType
+        var unitsPerSecond: Int64 = 1_000_000_000
         switch (format, mark) {
         case ("n", _): type = .null
         case ("b", _): type = .boolean
         case ("l", _): type = .int64
         case ("g", _): type = .float64
-        case (let f, _) where f.hasPrefix("tsn:"): type = .timestamp
+        case (let f, _) where f.hasPrefix("ts") && f.count >= 4 && f.utf8[f.utf8.index(f.startIndex, offsetBy: 3)] == UInt8(ascii: ":"):
+            // A timestamp in any unit (the time zone, when there is one, does not change the instant).
+            switch f.utf8[f.utf8.index(f.startIndex, offsetBy: 2)] {
+            case UInt8(ascii: "s"): unitsPerSecond = 1
+            case UInt8(ascii: "m"): unitsPerSecond = 1_000
+            case UInt8(ascii: "u"): unitsPerSecond = 1_000_000
+            case UInt8(ascii: "n"): unitsPerSecond = 1_000_000_000
+            default: throw unsupported("bad format \(f)")
+            }
+            type = .timestamp
         case ("u", "reference"): type = .reference
         case ("u", "value"): type = .exact
         case ("u", _): type = .string
@@ -115,6 +125,7 @@ extension ArrowColumn {
                 "Arrow format \(format.debugDescription) has no FirePack type (Docs/ARROW.md lists the types read)")
         }
         self.init(name: name, type: type, nullMeaning: nullMeaning)
+        timeUnitsPerSecond = unitsPerSecond
     }
 
     /// The C Data Interface's metadata: an int32 count, then each key and value as an int32 length and bytes.

@@ -43,7 +43,11 @@ public final class ArrowStreamWriter {
             updateColumn: (ArrowColumn, ImportedArray)?
         var fields: [(ArrowColumn, ImportedArray)] = []
         for (index, column) in schema.columns.enumerated() {
+            guard batchArray.array.pointee.children[index] != nil else {
+                throw FirePackError(.typeMismatch, "a batch's column \(index) is missing (an invalid array)")
+            }
             let pair = (column, batchArray.child(index))
+            try pair.1.check(against: column, rows: batchArray.length)
             switch column.name {
             case ArrowDocumentSchema.nameColumn: nameColumn = pair
             case ArrowDocumentSchema.createTimeColumn: createColumn = pair
@@ -85,11 +89,11 @@ public final class ArrowStreamWriter {
                 } else {
                     reference = try DocumentReference(path: "\(collection!)/\(idPrefix)\(number)")
                 }
-                let createTime = try createColumn.flatMap { (_, array) throws(FirePackError) in
-                    try array.isNull(row) ? nil : array.timestamp(row)
+                let createTime = try createColumn.flatMap { (column, array) throws(FirePackError) in
+                    try array.isNull(row) ? nil : array.timestamp(row, unitsPerSecond: column.timeUnitsPerSecond)
                 }
-                let updateTime = try updateColumn.flatMap { (_, array) throws(FirePackError) in
-                    try array.isNull(row) ? nil : array.timestamp(row)
+                let updateTime = try updateColumn.flatMap { (column, array) throws(FirePackError) in
+                    try array.isNull(row) ? nil : array.timestamp(row, unitsPerSecond: column.timeUnitsPerSecond)
                 }
                 var failure: FirePackError?
                 _ = try output.append(reference: reference, createTime: createTime, updateTime: updateTime) { writer in
@@ -147,7 +151,8 @@ public final class ArrowStreamWriter {
         case .boolean: writer.writeBoolean(array.bit(row))
         case .int64: writer.writeInteger(array.int64(row))
         case .float64: writer.writeDouble(Double(bitPattern: UInt64(bitPattern: array.int64(row))))
-        case .timestamp: writer.writeTimestamp(try array.timestamp(row))
+        case .timestamp:
+            writer.writeTimestamp(try array.timestamp(row, unitsPerSecond: column.timeUnitsPerSecond))
         case .string:
             try array.withBytes(row) { (bytes) throws(FirePackError) in
                 if let bad = UTF8Validator.firstInvalidOffset(in: bytes) {
@@ -155,7 +160,7 @@ public final class ArrowStreamWriter {
                 }
                 writer.writeString(utf8: bytes)
             }
-        case .binary: array.withBytes(row) { writer.writeBytes($0) }
+        case .binary: try array.withBytes(row) { writer.writeBytes($0) }
         case .reference: writer.writeReference(try DocumentReference(path: try array.string(row)))
         case .exact: writer.write(try array.withBytes(row) { (bytes) throws(FirePackError) in try Value(json: bytes) })
         case .geoPoint:
@@ -166,9 +171,13 @@ public final class ArrowStreamWriter {
             writer.writeGeoPoint(
                 try GeoPoint(validatingLatitude: latitude.double(row), longitude: longitude.double(row)))
         case .vector(let dimension):
-            let (start, end) =
-                dimension.map { ((array.offset + row) * $0, (array.offset + row + 1) * $0) } ?? array.listRange(row)
             let element = array.elements()
+            let (start, end): (Int, Int)
+            if let dimension {
+                (start, end) = ((array.offset + row) * dimension, (array.offset + row + 1) * dimension)
+            } else {
+                (start, end) = try array.listRange(row, within: element.length)
+            }
             var values: [Double] = []
             values.reserveCapacity(end - start)
             for index in start..<end {
@@ -179,8 +188,8 @@ public final class ArrowStreamWriter {
         case .map(let fields):
             try writeMap(fields.enumerated().map { ($1, array.child($0)) }, row: row, to: writer)
         case .list(let elementColumn):
-            let (start, end) = array.listRange(row)
             let element = array.elements()
+            let (start, end) = try array.listRange(row, within: element.length)
             writer.beginArray()
             for index in start..<end {
                 if element.isNull(index) {
@@ -215,6 +224,61 @@ struct ImportedArray {
         ImportedArray(UnsafePointer(array.pointee.children[index]!), parentOffset: offset)
     }
 
+    /// Checks that the array has the buffers and children that `column`'s type has in the C Data Interface, and
+    /// `rows` rows from its offset: an array of another type (a batch that does not match its stream's schema) would
+    /// otherwise be read through buffers it does not have. Lists' offsets are checked as each row is read.
+    func check(against column: ArrowColumn, rows: Int) throws(FirePackError) {
+        let raw = array.pointee
+        func fail(_ why: String) -> FirePackError {
+            FirePackError(
+                .typeMismatch,
+                "column \(column.name.debugDescription): \(why), not what its type \(column.type) has (the batch does not match its schema)",
+                path: [.key(column.name)])
+        }
+        guard raw.length >= 0, raw.offset >= 0, Int(raw.length) >= offset - Int(raw.offset) + rows else {
+            throw fail("an array of \(raw.length) rows at offset \(raw.offset) where \(rows) are read")
+        }
+        func needs(buffers: Int, children: Int) throws(FirePackError) {
+            guard raw.n_buffers == buffers, raw.n_children == children, children == 0 || raw.children != nil else {
+                throw fail("an array of \(raw.n_buffers) buffers and \(raw.n_children) children")
+            }
+            for index in 0..<children where raw.children[index] == nil { throw fail("a missing child array") }
+            for index in 1..<max(buffers, 1) where rows > 0 && raw.buffers[index] == nil {
+                throw fail("a missing buffer \(index)")
+            }
+        }
+        switch column.type {
+        case .null: break
+        case .boolean, .int64, .float64, .timestamp: try needs(buffers: 2, children: 0)
+        case .string, .binary, .reference, .exact: try needs(buffers: 3, children: 0)
+        case .geoPoint:
+            try needs(buffers: 1, children: 2)
+            for index in 0..<2 {
+                try child(index).check(against: ArrowColumn(name: column.name, type: .float64), rows: rows)
+            }
+        case .map(let fields):
+            try needs(buffers: 1, children: fields.count)
+            for (index, field) in fields.enumerated() { try child(index).check(against: field, rows: rows) }
+        case .list(let element):
+            try needs(buffers: 2, children: 1)
+            let elements = self.elements()
+            try elements.check(against: element, rows: elements.length)
+        case .vector(let dimension):
+            if let dimension {
+                try needs(buffers: 1, children: 1)
+                let elements = self.elements()
+                guard elements.length >= (offset + rows) * dimension else {
+                    throw fail("\(elements.length) elements for \(offset + rows) vectors of \(dimension)")
+                }
+                try elements.check(against: ArrowColumn(name: column.name, type: .float64), rows: elements.length)
+            } else {
+                try needs(buffers: 2, children: 1)
+                let elements = self.elements()
+                try elements.check(against: ArrowColumn(name: column.name, type: .float64), rows: elements.length)
+            }
+        }
+    }
+
     /// A list's elements, indexed by the list's offsets as they are.
     func elements() -> ImportedArray { ImportedArray(UnsafePointer(array.pointee.children[0]!)) }
 
@@ -234,24 +298,33 @@ struct ImportedArray {
     func int64(_ row: Int) -> Int64 { buffer(1)!.loadUnaligned(fromByteOffset: (offset + row) * 8, as: Int64.self) }
     func double(_ row: Int) -> Double { Double(bitPattern: UInt64(bitPattern: int64(row))) }
 
-    func timestamp(_ row: Int) throws(FirePackError) -> Timestamp {
-        let nanoseconds = int64(row)
-        let (seconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        return remainder < 0
-            ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(remainder + 1_000_000_000))
-            : try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(remainder))
+    /// The timestamp of `row`, whose value counts `unitsPerSecond` units per second since the epoch.
+    func timestamp(_ row: Int, unitsPerSecond: Int64) throws(FirePackError) -> Timestamp {
+        let (seconds, remainder) = int64(row).quotientAndRemainder(dividingBy: unitsPerSecond)
+        let nanoseconds = remainder * (1_000_000_000 / unitsPerSecond)
+        return nanoseconds < 0
+            ? try Timestamp(validatingSeconds: seconds - 1, nanoseconds: Int32(nanoseconds + 1_000_000_000))
+            : try Timestamp(validatingSeconds: seconds, nanoseconds: Int32(nanoseconds))
     }
 
-    /// A list's element range in its child (32-bit offsets).
-    func listRange(_ row: Int) -> (Int, Int) {
+    /// A list's element range in its child (32-bit offsets), checked to be one: offsets that decrease or, with
+    /// `within` (the child's length), pass the child would read memory that is not the array's.
+    func listRange(_ row: Int, within limit: Int? = nil) throws(FirePackError) -> (Int, Int) {
         let offsets = buffer(1)!
         let start = Int(offsets.loadUnaligned(fromByteOffset: (offset + row) * 4, as: Int32.self))
         let end = Int(offsets.loadUnaligned(fromByteOffset: (offset + row + 1) * 4, as: Int32.self))
+        guard 0 <= start, start <= end, end <= limit ?? end else {
+            throw FirePackError(
+                .invalidValue,
+                "an Arrow array's offsets \(start)…\(end) are not a range\(limit.map { " within its \($0) elements" } ?? "") (an invalid array)")
+        }
         return (start, end)
     }
 
-    func withBytes<R, E: Error>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        let (start, end) = listRange(row)
+    func withBytes<R>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws(FirePackError) -> R) throws(FirePackError)
+        -> R
+    {
+        let (start, end) = try listRange(row)
         // The data buffer may be null when it holds no bytes (a column of empty strings), as the specification allows.
         guard end > start, let data = buffer(2) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return try body(UnsafeRawBufferPointer(start: data + start, count: end - start))

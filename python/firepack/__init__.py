@@ -226,17 +226,86 @@ def write_table(data, path, *, collection=None, id_prefix=""):
     are written, and named in a `FirePackWarning`: Firestore would keep only the last of each. A pandas frame's
     named index levels are fields like its columns (`df.set_index("__name__")` names the documents); unnamed ones
     (a row number, what filtering leaves) are not written."""
+    _refuse_polars_objects(data)
     reader = _as_reader(data)
     _refuse_nul_names(reader.schema)
     target = canonical_schema(reader.schema)
-    if target != reader.schema:
-        source = reader
-        reader = pa.RecordBatchReader.from_batches(target, (batch.cast(target) for batch in source))
-    written, repeats = _native.write_stream(reader, path, collection=collection, id_prefix=id_prefix)
+    # The batches reach the native writer through a generator: an exception in it (a batch of another schema, a
+    # value the cast refuses, an interrupt) would come back as the writer's I/O failure, so it is kept and raised as
+    # itself once the writer has stopped.
+    raised = []
+    written, repeats = 0, None
+    try:
+        written, repeats = _native.write_stream(
+            pa.RecordBatchReader.from_batches(target, _checked_batches(reader, target, raised)), path,
+            collection=collection, id_prefix=id_prefix)
+    except FirePackError:
+        if raised:
+            raise raised[0] from None
+        raise
+    if raised:
+        raise raised[0]
     if repeats:
         # Written, as the tool writes them; Firestore would keep only the last document of each path.
         warnings.warn(FirePackWarning(f"{path}: {repeats}"), stacklevel=2)
     return written
+
+
+def _checked_batches(reader, target, raised):
+    """`reader`'s batches cast to `target`, each first checked to have the reader's schema: a reader built from
+    batches (`from_batches`, an iterable) is not checked by pyarrow, and a batch of other types read with the first
+    batch's would be its buffers misread. An exception is appended to `raised` before it ends the stream."""
+    expected = reader.schema
+    try:
+        for number, batch in enumerate(reader):
+            if not batch.schema.equals(expected, check_metadata=False):
+                raise FirePackError(f"batch {number} does not have the first batch's schema: {_schema_difference(expected, batch.schema)}")
+            if batch.schema != target:
+                batch = _cast_batch(batch, target, number)
+            yield batch
+    except BaseException as error:
+        raised.append(error)
+        raise
+
+
+def _schema_difference(expected, found):
+    """Where `found` first differs from `expected`, in words."""
+    if expected.names != found.names:
+        return f"its columns are {found.names}, the first batch's {expected.names}"
+    for want, got in zip(expected, found):
+        if not want.type.equals(got.type):
+            return f"column {got.name!r} is {got.type}, in the first batch {want.type}"
+        if want.nullable != got.nullable:
+            return f"column {got.name!r} is {'' if got.nullable else 'not '}nullable, in the first batch the opposite"
+    return "its fields differ"
+
+
+def _cast_batch(batch, target, number):
+    """`batch` cast to `target`; a value the cast refuses (a date outside the nanosecond range, an unsigned integer
+    past int64) raises a `FirePackError` naming its column and batch."""
+    try:
+        return batch.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        for field, column in zip(target, batch.columns):
+            try:
+                column.cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as column_error:
+                raise FirePackError(
+                    f"column {field.name!r} in batch {number}: its {column.type} values do not all convert to "
+                    f"{field.type}: {str(column_error).splitlines()[0]}") from None
+        raise FirePackError(f"batch {number}: {str(error).splitlines()[0]}") from None
+
+
+def _refuse_polars_objects(data):
+    """Polars hands a column of Python objects (`pl.Object`) to Arrow as 8-byte pointers with no mark: written, they
+    would be addresses, not values."""
+    polars = sys.modules.get("polars")
+    if polars is None or not isinstance(data, getattr(polars, "DataFrame", ())):
+        return
+    for name, dtype in data.schema.items():
+        if dtype == polars.Object:
+            raise FirePackError(f"column {name!r} holds Python objects (polars Object), which Arrow carries as "
+                                "pointers: convert it to a typed column first")
 
 
 def _refuse_nul_names(schema):
@@ -287,16 +356,28 @@ def _pandas_table(frame):
     adds any index but a plain range as a column `__index_level_N__`: every document of a filtered frame would get a
     field of row numbers, under a name Firestore reserves."""
     table = pa.Table.from_pandas(frame, preserve_index=True)
-    index_columns = (table.schema.pandas_metadata or {}).get("index_columns", [])
+    metadata = table.schema.pandas_metadata or {}
+    index_columns = metadata.get("index_columns", [])
     # pyarrow names a level `__index_level_N__` when it has no name, or one a column already has
-    # (`set_index("__name__", drop=False)`): row numbers, or a copy of that column.
+    # (`set_index("__name__", drop=False)`): row numbers, or a copy of that column — or, named like a column but
+    # holding other values, data that dropping would lose: refused.
     generated = [name for name in index_columns if isinstance(name, str) and name.startswith("__index_level_")]
+    level_names = {entry.get("field_name"): entry.get("name") for entry in metadata.get("columns", [])}
+    for field_name in generated:
+        name = level_names.get(field_name)
+        if name is None or name not in table.column_names:
+            continue
+        if not table.column(name).equals(table.column(field_name)):
+            raise FirePackError(
+                f"the index level {name!r} has a column's name but other values: both would be the field {name!r} "
+                "(rename the level with rename_axis, or drop it with reset_index(drop=True))")
     return table.drop_columns(generated).replace_schema_metadata(None)
 
 
 def canonical_type(type_, name="value"):
     """The Arrow type FirePack reads for `type_` (Docs/ARROW.md, "Writing"): integers → int64, floats → float64,
-    any string → string, any binary → binary, timestamps and dates → timestamp[ns, UTC], lists → list, dictionaries
+    any string → string, any binary → binary, timestamps → timestamp[their unit, UTC], dates → timestamp[ms, UTC],
+    lists → list (list views are refused), dictionaries
     → their values; structs and fixed-size lists keep their shape."""
     t = pa.types
     if t.is_null(type_) or t.is_boolean(type_):
@@ -310,8 +391,11 @@ def canonical_type(type_, name="value"):
     if t.is_binary(type_) or t.is_large_binary(type_) or t.is_fixed_size_binary(type_) \
             or getattr(t, "is_binary_view", lambda _: False)(type_):
         return pa.binary()
-    if t.is_timestamp(type_) or t.is_date(type_):
-        return pa.timestamp("ns", tz="UTC")
+    if t.is_timestamp(type_):
+        # Its own unit: nanoseconds cannot hold years before 1678 or after 2261, which FirePack's timestamps can.
+        return pa.timestamp(type_.unit, tz="UTC")
+    if t.is_date(type_):
+        return pa.timestamp("ms", tz="UTC")
     if t.is_dictionary(type_):
         return canonical_type(type_.value_type, name)
     if t.is_struct(type_):
@@ -321,8 +405,12 @@ def canonical_type(type_, name="value"):
         return pa.list_(canonical_field(type_.value_field), type_.list_size)
     if t.is_fixed_size_list(type_):
         return pa.list_(canonical_field(type_.value_field))
-    if t.is_list(type_) or t.is_large_list(type_) or getattr(t, "is_list_view", lambda _: False)(type_) \
-            or getattr(t, "is_large_list_view", lambda _: False)(type_):
+    if getattr(t, "is_list_view", lambda _: False)(type_) or getattr(t, "is_large_list_view", lambda _: False)(type_):
+        # pyarrow's cast of a list view to a list gives an invalid array (offsets out of order).
+        raise FirePackError(f"column {name!r}: Arrow list views are not written; make them lists first "
+                            "(pyarrow.compute.list_flatten and pyarrow.ListArray.from_arrays, or the engine's own "
+                            "conversion)")
+    if t.is_list(type_) or t.is_large_list(type_):
         return pa.list_(canonical_field(type_.value_field))
     raise FirePackError(f"column {name!r}: Arrow type {type_} has no lossless FirePack type; cast it first "
                         "(decimals to float64 or string, durations to int64)")

@@ -625,3 +625,78 @@ def test_a_block_repeated_is_said_not_taken_silently(events, folder, firepack_to
     with pytest.warns(FirePackWarning, match=f"close record counts {counted}"):
         table = firepack.read_table(doubled)
     assert len(table) > counted and len(out.read_text().splitlines()) == len(table)
+
+
+def test_batches_of_another_schema_are_refused_not_misread(folder):
+    # pyarrow does not check the batches of a reader made with from_batches, nor an iterable's: the second batch's
+    # buffers were read as the first's types (offsets as integers, doubles' bits as integers) or crashed the process.
+    path = folder / "drift.fpks"
+    first = pa.record_batch({"__name__": ["c/a"], "x": pa.array([1], pa.int64())})
+    for second, differs in [(pa.record_batch({"__name__": ["c/b"], "y": ["text"]}), "columns are"),
+                            (pa.record_batch({"__name__": ["c/b"], "x": [1.5]}), "column 'x' is double"),
+                            (pa.record_batch({"__name__": ["c/b"], "x": [True]}), "column 'x' is bool")]:
+        for data in ([first, second], pa.RecordBatchReader.from_batches(first.schema, [first, second])):
+            with pytest.raises(FirePackError, match=f"batch 1 does not have the first batch's schema: .*{differs}"):
+                firepack.write_table(data, path)
+            assert not path.exists(), "a refused write left a file"
+    # The native writer checks each array against its schema too: an array of another type is refused, not read.
+    strings = pa.schema([pa.field("__name__", pa.string()), pa.field("s", pa.string())])
+    integers = pa.record_batch({"__name__": ["c/a"], "s": pa.array([7], pa.int64())})
+    with pytest.raises(FirePackError, match="column \"s\": an array of 2 buffers"):
+        firepack._native.write_stream(pa.RecordBatchReader.from_batches(strings, [integers]), str(path))
+    assert not path.exists()
+
+
+def test_a_value_a_cast_refuses_is_named_and_an_interrupt_is_itself(folder):
+    path = folder / "cast.fpks"
+    big = pa.table({"__name__": ["c/a", "c/b"], "u": pa.array([1, 2**64 - 1], pa.uint64())})
+    with pytest.raises(FirePackError, match="column 'u' in batch 0: its uint64 values do not all convert to int64") as caught:
+        firepack.write_table(big, path)
+    assert "Traceback" not in str(caught.value) and not path.exists()
+
+    def interrupted():
+        yield pa.record_batch({"__name__": ["c/a"], "x": [1]})
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        firepack.write_table(interrupted(), path)
+    assert not path.exists()
+
+
+def test_times_outside_nanoseconds_and_dates_are_written_exactly(folder, firepack_tool):
+    # timestamp[ns] holds 1677–2262 only; FirePack's timestamps hold years 1 to 9999, and each unit is read as itself.
+    path = folder / "times.fpks"
+    table = pa.table({
+        "__name__": ["c/a", "c/b"],
+        "day": pa.array([datetime.date(1, 1, 1), datetime.date(9999, 12, 31)], pa.date32()),
+        "us": pa.array([datetime.datetime(3000, 1, 2, 3, 4, 5, 6), datetime.datetime(1, 1, 1)], pa.timestamp("us")),
+        "s": pa.array([-62135596800, 253402300799], pa.timestamp("s", tz="+05:30")),
+        "ms": pa.array([-1, 1], pa.timestamp("ms")),
+    })
+    firepack.write_table(table, path)
+    text = subprocess.run([firepack_tool, "convert", str(path), "-", "--to", "jsonl"], check=True,
+                          capture_output=True, text=True).stdout.splitlines()
+    first, second = (json.loads(line) for line in text)
+    assert first["day"] == {"__timestamp__": "0001-01-01T00:00:00Z"}
+    assert second["day"] == {"__timestamp__": "9999-12-31T00:00:00Z"}
+    assert first["us"] == {"__timestamp__": "3000-01-02T03:04:05.000006Z"}
+    assert second["us"] == {"__timestamp__": "0001-01-01T00:00:00Z"}
+    assert first["s"] == {"__timestamp__": "0001-01-01T00:00:00Z"}
+    assert second["s"] == {"__timestamp__": "9999-12-31T23:59:59Z"}
+    assert first["ms"] == {"__timestamp__": "1969-12-31T23:59:59.999Z"}
+    assert second["ms"] == {"__timestamp__": "1970-01-01T00:00:00.001Z"}
+
+
+def test_list_views_and_polars_objects_are_refused_by_name(folder):
+    path = folder / "refused.fpks"
+    if hasattr(pa, "list_view"):
+        for type_ in (pa.list_view(pa.int64()), pa.large_list_view(pa.int64())):
+            views = pa.table({"__name__": ["c/a", "c/b"], "v": pa.array([[1], [2, 3]], type_)})
+            with pytest.raises(FirePackError, match="column 'v': Arrow list views are not written"):
+                firepack.write_table(views, path)
+            assert not path.exists()
+    polars = pytest.importorskip("polars")
+    frame = polars.DataFrame({"__name__": ["c/a"], "o": polars.Series([{"a": 1}], dtype=polars.Object)})
+    with pytest.raises(FirePackError, match="column 'o' holds Python objects"):
+        firepack.write_table(frame, path)
+    assert not path.exists()

@@ -46,6 +46,12 @@ def test_a_pandas_frame_is_written_as_its_columns_and_named_index(events):
     multi = events.parent / "multi.fpks"
     firepack.write_table(kept.set_index(["__name__", "type"]), multi)
     assert sorted(firepack.read_table(multi).column_names) == ["__name__", "public", "type"]
+    # A level named like a column but holding other values would lose one of them: refused, naming it.
+    clash = events.parent / "clash.fpks"
+    other = kept.set_index(kept["type"].rename("public").astype(str))
+    with pytest.raises(firepack.FirePackError, match="the index level 'public' has a column's name but other values"):
+        firepack.write_table(other, clash)
+    assert not clash.exists()
 
 
 def test_duckdb_queries_the_stream(events):
