@@ -79,15 +79,9 @@ extension ArrowColumn {
         case ("b", _): type = .boolean
         case ("l", _): type = .int64
         case ("g", _): type = .float64
-        case (let f, _) where f.hasPrefix("ts") && f.count >= 4 && f.utf8[f.utf8.index(f.startIndex, offsetBy: 3)] == UInt8(ascii: ":"):
+        case (let f, _) where ["tss:", "tsm:", "tsu:", "tsn:"].contains(f.prefix(4)):
             // A timestamp in any unit (the time zone, when there is one, does not change the instant).
-            switch f.utf8[f.utf8.index(f.startIndex, offsetBy: 2)] {
-            case UInt8(ascii: "s"): unitsPerSecond = 1
-            case UInt8(ascii: "m"): unitsPerSecond = 1_000
-            case UInt8(ascii: "u"): unitsPerSecond = 1_000_000
-            case UInt8(ascii: "n"): unitsPerSecond = 1_000_000_000
-            default: throw unsupported("bad format \(f)")
-            }
+            unitsPerSecond = ["tss:": 1, "tsm:": 1_000, "tsu:": 1_000_000][f.prefix(4)] ?? 1_000_000_000
             type = .timestamp
         case ("u", "reference"): type = .reference
         case ("u", "value"): type = .exact

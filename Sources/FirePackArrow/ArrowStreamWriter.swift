@@ -314,9 +314,9 @@ struct ImportedArray {
         let start = Int(offsets.loadUnaligned(fromByteOffset: (offset + row) * 4, as: Int32.self))
         let end = Int(offsets.loadUnaligned(fromByteOffset: (offset + row + 1) * 4, as: Int32.self))
         guard 0 <= start, start <= end, end <= limit ?? end else {
+            let within = limit.map { " within its \($0) elements" } ?? ""
             throw FirePackError(
-                .invalidValue,
-                "an Arrow array's offsets \(start)…\(end) are not a range\(limit.map { " within its \($0) elements" } ?? "") (an invalid array)")
+                .invalidValue, "an Arrow array's offsets \(start)…\(end) are not a range\(within) (an invalid array)")
         }
         return (start, end)
     }
