@@ -134,7 +134,12 @@ final class FirePackRecordSource {
             throw failure(error)
         }
         let payload = Array(bytes[Tag.fileHeaderLength...])
-        do throws(FirePackError) { try FirePackReader.verify(payload) } catch { throw failure(error) }
+        do throws(FirePackError) { try FirePackReader.verify(payload) } catch {
+            // Offsets in the payload, reported as offsets in the file (FORMAT.md §7: from the input's first byte).
+            var inFile = error
+            inFile.offset = error.offset.map { $0 + Tag.fileHeaderLength }
+            throw failure(inFile)
+        }
         if (try? Document(firePackBytes: payload)) != nil {
             return [FileRecord(bytes: payload, fileOffset: Tag.fileHeaderLength)]
         }

@@ -192,6 +192,9 @@ struct Inspect: ParsableCommand {
     func show(_ bytes: [UInt8], file isFile: Bool) throws {
         try bytes.withUnsafeBytes { raw in
             do {
+                // Every byte checked first, without a tree, as `validate` checks it: the walk below reads lazily, and
+                // would show a key given twice, or report a later defect than the first.
+                if isFile { try FirePackReader.verify(fileBytes: raw) }
                 let reader = isFile ? try FirePackReader(fileBytes: raw) : try FirePackReader(bytes: raw)
                 var view = reader.root
                 if let path {
@@ -200,9 +203,10 @@ struct Inspect: ParsableCommand {
                     }
                     view = found
                 }
-                var printer = TreePrinter(showOffsets: offsets)
+                // Written as it is rendered, in pieces: a large value's text is never held whole.
+                var printer = TreePrinter(showOffsets: offsets, writesEvery: 1 << 16)
                 try printer.print(view, label: nil, indent: 0)
-                try StandardStreams.printChecked(String(printer.output.dropLast()))
+                if !printer.output.isEmpty { try StandardStreams.printChecked(String(printer.output.dropLast())) }
             } catch let error as FirePackError {
                 throw CommandFailure.data(file, error)
             }
@@ -213,19 +217,36 @@ struct Inspect: ParsableCommand {
 /// Renders a value view as an indented, typed tree, decoding each scalar as it goes.
 struct TreePrinter {
     let showOffsets: Bool
+    /// With a size, the lines rendered so far go to standard output whenever they reach that many bytes, so that a
+    /// large value's text is never held whole; `output` holds what is left for the caller.
+    var writesEvery: Int? = nil
     var output = ""
+
+    init(showOffsets: Bool, writesEvery: Int? = nil) {
+        self.showOffsets = showOffsets
+        self.writesEvery = writesEvery
+    }
+
+    /// Adds a line (`text` ends with a newline).
+    mutating func emit(_ text: String) throws {
+        output += text
+        if let writesEvery, output.utf8.count >= writesEvery {
+            try StandardStreams.printChecked(String(output.dropLast()))
+            output = ""
+        }
+    }
 
     mutating func print(_ view: ValueView, label: String?, indent: Int) throws {
         var line = String(repeating: "  ", count: indent)
         if showOffsets { line += "@\(view.offset) [\(view.tagHex)] " }
         if let label { line += label + ": " }
         guard let type = view.type else {
-            output += line + "extension value (\(view.byteCount) bytes)\n"
+            try emit(line + "extension value (\(view.byteCount) bytes)\n")
             return
         }
         switch type {
         case .array:
-            output += line + "array (\(try view.count()))\n"
+            try emit(line + "array (\(try view.count()))\n")
             var index = 0
             try view.forEachElement { element in
                 try print(element, label: "[\(index)]", indent: indent + 1)
@@ -233,7 +254,7 @@ struct TreePrinter {
             }
             return
         case .map:
-            output += line + "map (\(try view.count()))\n"
+            try emit(line + "map (\(try view.count()))\n")
             try view.forEachEntry { key, value in try print(value, label: key.string, indent: indent + 1) }
             return
         case .null: line += "null"
@@ -250,6 +271,6 @@ struct TreePrinter {
         case .vector: line += "vector \(Array(try view.vector()))"
         case .serverTimestamp: line += "serverTimestamp"
         }
-        output += line + "\n"
+        try emit(line + "\n")
     }
 }

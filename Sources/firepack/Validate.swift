@@ -256,7 +256,17 @@ struct Validate: ParsableCommand {
                     prefix = restored
                 }
                 let bytes = try prefix + FirePackStreams.readAll(source)
-                let value = try format.readValue(bytes, file: file, limits: limits)
+                // A `.fpk` is checked from its bytes, without a tree (memory for the check, not for the value), unless
+                // its documents are to be checked against Firestore's limits.
+                var value: Value?
+                if format == .fpk && !firestoreLimits {
+                    let checked = bytes.withUnsafeBytes { raw in
+                        Result { () throws(FirePackError) in try FirePackReader.verify(fileBytes: raw, limits: limits) }
+                    }
+                    if case .failure(let error) = checked { throw CommandFailure.data(file, error) }
+                } else {
+                    value = try format.readValue(bytes, file: file, limits: limits)
+                }
                 if format == .fpk {
                     let problem = bytes.withUnsafeBytes { raw in
                         Self.strictProblem(
@@ -268,7 +278,7 @@ struct Validate: ParsableCommand {
                 } else if canonical {
                     throw CommandFailure.usage("--canonical checks FirePack bytes (fpk, fpks), not \(format.rawValue)")
                 }
-                if firestoreLimits {
+                if firestoreLimits, let value {
                     let input = ValueInput(value, naming: DocumentNaming(collection: "documents", idField: nil))
                     while let document = try input.next() {
                         documents += 1

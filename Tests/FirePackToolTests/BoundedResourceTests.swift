@@ -255,4 +255,44 @@ extension BoundedResourceTests {
         #expect(report.contains(" \(4 * rows + 10) bytes  (FirePack is"), "\(report)")
         #expect(measured.peakMemoryBytes < Self.ceiling, "\(measured.peakMemoryBytes) bytes")
     }
+
+    /// A 1.5 MB `.fpk` of 1,500,000 packed one-byte rows (`D9`): `validate` checks it from its bytes (a tree took
+    /// 112 bytes per byte), and `inspect` writes its listing as it renders it (it held the text whole: about 4 bytes
+    /// per byte of output).
+    @Test func aFileOfPackedRowsIsCheckedAndListedWithoutItsTreeOrItsText() throws {
+        let rows = 1_500_000
+        let fpk = path("rows.fpk")
+        try Data([0x89, 0x46, 0x50, 0x4B, 0x03, 0xD9, 0xC3] + varintBytes(rows) + [1] + [UInt8](repeating: 7, count: rows))
+            .write(to: URL(fileURLWithPath: fpk))
+        let validated = try run(["validate", fpk])
+        #expect(validated.status == 0, "\(validated.stderr)")
+        #expect(validated.peakMemoryBytes < Self.ceiling, "\(validated.peakMemoryBytes) bytes")
+        let listed = try run(["inspect", fpk])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.peakMemoryBytes < Self.ceiling, "\(listed.peakMemoryBytes) bytes")
+        // Written in pieces, the listing is the whole text still: 20,000 rows are about 700 KB of it.
+        let few = 20_000
+        let small = path("few.fpk")
+        try Data([0x89, 0x46, 0x50, 0x4B, 0x03, 0xD9, 0xC3] + varintBytes(few) + [1] + (0..<few).map { UInt8($0 % 100) })
+            .write(to: URL(fileURLWithPath: small))
+        let text = try Tool.run(["inspect", small])
+        let expected = "array (\(few))\n" + (0..<few).map { "  [\($0)]: array (1)\n    [0]: integer \($0 % 100)\n" }.joined()
+        #expect(text.status == 0 && text.text == expected, "\(text.stderr)")
+    }
+
+    /// `inspect` reads a `.fpk` lazily, so it checks every byte first, as `validate` does: a key given twice was
+    /// listed twice (exit 0), and a later defect was reported instead of the first.
+    @Test func inspectReportsAFilesFirstDefectAsValidateDoes() throws {
+        for (name, bytes) in [("twice.fpk", [0xB2, 0x06, 0x02, 0x61, 0x01, 0x02, 0x61, 0x02]),
+                              ("then.fpk", [0xB3, 0x09, 0x02, 0x61, 0x01, 0x02, 0x61, 0x02, 0x02, 0x62, 0xDA])] as [(String, [UInt8])] {
+            let file = path(name)
+            try Data([0x89, 0x46, 0x50, 0x4B, 0x03] + bytes).write(to: URL(fileURLWithPath: file))
+            for command in ["inspect", "validate"] {
+                let result = try Tool.run([command, file])
+                #expect(result.status == 1 && result.stderr.contains("duplicateKey: key \"a\" appears twice in one map (at byte 10)"),
+                        "\(command) \(name): \(result.stderr)")
+                #expect(result.stdout.isEmpty, "\(command) \(name): \(result.text)")
+            }
+        }
+    }
 }

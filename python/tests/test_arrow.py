@@ -700,3 +700,14 @@ def test_list_views_and_polars_objects_are_refused_by_name(folder):
     with pytest.raises(FirePackError, match="column 'o' holds Python objects"):
         firepack.write_table(frame, path)
     assert not path.exists()
+
+
+def test_a_fpk_files_error_offsets_count_from_its_first_byte(folder, firepack_tool):
+    # FORMAT.md §7: an offset counts from the input's first byte, the magic's; the reader checked the bytes after the
+    # five-byte header and reported offsets five short.
+    path = folder / "dup.fpk"
+    path.write_bytes(bytes.fromhex("89 46 50 4B 03 B2 06 02 61 01 02 61 02"))
+    tool = subprocess.run([firepack_tool, "validate", str(path)], capture_output=True, text=True)
+    assert tool.returncode == 1 and "(at byte 10)" in tool.stderr, tool.stderr
+    with pytest.raises(FirePackError, match=r"duplicateKey: .*\(at byte 10\)"):
+        firepack.read_table(path)

@@ -213,4 +213,13 @@ extension FirePackReader {
         var verifier = InputVerifier(input: try ReaderInput(bytes, rootStart: 0, limits: limits))
         try verifier.verify()
     }
+
+    /// Checks a `.fpk` file as `verify(_:limits:)` checks a bare encoding, its header first; offsets are the file's.
+    package static func verify(fileBytes bytes: UnsafeRawBufferPointer, limits: ReaderLimits = .default)
+        throws(FirePackError)
+    {
+        try checkFileHeader(bytes)
+        var verifier = InputVerifier(input: try ReaderInput(bytes, rootStart: Tag.fileHeaderLength, limits: limits))
+        try verifier.verify()
+    }
 }
