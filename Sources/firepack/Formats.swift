@@ -230,19 +230,51 @@ enum Files {
     ) throws {
         if output == "-" { return try refuseWritingStandardOutput(into: input) }
         guard input != "-" else { return }
-        // A Firestore export is read from the output-N files below its folder (named by the folder or its metadata
-        // file): none of them may be replaced, --in-place or not (it names one file to replace, not an export).
-        let name = (input as NSString).lastPathComponent
-        if SystemPath.fileType(input) == mode_t(S_IFDIR) || name.hasSuffix("export_metadata"),
-            let files = try? FirestoreExportInput.outputFiles(at: input),
-            let file = files.first(where: { isSameFile($0, output) })
-        {
+        // A Firestore export's files — its output-N data and its metadata, which an import needs — are never
+        // written over while any part of it is read (its folder, a metadata file, one output-N file), --in-place or
+        // not: --in-place names one file to replace, not an export.
+        if let file = exportFiles(around: input).first(where: { isSameFile($0, output) }) {
             throw CommandFailure.usage(
                 "\(option) '\(output)' is \(file), a file of the export being read: refusing to write over it")
         }
         guard !inPlace, isSameFile(input, output) else { return }
         let advice = offersInPlace ? " (add --in-place to replace it safely once the new contents are complete)" : ""
         throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it\(advice)")
+    }
+
+    /// The data and metadata files of the Firestore export `input` is part of: the export's folder, a metadata file,
+    /// or an `output-N` file below a folder holding a metadata file (up to four levels up, the highest with an
+    /// `.overall_export_metadata`); none when `input` is none of these.
+    static func exportFiles(around input: String) -> [String] {
+        let name = (input as NSString).lastPathComponent
+        var root: String?
+        if SystemPath.fileType(input) == mode_t(S_IFDIR) {
+            root = input
+        } else if name.hasSuffix("export_metadata") || FirestoreExportInput.outputNumber(name) != nil {
+            var folder = (input as NSString).deletingLastPathComponent
+            if folder.isEmpty { folder = "." }
+            for _ in 0..<5 {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                if names.contains(where: { $0.hasSuffix("overall_export_metadata") }) {
+                    root = folder
+                    break
+                }
+                if root == nil, names.contains(where: { $0.hasSuffix("export_metadata") }) { root = folder }
+                let parent = (folder as NSString).deletingLastPathComponent
+                guard !parent.isEmpty, parent != folder, folder != "." else { break }
+                folder = parent
+            }
+        }
+        guard let root, let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var files: [String] = []
+        while let relative = walker.nextObject() as? String {
+            let last = (relative as NSString).lastPathComponent
+            guard last.hasSuffix("export_metadata") || FirestoreExportInput.outputNumber(last) != nil else { continue }
+            files.append((root as NSString).appendingPathComponent(relative))
+        }
+        // Above an output-N file, a folder with no metadata file is no export: only the input itself is then
+        // protected (below). A folder read as an export is one, metadata or not.
+        return root == input || files.contains(where: { $0.hasSuffix("export_metadata") }) ? files : []
     }
 
     /// Whether `output` names the regular file `input` is (by device and inode: links and other spellings too), or

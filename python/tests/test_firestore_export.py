@@ -347,13 +347,20 @@ def test_an_output_that_is_a_file_of_the_export_is_refused(firepack_tool, folder
     files = output_files(export)
     before = [path.read_bytes() for path in files]
     metadata = next(export.glob("*.overall_export_metadata"))
-    for source in (export, metadata):
-        for target in files:
-            result = subprocess.run([firepack_tool, "convert", str(source), str(target), "--to", "jsonl", "--quiet"],
-                                    capture_output=True, text=True)
-            assert result.returncode == 2, result.stderr
-            assert "a file of the export being read: refusing to write over it" in result.stderr
+    metadata_files = sorted(export.rglob("*export_metadata"))
+    assert len(metadata_files) >= 1
+    metadata_before = [path.read_bytes() for path in metadata_files]
+    # From any part of the export (its folder, its metadata, one of its data files) onto any file of it (a data file,
+    # itself, a sibling, a metadata file that an import needs), --in-place or not.
+    for source in (export, metadata, files[0], files[1]):
+        for target in files + metadata_files:
+            for in_place in ([], ["--in-place"]):
+                result = subprocess.run([firepack_tool, "convert", str(source), str(target), "--to", "fpks", "--quiet",
+                                         *in_place], capture_output=True, text=True)
+                assert result.returncode == 2, (source, target, in_place, result.stderr)
+                assert "a file of the export being read: refusing to write over it" in result.stderr, result.stderr
     assert [path.read_bytes() for path in files] == before
+    assert [path.read_bytes() for path in metadata_files] == metadata_before
     result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)
     assert result.returncode == 0 and "valid firestore-export, 60 document(s)" in result.stdout
     # Beside the export's files, not over them, is allowed.
