@@ -24,7 +24,7 @@ struct Bench: ParsableCommand {
             """
     )
 
-    @Argument(help: "JSON files to measure (default: the bundled Fixtures/*.json).")
+    @Argument(help: "JSON files to measure (default: Fixtures/*.json in the current directory, as in a checkout).")
     var files: [String] = []
 
     @Option(help: "Timed runs per measurement (the median is reported).")

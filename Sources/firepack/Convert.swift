@@ -44,7 +44,10 @@ struct Convert: ParsableCommand {
     )
     var from: FormatChoice?
 
-    @Option(help: "The output format (default: from the output's name); add .gz for gzip (--to jsonl.gz).")
+    @Option(
+        help:
+            "The output format (default: from the output's name): any but firestore-export, which is read, not written; add .gz for gzip (--to jsonl.gz)."
+    )
     var to: FormatChoice?
 
     @Option(help: "The collection of documents read from plain JSON (default: the input file's name).")

@@ -12,8 +12,10 @@ struct FirePackCommand: ParsableCommand {
         commandName: "firepack",
         abstract: "Convert, inspect, validate and measure FirePack data.",
         discussion: """
-            Exit codes: 0 success, 1 invalid data or a failed operation, 2 a usage error.
-            Formats are inferred from file extensions (.fpk, .json); `-` reads standard input or writes standard output.
+            Exit codes: 0 success, 1 invalid data or a failed operation, 2 a usage error; 128 + N when stopped by \
+            signal N (130 for Ctrl-C, 143 for SIGTERM; 141 when standard output is a pipe closed early).
+            Formats are inferred from file names (.fpk, .fpks, .json, .jsonl, .firestore.json, … and .gz), else from an \
+            input's first bytes; --from and --to name them. `-` reads standard input or writes standard output.
             """,
         version: """
             firepack 0.4.0

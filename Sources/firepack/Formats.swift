@@ -63,7 +63,7 @@ enum FileFormat: String, ExpressibleByArgument, CaseIterable {
         let option = role == "input" ? "--from" : "--to"
         let what = path == "-" ? (role == "input" ? "standard input" : "standard output") : "\(role) '\(path)'"
         return CommandFailure.usage(
-            "cannot tell the format of \(what)\(role == "input" ? " from its name or first bytes" : " from its name"); use \(option) \(allCases.map(\.rawValue).joined(separator: "|")) (add .gz for gzip)"
+            "cannot tell the format of \(what)\(role == "input" ? " from its name or first bytes" : " from its name"); use \(option) \(allCases.filter { role == "input" || $0 != .firestoreExport }.map(\.rawValue).joined(separator: "|")) (add .gz for gzip)"
         )
     }
 }

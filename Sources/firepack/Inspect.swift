@@ -15,9 +15,9 @@ struct Inspect: ParsableCommand {
         discussion: """
             Examples:
               firepack inspect books.fpk
-              firepack inspect books.fpk --path 'books[3].cover.small'
+              firepack inspect books.fpk --path '[3].cover.small'
               firepack inspect books.fpk --offsets
-            firepack inspect books.fpks --record 3 --path 'cover.small'
+              firepack inspect books.fpks --record 3 --path 'cover.small'
             """
     )
 
@@ -25,7 +25,10 @@ struct Inspect: ParsableCommand {
 
     var file: String { input.file }
 
-    @Option(help: "Print only this field, e.g. 'books[3].cover.small' (read without decoding the rest).")
+    @Option(
+        help:
+            "Print only this field, e.g. '[3].cover.small' or 'cover.small' (in a .fpk, read without decoding the rest)."
+    )
     var path: String?
 
     @Flag(help: "Show each value's byte offset and tag (FirePack input).")

@@ -108,18 +108,22 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m firepack")
     commands = parser.add_subparsers(dest="command", required=True)
     c = commands.add_parser("convert", help="FirePack ↔ Parquet")
-    c.add_argument("input")
-    c.add_argument("output")
-    c.add_argument("--batch-size", type=int, default=65536)
-    c.add_argument("--compression", default="zstd")
+    c.add_argument("input", help="a .fpks, .fpks.gz or .fpk file, or a .parquet file")
+    c.add_argument("output", help="a .parquet file, or a .fpks file (written all or nothing)")
+    c.add_argument("--batch-size", type=positive, default=65536,
+                   help="rows per Arrow batch read from FirePack (default 65536): memory follows the batch")
+    c.add_argument("--compression", default="zstd",
+                   help="the Parquet codec (default zstd; any pyarrow.parquet takes: snappy, gzip, none, …)")
     c.add_argument("--collection", help="name documents COLLECTION/<row> when the table has no __name__ column")
-    c.add_argument("--on-damage", choices=["error", "skip"], default="error")
+    c.add_argument("--on-damage", choices=["error", "skip"], default="error",
+                   help="a damaged record fails the conversion (error, the default) or is skipped and reported "
+                        "(skip)")
     c.add_argument("--max-block-expansion", type=positive, help=EXPANSION_HELP)
     c.set_defaults(run=convert)
     s = commands.add_parser("schema", help="the columns a file becomes, with the types seen per field")
-    s.add_argument("input")
-    s.add_argument("--sample", type=int)
-    s.add_argument("--json", action="store_true")
+    s.add_argument("input", help="a .fpks, .fpks.gz or .fpk file")
+    s.add_argument("--sample", type=positive, help="infer from the first SAMPLE documents (default: all of them)")
+    s.add_argument("--json", action="store_true", help="the report as JSON, as firepack.schema_report gives it")
     s.add_argument("--max-block-expansion", type=positive, help=EXPANSION_HELP)
     s.set_defaults(run=schema)
     arguments = parser.parse_args(argv)
@@ -127,6 +131,9 @@ def main(argv=None):
         arguments.run(arguments)
     except firepack.FirePackError as error:
         raise SystemExit(f"firepack: {error}")
+    except OSError as error:
+        # A file that cannot be opened or written (a missing folder, no permission): one line, not a traceback.
+        raise SystemExit(f"firepack: {error.filename or ''}: {error.strerror or error}")
 
 
 if __name__ == "__main__":

@@ -711,3 +711,16 @@ def test_a_fpk_files_error_offsets_count_from_its_first_byte(folder, firepack_to
     assert tool.returncode == 1 and "(at byte 10)" in tool.stderr, tool.stderr
     with pytest.raises(FirePackError, match=r"duplicateKey: .*\(at byte 10\)"):
         firepack.read_table(path)
+
+
+def test_the_command_line_reports_a_missing_folder_in_one_line(events, folder):
+    result = subprocess.run([sys.executable, "-m", "firepack", "convert", str(events),
+                             str(folder / "missing" / "events.parquet")], capture_output=True, text=True, cwd=folder)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("firepack: ") and "missing" in result.stderr, result.stderr
+    assert not (folder / "missing").exists()
+    help_text = subprocess.run([sys.executable, "-m", "firepack", "convert", "--help"], capture_output=True,
+                               text=True, cwd=folder).stdout
+    for option in ("--batch-size", "--compression", "--on-damage"):
+        line = next(line for line in help_text.splitlines() if line.strip().startswith(option))
+        assert "default" in help_text[help_text.index(line):help_text.index(line) + 300], help_text
