@@ -55,7 +55,8 @@ public final class ArrowStreamWriter {
             default: fields.append(pair)
             }
         }
-        // The document's times are read as nanoseconds: a column of any other type would be its bytes read as times.
+        // The document's times are read in their column's unit: a column of any other type would be its bytes read
+        // as times.
         // A column of Arrow's null type (every row null, as engines type an empty column) gives no times.
         func times(_ pair: (ArrowColumn, ImportedArray)?) throws(FirePackError) -> (ArrowColumn, ImportedArray)? {
             guard let (column, _) = pair, column.type != .timestamp else { return pair }

@@ -232,19 +232,23 @@ def write_table(data, path, *, collection=None, id_prefix=""):
     target = canonical_schema(reader.schema)
     # The batches reach the native writer through a generator: an exception in it (a batch of another schema, a
     # value the cast refuses, an interrupt) would come back as the writer's I/O failure, so it is kept and raised as
-    # itself once the writer has stopped.
+    # itself, cause and all, once the writer has stopped; the generator is closed then, so that the input's own
+    # clean-up runs at once.
     raised = []
-    written, repeats = 0, None
+    batches = _checked_batches(reader, target, raised)
+    written, repeats, failure = 0, None, None
     try:
-        written, repeats = _native.write_stream(
-            pa.RecordBatchReader.from_batches(target, _checked_batches(reader, target, raised)), path,
-            collection=collection, id_prefix=id_prefix)
-    except FirePackError:
-        if raised:
-            raise raised[0] from None
-        raise
-    if raised:
-        raise raised[0]
+        try:
+            written, repeats = _native.write_stream(pa.RecordBatchReader.from_batches(target, batches), path,
+                                                    collection=collection, id_prefix=id_prefix)
+        except FirePackError:
+            if not raised:
+                raise
+            failure = raised[0]
+    finally:
+        batches.close()
+    if failure is not None:
+        raise failure
     if repeats:
         # Written, as the tool writes them; Firestore would keep only the last document of each path.
         warnings.warn(FirePackWarning(f"{path}: {repeats}"), stacklevel=2)
@@ -255,45 +259,68 @@ def _checked_batches(reader, target, raised):
     """`reader`'s batches cast to `target`, each first checked to have the reader's schema: a reader built from
     batches (`from_batches`, an iterable) is not checked by pyarrow, and a batch of other types read with the first
     batch's would be its buffers misread. An exception is appended to `raised` before it ends the stream."""
-    expected = reader.schema
     try:
         for number, batch in enumerate(reader):
-            if not batch.schema.equals(expected, check_metadata=False):
-                raise FirePackError(f"batch {number} does not have the first batch's schema: {_schema_difference(expected, batch.schema)}")
+            # Compared as written: the types each batch is cast to (so an int32 batch after an int64 one, or a
+            # column non-nullable in one batch only, is the same column), never the first batch's buffers.
+            difference = _schema_difference(target, canonical_schema(batch.schema))
+            if difference:
+                raise FirePackError(f"batch {number} does not have the first batch's schema: {difference}")
             if batch.schema != target:
                 batch = _cast_batch(batch, target, number)
             yield batch
+    except GeneratorExit:
+        raise
     except BaseException as error:
         raised.append(error)
         raise
 
 
 def _schema_difference(expected, found):
-    """Where `found` first differs from `expected`, in words."""
+    """Where `found` first differs in its columns or their types from `expected`, in words; None when it does not
+    (nullability and metadata aside: both schemas are canonical, every field nullable)."""
     if expected.names != found.names:
         return f"its columns are {found.names}, the first batch's {expected.names}"
     for want, got in zip(expected, found):
-        if not want.type.equals(got.type):
+        if not want.type.equals(got.type, check_metadata=False):
             return f"column {got.name!r} is {got.type}, in the first batch {want.type}"
-        if want.nullable != got.nullable:
-            return f"column {got.name!r} is {'' if got.nullable else 'not '}nullable, in the first batch the opposite"
-    return "its fields differ"
+    return None
 
 
 def _cast_batch(batch, target, number):
     """`batch` cast to `target`; a value the cast refuses (a date outside the nanosecond range, an unsigned integer
     past int64) raises a `FirePackError` naming its column and batch."""
     try:
-        return batch.cast(target)
+        return _decode_dictionaries(batch, target).cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         for field, column in zip(target, batch.columns):
             try:
-                column.cast(field.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as column_error:
+                _decode_dictionaries(pa.record_batch([column], names=[field.name]), pa.schema([field])) \
+                    .column(0).cast(field.type)
+            except pa.ArrowNotImplementedError as column_error:
+                raise FirePackError(
+                    f"column {field.name!r} in batch {number}: pyarrow has no cast from {column.type} to "
+                    f"{field.type}: {str(column_error).splitlines()[0]}") from None
+            except pa.ArrowInvalid as column_error:
                 raise FirePackError(
                     f"column {field.name!r} in batch {number}: its {column.type} values do not all convert to "
                     f"{field.type}: {str(column_error).splitlines()[0]}") from None
         raise FirePackError(f"batch {number}: {str(error).splitlines()[0]}") from None
+
+
+def _decode_dictionaries(batch, target):
+    """`batch` with its dictionary-encoded columns decoded, their dictionaries cast first (Polars' categoricals are
+    dictionaries of `string_view`, which pyarrow cannot decode as they are)."""
+    if not any(pa.types.is_dictionary(column.type) for column in batch.columns):
+        return batch
+    columns, fields = [], []
+    for field, column, wanted in zip(batch.schema, batch.columns, target):
+        if pa.types.is_dictionary(column.type):
+            column = pa.DictionaryArray.from_arrays(column.indices, column.dictionary.cast(wanted.type)) \
+                .dictionary_decode()
+        columns.append(column)
+        fields.append(field.with_type(column.type))
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields, metadata=batch.schema.metadata))
 
 
 def _refuse_polars_objects(data):
@@ -363,11 +390,17 @@ def _pandas_table(frame):
     # holding other values, data that dropping would lose: refused.
     generated = [name for name in index_columns if isinstance(name, str) and name.startswith("__index_level_")]
     level_names = {entry.get("field_name"): entry.get("name") for entry in metadata.get("columns", [])}
+    def same(column, level):
+        try:
+            wanted = canonical_type(column.type)
+            return column.cast(wanted).equals(level.cast(wanted))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, FirePackError):
+            return False
     for field_name in generated:
         name = level_names.get(field_name)
         if name is None or name not in table.column_names:
             continue
-        if not table.column(name).equals(table.column(field_name)):
+        if not same(table.column(name), table.column(field_name)):
             raise FirePackError(
                 f"the index level {name!r} has a column's name but other values: both would be the field {name!r} "
                 "(rename the level with rename_axis, or drop it with reset_index(drop=True))")
@@ -420,6 +453,15 @@ def canonical_field(field):
     return pa.field(field.name, canonical_type(field.type, field.name), nullable=True, metadata=field.metadata)
 
 
+# A document's own times, read back as timestamp[ns] whatever unit they were written in: written so, so that a time
+# its readers cannot hold is refused when it is written, naming its column.
+_DOCUMENT_TIMES = ("__create_time__", "__update_time__")
+
+
 def canonical_schema(schema):
     """`schema` with every field's type made one FirePack reads (metadata kept)."""
-    return pa.schema([canonical_field(field) for field in schema], metadata=schema.metadata)
+    def top(field):
+        if field.name in _DOCUMENT_TIMES and (pa.types.is_timestamp(field.type) or pa.types.is_date(field.type)):
+            return pa.field(field.name, pa.timestamp("ns", tz="UTC"), nullable=True, metadata=field.metadata)
+        return canonical_field(field)
+    return pa.schema([top(field) for field in schema], metadata=schema.metadata)

@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 import firepack
@@ -44,6 +45,9 @@ def convert(arguments):
         rows = 0
         temporary = target + ".partial"
         import os
+        folder = os.path.dirname(os.path.abspath(target))
+        if not os.path.isdir(folder):
+            raise SystemExit(f"firepack: {target}: no folder {folder}")
         try:
             with pq.ParquetWriter(temporary, reader.schema, compression=arguments.compression) as writer:
                 for batch in reader:
@@ -60,7 +64,6 @@ def convert(arguments):
         if arguments.max_block_expansion is not None:
             raise SystemExit("firepack: --max-block-expansion applies to FirePack input, not Parquet")
         parquet = pq.ParquetFile(source)
-        import pyarrow as pa
         reader = pa.RecordBatchReader.from_batches(parquet.schema_arrow, parquet.iter_batches(batch_size=arguments.batch_size))
         rows = firepack.write_table(reader, target, collection=arguments.collection)
         print(f"{source} → {target}: {rows} documents", file=sys.stderr)
@@ -111,7 +114,7 @@ def main(argv=None):
     c.add_argument("input", help="a .fpks, .fpks.gz or .fpk file, or a .parquet file")
     c.add_argument("output", help="a .parquet file, or a .fpks file (written all or nothing)")
     c.add_argument("--batch-size", type=positive, default=65536,
-                   help="rows per Arrow batch read from FirePack (default 65536): memory follows the batch")
+                   help="rows per Arrow batch read (default 65536): memory follows the batch")
     c.add_argument("--compression", default="zstd",
                    help="the Parquet codec (default zstd; any pyarrow.parquet takes: snappy, gzip, none, …)")
     c.add_argument("--collection", help="name documents COLLECTION/<row> when the table has no __name__ column")
@@ -131,9 +134,12 @@ def main(argv=None):
         arguments.run(arguments)
     except firepack.FirePackError as error:
         raise SystemExit(f"firepack: {error}")
-    except OSError as error:
-        # A file that cannot be opened or written (a missing folder, no permission): one line, not a traceback.
-        raise SystemExit(f"firepack: {error.filename or ''}: {error.strerror or error}")
+    except (OSError, pa.ArrowException) as error:
+        # A file that cannot be opened, read or written (a missing folder, no permission, not Parquet): one line,
+        # not a traceback.
+        text = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise SystemExit(f"firepack: {error.filename}: {error.strerror}" if getattr(error, "filename", None)
+                         and getattr(error, "strerror", None) else f"firepack: {text}")
 
 
 if __name__ == "__main__":

@@ -139,7 +139,7 @@ def spark_schema(arrow_schema):
 
 
 def arrow_schema(spark_schema):
-    """The FirePack Arrow schema a Spark schema stands for: its types as FirePack reads them (nanosecond timestamps),
+    """The FirePack Arrow schema a Spark schema stands for: its types as FirePack reads them (timestamps in UTC),
     with the marks of `spark_schema(…)` put back."""
     plain = firepack.canonical_schema(to_arrow_schema(spark_schema, timezone="UTC"))
     return pa.schema([_with_marks(arrow_field, field.metadata.get(MARKS_KEY, {}))

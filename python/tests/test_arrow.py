@@ -647,6 +647,57 @@ def test_batches_of_another_schema_are_refused_not_misread(folder):
     assert not path.exists()
 
 
+def test_batches_that_differ_only_in_what_is_cast_away_are_written(folder):
+    # Nullability, a narrower integer, a dictionary of another value type: the same columns once cast.
+    path = folder / "same.fpks"
+    first = pa.record_batch([pa.array(["c/a"]), pa.array([1], pa.int64())],
+                            schema=pa.schema([pa.field("__name__", pa.string()), pa.field("x", pa.int64(), nullable=False)]))
+    second = pa.record_batch({"__name__": ["c/b"], "x": pa.array([2], pa.int32())})
+    third = pa.record_batch({"__name__": pa.array(["c/c"]).dictionary_encode(), "x": pa.array([3], pa.int8())})
+    assert firepack.write_table([first, second, third], path) == 3
+    back = firepack.read_table(path)
+    assert back.column("__name__").to_pylist() == ["c/a", "c/b", "c/c"] and back.column("x").to_pylist() == [1, 2, 3]
+
+
+def test_document_times_past_nanoseconds_are_refused_when_written(folder):
+    # A document's times are read back as timestamp[ns]: one outside it is refused on the way in, naming its column.
+    path = folder / "times.fpks"
+    early = pa.table({"__name__": ["c/a"], "__create_time__": pa.array([datetime.datetime(1500, 1, 1)], pa.timestamp("us"))})
+    with pytest.raises(FirePackError, match="column '__create_time__' in batch 0"):
+        firepack.write_table(early, path)
+    assert not path.exists()
+
+
+def test_an_exception_from_the_batches_keeps_its_cause_and_the_input_is_closed(folder):
+    path = folder / "cause.fpks"
+    closed = []
+
+    def failing():
+        try:
+            yield pa.record_batch({"__name__": ["c/a"], "x": [1]})
+            try:
+                raise KeyError("inner")
+            except KeyError as inner:
+                raise ValueError("outer") from inner
+        finally:
+            closed.append(True)
+
+    with pytest.raises(ValueError, match="outer") as caught:
+        firepack.write_table(failing(), path)
+    assert isinstance(caught.value.__cause__, KeyError) and closed == [True] and not path.exists()
+
+    def endless():
+        try:
+            while True:
+                yield pa.record_batch({"__name__": ["not a path"], "x": [1]})
+        finally:
+            closed.append("endless")
+
+    with pytest.raises(FirePackError, match="row 0: 'not a path' is not a document path"):
+        firepack.write_table(endless(), path)
+    assert closed[-1] == "endless", "the input was left open after the writer failed"
+
+
 def test_a_value_a_cast_refuses_is_named_and_an_interrupt_is_itself(folder):
     path = folder / "cast.fpks"
     big = pa.table({"__name__": ["c/a", "c/b"], "u": pa.array([1, 2**64 - 1], pa.uint64())})
@@ -664,7 +715,8 @@ def test_a_value_a_cast_refuses_is_named_and_an_interrupt_is_itself(folder):
 
 
 def test_times_outside_nanoseconds_and_dates_are_written_exactly(folder, firepack_tool):
-    # timestamp[ns] holds 1677–2262 only; FirePack's timestamps hold years 1 to 9999, and each unit is read as itself.
+    # timestamp[ns] holds 1677–2262 only; FirePack's timestamps hold every Int64 second (Firestore's years 1 to 9999
+    # among them), and each unit is read as itself.
     path = folder / "times.fpks"
     table = pa.table({
         "__name__": ["c/a", "c/b"],
@@ -700,6 +752,10 @@ def test_list_views_and_polars_objects_are_refused_by_name(folder):
     with pytest.raises(FirePackError, match="column 'o' holds Python objects"):
         firepack.write_table(frame, path)
     assert not path.exists()
+    # Categoricals (dictionaries of string_view) are written as their strings.
+    categories = polars.DataFrame({"__name__": ["c/a", "c/b"], "kind": polars.Series(["x", "y"], dtype=polars.Categorical)})
+    firepack.write_table(categories, path)
+    assert firepack.read_table(path).column("kind").to_pylist() == ["x", "y"]
 
 
 def test_a_fpk_files_error_offsets_count_from_its_first_byte(folder, firepack_tool):

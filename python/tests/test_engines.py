@@ -52,6 +52,12 @@ def test_a_pandas_frame_is_written_as_its_columns_and_named_index(events):
     with pytest.raises(firepack.FirePackError, match="the index level 'public' has a column's name but other values"):
         firepack.write_table(other, clash)
     assert not clash.exists()
+    # The same values in another integer width are the column, once.
+    import pandas
+    frame = pandas.DataFrame({"__name__": ["c/a", "c/b"], "n": [1, 2]})
+    frame.index = pandas.Index([1, 2], dtype="int32", name="n")
+    firepack.write_table(frame, clash)
+    assert firepack.read_table(clash).column("n").to_pylist() == [1, 2]
 
 
 def test_duckdb_queries_the_stream(events):
