@@ -240,7 +240,9 @@ struct ImportedArray {
             throw fail("an array of \(raw.length) rows at offset \(raw.offset) where \(rows) are read")
         }
         func needs(buffers: Int, children: Int) throws(FirePackError) {
-            guard raw.n_buffers == buffers, raw.n_children == children, children == 0 || raw.children != nil else {
+            guard raw.n_buffers == buffers, raw.n_children == children, children == 0 || raw.children != nil,
+                buffers == 0 || raw.buffers != nil
+            else {
                 throw fail("an array of \(raw.n_buffers) buffers and \(raw.n_children) children")
             }
             for index in 0..<children where raw.children[index] == nil { throw fail("a missing child array") }
@@ -268,7 +270,8 @@ struct ImportedArray {
             if let dimension {
                 try needs(buffers: 1, children: 1)
                 let elements = self.elements()
-                guard elements.length >= (offset + rows) * dimension else {
+                let (needed, overflow) = (offset + rows).multipliedReportingOverflow(by: dimension)
+                guard !overflow, elements.length >= needed else {
                     throw fail("\(elements.length) elements for \(offset + rows) vectors of \(dimension)")
                 }
                 try elements.check(against: ArrowColumn(name: column.name, type: .float64), rows: elements.length)

@@ -27,15 +27,15 @@ final class ConversionContext {
         self.timestampUnit = timestampUnit
     }
 
-    /// `time` in the timestamp columns' unit; throws (the message only) when it is outside what an Int64 of
-    /// nanoseconds holds, or has nanoseconds that microseconds would drop without being asked to.
+    /// `time` in the timestamp columns' unit; throws (the message only) when it is outside what an Int64 of that unit
+    /// holds, or has nanoseconds that microseconds would drop without being asked to.
     func arrowTimestamp(_ time: Timestamp) throws(FirePackError) -> Int64 {
-        guard let nanoseconds = TimestampNanoseconds.of(time) else {
-            throw FirePackError(
-                .typeMismatch, "timestamp \(time) is outside what timestamp[ns] holds (1677-09-21…2262-04-11)")
-        }
         switch timestampUnit {
         case .nanoseconds:
+            guard let nanoseconds = TimestampNanoseconds.of(time) else {
+                throw FirePackError(
+                    .typeMismatch, "timestamp \(time) is outside what timestamp[ns] holds (1677-09-21…2262-04-11)")
+            }
             return nanoseconds
         case .microseconds where time.nanoseconds % 1000 != 0:
             throw FirePackError(
@@ -43,9 +43,14 @@ final class ConversionContext {
                 "timestamp \(time) has nanoseconds, which microseconds (Spark's unit) do not hold: "
                     + "read with timestampPrecision 'truncate' to drop them")
         case .microseconds, .truncatingToMicroseconds:
-            // Floor division: a time before 1970 truncates towards the past, as its RFC 3339 text does.
-            let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1000)
-            return remainder < 0 ? quotient - 1 : quotient
+            // Seconds × 10⁶ plus whole microseconds: the nanoseconds (0 …< 10⁹) make it floor division, so a time
+            // before 1970 truncates towards the past, as its RFC 3339 text does.
+            let (scaled, overflow) = time.seconds.multipliedReportingOverflow(by: 1_000_000)
+            let (microseconds, carry) = scaled.addingReportingOverflow(Int64(time.nanoseconds / 1000))
+            guard !overflow && !carry else {
+                throw FirePackError(.typeMismatch, "timestamp \(time) is outside what timestamp[us] holds")
+            }
+            return microseconds
         }
     }
 }

@@ -243,26 +243,26 @@ enum Files {
     }
 
     /// The data and metadata files of the Firestore export `input` is part of: the export's folder, a metadata file,
-    /// or an `output-N` file below a folder holding a metadata file (up to four levels up, the highest with an
-    /// `.overall_export_metadata`); none when `input` is none of these.
+    /// or an `output-N` file below a folder holding a metadata file (up to four levels up: the nearest folder with an
+    /// `.overall_export_metadata`, else the nearest with a kind's `.export_metadata`); none when `input` is none of
+    /// these. Relative paths are made absolute first, so that the folders above the current one are looked at too.
     static func exportFiles(around input: String) -> [String] {
-        let name = (input as NSString).lastPathComponent
+        let path = URL(fileURLWithPath: input).standardized.path
+        let name = (path as NSString).lastPathComponent
         var root: String?
-        if SystemPath.fileType(input) == mode_t(S_IFDIR) {
-            root = input
+        if SystemPath.fileType(path) == mode_t(S_IFDIR) {
+            root = path
         } else if name.hasSuffix("export_metadata") || FirestoreExportInput.outputNumber(name) != nil {
-            var folder = (input as NSString).deletingLastPathComponent
-            if folder.isEmpty { folder = "." }
-            for _ in 0..<5 {
+            var folder = (path as NSString).deletingLastPathComponent
+            for _ in 0..<5 where folder.hasPrefix("/") {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
                 if names.contains(where: { $0.hasSuffix("overall_export_metadata") }) {
                     root = folder
                     break
                 }
                 if root == nil, names.contains(where: { $0.hasSuffix("export_metadata") }) { root = folder }
-                let parent = (folder as NSString).deletingLastPathComponent
-                guard !parent.isEmpty, parent != folder, folder != "." else { break }
-                folder = parent
+                guard folder != "/" else { break }
+                folder = (folder as NSString).deletingLastPathComponent
             }
         }
         guard let root, let walker = FileManager.default.enumerator(atPath: root) else { return [] }
@@ -274,7 +274,7 @@ enum Files {
         }
         // Above an output-N file, a folder with no metadata file is no export: only the input itself is then
         // protected (below). A folder read as an export is one, metadata or not.
-        return root == input || files.contains(where: { $0.hasSuffix("export_metadata") }) ? files : []
+        return root == path || files.contains(where: { $0.hasSuffix("export_metadata") }) ? files : []
     }
 
     /// Whether `output` names the regular file `input` is (by device and inode: links and other spellings too), or

@@ -37,6 +37,12 @@ struct FirestoreJSONTests {
         #expect(try read(#"{"doubleValue": "-1.5e3"}"#) == -1500.0)
         #expect(try read(#"{"doubleValue": "2"}"#) == 2.0)
         if case .double(let zero) = try read(#"{"doubleValue": "-0"}"#) { #expect(zero.bitPattern == (-0.0).bitPattern) } else { Issue.record("\"-0\" is not a double") }
+        // A number out of range says why, as the same number written bare does.
+        for (text, why) in [("1e400", "out of the range of a double"), ("1e-400", "too small for a double"),
+                            ("12345678901234567890", "outside Int64")] {
+            let error = #expect(throws: FirePackError.self) { try read(#"{"doubleValue": "\#(text)"}"#) }
+            #expect(error?.message.contains(why) == true && error?.offset == 16, "\(text): \(String(describing: error))")
+        }
         for text in ["", " 1", "1 ", "+1", "01", "0x10", "1.", ".5", "1e", "inf", "nan", "1e400", "9007199254740993"] {
             let error = #expect(throws: FirePackError.self, "\(text)") {
                 try read(#"{"doubleValue": "\#(text)"}"#)

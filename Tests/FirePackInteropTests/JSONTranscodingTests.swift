@@ -226,6 +226,26 @@ import FirePackTestSupport
         #expect(sameError(deep(100), depthError))
     }
 
+    /// Objects under marker keys other than `__map__` count their level (no marker holds an object), so that they cannot
+    /// nest without limit: 20,000 levels of each are the depth error at once, on both paths, not a stack overflow.
+    @Test func objectsUnderMarkerKeysCannotNestWithoutLimit() throws {
+        for marker in ["__geopoint__", "__vector__", "__timestamp__", "__double__", "__bytes__", "__serverTimestamp__"] {
+            let levels = 20_000
+            let text = Array((#"{"f":"# + String(repeating: #"{"\#(marker)":"#, count: levels) + "1"
+                              + String(repeating: "}", count: levels) + "}").utf8)
+            let tree = Result { () throws(FirePackError) in try Value(json: text) }
+            guard case .failure(let error) = tree else {
+                Issue.record("\(marker): read")
+                continue
+            }
+            #expect(error.code == .depthLimitExceeded, "\(marker): \(error)")
+            #expect(sameError(text, error), "\(marker)")
+            // Within the limit, such an object is the marker's error (its payload is no object), on both paths.
+            let shallow = Array(#"{"f":{"\#(marker)":{"\#(marker)":1}}}"#.utf8)
+            #expect(expectTheTreesOutcome(shallow) == false, "\(marker)")
+        }
+    }
+
     /// What FirePack writes, its JSON reads back: a marker's object and payload array open no level (the marker
     /// stands for a scalar), and an escaped map opens one, so each sits in the deepest container FirePack allows,
     /// on the tree path and the one pass alike; one level deeper, FirePack's writer and both JSON paths refuse it.

@@ -780,3 +780,16 @@ def test_the_command_line_reports_a_missing_folder_in_one_line(events, folder):
     for option in ("--batch-size", "--compression", "--on-damage"):
         line = next(line for line in help_text.splitlines() if line.strip().startswith(option))
         assert "default" in help_text[help_text.index(line):help_text.index(line) + 300], help_text
+
+
+def test_document_times_read_in_microseconds_past_nanoseconds_range(folder, firepack_tool):
+    # Microseconds hold years 1 to 9999 and far beyond: a document time of 1500 reads in them, not only in ns.
+    source = folder / "old.jsonl"
+    source.write_text('{"__name__": "c/a", "__create_time__": {"__timestamp__": "1500-01-01T00:00:00.000001Z"}, "x": 1}\n')
+    path = folder / "old.fpks"
+    subprocess.run([firepack_tool, "convert", str(source), str(path), "--quiet"], check=True)
+    back = firepack.read_table(path, timestamp_unit="us")
+    assert back.column("__create_time__").to_pylist() == [
+        datetime.datetime(1500, 1, 1, 0, 0, 0, 1, tzinfo=datetime.timezone.utc)]
+    with pytest.raises(FirePackError, match="outside what timestamp\\[ns\\] holds"):
+        firepack.read_table(path)

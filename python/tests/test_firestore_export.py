@@ -359,6 +359,14 @@ def test_an_output_that_is_a_file_of_the_export_is_refused(firepack_tool, folder
                                          *in_place], capture_output=True, text=True)
                 assert result.returncode == 2, (source, target, in_place, result.stderr)
                 assert "a file of the export being read: refusing to write over it" in result.stderr, result.stderr
+    # Relative paths too, from inside the export and from its root (the folders above the current one count, and a
+    # bare file name is no crash).
+    for cwd, source in ((files[0].parent, files[0].name), (export, files[0].relative_to(export))):
+        for target in files + metadata_files:
+            result = subprocess.run([firepack_tool, "convert", str(source), os.path.relpath(target, cwd), "--to", "fpks",
+                                     "--quiet"], capture_output=True, text=True, cwd=cwd)
+            assert result.returncode == 2, (cwd, source, target, result.stderr)
+            assert "a file of the export being read: refusing to write over it" in result.stderr, result.stderr
     assert [path.read_bytes() for path in files] == before
     assert [path.read_bytes() for path in metadata_files] == metadata_before
     result = subprocess.run([firepack_tool, "validate", str(export)], capture_output=True, text=True)

@@ -43,17 +43,31 @@ extension JSONParser {
         index += 1
     }
 
-    /// The number whose JSON text is the whole of `text`, read as `parseNumber` reads one; `nil` when `text` is
-    /// anything else.
-    func numberText(_ text: String) -> Value? {
+    /// The number whose JSON text is the whole of `text` (a `doubleValue` string at `offset`), read as `parseNumber`
+    /// reads one and refused as it refuses one (out of a double's range, too small, outside Int64), with its reason.
+    func numberText(_ text: String, at offset: Int) throws(FirePackError) -> Value {
         var text = text
-        return text.withUTF8 { utf8 in
+        let result: Result<Value, FirePackError>? = text.withUTF8 { utf8 in
             guard let base = utf8.baseAddress else { return nil }
             var parser = JSONParser(
                 base: UnsafeRawPointer(base), count: utf8.count, maxDepth: maxDepth, readsMarkers: false,
                 largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
-            guard let number = try? parser.parseNumber(), parser.index == utf8.count else { return nil }
-            return number
+            do throws(FirePackError) {
+                let number = try parser.parseNumber()
+                return parser.index == utf8.count ? .success(number) : nil
+            } catch {
+                // A number's reason (its range), not a syntax error: the text is not a number at all then.
+                return error.message.hasPrefix("expected") ? nil : .failure(error)
+            }
+        }
+        switch result {
+        case .success(let number)?: return number
+        case .failure(let error)?:
+            throw FirePackError(.invalidJSON, offset: offset, "doubleValue \(text.debugDescription): \(error.message)")
+        case nil:
+            throw FirePackError(
+                .invalidJSON, offset: offset,
+                "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
         }
     }
 
@@ -105,13 +119,7 @@ extension JSONParser {
                     // Proto3 JSON accepts a double written as a string too ("Either numbers or strings are
                     // accepted", protobuf.dev/programming-guides/json): the string holds a JSON number's text,
                     // read by the same rules as one written bare.
-                    guard let number = numberText(text) else {
-                        throw FirePackError(
-                            .invalidJSON, offset: payloadOffset,
-                            "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or "
-                                + "\"-Infinity\"")
-                    }
-                    return try Self.doubleValue(number, offset: payloadOffset)
+                    return try Self.doubleValue(try numberText(text, at: payloadOffset), offset: payloadOffset)
                 }
             }
             return try Self.doubleValue(try parseNumber(), offset: payloadOffset)

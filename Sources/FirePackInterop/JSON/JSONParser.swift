@@ -210,8 +210,12 @@ struct JSONParser {
                 throw FirePackError(
                     .invalidJSON, offset: index, "\(payload) marker: an element of its array holds a container")
             }
+            // Only an escape (`__map__`) holds an object: under any other marker key an object counts its level, so
+            // that objects under marker keys cannot nest without limit (such a marker is refused once read).
             if possibleMarker
-                && (!map.isEmpty || !JSONMarker.all.contains(key) || (opensContainer && keyFollowsValue(at: index)))
+                && (!map.isEmpty || !JSONMarker.all.contains(key)
+                    || (key != JSONMarker.map && index < count && byte(index) == UInt8(ascii: "{"))
+                    || (opensContainer && keyFollowsValue(at: index)))
             {
                 // A map after all: it counts its level.
                 possibleMarker = false
