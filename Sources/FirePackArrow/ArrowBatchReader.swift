@@ -130,6 +130,8 @@ public final class ArrowBatchReader {
     public var problems: [StreamProblem] { source.problems }
     /// How many records were skipped as damaged or invalid.
     public var problemCount: Int { source.problemCount }
+    /// How many of them are a damaged index or close record: no record lost (read in either mode).
+    public var damagedClosingCount: Int { source.damagedClosingCount }
     /// How many of them are version-3 blocks past `Options.maxBlockExpansion`: not damage.
     public var blocksPastExpansion: Int { source.blocksPastExpansion }
     /// The `maxBlockExpansion` that reads every one of those blocks (at least; 0 when there is none).

@@ -237,6 +237,8 @@ final class FirePackRecordSource {
     /// The damaged records met so far (the first thousand) and how many there were.
     var problems: [StreamProblem] { stream?.problems ?? [] }
     var problemCount: Int { stream?.problemCount ?? 0 }
+    /// How many of those are a damaged index or close record, which costs no record.
+    var damagedClosingCount: Int { stream?.damagedClosingCount ?? 0 }
     /// How many of those are places where whole records are missing (`missingRecords`), not damage.
     var missingRecordPlaces: Int { stream?.missingRecordPlaces ?? 0 }
     /// Blocks refused as past the block-expansion limit, and what reading them needs (`DocumentStreamReader`).

@@ -94,8 +94,8 @@ public func firepack_reader_export_schema(_ handle: UnsafeMutableRawPointer, _ o
     reader(handle).exportSchema(into: out)
 }
 
-/// What the reader met so far, as JSON: `{"rows", "problem_count", "problems": [{"record", "offset", "code",
-/// "reason"}], "warnings": {path: count}, "warning_examples": [...], "completion"}`.
+/// What the reader met so far, as JSON: `{"rows", "problem_count", "damaged_closings", "problems": [{"record",
+/// "offset", "code", "reason"}], "warnings": {path: count}, "warning_examples": [...], "completion"}`.
 @_cdecl("firepack_reader_report")
 public func firepack_reader_report(_ handle: UnsafeMutableRawPointer) -> UnsafeMutablePointer<CChar> {
     let reader = reader(handle)
@@ -112,7 +112,7 @@ public func firepack_reader_report(_ handle: UnsafeMutableRawPointer) -> UnsafeM
     case nil: completion = "null"
     }
     return cString(
-        "{\"rows\":\(reader.rowsRead),\"problem_count\":\(reader.problemCount),\"blocks_past_expansion\":\(reader.blocksPastExpansion),\"block_expansion_needed\":\(reader.blockExpansionNeeded),\"problems\":[\(problems.joined(separator: ","))],\"warnings\":{\(warnings.joined(separator: ","))},\"warning_examples\":[\(examples.joined(separator: ","))],\"completion\":\(completion)}"
+        "{\"rows\":\(reader.rowsRead),\"problem_count\":\(reader.problemCount),\"damaged_closings\":\(reader.damagedClosingCount),\"blocks_past_expansion\":\(reader.blocksPastExpansion),\"block_expansion_needed\":\(reader.blockExpansionNeeded),\"problems\":[\(problems.joined(separator: ","))],\"warnings\":{\(warnings.joined(separator: ","))},\"warning_examples\":[\(examples.joined(separator: ","))],\"completion\":\(completion)}"
     )
 }
 

@@ -60,7 +60,9 @@ public enum StreamCompletion: Hashable, Sendable {
 /// and `values(as:)`, a record that does not decode into the requested type — is added to `problems` with its
 /// number, offset and reason, and reading goes on with the next intact record (Docs/FORMAT.md §8). In
 /// `.stopAtFirstError` mode the first problem is thrown by `nextRecord()`, `next()` and `next(as:)`: the throwing
-/// iteration API; the reader then stays stopped, and every later read throws the same problem. At the end, `completion` says whether the stream was closed cleanly.
+/// iteration API; the reader then stays stopped, and every later read throws the same problem. A damaged index or
+/// close record costs no record, so it stops nothing in either mode: it is added to `problems` and counted in
+/// `damagedClosings`, and the stream reads on as one without it (not closed, unless a later closing follows). At the end, `completion` says whether the stream was closed cleanly.
 public final class DocumentStreamReader {
     /// What to do with a damaged record.
     public enum ErrorMode: Sendable {
@@ -608,7 +610,7 @@ public final class DocumentStreamReader {
         problem.isDamagedClosing = inClosing
         if number == nil { nextNumber += 1 }
         numberAfterDamagedClosing = inClosing ? nextNumber : numberAfterDamagedClosing
-        if mode == .stopAtFirstError {
+        if mode == .stopAtFirstError && !inClosing {
             // Stopped where the problem is: reading on from there would meet it again, under the next number.
             stopProblem = problem
             throw problem

@@ -85,6 +85,20 @@ struct AppendingTests {
         closing[bytes.count - 24 + 6] ^= 0x10
         let read = try blocks.read(closing)
         #expect(read.records.count == 100 && read.reader.damagedClosingCount == 1 && read.reader.problemCount == 1)
+        // It costs no record, so it stops nothing: read in `.stopAtFirstError` mode, every record, then not closed.
+        let stopping = try DocumentStreamReader(source: MemorySource(closing), mode: .stopAtFirstError)
+        var count = 0
+        while try stopping.next() != nil { count += 1 }
+        #expect(count == 100 && stopping.damagedClosingCount == 1 && stopping.problems.count == 1)
+        guard case .notClosed? = stopping.completion else {
+            Issue.record("\(String(describing: stopping.completion))")
+            return
+        }
+        // A damaged block still stops it.
+        var block = bytes
+        block[offsets[3] + 30] ^= 0x40
+        let stopped = try DocumentStreamReader(source: MemorySource(block), mode: .stopAtFirstError)
+        #expect(throws: StreamProblem.self) { while try stopped.next() != nil {} }
     }
 
     /// An unclosed stream is blamed on a damaged closing only when that closing is the last thing in it: a superseded

@@ -43,7 +43,8 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
 
     A value that does not fit its column raises `FirePackError` naming the record, byte offset and field path, or
     with `on_mismatch="null"` becomes a null counted in a `FirePackWarning`. A damaged record raises, or with
-    `on_damage="skip"` is skipped and reported in a `FirePackWarning` (and appended to the list `problems`).
+    `on_damage="skip"` is skipped and reported in a `FirePackWarning` (and appended to the list `problems`). A
+    damaged index or close record costs no record: it is reported so in either mode, and reading goes on.
     `sampled_schema=True` says `schema` came from `infer_schema(…, sample=N)`: fields it lacks and nulls it did not
     foresee are then errors (or counted with `on_mismatch="null"`), as when the reader infers from a sample itself.
 
@@ -129,8 +130,14 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                     lost = f": {total - report['rows']} of {total} records not read"
             # Blocks refused as past the expansion limit are not damage: said apart, with the value that reads them.
             past = report.get("blocks_past_expansion", 0)
-            damaged = report["problem_count"] - past
+            # A damaged index or close record costs no record (read in either mode): said apart.
+            closings = report.get("damaged_closings", 0)
+            damaged = report["problem_count"] - past - closings
             found = (f"{damaged} damaged record(s) skipped or gap(s) of missing records found" if damaged else "")
+            if closings:
+                found += ("; " if found else "") + (
+                    f"{closings} damaged index or close record(s), read past: no record is lost, but whether the "
+                    "stream is complete cannot be told")
             if past:
                 found += ("; " if found else "") + (
                     f"{past} block(s) past the block-expansion limit skipped, refused before being unpacked, not as "

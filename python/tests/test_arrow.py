@@ -793,3 +793,17 @@ def test_document_times_read_in_microseconds_past_nanoseconds_range(folder, fire
         datetime.datetime(1500, 1, 1, 0, 0, 0, 1, tzinfo=datetime.timezone.utc)]
     with pytest.raises(FirePackError, match="outside what timestamp\\[ns\\] holds"):
         firepack.read_table(path)
+
+
+def test_a_damaged_close_record_loses_nothing_in_either_mode(events, folder):
+    # The close record is the stream's last 24 bytes: damaged, it costs no record (FORMAT.md §8), so reading with
+    # on_damage="error" gives every row and says so, as the tool's convert does, rather than raising.
+    data = bytearray(open(events, "rb").read())
+    data[len(data) - 24 + 6] ^= 0x10
+    path = folder / "closing.fpks"
+    path.write_bytes(bytes(data))
+    whole = firepack.read_table(events)
+    for on_damage in ("error", "skip"):
+        with pytest.warns(FirePackWarning, match="damaged index or close record.*no record is lost"):
+            table = firepack.read_table(path, on_damage=on_damage)
+        assert table.num_rows == whole.num_rows and table.equals(whole)
