@@ -216,9 +216,22 @@ struct Convert: ParsableCommand {
             // formats, Firestore's limits are noted on the way.
             let conversion = DocumentConversion(
                 from: documents.documents, to: destination, resolvingServerTimestamps: time, workers: threads)
-            while try conversion.step() {
-                Interruption.recordsDone.store(conversion.records, ordering: .relaxed)
-                progress.update(records: conversion.records)
+            do {
+                while try conversion.step() {
+                    Interruption.recordsDone.store(conversion.records, ordering: .relaxed)
+                    progress.update(records: conversion.records)
+                }
+            } catch {
+                // An input record that fails the conversion (malformed JSON, an integer out of range): standard
+                // output or a pipe has had the records before it as they came, and gets the last of them too, which
+                // the output's buffer still holds (each sink writes a document whole or not at all), ended as output
+                // that is not all there. A file is not written (all or nothing).
+                if OutputFile.isWrittenInPlace(output), (try? conversion.finishIncomplete()) != nil {
+                    let place = output == "-" ? "standard output" : output
+                    StandardStreams.writeError(
+                        "firepack: \(conversion.records) record(s) before the error were written to \(place), not finished\n")
+                }
+                throw error
             }
             documents.reportEnd()
             let records = conversion.records

@@ -131,6 +131,17 @@ struct NothingLostTests {
             #expect(try files() == before, "\(output)")
         }
         #expect(try bytes("keep.fpks") == kept)
+        // To standard output, the 2,999 records before the bad line all arrive (the last ones were left in the
+        // output's buffer), each whole, in every format; a stream gets no close record.
+        for format in ["jsonl", "firestore-json", "jsonl.gz", "fpks", "firestore-proto"] {
+            let result = try Tool.run(["convert", path("broken.jsonl"), "-", "--to", format, "--collection", "c", "--id-field", "id"])
+            #expect(result.status == 1 && result.stderr.contains("line 3000, column 27"), "\(format): \(result.stderr)")
+            #expect(result.stderr.contains("2999 record(s) before the error were written to standard output"), "\(format): \(result.stderr)")
+            let back = try Tool.run(["convert", "-", "-", "--from", format, "--to", "jsonl"], stdin: result.stdout)
+            #expect(back.text.split(separator: "\n").count == 2_999, "\(format): \(back.stderr)")
+            #expect(back.text.split(separator: "\n").last?.contains(#""n":2998"#) == true, "\(format)")
+            if format == "fpks" { #expect(back.stderr.contains("not closed"), "\(back.stderr)") }
+        }
         // A pending server timestamp cannot be written as REST JSON or protobuf: the message names the tool's flag.
         for output in ["articles.firestore.json", "articles.pb"] {
             let result = try Tool.run(["convert", "Fixtures/articles.json", path(output), "--collection", "a", "--id-field", "id"])
