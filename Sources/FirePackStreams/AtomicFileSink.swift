@@ -59,6 +59,19 @@ public final class AtomicFileSink: ByteSink {
         if access(destinationBytes, F_OK) == 0 && access(destinationBytes, W_OK) != 0 {
             throw FirePackError(.ioFailure, "\(destination): cannot write: \(systemError())")
         }
+        // Nor one that a sticky folder (as /tmp is) keeps its owner alone from replacing, which the rename at the end
+        // would find only after all the work.
+        var folderStatus = stat(), destinationStatus = stat()
+        let folderBytes = (folder.isEmpty ? (slash == nil ? [UInt8(ascii: ".")] : [UInt8(ascii: "/")]) : folder)
+            .map { CChar(bitPattern: $0) } + [0]
+        if geteuid() != 0, stat(folderBytes, &folderStatus) == 0, folderStatus.st_mode & mode_t(S_ISVTX) != 0,
+            lstat(destinationBytes, &destinationStatus) == 0, destinationStatus.st_uid != geteuid(),
+            folderStatus.st_uid != geteuid()
+        {
+            throw FirePackError(
+                .ioFailure,
+                "\(destination): cannot replace: the folder is sticky and the file is another user's (write elsewhere)")
+        }
         let suffix = Array(".fp\(getpid())-XXXXXX.partial".utf8)
         let kept = Array(name.prefix(255 - 1 - suffix.count))
         let prefix = slash == nil ? [] : (folder.isEmpty ? [UInt8(ascii: "/")] : folder + [UInt8(ascii: "/")])
@@ -94,7 +107,10 @@ public final class AtomicFileSink: ByteSink {
         var existing = stat()
         let mode: mode_t
         if stat(destinationBytes, &existing) == 0 {
-            mode = existing.st_mode & 0o7777
+            // Its permissions, not its set-user-ID or set-group-ID bits (the new contents are not what they were
+            // given for); as root, its owner too, as writing into it would keep them.
+            mode = existing.st_mode & 0o1777
+            if geteuid() == 0 { _ = fchown(descriptor, existing.st_uid, existing.st_gid) }
         } else {
             let mask = umask(0)
             umask(mask)
@@ -201,15 +217,22 @@ public final class AtomicFileSink: ByteSink {
             guard fsync(file.descriptor) == 0 else {
                 throw FirePackError(.ioFailure, "\(destination): cannot flush to disk: \(systemError())")
             }
-            guard rename(temporaryBytes, destinationBytes) == 0 else {
-                throw FirePackError(.ioFailure, "\(destination): cannot replace: \(systemError())")
+            // Renamed and taken off the pending list at once, under the list's lock: a signal's clean-up either
+            // removes the temporary file before the rename (which then fails, and the process ends) or finds it
+            // gone from the list, never says it removed a file that is already the destination.
+            let failure: Int32? = Self.pending.withLock { pending in
+                guard rename(temporaryBytes, destinationBytes) == 0 else { return firepack_errno() }
+                pending.removeValue(forKey: temporaryBytes)
+                return nil
+            }
+            if let failure {
+                throw FirePackError(.ioFailure, "\(destination): cannot replace: \(systemError(failure))")
             }
         } catch {
             discard()
             throw error
         }
         done = true
-        Self.pending.withLock { _ = $0.removeValue(forKey: temporaryBytes) }
         // Closed only now, which releases its lock: until it has the destination's name, a cleanup elsewhere (that
         // cannot see this process) must find it locked, not take it for a killed run's file. Its bytes are on disk.
         try file.finish()
@@ -237,9 +260,8 @@ public final class AtomicFileSink: ByteSink {
     /// Removes every temporary file not yet finished (for a signal handler that is about to exit); returns how many.
     package static func discardAllPending() -> Int {
         pending.withLock { paths in
-            for path in paths.keys { unlink(path) }
             defer { paths.removeAll() }
-            return paths.count
+            return paths.keys.filter { unlink($0) == 0 }.count
         }
     }
 }

@@ -23,6 +23,9 @@ enum Interruption {
 
     /// Installs the handlers; call once, before any output is opened.
     static func install() {
+        // A file-size limit (`ulimit -f`) passed: a write fails (EFBIG) and the command reports it and removes its
+        // temporary file, where the signal's default action ended it without a word and left the file.
+        signal(SIGXFSZ, SIG_IGN)
         // The conventional status is 128 + the signal's number. SIGHUP: the terminal or ssh session closed; SIGQUIT:
         // Ctrl-\ (no core dump, nothing left behind); SIGPIPE: the reader of standard output went away.
         for (number, name) in [

@@ -45,6 +45,23 @@ import FirePackStreams
         sink.discard()
     }
 
+    /// A replaced file keeps its permissions but not its set-user-ID or set-group-ID bits (its new contents are not
+    /// what they were given for), and, written by root, its owner (as writing into it would keep it).
+    @Test(.enabled(if: geteuid() == 0, "needs root, to give the file another owner"))
+    func aReplacedFileKeepsItsOwnerAndPermissionsButNoSetID() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("tool").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: destination))
+        #expect(chown(destination, 65534, 65534) == 0 && chmod(destination, 0o4755) == 0)
+        let sink = try AtomicFileSink(destination: destination)
+        try Array("new".utf8).withUnsafeBytes { try sink.write($0) }
+        try sink.finish()
+        var status = stat()
+        #expect(stat(destination, &status) == 0)
+        #expect(status.st_mode & 0o7777 == 0o755 && status.st_uid == 65534 && status.st_gid == 65534)
+    }
+
     /// A discarded sink leaves the destination as it was and removes its temporary file.
     @Test func discardLeavesTheDestinationAlone() throws {
         let folder = try Self.temporaryFolder()

@@ -117,6 +117,33 @@ struct NothingLostTests {
         #expect(try files() == before)
     }
 
+    /// A file-size limit (`ulimit -f`) makes a write fail (EFBIG) rather than end the tool by SIGXFSZ without a word
+    /// and with its temporary file left; and a destination that a sticky folder keeps its owner alone from replacing
+    /// is refused before any work (as a user other than the file's and the folder's owner).
+    @Test func aFileSizeLimitAndAStickyFolderAreReportedAndLeaveNothing() throws {
+        let lines = (0..<50_000).map { #"{"id": "b\#($0)", "text": "\#(String(repeating: "x", count: 40))"}"# }
+        try write(lines.joined(separator: "\n"), to: "big.jsonl")
+        let limited = try Tool.run(["-c", "ulimit -f 256; exec \"$0\" \"$@\"", Tool.binary.path, "convert", path("big.jsonl"),
+                                    path("limited.jsonl"), "--collection", "c", "--id-field", "id", "--quiet"],
+                                   executable: "/bin/bash")
+        #expect(limited.status == 1 && limited.stderr.contains("limited.jsonl"), "\(limited.status): \(limited.stderr)")
+        let left = try files()
+        #expect(left.filter { $0.contains("limited") }.isEmpty, "\(left)")
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        // A sticky folder of root's, a file of root's anyone may write: another user may write it but not replace it.
+        let sticky = path("sticky")
+        try FileManager.default.createDirectory(atPath: sticky, withIntermediateDirectories: false)
+        #expect(chmod(sticky, 0o1777) == 0 && chmod(directory.path, 0o755) == 0)
+        let target = sticky + "/out.jsonl"
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: target))
+        #expect(chmod(target, 0o666) == 0 && chmod(path("big.jsonl"), 0o644) == 0)
+        let refused = try Tool.run(["--reuid=65534", "--regid=65534", "--clear-groups", Tool.binary.path, "convert",
+                                    path("big.jsonl"), target, "--collection", "c", "--id-field", "id"],
+                                   executable: "/usr/bin/setpriv")
+        #expect(refused.status == 1 && refused.stderr.contains("the folder is sticky"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == Data("old\n".utf8))
+    }
+
     @Test func aFailedConversionLeavesNothing() throws {
         // A syntax error on line 3000 of JSON lines: line and column in the message, no output at all.
         var lines = (0..<5_000).map { #"{"id": "b\#($0)", "n": \#($0)}"# }

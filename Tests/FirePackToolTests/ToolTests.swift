@@ -22,9 +22,9 @@ struct Tool {
     }
 
     @discardableResult
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Result {
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil, executable: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = repository
         let output = Pipe(), errors = Pipe()
