@@ -62,7 +62,8 @@ public final class AtomicFileSink: ByteSink {
         // Nor one that a sticky folder (as /tmp is) keeps its owner alone from replacing, which the rename at the end
         // would find only after all the work.
         var folderStatus = stat(), destinationStatus = stat()
-        let folderBytes = (folder.isEmpty ? (slash == nil ? [UInt8(ascii: ".")] : [UInt8(ascii: "/")]) : folder)
+        let folderBytes =
+            (folder.isEmpty ? (slash == nil ? [UInt8(ascii: ".")] : [UInt8(ascii: "/")]) : folder)
             .map { CChar(bitPattern: $0) } + [0]
         if geteuid() != 0, stat(folderBytes, &folderStatus) == 0, folderStatus.st_mode & mode_t(S_ISVTX) != 0,
             lstat(destinationBytes, &destinationStatus) == 0, destinationStatus.st_uid != geteuid(),

@@ -229,7 +229,8 @@ struct Convert: ParsableCommand {
                 if OutputFile.isWrittenInPlace(output), (try? conversion.finishIncomplete()) != nil {
                     let place = output == "-" ? "standard output" : output
                     StandardStreams.writeError(
-                        "firepack: \(conversion.records) record(s) before the error were written to \(place), not finished\n")
+                        "firepack: \(conversion.records) record(s) before the error were written to \(place), not finished\n"
+                    )
                 }
                 throw error
             }
