@@ -242,28 +242,32 @@ enum Files {
         throw CommandFailure.usage("\(option) '\(output)' is the input file: refusing to write over it\(advice)")
     }
 
-    /// The data and metadata files of the Firestore export `input` is part of: the export's folder, a metadata file,
-    /// or an `output-N` file below a folder holding a metadata file (up to four levels up: the nearest folder with an
-    /// `.overall_export_metadata`, else the nearest with a kind's `.export_metadata`); none when `input` is none of
-    /// these. Relative paths are made absolute first, so that the folders above the current one are looked at too.
+    /// The data and metadata files of the Firestore export `input` is part of: the export's folder or one of its
+    /// kind folders, a metadata file, or an `output-N` file, below a folder holding a metadata file (up to four levels
+    /// up: the nearest folder with an `.overall_export_metadata`, else the nearest with a kind's `.export_metadata`);
+    /// none when `input` is none of these. Relative paths are made absolute first, so that the folders above the
+    /// current one are looked at too.
     static func exportFiles(around input: String) -> [String] {
         let path = URL(fileURLWithPath: input).standardized.path
         let name = (path as NSString).lastPathComponent
-        var root: String?
-        if SystemPath.fileType(path) == mode_t(S_IFDIR) {
-            root = path
-        } else if name.hasSuffix("export_metadata") || FirestoreExportInput.outputNumber(name) != nil {
-            var folder = (path as NSString).deletingLastPathComponent
+        let isFolder = SystemPath.fileType(path) == mode_t(S_IFDIR)
+        // A folder read as an export is one, metadata or not.
+        var root: String? = isFolder ? path : nil
+        if isFolder || name.hasSuffix("export_metadata") || FirestoreExportInput.outputNumber(name) != nil {
+            var folder = isFolder ? path : (path as NSString).deletingLastPathComponent
+            var kindFolder: String?
             for _ in 0..<5 where folder.hasPrefix("/") {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
                 if names.contains(where: { $0.hasSuffix("overall_export_metadata") }) {
                     root = folder
+                    kindFolder = nil
                     break
                 }
-                if root == nil, names.contains(where: { $0.hasSuffix("export_metadata") }) { root = folder }
+                if kindFolder == nil, names.contains(where: { $0.hasSuffix("export_metadata") }) { kindFolder = folder }
                 guard folder != "/" else { break }
                 folder = (folder as NSString).deletingLastPathComponent
             }
+            if let kindFolder, root == nil || kindFolder.count < root!.count { root = kindFolder }
         }
         guard let root, let walker = FileManager.default.enumerator(atPath: root) else { return [] }
         var files: [String] = []
@@ -274,7 +278,7 @@ enum Files {
         }
         // Above an output-N file, a folder with no metadata file is no export: only the input itself is then
         // protected (below). A folder read as an export is one, metadata or not.
-        return root == path || files.contains(where: { $0.hasSuffix("export_metadata") }) ? files : []
+        return isFolder || files.contains(where: { $0.hasSuffix("export_metadata") }) ? files : []
     }
 
     /// Whether `output` names the regular file `input` is (by device and inode: links and other spellings too), or

@@ -37,9 +37,17 @@ struct FirestoreJSONTests {
         #expect(try read(#"{"doubleValue": "-1.5e3"}"#) == -1500.0)
         #expect(try read(#"{"doubleValue": "2"}"#) == 2.0)
         if case .double(let zero) = try read(#"{"doubleValue": "-0"}"#) { #expect(zero.bitPattern == (-0.0).bitPattern) } else { Issue.record("\"-0\" is not a double") }
+        // A doubleValue is a double whatever its text: an integer past Int64 that a double holds exactly reads (1e20,
+        // as JavaScript's JSON.stringify and Go write it), bare or as a string; one it would round is refused.
+        #expect(try read(#"{"doubleValue": 100000000000000000000}"#) == 1e20)
+        #expect(try read(#"{"doubleValue": "-100000000000000000000"}"#) == -1e20)
+        #expect(try read(#"{"doubleValue": 18446744073709551616}"#) == 0x1p64)
+        for text in ["100000000000000000001", "\"18446744073709551617\"", "9007199254740993"] {
+            let error = #expect(throws: FirePackError.self) { try read(#"{"doubleValue": \#(text)}"#) }
+            #expect(error?.message.contains("a double cannot hold exactly") == true && error?.offset == 16, "\(text): \(String(describing: error))")
+        }
         // A number out of range says why, as the same number written bare does.
-        for (text, why) in [("1e400", "out of the range of a double"), ("1e-400", "too small for a double"),
-                            ("12345678901234567890", "outside Int64")] {
+        for (text, why) in [("1e400", "out of the range of a double"), ("1e-400", "too small for a double")] {
             let error = #expect(throws: FirePackError.self) { try read(#"{"doubleValue": "\#(text)"}"#) }
             #expect(error?.message.contains(why) == true && error?.offset == 16, "\(text): \(String(describing: error))")
         }

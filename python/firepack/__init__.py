@@ -289,9 +289,24 @@ def _schema_difference(expected, found):
     if expected.names != found.names:
         return f"its columns are {found.names}, the first batch's {expected.names}"
     for want, got in zip(expected, found):
-        if not want.type.equals(got.type, check_metadata=False):
+        if not _comparable(want.type).equals(_comparable(got.type), check_metadata=False):
             return f"column {got.name!r} is {got.type}, in the first batch {want.type}"
     return None
+
+
+def _comparable(type_):
+    """`type_` with every timestamp as one type: timestamps of two units are the same column, cast to the first
+    batch's unit (a cast that would drop digits is refused, naming the column)."""
+    t = pa.types
+    if t.is_timestamp(type_):
+        return pa.timestamp("ns", tz="UTC")
+    if t.is_struct(type_):
+        return pa.struct([type_.field(i).with_type(_comparable(type_.field(i).type)) for i in range(type_.num_fields)])
+    if t.is_list(type_):
+        return pa.list_(type_.value_field.with_type(_comparable(type_.value_type)))
+    if t.is_fixed_size_list(type_):
+        return pa.list_(type_.value_field.with_type(_comparable(type_.value_type)), type_.list_size)
+    return type_
 
 
 def _cast_batch(batch, target, number):

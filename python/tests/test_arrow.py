@@ -657,6 +657,16 @@ def test_batches_that_differ_only_in_what_is_cast_away_are_written(folder):
     assert firepack.write_table([first, second, third], path) == 3
     back = firepack.read_table(path)
     assert back.column("__name__").to_pylist() == ["c/a", "c/b", "c/c"] and back.column("x").to_pylist() == [1, 2, 3]
+    # Timestamps of two units are one column, cast to the first batch's unit; a cast that would drop digits is refused.
+    when = datetime.datetime(2024, 1, 2, 3, 4, 5, 123000, tzinfo=datetime.timezone.utc)
+    micro = pa.record_batch({"__name__": ["c/a"], "t": pa.array([when], pa.timestamp("us", tz="UTC"))})
+    nano = pa.record_batch({"__name__": ["c/b"], "t": pa.array([when], pa.timestamp("ns"))})
+    day = pa.record_batch({"__name__": ["c/c"], "t": pa.array([datetime.date(2024, 1, 2)], pa.date32())})
+    assert firepack.write_table([micro, nano, day], path) == 3
+    assert firepack.read_table(path).column("t").to_pylist() == [when, when, datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)]
+    finer = pa.record_batch({"__name__": ["c/d"], "t": pa.array([1], pa.timestamp("ns", tz="UTC"))})
+    with pytest.raises(FirePackError, match="column 't' in batch 1"):
+        firepack.write_table([micro, finer], path)
 
 
 def test_document_times_past_nanoseconds_are_refused_when_written(folder):

@@ -352,7 +352,7 @@ def test_an_output_that_is_a_file_of_the_export_is_refused(firepack_tool, folder
     metadata_before = [path.read_bytes() for path in metadata_files]
     # From any part of the export (its folder, its metadata, one of its data files) onto any file of it (a data file,
     # itself, a sibling, a metadata file that an import needs), --in-place or not.
-    for source in (export, metadata, files[0], files[1]):
+    for source in (export, metadata, files[0], files[1], files[0].parent):
         for target in files + metadata_files:
             for in_place in ([], ["--in-place"]):
                 result = subprocess.run([firepack_tool, "convert", str(source), str(target), "--to", "fpks", "--quiet",

@@ -43,25 +43,44 @@ extension JSONParser {
         index += 1
     }
 
-    /// The number whose JSON text is the whole of `text` (a `doubleValue` string at `offset`), read as `parseNumber`
-    /// reads one and refused as it refuses one (out of a double's range, too small, outside Int64), with its reason.
-    func numberText(_ text: String, at offset: Int) throws(FirePackError) -> Value {
+    /// The double whose JSON number text is the whole of `text` (a `doubleValue`, written bare or as a string, at
+    /// `offset`), read as `parseNumber` reads one and refused as it refuses one (out of a double's range, too small),
+    /// with its reason. A `doubleValue` is a double whatever its text: an integer past Int64 (`100000000000000000000`,
+    /// as JavaScript and Go write 1e20) is read as one; but written as an integer, a number is one, so an integer a
+    /// double cannot hold exactly is refused rather than rounded without a word.
+    func doubleValue(numberText text: String, at offset: Int) throws(FirePackError) -> Value {
         var text = text
         let result: Result<Value, FirePackError>? = text.withUTF8 { utf8 in
             guard let base = utf8.baseAddress else { return nil }
             var parser = JSONParser(
                 base: UnsafeRawPointer(base), count: utf8.count, maxDepth: maxDepth, readsMarkers: false,
-                largeIntegers: largeIntegersAsDoubles ? .asDoubles : .reject)
+                largeIntegers: .asDoubles)
             do throws(FirePackError) {
                 let number = try parser.parseNumber()
                 return parser.index == utf8.count ? .success(number) : nil
             } catch {
                 // A number's reason (its range), not a syntax error: the text is not a number at all then.
-                return error.message.hasPrefix("expected") ? nil : .failure(error)
+                return error.message.hasPrefix("expected") || error.code == .truncated ? nil : .failure(error)
             }
         }
+        let integerText = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
+        func inexact(_ rounded: Double) -> FirePackError {
+            FirePackError(
+                .invalidJSON, offset: offset,
+                "doubleValue \(text) is an integer a double cannot hold exactly (write it with an exponent, "
+                    + "\(rounded), to round it)")
+        }
         switch result {
-        case .success(let number)?: return number
+        case .success(.integer(let integer))?:
+            guard let double = Double(exactly: integer) else { throw inexact(Double(integer)) }
+            return .double(double)
+        case .success(.double(let double))?:
+            // Integer text past Int64, read as the nearest double: exact only when that double's digits are the text's.
+            if integerText && double.isFinite && double != 0 && Self.integerDigits(of: double) != text {
+                throw inexact(double)
+            }
+            return .double(double)
+        case .success?: throw FirePackError(.invalidJSON, offset: offset, "doubleValue is not a number")
         case .failure(let error)?:
             throw FirePackError(.invalidJSON, offset: offset, "doubleValue \(text.debugDescription): \(error.message)")
         case nil:
@@ -71,21 +90,19 @@ extension JSONParser {
         }
     }
 
-    /// A `doubleValue`'s number as a double. Written as an integer, it is one: rounding it would lose digits without
-    /// a word, so an integer a double cannot hold exactly is refused.
-    static func doubleValue(_ number: Value, offset: Int) throws(FirePackError) -> Value {
-        switch number {
-        case .double(let double): return .double(double)
-        case .integer(let integer):
-            guard let double = Double(exactly: integer) else {
-                throw FirePackError(
-                    .invalidJSON, offset: offset,
-                    "doubleValue \(integer) is an integer a double cannot hold exactly (write it with an exponent, "
-                        + "\(Double(integer)), to round it)")
+    /// The decimal digits of `double`, a whole number (past Int64 here: a significand of at most 53 bits times a
+    /// power of two), with its sign: its exact value, to compare with the text it was read from.
+    static func integerDigits(of double: Double) -> String {
+        var digits = Array(String(double.significandBitPattern | (1 << 52)).utf8.reversed()).map { $0 - 48 }
+        for _ in 0..<max(0, Int(double.exponent) - 52) {
+            var carry: UInt8 = 0
+            for position in digits.indices {
+                let twice = digits[position] * 2 + carry
+                (digits[position], carry) = (twice % 10, twice / 10)
             }
-            return .double(double)
-        default: throw FirePackError(.invalidJSON, offset: offset, "doubleValue is not a number")
+            if carry > 0 { digits.append(carry) }
         }
+        return (double < 0 ? "-" : "") + String(decoding: digits.reversed().map { $0 + 48 }, as: UTF8.self)
     }
 
     mutating func parsePayload(kind: String, depth: Int) throws(FirePackError) -> Value {
@@ -119,10 +136,34 @@ extension JSONParser {
                     // Proto3 JSON accepts a double written as a string too ("Either numbers or strings are
                     // accepted", protobuf.dev/programming-guides/json): the string holds a JSON number's text,
                     // read by the same rules as one written bare.
-                    return try Self.doubleValue(try numberText(text, at: payloadOffset), offset: payloadOffset)
+                    return try doubleValue(numberText: text, at: payloadOffset)
                 }
             }
-            return try Self.doubleValue(try parseNumber(), offset: payloadOffset)
+            // Bare: read in place, but for an integer of 19 digits or more, which may be past Int64 and is read from
+            // its text by the rules above (a double whatever its text).
+            var end = index
+            if end < count && byte(end) == UInt8(ascii: "-") { end += 1 }
+            while end < count && byte(end) &- 0x30 < 10 { end += 1 }
+            let integerDigits = end - index - (byte(index) == UInt8(ascii: "-") ? 1 : 0)
+            if integerDigits >= 19 && !(end < count && [0x2E, 0x45, 0x65].contains(byte(end))) {
+                let text = String(
+                    decoding: UnsafeRawBufferPointer(start: base + index, count: end - index), as: UTF8.self)
+                let value = try doubleValue(numberText: text, at: payloadOffset)
+                index = end
+                return value
+            }
+            switch try parseNumber() {
+            case .double(let double): return .double(double)
+            case .integer(let integer):
+                guard let double = Double(exactly: integer) else {
+                    throw FirePackError(
+                        .invalidJSON, offset: payloadOffset,
+                        "doubleValue \(integer) is an integer a double cannot hold exactly (write it with an exponent, "
+                            + "\(Double(integer)), to round it)")
+                }
+                return .double(double)
+            default: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue is not a number")
+            }
         case "booleanValue":
             guard case .boolean(let flag) = try parseValue(depth: depth) else {
                 throw FirePackError(.invalidJSON, offset: payloadOffset, "booleanValue is not true or false")

@@ -206,6 +206,12 @@ struct JSONParser {
             // (`keyFollowsValue`), so that the value is read once, as what it is (reading it both ways, level within
             // level, doubled the time per level).
             let opensContainer = index < count && (byte(index) == UInt8(ascii: "{") || byte(index) == UInt8(ascii: "["))
+            // Whether another key follows this value, found once at most (a scan of the value).
+            var follows: Bool?
+            func keyFollows() -> Bool {
+                if follows == nil { follows = keyFollowsValue(at: index) }
+                return follows!
+            }
             if let payload, opensContainer {
                 throw FirePackError(
                     .invalidJSON, offset: index, "\(payload) marker: an element of its array holds a container")
@@ -215,7 +221,7 @@ struct JSONParser {
             if possibleMarker
                 && (!map.isEmpty || !JSONMarker.all.contains(key)
                     || (key != JSONMarker.map && index < count && byte(index) == UInt8(ascii: "{"))
-                    || (opensContainer && keyFollowsValue(at: index)))
+                    || (opensContainer && keyFollows()))
             {
                 // A map after all: it counts its level.
                 possibleMarker = false
@@ -230,7 +236,7 @@ struct JSONParser {
                 let escapedMap =
                     readsMarkers && map.isEmpty && key == JSONMarker.map && index < count
                     && byte(index) == UInt8(ascii: "{")
-                if escapedMap && (possibleMarker || !keyFollowsValue(at: index)) {
+                if escapedMap && (possibleMarker || !keyFollows()) {
                     // An escape: `{"__map__": {…}}` and no other key; the map it holds opens a level.
                     value = try parseObject(depth: possibleMarker ? depth + 1 : depth, readsMarkers: false)
                     escaped = true
