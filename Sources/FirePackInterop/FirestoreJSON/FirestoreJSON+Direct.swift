@@ -64,12 +64,7 @@ extension JSONParser {
             }
         }
         let integerText = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
-        func inexact(_ rounded: Double) -> FirePackError {
-            FirePackError(
-                .invalidJSON, offset: offset,
-                "doubleValue \(text) is an integer a double cannot hold exactly (write it with an exponent, "
-                    + "\(rounded), to round it)")
-        }
+        func inexact(_ rounded: Double) -> FirePackError { Self.inexactInteger(text, rounded, at: offset) }
         switch result {
         case .success(.integer(let integer))?:
             guard let double = Double(exactly: integer) else { throw inexact(Double(integer)) }
@@ -88,6 +83,14 @@ extension JSONParser {
                 .invalidJSON, offset: offset,
                 "doubleValue \(text.debugDescription) is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
         }
+    }
+
+    /// The error for a `doubleValue` written as an integer (`text`) that a double holds only rounded (`rounded`).
+    static func inexactInteger(_ text: String, _ rounded: Double, at offset: Int) -> FirePackError {
+        FirePackError(
+            .invalidJSON, offset: offset,
+            "doubleValue \(text) is an integer a double cannot hold exactly (write it with an exponent, \(rounded), "
+                + "to round it)")
     }
 
     /// The decimal digits of `double`, a whole number (past Int64 here: a significand of at most 53 bits times a
@@ -156,10 +159,7 @@ extension JSONParser {
             case .double(let double): return .double(double)
             case .integer(let integer):
                 guard let double = Double(exactly: integer) else {
-                    throw FirePackError(
-                        .invalidJSON, offset: payloadOffset,
-                        "doubleValue \(integer) is an integer a double cannot hold exactly (write it with an exponent, "
-                            + "\(Double(integer)), to round it)")
+                    throw Self.inexactInteger("\(integer)", Double(integer), at: payloadOffset)
                 }
                 return .double(double)
             default: throw FirePackError(.invalidJSON, offset: payloadOffset, "doubleValue is not a number")
