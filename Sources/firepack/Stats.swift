@@ -38,24 +38,28 @@ struct Stats: ParsableCommand {
                 options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
             try text.withUnsafeBytes { try json.write($0) }
         }
-        // A stream record's fields, copied from its bytes: the measures `add` takes of their tree.
-        let fieldsWriter = FirePackWriter()
+        // A value read from its bytes (a `.fpk` file's, a stream record's fields): the measures `add` takes of a tree,
+        // in memory for the bytes and the text, not for a tree of them (Docs/SAFETY.md).
+        let valueWriter = FirePackWriter()
+        func addValue(reading reader: inout FirePackReader) throws {
+            try valueWriter.write(reader.peekValueView())
+            try valueWriter.withUnsafeWrittenBytes { bytes in
+                try census.measure(bytes)
+                try packed.write(bytes)
+                try gzipSink.write(bytes)
+            }
+            valueWriter.clear()
+            let text = try JSONTranscoding.jsonBytes(
+                reading: &reader, options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
+            try text.withUnsafeBytes { try json.write($0) }
+        }
         func addFields(of payload: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
             var fields: FirePackReader?
             _ = try Document.scanRecord(payload, limits: limits) { reader throws(FirePackError) in
                 fields = reader
                 try reader.skipValue()
             }
-            try fieldsWriter.write(fields!.peekValueView())
-            try fieldsWriter.withUnsafeWrittenBytes { bytes in
-                try census.measure(bytes)
-                try packed.write(bytes)
-                try gzipSink.write(bytes)
-            }
-            fieldsWriter.clear()
-            let text = try JSONTranscoding.jsonBytes(
-                reading: &fields!, options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
-            try text.withUnsafeBytes { try json.write($0) }
+            try addValue(reading: &fields!)
         }
         var documents = 0, damaged = 0, missingPlaces = 0
         var pastExpansion = (blocks: 0, needed: 0)
@@ -85,6 +89,15 @@ struct Stats: ParsableCommand {
                 missingPlaces = input.missingRecordPlaces
                 pastExpansion = input.pastExpansion
                 total = input.closedRecordCount
+            } else if format == .fpk {
+                // Every byte checked first, as `validate` checks it (the copy below reads lazily), then measured from
+                // the bytes: a file of packed rows is a tree of over 100 bytes per byte.
+                let bytes = try StandardStreams.read(file, gzip: gzip)
+                try bytes.withUnsafeBytes { raw throws in
+                    try FirePackReader.verify(fileBytes: raw)
+                    var reader = try FirePackReader(fileBytes: raw)
+                    try addValue(reading: &reader)
+                }
             } else {
                 try add(format.readValue(StandardStreams.read(file, gzip: gzip), file: file))
             }

@@ -107,6 +107,33 @@ struct JSONTests {
         }
     }
 
+    /// Whether a key follows an escape's object is found by a scan of that object; an escape nested in it is answered
+    /// from the same scan, so that escapes within escapes cost one pass over the text, not one per level.
+    @Test func nestedEscapesAreScannedOnce() throws {
+        // Maps whose first key is `__map__` (another key follows), and escapes within escapes (none follows).
+        let maps = String(repeating: #"{"__map__":"#, count: 95) + #"{"a":[1,{"b":"}"}]}"#
+            + String(repeating: #" , "k" : 1}"#, count: 95)
+        let escapes = String(repeating: #"{"__map__": "#, count: 190) + "{}" + String(repeating: "}", count: 190)
+        for text in [maps, escapes] {
+            let bytes = Array(text.utf8)
+            var scanned = 0
+            let value = try bytes.withUnsafeBytes { buffer in
+                var parser = JSONParser(base: buffer.baseAddress!, count: buffer.count, maxDepth: 100)
+                defer { scanned = parser.scannedFollows.scannedBytes }
+                return try parser.parseDocument()
+            }
+            #expect(value == (try Value(json: bytes)))
+            #expect(scanned > 0)
+            #expect(scanned <= bytes.count, "\(scanned) bytes scanned")
+        }
+        var expected: Value = ["a": [1, ["b": "}"]]]
+        for _ in 0..<95 { expected = ["__map__": expected, "k": 1] }
+        #expect(try Value(json: Array(maps.utf8)) == expected)
+        var escaped: Value = [:]
+        for _ in 0..<95 { escaped = ["__map__": escaped] }
+        #expect(try Value(json: Array(escapes.utf8)) == escaped)
+    }
+
     @Test func prettyAndSorted() throws {
         let value: Value = ["b": [1, 2], "a": [:]]
         #expect(value.jsonString(options: JSONOptions(pretty: true, sortedKeys: true)) == "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ]\n}")

@@ -256,8 +256,8 @@ extension BoundedResourceTests {
         #expect(measured.peakMemoryBytes < Self.ceiling, "\(measured.peakMemoryBytes) bytes")
     }
 
-    /// A 1.5 MB `.fpk` of 1,500,000 packed one-byte rows (`D9`): `validate` checks it from its bytes (a tree took
-    /// 112 bytes per byte), and `inspect` writes its listing as it renders it (it held the text whole: about 4 bytes
+    /// A 1.5 MB `.fpk` of 1,500,000 packed one-byte rows (`D9`): `validate` and `stats` read it from its bytes (a tree
+    /// took 112 bytes per byte), and `inspect` writes its listing as it renders it (it held the text whole: about 4 bytes
     /// per byte of output).
     @Test func aFileOfPackedRowsIsCheckedAndListedWithoutItsTreeOrItsText() throws {
         let rows = 1_500_000
@@ -270,6 +270,13 @@ extension BoundedResourceTests {
         let listed = try run(["inspect", fpk])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.peakMemoryBytes < Self.ceiling, "\(listed.peakMemoryBytes) bytes")
+        // `stats` measures it from its bytes too (its tree took 179 MB): the same figures as for the stream's record.
+        let statsOutput = path("rows.fpk.stats")
+        let measured = try CostMeasurement.runChild(Tool.binary.path, ["stats", fpk], standardOutput: statsOutput)
+        let report = try String(contentsOfFile: statsOutput, encoding: .utf8)
+        #expect(measured.status == 0 && report.contains("integer            \(rows)"), "\(measured.stderr)\n\(report)")
+        #expect(report.contains(" \(4 * rows + 1) bytes  (FirePack is"), "\(report)")
+        #expect(measured.peakMemoryBytes < Self.ceiling, "\(measured.peakMemoryBytes) bytes")
         // Written in pieces, the listing is the whole text still: 20,000 rows are about 700 KB of it.
         let few = 20_000
         let small = path("few.fpk")

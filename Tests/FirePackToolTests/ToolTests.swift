@@ -369,6 +369,13 @@ struct ToolTests {
         #expect(broken.status == 1 && broken.stderr.contains("reserved") && broken.stderr.contains("array directly inside an array"))
         let stats = try Tool.run(["stats", "Fixtures/generated-books.json"])
         #expect(stats.status == 0 && stats.text.contains("FirePack + gzip") && stats.text.contains("minified JSON"))
+        // A `.fpk` is measured from its bytes, a JSON file from its tree: the same data, the same figures.
+        for name in ["books", "offices", "generated-books"] {
+            let fromTree = try Tool.run(["stats", "Fixtures/\(name).json"])
+            let fromBytes = try Tool.run(["stats", "Fixtures/\(name).fpk"])
+            #expect(fromBytes.status == 0, "\(fromBytes.stderr)")
+            #expect(fromTree.text.split(separator: "\n").dropFirst() == fromBytes.text.split(separator: "\n").dropFirst(), "\(name)")
+        }
     }
 
     @Test func validateChecksEveryKeyTableEntryAndCanonicalBytes() throws {

@@ -48,7 +48,7 @@ extension JSONParser {
 
     mutating func transcodeArray(into writer: FirePackWriter, depth: Int) throws(FirePackError) {
         guard depth <= maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+            throw depthLimitExceeded(at: index)
         }
         let start = index
         index += 1
@@ -98,7 +98,7 @@ extension JSONParser {
             return
         }
         guard depth <= maxDepth else {
-            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+            throw depthLimitExceeded(at: index)
         }
         index += 1
         writer.beginMap()

@@ -11,6 +11,8 @@ struct JSONParser {
     var index = 0
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
+    /// What `keyFollowsValue` found for the containers inside the last value it scanned (JSONParser+KeyFollows.swift).
+    var scannedFollows = ScannedFollows()
 
     init(
         base: UnsafeRawPointer, count: Int, maxDepth: Int, readsMarkers: Bool = true,
@@ -37,6 +39,11 @@ struct JSONParser {
 
     func fail(_ message: String, at offset: Int? = nil) -> FirePackError {
         FirePackError(.invalidJSON, offset: offset ?? index, message)
+    }
+
+    /// The error for a container one level past `maxDepth`, reported at its opening bracket.
+    func depthLimitExceeded(at offset: Int) -> FirePackError {
+        FirePackError(.depthLimitExceeded, offset: offset, "arrays and objects nested deeper than \(maxDepth)")
     }
 
     /// "unexpected character 'N'", with the way to write it when it starts a literal JSON has not got (NaN,
@@ -130,7 +137,7 @@ struct JSONParser {
     /// cannot nest.
     mutating func parseArray(depth: Int, payloadOf marker: String? = nil) throws(FirePackError) -> Value {
         guard depth <= maxDepth || (marker != nil && depth == maxDepth + 1) else {
-            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+            throw depthLimitExceeded(at: index)
         }
         let start = index
         index += 1
@@ -177,7 +184,7 @@ struct JSONParser {
         depth: Int, readsMarkers: Bool, possibleMarker: Bool = false, scalarsOnlyIn payload: String? = nil
     ) throws(FirePackError) -> Value {
         guard depth <= maxDepth || payload != nil else {
-            throw FirePackError(.depthLimitExceeded, offset: index, "arrays and objects nested deeper than \(maxDepth)")
+            throw depthLimitExceeded(at: index)
         }
         let objectStart = index
         var depth = depth, possibleMarker = possibleMarker
@@ -204,7 +211,8 @@ struct JSONParser {
             guard map[key] == nil else { throw duplicateKey(key, at: keyOffset) }
             // Whether another key follows a container value is found by passing over its brackets and strings first
             // (`keyFollowsValue`), so that the value is read once, as what it is (reading it both ways, level within
-            // level, doubled the time per level).
+            // level, doubled the time per level); the scan keeps its answers for the marker values nested inside, so
+            // escapes within escapes are scanned once in all.
             let opensContainer = index < count && (byte(index) == UInt8(ascii: "{") || byte(index) == UInt8(ascii: "["))
             // Whether another key follows this value, found once at most (a scan of the value).
             var follows: Bool?
@@ -227,8 +235,7 @@ struct JSONParser {
                 possibleMarker = false
                 depth += 1
                 guard depth <= maxDepth else {
-                    throw FirePackError(
-                        .depthLimitExceeded, offset: objectStart, "arrays and objects nested deeper than \(maxDepth)")
+                    throw depthLimitExceeded(at: objectStart)
                 }
             }
             var value: Value
@@ -261,33 +268,6 @@ struct JSONParser {
             return try MarkerPayloads.decode(marker: map.keys[0], payload: map.values[0], at: index - 1)
         }
         return .map(map)
-    }
-
-    /// Whether, after the value at `start` (an object), another member of the enclosing object follows (a `,`),
-    /// found by passing over brackets and strings without reading them (no recursion; linear in the value). Malformed
-    /// text reads as "no": the value is then read as an escape's object, which reports the defect.
-    func keyFollowsValue(at start: Int) -> Bool {
-        var cursor = start, open = 0
-        while cursor < count {
-            switch byte(cursor) {
-            case UInt8(ascii: "\""):
-                cursor += 1
-                while cursor < count && byte(cursor) != UInt8(ascii: "\"") {
-                    cursor += byte(cursor) == UInt8(ascii: "\\") ? 2 : 1
-                }
-            case UInt8(ascii: "{"), UInt8(ascii: "["): open += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                open -= 1
-                if open == 0 {
-                    cursor += 1
-                    while cursor < count, [0x20, 0x09, 0x0A, 0x0D].contains(byte(cursor)) { cursor += 1 }
-                    return cursor < count && byte(cursor) == UInt8(ascii: ",")
-                }
-            default: break
-            }
-            cursor += 1
-        }
-        return false
     }
 
     /// Where a scanned string's UTF-8 bytes are: in the input (no escapes) or, unescaped, in `scratch`.

@@ -86,6 +86,60 @@ struct EncoderSinkTests {
         #expect(try FirePackEncoder().encodeToValue(Late()) == ["a": [1], "parent": ["a": true], "b": "b"])
     }
 
+    @Test("a container asked for under a key that holds a whole map or array keeps what it holds, as JSONEncoder does",
+          arguments: [false, true])
+    func containerOverAWholeValue(deterministic: Bool) throws {
+        struct Grown: Encodable {
+            enum Keys: String, CodingKey { case map, list, other }
+            func encode(to encoder: any Encoder) throws {
+                var root = encoder.container(keyedBy: Keys.self)
+                try root.encode(["a": 1], forKey: .map)  // one key: a dictionary's order is not fixed
+                try root.encode([1, 2], forKey: .list)
+                try root.encode("kept", forKey: .other)
+                var map = root.nestedContainer(keyedBy: Keys.self, forKey: .map)
+                try map.encode(3, forKey: .other)
+                var list = root.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(3)
+            }
+        }
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(Grown())) as? [String: Any]
+        #expect((json?["map"] as? [String: Int]) == ["a": 1, "other": 3])
+        #expect((json?["list"] as? [Int]) == [1, 2, 3])
+        let encoder = FirePackEncoder()
+        encoder.deterministic = deterministic
+        let expected: Value = ["map": ["a": 1, "other": 3], "list": [1, 2, 3], "other": "kept"]
+        let bytes = try Value(firePackBytes: encoder.encodeToBytes(Grown()))
+        #expect(bytes["map"] == expected["map"] && bytes["list"] == expected["list"] && bytes["other"] == "kept")
+        #expect(try encoder.encodeToValue(Grown())["map"] == expected["map"])
+    }
+
+    @Test("a super encoder never used leaves an empty map at its place, as JSONEncoder does, on both sinks",
+          arguments: [false, true])
+    func unusedSuperEncoder(deterministic: Bool) throws {
+        struct Unused: Encodable {
+            enum Keys: String, CodingKey { case a, parent, list }
+            func encode(to encoder: any Encoder) throws {
+                var root = encoder.container(keyedBy: Keys.self)
+                try root.encode(1, forKey: .a)
+                _ = root.superEncoder()
+                _ = root.superEncoder(forKey: .parent)
+                var list = root.nestedUnkeyedContainer(forKey: .list)
+                _ = list.superEncoder()
+                try list.encode(2)
+            }
+        }
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(Unused())) as? [String: Any]
+        #expect((json?["super"] as? [String: Any])?.isEmpty == true)
+        #expect((json?["parent"] as? [String: Any])?.isEmpty == true)
+        #expect((json?["list"] as? [Any])?.count == 2)
+        let encoder = FirePackEncoder()
+        encoder.deterministic = deterministic
+        let expected: Value = ["a": 1, "super": [:], "parent": [:], "list": [[:], 2]]
+        let bytes = try Value(firePackBytes: encoder.encodeToBytes(Unused()))
+        #expect(deterministic ? bytes == ["a": 1, "list": [[:], 2], "parent": [:], "super": [:]] : bytes == expected)
+        #expect(try encoder.encodeToValue(Unused()) == expected)
+    }
+
     @Test("a single-value container refuses a second value on both sinks", arguments: [false, true])
     func singleValueWrittenTwice(deterministic: Bool) throws {
         struct Twice: Encodable {

@@ -61,8 +61,13 @@ extension EncoderImpl {
             laterEncoder(mapKey: mapKey(key), entry: .key(key))
         }
 
-        /// A super encoder: it writes later, after its siblings, which only a tree allows.
+        /// A super encoder: it writes later, after its siblings, which only a tree allows. Over bytes, its entry is
+        /// written at once as an empty map, what an unused one leaves (as JSONEncoder does, and as the tree does);
+        /// a write to it is out of order, and the value is encoded again into a tree.
         func laterEncoder(mapKey: String, entry: PathEntry) -> any Encoder {
+            if encoder.writesInOrder, let position = try? encoder.entry(mapKey, of: map) {
+                try? encoder.finishValue(at: position)
+            }
             guard !encoder.writesInOrder, let position = try? encoder.entry(mapKey, of: map) else {
                 return UnusableEncoder(codingPath: codingPath)
             }
@@ -127,7 +132,12 @@ extension EncoderImpl {
                 encoder: nested, array: nested.container(at: position, isMap: false), pathDepth: pathDepth + 1)
         }
 
+        /// An element's super encoder; over bytes, an empty map at once, as `KeyedContainer.laterEncoder` says.
         mutating func superEncoder() -> any Encoder {
+            if encoder.writesInOrder, let position = try? encoder.element(of: array) {
+                try? encoder.finishValue(at: position)
+                count += 1
+            }
             guard !encoder.writesInOrder, let position = try? encoder.element(of: array) else {
                 return UnusableEncoder(codingPath: codingPath)
             }

@@ -66,6 +66,12 @@ final class EncodingTree {
         }
     }
 
+    /// A new node holding `value`.
+    func valueNode(_ value: Value) -> Int {
+        nodes.append(.value(value))
+        return nodes.count - 1
+    }
+
     /// A new empty node.
     @inline(__always)
     func newNode() -> Int {
@@ -73,10 +79,20 @@ final class EncodingTree {
         return nodes.count - 1
     }
 
-    /// The box of the container at `node`: the one there when it is of the same kind, else a new one.
+    /// The box of the container at `node`: the one there when it is of the same kind, else a new one. A whole map
+    /// (or array) written there before, such as a dictionary, becomes the new box's first entries (elements), as
+    /// Foundation's JSONEncoder converts an encoded object into the container asked for under its key.
     func box(at node: Int, isMap: Bool) -> Int {
-        if case .box(let index)? = nodes[node], boxes[index].isMap == isMap { return index }
-        boxes.append(Box(isMap: isMap))
+        var box = Box(isMap: isMap)
+        switch nodes[node] {
+        case .box(let index)? where boxes[index].isMap == isMap: return index
+        case .value(.map(let map))? where isMap:
+            for (key, value) in map { box.append(key, node: valueNode(value)) }
+        case .value(.array(let elements))? where !isMap:
+            box.nodes = elements.map(valueNode)
+        default: break
+        }
+        boxes.append(box)
         nodes[node] = .box(boxes.count - 1)
         return boxes.count - 1
     }
