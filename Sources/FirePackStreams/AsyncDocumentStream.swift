@@ -33,6 +33,8 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
     private let maxRecordLength: Int
     private let maxBlockExpansion: Int
     private let limits: ReaderLimits
+    /// The bytes the chunks have delivered so far.
+    private var delivered = 0
 
     /// A stream read from `chunks`; nothing is read until the first document is asked for. The limits are those of
     /// `DocumentStreamReader` (`maxBlockExpansion`: see there).
@@ -120,10 +122,21 @@ public final class AsyncDocumentStream<Chunks: AsyncSequence>: AsyncSequence whe
 
     /// Buffers the next chunk, or marks the end. A source that ends because the task was cancelled (as `AsyncStream`
     /// does) is cancellation, not the stream's end: it would read as a stream cut short, its header or a record torn.
+    ///
+    /// A `FirePackError` of the chunks' own (a read that failed) gets the stream offset it happened at, where it
+    /// names none; any other error is thrown as it is.
     private func pull() async throws {
         try Task.checkCancellation()
-        if let chunk = try await chunks.next() {
-            chunk.withUnsafeBytes { source.append($0) }
+        let next: Chunks.Element?
+        do { next = try await chunks.next() } catch var error as FirePackError where error.offset == nil {
+            error.offset = delivered
+            throw error
+        }
+        if let chunk = next {
+            chunk.withUnsafeBytes {
+                source.append($0)
+                delivered += $0.count
+            }
         } else {
             try Task.checkCancellation()
             source.isFinished = true

@@ -235,8 +235,14 @@ public final class AtomicFileSink: ByteSink {
         }
         done = true
         // Closed only now, which releases its lock: until it has the destination's name, a cleanup elsewhere (that
-        // cannot see this process) must find it locked, not take it for a killed run's file. Its bytes are on disk.
-        try file.finish()
+        // cannot see this process) must find it locked, not take it for a killed run's file. Its bytes are on disk,
+        // so a failing close (which a network file system may report) is said as what it is: the file was replaced.
+        do { try file.finish() } catch {
+            throw FirePackError(
+                .ioFailure,
+                "\(destination): replaced by the new contents, flushed to disk, but closing the file then failed: \((error as? FirePackError)?.message ?? "\(error)")"
+            )
+        }
         let slash = destinationBytes.lastIndex(of: CChar(bitPattern: UInt8(ascii: "/")))
         let folder =
             slash.map { $0 == 0 ? [CChar(bitPattern: UInt8(ascii: "/"))] : Array(destinationBytes[..<$0]) } ?? [

@@ -232,7 +232,7 @@ struct Convert: ParsableCommand {
                         "firepack: \(conversion.records) record(s) before the error were written to \(place), not finished\n"
                     )
                 }
-                throw error
+                throw failureSayingHowFar(error, records: conversion.records)
             }
             documents.reportEnd()
             let records = conversion.records
@@ -255,7 +255,7 @@ struct Convert: ParsableCommand {
                     pastExpansion: documents.pastExpansion.blocks, records: (records, documents.closedRecordCount))
                 throw CommandFailure(message: "\(input): \(summary); \(outcome)\(advice)")
             }
-            try conversion.finish()
+            do { try conversion.finish() } catch { throw failureSayingHowFar(error, records: conversion.records) }
             let repeats = conversion.repeatedPaths
             if !repeats.isEmpty {
                 StandardStreams.writeError(
@@ -313,6 +313,23 @@ struct Convert: ParsableCommand {
     }
 
     /// `books` for `Fixtures/books.json.gz`; `documents` for standard input.
+    /// A write or read that failed (a full disk, a file-size limit, a device error), said with how far the
+    /// conversion came and, for a file, that it was not written (its temporary file is removed); other errors as
+    /// they are.
+    func failureSayingHowFar(_ error: any Error, records: Int) -> any Error {
+        let failed: String
+        if let failure = error as? CommandFailure, failure.isWriteFailure {
+            failed = failure.message
+        } else if let failure = error as? FirePackError, failure.code == .ioFailure {
+            failed = "\(failure)"
+        } else {
+            return error
+        }
+        let outcome =
+            OutputFile.isWrittenInPlace(output) ? "" : "; \(output) not written, existing files left as they were"
+        return CommandFailure(message: "\(failed), with \(records) record(s) converted\(outcome)")
+    }
+
     static func defaultCollection(_ path: String) -> String {
         guard path != "-" else { return "documents" }
         let name = (path as NSString).lastPathComponent

@@ -105,6 +105,8 @@ func rawArguments() -> [String] {
 struct CommandFailure: Error {
     var message: String
     var exitCode: Int32 = 1
+    /// Whether writing the output failed (`NamingSink`), for a command to add how far it came.
+    var isWriteFailure = false
 
     /// A problem with the data in `file`, with the byte offset when there is one.
     /// The library's readers of files name the file at the start of their messages (they reach Python users too);

@@ -332,7 +332,8 @@ final class NamingSink: ByteSink {
     private func failure(_ error: FirePackError) -> CommandFailure {
         let name = path == "-" ? "standard output" : path
         return CommandFailure(
-            message: error.message.hasPrefix(path + ":") ? error.message : "\(name): \(error.message)")
+            message: error.message.hasPrefix(path + ":") ? error.message : "\(name): \(error.message)",
+            isWriteFailure: true)
     }
 }
 

@@ -274,6 +274,29 @@ struct AsyncDocumentStreamTests {
 
     /// A descriptor that is not open is an error from the read, not a wait (poll(2) skips negative descriptors; a
     /// watchdog cancels the read after a minute, so a wait fails the test with `CancellationError`).
+    @Test("a read of the chunks that fails is thrown with the stream offset it happened at; another error as it is")
+    func aFailingReadNamesItsOffset() async throws {
+        struct Own: Error {}
+        let bytes = try stream(documents(20))
+        let cut = bytes.count / 2
+        for failure in [FirePackError(.ioFailure, "read failed: Input/output error"), Own()] as [any Error] {
+            let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            continuation.yield(Array(bytes[..<100]))
+            continuation.yield(Array(bytes[100..<cut]))
+            continuation.finish(throwing: failure)
+            var read = 0
+            do {
+                for try await _ in DocumentStreamReader.documents(from: chunks) { read += 1 }
+                Issue.record("no error")
+            } catch let error as FirePackError {
+                #expect(failure is FirePackError && error.offset == cut && error.message == "read failed: Input/output error")
+            } catch {
+                #expect(error is Own)
+            }
+            #expect(read > 0 && read < 20)
+        }
+    }
+
     @Test func aDescriptorThatIsNotOpenIsAnError() async throws {
         let task = Task {
             for try await _ in FileDescriptorChunks(descriptor: -1) {}

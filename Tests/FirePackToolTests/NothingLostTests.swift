@@ -127,6 +127,9 @@ struct NothingLostTests {
                                     path("limited.jsonl"), "--collection", "c", "--id-field", "id", "--quiet"],
                                    executable: "/bin/bash")
         #expect(limited.status == 1 && limited.stderr.contains("limited.jsonl"), "\(limited.status): \(limited.stderr)")
+        // How far it came, and that the file was not written.
+        let done = limited.stderr.firstMatch(of: /File too large, with (\d+) record\(s\) converted; (.*) not written/)
+        #expect(done.map { Int($0.1)! > 0 && Int($0.1)! < 50_000 && $0.2 == path("limited.jsonl") } == true, "\(limited.stderr)")
         let left = try files()
         #expect(left.filter { $0.contains("limited") }.isEmpty, "\(left)")
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
