@@ -221,11 +221,12 @@ extension DocumentStreamReader {
         indexedUnits = []
         guard version >= 3, let file = source.wholeFile,
             let layout = try? Self.indexedLayout(of: file, path: "the stream", maxRecordLength: maxRecordLength),
-            layout.blocks.count < Self.maxListedUnits,
-            (try? Self.unitsHold(layout, in: file, maxRecordLength: maxRecordLength)) == true
+            layout.blocks.count < Self.maxListedUnits
         else { return nil }
-        indexedUnits = layout.blocks.map(\.offset) + [layout.indexOffset]
-        return indexedUnits
+        let units = layout.blocks.map(\.offset) + [layout.indexOffset]
+        guard (try? Self.unitsHold(units, in: file, maxRecordLength: maxRecordLength)) == true else { return nil }
+        indexedUnits = units
+        return units
     }
 
     /// Whether an index's offsets can be followed past damage: each unit it lists starts with its marker, or is where
@@ -234,11 +235,9 @@ extension DocumentStreamReader {
     /// append, a superseded close record), the first unit there is not an intact block the index leaves out. An
     /// index that fails (offsets beside the blocks, an intact block left out) is not followed: the reader searches.
     /// One header read per block, and the payload of a block at the start of each such gap, once.
-    static func unitsHold(
-        _ layout: (blocks: [StreamBlock], indexOffset: Int), in file: FileSource, maxRecordLength: Int
-    ) throws -> Bool {
+    /// `offsets`: each listed block's, then the index's.
+    static func unitsHold(_ offsets: [Int], in file: FileSource, maxRecordLength: Int) throws -> Bool {
         let headerLength = DocumentStreamFormat.recordHeaderLength
-        let offsets = layout.blocks.map(\.offset) + [layout.indexOffset]
         // Where the unit before ends, when its length is known.
         var reachedEnd: Int? = DocumentStreamFormat.header.count
         for (position, offset) in offsets.enumerated() {

@@ -52,7 +52,10 @@ extension DocumentStreamReader {
             // searching from `offset` may lie inside a payload, and the range before this one reads on past its end
             // to that unit, reporting the damage.
             indexed = try indexedStart(of: offset, in: layout, file: file)
-            if indexed == nil, try unitsHold(layout, in: file, maxRecordLength: maxRecordLength) {
+            if indexed == nil,
+                try unitsHold(
+                    layout.blocks.map(\.offset) + [layout.indexOffset], in: file, maxRecordLength: maxRecordLength)
+            {
                 indexed = layout.blocks.first { $0.offset >= offset }?.offset ?? layout.indexOffset
             }
         }

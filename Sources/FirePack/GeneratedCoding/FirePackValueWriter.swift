@@ -337,6 +337,10 @@ extension FirePackValueWriter {
         } else {
             try encoder.encodeNonNative(value, at: encoder.currentPosition)
         }
+        if encoder.needsTree {
+            encoder.needsTree = false
+            throw EncoderImpl.OutOfOrder()
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 /// What `keyFollowsValue` learned about the containers inside the last value it scanned: for each one that is the
-/// value of a key beginning with `__` (a marker's key, the only kind it is asked about), whether another member of its
+/// value of a key that may begin with `__` (a marker's key, the only kind it is asked about), whether another member of its
 /// object follows it. An escape within an escape is asked about after its enclosing escape was scanned, and is
 /// answered from here, so that nested escapes cost one scan in all rather than one per level (which made 20 MB of
 /// escapes 999 levels deep take seconds where plain objects took milliseconds).
@@ -19,7 +19,8 @@ extension JSONParser {
     /// by passing over brackets and strings without reading them (no recursion; linear in the value). Malformed text
     /// reads as "no": the value is then read as an escape's object, which reports the defect.
     ///
-    /// The scan keeps the answer for every container in the value that follows a `"__…":` key, and a later question
+    /// The scan keeps the answer for every container in the value that follows a `"__…":` key (or one whose first
+    /// characters are escaped), and a later question
     /// about one of them is answered from it; a question the last scan cannot answer starts a new scan there.
     mutating func keyFollowsValue(at start: Int) -> Bool {
         while scannedFollows.next < scannedFollows.answers.count
@@ -46,7 +47,11 @@ extension JSONParser {
             let current = byte(cursor)
             switch current {
             case UInt8(ascii: "\""):
-                markerKey = byte(cursor + 1) == UInt8(ascii: "_") && byte(cursor + 2) == UInt8(ascii: "_")
+                // Spelled with escapes too (`"\u005f_map__"` is a marker's key): kept for any key that may begin `__`.
+                let first = byte(cursor + 1), second = byte(cursor + 2)
+                markerKey =
+                    first == UInt8(ascii: "\\")
+                    || (first == UInt8(ascii: "_") && (second == UInt8(ascii: "_") || second == UInt8(ascii: "\\")))
                 afterMarkerKey = false
                 cursor += 1
                 while cursor < count && byte(cursor) != UInt8(ascii: "\"") {

@@ -138,6 +138,24 @@ struct EncoderSinkTests {
         let bytes = try Value(firePackBytes: encoder.encodeToBytes(Unused()))
         #expect(deterministic ? bytes == ["a": 1, "list": [[:], 2], "parent": [:], "super": [:]] : bytes == expected)
         #expect(try encoder.encodeToValue(Unused()) == expected)
+        // Asked for under a key written before, or of a container closed already: bytes in order cannot give it
+        // its place, and the value takes the tree, where it replaces the key's value as JSONEncoder's does.
+        struct Replaced: Encodable {
+            enum Keys: String, CodingKey { case a, x, y }
+            func encode(to encoder: any Encoder) throws {
+                var root = encoder.container(keyedBy: Keys.self)
+                try root.encode(1, forKey: .a)
+                _ = root.superEncoder(forKey: .a)
+                var x = root.nestedUnkeyedContainer(forKey: .x)
+                _ = root.nestedUnkeyedContainer(forKey: .y)
+                _ = x.superEncoder()
+            }
+        }
+        let replaced = try JSONSerialization.jsonObject(with: JSONEncoder().encode(Replaced())) as? [String: Any]
+        #expect((replaced?["a"] as? [String: Any])?.isEmpty == true && (replaced?["x"] as? [Any])?.count == 1)
+        let tree: Value = ["a": [:], "x": [[:]], "y": []]
+        #expect(try Value(firePackBytes: encoder.encodeToBytes(Replaced())) == tree)
+        #expect(try encoder.encodeToValue(Replaced()) == tree)
     }
 
     @Test("a single-value container refuses a second value on both sinks", arguments: [false, true])

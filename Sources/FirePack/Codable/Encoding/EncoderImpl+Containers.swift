@@ -30,7 +30,7 @@ extension EncoderImpl {
             keyedBy keyType: NestedKey.Type,
             forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
-            guard let position = try? encoder.containerEntry(mapKey(key), of: map) else {
+            guard let position = encoder.place({ try encoder.containerEntry(mapKey(key), of: map) }) else {
                 return KeyedEncodingContainer(
                     KeyedContainer<NestedKey>(
                         encoder: encoder, map: EncoderImpl.unusableContainer,
@@ -44,7 +44,7 @@ extension EncoderImpl {
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            guard let position = try? encoder.containerEntry(mapKey(key), of: map) else {
+            guard let position = encoder.place({ try encoder.containerEntry(mapKey(key), of: map) }) else {
                 return UnkeyedContainer(
                     encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
             }
@@ -65,7 +65,7 @@ extension EncoderImpl {
         /// written at once as an empty map, what an unused one leaves (as JSONEncoder does, and as the tree does);
         /// a write to it is out of order, and the value is encoded again into a tree.
         func laterEncoder(mapKey: String, entry: PathEntry) -> any Encoder {
-            if encoder.writesInOrder, let position = try? encoder.entry(mapKey, of: map) {
+            if encoder.writesInOrder, let position = encoder.place({ try encoder.entry(mapKey, of: map) }) {
                 try? encoder.finishValue(at: position)
             }
             guard !encoder.writesInOrder, let position = try? encoder.entry(mapKey, of: map) else {
@@ -107,7 +107,7 @@ extension EncoderImpl {
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
             NestedKey
         > {
-            guard let position = try? encoder.element(of: array) else {
+            guard let position = encoder.place({ try encoder.element(of: array) }) else {
                 return KeyedEncodingContainer(
                     KeyedContainer<NestedKey>(
                         encoder: encoder, map: EncoderImpl.unusableContainer,
@@ -122,7 +122,7 @@ extension EncoderImpl {
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-            guard let position = try? encoder.element(of: array) else {
+            guard let position = encoder.place({ try encoder.element(of: array) }) else {
                 return UnkeyedContainer(
                     encoder: encoder, array: EncoderImpl.unusableContainer, pathDepth: pathDepth + 1)
             }
@@ -134,7 +134,7 @@ extension EncoderImpl {
 
         /// An element's super encoder; over bytes, an empty map at once, as `KeyedContainer.laterEncoder` says.
         mutating func superEncoder() -> any Encoder {
-            if encoder.writesInOrder, let position = try? encoder.element(of: array) {
+            if encoder.writesInOrder, let position = encoder.place({ try encoder.element(of: array) }) {
                 try? encoder.finishValue(at: position)
                 count += 1
             }

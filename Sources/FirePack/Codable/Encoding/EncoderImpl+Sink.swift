@@ -152,6 +152,15 @@ extension EncoderImpl {
         return try entry(key, of: map)
     }
 
+    /// The place `make` gives, or nil where bytes in order cannot give one: then `needsTree` is set (a tree always
+    /// gives one).
+    func place(_ make: () throws -> Position) -> Position? {
+        do { return try make() } catch {
+            needsTree = true
+            return nil
+        }
+    }
+
     /// The place of the next element of `array`.
     @inline(__always)
     func element(of array: Container) throws -> Position {

@@ -31,6 +31,10 @@ final class EncoderImpl: Encoder {
     /// The identity of the Codable container behind each open writer container, outermost first (bytes).
     @exclusivity(unchecked) var openContainers: [Int] = []
     @exclusivity(unchecked) var nextContainerID = 0
+    /// Set when bytes in order could not give a container or a super encoder its place (a key written before, a
+    /// container closed already): what was handed out instead cannot be written to, and even unused it must leave
+    /// what the tree leaves, so the value is encoded again into a tree once it returns (`place`).
+    @exclusivity(unchecked) var needsTree = false
 
     /// An encoder writing at `writer`'s position.
     init(writer: FirePackWriter, options: EncoderOptions) {

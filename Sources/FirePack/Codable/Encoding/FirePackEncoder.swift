@@ -184,6 +184,7 @@ public final class FirePackEncoder: Sendable {
             defer { encoder.keepConformances() }
             do {
                 try encoder.encodeValue(value, at: encoder.valueStart)
+                if encoder.needsTree { throw EncoderImpl.OutOfOrder() }
                 return
             } catch is EncoderImpl.OutOfOrder {
                 writer.abandonRootValue(truncatingTo: start)
