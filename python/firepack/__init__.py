@@ -9,6 +9,7 @@ import sys
 import warnings
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _native
 from ._native import FirePackError
@@ -331,18 +332,56 @@ def _cast_batch(batch, target, number):
 
 
 def _decode_dictionaries(batch, target):
-    """`batch` with its dictionary-encoded columns decoded, their dictionaries cast first (Polars' categoricals are
-    dictionaries of `string_view`, which pyarrow cannot decode as they are)."""
-    if not any(pa.types.is_dictionary(column.type) for column in batch.columns):
+    """`batch` with its dictionary-encoded values decoded, at any depth (a struct field or a list's values), their
+    dictionaries cast first (Polars' categoricals are dictionaries of `string_view`, which pyarrow can neither decode
+    nor cast as they are)."""
+    if not any(_holds_dictionary(column.type) for column in batch.columns):
         return batch
     columns, fields = [], []
     for field, column, wanted in zip(batch.schema, batch.columns, target):
-        if pa.types.is_dictionary(column.type):
-            column = pa.DictionaryArray.from_arrays(column.indices, column.dictionary.cast(wanted.type)) \
-                .dictionary_decode()
+        if _holds_dictionary(column.type):
+            column = _decoded(column, wanted.type)
         columns.append(column)
         fields.append(field.with_type(column.type))
     return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields, metadata=batch.schema.metadata))
+
+
+def _holds_dictionary(type_):
+    """Whether `type_` is a dictionary or holds one (in a struct's fields or a list's values)."""
+    t = pa.types
+    if t.is_dictionary(type_):
+        return True
+    if t.is_struct(type_):
+        return any(_holds_dictionary(type_.field(i).type) for i in range(type_.num_fields))
+    if t.is_list(type_) or t.is_large_list(type_) or t.is_fixed_size_list(type_):
+        return _holds_dictionary(type_.value_type)
+    return False
+
+
+def _decoded(array, wanted):
+    """`array` with every dictionary in it decoded to `wanted`'s types; its shape and its nulls kept."""
+    t = pa.types
+    if not _holds_dictionary(array.type):
+        return array
+    if t.is_dictionary(array.type):
+        return pa.DictionaryArray.from_arrays(array.indices, array.dictionary.cast(wanted)).dictionary_decode()
+    mask = array.is_null() if array.null_count else None
+    if t.is_struct(array.type):
+        # `field(i)` is the child as this (perhaps sliced) array sees it.
+        children = [_decoded(array.field(i), wanted.field(i).type) for i in range(array.type.num_fields)]
+        fields = [array.type.field(i).with_type(child.type) for i, child in enumerate(children)]
+        return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+    if t.is_fixed_size_list(array.type):
+        size = array.type.list_size
+        values = _decoded(array.values.slice(array.offset * size, len(array) * size), wanted.value_type)
+        return pa.FixedSizeListArray.from_arrays(values, size, mask=mask)
+    # A list's offsets, as this (perhaps sliced) array sees them, index its whole values array: made to start at 0
+    # over the values they span (pyarrow takes no nulls with sliced offsets).
+    offsets = array.offsets
+    first, last = offsets[0].as_py(), offsets[-1].as_py()
+    values = _decoded(array.values.slice(first, last - first), wanted.value_type)
+    kind = pa.LargeListArray if t.is_large_list(array.type) else pa.ListArray
+    return kind.from_arrays(pc.subtract(offsets, pa.scalar(first, offsets.type)), values, mask=mask)
 
 
 def _refuse_polars_objects(data):

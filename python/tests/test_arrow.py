@@ -766,6 +766,20 @@ def test_list_views_and_polars_objects_are_refused_by_name(folder):
     categories = polars.DataFrame({"__name__": ["c/a", "c/b"], "kind": polars.Series(["x", "y"], dtype=polars.Categorical)})
     firepack.write_table(categories, path)
     assert firepack.read_table(path).column("kind").to_pylist() == ["x", "y"]
+    # At any depth too: a struct's field, a list's values, a list of structs, with nulls at each level.
+    nested = polars.DataFrame({
+        "__name__": ["c/a", "c/b", "c/c"],
+        "s": [{"k": "x", "n": 1}, None, {"k": None, "n": 2}],
+        "l": [["a", None], None, ["c"]],
+        "ls": [[{"k": "q"}], [], None],
+    }).with_columns(polars.col("s").struct.with_fields(polars.field("k").cast(polars.Categorical)),
+                    polars.col("l").cast(polars.List(polars.Categorical)),
+                    polars.col("ls").cast(polars.List(polars.Struct({"k": polars.Categorical}))))
+    firepack.write_table(nested, path)
+    back = firepack.read_table(path)
+    assert back.column("s").to_pylist() == [{"k": "x", "n": 1}, None, {"k": None, "n": 2}]
+    assert back.column("l").to_pylist() == [["a", None], None, ["c"]]
+    assert back.column("ls").to_pylist() == [[{"k": "q"}], [], None]
 
 
 def test_a_fpk_files_error_offsets_count_from_its_first_byte(folder, firepack_tool):
