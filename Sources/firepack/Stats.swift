@@ -132,9 +132,9 @@ struct Stats: ParsableCommand {
             String(repeating: " ", count: max(0, width - text.count)) + text
         }
         lines.append("type            " + column("values", 10) + column("bytes", 13) + column("share", 8))
-        let total = max(census.bytes.values.reduce(0, +), 1)
-        for (name, bytes) in census.bytes.sorted(by: { $0.value > $1.value }) {
-            let count = census.counts[name].map(String.init) ?? ""
+        let total = max(census.bytes.reduce(0, +), 1)
+        for (name, count, bytes) in census.rows {
+            let count = count.map(String.init) ?? ""
             let share = String(format: "%.1f%%", 100 * Double(bytes) / Double(total))
             lines.append(
                 name.padding(toLength: 16, withPad: " ", startingAt: 0) + column(count, 10) + column(String(bytes), 13)
@@ -161,33 +161,78 @@ struct Stats: ParsableCommand {
     }
 }
 
-/// Counts values, bytes per type, keys and depth by walking FirePack encodings.
+/// Counts values, bytes per type, keys and depth by walking FirePack encodings: in arrays indexed by row, so that a
+/// value costs no hashing (a `[String: Int]` per figure spent a third of `stats`' time on a record of 2,000,000 rows).
 struct Census {
-    var counts: [String: Int] = [:]
-    var bytes: [String: Int] = [:]
+    /// The rows of the report: each value type, an extension, then keys and the key table apart.
+    static let names =
+        [
+            ValueType.null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference, .geoPoint, .array,
+            .map,
+            .vector, .serverTimestamp
+        ].map(\.description) + ["extension", "keys", "key table"]
+    static let extensionRow = names.count - 3, keysRow = names.count - 2, keyTableRow = names.count - 1
+
+    /// Values counted per row (keys and the key table are not values).
+    var counts = [Int](repeating: 0, count: names.count)
+    var bytes = [Int](repeating: 0, count: names.count)
+    /// Whether a row has had anything added (the key table's row may be of 0 bytes).
+    var present = [Bool](repeating: false, count: names.count)
     var keyOccurrences = 0
     var distinctKeys = DistinctCounter()
     var maxDepth = 0
+
+    /// The rows that have had anything, the most bytes first (in the order of `names` among equals).
+    var rows: [(name: String, count: Int?, bytes: Int)] {
+        Self.names.indices.filter { present[$0] }.sorted { (bytes[$0], $1) > (bytes[$1], $0) }.map {
+            (Self.names[$0], $0 >= Self.keysRow ? nil : counts[$0], bytes[$0])
+        }
+    }
+
+    /// The row of a value of `type` (nil: an extension).
+    static func row(_ type: ValueType?) -> Int {
+        switch type {
+        case .null: 0
+        case .boolean: 1
+        case .integer: 2
+        case .double: 3
+        case .timestamp: 4
+        case .string: 5
+        case .bytes: 6
+        case .reference: 7
+        case .geoPoint: 8
+        case .array: 9
+        case .map: 10
+        case .vector: 11
+        case .serverTimestamp: 12
+        case nil: extensionRow
+        }
+    }
+
+    mutating func add(_ byteCount: Int, to row: Int) {
+        bytes[row] += byteCount
+        present[row] = true
+    }
 
     mutating func measure(_ encoding: some ContiguousBytes) throws {
         let count = encoding.withUnsafeBytes { $0.count }
         try FirePackReader.withReader(encoding) { reader in
             let root = reader.root
-            bytes["key table", default: 0] += count - root.endOffset
+            add(count - root.endOffset, to: Self.keyTableRow)
             try visit(root, depth: 0)
         }
     }
 
     mutating func visit(_ view: ValueView, depth: Int) throws {
-        let name = view.type?.description ?? "extension"
-        counts[name, default: 0] += 1
+        let row = Self.row(view.type)
+        counts[row] += 1
         maxDepth = max(maxDepth, depth)
         guard view.type == .array || view.type == .map else {
-            bytes[name, default: 0] += view.byteCount
+            add(view.byteCount, to: row)
             return
         }
         let content = try view.contentOffset()
-        bytes[name, default: 0] += content - view.offset
+        add(content - view.offset, to: row)
         if view.type == .array {
             try view.forEachElement { try visit($0, depth: depth + 1) }
         } else {
@@ -195,7 +240,7 @@ struct Census {
             try view.forEachEntry { key, value in
                 keyOccurrences += 1
                 distinctKeys.insert(key.string)
-                bytes["keys", default: 0] += value.offset - cursor
+                add(value.offset - cursor, to: Self.keysRow)
                 cursor = value.endOffset
                 try visit(value, depth: depth + 1)
             }
