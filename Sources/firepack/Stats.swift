@@ -167,9 +167,8 @@ struct Census {
     /// The rows of the report: each value type, an extension, then keys and the key table apart.
     static let names =
         [
-            ValueType.null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference, .geoPoint, .array,
-            .map,
-            .vector, .serverTimestamp
+            ValueType.null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference, .geoPoint,
+            .array, .map, .vector, .serverTimestamp,
         ].map(\.description) + ["extension", "keys", "key table"]
     static let extensionRow = names.count - 3, keysRow = names.count - 2, keyTableRow = names.count - 1
 
