@@ -168,7 +168,7 @@ struct Census {
     static let names =
         [
             ValueType.null, .boolean, .integer, .double, .timestamp, .string, .bytes, .reference, .geoPoint,
-            .array, .map, .vector, .serverTimestamp,
+            .array, .map, .vector, .serverTimestamp
         ].map(\.description) + ["extension", "keys", "key table"]
     static let extensionRow = names.count - 3, keysRow = names.count - 2, keyTableRow = names.count - 1
 
