@@ -269,6 +269,20 @@ struct Convert: ParsableCommand {
                     "firepack: warning: \(naming.integerIDCount) document(s) in \(input) are named by an integer in \(idField.debugDescription), taken out of their fields: the ID is its digits, and written back as plain JSON it is a string; --keep-id-field keeps the integer as a field too\n"
                 )
             }
+            // Under an ID field only IDs are written: the collection (when it was not given) and a database prefix
+            // are not in the output, and are said rather than dropped without a word.
+            if let idField = naming.idField, let written = naming.collectionWrittenUnderIDs {
+                if !naming.collectionIsGiven && written != Self.defaultCollection(output) {
+                    StandardStreams.writeError(
+                        "firepack: warning: under --id-field \(idField.debugDescription) only IDs are written, not their collection \(written.debugDescription): read \(output == "-" ? "the output" : output) back with --collection \(written) (without it, the collection is taken from the file's name)\n"
+                    )
+                }
+                if let database = naming.databaseLeftOut {
+                    StandardStreams.writeError(
+                        "firepack: note: the documents' \(database)/ prefix is not written under --id-field: read back, their paths start at the collection\n"
+                    )
+                }
+            }
             let limitWarnings = conversion.limitProblems
             if !limitWarnings.isEmpty {
                 StandardStreams.writeError(

@@ -229,7 +229,18 @@ enum Files {
         input: String, with output: String, option: String, inPlace: Bool, offersInPlace: Bool = true
     ) throws {
         if output == "-" { return try refuseWritingStandardOutput(into: input) }
-        guard input != "-" else { return }
+        guard input != "-" else {
+            // Standard input may be the output file itself (`< out.fpks`): compared by what it is open on.
+            var inputStatus = stat(), outputStatus = stat()
+            guard !inPlace, fstat(STDIN_FILENO, &inputStatus) == 0, inputStatus.st_mode & S_IFMT == S_IFREG,
+                stat(SystemPath.bytes(output), &outputStatus) == 0, inputStatus.st_dev == outputStatus.st_dev,
+                inputStatus.st_ino == outputStatus.st_ino
+            else { return }
+            let advice =
+                offersInPlace ? " (add --in-place to replace it safely once the new contents are complete)" : ""
+            throw CommandFailure.usage(
+                "\(option) '\(output)' is the file standard input reads: refusing to write over it\(advice)")
+        }
         // A Firestore export's files — its output-N data and its metadata, which an import needs — are never
         // written over while any part of it is read (its folder, a metadata file, one output-N file), --in-place or
         // not: --in-place names one file to replace, not an export.

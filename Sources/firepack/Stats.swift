@@ -41,6 +41,7 @@ struct Stats: ParsableCommand {
         // A value read from its bytes (a `.fpk` file's, a stream record's fields): the measures `add` takes of a tree,
         // in memory for the bytes and the text, not for a tree of them (Docs/SAFETY.md).
         let valueWriter = FirePackWriter()
+        var valuesPastTextLimit = 0
         func addValue(reading reader: inout FirePackReader) throws {
             try valueWriter.write(reader.peekValueView())
             try valueWriter.withUnsafeWrittenBytes { bytes in
@@ -49,9 +50,16 @@ struct Stats: ParsableCommand {
                 try gzipSink.write(bytes)
             }
             valueWriter.clear()
-            let text = try JSONTranscoding.jsonBytes(
-                reading: &reader, options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
-            try text.withUnsafeBytes { try json.write($0) }
+            // Its text is measured up to what FirePack's JSON readers take for one document: keys repeated by
+            // reference make text without bound from small bytes (184 KB once made 2 GB of text, held whole).
+            do {
+                let text = try JSONTranscoding.jsonBytes(
+                    reading: &reader, options: JSONOptions(), maxLength: JSONTextLimits.document, what: "the value")
+                try text.withUnsafeBytes { try json.write($0) }
+            } catch let error as FirePackError where error.code == .limitExceeded {
+                // The bytes were checked before: only the text's length is past a limit.
+                valuesPastTextLimit += 1
+            }
         }
         func addFields(of payload: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
             var fields: FirePackReader?
@@ -108,7 +116,8 @@ struct Stats: ParsableCommand {
         try StandardStreams.printChecked(
             report(
                 format: format, documents: documents, census: census,
-                sizes: (packed.count, packedGzip.count, json.count), damaged: damaged, missingPlaces: missingPlaces,
+                sizes: (packed.count, packedGzip.count, json.count), valuesPastTextLimit: valuesPastTextLimit,
+                damaged: damaged, missingPlaces: missingPlaces,
                 pastExpansion: pastExpansion.blocks))
         // Damage is reported as validate reports it (and counted in the first line above), never passed over.
         if damaged > 0 {
@@ -121,6 +130,7 @@ struct Stats: ParsableCommand {
 
     func report(
         format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int),
+        valuesPastTextLimit: Int = 0,
         damaged: Int = 0,
         missingPlaces: Int = 0, pastExpansion: Int = 0
     ) -> String {
@@ -153,10 +163,19 @@ struct Stats: ParsableCommand {
         lines.append("")
         lines.append(String(format: "FirePack        %11d bytes", sizes.packed))
         lines.append(String(format: "FirePack + gzip %11d bytes", sizes.gzip))
-        lines.append(
-            String(
-                format: "minified JSON   %11d bytes  (FirePack is %.1f%% of it)", sizes.json,
-                100 * Double(sizes.packed) / Double(max(sizes.json, 1))))
+        if valuesPastTextLimit > 0 {
+            // Not measured past the limit: a lower bound, and why.
+            let lowerBound = sizes.json + valuesPastTextLimit * JSONTextLimits.document
+            lines.append(
+                "minified JSON   more than \(lowerBound) bytes: \(valuesPastTextLimit) value(s) would be more than "
+                    + "\(JSONTextLimits.document) bytes of JSON text each, the most FirePack's JSON readers take for one"
+            )
+        } else {
+            lines.append(
+                String(
+                    format: "minified JSON   %11d bytes  (FirePack is %.1f%% of it)", sizes.json,
+                    100 * Double(sizes.packed) / Double(max(sizes.json, 1))))
+        }
         return lines.joined(separator: "\n")
     }
 }

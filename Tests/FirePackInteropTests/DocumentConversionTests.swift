@@ -141,6 +141,15 @@ struct DocumentConversionTests {
         let writer = FirestoreProtoWriter(MemorySink(), delimited: false)
         try writer.write(documents[0])
         #expect(throws: FirePackError.self) { try writer.write(documents[1]) }
+
+        // A name whose bytes a length prefix frames as other Documents (control characters in its ID): written as
+        // one message, it would read back as two documents, so it is refused; delimited, it reads back as itself.
+        let framed = Document(reference: try DocumentReference(path: "\u{3}\n\u{1}/\n\u{3}c/x\u{8}\n\u{6}c/qrst"), fields: [:])
+        let ambiguous = #expect(throws: FirePackError.self) {
+            try FirestoreProtoWriter(MemorySink(), delimited: false).write(framed)
+        }
+        #expect(ambiguous?.message.contains("would read back as length-delimited messages") == true)
+        #expect(try FirestoreProtoReader(MemorySource(try written([framed]) { FirestoreProtoWriter($0) })).readAll() == [framed])
     }
 
     @Test("Firestore protobuf: a cut, damaged or oversized message after the first names its record and byte")

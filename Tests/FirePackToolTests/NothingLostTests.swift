@@ -46,6 +46,13 @@ struct NothingLostTests {
         #expect(try Tool.run(["convert", path("same.fpks"), path("link.fpks")]).status == 2)
         #expect(try bytes("same.fpks") == original)
         #expect(try files() == ["same.fpks", "same.jsonl", "link.fpks"])
+        // Standard input open on the output file (`- < same.fpks`) is the same file too.
+        for arguments in [["validate", "-", "--repair", path("same.fpks")], ["convert", "-", path("same.fpks"), "--from", "fpks"]] {
+            let result = try Tool.run(["-c", "exec \"$0\" \"$@\" < '\(path("same.fpks"))'", Tool.binary.path] + arguments,
+                                      executable: "/bin/bash")
+            #expect(result.status == 2 && result.stderr.contains("is the file standard input reads"), "\(arguments): \(result.stderr)")
+        }
+        #expect(try bytes("same.fpks") == original)
         // --in-place replaces the input once the new contents are complete: nothing is lost.
         let inPlace = try Tool.run(["convert", path("same.fpks"), path("same.fpks"), "--in-place", "--quiet"])
         #expect(inPlace.status == 0, "\(inPlace.stderr)")
@@ -269,6 +276,12 @@ struct NothingLostTests {
         let byID = try Tool.run(["convert", path("sub.fpks"), path("sub-ids.jsonl"), "--id-field", "id", "--quiet"])
         #expect(byID.status == 0, "\(byID.stderr)")
         #expect(try bytes("sub-ids.jsonl") == Array((#"{"x":1,"id":"d"}"# + "\n" + #"{"x":2,"id":"e"}"# + "\n").utf8))
+        // The collection is not in the output: said, with the option that reads it back where it was (not said when
+        // the file's name is the collection, or the collection was given).
+        #expect(byID.stderr.contains(#"only IDs are written, not their collection "a/b/c": read "#)
+                && byID.stderr.contains("back with --collection a/b/c"), "\(byID.stderr)")
+        let given = try Tool.run(["convert", path("sub.fpks"), "-", "--to", "jsonl", "--id-field", "id", "--collection", "a/b/c"])
+        #expect(given.status == 0 && !given.stderr.contains("warning"), "\(given.stderr)")
         let named = try Tool.run(["convert", path("sub-ids.jsonl"), "-", "--to", "firestore-json", "--id-field", "id",
                                   "--collection", "a/b/c"])
         #expect(named.text.contains(#""name":"a/b/c/d""#) && named.text.contains(#""name":"a/b/c/e""#), "\(named.text)")
@@ -279,6 +292,9 @@ struct NothingLostTests {
         for extra in [[], ["--collection", "books"]] {
             let forms = try Tool.run(["convert", path("forms.fpks"), "-", "--to", "jsonl", "--id-field", "id"] + extra)
             #expect(forms.status == 0 && forms.text == #"{"id":"1"}"# + "\n" + #"{"id":"2"}"# + "\n", "\(forms.stderr)")
+            // The project and database of the full name are not written: said.
+            #expect(forms.stderr.contains("the documents' projects/p/databases/(default)/documents/ prefix is not written"),
+                    "\(forms.stderr)")
         }
         // On input: an ID with a slash is not a path.
         try write(#"{"id":"u1/sub/u1","x":1}"# + "\n", to: "slash.jsonl")
@@ -331,6 +347,15 @@ struct NothingLostTests {
         let kept = try Tool.run(["convert", path("same.fpks"), "-", "--to", "jsonl", "--id-field", "id", "--keep-id-field"])
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(kept.text == #"{"id":7}"# + "\n" + #"{"id":"s","n":1}"# + "\n", "\(kept.text)")
+        // With --keep-id-field, a document without the field would read back with one: refused, on both paths.
+        try write(#"{"__name__":"c/b","id":"b","v":2}"# + "\n" + #"{"__name__":"c/7","v":2}"# + "\n", to: "without.jsonl")
+        #expect(try Tool.run(["convert", path("without.jsonl"), path("without.fpks"), "--quiet"]).status == 0)
+        for threads in ["1", "2"] {
+            let gained = try Tool.run(["convert", path("without.fpks"), path("gained.jsonl"), "--id-field", "id",
+                                       "--keep-id-field", "--threads", threads])
+            #expect(gained.status == 1 && gained.stderr.contains(#"document c/7 has no field "id""#), "\(gained.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path("gained.jsonl")))
+        }
         // A field named __name__ under an ID field: read back, it would name the document; refused on both paths.
         try write(#"{"name":"c/d","fields":{"__name__":{"stringValue":"other/doc"},"v":{"integerValue":"1"}}}"# + "\n",
                   to: "other.firestore.json")

@@ -28,6 +28,9 @@ public final class DocumentNaming {
     /// The collection every document written under the ID field must be in, in its short form: `collection` when
     /// given; else the first such document's, set by `member(for:)`.
     private let writtenCollection: Mutex<String?>
+    /// Whether a document has been written under the ID field (`member(for:)`).
+    private let written = Atomic<Bool>(false)
+    private let leftOutDatabase = Mutex<String?>(nil)
     /// Documents given a generated ID so far.
     @exclusivity(unchecked) public private(set) var generatedCount = 0
     /// Documents made so far (the record number of the next one).
@@ -209,6 +212,10 @@ public final class DocumentNaming {
             if expected == nil { expected = String(parent) }
             return expected!
         }
+        if !written.load(ordering: .relaxed) { written.store(true, ordering: .relaxed) }
+        if parent.startIndex != path.startIndex {
+            leftOutDatabase.withLock { $0 = $0 ?? String(path[..<path.index(before: parent.startIndex)]) }
+        }
         guard expected.utf8.elementsEqual(parent.utf8) else {
             let why =
                 collectionIsGiven
@@ -223,6 +230,16 @@ public final class DocumentNaming {
         }
         return (idField, reference.documentID)
     }
+
+    /// The collection written under the ID field (its short form), once a document has been written so: nil when
+    /// none has (or without an ID field). Plain JSON holds only IDs, so reading the output back needs it.
+    public var collectionWrittenUnderIDs: String? {
+        guard idField != nil, written.load(ordering: .relaxed) else { return nil }
+        return writtenCollection.withLock { $0 }
+    }
+    /// The `projects/P/databases/D/documents` of the first document written under the ID field in that form, which
+    /// the output does not hold.
+    public var databaseLeftOut: String? { leftOutDatabase.withLock { $0 } }
 
     /// A collection path without its `projects/P/databases/D/documents/` prefix, if it has one: IDs read back under
     /// one collection path, whatever the project and database the documents were named in.
@@ -284,9 +301,20 @@ public final class DocumentNaming {
             }
             return .map(fields)
         }
+        // Read back with --keep-id-field, the ID written here would stay a field the document does not have.
+        if keepsIDField, let idField {
+            throw FirePackError(
+                .invalidValue,
+                "document \(document.reference.path) has no field \(idField.debugDescription): with --keep-id-field its "
+                    + "ID written there would be read back as a field too (leave out --keep-id-field to write IDs)")
+        }
         fields[key] = .string(value)
         return .map(fields)
     }
+
+    /// Whether a document's plain object may be written straight from its bytes with `member(for:)` appended (the
+    /// fast path of a stream to JSON lines): not when ID fields are kept, as `value(of:)` then judges each one.
+    package var appendsMemberDirectly: Bool { !(keepsIDField && idField != nil) }
 
     /// Whether `existing`, read back as the document's name (`reference(name:id:line:)`), gives `member`.
     private func names(_ existing: Value, _ member: String, idField: Bool) -> Bool {

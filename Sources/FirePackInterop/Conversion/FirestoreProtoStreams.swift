@@ -166,7 +166,25 @@ public final class FirestoreProtoWriter: DocumentSink {
                 throw FirePackError(
                     .invalidValue, "a second document for a single undelimited message: write delimited messages")
             }
-            chunks.buffer.append(contentsOf: try document.firestoreProtoBytes())
+            let bytes = try document.firestoreProtoBytes()
+            // Read back, bytes that a length prefix frames as a Document are delimited messages: a message that
+            // reads so (its first field's bytes can, in a document name with control characters) would come back as
+            // other documents, so it is refused rather than written.
+            let reader = FirestoreProtoReader(MemorySource(bytes))
+            let readBack = Result { () throws -> [Document] in
+                var documents: [Document] = []
+                while let next = try reader.next() { documents.append(next) }
+                return documents
+            }
+            guard case .success(let documents) = readBack, documents.count == 1,
+                documents[0].reference.path.utf8.elementsEqual(document.reference.path.utf8)
+            else {
+                throw FirePackError(
+                    .invalidValue,
+                    "document \(document.reference.path.debugDescription): its single message would read back as "
+                        + "length-delimited messages, other documents: write it delimited (one document in [ ])")
+            }
+            chunks.buffer.append(contentsOf: bytes)
         }
         count += 1
         try chunks.flushIfNeeded()

@@ -449,7 +449,7 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                 var reference = scanned?.reference
                 // A document with times goes through the tree, which writes them as members (`DocumentNaming`); so
                 // does one the naming refuses, so that a damaged record is reported as damaged first.
-                if let reference, scanned?.createTime == nil, scanned?.updateTime == nil,
+                if let reference, scanned?.createTime == nil, scanned?.updateTime == nil, naming.appendsMemberDirectly,
                     let member = try? naming.member(for: reference)
                 {
                     written = JSONTranscoding.appendObject(fields, appending: member, options: options, to: output)

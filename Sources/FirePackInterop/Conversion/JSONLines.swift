@@ -255,6 +255,7 @@ public final class JSONLinesWriter: DocumentSink {
             // A document with times goes through the tree, which writes them as members (`DocumentNaming`); so does
             // one the naming refuses, so that a damaged record is reported as damaged before its name is judged.
             if let reference = scanned?.reference, scanned?.createTime == nil, scanned?.updateTime == nil,
+                naming.appendsMemberDirectly,
                 let member = try? naming.member(for: reference)
             {
                 lastPath = reference.path
