@@ -216,6 +216,12 @@ public struct DocumentProfile {
     public private(set) var blocksPastExpansion = 0, blockExpansionNeeded = 0
     /// The paths in which those problems were met, in the order read.
     public private(set) var pathsWithProblems: [String] = []
+    /// The streams read to their end that were not closed (their writer was interrupted, or is still writing), with
+    /// the records each holds: what they hold is profiled, and their readers say they were not closed.
+    public private(set) var notClosed: [(path: String, records: Int)] = []
+    /// The records the close records of the streams read count, when every stream was read whole and closed: with
+    /// damage, `documents` short of it is what was not read.
+    public private(set) var closedRecords: Int? = 0
 
     /// An empty profile.
     public init() {}
@@ -239,6 +245,14 @@ public struct DocumentProfile {
                     } catch {
                         try source.reportInvalid(error, in: record)
                     }
+                }
+                if remaining > 0, case .notClosed(let records)? = source.stream?.completion {
+                    profile.notClosed.append((path, records))
+                }
+                if remaining > 0, case .closed(let records)? = source.stream?.completion, records >= 0 {
+                    profile.closedRecords = profile.closedRecords.map { $0 + records }
+                } else {
+                    profile.closedRecords = nil
                 }
                 profile.problemCount += source.problemCount
                 if source.problemCount > 0 { profile.pathsWithProblems.append(path) }

@@ -93,11 +93,12 @@ final class StreamInput: DocumentInput {
         }
     }
 
-    /// Warns that the stream was not closed after its last record (interrupted or still being written).
-    func reportNotClosed() {
+    /// Warns that the stream was not closed after its last record (interrupted or still being written), saying what
+    /// was `done` with what it holds.
+    func reportNotClosed(done: String = "converted") {
         if case .notClosed(let count) = reader.completion {
             StandardStreams.writeError(
-                "firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); converted what it holds\n"
+                "firepack: warning: \(file) was not closed after record \(count) (interrupted or still being written); \(done) what it holds\n"
             )
         }
     }

@@ -89,7 +89,7 @@ struct Inspect: ParsableCommand {
                 maxBlockExpansion: self.input.streamLimits.blockExpansion)
         }
         let stream = (input as? StreamInput)?.reader
-        var number = 0, listedProblems = 0, count = 0
+        var number = 0, listedProblems = 0, count = 0, listed = 0
         /// Lists the damaged records the reader has found since the last call, in their places.
         func listDamage() throws {
             guard let stream else { return }
@@ -107,6 +107,7 @@ struct Inspect: ParsableCommand {
         do {
             while let next = try Self.nextDocument(input, stream: stream, count: &count) {
                 let (recordNumber, document) = next
+                listed += 1
                 number = recordNumber
                 try listDamage()
                 guard let record else {
@@ -134,6 +135,7 @@ struct Inspect: ParsableCommand {
         } catch let error as FirePackError {
             throw CommandFailure.data(file, error)
         }
+        if record == nil { (input as? StreamInput)?.reportNotClosed(done: "listed") }
         // Damage another input's reader stepped over (a managed export's chunks), as `validate` reports it.
         if stream == nil {
             for problem in input.problems { StandardStreams.writeError("firepack: \(problem)\n") }
@@ -146,9 +148,12 @@ struct Inspect: ParsableCommand {
                 "firepack: \(file): \(damaged - listedProblems) more problem(s) not listed\n")
         }
         let recordsFound = stream?.recordsFound ?? number + 1
+        // Listing them all, the documents read short of what the close record counts were not read.
+        var closedCount: Int?
+        if case .closed(let total)? = stream?.completion, total >= 0 { closedCount = total }
         let summary = problemSummary(
             damaged, missingPlaces: stream?.missingRecordPlaces ?? input.missingRecordPlaces,
-            pastExpansion: input.pastExpansion.blocks)
+            pastExpansion: input.pastExpansion.blocks, records: record == nil ? (listed, closedCount) : nil)
         let advice = expansionAdvice(input.pastExpansion) ?? "firepack validate says why"
         let part = input.pastExpansion.blocks > 0 ? "a part of the stream not read" : "a damaged part of the stream"
         if let record {

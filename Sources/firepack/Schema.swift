@@ -73,16 +73,21 @@ struct Schema: ParsableCommand {
             }
             try StandardStreams.printChecked(String(text.dropLast()))
         }
+        for (path, records) in profile.notClosed {
+            StandardStreams.writeError(
+                "firepack: warning: \(path == "/dev/stdin" ? "-" : path) was not closed after record \(records) (interrupted or still being written); profiled what it holds\n"
+            )
+        }
         if profile.problemCount > 0 {
             let summary = problemSummary(
                 profile.problemCount, missingPlaces: profile.missingRecordPlaces,
-                pastExpansion: profile.blocksPastExpansion)
+                pastExpansion: profile.blocksPastExpansion, records: (profile.documents, profile.closedRecords))
             let advice =
                 expansionAdvice((profile.blocksPastExpansion, profile.blockExpansionNeeded))
                 ?? "firepack validate says which and why"
             throw CommandFailure(
                 message:
-                    "\(profile.pathsWithProblems.joined(separator: ", ")): \(summary) left out of this profile; \(advice)"
+                    "\(profile.pathsWithProblems.joined(separator: ", ")): \(summary), left out of this profile; \(advice)"
             )
         }
     }

@@ -92,6 +92,7 @@ struct Stats: ParsableCommand {
                         documents += 1
                     }
                 }
+                (input as? StreamInput)?.reportNotClosed(done: "measured")
                 (input as? StreamInput)?.reportDamageThatLosesNothing()
                 damaged = input.problemCount
                 missingPlaces = input.missingRecordPlaces
@@ -118,7 +119,7 @@ struct Stats: ParsableCommand {
                 format: format, documents: documents, census: census,
                 sizes: (packed.count, packedGzip.count, json.count), valuesPastTextLimit: valuesPastTextLimit,
                 damaged: damaged, missingPlaces: missingPlaces,
-                pastExpansion: pastExpansion.blocks))
+                pastExpansion: pastExpansion.blocks, total: total))
         // Damage is reported as validate reports it (and counted in the first line above), never passed over.
         if damaged > 0 {
             let summary = problemSummary(
@@ -132,11 +133,11 @@ struct Stats: ParsableCommand {
         format: FileFormat, documents: Int, census: Census, sizes: (packed: Int, gzip: Int, json: Int),
         valuesPastTextLimit: Int = 0,
         damaged: Int = 0,
-        missingPlaces: Int = 0, pastExpansion: Int = 0
+        missingPlaces: Int = 0, pastExpansion: Int = 0, total: Int? = nil
     ) -> String {
-        let damage =
-            damaged > 0
-            ? ", \(problemSummary(damaged, missingPlaces: missingPlaces, pastExpansion: pastExpansion)) left out" : ""
+        let summary = problemSummary(
+            damaged, missingPlaces: missingPlaces, pastExpansion: pastExpansion, records: (documents, total))
+        let damage = damaged > 0 ? ", \(summary), left out" : ""
         var lines = ["\(file): \(format.rawValue)\(format.isStream ? ", \(documents) documents\(damage)" : "")", ""]
         func column(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text

@@ -79,6 +79,7 @@ struct Validate: ParsableCommand {
         var advice: String?
         var documents = 0
         var completion = ""
+        var streamCompletion: StreamCompletion?
         // Two documents at one path: Firestore would keep only the later write.
         var paths = DuplicatePaths()
         let source = try Files.source(file, gzip: gzip, format: format)
@@ -86,6 +87,8 @@ struct Validate: ParsableCommand {
             if format == .fpks {
                 let reader = try DocumentStreamReader(
                     source: source, maxBlockExpansion: input.streamLimits.blockExpansion, limits: limits)
+                // The blocks read, to check the index against (what seeking by record number trusts).
+                reader.listsBlocks = reader.version >= 3
                 // The repaired copy keeps the stream's version (version 1, which has no close record, becomes 2).
                 let repaired = try repair.map {
                     try DocumentStreamWriter(
@@ -151,6 +154,26 @@ struct Validate: ParsableCommand {
                         throw CommandFailure(
                             message: "\(outcome): --repair leaves out damaged records only, and \(advice)")
                     }
+                }
+                streamCompletion = reader.completion
+                // A closed stream's index must list the blocks it holds, each with its records: readers seek by it
+                // (`inspect --record`, the Python reader), and an index that lists others sends them astray.
+                if case .closed = reader.completion, reader.version >= 3, reader.problemCount == 0, !gzip,
+                    file != "-", SystemPath.isRegularFile(file),
+                    let listed = try? DocumentStreamReader.blockIndex(path: file),
+                    !listed.map({ [$0.offset, $0.recordCount] }).elementsEqual(
+                        reader.blockList.map { [$0.offset, $0.count] })
+                {
+                    let first = zip(listed, reader.blockList).first {
+                        $0.0.offset != $0.1.offset || $0.0.recordCount != $0.1.count
+                    }
+                    let which =
+                        first.map {
+                            "it lists a block of \($0.0.recordCount) record(s) at byte \($0.0.offset), where the stream has one of \($0.1.count) record(s) at byte \($0.1.offset)"
+                        } ?? "it lists \(listed.count) block(s), the stream holds \(reader.blockList.count)"
+                    problems.add(
+                        kind: "index not the stream's blocks",
+                        "the index does not list the blocks the stream holds: \(which) (--repair writes a new index)")
                 }
                 switch reader.completion {
                 // Fewer than counted with no damage to explain it: the reader reported them (`missingRecords`).
@@ -296,7 +319,10 @@ struct Validate: ParsableCommand {
             throw CommandFailure.data(file, error)
         }
         if let note = paths.partialNote { StandardStreams.writeError("firepack: note: \(file): \(note)\n") }
-        try report(problems, format: format, documents: documents, completion: completion, advice: advice)
+        var total: Int?
+        if case .closed(let count)? = streamCompletion, count >= 0 { total = count }
+        try report(
+            problems, format: format, documents: documents, completion: completion, advice: advice, total: total)
     }
 
     /// Checks a JSON array's elements (and, with --firestore-limits, each as a document).
@@ -346,14 +372,17 @@ struct Validate: ParsableCommand {
 
     /// Prints the problems and the verdict; throws (exit 1) when there are problems.
     func report(
-        _ problems: ProblemReport, format: FileFormat, documents: Int, completion: String, advice: String? = nil
+        _ problems: ProblemReport, format: FileFormat, documents: Int, completion: String, advice: String? = nil,
+        total: Int? = nil
     ) throws {
         for line in problems.lines(prefix: "firepack: \(file): ", showingMore: "--max-problems shows more") {
             StandardStreams.writeError(line + "\n")
         }
         if let advice { StandardStreams.writeError("firepack: \(file): \(advice)\n") }
         if canonical && problems.isEmpty { try say("\(file): canonical") }
-        let unit = format.isStream || firestoreLimits ? "\(documents) document(s)" : "1 value"
+        // Of the records a close record counts, when damage left some unread.
+        let of = total.map { $0 > documents ? " of \($0)" : "" } ?? ""
+        let unit = format.isStream || firestoreLimits ? "\(documents)\(of) document(s)" : "1 value"
         guard problems.isEmpty else {
             throw CommandFailure(
                 message: "\(file): invalid \(format.rawValue): \(problems.total) problem(s), \(unit) intact")

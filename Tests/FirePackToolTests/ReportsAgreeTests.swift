@@ -98,7 +98,7 @@ struct ReportsAgreeTests {
         let one = try Tool.run(["inspect", stream, "--record", "2", "--path", "title"])
         #expect(one.status == 0 && one.text.contains("Emma"), "\(one.text) \(one.stderr)")
         let stats = try Tool.run(["stats", stream])
-        #expect(stats.status == 1 && stats.text.contains("4 documents, 1 damaged record(s) left out"), "\(stats.text)")
+        #expect(stats.status == 1 && stats.text.contains("4 documents, 1 damaged record(s): 1 of 5 records not read, left out"), "\(stats.text)")
         #expect(stats.stderr.contains("1 damaged record(s)"), "\(stats.stderr)")
     }
 
@@ -119,13 +119,14 @@ struct ReportsAgreeTests {
                 "\(convert.stderr)")
         #expect(!convert.stderr.contains("damaged record(s)"), "\(convert.stderr)")
         let inspect = try Tool.run(["inspect", path("cut.fpks")])
-        #expect(inspect.status == 1 && inspect.stderr.contains("records missing in 1 place;"), "\(inspect.stderr)")
+        #expect(inspect.status == 1 && inspect.stderr.contains("records missing in 1 place: 1 of 5 records not read;"), "\(inspect.stderr)")
         let stats = try Tool.run(["stats", path("cut.fpks")])
-        #expect(stats.status == 1 && stats.text.contains("4 documents, records missing in 1 place left out"), "\(stats.text)")
+        #expect(stats.status == 1 && stats.text.contains("4 documents, records missing in 1 place: 1 of 5 records not read, left out"), "\(stats.text)")
         let schema = try Tool.run(["schema", path("cut.fpks")])
-        #expect(schema.status == 1 && schema.stderr.contains("records missing in 1 place left out"), "\(schema.stderr)")
+        #expect(schema.status == 1 && schema.stderr.contains("records missing in 1 place: 1 of 5 records not read, left out"), "\(schema.stderr)")
         let validate = try Tool.run(["validate", path("cut.fpks")])
         #expect(validate.status == 1 && validate.stderr.contains("records 4–4 are missing"), "\(validate.stderr)")
+        #expect(validate.stderr.contains("invalid fpks: 1 problem(s), 4 of 5 document(s) intact"), "\(validate.stderr)")
         // A version-3 stream with a block cut out and another damaged: both are named.
         #expect(try Tool.run(["convert", "Fixtures/generated-books.fpks", path("blocks.fpks"), "--codec", "none",
                               "--block-size", "4096"]).status == 0)
@@ -167,6 +168,53 @@ struct ReportsAgreeTests {
         let result = try Tool.run(["validate", path("torn.fpks")])
         #expect(result.status == 1 && result.stderr.contains("not closed after record"), "\(result.stderr)")
         #expect(!result.stderr.contains("version-1"), "\(result.stderr)")
+    }
+
+    /// An index that lists other blocks than the stream holds (here one block of every record, at the last block's
+    /// place) sends a reader seeking by record number astray: `validate` finds it, naming the first block it gets
+    /// wrong, where it called the stream valid.
+    @Test func anIndexThatListsOtherBlocksIsInvalid() throws {
+        let made = try Tool.run(["convert", "Fixtures/generated-books.fpks", path("listed.fpks"), "--codec", "none",
+                                 "--block-size", "4096"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let blocks = try #require(try DocumentStreamReader.blockIndex(path: path("listed.fpks")))
+        #expect(blocks.count > 2)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("listed.fpks"))))
+        // The close record: its marker, the record count and the index's offset (8 bytes each), its CRC-32.
+        let close = Array(bytes.suffix(DocumentStreamFormat.blockCloseRecordLength))
+        func load64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(close[at + $1]) << (8 * $1) } }
+        let (total, indexOffset) = (load64(4), load64(12))
+        func le32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        let body = varintBytes(1) + varintBytes(blocks.last!.offset) + varintBytes(total)
+        let payload = close[4..<20]
+        bytes = Array(bytes[..<indexOffset]) + DocumentStreamFormat.indexMarker + le32(UInt32(body.count))
+            + le32(body.withUnsafeBytes { crc32($0) }) + body
+            + DocumentStreamFormat.closeMarker + payload + le32(payload.withUnsafeBytes { crc32($0) })
+        try Data(bytes).write(to: URL(fileURLWithPath: path("listed.fpks")))
+        #expect(try DocumentStreamReader.blockIndex(path: path("listed.fpks"))?.count == 1)
+        let validate = try Tool.run(["validate", path("listed.fpks")])
+        #expect(validate.status == 1 && validate.stderr.contains("the index does not list the blocks the stream holds: "
+                + "it lists a block of \(total) record(s) at byte \(blocks.last!.offset), where the stream has one of "
+                + "\(blocks[0].recordCount) record(s) at byte \(blocks[0].offset)"), "\(validate.stderr)")
+        // Written again by --repair, the index is the stream's own.
+        let repaired = try Tool.run(["validate", path("listed.fpks"), "--repair", path("relisted.fpks")])
+        #expect(repaired.status == 1, "\(repaired.stderr)")
+        #expect(try Tool.run(["validate", path("relisted.fpks")]).status == 0)
+    }
+
+    /// A stream cut where a record ends (its close record gone) holds every record it has: each command reads them
+    /// all, exits 0, and says the stream was not closed.
+    @Test func everyReaderSaysAStreamWasNotClosed() throws {
+        var bytes = try versionTwoBooks()
+        bytes.removeLast(DocumentStreamFormat.closeRecordLength)
+        try Data(bytes).write(to: URL(fileURLWithPath: path("open.fpks")))
+        for (command, done) in [("stats", "measured"), ("schema", "profiled"), ("inspect", "listed")] {
+            let result = try Tool.run([command, path("open.fpks")])
+            #expect(result.status == 0 && result.stderr.contains("was not closed after record 5") && result.stderr.contains("\(done) what it holds"),
+                    "\(command): \(result.stderr)")
+        }
+        let converted = try Tool.run(["convert", path("open.fpks"), "-", "--to", "jsonl"])
+        #expect(converted.status == 0 && converted.stderr.contains("converted what it holds"), "\(converted.stderr)")
     }
 }
 

@@ -47,7 +47,7 @@ struct SchemaCommandTests {
         let result = try Tool.run(["schema", damaged.path])
         #expect(result.status == 1)
         #expect(result.text.contains(": 4 documents"))
-        #expect(result.stderr.contains("1 damaged record(s) left out"))
+        #expect(result.stderr.contains("1 damaged record(s): 1 of 5 records not read, left out"))
         // Among several files, the message names the one with the damage.
         let several = try Tool.run(["schema", "Fixtures/books.fpks", damaged.path])
         #expect(several.status == 1 && several.text.contains(": 9 documents"), "\(several.stderr)")
