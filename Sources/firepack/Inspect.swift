@@ -39,6 +39,10 @@ struct Inspect: ParsableCommand {
 
     func validate() throws {
         if let record, record < 0 { throw ValidationError("--record counts from 0, not \(record)") }
+        // A path that does not parse is a usage error, found before any file is read.
+        if let path {
+            do { _ = try PathComponent.parse(path) } catch { throw ValidationError("--path: \(error.message)") }
+        }
         if record != nil, let (format, _) = FileFormat.resolveInput(input.from, path: file), !format.isStream {
             throw ValidationError(
                 "--record applies to streams (fpks, jsonl, firestore-json, firestore-proto, firestore-export)")

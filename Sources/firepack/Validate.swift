@@ -64,6 +64,12 @@ struct Validate: ParsableCommand {
             }
         }
         if inPlace && repair == nil { throw ValidationError("--in-place goes with --repair") }
+        // The repaired copy is a stream: a name that says another format would be read back as that format.
+        if let repair, repair != "-", let (named, _) = FileFormat.inferred(from: repair), named != .fpks {
+            throw ValidationError(
+                "--repair writes a .fpks stream: '\(repair)' names \(named.rawValue) (convert the repaired stream to it)"
+            )
+        }
         if maxProblems < 0 { throw ValidationError("--max-problems takes 0 or more") }
         // As the readers take it: a depth of at least 1, at most 1,000 (Docs/FORMAT.md §6).
         if !(1...1_000).contains(maxDepth) { throw ValidationError("--max-depth takes 1 to 1000, not \(maxDepth)") }

@@ -61,6 +61,10 @@ struct NothingLostTests {
         #expect(repaired.status == 2)   // --repair is for streams: still a usage error, the file untouched
         #expect(try Tool.run(["validate", path("same.fpks"), "--repair", path("same.fpks"), "--in-place"]).status == 0)
         #expect(try documentCount("same.fpks") == 5)
+        // A repaired copy is a stream: a name that says another format is refused, not written as a stream.
+        let misnamed = try Tool.run(["validate", path("same.fpks"), "--repair", path("repaired.jsonl")])
+        #expect(misnamed.status == 2 && misnamed.stderr.contains("names jsonl"), "\(misnamed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("repaired.jsonl")))
     }
 
     /// A big JSON-lines input that takes a debug build a few seconds to convert.

@@ -360,6 +360,10 @@ struct ToolTests {
         #expect(tree.status == 0 && tree.text.contains("location: geopoint (37.422, -122.084)"))
         let field = try Tool.run(["inspect", "Fixtures/books.fpk", "--path", "[1].cover.small"])
         #expect(field.text == "string \"https://covers.example/dune-s.jpg\"\n")
+        // A path that does not parse is a usage error (2), before any reading.
+        let malformed = try Tool.run(["inspect", "Fixtures/books.fpk", "--path", "[1"])
+        #expect(malformed.status == 2 && malformed.stderr.contains("--path: ") && malformed.stderr.contains("'[' without ']'"),
+                "\(malformed.stderr)")
         let offsets = try Tool.run(["inspect", "Fixtures/offices.fpk", "--offsets"])
         #expect(offsets.text.contains("@5 [A5] array (5)"))
         let limits = try Tool.run(["validate", "Fixtures/articles.json", "--firestore-limits"])

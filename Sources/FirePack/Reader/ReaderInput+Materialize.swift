@@ -135,7 +135,7 @@ extension ReaderInput {
         _ = try valueEnd(at: offset, limit: limit)
         if tag == Tag.extension {
             throw FirePackError(
-                .unsupportedExtension, offset: offset, "extension values are not defined in format version 1")
+                .unsupportedExtension, offset: offset, "extension values are not defined in format version 3 or before")
         }
         throw FirePackError(.unknownTag, offset: offset, "tag 0x\(Tag.hex(tag))")
     }

@@ -1,13 +1,16 @@
 import FirePack
 import FirePackStreams
 
-/// Firestore REST JSON documents in every shape the REST API and `gcloud` hand out, one after another:
+/// Firestore REST JSON documents in the shapes the REST API and `gcloud` hand out for reading documents, one after
+/// another (a `batchGet` response or a bare array of documents is refused, naming its place):
 ///
 /// - a document per line (what `firepack convert --to firestore-json` writes), or pretty-printed as `curl` shows a
 ///   `GET …/documents/c/d` response — any top-level documents separated by white space;
 /// - list responses, `{"documents": [doc, …], "nextPageToken": "…"}` (one page each; an empty page is `{}` or
 ///   only its `nextPageToken`);
-/// - `runQuery` responses, a top-level array of `{"document": doc, "readTime": "…"}` (streamed element by element).
+/// - `runQuery` responses, a top-level array of `{"document": doc, "readTime": "…"}` (streamed element by element;
+///   the response's `readTime`, `skippedResults` and `transaction` describe the query, not a document, and are read
+///   past).
 ///
 /// A member these shapes do not define is an error, never dropped; errors give the file's line, column and offset.
 /// Memory is one top-level value (one list-response page, one runQuery element) at a time.
