@@ -57,7 +57,7 @@ struct FirePackCommand: ParsableCommand {
         } catch {
             guard exitCode(for: error).rawValue == ExitCode.validationFailure.rawValue else { exit(withError: error) }
             let message = fullMessage(for: error)
-            StandardStreams.writeError(message + (message.hasSuffix("\n") ? "" : "\n"))
+            StandardStreams.writeRawError(message + (message.hasSuffix("\n") ? "" : "\n"))
             exit(withError: ExitCode(2))
         }
     }

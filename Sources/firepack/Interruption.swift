@@ -39,7 +39,7 @@ enum Interruption {
                 let records = recordsDone.load(ordering: .relaxed)
                 let clear = isatty(2) == 1 ? "\r\u{1B}[K" : ""
                 let outcome = removed > 0 ? "; unfinished output removed, existing files left as they were" : ""
-                StandardStreams.writeError(
+                StandardStreams.writeRawError(
                     "\(clear)firepack: interrupted by \(name) after \(records) record(s)\(outcome)\n")
                 _exit(status)
             }

@@ -76,6 +76,6 @@ final class Progress {
         // One line, redrawn: never wider than the terminal, and the rest of the line cleared.
         let width = Self.terminalWidth() - 1
         if line.count > width { line = String(line.prefix(max(width, 0))) }
-        StandardStreams.writeError("\r" + line + "\u{1B}[K")
+        StandardStreams.writeRawError("\r" + line + "\u{1B}[K")
     }
 }

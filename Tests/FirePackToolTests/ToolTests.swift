@@ -360,6 +360,13 @@ struct ToolTests {
         #expect(tree.status == 0 && tree.text.contains("location: geopoint (37.422, -122.084)"))
         let field = try Tool.run(["inspect", "Fixtures/books.fpk", "--path", "[1].cover.small"])
         #expect(field.text == "string \"https://covers.example/dune-s.jpg\"\n")
+        // Control characters from the data (a line break, an escape sequence in a key) are shown escaped in the
+        // tool's messages: no input forges a line of the report or drives the terminal.
+        try Data(#"{"__name__": "c/d", "__a\nfirepack: forged\u001b[2J__": 1}"#.utf8).write(to: URL(fileURLWithPath: path("forged.jsonl")))
+        let forged = try Tool.run(["validate", path("forged.jsonl"), "--firestore-limits"])
+        #expect(forged.status == 1 && forged.stderr.contains(#"__a\u{A}firepack: forged\u{1B}[2J__"#), "\(forged.stderr)")
+        #expect(!forged.stderr.contains("\u{1B}") && !forged.stderr.split(separator: "\n").contains { $0.hasPrefix("firepack: forged") },
+                "\(forged.stderr)")
         // A path that does not parse is a usage error (2), before any reading.
         let malformed = try Tool.run(["inspect", "Fixtures/books.fpk", "--path", "[1"])
         #expect(malformed.status == 2 && malformed.stderr.contains("--path: ") && malformed.stderr.contains("'[' without ']'"),
