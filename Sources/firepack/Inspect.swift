@@ -250,7 +250,7 @@ struct TreePrinter {
 
     mutating func print(_ view: ValueView, label: String?, indent: Int) throws {
         var line = String(repeating: "  ", count: indent)
-        if showOffsets { line += "@\(view.offset) [\(view.tagHex)] " }
+        if showOffsets { line += "@\(view.offset) \(view.encodingLabel) " }
         if let label { line += label + ": " }
         guard let type = view.type else {
             try emit(line + "extension value (\(view.byteCount) bytes)\n")

@@ -373,6 +373,12 @@ struct ToolTests {
                 "\(malformed.stderr)")
         let offsets = try Tool.run(["inspect", "Fixtures/offices.fpk", "--offsets"])
         #expect(offsets.text.contains("@5 [A5] array (5)"))
+        // Elements and rows of packed arrays have no tag in the bytes: shown as packed, not as a tag they lack.
+        try Data(#"{"r":[300,400,500,600],"rows":[[1],[2],[3]]}"#.utf8).write(to: URL(fileURLWithPath: path("packed.json")))
+        #expect(try Tool.run(["convert", path("packed.json"), path("packed.fpk")]).status == 0)
+        let packed = try Tool.run(["inspect", path("packed.fpk"), "--offsets"])
+        #expect(packed.status == 0 && packed.text.contains("@12 (packed) [0]: integer 300") && packed.text.contains("(packed row) [0]: array (1)")
+                && !packed.text.contains("[C6]"), "\(packed.text)")
         let limits = try Tool.run(["validate", "Fixtures/articles.json", "--firestore-limits"])
         #expect(limits.status == 0 && limits.text.contains("within Firestore's limits"))
         try Data(#"[{"__reserved__": 1, "nested": [[1]]}]"#.utf8).write(to: URL(fileURLWithPath: path("limits.json")))

@@ -208,6 +208,13 @@ extension ValueView {
         Tag.hex(tag)
     }
 
+    /// What `inspect --offsets` shows of the value's encoding: its tag byte, or, for an element or a row of a packed
+    /// array, which have no tag of their own in the bytes, that it is packed.
+    package var encodingLabel: String {
+        guard packedElement != nil else { return "[\(tagHex)]" }
+        return packedRow ? "(packed row)" : "(packed)"
+    }
+
     /// The value's tag byte; for an element of a packed array, the tag it would carry as a tagged value.
     var tag: UInt8 {
         guard let packedElement else { return input.byte(at: offset) }
