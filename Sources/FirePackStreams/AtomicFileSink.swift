@@ -234,15 +234,7 @@ public final class AtomicFileSink: ByteSink {
             throw error
         }
         done = true
-        // Closed only now, which releases its lock: until it has the destination's name, a cleanup elsewhere (that
-        // cannot see this process) must find it locked, not take it for a killed run's file. Its bytes are on disk,
-        // so a failing close (which a network file system may report) is said as what it is: the file was replaced.
-        do { try file.finish() } catch {
-            throw FirePackError(
-                .ioFailure,
-                "\(destination): replaced by the new contents, flushed to disk, but closing the file then failed: \((error as? FirePackError)?.message ?? "\(error)")"
-            )
-        }
+        // The rename made durable: the folder's entry flushed.
         let slash = destinationBytes.lastIndex(of: CChar(bitPattern: UInt8(ascii: "/")))
         let folder =
             slash.map { $0 == 0 ? [CChar(bitPattern: UInt8(ascii: "/"))] : Array(destinationBytes[..<$0]) } ?? [
@@ -253,7 +245,19 @@ public final class AtomicFileSink: ByteSink {
             fsync(directory)
             close(directory)
         }
+        // Closed only now, which releases its lock: until it has the destination's name, a cleanup elsewhere (that
+        // cannot see this process) must find it locked, not take it for a killed run's file. Its bytes are on disk,
+        // so a failing close (which a network file system may report) is said as what it is: the file was replaced.
+        do { try file.finish() } catch {
+            throw FirePackError(
+                .ioFailure,
+                "\(destination): \(Self.replacedButNotClosed): \((error as? FirePackError)?.message ?? "\(error)")")
+        }
     }
+
+    /// What a close that fails after the rename says: the destination holds the new contents (not a failed write).
+    package static let replacedButNotClosed =
+        "replaced by the new contents, flushed to disk, but closing the file then failed"
 
     /// Removes the temporary file; the destination stays as it was. Nothing may be written afterwards.
     public func discard() {

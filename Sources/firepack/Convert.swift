@@ -326,7 +326,6 @@ struct Convert: ParsableCommand {
         }
     }
 
-    /// `books` for `Fixtures/books.json.gz`; `documents` for standard input.
     /// A write or read that failed (a full disk, a file-size limit, a device error), said with how far the
     /// conversion came and, for a file, that it was not written (its temporary file is removed); other errors as
     /// they are.
@@ -344,6 +343,7 @@ struct Convert: ParsableCommand {
         return CommandFailure(message: "\(failed), with \(records) record(s) converted\(outcome)")
     }
 
+    /// `books` for `Fixtures/books.json.gz`; `documents` for standard input.
     static func defaultCollection(_ path: String) -> String {
         guard path != "-" else { return "documents" }
         let name = (path as NSString).lastPathComponent

@@ -344,7 +344,8 @@ final class NamingSink: ByteSink {
         let name = path == "-" ? "standard output" : path
         return CommandFailure(
             message: error.message.hasPrefix(path + ":") ? error.message : "\(name): \(error.message)",
-            isWriteFailure: true)
+            // A close that failed after the rename: the file was written, and says so.
+            isWriteFailure: !error.message.contains(AtomicFileSink.replacedButNotClosed))
     }
 }
 

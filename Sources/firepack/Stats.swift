@@ -167,10 +167,14 @@ struct Stats: ParsableCommand {
         if valuesPastTextLimit > 0 {
             // Not measured past the limit: a lower bound, and why.
             let lowerBound = sizes.json + valuesPastTextLimit * JSONTextLimits.document
+            let which = format.isStream ? "record(s)" : "value"
+            let beyond =
+                format.isStream
+                ? "each, the most FirePack's JSON readers take for one document"
+                : "(stats measures that much of one value; firepack convert writes it)"
             lines.append(
-                "minified JSON   more than \(lowerBound) bytes: \(valuesPastTextLimit) value(s) would be more than "
-                    + "\(JSONTextLimits.document) bytes of JSON text each, the most FirePack's JSON readers take for one"
-            )
+                "minified JSON   more than \(lowerBound) bytes: \(valuesPastTextLimit) \(which) of more than "
+                    + "\(JSONTextLimits.document) bytes of JSON text \(beyond)")
         } else {
             lines.append(
                 String(

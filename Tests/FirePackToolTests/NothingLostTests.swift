@@ -360,6 +360,11 @@ struct NothingLostTests {
             #expect(gained.status == 1 && gained.stderr.contains(#"document c/7 has no field "id""#), "\(gained.stderr)")
             #expect(!FileManager.default.fileExists(atPath: path("gained.jsonl")))
         }
+        // Generating IDs, the ID field is where a generated one is written (read back, it is the document's ID).
+        try write(#"{"id":"a","x":1}"# + "\n" + #"{"x":2}"# + "\n", to: "generated.jsonl")
+        let generated = try Tool.run(["convert", path("generated.jsonl"), "-", "--to", "jsonl", "--id-field", "id",
+                                      "--keep-id-field", "--generate-missing-ids", "--collection", "c"])
+        #expect(generated.status == 0 && generated.text.split(separator: "\n").count == 2, "\(generated.stderr)")
         // A field named __name__ under an ID field: read back, it would name the document; refused on both paths.
         try write(#"{"name":"c/d","fields":{"__name__":{"stringValue":"other/doc"},"v":{"integerValue":"1"}}}"# + "\n",
                   to: "other.firestore.json")

@@ -301,8 +301,9 @@ public final class DocumentNaming {
             }
             return .map(fields)
         }
-        // Read back with --keep-id-field, the ID written here would stay a field the document does not have.
-        if keepsIDField, let idField {
+        // Read back with --keep-id-field, the ID written here would stay a field the document does not have; but
+        // where IDs are generated (`--generate-missing-ids`), the ID field is where a generated one is kept.
+        if keepsIDField, !generatesMissingIDs, let idField {
             throw FirePackError(
                 .invalidValue,
                 "document \(document.reference.path) has no field \(idField.debugDescription): with --keep-id-field its "
@@ -314,7 +315,7 @@ public final class DocumentNaming {
 
     /// Whether a document's plain object may be written straight from its bytes with `member(for:)` appended (the
     /// fast path of a stream to JSON lines): not when ID fields are kept, as `value(of:)` then judges each one.
-    package var appendsMemberDirectly: Bool { !(keepsIDField && idField != nil) }
+    package var appendsMemberDirectly: Bool { !(keepsIDField && !generatesMissingIDs && idField != nil) }
 
     /// Whether `existing`, read back as the document's name (`reference(name:id:line:)`), gives `member`.
     private func names(_ existing: Value, _ member: String, idField: Bool) -> Bool {

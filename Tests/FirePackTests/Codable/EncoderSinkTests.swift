@@ -156,6 +156,20 @@ struct EncoderSinkTests {
         let tree: Value = ["a": [:], "x": [[:]], "y": []]
         #expect(try Value(firePackBytes: encoder.encodeToBytes(Replaced())) == tree)
         #expect(try encoder.encodeToValue(Replaced()) == tree)
+        // A super encoder asked for a container it leaves empty (a base class with an empty list): what that container
+        // leaves, as JSONEncoder writes it, on both sinks.
+        struct EmptyBase: Encodable {
+            enum Keys: String, CodingKey { case a }
+            func encode(to encoder: any Encoder) throws {
+                var root = encoder.container(keyedBy: Keys.self)
+                try root.encode(1, forKey: .a)
+                _ = root.superEncoder().unkeyedContainer()
+            }
+        }
+        let empty = try JSONSerialization.jsonObject(with: JSONEncoder().encode(EmptyBase())) as? [String: Any]
+        #expect((empty?["super"] as? [Any])?.isEmpty == true)
+        #expect(try Value(firePackBytes: encoder.encodeToBytes(EmptyBase())) == ["a": 1, "super": []])
+        #expect(try encoder.encodeToValue(EmptyBase()) == ["a": 1, "super": []])
     }
 
     @Test("a single-value container refuses a second value on both sinks", arguments: [false, true])

@@ -69,7 +69,7 @@ extension EncoderImpl {
                 try? encoder.finishValue(at: position)
             }
             guard !encoder.writesInOrder, let position = try? encoder.entry(mapKey, of: map) else {
-                return UnusableEncoder(codingPath: codingPath)
+                return UnusableEncoder(codingPath: codingPath, standsInFor: encoder)
             }
             return EncoderImpl(
                 tree: encoder.tree.unsafelyUnwrapped, options: encoder.options,
@@ -139,7 +139,7 @@ extension EncoderImpl {
                 count += 1
             }
             guard !encoder.writesInOrder, let position = try? encoder.element(of: array) else {
-                return UnusableEncoder(codingPath: codingPath)
+                return UnusableEncoder(codingPath: codingPath, standsInFor: encoder)
             }
             defer { count += 1 }
             return EncoderImpl(
@@ -193,13 +193,24 @@ extension EncoderImpl {
 /// the value is encoded again into a tree.
 struct UnusableEncoder: Encoder {
     let codingPath: [any CodingKey]
+    /// The encoder over bytes whose super encoder it stands in for: any container asked of it, even left unused, may
+    /// leave something else than the empty map written at once (an empty array, nested entries), so the value takes
+    /// the tree (`needsTree`). Only a super encoder never used keeps the bytes.
+    var standsInFor: EncoderImpl? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(UnusableKeyedContainer<Key>(codingPath: codingPath))
+        standsInFor?.needsTree = true
+        return KeyedEncodingContainer(UnusableKeyedContainer<Key>(codingPath: codingPath))
     }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { UnusableContainer(codingPath: codingPath) }
-    func singleValueContainer() -> any SingleValueEncodingContainer { UnusableContainer(codingPath: codingPath) }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        standsInFor?.needsTree = true
+        return UnusableContainer(codingPath: codingPath)
+    }
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        standsInFor?.needsTree = true
+        return UnusableContainer(codingPath: codingPath)
+    }
 }
 
 /// `UnusableEncoder`'s keyed container.
