@@ -122,11 +122,12 @@ def deflate(data, level=6):
     return z.compress(data) + z.flush()
 
 
-def stream3(groups, codec=0, closed=True, count=None, index=True, start=6, first_records=0, base=b""):
+def stream3(groups, codec=0, closed=True, count=None, index=True, start=6, first_records=0, base=b"", earlier=()):
     """groups: list of lists of document payloads, one block each. Returns the stream (or, with `base`, the
-    appended bytes after `base`) with its index listing every block written here and the close record."""
+    appended bytes after `base`) with its index listing every block — `earlier`'s (offset, count) pairs, the blocks
+    of `base`, then those written here (§8: an append's index lists every block) — and the close record."""
     out = bytearray(header(3) if not base else base)
-    offsets, counts, first = [], [], first_records
+    offsets, counts, first = [o for o, _ in earlier], [c for _, c in earlier], first_records
     for g in groups:
         offsets.append(len(out))
         counts.append(len(g))
@@ -205,7 +206,8 @@ def written_cases():
     yield "write/v3 deflate level 0", header(3) + frame(block_body(ds, 0, 1, level=0)) + close3(8, 0)
     # appends (§8 "Appending"): the earlier close record (and index) are superseded and passed over
     first = stream3(chunk(ds[:4], 2), 0)
-    yield "write/v3 appended", stream3(chunk(ds[4:], 2), 0, base=first, first_records=4)
+    first_blocks = [(6, 2), (6 + len(frame(block_body(ds[:2], 0, 0))), 2)]
+    yield "write/v3 appended", stream3(chunk(ds[4:], 2), 0, base=first, first_records=4, earlier=first_blocks)
     yield "write/v3 appended, not closed", stream3(chunk(ds[4:], 2), 0, base=first, first_records=4, closed=False)
     yield "write/v2 appended", stream12(2, ds[:3]) + stream12(2, ds[3:], count=8)[6:]
     yield "write/v2 appended, not closed", stream12(2, ds[:3]) + stream12(2, ds[3:], closed=False)[6:]
@@ -613,7 +615,7 @@ def parse(done, prefix, out_prefix, note_prefix):
         if m:
             r["count"] = (int(m.group(1)), int(m.group(2)))
             continue
-        m = re.match(r"^(invalid fpks: \d+ problem\(s\)|\d+ problem\(s\)), (\d+) document\(s\) intact", text)
+        m = re.match(r"^(invalid fpks: \d+ problem\(s\)|\d+ problem\(s\)), (\d+)(?: of \d+)? document\(s\) intact", text)
         if m:
             r["intact"] = int(m.group(2))
             continue
