@@ -237,7 +237,22 @@ struct Census {
         present[row] = true
     }
 
+    /// The key literals counted in the encoding being measured, by where they lie (a direct-mapped cache): a key that
+    /// the encoding repeats by reference is the same bytes in the same place, counted once, not hashed again (a 184 KB
+    /// file repeating a 100 KB key 21,000 times took 17 s to hash).
+    private var countedKeys = [UnsafeRawPointer?](repeating: nil, count: 256)
+
+    mutating func insertKey(_ utf8: UnsafeRawBufferPointer) {
+        guard let base = utf8.baseAddress else { return distinctKeys.insert(utf8) }
+        let slot = (Int(bitPattern: base) >> 3) & (countedKeys.count - 1)
+        if countedKeys[slot] == base { return }
+        countedKeys[slot] = base
+        distinctKeys.insert(utf8)
+    }
+
     mutating func measure(_ encoding: some ContiguousBytes) throws {
+        // Each encoding's bytes lie in their own place: places seen in another are not its keys.
+        for slot in countedKeys.indices { countedKeys[slot] = nil }
         let count = encoding.withUnsafeBytes { $0.count }
         try FirePackReader.withReader(encoding) { reader in
             let root = reader.root
@@ -262,7 +277,7 @@ struct Census {
             var cursor = content
             try view.forEachEntry { key, value in
                 keyOccurrences += 1
-                distinctKeys.insert(key.string)
+                insertKey(key.utf8)
                 add(value.offset - cursor, to: Self.keysRow)
                 cursor = value.endOffset
                 try visit(value, depth: depth + 1)

@@ -386,6 +386,14 @@ struct ToolTests {
         #expect(broken.status == 1 && broken.stderr.contains("reserved") && broken.stderr.contains("array directly inside an array"))
         let stats = try Tool.run(["stats", "Fixtures/generated-books.json"])
         #expect(stats.status == 0 && stats.text.contains("FirePack + gzip") && stats.text.contains("minified JSON"))
+        // Keys are told apart by their bytes, as FirePack's maps tell them apart ("é" and "e" + U+0301 are two), and
+        // a key repeated by reference is counted once.
+        try Data("[{\"\u{E9}\": 1, \"e\u{301}\": 2}, {\"\u{E9}\": 3}]".utf8).write(to: URL(fileURLWithPath: path("keys.json")))
+        #expect(try Tool.run(["convert", path("keys.json"), path("keys.fpk")]).status == 0)
+        for file in ["keys.json", "keys.fpk"] {
+            let keys = try Tool.run(["stats", path(file)])
+            #expect(keys.status == 0 && keys.text.contains("keys: 3 written, 2 distinct"), "\(file): \(keys.text)")
+        }
         // A `.fpk` is measured from its bytes, a JSON file from its tree: the same data, the same figures.
         for name in ["books", "offices", "generated-books"] {
             let fromTree = try Tool.run(["stats", "Fixtures/\(name).json"])
