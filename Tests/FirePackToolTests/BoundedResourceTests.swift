@@ -247,13 +247,20 @@ extension BoundedResourceTests {
         let validated = try run(["validate", name])
         #expect(validated.status == 0 && validated.stderr.isEmpty, "\(validated.stderr)")
         #expect(validated.peakMemoryBytes < Self.ceiling, "\(validated.peakMemoryBytes) bytes")
-        let statsOutput = path("rows.stats")
-        let measured = try CostMeasurement.runChild(Tool.binary.path, ["stats", name], standardOutput: statsOutput)
-        let report = try String(contentsOfFile: statsOutput, encoding: .utf8)
-        #expect(measured.status == 0 && report.contains("integer            \(rows)"), "\(measured.stderr)\n\(report)")
         // `{"rows":[[1],[1],…]}`: the text the tree path measured.
-        #expect(report.contains(" \(4 * rows + 10) bytes  (FirePack is"), "\(report)")
-        #expect(measured.peakMemoryBytes < Self.ceiling, "\(measured.peakMemoryBytes) bytes")
+        try expectStats(of: name, integers: rows, jsonBytes: 4 * rows + 10)
+    }
+
+    /// Runs `stats` on `file` in a child whose peak memory is measured: it counts `integers` integers and `jsonBytes`
+    /// bytes of minified JSON, under the ceiling.
+    func expectStats(of file: String, integers: Int, jsonBytes: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let statsOutput = file + ".stats"
+        let measured = try CostMeasurement.runChild(Tool.binary.path, ["stats", file], standardOutput: statsOutput)
+        let report = try String(contentsOfFile: statsOutput, encoding: .utf8)
+        #expect(measured.status == 0 && report.contains("integer            \(integers)"), "\(measured.stderr)\n\(report)",
+                sourceLocation: sourceLocation)
+        #expect(report.contains(" \(jsonBytes) bytes  (FirePack is"), "\(report)", sourceLocation: sourceLocation)
+        #expect(measured.peakMemoryBytes < Self.ceiling, "\(measured.peakMemoryBytes) bytes", sourceLocation: sourceLocation)
     }
 
     /// A 1.5 MB `.fpk` of 1,500,000 packed one-byte rows (`D9`): `validate` and `stats` read it from its bytes (a tree
@@ -270,13 +277,8 @@ extension BoundedResourceTests {
         let listed = try run(["inspect", fpk])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.peakMemoryBytes < Self.ceiling, "\(listed.peakMemoryBytes) bytes")
-        // `stats` measures it from its bytes too (its tree took 179 MB): the same figures as for the stream's record.
-        let statsOutput = path("rows.fpk.stats")
-        let measured = try CostMeasurement.runChild(Tool.binary.path, ["stats", fpk], standardOutput: statsOutput)
-        let report = try String(contentsOfFile: statsOutput, encoding: .utf8)
-        #expect(measured.status == 0 && report.contains("integer            \(rows)"), "\(measured.stderr)\n\(report)")
-        #expect(report.contains(" \(4 * rows + 1) bytes  (FirePack is"), "\(report)")
-        #expect(measured.peakMemoryBytes < Self.ceiling, "\(measured.peakMemoryBytes) bytes")
+        // `stats` measures it from its bytes too (its tree took 179 MB), as it measures a stream's record.
+        try expectStats(of: fpk, integers: rows, jsonBytes: 4 * rows + 1)
         // Written in pieces, the listing is the whole text still: 20,000 rows are about 700 KB of it.
         let few = 20_000
         let small = path("few.fpk")
