@@ -246,12 +246,14 @@ public struct DocumentProfile {
                         try source.reportInvalid(error, in: record)
                     }
                 }
-                if remaining > 0, case .notClosed(let records)? = source.stream?.completion {
-                    profile.notClosed.append((path, records))
-                }
-                if remaining > 0, case .closed(let records)? = source.stream?.completion, records >= 0 {
+                // Read to its end (not stopped by the sample): how it ends is known.
+                switch remaining > 0 ? source.stream?.completion : nil {
+                case .closed(let records)? where records >= 0:
                     profile.closedRecords = profile.closedRecords.map { $0 + records }
-                } else {
+                case .notClosed(let records)?:
+                    profile.notClosed.append((path, records))
+                    profile.closedRecords = nil
+                default:
                     profile.closedRecords = nil
                 }
                 profile.problemCount += source.problemCount

@@ -271,17 +271,17 @@ struct Convert: ParsableCommand {
             }
             // Under an ID field only IDs are written: the collection (when it was not given) and a database prefix
             // are not in the output, and are said rather than dropped without a word.
-            if let idField = naming.idField, let written = naming.collectionWrittenUnderIDs {
-                if !naming.collectionIsGiven && written != Self.defaultCollection(output) {
-                    StandardStreams.writeError(
-                        "firepack: warning: under --id-field \(idField.debugDescription) only IDs are written, not their collection \(written.debugDescription): read \(output == "-" ? "the output" : output) back with --collection \(written) (without it, the collection is taken from the file's name)\n"
-                    )
-                }
-                if let database = naming.databaseLeftOut {
-                    StandardStreams.writeError(
-                        "firepack: note: the documents' \(database)/ prefix is not written under --id-field: read back, their paths start at the collection\n"
-                    )
-                }
+            if let idField = naming.idField, let written = naming.collectionWrittenUnderIDs,
+                written != Self.defaultCollection(output)
+            {
+                StandardStreams.writeError(
+                    "firepack: warning: under --id-field \(idField.debugDescription) only IDs are written, not their collection \(written.debugDescription): read \(output == "-" ? "the output" : output) back with --collection \(written) (without it, the collection is taken from the file's name)\n"
+                )
+            }
+            if let database = naming.databaseLeftOut {
+                StandardStreams.writeError(
+                    "firepack: note: the documents' \(database)/ prefix is not written under --id-field: read back, their paths start at the collection\n"
+                )
             }
             let limitWarnings = conversion.limitProblems
             if !limitWarnings.isEmpty {

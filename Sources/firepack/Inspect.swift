@@ -153,11 +153,9 @@ struct Inspect: ParsableCommand {
         }
         let recordsFound = stream?.recordsFound ?? number + 1
         // Listing them all, the documents read short of what the close record counts were not read.
-        var closedCount: Int?
-        if case .closed(let total)? = stream?.completion, total >= 0 { closedCount = total }
         let summary = problemSummary(
             damaged, missingPlaces: stream?.missingRecordPlaces ?? input.missingRecordPlaces,
-            pastExpansion: input.pastExpansion.blocks, records: record == nil ? (listed, closedCount) : nil)
+            pastExpansion: input.pastExpansion.blocks, records: record == nil ? (listed, input.closedRecordCount) : nil)
         let advice = expansionAdvice(input.pastExpansion) ?? "firepack validate says why"
         let part = input.pastExpansion.blocks > 0 ? "a part of the stream not read" : "a damaged part of the stream"
         if let record {

@@ -85,7 +85,8 @@ struct Validate: ParsableCommand {
         var advice: String?
         var documents = 0
         var completion = ""
-        var streamCompletion: StreamCompletion?
+        // The records a stream's close record counts, when it has one.
+        var total: Int?
         // Two documents at one path: Firestore would keep only the later write.
         var paths = DuplicatePaths()
         let source = try Files.source(file, gzip: gzip, format: format)
@@ -161,7 +162,7 @@ struct Validate: ParsableCommand {
                             message: "\(outcome): --repair leaves out damaged records only, and \(advice)")
                     }
                 }
-                streamCompletion = reader.completion
+                if case .closed(let count)? = reader.completion { total = count }
                 // A closed stream's index must list the blocks it holds, each with its records: readers seek by it
                 // (`inspect --record`, the Python reader), and an index that lists others sends them astray.
                 if case .closed = reader.completion, reader.version >= 3, reader.problemCount == 0, !gzip,
@@ -325,8 +326,6 @@ struct Validate: ParsableCommand {
             throw CommandFailure.data(file, error)
         }
         if let note = paths.partialNote { StandardStreams.writeError("firepack: note: \(file): \(note)\n") }
-        var total: Int?
-        if case .closed(let count)? = streamCompletion, count >= 0 { total = count }
         try report(
             problems, format: format, documents: documents, completion: completion, advice: advice, total: total)
     }

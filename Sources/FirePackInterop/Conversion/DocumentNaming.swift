@@ -28,8 +28,6 @@ public final class DocumentNaming {
     /// The collection every document written under the ID field must be in, in its short form: `collection` when
     /// given; else the first such document's, set by `member(for:)`.
     private let writtenCollection: Mutex<String?>
-    /// Whether a document has been written under the ID field (`member(for:)`).
-    private let written = Atomic<Bool>(false)
     private let leftOutDatabase = Mutex<String?>(nil)
     /// Documents given a generated ID so far.
     @exclusivity(unchecked) public private(set) var generatedCount = 0
@@ -212,7 +210,6 @@ public final class DocumentNaming {
             if expected == nil { expected = String(parent) }
             return expected!
         }
-        if !written.load(ordering: .relaxed) { written.store(true, ordering: .relaxed) }
         if parent.startIndex != path.startIndex {
             leftOutDatabase.withLock { $0 = $0 ?? String(path[..<path.index(before: parent.startIndex)]) }
         }
@@ -231,10 +228,10 @@ public final class DocumentNaming {
         return (idField, reference.documentID)
     }
 
-    /// The collection written under the ID field (its short form), once a document has been written so: nil when
-    /// none has (or without an ID field). Plain JSON holds only IDs, so reading the output back needs it.
+    /// The collection of the documents written under the ID field (its short form) when it was not given: nil
+    /// before the first, or when given. Plain JSON holds only IDs, so reading the output back needs it.
     public var collectionWrittenUnderIDs: String? {
-        guard idField != nil, written.load(ordering: .relaxed) else { return nil }
+        guard idField != nil, !collectionIsGiven else { return nil }
         return writtenCollection.withLock { $0 }
     }
     /// The `projects/P/databases/D/documents` of the first document written under the ID field in that form, which
