@@ -165,4 +165,107 @@ struct KeyReferenceCostTests {
             #expect(try decoder.decode(Holder2.self, from: FirePackEncoder().encode(value)) == value, "\(count)")
         }
     }
+
+    /// The zero-copy reader's walks count long referenced keys against the same budget: a walk of the overlapping
+    /// entries through `forEachEntry`, the cursor's `readKey()` and a copy through a writer are refused at the second
+    /// reference, as `Value` is, instead of checking 5,000 keys of 131 KB (655 MB) one after another.
+    @Test func walksAndCopiesCountLongKeysOnce() throws {
+        let (bytes, secondReference) = Self.overlappingEntries()
+        func check(_ reader: String, _ read: (inout FirePackReader) throws -> Void) {
+            do {
+                try FirePackReader.withReader(bytes) { try read(&$0) }
+                Issue.record("\(reader): read")
+            } catch let error as FirePackError {
+                #expect(error.code == .badKeyReference && error.offset == secondReference, "\(reader): \(error)")
+            } catch {
+                Issue.record("\(reader): \(error)")
+            }
+        }
+        check("forEachEntry") { reader in
+            try reader.root["m"]?.forEachElement { map in try map.forEachEntry { _, _ in } }
+        }
+        check("value()") { reader in try reader.root["m"]?.forEachElement { _ = try $0.value() } }
+        check("readKey") { reader in
+            let root = try reader.enterMap()
+            for _ in 0..<root.count {
+                guard try reader.readKey() == "m" else {
+                    try reader.skipValue()
+                    continue
+                }
+                let maps = try reader.enterArray()
+                for _ in 0..<maps.count {
+                    let map = try reader.enterMap()
+                    _ = try reader.readKey()
+                    try reader.skipValue()
+                    try reader.exitMap(map)
+                }
+                try reader.exitArray(maps)
+            }
+        }
+        check("readValue") { reader in
+            let root = try reader.enterMap()
+            for _ in 0..<root.count {
+                _ = try reader.readKey()
+                guard try reader.peekType() == .array else {
+                    try reader.skipValue()
+                    continue
+                }
+                let maps = try reader.enterArray()
+                for _ in 0..<maps.count { _ = try reader.readValue() }
+            }
+        }
+        check("FirePackWriter.write(_:)") { reader in try FirePackWriter().write(reader.root) }
+    }
+
+    /// A walk over 2,000 maps that name one 100 KB key, and a cursor reading their values one by one, make that key
+    /// one String for the walk; each `value()` used to make its own (200 MB from 115 KB).
+    @Test func aWalkSharesALongKey() throws {
+        let key = String(repeating: "w", count: 100_000)
+        let bytes = try FirePackEncoder().encode((0..<2_000).map { [key: $0] })
+        func address(_ value: Value) -> UInt? {
+            guard case .map(let map) = value, var first = map.keys.first else { return nil }
+            return first.withUTF8 { $0.baseAddress.map { UInt(bitPattern: $0) } }
+        }
+        var walked: [UInt] = [], read: [UInt] = []
+        var keysSeen = 0
+        try FirePackReader.withReader(bytes) { reader in
+            try reader.root.forEachElement { element in
+                if let address = address(try element.value()) { walked.append(address) }
+                try element.forEachEntry { name, _ in if name == key { keysSeen += 1 } }
+            }
+            let array = try reader.enterArray()
+            for _ in 0..<array.count { if let address = address(try reader.readValue()) { read.append(address) } }
+        }
+        #expect(keysSeen == 2_000)
+        #expect(walked.count == 2_000 && Set(walked.dropFirst()).count == 1)
+        #expect(read.count == 2_000 && Set(read.dropFirst()).count == 1)
+    }
+
+    /// A copy through a writer finds a long referenced key in its key table once: the copy of 1,000 maps naming a
+    /// 50 KB key reads back equal and as small (references), and a map naming it twice is still refused.
+    @Test func aCopyWritesALongReferencedKeyAsReferences() throws {
+        let key = String(repeating: "c", count: 50_000)
+        let original = try FirePackEncoder().encode((0..<1_000).map { [key: $0, "n\($0 % 3)": $0] })
+        let writer = FirePackWriter()
+        try FirePackReader.withReader(original) { try writer.write($0.root) }
+        let copied = writer.takeBytes()
+        #expect(copied.count < original.count + 4_096, "\(copied.count) bytes from \(original.count)")
+        #expect(try Value(firePackBytes: copied) == Value(firePackBytes: original))
+
+        // [{K: 1}, {K: 1, K: 2}], K's repeats references to the first.
+        let literal = varintBytes(key.utf8.count << 1) + Array(key.utf8)
+        let first = [0xB1] + varintBytes(literal.count + 1) + literal + [0x01]
+        let second: [UInt8] = [0xB2, 0x04, 0x01, 0x01, 0x01, 0x02]
+        let body = varintBytes(2) + first + second
+        let head = [0xD0] + varintBytes(body.count)
+        let literalOffset = head.count + varintBytes(2).count + 1 + varintBytes(literal.count + 1).count
+        let bytes = head + body + [0xD3, 0x01, 0x04] + withUnsafeBytes(of: UInt32(literalOffset).littleEndian, Array.init)
+        let twice = head.count + body.count - 2
+        let expected = #expect(throws: FirePackError.self) { try Value(firePackBytes: bytes) }
+        #expect(expected?.code == .duplicateKey && expected?.offset == twice, "\(String(describing: expected))")
+        let error = #expect(throws: FirePackError.self) {
+            try FirePackReader.withReader(bytes) { try FirePackWriter().write($0.root) }
+        }
+        #expect(error?.code == .duplicateKey && error?.offset == twice, "\(String(describing: error))")
+    }
 }

@@ -25,6 +25,9 @@ public struct FirePackReader {
     /// `exit…`.
     var packedFormByte = ContainerHeader.notPacked
     var packedColumns = 0
+    /// The long keys that key references resolve to, for everything read through this reader and the views it hands
+    /// out: each is counted and checked once (`ValueView.sharedKeys`). Made at the first long reference.
+    private var longKeys: ReferencedKeyStrings?
 
     /// The form of the packed array the cursor is in, if it is.
     var packed: PackedArray.Form? {
@@ -68,7 +71,7 @@ public struct FirePackReader {
 
     /// A lazy view of the whole root value, for lookups that decode only what they touch.
     public var root: ValueView {
-        ValueView(input: input, offset: input.rootStart, endOffset: input.rootEnd, depth: 0)
+        ValueView(input: input, offset: input.rootStart, endOffset: input.rootEnd, depth: 0, sharedKeys: longKeys)
     }
 
     /// Whether the cursor has reached the end of the innermost container (or of the root value).
@@ -96,7 +99,7 @@ public struct FirePackReader {
                 packedRow: element.isRow)
         }
         let end = try input.valueEnd(at: readerIndex, limit: limit)
-        return ValueView(input: input, offset: readerIndex, endOffset: end, depth: depth)
+        return ValueView(input: input, offset: readerIndex, endOffset: end, depth: depth, sharedKeys: longKeys)
     }
 
     /// Skips the next value, whatever its size, in O(1).
@@ -132,8 +135,9 @@ public struct FirePackReader {
             readerIndex = next
             return value
         }
-        var materializer = Materializer(input: input)
+        var materializer = Materializer(input: input, sharing: longKeys)
         let (value, next) = try materializer.value(at: readerIndex, limit: limit, depth: depth)
+        longKeys = materializer.sharedLongKeys
         readerIndex = next
         return value
     }
@@ -326,7 +330,10 @@ extension FirePackReader {
     /// Reads the next map key (a literal or a reference), validated as UTF-8, as a view into the input.
     public mutating func readKey() throws(FirePackError) -> StringView {
         let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
-        try input.validateUTF8(start: start, count: count, what: "key")
+        if count > KeyReferenceBudget.longKey && longKeys == nil && input.byte(at: readerIndex) & 1 == 1 {
+            longKeys = ReferencedKeyStrings()
+        }
+        try input.validateKey(start: start, count: count, at: readerIndex, sharing: longKeys)
         readerIndex = next
         return StringView(input.bytes(from: start, count: count))
     }

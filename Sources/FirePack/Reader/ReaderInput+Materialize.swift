@@ -22,6 +22,19 @@ struct Materializer {
         self.longKeys = longKeys
     }
 
+    /// The long referenced keys this materializer used: the ones it was given, or the ones it made, for the next
+    /// reader of the same input to share.
+    var sharedLongKeys: ReferencedKeyStrings? { longKeys }
+
+    /// Checks a key that `ReaderInput.getKey` found at `offset` as UTF-8, as `ReaderInput.validateKey` does, a long
+    /// referenced key through this materializer's long keys (made here at the first).
+    mutating func validateKey(start: Int, count: Int, at offset: Int) throws(FirePackError) {
+        if count > KeyReferenceBudget.longKey && longKeys == nil && input.byte(at: offset) & 1 == 1 {
+            longKeys = ReferencedKeyStrings()
+        }
+        try input.validateKey(start: start, count: count, at: offset, sharing: longKeys)
+    }
+
     /// Decodes the value at `offset` and returns it with the offset after it.
     mutating func value(at offset: Int, limit: Int, depth: Int) throws(FirePackError) -> (Value, next: Int) {
         let tag = try input.tag(at: offset, limit: limit)

@@ -277,6 +277,19 @@ struct ReaderInput {
         }
     }
 
+    /// Checks the key whose header is at `offset` and whose bytes `getKey` found, as UTF-8: a reference to a key of
+    /// more than `KeyReferenceBudget.longKey` bytes through `keys`, which counts and checks each such key once for
+    /// everything that shares it; any other key here (its bytes are paid for by its own).
+    @inline(__always)
+    func validateKey(start: Int, count: Int, at offset: Int, sharing keys: ReferencedKeyStrings?) throws(FirePackError)
+    {
+        if count > KeyReferenceBudget.longKey, let keys, byte(at: offset) & 1 == 1 {
+            _ = try keys.string(start: start, count: count, forReferenceAt: offset, in: self)
+        } else {
+            try validateUTF8(start: start, count: count, what: "key")
+        }
+    }
+
     /// Throws `invalidUTF8` unless the bytes are valid UTF-8.
     @inline(__always)
     func validateUTF8(start: Int, count: Int, what: @autoclosure () -> String) throws(FirePackError) {

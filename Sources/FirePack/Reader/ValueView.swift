@@ -22,6 +22,11 @@ public struct ValueView {
     /// Whether this is a row of an array of packed rows (`D9`): an array of `packedElement` numbers without a
     /// header, its bytes `offset ..< endOffset`.
     var packedRow = false
+    /// The long keys that key references resolve to, shared by the views a walk hands out (`forEachElement`,
+    /// `forEachEntry` and the lookups under them) so that each is checked once for the whole walk: checked at every
+    /// reference, a key of L bytes referenced N times would cost N × L from N bytes of input (Docs/SAFETY.md, "key
+    /// references"). Nil until a walk of an input with a key table starts one.
+    var sharedKeys: ReferencedKeyStrings? = nil
 
     /// The value's type; nil for an extension value from a newer format version.
     public var type: ValueType? {
@@ -102,7 +107,7 @@ public struct ValueView {
     public func value() throws(FirePackError) -> Value {
         if packedRow { return Materializer(input: input).packedArray(try containerHeader()) }
         if packedElement != nil { return try packedValue(expecting: "value") }
-        var materializer = Materializer(input: input)
+        var materializer = Materializer(input: input, sharing: sharedKeys)
         let (value, next) = try materializer.value(at: offset, limit: endOffset, depth: depth)
         guard next == endOffset else {
             throw FirePackError(.lengthMismatch, offset: next, "value ends before its length")
@@ -141,7 +146,8 @@ public struct ValueView {
             if count == query.count
                 && (count == 0 || ByteComparison.equal(input.base + start, query.baseAddress!, count: count))
             {
-                return ValueView(input: input, offset: afterKey, endOffset: valueEnd, depth: depth + 1)
+                return ValueView(
+                    input: input, offset: afterKey, endOffset: valueEnd, depth: depth + 1, sharedKeys: sharedKeys)
             }
             cursor = valueEnd
         }
@@ -158,7 +164,7 @@ public struct ValueView {
             var cursor = header.bodyStart
             for _ in 0..<index { cursor = try input.valueEnd(at: cursor, limit: header.end) }
             let end = try input.valueEnd(at: cursor, limit: header.end)
-            return ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1)
+            return ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1, sharedKeys: sharedKeys)
         }
     }
 
@@ -172,30 +178,35 @@ public struct ValueView {
             for index in 0..<header.count { try body(element(index, in: header)) }
             return
         }
+        let keys = keysForWalk()
         var cursor = header.bodyStart
         for _ in 0..<header.count {
             let end = try input.valueEnd(at: cursor, limit: header.end)
-            try body(ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1))
+            try body(ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1, sharedKeys: keys))
             cursor = end
         }
         try Materializer.checkEnd(cursor, header, containerAt: offset)
     }
 
     /// Calls `body` with each key (validated UTF-8) and value of a map, in order.
+    ///
+    /// A walk costs time in proportion to the bytes it visits: a long key that references repeat is checked once for
+    /// the walk, however many maps of it name the key.
     public func forEachEntry(_ body: (StringView, ValueView) throws -> Void) throws {
         try tagged(expecting: "map")
         let header = try input.getContainerHeader(at: offset, limit: endOffset, depth: depth + 1)
         guard header.isMap else {
             throw FirePackError.typeMismatch(expected: "map", foundTag: input.byte(at: offset), at: offset)
         }
+        let keys = keysForWalk()
         var cursor = header.bodyStart
         for _ in 0..<header.count {
             let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
-            try input.validateUTF8(start: start, count: count, what: "key")
+            try input.validateKey(start: start, count: count, at: cursor, sharing: keys)
             let end = try input.valueEnd(at: afterKey, limit: header.end)
             try body(
                 StringView(input.bytes(from: start, count: count)),
-                ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1))
+                ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1, sharedKeys: keys))
             cursor = end
         }
         try Materializer.checkEnd(cursor, header, containerAt: offset)
@@ -224,6 +235,13 @@ extension ValueView {
 }
 
 extension ValueView {
+    /// The long keys a walk from this view shares: this view's, or, for the first walk of an input with a key table
+    /// (the only inputs with references), a new set that the views it hands out carry on.
+    @inline(__always)
+    func keysForWalk() -> ReferencedKeyStrings? {
+        sharedKeys ?? (input.keyTableCount > 0 ? ReferencedKeyStrings() : nil)
+    }
+
     /// For an array or map: the offset of its first element (the bytes before it are the container's header).
     package func contentOffset() throws(FirePackError) -> Int {
         try containerHeader().bodyStart

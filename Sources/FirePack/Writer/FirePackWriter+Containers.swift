@@ -71,6 +71,39 @@ extension FirePackWriter {
         return true
     }
 
+    /// `writeKey(utf8:)` for a key that the key table holds as `entry` (`lastKeyEntry` after this root value wrote
+    /// the same bytes): the same bytes and answer, without hashing and comparing the key again. A copy of a key that
+    /// references repeat (`write(_: ValueView)`) so costs its length once, not once per reference.
+    func writeKey(utf8 key: UnsafeRawBufferPointer, tableEntry entry: Int) -> Bool {
+        precondition(depth > 0 && top.isMap && top.expectingKey, "writeKey(_:) outside a map or twice in a row")
+        guard !state.keysInPlace, key.count > 0 else { return writeKey(utf8: key) }
+        let literalHeader = UInt64(key.count) << 1
+        reserve(10 + key.count)
+        if keys.entries[entry].lastMap == top.serial { return false }  // written in this map already
+        openMapKeys.append(OpenMapKey(entry: Int32(entry), previousMap: keys.entries[entry].lastMap))
+        keys.entries[entry].lastMap = top.serial
+        let assigned = keys.entries[entry].referenceIndex
+        let index = assigned >= 0 ? Int(assigned) : keys.referenceCount
+        let referenceHeader = UInt64(index) << 1 | 1
+        top.expectingKey = false
+        if options.keyReferences && Varint.encodedSize(referenceHeader) < Varint.encodedSize(literalHeader) + key.count
+        {
+            if assigned < 0 { keys.assignReference(toEntry: entry) }
+            writerIndex &+= Varint.write(referenceHeader, to: storage + writerIndex)
+            return true
+        }
+        writerIndex &+= Varint.write(literalHeader, to: storage + writerIndex)
+        appendRaw(key)
+        return true
+    }
+
+    /// The key-table entry of the key just written by `writeKey(utf8:)`, when the root value's keys are checked in
+    /// the table; nil while they are checked in place, or for the empty key.
+    var lastKeyEntry: Int? {
+        guard !state.keysInPlace, openMapKeys.count > 0 else { return nil }
+        return Int(openMapKeys[openMapKeys.count - 1].entry)
+    }
+
     /// Writes the key of the next map entry as a literal, past the key table: for keys known to be unique in their map
     /// (a `MapValue`'s) when the writer makes no key references, so the table has nothing to find.
     func writeLiteralKey(_ key: String) {

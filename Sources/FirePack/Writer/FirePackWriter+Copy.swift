@@ -10,9 +10,8 @@ extension FirePackWriter {
         do {
             // An element or row of a packed array has no tag to copy from: it is written as the value it is.
             if view.packedElement != nil { return write(try view.value()) }
-            var materializer = Materializer(input: view.input)
-            _ = try copyValue(
-                from: view.input, at: view.offset, limit: view.endOffset, depth: view.depth, using: &materializer)
+            var copy = ValueCopy(materializer: Materializer(input: view.input, sharing: view.sharedKeys))
+            _ = try copyValue(from: view.input, at: view.offset, limit: view.endOffset, depth: view.depth, using: &copy)
         } catch {
             if startedAtRoot { abandonRootValue(truncatingTo: savedIndex) }
             throw error
@@ -21,7 +20,7 @@ extension FirePackWriter {
 
     private func copyValue(
         from input: ReaderInput, at offset: Int, limit: Int, depth level: Int,
-        using materializer: inout Materializer
+        using copy: inout ValueCopy
     ) throws(FirePackError) -> Int {
         let tag = try input.tag(at: offset, limit: limit)
         switch tag {
@@ -41,14 +40,13 @@ extension FirePackWriter {
             for _ in 0..<header.count {
                 if header.isMap {
                     let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
-                    try input.validateUTF8(start: start, count: count, what: "key")
-                    guard writeKey(utf8: input.bytes(from: start, count: count)) else {
+                    try copy.materializer.validateKey(start: start, count: count, at: cursor)
+                    guard copy.writeKey(at: cursor, start: start, count: count, from: input, to: self) else {
                         throw FirePackError(.duplicateKey, offset: cursor, "a key appears twice in one map")
                     }
                     cursor = afterKey
                 }
-                cursor = try copyValue(
-                    from: input, at: cursor, limit: header.end, depth: level + 1, using: &materializer)
+                cursor = try copyValue(from: input, at: cursor, limit: header.end, depth: level + 1, using: &copy)
             }
             try Materializer.checkEnd(cursor, header, containerAt: offset)
             header.isMap ? endMap() : endArray()
@@ -74,7 +72,7 @@ extension FirePackWriter {
             endArray()
             return header.end
         default:
-            let (value, next) = try materializer.value(at: offset, limit: limit, depth: level)
+            let (value, next) = try copy.materializer.value(at: offset, limit: limit, depth: level)
             write(value)
             return next
         }
@@ -91,5 +89,32 @@ extension FirePackWriter {
         outerFrames.removeAll()
         resetKeys()
         state.limitViolation = nil
+    }
+}
+
+/// What one `write(_: ValueView)` keeps while it copies: the materializer of its scalars (and of the long keys that
+/// references resolve to, checked once), and the key-table entry each long referenced key became in the writer, so
+/// that a key of L bytes referenced N times is hashed and compared once, not N times (Docs/SAFETY.md, "key
+/// references").
+struct ValueCopy {
+    var materializer: Materializer
+    private var entries: [KeySpan: Int] = [:]
+
+    init(materializer: Materializer) { self.materializer = materializer }
+
+    /// Writes the key at `offset`, whose bytes `getKey` found and the materializer checked, to `writer`; returns
+    /// `writeKey(utf8:)`'s answer.
+    mutating func writeKey(
+        at offset: Int, start: Int, count: Int, from input: ReaderInput, to writer: FirePackWriter
+    ) -> Bool {
+        let key = input.bytes(from: start, count: count)
+        guard count > KeyReferenceBudget.longKey && input.byte(at: offset) & 1 == 1 else {
+            return writer.writeKey(utf8: key)
+        }
+        let span = KeySpan(start: start, count: count)
+        if let entry = entries[span] { return writer.writeKey(utf8: key, tableEntry: entry) }
+        let written = writer.writeKey(utf8: key)
+        if written, let entry = writer.lastKeyEntry { entries[span] = entry }
+        return written
     }
 }
