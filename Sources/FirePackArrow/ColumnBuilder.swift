@@ -399,22 +399,27 @@ final class ColumnBuilder {
         for _ in 0..<map.count {
             // Fields usually come in the schema's order: try the one after the last match before the dictionary. A
             // key equal to a column's name is valid UTF-8 as that name is, so only the others are checked.
-            let key = try reader.readKeyUnchecked()
+            // A long key that references repeat is matched once per record (`readKeyUnchecked(answering:)`).
+            let (key, known) = try reader.readKeyUnchecked(answering: self)
             var index: Int?
-            var checked: StringView?
-            if guess < childNames.count, fieldName(guess, equals: key) {
-                index = guess
+            if let known {
+                index = known < 0 ? nil : known
             } else {
-                let name = try reader.checkKey(key)
-                checked = name
-                index = childIndex[FieldName(name.string)]
+                if guess < childNames.count, fieldName(guess, equals: key) {
+                    index = guess
+                } else {
+                    index = childIndex[FieldName(try reader.checkKey(key).string)]
+                }
+                reader.remember(index ?? -1, about: key, by: self)
             }
             guard let index else {
                 if skipsUnknownFields || !context.unknownFieldsAreErrors {
                     try reader.skipValue()
                     continue
                 }
-                let name = checked!.string
+                // Checked when first met. A long one is shown by its start (whose warnings are counted together with
+                // those of any other key of its length that starts so): every reference would repeat it whole.
+                let name = Self.shownName(key)
                 if context.nullsForMismatches {
                     try reader.skipValue()
                     context.warn(
@@ -426,7 +431,7 @@ final class ColumnBuilder {
                 throw FirePackError(
                     .typeMismatch, offset: reader.readerIndex,
                     "field \(name.debugDescription) is not in the schema (inferred from a sample?): infer from more records or give a schema",
-                    path: [.key(name)])
+                    path: [.key(String(decoding: key, as: UTF8.self))])
             }
             guess = index + 1
             guard withChild(index, { $0.length }) < target else {
@@ -467,6 +472,16 @@ final class ColumnBuilder {
     }
 
     func column(at index: Int) -> String { String(decoding: childNames[index], as: UTF8.self) }
+
+    /// A key's name as warnings and errors show it: whole, up to 256 bytes; longer, its first 200 bytes (whole
+    /// characters) and its length.
+    static func shownName(_ key: UnsafeRawBufferPointer) -> String {
+        guard key.count > 256 else { return String(decoding: key, as: UTF8.self) }
+        var end = 200
+        while end > 0 && key[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
+        return String(decoding: UnsafeRawBufferPointer(rebasing: key[..<end]), as: UTF8.self)
+            + "… (\(key.count) bytes)"
+    }
 
     func childColumnNullMeaning(_ index: Int) -> ArrowNullMeaning { withChild(index) { $0.column.nullMeaning } }
 

@@ -31,12 +31,17 @@ public final class FieldProfile {
     public var nulls: Int { typeCounts[.null] ?? 0 }
 
     func child(_ name: String) -> FieldProfile {
-        if let index = fieldIndex[FieldName(name)] { return fields[index].profile }
+        fields[childIndex(name)].profile
+    }
+
+    /// Where the field `name` is in `fields`, added if it is new.
+    func childIndex(_ name: String) -> Int {
+        if let index = fieldIndex[FieldName(name)] { return index }
         let profile = FieldProfile()
         profile.parentCount = mapCount
         fieldIndex[FieldName(name)] = fields.count
         fields.append((name, profile))
-        return profile
+        return fields.count - 1
     }
 
     /// Adds the value at the reader's position (and moves past it).
@@ -48,8 +53,14 @@ public final class FieldProfile {
         case .map:
             let map = try reader.enterMap()
             for _ in 0..<map.count {
-                let key = try reader.readKey()
-                try child(key.string).add(&reader)
+                // A long key that references repeat is found once per record (`readKeyUnchecked(answering:)`).
+                let (key, known) = try reader.readKeyUnchecked(answering: self)
+                var index = known
+                if index == nil {
+                    index = childIndex(try reader.checkKey(key).string)
+                    reader.remember(index!, about: key, by: self)
+                }
+                try fields[index!].profile.add(&reader)
             }
             try reader.exitMap(map)
             // Each field's `parentCount` is this map count: set once by `settle()`, not per map for every field

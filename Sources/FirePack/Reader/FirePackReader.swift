@@ -28,6 +28,9 @@ public struct FirePackReader {
     /// The long keys that key references resolve to, for everything read through this reader and the views it hands
     /// out: each is counted and checked once (`ValueView.sharedKeys`). Made at the first long reference.
     private var longKeys: ReferencedKeyStrings?
+    /// Where the bytes of the key `readKeyUnchecked(answering:)` last read start, when it is a long key that a
+    /// reference named (what `remember` keeps an answer about); -1 otherwise.
+    private var answerableKey = -1
 
     /// The form of the packed array the cursor is in, if it is.
     var packed: PackedArray.Form? {
@@ -362,6 +365,39 @@ extension FirePackReader {
         let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
         readerIndex = next
         return input.bytes(from: start, count: count)
+    }
+
+    /// `readKeyUnchecked()` for a reader that works something out about each key (which column it names), with
+    /// what `asker` worked out about the same key before and kept with `remember(_:about:by:)`: nil for a key of up
+    /// to 32 bytes or one not answered yet. A key of L bytes that references repeat N times is then matched and
+    /// checked once, not N times (Docs/SAFETY.md, "key references"); each long key is counted against the budget of
+    /// `readKey()`, so key-table entries that overlap are refused (`badKeyReference`, at the key) as they are there.
+    /// A key that has an answer was checked as UTF-8 (or matched a valid name) when the answer was worked out.
+    package mutating func readKeyUnchecked(answering asker: AnyObject) throws(FirePackError) -> (
+        key: UnsafeRawBufferPointer, answer: Int?
+    ) {
+        let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
+        // Only a reference repeats a key's bytes: a literal's are its own.
+        guard count > KeyReferenceBudget.longKey && input.byte(at: readerIndex) & 1 == 1 else {
+            readerIndex = next
+            answerableKey = -1
+            return (input.bytes(from: start, count: count), nil)
+        }
+        answerableKey = start
+        if longKeys == nil { longKeys = ReferencedKeyStrings() }
+        let known = longKeys!.answer(start: start, count: count, by: ObjectIdentifier(asker))
+        if known == nil { try longKeys!.admit(start: start, count: count, forReferenceAt: readerIndex, in: input) }
+        readerIndex = next
+        return (input.bytes(from: start, count: count), known)
+    }
+
+    /// Keeps what `asker` worked out about `key`, the bytes that `readKeyUnchecked(answering:)` just returned
+    /// (checked or matched), for the rest of the input; only a long key that a reference named is kept.
+    package mutating func remember(_ answer: Int, about key: UnsafeRawBufferPointer, by asker: AnyObject) {
+        guard answerableKey >= 0, key.baseAddress.map({ $0 - input.base }) == answerableKey, let longKeys else {
+            return
+        }
+        longKeys.remember(answer, start: answerableKey, count: key.count, by: ObjectIdentifier(asker))
     }
 
     /// `key`, bytes that `readKeyUnchecked()` returned, checked as UTF-8.

@@ -73,4 +73,23 @@ final class ReferencedKeyStrings {
     func admit(start: Int, count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError) {
         _ = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
     }
+
+    /// What readers of the input worked out about a long key (which column or field it names), by who asked and
+    /// where the key's bytes are (`FirePackReader.readKeyUnchecked(answering:)`).
+    private var answers: [KeyAnswer: Int] = [:]
+
+    private struct KeyAnswer: Hashable {
+        let asker: ObjectIdentifier
+        let span: KeySpan
+    }
+
+    /// The answer `asker` gave about the key whose `count` bytes start at `start`, if it gave one.
+    func answer(start: Int, count: Int, by asker: ObjectIdentifier) -> Int? {
+        answers[KeyAnswer(asker: asker, span: KeySpan(start: start, count: count))]
+    }
+
+    /// Keeps `answer` as what `asker` worked out about the key whose `count` bytes start at `start`.
+    func remember(_ answer: Int, start: Int, count: Int, by asker: ObjectIdentifier) {
+        answers[KeyAnswer(asker: asker, span: KeySpan(start: start, count: count))] = answer
+    }
 }
