@@ -49,6 +49,10 @@ public final class ArrowBatchReader {
         /// The bytes a version-3 block may unpack into per byte of it in the stream
         /// (`DocumentStreamReader.maxBlockExpansion`): raise it to read a stream whose blocks are refused as past it.
         public var maxBlockExpansion = DocumentStreamFormat.maxBlockExpansion
+        /// Whether a stream read to its end that has no close record (its writer crashed or was interrupted, or is
+        /// still writing: the records after the last one read may be lost) ends reading with an error rather than
+        /// only in `completion` (the Spark connector's default: a job's logs are where a warning goes unseen).
+        public var refusesUnclosedStream = false
 
         /// The defaults: 65,536 rows, all columns, the schema inferred from the whole file, errors on damage.
         public init() {}
@@ -88,6 +92,7 @@ public final class ArrowBatchReader {
             ).schema()
         }
         if let columns = options.columns { schema = try schema.projected(to: columns) }
+        try schema.checkOwnColumns()
         // An inferred schema as wide as its stream is sparse (a given one is the caller's choice, dense data of many
         // fields included).
         if options.schema == nil { try schema.checkInferredWidth() }
@@ -159,7 +164,10 @@ public final class ArrowBatchReader {
                     break
                 }
             }
-            guard let record = try source.nextRecord() else { break }
+            guard let record = try source.nextRecord() else {
+                try checkClosed()
+                break
+            }
             recordBytesSinceCheck += record.payload.count
             if try append(record) { rows += 1 }
         }
@@ -167,6 +175,23 @@ public final class ArrowBatchReader {
         rowsRead += rows
         exportBatch(rows: rows, into: out)
         return true
+    }
+
+    /// Throws at the end of a stream without a close record when `refusesUnclosedStream`. A range that read no record
+    /// leaves it to the range that read the last ones (which reads to the end too): one that starts inside a close
+    /// record sees no record and no close record, in a stream that is closed.
+    func checkClosed() throws(FirePackError) {
+        guard options.refusesUnclosedStream, case .notClosed(let count)? = completion,
+            count > 0 || (options.offset == 0 && options.records == nil)
+        else { return }
+        let records =
+            options.offset == 0 && options.records == nil
+            ? "after record \(count)" : "after \(count) record(s) of the range read"
+        throw FirePackError(
+            .truncated,
+            "\(source.path): the stream ends without a close record \(records): its writer crashed or was "
+                + "interrupted, or is still writing, and records after these may be lost (firepack validate says "
+                + "more; read what it holds with allowUnclosed=true)")
     }
 
     /// Appends one record's document as a row; false when it is not a valid document (reported, skipped).

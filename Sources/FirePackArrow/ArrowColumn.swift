@@ -130,11 +130,11 @@ public struct ArrowDocumentSchema: Hashable, Sendable {
     public var exactPaths: [String] {
         var paths: [String] = []
         func visit(_ column: ArrowColumn, _ prefix: String) {
-            let path = prefix.isEmpty ? column.name : prefix + "." + column.name
+            let path = FieldPathText.member(column.name, of: prefix)
             switch column.type {
             case .exact: paths.append(path)
             case .map(let fields): for field in fields { visit(field, path) }
-            case .list(let element): visit(element, path + "[]")
+            case .list(let element): visit(element, FieldPathText.elements(of: path))
             default: break
             }
         }

@@ -6,7 +6,8 @@ import FirePackInterop
 //
 // Spark's types have no Arrow metadata, so each top-level field carries the FirePack marks of everything inside it
 // in its Spark metadata, under "firepack": a map from a path below the field ("" for the field itself, ".name" for a
-// struct field, "[]" for a list element) to the `firepack.*` keys of that Arrow field. The Python package's
+// struct field, "[]" for a list element; a name that holds `.`, `[`, `]`, a backquote or a backslash in backquotes,
+// `FieldPathText`) to the `firepack.*` keys of that Arrow field. The Python package's
 // `firepack.spark.spark_schema` writes the same (Docs/ARROW.md, "Spark"), so either reader plans from either schema.
 // Timestamps are Spark's `timestamp` (microseconds); a vector's fixed dimension is not kept (Spark has no fixed-size
 // list): it reads back as a vector of any dimension.
@@ -60,7 +61,10 @@ extension ArrowColumn {
         if !layout.metadata.isEmpty { found[path] = layout.metadata }
         let isList = layout.format == "+l" || layout.format.hasPrefix("+w:")
         for child in layout.children {
-            found.merge(child.sparkMarks(path: isList ? path + "[]" : path + "." + child.name)) { first, _ in first }
+            let childPath =
+                isList
+                ? FieldPathText.elements(of: path) : FieldPathText.member(child.name, of: path, withDot: true)
+            found.merge(child.sparkMarks(path: childPath)) { first, _ in first }
         }
         return found
     }
@@ -128,7 +132,8 @@ extension ArrowColumn {
                 }
                 columns.append(
                     try ArrowColumn(
-                        sparkName: child, type: field["type"] ?? .null, marks: marks, path: path + "." + child))
+                        sparkName: child, type: field["type"] ?? .null, marks: marks,
+                        path: FieldPathText.member(child, of: path, withDot: true)))
             }
             if mark == "geopoint" {
                 guard columns.map(\.name) == ["latitude", "longitude"], columns.allSatisfy({ $0.type == .float64 })
@@ -141,7 +146,8 @@ extension ArrowColumn {
             }
         case .map(let nested) where nested["type"] == .string("array"):
             let element = try ArrowColumn(
-                sparkName: "item", type: nested["elementType"] ?? .null, marks: marks, path: path + "[]")
+                sparkName: "item", type: nested["elementType"] ?? .null, marks: marks,
+                path: FieldPathText.elements(of: path))
             if mark == "vector" {
                 guard element.type == .float64 else {
                     throw unsupported("array marked vector that is not array<double>")

@@ -27,6 +27,28 @@ extension ArrowDocumentSchema {
         try Self.checkUniqueNames(columns, in: [])
     }
 
+    /// Throws `typeMismatch` naming the column unless the document's own columns have the types a reader fills them
+    /// with: `__name__` a string (or reference), `__create_time__` and `__update_time__` timestamps. A schema given for
+    /// reading that types them otherwise would have a path or a time written as what it is not (a path read back as
+    /// an integer was its bytes' address).
+    public func checkOwnColumns() throws(FirePackError) {
+        for column in columns {
+            let wanted: String
+            switch column.name {
+            case Self.nameColumn:
+                if column.type == .string || column.type == .reference { continue }
+                wanted = "a string column (the document's path)"
+            case Self.createTimeColumn, Self.updateTimeColumn:
+                if column.type == .timestamp { continue }
+                wanted = "a timestamp column (the document's time)"
+            default: continue
+            }
+            throw FirePackError(
+                .typeMismatch, "\(column.name) must be \(wanted), not \(column.type.description)",
+                path: [.key(column.name)])
+        }
+    }
+
     private static func checkUniqueNames(_ columns: [ArrowColumn], in path: [PathComponent]) throws(FirePackError) {
         var seen = Set<FieldName>()
         for column in columns {
@@ -71,6 +93,17 @@ extension ArrowColumn {
         }
         if schema.pointee.dictionary != nil {
             throw unsupported("dictionary-encoded columns are not read: decode them first")
+        }
+        // A mark misspelled would have the column written as its plain Arrow type (a reference as a string) without
+        // a word; one on a column of another type names nothing that column can be, and changes nothing.
+        if let mark, !["reference", "value", "geopoint", "vector"].contains(mark) {
+            throw unsupported(
+                "\(ArrowDocumentSchema.typeKey) \(mark.debugDescription) is no FirePack type mark "
+                    + "(reference, value, geopoint or vector: Docs/ARROW.md)")
+        }
+        if let meaning = metadata[ArrowDocumentSchema.nullKey], meaning != "value" && meaning != "absent" {
+            throw unsupported(
+                "\(ArrowDocumentSchema.nullKey) \(meaning.debugDescription) is neither \"value\" nor \"absent\"")
         }
         let type: ArrowColumnType
         var unitsPerSecond: Int64 = 1_000_000_000

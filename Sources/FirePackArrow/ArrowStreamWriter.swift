@@ -3,8 +3,8 @@ import FirePack
 import FirePackInterop
 import FirePackStreams
 
-/// Writes Arrow record batches as FirePack documents to a `.fpks` stream, with the stream writer the tool uses
-/// (all or nothing on a regular file, a close record at the end).
+/// Writes Arrow record batches as FirePack documents to a `.fpks` stream, with the stream writer and the outputs the
+/// tool uses (all or nothing on a regular file, a device or pipe written in place, a close record at the end).
 ///
 /// Each row is one document: its path from the `__name__` column (or `collection/<idPrefix><row>` when there is
 /// none), its times from `__create_time__` / `__update_time__`, its fields from the other columns, read back to the
@@ -26,9 +26,11 @@ public final class ArrowStreamWriter {
     public var repeatedPathsNote: String? { paths.partialNote }
     private var paths = DuplicatePaths()
 
-    /// Starts a stream at `path`; nothing is there until `close()` succeeds.
+    /// Starts a stream at `path`, opened as the tool opens its outputs (`OutputFile.sink(atPath:)`): a regular file
+    /// or a new path holds nothing new until `close()` succeeds; standard output, a device or a pipe is written in
+    /// place, never replaced; a directory is refused before any row is read.
     public init(path: String) throws {
-        output = try DocumentStreamWriter.creatingAtomically(atPath: path)
+        output = try DocumentStreamWriter(sink: OutputFile.sink(atPath: path))
     }
 
     /// Writes every row of one record batch (a struct array) whose schema is `schema`.

@@ -121,20 +121,22 @@ final class ColumnBuilder {
         self.path = path
         isListElement = path.hasSuffix("[]")
         var names: [[UInt8]] = []
-        func join(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
+        func join(_ name: String) -> String { FieldPathText.member(name, of: path) }
         switch column.type {
         case .map(let fields):
             children = fields.map { ColumnBuilder($0, path: join($0.name)) }
             names = fields.map { Array($0.name.utf8) }
         case .list(let element):
-            children = [ColumnBuilder(element, path: path + "[]")]
+            children = [ColumnBuilder(element, path: FieldPathText.elements(of: path))]
         case .geoPoint:
             children = [
                 ColumnBuilder(ArrowColumn(name: "latitude", type: .float64), path: join("latitude")),
                 ColumnBuilder(ArrowColumn(name: "longitude", type: .float64), path: join("longitude"))
             ]
         case .vector:
-            children = [ColumnBuilder(ArrowColumn(name: "item", type: .float64), path: path + "[]")]
+            children = [
+                ColumnBuilder(ArrowColumn(name: "item", type: .float64), path: FieldPathText.elements(of: path))
+            ]
         default:
             children = []
         }
@@ -423,7 +425,7 @@ final class ColumnBuilder {
                 if context.nullsForMismatches {
                     try reader.skipValue()
                     context.warn(
-                        path: path.isEmpty ? name : path + "." + name,
+                        path: FieldPathText.member(name, of: path),
                         "field \(name.debugDescription) is not in the schema: skipped")
                     continue
                 }
@@ -457,7 +459,7 @@ final class ColumnBuilder {
             if absent && context.unknownFieldsAreErrors && childColumnNullMeaning(index) == .value {
                 if context.nullsForMismatches {
                     context.warn(
-                        path: path.isEmpty ? column(at: index) : path + "." + column(at: index),
+                        path: FieldPathText.member(column(at: index), of: path),
                         "an absent field where the sampled schema has only null values: read as null")
                 } else {
                     context.schemaError = true

@@ -84,6 +84,9 @@ final class FirePackRecordSource {
         // read whole, as one range. A regular file is opened again for the reader that fits it.
         let opened = try FileSource(path: path)
         let head = try readPrefix(opened, count: 6)
+        guard !head.isEmpty else {
+            throw FirePackError(.truncated, offset: 0, "\(path): the file is empty (no stream or file header)")
+        }
         if !SystemPath.isRegularFile(path) {
             guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil) }
             let whole = PrefixedSource(head, then: opened)

@@ -188,11 +188,14 @@ public final class FieldProfile {
             }
             type = .map(
                 fields.map { field in
-                    field.profile.column(named: field.name, path: path + "." + field.name, inList: false, notes: &notes)
+                    field.profile.column(
+                        named: field.name, path: FieldPathText.member(field.name, of: path), inList: false,
+                        notes: &notes)
                 })
         case .array:
             let element = self.element ?? FieldProfile()
-            type = .list(element.column(named: "item", path: path + "[]", inList: true, notes: &notes))
+            type = .list(
+                element.column(named: "item", path: FieldPathText.elements(of: path), inList: true, notes: &notes))
         case .null?: preconditionFailure("nulls are not kinds")
         }
         return ArrowColumn(name: name, type: type, nullMeaning: hasNull ? nullMeaning : .absent)
@@ -316,7 +319,8 @@ public struct DocumentProfile {
                     "a field is named \(name.debugDescription), the name of the column that holds the document's own \(name == "__name__" ? "path" : "time")",
                     path: [.key(name)])
             }
-            columns.append(profile.column(named: name, path: name, inList: false, notes: &notes))
+            columns.append(
+                profile.column(named: name, path: FieldPathText.member(name, of: ""), inList: false, notes: &notes))
         }
         return (ArrowDocumentSchema(columns: columns), notes)
     }

@@ -2,7 +2,8 @@ import FirePack
 
 /// One line of a schema report: what was seen at a field path and the column it becomes.
 public struct FieldReport: Sendable {
-    /// The path: `a.b`, with `[]` for the elements of a list (`tags[]`).
+    /// The path: `a.b`, with `[]` for the elements of a list (`tags[]`) and a key that holds `.`, `[`, `]`, a
+    /// backquote or a backslash in backquotes (`` a.`x.y` ``, `FieldPathText`).
     public var path: String
     /// How many values of each type were seen, null included, most frequent first.
     public var types: [(type: String, count: Int)]
@@ -30,23 +31,25 @@ extension DocumentProfile {
             if case .map(let fields)? = column?.type {
                 let columns = byName(fields)
                 for (name, child) in profile.fields {
-                    visit(child, path: path + "." + name, column: columns[FieldName(name)])
+                    visit(child, path: FieldPathText.member(name, of: path), column: columns[FieldName(name)])
                 }
             } else if column?.type != .exact {
-                for (name, child) in profile.fields { visit(child, path: path + "." + name, column: nil) }
+                for (name, child) in profile.fields {
+                    visit(child, path: FieldPathText.member(name, of: path), column: nil)
+                }
             }
             if let element = profile.element, column?.type != .exact {
                 if case .list(let elementColumn)? = column?.type {
-                    visit(element, path: path + "[]", column: elementColumn)
+                    visit(element, path: FieldPathText.elements(of: path), column: elementColumn)
                 } else if case .vector? = column?.type {
                 } else {
-                    visit(element, path: path + "[]", column: nil)
+                    visit(element, path: FieldPathText.elements(of: path), column: nil)
                 }
             }
         }
         let columns = byName(schema.columns)
         for (name, profile) in fields.fields {
-            visit(profile, path: name, column: columns[FieldName(name)])
+            visit(profile, path: FieldPathText.member(name, of: ""), column: columns[FieldName(name)])
         }
         return lines
     }
@@ -57,7 +60,10 @@ extension DocumentProfile {
         Dictionary(columns.map { (FieldName($0.name), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The report as JSON: `{"documents": N, "problems": N, "fields": [{"path", "types", "absent", "column", "exact"}]}`.
+    /// The report as JSON: `{"documents": N, "problems": N, "blocks_past_expansion": N, "block_expansion_needed": N,
+    /// "closed_records": N or null, "not_closed": [{"path", "records"}], "fields": [{"path", "types", "absent",
+    /// "column", "exact"}]}`; `closed_records` is what the streams' close records count when every stream was read
+    /// whole and closed, and `not_closed` the streams read to their end without one.
     public func reportJSON() throws(FirePackError) -> String {
         let fields = try report().map { line in
             let types = line.types.map { "\(JSONText.quoted($0.type)):\($0.count)" }.joined(separator: ",")
@@ -66,7 +72,10 @@ extension DocumentProfile {
             if let reason = line.exactReason { text += ",\"exact\":\(JSONText.quoted(reason))" }
             return text + "}"
         }
+        let unclosed = notClosed.map { "{\"path\":\(JSONText.quoted($0.path)),\"records\":\($0.records)}" }
         return
-            "{\"documents\":\(documents),\"problems\":\(problemCount),\"blocks_past_expansion\":\(blocksPastExpansion),\"block_expansion_needed\":\(blockExpansionNeeded),\"fields\":[\(fields.joined(separator: ","))]}"
+            "{\"documents\":\(documents),\"problems\":\(problemCount),\"blocks_past_expansion\":\(blocksPastExpansion),\"block_expansion_needed\":\(blockExpansionNeeded),"
+            + "\"closed_records\":\(closedRecords.map(String.init) ?? "null"),\"not_closed\":[\(unclosed.joined(separator: ","))],"
+            + "\"fields\":[\(fields.joined(separator: ","))]}"
     }
 }

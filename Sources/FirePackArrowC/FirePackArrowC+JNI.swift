@@ -61,7 +61,8 @@ public func jni_inferSparkSchema(
 /// columns of the Spark JSON schema at `schema`, timestamps in microseconds. `flags` are `firepack_reader_open`'s,
 /// and 8: drop nanoseconds (else a timestamp with nanoseconds is a mismatch), 16: the schema is the columns a query
 /// reads of a sampled one (`skipsFieldsOutsideSchema`: other top-level fields are skipped, the sampled checks hold
-/// inside the columns read); `maxBlockExpansion` too (≤ 0: the default). Returns a handle, or 0.
+/// inside the columns read), 32: a stream read to its end without a close record is an error
+/// (`refusesUnclosedStream`); `maxBlockExpansion` too (≤ 0: the default). Returns a handle, or 0.
 @_cdecl("Java_io_firepack_spark_FirePackNative_open")
 public func jni_open(
     _ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ offset: Int64, _ length: Int64,
@@ -78,6 +79,7 @@ public func jni_open(
         options.schemaIsSampled = flags & 4 != 0
         options.timestampUnit = flags & 8 != 0 ? .truncatingToMicroseconds : .microseconds
         options.skipsFieldsOutsideSchema = flags & 16 != 0
+        options.refusesUnclosedStream = flags & 32 != 0
         if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
         let reader = try ArrowBatchReader(path: text(path), options: options)
         return address(Unmanaged.passRetained(reader).toOpaque())

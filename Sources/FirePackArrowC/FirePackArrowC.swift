@@ -37,7 +37,8 @@ public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
 /// `offset` and `length` are record numbers, not bytes (the records `[offset, offset + length)`), 16 = timestamps in
 /// microseconds with their nanoseconds dropped towards the past (`ArrowTimestampUnit.truncatingToMicroseconds`, as
 /// the Spark connector's `timestampPrecision=truncate`), 32 = timestamps in microseconds where one with nanoseconds
-/// is a mismatch (`ArrowTimestampUnit.microseconds`, as the Spark connector reads by default).
+/// is a mismatch (`ArrowTimestampUnit.microseconds`, as the Spark connector reads by default), 64 = a stream read to
+/// its end without a close record is an error (`refusesUnclosedStream`, as the Spark readers do by default).
 /// `maxBlockExpansion` is `ArrowBatchReader.Options.maxBlockExpansion` (≤ 0: the default, 1,024). Returns a handle
 /// for `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
@@ -67,6 +68,7 @@ public func firepack_reader_open(
         options.schemaIsSampled = flags & 4 != 0
         if flags & 16 != 0 { options.timestampUnit = .truncatingToMicroseconds }
         if flags & 32 != 0 { options.timestampUnit = .microseconds }
+        options.refusesUnclosedStream = flags & 64 != 0
         if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
         let reader = try ArrowBatchReader(path: String(cString: path), options: options)
         return Unmanaged.passRetained(reader).toOpaque()
@@ -167,7 +169,8 @@ public func firepack_splits(
 
 /// Writes every batch of `stream` (consumed and released) to a new `.fpks` at `path`, all or nothing. Documents
 /// are named by the `__name__` column, or `collection/<idPrefix><row>` (`collection` may be NULL when there is a
-/// `__name__`). Returns the number of documents written, or -1 with `*error` (and nothing at `path`).
+/// `__name__`). Returns the number of documents written, or -1 with `*error` (and nothing new at a file `path`; a
+/// device or pipe is written in place, `OutputFile.sink(atPath:)`).
 @_cdecl("firepack_write_stream")
 public func firepack_write_stream(
     _ stream: UnsafeMutablePointer<ArrowArrayStream>, _ path: UnsafePointer<CChar>,

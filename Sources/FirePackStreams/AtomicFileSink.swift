@@ -54,6 +54,17 @@ public final class AtomicFileSink: ByteSink {
         let slash = target.lastIndex(of: UInt8(ascii: "/"))
         let folder = slash.map { Array(target[..<$0]) } ?? []
         let name = slash.map { Array(target[($0 + 1)...]) } ?? target
+        // Only a regular file is replaced: a directory, a device, a pipe or a socket there is refused before any work
+        // (`OutputFile.sink(atPath:)` writes to a device or pipe in place).
+        var present = stat()
+        if stat(destinationBytes, &present) == 0 && present.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
+            let kind = present.st_mode & mode_t(S_IFMT)
+            throw FirePackError(
+                .ioFailure,
+                kind == mode_t(S_IFDIR)
+                    ? "\(destination): is a directory; name a file in it"
+                    : "\(destination): is not a regular file (a device, pipe or socket), which would be replaced")
+        }
         // An existing destination the user may not write is refused, as `cp` and a shell's `>` refuse it: replacing it
         // by a rename would need only the folder to be writable.
         if access(destinationBytes, F_OK) == 0 && access(destinationBytes, W_OK) != 0 {

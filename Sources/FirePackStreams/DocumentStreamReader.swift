@@ -140,6 +140,9 @@ public final class DocumentStreamReader {
     var checksumAllowance: Int { 2 * (bufferOffset + start) + 2 * maxRecordLength }
     /// A range reader's end (`DocumentStreamReader+Range.swift`): the first intact record at or past it ends reading.
     var rangeEnd = Int.max
+    /// Whether a range reader stopped at the next range's first record: it reads nothing more, and its stream's end,
+    /// which it did not reach, stays unknown (`completion` nil), however often it is asked again.
+    var stoppedAtRangeEnd = false
     /// Whether a range reader is still looking for its first intact record: what it passes over belongs to the range
     /// before, so nothing is reported.
     var synchronizing = false
@@ -292,6 +295,7 @@ public final class DocumentStreamReader {
             pushedBack = nil
             return record
         }
+        if stoppedAtRangeEnd { return nil }
         if resynchronizing { try continueResynchronizing() }
         if openBlock.remaining > 0 { return nextInBlock() }
         while true {
@@ -344,6 +348,7 @@ public final class DocumentStreamReader {
                 }
                 start = end
                 sourceEnded = true
+                stoppedAtRangeEnd = true
                 return nil
             }
             synchronizing = false

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirePackTestSupport
 import FirePackStreams
+import FirePack
 
 /// A file written all or nothing, with its bytes handed to the system to write out as they go.
 @Suite struct AtomicFileSinkTests {
@@ -63,6 +64,25 @@ import FirePackStreams
     }
 
     /// A discarded sink leaves the destination as it was and removes its temporary file.
+    /// Only a regular file is replaced: a folder, a device or a pipe at the destination is refused at once, before any
+    /// work, rather than found at the rename (a folder) or replaced by a file (a device, a pipe).
+    @Test func whatIsNotARegularFileIsRefusedAtOnce() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pipe = folder.appendingPathComponent("pipe").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        for (path, said) in [(folder.path, "is a directory"), ("/dev/null", "not a regular file"), (pipe, "not a regular file")] {
+            #expect(throws: FirePackError.self, "\(path)") { try AtomicFileSink(destination: path) }
+            do { _ = try AtomicFileSink(destination: path) } catch let error as FirePackError {
+                #expect(error.message.contains(said), "\(error)")
+            }
+        }
+        var status = stat()
+        #expect(stat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+        #expect(stat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["pipe"])
+    }
+
     @Test func discardLeavesTheDestinationAlone() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 from . import _native
 from ._native import FirePackError
 
-__all__ = ["read_table", "open_stream", "infer_schema", "schema_report", "write_table", "splits",
+__all__ = ["read_table", "open_stream", "infer_schema", "schema_report", "write_table", "restore_schema", "splits",
            "FirePackError", "FirePackWarning"]
 
 
@@ -33,7 +33,7 @@ def _flags(on_mismatch, on_damage):
 
 def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, columns=None, sample=None,
                 on_mismatch="error", on_damage="error", problems=None, sampled_schema=False, records=None,
-                max_block_expansion=None, timestamp_unit="ns"):
+                max_block_expansion=None, timestamp_unit="ns", on_unclosed="warn"):
     """A `pyarrow.RecordBatchReader` over the documents of `path` (a `.fpks`, `.fpks.gz` or `.fpk`).
 
     `offset`/`length` read one byte range: exactly the records whose sync marker starts in it, so adjacent ranges
@@ -58,10 +58,16 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     timestamp with nanoseconds is a mismatch (an error naming the record, or a counted null with
     `on_mismatch="null"`), or `"us-truncate"`: microseconds with the nanoseconds dropped towards the past
     (1969-12-31T23:59:59.999999999Z is …59.999999, not 1970).
+
+    A stream read to its end that has no close record (its writer crashed or was interrupted, or is still writing:
+    records after the last one may be lost) gives a `FirePackWarning` naming the record it ends after, or with
+    `on_unclosed="error"` (what the Spark readers do unless option `allowUnclosed` is `true`) raises `FirePackError`.
     """
     if timestamp_unit not in ("ns", "us", "us-truncate"):
         raise ValueError(f'timestamp_unit is "ns", "us" or "us-truncate", not {timestamp_unit!r}')
     nulls, skip = _flags(on_mismatch, on_damage)
+    if on_unclosed not in ("warn", "error"):
+        raise ValueError(f"on_unclosed is 'warn' or 'error', not {on_unclosed!r}")
     if records is not None:
         if offset != 0 or length is not None:
             raise ValueError("read records by number or a byte range, not both")
@@ -80,7 +86,8 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                                       sampled_schema=sampled_schema, records=records,
                                       max_block_expansion=max_block_expansion,
                                       truncate_to_microseconds=timestamp_unit == "us-truncate",
-                                      microseconds=timestamp_unit == "us")
+                                      microseconds=timestamp_unit == "us",
+                                      refuse_unclosed=on_unclosed == "error")
     except FirePackError as error:
         # Opening reads as far as the first batch (a seek to `records` counts the records before them): its errors
         # name the file as the batches' do.
@@ -261,6 +268,35 @@ def write_table(data, path, *, collection=None, id_prefix=""):
         # Written, as the tool writes them; Firestore would keep only the last document of each path.
         warnings.warn(FirePackWarning(f"{path}: {repeats}"), stacklevel=2)
     return written
+
+
+def restore_schema(data, schema):
+    """`data` (a `pyarrow.Table` or `RecordBatch` that an engine without field metadata gave back: DuckDB, Polars)
+    cast to `schema`, the one the data came from (`read_table(…).schema`, `infer_schema`), so that its marks — a
+    reference, a geopoint, a vector, JSON text — are written back as they were read. Every field must still have its
+    name, at every level: a cast matches struct fields by name, and would fill a renamed one (DuckDB names a field
+    with an empty name `element1`, and renames a column that differs from another only by case) with nulls and drop
+    the other without a word. A difference raises `FirePackError` naming where, and nothing is cast."""
+    def check(found, wanted, path):
+        if pa.types.is_struct(wanted):
+            if not pa.types.is_struct(found):
+                raise FirePackError(f"{path}: the data has {found}, the schema a struct")
+            names, expected = [f.name for f in found], [f.name for f in wanted]
+            if names != expected:
+                raise FirePackError(f"{path}: the data's fields are {names}, the schema's {expected} (renamed by an "
+                                    "engine?): nothing cast")
+            for child, target in zip(found, wanted):
+                check(child.type, target.type, f"{path}.{child.name}")
+        elif pa.types.is_list(wanted) or pa.types.is_large_list(wanted) or pa.types.is_fixed_size_list(wanted):
+            if hasattr(found, "value_type"):
+                check(found.value_type, wanted.value_type, f"{path}[]")
+    names, expected = data.schema.names, schema.names
+    if names != expected:
+        raise FirePackError(f"the data's columns are {names}, the schema's {expected} (renamed by an engine?): "
+                            "nothing cast")
+    for field, target in zip(data.schema, schema):
+        check(field.type, target.type, field.name)
+    return data.cast(schema)
 
 
 def _checked_batches(reader, target, raised):

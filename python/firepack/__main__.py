@@ -6,8 +6,12 @@ batch size, not the file).
     python -m firepack schema events.fpks
 """
 import argparse
+import contextlib
 import json
+import os
+import stat
 import sys
+import tempfile
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -34,7 +38,7 @@ def convert(arguments):
     source, target = arguments.input, arguments.output
     if source == target:
         raise SystemExit("firepack: the output is the input")
-    if source.endswith(FIREPACK_SUFFIXES) and target.endswith(".parquet"):
+    if source.endswith(FIREPACK_SUFFIXES) and (target.endswith(".parquet") or _written_in_place(target)):
         reader = firepack.open_stream(source, batch_size=arguments.batch_size, on_damage=arguments.on_damage,
                                       max_block_expansion=arguments.max_block_expansion)
         empty = _empty_structs(reader.schema)
@@ -43,24 +47,13 @@ def convert(arguments):
                              "empty in every document, which Parquet cannot hold (a group needs a field); nothing "
                              "written. Read it with firepack.read_table to keep it, or drop it from the table first")
         rows = 0
-        temporary = target + ".partial"
-        import os
-        folder = os.path.dirname(os.path.abspath(target))
-        if not os.path.isdir(folder):
-            raise SystemExit(f"firepack: {target}: no folder {folder}")
-        try:
-            with pq.ParquetWriter(temporary, reader.schema, compression=arguments.compression) as writer:
+        with _output(target) as sink:
+            with pq.ParquetWriter(sink, reader.schema, compression=arguments.compression) as writer:
                 for batch in reader:
                     writer.write_batch(batch)
                     rows += batch.num_rows
-        except BaseException:
-            # Nothing half-written stays behind (a damaged record, an interrupt): the target is as it was.
-            if os.path.exists(temporary):
-                os.remove(temporary)
-            raise
-        os.replace(temporary, target)
         print(f"{source} → {target}: {rows} documents", file=sys.stderr)
-    elif source.endswith(".parquet") and target.endswith(".fpks"):
+    elif source.endswith(".parquet") and (target.endswith(".fpks") or _written_in_place(target)):
         if arguments.max_block_expansion is not None:
             raise SystemExit("firepack: --max-block-expansion applies to FirePack input, not Parquet")
         parquet = pq.ParquetFile(source)
@@ -68,7 +61,77 @@ def convert(arguments):
         rows = firepack.write_table(reader, target, collection=arguments.collection)
         print(f"{source} → {target}: {rows} documents", file=sys.stderr)
     else:
-        raise SystemExit("firepack: convert reads .fpks/.fpks.gz/.fpk into .parquet, or .parquet into .fpks")
+        raise SystemExit("firepack: convert reads .fpks/.fpks.gz/.fpk into .parquet (or standard output, a device "
+                         "or a pipe), or .parquet into .fpks")
+
+
+def _descriptor(target):
+    """The descriptor a path names directly (`-`, `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`), or None."""
+    if target in ("-", "/dev/stdout"):
+        return 1
+    for prefix in ("/dev/fd/", "/proc/self/fd/"):
+        if target.startswith(prefix) and target[len(prefix):].isdigit():
+            return int(target[len(prefix):])
+    return None
+
+
+def _written_in_place(target):
+    """Whether `target` is standard output, a descriptor, a device or a pipe: written in place, it has no name that
+    says a format."""
+    if _descriptor(target) is not None:
+        return True
+    try:
+        kind = os.stat(os.path.realpath(target)).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(kind) or stat.S_ISFIFO(kind)
+
+
+@contextlib.contextmanager
+def _output(target):
+    """Where a converted file goes, opened as the `firepack` tool opens its outputs: `-`, `/dev/stdout`, `/dev/fd/N`,
+    a character device or a pipe is written in place, never replaced; a regular file or a new path (through a link,
+    its target's) is written to a temporary file of its own beside it and renamed over it only once complete, so a
+    failure leaves it as it was and nothing half-written behind; a folder, socket or block device is refused before
+    any work."""
+    descriptor = _descriptor(target)
+    if descriptor is not None:
+        with os.fdopen(os.dup(descriptor), "wb") as stream:
+            yield stream
+        return
+    real = os.path.realpath(target)
+    try:
+        kind = os.stat(real).st_mode
+    except FileNotFoundError:
+        kind = None
+    if kind is not None and (stat.S_ISCHR(kind) or stat.S_ISFIFO(kind)):
+        with open(real, "wb") as stream:
+            yield stream
+        return
+    if kind is not None and not stat.S_ISREG(kind):
+        what = "a folder; name a file in it" if stat.S_ISDIR(kind) else "not a file, device or pipe"
+        raise SystemExit(f"firepack: {target}: is {what}")
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        raise SystemExit(f"firepack: {target}: no folder {folder}")
+    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".partial", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            yield stream
+        if kind is not None:
+            os.chmod(temporary, stat.S_IMODE(kind))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, real)
+    except BaseException:
+        # Nothing half-written stays behind (a damaged record, an interrupt, a failed rename): the target is as it was.
+        try:
+            os.remove(temporary)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def _empty_structs(schema):
@@ -101,10 +164,23 @@ def schema(arguments):
         types = ", ".join(f"{name} {count}" for name, count in field["types"].items())
         note = f"  ({field['exact']})" if "exact" in field else ""
         print(f"  {field['path']}: {field['column']} — {types}, absent {field['absent']}{note}")
-    if report.get("blocks_past_expansion"):
-        print(f"firepack: {report['blocks_past_expansion']} block(s) past the block-expansion limit left out of this "
+    for stream in report.get("not_closed", []):
+        print(f"firepack: warning: {stream['path']} was not closed after record {stream['records']} (interrupted or "
+              "still being written); profiled what it holds", file=sys.stderr)
+    past = report.get("blocks_past_expansion", 0)
+    if past:
+        print(f"firepack: {past} block(s) past the block-expansion limit left out of this "
               f"profile: read them with --max-block-expansion {report['block_expansion_needed']} or more",
               file=sys.stderr)
+    damaged = report.get("problems", 0) - past
+    if damaged > 0:
+        # Damage is not a profile of the whole file: said, and the exit status says it too, as `firepack schema`.
+        closed = report.get("closed_records")
+        missing = f": {closed - report['documents']} of {closed} records not read" if closed is not None else ""
+        raise SystemExit(f"firepack: {arguments.input}: {damaged} damaged or missing record(s){missing}, left out of "
+                         "this profile; firepack validate says which and why")
+    if past:
+        raise SystemExit(1)
 
 
 def main(argv=None):

@@ -123,7 +123,8 @@ class NativeReader:
 
     def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
                  nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None,
-                 max_block_expansion=None, truncate_to_microseconds=False, microseconds=False):
+                 max_block_expansion=None, truncate_to_microseconds=False, microseconds=False,
+                 refuse_unclosed=False):
         # Every argument checked before the schema is exported: a refusal after it would leak the exported schema.
         offset, batch_size = int64("offset", offset), int64("batch_size", batch_size, 1)
         length = None if length is None else int64("length", length)
@@ -146,6 +147,8 @@ class NativeReader:
         flags |= 16 if truncate_to_microseconds else 0
         # Flag 32: timestamps in microseconds, one with nanoseconds a mismatch (as the JVM connector reads by default).
         flags |= 32 if microseconds and not truncate_to_microseconds else 0
+        # Flag 64: a stream read to its end without a close record is an error (as both Spark readers read).
+        flags |= 64 if refuse_unclosed else 0
         if records is not None:
             # Flag 8: offset and length count records, not bytes (the library seeks through a stream's index).
             offset, length, flags = records[0], records[1] - records[0], flags | 8

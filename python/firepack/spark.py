@@ -10,7 +10,8 @@ Reading: the schema is inferred once over every file (option `sample` limits it 
 `spark.sql.files.maxPartitionBytes` when registered with `firepack.spark.register(spark)`; else 128 MiB, Spark's
 default), and each partition reads exactly the records whose sync marker starts in its
 range, as Arrow record batches. Options `onDamage` (`error` | `skip`) and `onMismatch` (`error` | `null`) are
-`open_stream`'s. Spark holds timestamps in microseconds (as Firestore does): a timestamp with nanoseconds fails the
+`open_stream`'s. A stream read to its end without a close record (its writer crashed or is still writing) fails the
+read unless option `allowUnclosed` is `true`. Spark holds timestamps in microseconds (as Firestore does): a timestamp with nanoseconds fails the
 read unless option `timestampPrecision` is `truncate`, so that no digit is dropped without being asked for. Option
 `maxBlockExpansion` is `open_stream`'s `max_block_expansion`.
 
@@ -71,6 +72,15 @@ def _bytes(text):
     return int(text)
 
 
+def _allows_unclosed(options):
+    """The `allowUnclosed` option (`false` | `true`; any case, as Spark lower-cases the keys)."""
+    value = next((value for key, value in dict(options).items() if key.lower() == "allowunclosed"), "false")
+    value = str(value).lower()
+    if value not in ("false", "true"):
+        raise firepack.FirePackError(f"option allowUnclosed is 'false' or 'true', not {value!r}")
+    return value == "true"
+
+
 def _expansion(options):
     """The `maxBlockExpansion` option (any case: Spark lower-cases the keys it hands a reader), or None."""
     value = next((value for key, value in dict(options).items() if key.lower() == "maxblockexpansion"), None)
@@ -101,6 +111,15 @@ def _spark_arrow_schema(schema):
 MARKS_KEY = "firepack"
 
 
+def _member(path, name):
+    """The path of the struct field `name` below `path`, as the native side spells it (`FieldPathText`): a name that
+    holds `.`, `[`, `]`, a backquote or a backslash in backquotes, so that the field `a.b` and the field `b` of `a`
+    have different paths."""
+    if name and not any(c in name for c in ".[]`\\"):
+        return f"{path}.{name}"
+    return path + ".`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
 def _marks(field, path=""):
     """The FirePack marks of `field` and everything inside it, by path below it ("" for itself, ".a", "[]")."""
     found = {}
@@ -110,7 +129,7 @@ def _marks(field, path=""):
     type_ = field.type
     if pa.types.is_struct(type_):
         for child in type_:
-            found.update(_marks(child, f"{path}.{child.name}"))
+            found.update(_marks(child, _member(path, child.name)))
     elif pa.types.is_list(type_) or pa.types.is_fixed_size_list(type_):
         found.update(_marks(type_.value_field, f"{path}[]"))
     return found
@@ -120,7 +139,7 @@ def _with_marks(field, marks, path=""):
     """`field` with the marks `_marks` collected put back (Spark's types have no Arrow metadata)."""
     type_ = field.type
     if pa.types.is_struct(type_):
-        type_ = pa.struct([_with_marks(child, marks, f"{path}.{child.name}") for child in type_])
+        type_ = pa.struct([_with_marks(child, marks, _member(path, child.name)) for child in type_])
     elif pa.types.is_list(type_):
         type_ = pa.list_(_with_marks(type_.value_field, marks, f"{path}[]"))
     return pa.field(field.name, type_, metadata=marks.get(path) or None)
@@ -221,7 +240,10 @@ class FirePackSparkReader(DataSourceReader):
                                       # counted null with onMismatch=null), or with truncate they are dropped
                                       # towards the past (a cast drops them towards zero: before 1970 would become
                                       # 1970).
-                                      timestamp_unit="us-truncate" if truncate else "us")
+                                      timestamp_unit="us-truncate" if truncate else "us",
+                                      # A stream without a close record fails the job unless allowed: a warning in a
+                                      # task's log would go unseen while its rows went missing.
+                                      on_unclosed="warn" if _allows_unclosed(self.options) else "error")
         for batch in reader:
             try:
                 yield batch.cast(self.spark_schema)
@@ -281,16 +303,32 @@ class FirePackSparkWriter(DataSourceArrowWriter):
         return WrittenFiles([path])
 
     def commit(self, messages):
+        # What an overwrite replaces, listed before the new parts arrive: every file a later load(folder) would read,
+        # not only this writer's kind. A folder of such a name (another job's output saved there) is not a file, and
+        # is left as it is.
+        old = []
         if self.overwrite:
-            for name in os.listdir(self.folder):
-                # Every file a later load(folder) would read, not only this writer's kind.
-                if name.endswith((".fpks", ".fpks.gz", ".fpk")):
-                    os.remove(os.path.join(self.folder, name))
-        # The parts of the tasks that succeeded, each moved in by a rename (on the folder's file system: atomic).
+            old = [path for path in (os.path.join(self.folder, name) for name in os.listdir(self.folder)
+                                     if name.endswith((".fpks", ".fpks.gz", ".fpk")))
+                   if os.path.islink(path) or not os.path.isdir(path)]
+        # The parts of the tasks that succeeded, each moved in by a rename (on the folder's file system: atomic), all
+        # of them before anything old is removed: a failure on the way loses neither the old data nor the new.
         for message in messages:
             for path in (message.paths if message else []):
                 os.replace(path, os.path.join(self.folder, os.path.basename(path)))
         self._remove_staging()
+        left = []
+        for path in old:
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                pass
+            except OSError as error:
+                left.append(f"{path} ({error.strerror})")
+        if left:
+            raise firepack.FirePackError(
+                f"the new parts are in {self.folder}, but the overwrite could not remove {len(left)} old file(s), "
+                f"which load(folder) reads with them: {', '.join(left[:5])}")
 
     def abort(self, messages):
         self._remove_staging()

@@ -377,7 +377,7 @@ def test_parquet_conversion_refuses_what_parquet_cannot_hold_and_leaves_nothing(
                             capture_output=True, text=True)
     assert result.returncode == 1 and "m is a map empty in every document" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
-    assert not target.exists() and not (folder / "empty-map.parquet.partial").exists()
+    assert not target.exists() and not [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
     damaged = folder / "damaged.fpks"
     firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(2000)], "n": list(range(2000))}), damaged)
     data = bytearray(damaged.read_bytes())
@@ -386,7 +386,7 @@ def test_parquet_conversion_refuses_what_parquet_cannot_hold_and_leaves_nothing(
     result = subprocess.run([sys.executable, "-m", "firepack", "convert", str(damaged), str(folder / "d.parquet")],
                             capture_output=True, text=True)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-    assert not (folder / "d.parquet").exists() and not (folder / "d.parquet.partial").exists()
+    assert not (folder / "d.parquet").exists() and not [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
 
 
 def test_memory_follows_the_batch_not_the_file(data_folder):
@@ -831,3 +831,134 @@ def test_a_damaged_close_record_loses_nothing_in_either_mode(events, folder):
         with pytest.warns(FirePackWarning, match="damaged index or close record.*no record is lost"):
             table = firepack.read_table(path, on_damage=on_damage)
         assert table.num_rows == whole.num_rows and table.equals(whole)
+
+
+def test_on_unclosed_error_fails_the_range_that_reads_the_last_records(events, folder, firepack_tool):
+    # What the Spark readers ask for: the one range that reads the last records of a stream without a close record
+    # fails, naming the file; ranges that read no record (inside the close record of a closed stream, or past the
+    # last record) do not, nor does any range of a closed stream.
+    stream = folder / "refused-blocks.fpks"
+    subprocess.run([firepack_tool, "convert", str(events), str(stream), "--block-size", "16384"],
+                   check=True, capture_output=True)
+    data = open(stream, "rb").read()
+    cut = folder / "refused-cut.fpks"
+    cut.write_bytes(data[:block_frames(data)[3][0]])
+    for path, refused in [(stream, False), (cut, True)]:
+        size = os.path.getsize(path)
+        failures, rows = [], 0
+        for offset, length in firepack.splits(path, 20_000) + [(size - 1, 1), (size - 10, 10)]:
+            try:
+                rows += firepack.open_stream(path, offset=offset, length=length, on_unclosed="error").read_all().num_rows
+            except FirePackError as error:
+                assert str(path) in str(error) and "without a close record" in str(error), str(error)
+                failures.append(offset)
+        assert len(failures) == (1 if refused else 0), failures
+        if not refused:
+            assert rows == firepack.read_table(path).num_rows
+        whole = firepack.open_stream(path, on_unclosed="error")
+        if refused:
+            with pytest.raises(FirePackError, match="without a close record after record"):
+                whole.read_all()
+        else:
+            assert whole.read_all().num_rows == rows
+    with pytest.raises(ValueError, match="on_unclosed"):
+        firepack.open_stream(stream, on_unclosed="ignore")
+
+
+def test_a_given_schema_types_the_documents_own_columns_as_they_are(events):
+    # A path read into an integer column was its bytes' address; a time into a string column crashed the process.
+    for column, type_ in [("__name__", pa.int64()), ("__name__", pa.list_(pa.string())),
+                          ("__create_time__", pa.string()), ("__update_time__", pa.int64())]:
+        schema = pa.schema([pa.field(column, type_), pa.field("type", pa.string())])
+        with pytest.raises(FirePackError, match=rf"{column} must be a (string|timestamp) column"):
+            firepack.read_table(events, schema=schema)
+    named = firepack.read_table(events, schema=pa.schema([pa.field("__name__", pa.string())]))
+    assert named.num_rows == firepack.read_table(events).num_rows
+
+
+def test_outputs_that_are_not_files_are_written_in_place_or_refused_before_any_work(events, folder):
+    # As the tool opens its outputs: a device or a pipe is written to, never replaced by a file; a folder is refused
+    # before the input is read (a one-shot stream would be gone); a link is written through, and stays a link.
+    import stat as stat_module
+    import threading
+    table = firepack.read_table(events)
+    assert firepack.write_table(table, "/dev/null") == table.num_rows
+    assert stat_module.S_ISCHR(os.stat("/dev/null").st_mode)
+    fifo = folder / "pipe.fpks"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()))
+    reader.start()
+    firepack.write_table(table, fifo)
+    reader.join()
+    assert stat_module.S_ISFIFO(os.stat(fifo).st_mode)
+    copy = folder / "from-pipe.fpks"
+    copy.write_bytes(received[0])
+    assert firepack.read_table(copy).equals(table)
+    taken = []
+
+    def batches():
+        for batch in table.to_batches(max_chunksize=100):
+            taken.append(batch.num_rows)
+            yield batch
+    (folder / "out.fpks").mkdir()
+    with pytest.raises(FirePackError, match="is a directory"):
+        firepack.write_table(pa.RecordBatchReader.from_batches(table.schema, batches()), folder / "out.fpks")
+    assert not taken
+    target = folder / "target.fpks"
+    target.write_bytes(b"old")
+    link = folder / "link.fpks"
+    link.symlink_to(target)
+    firepack.write_table(table, link)
+    assert link.is_symlink() and firepack.read_table(target).num_rows == table.num_rows
+
+
+def test_parquet_outputs_follow_the_same_rules(events, folder):
+    import stat as stat_module
+    convert = [sys.executable, "-m", "firepack", "convert", str(events)]
+    (folder / "dir.parquet").mkdir()
+    result = subprocess.run(convert + [str(folder / "dir.parquet")], capture_output=True, text=True)
+    assert result.returncode == 1 and "dir.parquet: is a folder" in result.stderr, result.stderr
+    assert not [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
+    # A user's own file named like the old temporary one is neither overwritten nor renamed away.
+    (folder / "mine.parquet.partial").write_bytes(b"mine")
+    target = folder / "real.parquet"
+    link = folder / "mine.parquet"
+    link.symlink_to(target)
+    subprocess.run(convert + [str(link)], check=True, capture_output=True)
+    assert (folder / "mine.parquet.partial").read_bytes() == b"mine"
+    import pyarrow.parquet as pq
+    assert link.is_symlink() and pq.read_table(target).num_rows == firepack.read_table(events).num_rows
+    subprocess.run(convert + ["/dev/null"], check=True, capture_output=True)
+    assert stat_module.S_ISCHR(os.stat("/dev/null").st_mode)
+    piped = subprocess.run(convert + ["-"], check=True, capture_output=True)
+    (folder / "piped.parquet").write_bytes(piped.stdout)
+    assert pq.read_table(folder / "piped.parquet").num_rows == firepack.read_table(events).num_rows
+
+
+def test_python_schema_says_damage_and_exits_1(folder):
+    damaged = folder / "schema-damaged.fpks"
+    firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(2000)], "n": list(range(2000))}), damaged)
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    result = subprocess.run([sys.executable, "-m", "firepack", "schema", str(damaged)], capture_output=True, text=True)
+    assert result.returncode == 1 and "damaged or missing record(s)" in result.stderr, result.stderr
+    assert "of 2000 records not read" in result.stderr and "Traceback" not in result.stderr
+    unclosed = folder / "schema-unclosed.fpks"
+    clean = folder / "schema-clean.fpks"
+    firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(2000)], "n": list(range(2000))}), clean)
+    unclosed.write_bytes(clean.read_bytes()[:-24])
+    result = subprocess.run([sys.executable, "-m", "firepack", "schema", str(unclosed)], capture_output=True, text=True)
+    assert result.returncode == 0 and "was not closed after record 2000" in result.stderr, result.stderr
+
+
+def test_a_misspelled_mark_is_refused_not_dropped(folder):
+    # Written as a plain string, the reference the mark meant would be gone without a word.
+    for key, value in [(b"firepack.type", b"refrence"), (b"firepack.null", b"values")]:
+        field = pa.field("owner", pa.string(), metadata={key: value})
+        table = pa.table({"__name__": pa.array(["c/a"]), "owner": pa.array(["c/b"])},
+                         schema=pa.schema([pa.field("__name__", pa.string()), field]))
+        with pytest.raises(FirePackError, match=rf"owner.*{key.decode()} \"{value.decode()}\""):
+            firepack.write_table(table, folder / "marked.fpks")
+        assert not (folder / "marked.fpks").exists()

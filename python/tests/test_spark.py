@@ -141,3 +141,42 @@ def test_a_failed_spark_write_leaves_the_folder_as_it_was(spark, tmp_path):
         frame.write.format("firepack").mode("append").save(str(output))
     assert sorted(path.name for path in output.iterdir()) == ["old.fpks"]
     assert (output / "old.fpks").read_bytes() == b"kept as it was"
+
+
+def test_a_key_with_a_dot_keeps_its_own_type_through_spark(spark, tmp_path, firepack_tool):
+    # `m` holds the key "a.b" (a reference) and the map `a`, whose `b` is a string that looks like a path. Their marks'
+    # paths (".`a.b`" and ".a.b") differ, so the string is not written back as a reference, nor the reference as a
+    # string.
+    lines = tmp_path / "dots.jsonl"
+    lines.write_text('{"id": "d1", "m": {"a.b": {"__reference__": "projects/p/databases/(default)/documents/c/x"}, '
+                     '"a": {"b": "c/y"}}}\n')
+    source = tmp_path / "dots.fpks"
+    subprocess.run([firepack_tool, "convert", str(lines), str(source), "--collection", "c", "--id-field", "id"],
+                   check=True, capture_output=True)
+    frame = spark.read.format("firepack").load(str(source))
+    output = tmp_path / "out"
+    frame.write.format("firepack").mode("overwrite").save(str(output))
+    parts = [str(part) for part in sorted(output.glob("part-*.fpks"))]
+
+    def types(report):
+        return {field["path"]: sorted(field["types"]) for field in report["fields"]}
+
+    source_types, written = types(firepack.schema_report(source)), types(firepack.schema_report(parts))
+    assert source_types["m.`a.b`"] == ["reference"] and source_types["m.a.b"] == ["string"], source_types
+    assert written == source_types
+
+
+def test_an_overwrite_leaves_folders_and_loses_nothing(spark, events, tmp_path):
+    # A folder named like a stream (another job's output saved there) is not one of the files an overwrite replaces:
+    # it is left as it is, and the old files go only once the new parts are in (a failure on the way lost both).
+    output = tmp_path / "out"
+    output.mkdir()
+    (output / "old.fpks").write_bytes(b"stale")
+    inner = output / "b.fpks"
+    inner.mkdir()
+    (inner / "part-00000-x.fpks").write_bytes(b"kept")
+    frame = spark.read.format("firepack").option("timestampPrecision", "truncate").load(str(events))
+    frame.write.format("firepack").mode("overwrite").save(str(output))
+    assert not (output / "old.fpks").exists() and (inner / "part-00000-x.fpks").read_bytes() == b"kept"
+    parts = sorted(output.glob("part-*.fpks"))
+    assert parts and sum(firepack.read_table(part).num_rows for part in parts) == firepack.read_table(events).num_rows

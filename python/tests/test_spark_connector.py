@@ -271,3 +271,26 @@ def test_the_connector_refuses_a_library_of_another_interface_when_it_loads(fold
     refused = load(older)
     assert refused.startswith("java.lang.UnsatisfiedLinkError: ") and str(older) in refused
     assert "has no version entry point" in refused
+
+
+def test_a_stream_without_a_close_record_fails_both_readers_unless_allowed(spark, events, folder, firepack_tool):
+    # Cut at a block boundary (a crashed writer, an interrupted copy): every block checks out, and only the missing
+    # close record tells that records may be gone. A warning in a task's log would go unseen while the count came
+    # out short, so both readers fail the read, naming the file, unless told to read what the stream holds.
+    stream = folder / "unclosed-blocks.fpks"
+    subprocess.run([firepack_tool, "convert", str(events), str(stream), "--block-size", "16384"],
+                   check=True, capture_output=True)
+    data = stream.read_bytes()
+    cut = folder / "unclosed.fpks"
+    cut.write_bytes(data[:block_frames(data)[3][0]])
+    held = firepack.read_table(cut).num_rows
+    assert 0 < held < firepack.read_table(events).num_rows
+    schema = connector(spark).load(str(events)).schema
+    python = spark.read.format("firepack").option("timestampPrecision", "truncate")
+    for reader in [connector(spark, maxPartitionBytes=20_000), python.option("maxPartitionBytes", 20_000)]:
+        with pytest.raises(Exception, match=r"unclosed\.fpks.*without a close record"):
+            reader.schema(schema).load(str(cut)).count()
+        assert reader.option("allowUnclosed", "true").schema(schema).load(str(cut)).count() == held
+    # A closed stream, cut into ranges that start inside its close record too, reads as it did.
+    assert connector(spark, maxPartitionBytes=20_000).schema(schema).load(str(stream)).count() \
+        == firepack.read_table(events).num_rows

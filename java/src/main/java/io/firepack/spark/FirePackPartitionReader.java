@@ -30,7 +30,7 @@ final class FirePackPartitionReader implements PartitionReader<ColumnarBatch> {
         this.schema = (StructType) DataType.fromJson(schemaJSON);
         // 16: the schema is the columns a query reads; the other top-level fields are skipped, not errors.
         int flags = (options.nullsForMismatches ? 1 : 0) | (options.skipDamaged ? 2 : 0) | (sampled ? 4 : 0)
-                | (options.truncateTimestamps ? 8 : 0) | (pruned ? 16 : 0);
+                | (options.truncateTimestamps ? 8 : 0) | (pruned ? 16 : 0) | (options.allowUnclosed ? 0 : 32);
         try (FirePackNative.Memory path = FirePackNative.Memory.string(range.path());
              FirePackNative.Memory json = FirePackNative.Memory.string(schemaJSON)) {
             handle = FirePackNative.open(path.address, range.offset(), range.length(), options.batchSize, json.address,

@@ -26,8 +26,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * {@code sample}, {@code maxPartitionBytes} (else the
  * session's {@code spark.sql.files.maxPartitionBytes}), {@code batchSize} (rows, 4,096), {@code onDamage} ({@code error} |
  * {@code skip}), {@code onMismatch} ({@code error} | {@code null}), {@code timestampPrecision} ({@code error} |
- * {@code truncate}) and {@code maxBlockExpansion} (the bytes a version-3 block may unpack into per byte of it,
- * 1,024: raise it to read blocks refused as past it).
+ * {@code truncate}), {@code maxBlockExpansion} (the bytes a version-3 block may unpack into per byte of it,
+ * 1,024: raise it to read blocks refused as past it) and {@code allowUnclosed} ({@code false} | {@code true}: a stream
+ * that ends without a close record is an error unless allowed, as its writer crashed or is still writing).
  */
 final class ReadOptions implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -40,6 +41,7 @@ final class ReadOptions implements Serializable {
     final boolean nullsForMismatches;
     final boolean truncateTimestamps;
     final long maxBlockExpansion;
+    final boolean allowUnclosed;
 
     ReadOptions(CaseInsensitiveStringMap options) {
         List<String> patterns = new ArrayList<>();
@@ -73,6 +75,7 @@ final class ReadOptions implements Serializable {
         skipDamaged = choice(options, "onDamage", "error", "skip");
         nullsForMismatches = choice(options, "onMismatch", "error", "null");
         truncateTimestamps = choice(options, "timestampPrecision", "error", "truncate");
+        allowUnclosed = choice(options, "allowUnclosed", "false", "true");
         maxBlockExpansion = options.getLong("maxBlockExpansion", 0);
         if (options.containsKey("maxBlockExpansion") && maxBlockExpansion < 1) {
             throw new IllegalArgumentException("option maxBlockExpansion takes 1 or more, not " + maxBlockExpansion);
