@@ -26,12 +26,7 @@ struct ArrowKeyReferenceTests {
 
     func read(_ path: String, options: ArrowBatchReader.Options = .init()) throws -> (rows: Int, keys: [String]) {
         let reader = try ArrowBatchReader(path: path, options: options)
-        var rows = 0
-        var batch = ArrowArray()
-        while try reader.nextBatch(into: &batch) {
-            rows += Int(batch.length)
-            batch.release?(&batch)
-        }
+        let rows = try rowCount(reader)
         guard case .list(let element)? = reader.schema.columns.first(where: { $0.name == "m" })?.type,
             case .map(let fields) = element.type
         else { return (rows, []) }

@@ -56,14 +56,7 @@ struct ArrowOwnColumnsTests {
         func rows(_ path: String, refusing: Bool) throws -> Int {
             var options = ArrowBatchReader.Options()
             options.refusesUnclosedStream = refusing
-            let reader = try ArrowBatchReader(path: path, options: options)
-            var rows = 0
-            var batch = ArrowArray()
-            while try reader.nextBatch(into: &batch) {
-                rows += Int(batch.length)
-                batch.release?(&batch)
-            }
-            return rows
+            return try rowCount(ArrowBatchReader(path: path, options: options))
         }
         #expect(try rows(cut, refusing: false) == 50)
         #expect(try rows(path, refusing: true) == 50)

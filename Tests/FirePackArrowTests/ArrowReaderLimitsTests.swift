@@ -26,15 +26,7 @@ struct ArrowReaderLimitsTests {
         return try writeStream(documents, name: "late-times.fpks", in: folder)
     }
 
-    func readAll(_ reader: ArrowBatchReader) throws -> Int {
-        var rows = 0
-        var batch = ArrowArray()
-        while try reader.nextBatch(into: &batch) {
-            rows += Int(batch.length)
-            batch.release?(&batch)
-        }
-        return rows
-    }
+    func readAll(_ reader: ArrowBatchReader) throws -> Int { try rowCount(reader) }
 
     @Test("a time the sample did not see is an error naming the record, or a counted warning: never dropped")
     func timesOutsideASampledSchema() throws {

@@ -33,6 +33,17 @@ func randomDocuments(count: Int, seed: UInt64) throws -> [Document] {
     }
 }
 
+/// The rows of every batch `reader` gives, each batch released.
+func rowCount(_ reader: ArrowBatchReader) throws -> Int {
+    var rows = 0
+    var batch = ArrowArray()
+    while try reader.nextBatch(into: &batch) {
+        rows += Int(batch.length)
+        batch.release?(&batch)
+    }
+    return rows
+}
+
 /// Reads every batch of `path` and writes them back through the Arrow writer, returning the copy's path.
 func arrowCopy(of path: String, options: ArrowBatchReader.Options = .init()) throws -> String {
     let reader = try ArrowBatchReader(path: path, options: options)

@@ -45,18 +45,8 @@ extension FirePackWriter {
             // The table finds repeats for references and duplicates within this map.
             let (found, slot, hash) = keys.find(key, in: storage)
             if let entry = found {
-                if keys.entries[entry].lastMap == top.serial { return false }  // written in this map already
-                openMapKeys.append(OpenMapKey(entry: Int32(entry), previousMap: keys.entries[entry].lastMap))
-                keys.entries[entry].lastMap = top.serial
-                let assigned = keys.entries[entry].referenceIndex
-                let index = assigned >= 0 ? Int(assigned) : keys.referenceCount
-                let referenceHeader = UInt64(index) << 1 | 1
-                if options.keyReferences && Varint.encodedSize(referenceHeader) < literalSize {
-                    if assigned < 0 { keys.assignReference(toEntry: entry) }
-                    writerIndex &+= Varint.write(referenceHeader, to: storage + writerIndex)
-                    top.expectingKey = false
-                    return true
-                }
+                let (isNew, wroteReference) = noteRepeatedKey(entry, literalSize: literalSize)
+                if !isNew || wroteReference { return isNew }
             } else {
                 keys.insert(headerPosition: writerIndex, length: length, hash: hash, slot: slot, map: top.serial)
                 openMapKeys.append(OpenMapKey(entry: Int32(keys.entries.count - 1), previousMap: 0))
@@ -79,22 +69,32 @@ extension FirePackWriter {
         guard !state.keysInPlace, key.count > 0 else { return writeKey(utf8: key) }
         let literalHeader = UInt64(key.count) << 1
         reserve(10 + key.count)
-        if keys.entries[entry].lastMap == top.serial { return false }  // written in this map already
+        let (isNew, wroteReference) = noteRepeatedKey(
+            entry, literalSize: Varint.encodedSize(literalHeader) + key.count)
+        if !isNew || wroteReference { return isNew }
+        top.expectingKey = false
+        writerIndex &+= Varint.write(literalHeader, to: storage + writerIndex)
+        appendRaw(key)
+        return true
+    }
+
+    /// A key the key table holds as `entry`, about to be written in the innermost map: `isNew` false when the map
+    /// has it already (nothing written); else it is noted as this map's, and when a reference is shorter than its
+    /// literal (`literalSize` bytes, header included) the reference is written (`wroteReference`), else the caller
+    /// writes the literal.
+    @inline(__always)
+    private func noteRepeatedKey(_ entry: Int, literalSize: Int) -> (isNew: Bool, wroteReference: Bool) {
+        if keys.entries[entry].lastMap == top.serial { return (false, false) }  // written in this map already
         openMapKeys.append(OpenMapKey(entry: Int32(entry), previousMap: keys.entries[entry].lastMap))
         keys.entries[entry].lastMap = top.serial
         let assigned = keys.entries[entry].referenceIndex
         let index = assigned >= 0 ? Int(assigned) : keys.referenceCount
         let referenceHeader = UInt64(index) << 1 | 1
+        guard options.keyReferences && Varint.encodedSize(referenceHeader) < literalSize else { return (true, false) }
+        if assigned < 0 { keys.assignReference(toEntry: entry) }
+        writerIndex &+= Varint.write(referenceHeader, to: storage + writerIndex)
         top.expectingKey = false
-        if options.keyReferences && Varint.encodedSize(referenceHeader) < Varint.encodedSize(literalHeader) + key.count
-        {
-            if assigned < 0 { keys.assignReference(toEntry: entry) }
-            writerIndex &+= Varint.write(referenceHeader, to: storage + writerIndex)
-            return true
-        }
-        writerIndex &+= Varint.write(literalHeader, to: storage + writerIndex)
-        appendRaw(key)
-        return true
+        return (true, true)
     }
 
     /// The key-table entry of the key just written by `writeKey(utf8:)`, when the root value's keys are checked in
