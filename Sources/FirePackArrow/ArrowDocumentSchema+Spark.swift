@@ -46,14 +46,75 @@ extension ArrowDocumentSchema {
                     marks[path] = found
                 }
             }
-            columns.append(try ArrowColumn(sparkName: name, type: field["type"] ?? .null, marks: marks, path: ""))
+            let type = field["type"] ?? .null
+            marks = try Self.resolving(marks, of: type, field: name)
+            columns.append(try ArrowColumn(sparkName: name, type: type, marks: marks, path: ""))
         }
         self.init(columns: columns)
         try checkUniqueNames()
     }
 }
 
+extension ArrowDocumentSchema {
+    /// `marks`, the marks of the top-level Spark field `name` of type `type`, each by the path `FieldPathText` spells;
+    /// a key written before paths quoted keys (`.a.b` for the field `a.b`, now ``.`a.b` ``) is read as the one field
+    /// it names. A mark that names no field, or more than one, or that is no FirePack mark, is an error: dropped, it
+    /// would have a reference written back as a plain string.
+    static func resolving(_ marks: [String: [String: String]], of type: Value, field name: String) throws(FirePackError)
+        -> [String: [String: String]]
+    {
+        guard !marks.isEmpty else { return marks }
+        // Every node's path as spelled now, and as it was spelled before keys were quoted.
+        var nodes: [(path: String, unquoted: String)] = []
+        func visit(_ type: Value, _ path: String, _ unquoted: String) {
+            nodes.append((path, unquoted))
+            guard case .map(let nested) = type else { return }
+            if nested["type"] == .string("struct"), case .array(let fields)? = nested["fields"] {
+                for case .map(let field) in fields {
+                    guard case .string(let child)? = field["name"] else { continue }
+                    visit(
+                        field["type"] ?? .null, FieldPathText.member(child, of: path, withDot: true),
+                        unquoted + "." + child)
+                }
+            } else if nested["type"] == .string("array") {
+                visit(nested["elementType"] ?? .null, FieldPathText.elements(of: path), unquoted + "[]")
+            }
+        }
+        visit(type, "", "")
+        let paths = Set(nodes.map(\.path))
+        var resolved: [String: [String: String]] = [:]
+        func unnamed(_ why: String) -> FirePackError {
+            FirePackError(
+                .typeMismatch, "field \(name.debugDescription): its Spark metadata \(why)", path: [.key(name)])
+        }
+        for (key, keys) in marks.sorted(by: { $0.key < $1.key }) {
+            if let mark = keys[typeKey], !ArrowColumn.typeMarks.contains(mark) {
+                throw unnamed(
+                    "marks \(key.debugDescription) \(typeKey) \(mark.debugDescription), no FirePack type mark")
+            }
+            if let meaning = keys[nullKey], meaning != "value" && meaning != "absent" {
+                throw unnamed("marks \(key.debugDescription) \(nullKey) \(meaning.debugDescription)")
+            }
+            if paths.contains(key) {
+                resolved[key] = keys
+                continue
+            }
+            let named = nodes.filter { $0.unquoted == key && marks[$0.path] == nil }
+            guard named.count == 1 else {
+                throw unnamed(
+                    "marks \(key.debugDescription), which names \(named.isEmpty ? "no field" : "more than one field") of it"
+                )
+            }
+            resolved[named[0].path] = keys
+        }
+        return resolved
+    }
+}
+
 extension ArrowColumn {
+    /// The values `firepack.type` takes.
+    static let typeMarks: Set = ["reference", "value", "geopoint", "vector"]
+
     /// The `firepack.*` keys of this column and of everything inside it, by path below it.
     func sparkMarks(path: String = "") -> [String: [(String, String)]] {
         let layout = arrowLayout()

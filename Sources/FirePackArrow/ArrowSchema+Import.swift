@@ -96,7 +96,7 @@ extension ArrowColumn {
         }
         // A mark misspelled would have the column written as its plain Arrow type (a reference as a string) without
         // a word; one on a column of another type names nothing that column can be, and changes nothing.
-        if let mark, !["reference", "value", "geopoint", "vector"].contains(mark) {
+        if let mark, !ArrowColumn.typeMarks.contains(mark) {
             throw unsupported(
                 "\(ArrowDocumentSchema.typeKey) \(mark.debugDescription) is no FirePack type mark "
                     + "(reference, value, geopoint or vector: Docs/ARROW.md)")

@@ -419,8 +419,8 @@ final class ColumnBuilder {
                     try reader.skipValue()
                     continue
                 }
-                // Checked when first met. A long one is shown by its start (whose warnings are counted together with
-                // those of any other key of its length that starts so): every reference would repeat it whole.
+                // Checked when first met. A long one is shown by its start and end (`shownName`): every reference
+                // would repeat it whole.
                 let name = Self.shownName(key)
                 if context.nullsForMismatches {
                     try reader.skipValue()
@@ -475,14 +475,17 @@ final class ColumnBuilder {
 
     func column(at index: Int) -> String { String(decoding: childNames[index], as: UTF8.self) }
 
-    /// A key's name as warnings and errors show it: whole, up to 256 bytes; longer, its first 200 bytes (whole
-    /// characters) and its length.
+    /// A key's name as warnings show it: whole, up to 256 bytes; longer, its first 200 bytes and its last 32 (whole
+    /// characters) around its length. Two long keys alike in those are counted together: telling them apart would
+    /// cost each reference the key's length again.
     static func shownName(_ key: UnsafeRawBufferPointer) -> String {
         guard key.count > 256 else { return String(decoding: key, as: UTF8.self) }
         var end = 200
         while end > 0 && key[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
+        var tail = key.count - 32
+        while tail < key.count && key[tail] & 0xC0 == 0x80 { tail += 1 }
         return String(decoding: UnsafeRawBufferPointer(rebasing: key[..<end]), as: UTF8.self)
-            + "… (\(key.count) bytes)"
+            + "…(\(key.count) bytes)…" + String(decoding: UnsafeRawBufferPointer(rebasing: key[tail...]), as: UTF8.self)
     }
 
     func childColumnNullMeaning(_ index: Int) -> ArrowNullMeaning { withChild(index) { $0.column.nullMeaning } }

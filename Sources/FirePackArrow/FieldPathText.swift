@@ -1,8 +1,9 @@
 /// A field's path as reports, warnings and Spark's marks spell it: its keys joined by `.`, `[]` for a list's
 /// elements (`orders[].price`). A key that holds `.`, `[`, `]`, a backquote or a backslash, or is empty, is written
-/// in backquotes, a backquote or backslash in it after a backslash, as Firestore writes such a key in a field path
-/// (`` m.`a.b` `` is the key `a.b` of `m`, `m.a.b` the key `b` of the map `a` of `m`): without them the two were one
-/// path, and Spark's marks of the one were given to the other.
+/// in backquotes, a backquote or backslash in it after a backslash, in the manner of Firestore's quoted field-path
+/// segments (which quote every key that is not a plain identifier; these quote only keys that would be read
+/// otherwise): `` m.`a.b` `` is the key `a.b` of `m`, `m.a.b` the key `b` of the map `a` of `m`. Without them the two
+/// were one path, and Spark's marks of the one were given to the other.
 enum FieldPathText {
     /// The path of the field `name` of the map at `path` ("" for a document's own fields, whose paths start with
     /// their key; Spark's marks of a top-level field's struct fields start with `.`, `withDot`).

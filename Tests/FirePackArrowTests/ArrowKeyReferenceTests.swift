@@ -60,10 +60,10 @@ struct ArrowKeyReferenceTests {
         #expect(skipping.ratio < 3, "long key \(skipping.hostile) s, short key \(skipping.benign) s")
     }
 
-    @Test func aLongNameIsShownByItsStartInWarnings() {
-        let name = String(repeating: "é", count: 300)  // 600 bytes
+    @Test func aLongNameIsShownByItsStartAndEndInWarnings() {
+        let name = String(repeating: "é", count: 300) + "x"  // 601 bytes: the last 32 start inside an é
         let shown = Array(name.utf8).withUnsafeBytes { ColumnBuilder.shownName($0) }
-        #expect(shown == String(repeating: "é", count: 100) + "… (600 bytes)")
+        #expect(shown == String(repeating: "é", count: 100) + "…(601 bytes)…" + String(repeating: "é", count: 15) + "x")
         let short = Array("short".utf8).withUnsafeBytes { ColumnBuilder.shownName($0) }
         #expect(short == "short")
     }

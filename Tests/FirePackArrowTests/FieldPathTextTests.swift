@@ -44,6 +44,27 @@ struct FieldPathTextTests {
         #expect(marks == [".`a.b`": ["firepack.type": "reference"], ".`t[]`[]": ["firepack.type": "reference"]])
     }
 
+    /// Marks written before keys were quoted (`.a.b` for the key `a.b`) are read as the one field they name; a mark
+    /// that names no field, or is no FirePack mark, is an error rather than a reference written back as a string.
+    @Test func sparkMarksOfEveryVintageAreReadOrRefused() throws {
+        func schema(_ marks: String) -> String {
+            #"{"type":"struct","fields":[{"name":"m","type":{"type":"struct","fields":["#
+                + #"{"name":"a.b","type":"string","nullable":true,"metadata":{}},"#
+                + #"{"name":"c","type":"long","nullable":true,"metadata":{}}]},"nullable":true,"#
+                + #""metadata":{"firepack":{"# + marks + "}}}]}"
+        }
+        let old = try ArrowDocumentSchema(sparkJSON: schema(#"".a.b":{"firepack.type":"reference"}"#))
+        #expect(old.columns.first?.type == .map([ArrowColumn(name: "a.b", type: .reference), ArrowColumn(name: "c", type: .int64)]))
+        for (marks, said) in [
+            (#"".x":{"firepack.type":"reference"}"#, "names no field"),
+            (#"".`a.b`":{"firepack.type":"referense"}"#, "no FirePack type mark"),
+            (#"".`a.b`":{"firepack.null":"values"}"#, "firepack.null"),
+        ] {
+            let error = #expect(throws: FirePackError.self, "\(marks)") { try ArrowDocumentSchema(sparkJSON: schema(marks)) }
+            #expect(error?.message.contains(said) == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func theReportShowsEachKeyAsItsOwnPath() throws {
         let path = folder.url.appendingPathComponent("dots.fpks").path
         let writer = try DocumentStreamWriter.creatingAtomically(atPath: path)

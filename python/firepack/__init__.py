@@ -234,8 +234,10 @@ def splits(path, target_bytes):
 
 def write_table(data, path, *, collection=None, id_prefix=""):
     """Writes a `pyarrow.Table`, `RecordBatch`, `RecordBatchReader`, iterable of batches, or anything with
-    `__arrow_c_stream__` (a Polars or pandas frame through pyarrow, a DuckDB relation) as a new `.fpks` at `path`,
-    all or nothing. Rows are named by the `__name__` column, or `collection/<id_prefix><row>`. Returns the number of
+    `__arrow_c_stream__` (a Polars or pandas frame through pyarrow, a DuckDB relation) as a new `.fpks` at `path`:
+    a file all or nothing (through a link, its target); standard output (`-`), a descriptor, a device or a pipe
+    written in place (a failure leaves there what was written, without a close record); a folder refused before any
+    row is read. Rows are named by the `__name__` column, or `collection/<id_prefix><row>`. Returns the number of
     documents written. Columns of other Arrow types are cast to the mapped ones first (`Docs/ARROW.md`); a type
     with no lossless FirePack form (decimals, durations, maps) raises. Rows whose `__name__` repeats an earlier row's
     are written, and named in a `FirePackWarning`: Firestore would keep only the last of each. A pandas frame's
@@ -270,6 +272,21 @@ def write_table(data, path, *, collection=None, id_prefix=""):
     return written
 
 
+def _path_key(name):
+    """`name` as one key of a field path, as the native side spells it (`FieldPathText`): as it is, or in backquotes
+    (a backquote or backslash in it after a backslash) when it holds `.`, `[`, `]`, a backquote or a backslash, or
+    is empty, so that the key `a.b` and the key `b` of `a` have different paths."""
+    if name and not any(c in name for c in ".[]`\\"):
+        return name
+    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
+def _field_path(parent, name):
+    """The path of the field `name` of the map at `parent` ("" for a document's own fields)."""
+    key = _path_key(name)
+    return f"{parent}.{key}" if parent else key
+
+
 def restore_schema(data, schema):
     """`data` (a `pyarrow.Table` or `RecordBatch` that an engine without field metadata gave back: DuckDB, Polars)
     cast to `schema`, the one the data came from (`read_table(…).schema`, `infer_schema`), so that its marks — a
@@ -286,7 +303,7 @@ def restore_schema(data, schema):
                 raise FirePackError(f"{path}: the data's fields are {names}, the schema's {expected} (renamed by an "
                                     "engine?): nothing cast")
             for child, target in zip(found, wanted):
-                check(child.type, target.type, f"{path}.{child.name}")
+                check(child.type, target.type, _field_path(path, child.name))
         elif pa.types.is_list(wanted) or pa.types.is_large_list(wanted) or pa.types.is_fixed_size_list(wanted):
             if hasattr(found, "value_type"):
                 check(found.value_type, wanted.value_type, f"{path}[]")
@@ -295,7 +312,7 @@ def restore_schema(data, schema):
         raise FirePackError(f"the data's columns are {names}, the schema's {expected} (renamed by an engine?): "
                             "nothing cast")
     for field, target in zip(data.schema, schema):
-        check(field.type, target.type, field.name)
+        check(field.type, target.type, _field_path("", field.name))
     return data.cast(schema)
 
 

@@ -69,6 +69,8 @@ def _descriptor(target):
     """The descriptor a path names directly (`-`, `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`), or None."""
     if target in ("-", "/dev/stdout"):
         return 1
+    if target == "/dev/stderr":
+        return 2
     for prefix in ("/dev/fd/", "/proc/self/fd/"):
         if target.startswith(prefix) and target[len(prefix):].isdigit():
             return int(target[len(prefix):])
@@ -89,11 +91,11 @@ def _written_in_place(target):
 
 @contextlib.contextmanager
 def _output(target):
-    """Where a converted file goes, opened as the `firepack` tool opens its outputs: `-`, `/dev/stdout`, `/dev/fd/N`,
-    a character device or a pipe is written in place, never replaced; a regular file or a new path (through a link,
-    its target's) is written to a temporary file of its own beside it and renamed over it only once complete, so a
-    failure leaves it as it was and nothing half-written behind; a folder, socket or block device is refused before
-    any work."""
+    """Where a converted file goes, opened by the rules the `firepack` tool follows: `-`, `/dev/stdout`,
+    `/dev/stderr`, `/dev/fd/N`, a character device or a pipe is written in place, never replaced; a regular file or
+    a new path (through a link, its target's) is written to a temporary file of its own beside it and renamed over
+    it only once complete, so a failure leaves it as it was and nothing half-written behind; an existing file the
+    user may not write, a folder, a socket or a block device is refused before any work."""
     descriptor = _descriptor(target)
     if descriptor is not None:
         with os.fdopen(os.dup(descriptor), "wb") as stream:
@@ -111,10 +113,15 @@ def _output(target):
     if kind is not None and not stat.S_ISREG(kind):
         what = "a folder; name a file in it" if stat.S_ISDIR(kind) else "not a file, device or pipe"
         raise SystemExit(f"firepack: {target}: is {what}")
+    # Replacing it by a rename would need only the folder to be writable, as `cp` and a shell's `>` refuse it.
+    if kind is not None and not os.access(real, os.W_OK):
+        raise SystemExit(f"firepack: {target}: cannot write: permission denied")
     folder = os.path.dirname(real)
     if not os.path.isdir(folder):
         raise SystemExit(f"firepack: {target}: no folder {folder}")
-    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".partial", dir=folder)
+    # The temporary name fits in NAME_MAX (255 bytes) whatever the target's: its name is cut to fit.
+    name = os.fsencode(os.path.basename(real))[:200].decode("utf-8", "ignore")
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".partial", dir=folder)
     try:
         with os.fdopen(handle, "wb") as stream:
             yield stream
@@ -144,12 +151,12 @@ def _empty_structs(schema):
             if type_.num_fields == 0:
                 found.append(path)
             for child in type_:
-                visit(child.type, f"{path}.{child.name}")
+                visit(child.type, firepack._field_path(path, child.name))
         elif pa.types.is_list(type_) or pa.types.is_large_list(type_) or pa.types.is_fixed_size_list(type_):
             visit(type_.value_type, f"{path}[]")
 
     for field in schema:
-        visit(field.type, field.name)
+        visit(field.type, firepack._field_path("", field.name))
     return found
 
 
@@ -158,12 +165,12 @@ def schema(arguments):
                                     max_block_expansion=arguments.max_block_expansion)
     if arguments.json:
         print(json.dumps(report, indent=2))
-        return
-    print(f"{arguments.input}: {report['documents']} documents")
-    for field in report["fields"]:
-        types = ", ".join(f"{name} {count}" for name, count in field["types"].items())
-        note = f"  ({field['exact']})" if "exact" in field else ""
-        print(f"  {field['path']}: {field['column']} — {types}, absent {field['absent']}{note}")
+    else:
+        print(f"{arguments.input}: {report['documents']} documents")
+        for field in report["fields"]:
+            types = ", ".join(f"{name} {count}" for name, count in field["types"].items())
+            note = f"  ({field['exact']})" if "exact" in field else ""
+            print(f"  {field['path']}: {field['column']} — {types}, absent {field['absent']}{note}")
     for stream in report.get("not_closed", []):
         print(f"firepack: warning: {stream['path']} was not closed after record {stream['records']} (interrupted or "
               "still being written); profiled what it holds", file=sys.stderr)
@@ -177,8 +184,8 @@ def schema(arguments):
         # Damage is not a profile of the whole file: said, and the exit status says it too, as `firepack schema`.
         closed = report.get("closed_records")
         missing = f": {closed - report['documents']} of {closed} records not read" if closed is not None else ""
-        raise SystemExit(f"firepack: {arguments.input}: {damaged} damaged or missing record(s){missing}, left out of "
-                         "this profile; firepack validate says which and why")
+        raise SystemExit(f"firepack: {arguments.input}: {damaged} problem(s) (damaged records, or places where records "
+                         f"are missing){missing}, left out of this profile; firepack validate says which and why")
     if past:
         raise SystemExit(1)
 

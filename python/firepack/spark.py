@@ -112,12 +112,42 @@ MARKS_KEY = "firepack"
 
 
 def _member(path, name):
-    """The path of the struct field `name` below `path`, as the native side spells it (`FieldPathText`): a name that
-    holds `.`, `[`, `]`, a backquote or a backslash in backquotes, so that the field `a.b` and the field `b` of `a`
-    have different paths."""
-    if name and not any(c in name for c in ".[]`\\"):
-        return f"{path}.{name}"
-    return path + ".`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+    """The path of the struct field `name` below `path` in a field's marks, as the native side spells it
+    (`FieldPathText`): a name that holds `.`, `[`, `]`, a backquote or a backslash in backquotes, so that the field
+    `a.b` and the field `b` of `a` have different paths."""
+    return f"{path}.{firepack._path_key(name)}"
+
+
+def _resolved(marks, field):
+    """`marks` of the top-level `field` by the paths `_member` spells; a key written before paths quoted names
+    (`.a.b` for the field `a.b`) is read as the one field it names. A key that names no field, or more than one,
+    raises: dropped, it would have a reference written back as a plain string."""
+    if not marks:
+        return marks
+    nodes = []
+
+    def visit(type_, path, unquoted):
+        nodes.append((path, unquoted))
+        if pa.types.is_struct(type_):
+            for child in type_:
+                visit(child.type, _member(path, child.name), f"{unquoted}.{child.name}")
+        elif pa.types.is_list(type_) or pa.types.is_large_list(type_) or pa.types.is_fixed_size_list(type_):
+            visit(type_.value_type, f"{path}[]", f"{unquoted}[]")
+
+    visit(field.type, "", "")
+    paths = {path for path, _ in nodes}
+    resolved = {}
+    for key in sorted(marks):
+        if key in paths:
+            resolved[key] = marks[key]
+            continue
+        named = [path for path, unquoted in nodes if unquoted == key and path not in marks]
+        if len(named) != 1:
+            raise firepack.FirePackError(
+                f"field {field.name!r}: its Spark metadata marks {key!r}, which names "
+                f"{'no field' if not named else 'more than one field'} of it")
+        resolved[named[0]] = marks[key]
+    return resolved
 
 
 def _marks(field, path=""):
@@ -161,7 +191,7 @@ def arrow_schema(spark_schema):
     """The FirePack Arrow schema a Spark schema stands for: its types as FirePack reads them (timestamps in UTC),
     with the marks of `spark_schema(…)` put back."""
     plain = firepack.canonical_schema(to_arrow_schema(spark_schema, timezone="UTC"))
-    return pa.schema([_with_marks(arrow_field, field.metadata.get(MARKS_KEY, {}))
+    return pa.schema([_with_marks(arrow_field, _resolved(field.metadata.get(MARKS_KEY, {}), arrow_field))
                       for arrow_field, field in zip(plain, spark_schema.fields)])
 
 

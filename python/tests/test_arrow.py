@@ -943,8 +943,12 @@ def test_python_schema_says_damage_and_exits_1(folder):
     data[len(data) // 2] ^= 0xFF
     damaged.write_bytes(bytes(data))
     result = subprocess.run([sys.executable, "-m", "firepack", "schema", str(damaged)], capture_output=True, text=True)
-    assert result.returncode == 1 and "damaged or missing record(s)" in result.stderr, result.stderr
+    assert result.returncode == 1 and "problem(s) (damaged records" in result.stderr, result.stderr
     assert "of 2000 records not read" in result.stderr and "Traceback" not in result.stderr
+    # The JSON report is the same report: the exit status says the profile is partial there too.
+    result = subprocess.run([sys.executable, "-m", "firepack", "schema", "--json", str(damaged)], capture_output=True,
+                            text=True)
+    assert result.returncode == 1 and json.loads(result.stdout)["problems"] > 0, result.stderr
     unclosed = folder / "schema-unclosed.fpks"
     clean = folder / "schema-clean.fpks"
     firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(2000)], "n": list(range(2000))}), clean)

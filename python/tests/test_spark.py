@@ -180,3 +180,19 @@ def test_an_overwrite_leaves_folders_and_loses_nothing(spark, events, tmp_path):
     assert not (output / "old.fpks").exists() and (inner / "part-00000-x.fpks").read_bytes() == b"kept"
     parts = sorted(output.glob("part-*.fpks"))
     assert parts and sum(firepack.read_table(part).num_rows for part in parts) == firepack.read_table(events).num_rows
+
+
+def test_marks_written_before_paths_were_quoted_still_read(spark):
+    # A schema saved by an earlier version spelled the mark of the key "a.b" as ".a.b": it is read as the one field
+    # it names; a mark that names no field is an error, not a reference written back as a string.
+    from pyspark.sql.types import StringType, StructField, StructType
+    from firepack.spark import arrow_schema
+    inner = StructType([StructField("a.b", StringType()), StructField("c", StringType())])
+
+    def schema(marks):
+        return StructType([StructField("m", inner, True, {"firepack": marks})])
+    found = arrow_schema(schema({".a.b": {"firepack.type": "reference"}}))
+    assert found.field("m").type.field("a.b").metadata == {b"firepack.type": b"reference"}
+    assert not found.field("m").type.field("c").metadata
+    with pytest.raises(firepack.FirePackError, match="names no field"):
+        arrow_schema(schema({".x": {"firepack.type": "reference"}}))

@@ -26,7 +26,8 @@ public struct FirePackReader {
     var packedFormByte = ContainerHeader.notPacked
     var packedColumns = 0
     /// The long keys that key references resolve to, for everything read through this reader and the views it hands
-    /// out: each is counted and checked once (`ValueView.sharedKeys`). Made at the first long reference.
+    /// out: each is counted and checked once (`ValueView.sharedKeys`). Made when the input is opened, for an input
+    /// with a key table (the only inputs with references).
     private var longKeys: ReferencedKeyStrings?
     /// Where the bytes of the key `readKeyUnchecked(answering:)` last read start, when it is a long key that a
     /// reference named (what `remember` keeps an answer about); -1 otherwise.
@@ -42,6 +43,7 @@ public struct FirePackReader {
         input = try ReaderInput(bytes, rootStart: 0, limits: limits)
         readerIndex = input.rootStart
         limit = input.rootEnd
+        if input.keyTableCount > 0 { longKeys = ReferencedKeyStrings() }
     }
 
     /// Opens a `.fpk` file: the `89 46 50 4B` header and version (1 or 3), then one root value and its key table.
@@ -50,6 +52,7 @@ public struct FirePackReader {
         input = try ReaderInput(bytes, rootStart: Tag.fileHeaderLength, limits: limits)
         readerIndex = input.rootStart
         limit = input.rootEnd
+        if input.keyTableCount > 0 { longKeys = ReferencedKeyStrings() }
     }
 
     /// Checks a `.fpk` file's header: the magic bytes and a version this reader implements (Docs/FORMAT.md §5).
