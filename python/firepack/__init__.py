@@ -117,7 +117,8 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
         # A stream that ends without its close record may have been cut short (an interrupted copy, a writer that
         # crashed): said by the reader that reaches the end of the file, as `firepack convert` says it.
         completion = report.get("completion")
-        if isinstance(completion, dict) and "not_closed" in completion and reaches_end:
+        # Asked to refuse it, the reader of the range that read the last records has raised; the others say nothing.
+        if isinstance(completion, dict) and "not_closed" in completion and reaches_end and on_unclosed == "warn":
             warnings.warn(FirePackWarning(
                 f"{name}: not closed after record {completion['not_closed']} (the writer crashed, was interrupted or "
                 "is still writing): read what it holds"), stacklevel=2)
@@ -237,7 +238,8 @@ def write_table(data, path, *, collection=None, id_prefix=""):
     `__arrow_c_stream__` (a Polars or pandas frame through pyarrow, a DuckDB relation) as a new `.fpks` at `path`:
     a file all or nothing (through a link, its target); standard output (`-`), a descriptor, a device or a pipe
     written in place (a failure leaves there what was written, without a close record); a folder refused before any
-    row is read. Rows are named by the `__name__` column, or `collection/<id_prefix><row>`. Returns the number of
+    row is read. Rows are named by the `__name__` column, or `collection/<id_prefix><row>` (a collection for a
+    table with `__name__` is refused: it would name none of them). Returns the number of
     documents written. Columns of other Arrow types are cast to the mapped ones first (`Docs/ARROW.md`); a type
     with no lossless FirePack form (decimals, durations, maps) raises. Rows whose `__name__` repeats an earlier row's
     are written, and named in a `FirePackWarning`: Firestore would keep only the last of each. A pandas frame's

@@ -195,6 +195,28 @@ def arrow_schema(spark_schema):
                       for arrow_field, field in zip(plain, spark_schema.fields)])
 
 
+# The Spark types a read fills, as the JVM connector reads them (Docs/ARROW.md).
+_READ_TYPES = {"LongType", "DoubleType", "BooleanType", "StringType", "BinaryType", "TimestampType", "NullType"}
+
+
+def _check_readable(schema):
+    """Raises, naming the field, when a schema given for reading has a Spark type FirePack has no type for (an int
+    would come back a long, which Spark refuses with an error of its own that names neither)."""
+    from pyspark.sql.types import ArrayType, StructType
+
+    def visit(type_, path):
+        if isinstance(type_, StructType):
+            for field in type_.fields:
+                visit(field.dataType, firepack._field_path(path, field.name))
+        elif isinstance(type_, ArrayType):
+            visit(type_.elementType, f"{path}[]")
+        elif type(type_).__name__ not in _READ_TYPES:
+            raise firepack.FirePackError(
+                f"field {path!r}: Spark type {type_.simpleString()} has no FirePack type (long, double, boolean, "
+                "string, binary, timestamp, struct, array and void are read: Docs/ARROW.md)")
+    visit(schema, "")
+
+
 class FirePackDataSource(DataSource):
     """`spark.read.format("firepack")` and `df.write.format("firepack")`."""
 
@@ -244,6 +266,7 @@ class FirePackSparkReader(DataSourceReader):
         # Spark hands options over with lower-cased keys.
         self.options = {key.lower(): value for key, value in dict(options).items()}
         # The FirePack schema to read with: Spark's, with the marks it carries (no second inference pass).
+        _check_readable(schema)
         self.arrow_schema = arrow_schema(schema)
         self.spark_schema = _spark_arrow_schema(self.arrow_schema)
         option = self.options.get("maxpartitionbytes")

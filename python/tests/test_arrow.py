@@ -966,3 +966,12 @@ def test_a_misspelled_mark_is_refused_not_dropped(folder):
         with pytest.raises(FirePackError, match=rf"owner.*{key.decode()} \"{value.decode()}\""):
             firepack.write_table(table, folder / "marked.fpks")
         assert not (folder / "marked.fpks").exists()
+
+
+def test_a_collection_for_a_table_with_names_is_refused(folder):
+    # It would name none of the documents, which go where __name__ says: a caller who gave it expects them elsewhere.
+    table = pa.table({"__name__": ["c/a"], "n": [1]})
+    with pytest.raises(FirePackError, match="would name none of them"):
+        firepack.write_table(table, folder / "named.fpks", collection="other")
+    assert not (folder / "named.fpks").exists()
+    assert firepack.write_table(table.drop_columns(["__name__"]), folder / "named.fpks", collection="other") == 1

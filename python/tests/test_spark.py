@@ -196,3 +196,9 @@ def test_marks_written_before_paths_were_quoted_still_read(spark):
     assert not found.field("m").type.field("c").metadata
     with pytest.raises(firepack.FirePackError, match="names no field"):
         arrow_schema(schema({".x": {"firepack.type": "reference"}}))
+
+
+def test_a_schema_with_types_firepack_cannot_read_names_the_field(spark, events):
+    # An int would come back a long, which Spark refuses with an error that names neither the field nor the reason.
+    with pytest.raises(Exception, match=r"field 'repo.id': Spark type int has no FirePack type"):
+        spark.read.format("firepack").schema("repo struct<id: int>").load(str(events)).collect()
