@@ -181,12 +181,11 @@ public final class ArrowBatchReader {
     /// leaves it to the range that read the last ones (which reads to the end too): one that starts inside a close
     /// record sees no record and no close record, in a stream that is closed.
     func checkClosed() throws(FirePackError) {
-        guard options.refusesUnclosedStream, case .notClosed(let count)? = completion,
-            count > 0 || (options.offset == 0 && options.records == nil)
-        else { return }
-        let records =
-            options.offset == 0 && options.records == nil
-            ? "after record \(count)" : "after \(count) record(s) of the range read"
+        let fromStart = options.offset == 0 && options.records == nil
+        guard options.refusesUnclosedStream, case .notClosed(let count)? = completion, count > 0 || fromStart else {
+            return
+        }
+        let records = fromStart ? "after record \(count)" : "after \(count) record(s) of the range read"
         throw FirePackError(
             .truncated,
             "\(source.path): the stream ends without a close record \(records): its writer crashed or was "

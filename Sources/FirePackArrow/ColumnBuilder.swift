@@ -402,7 +402,7 @@ final class ColumnBuilder {
             // Fields usually come in the schema's order: try the one after the last match before the dictionary. A
             // key equal to a column's name is valid UTF-8 as that name is, so only the others are checked.
             // A long key that references repeat is matched once per record (`readKeyUnchecked(answering:)`).
-            let (key, known) = try reader.readKeyUnchecked(answering: self)
+            let (key, known, keepsAnswer) = try reader.readKeyUnchecked(answering: self)
             var index: Int?
             if let known {
                 index = known < 0 ? nil : known
@@ -412,7 +412,7 @@ final class ColumnBuilder {
                 } else {
                     index = childIndex[FieldName(try reader.checkKey(key).string)]
                 }
-                reader.remember(index ?? -1, about: key, by: self)
+                if keepsAnswer { reader.remember(index ?? -1, about: key, by: self) }
             }
             guard let index else {
                 if skipsUnknownFields || !context.unknownFieldsAreErrors {

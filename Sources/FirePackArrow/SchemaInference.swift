@@ -54,11 +54,11 @@ public final class FieldProfile {
             let map = try reader.enterMap()
             for _ in 0..<map.count {
                 // A long key that references repeat is found once per record (`readKeyUnchecked(answering:)`).
-                let (key, known) = try reader.readKeyUnchecked(answering: self)
+                let (key, known, keepsAnswer) = try reader.readKeyUnchecked(answering: self)
                 var index = known
                 if index == nil {
                     index = childIndex(try reader.checkKey(key).string)
-                    reader.remember(index!, about: key, by: self)
+                    if keepsAnswer { reader.remember(index!, about: key, by: self) }
                 }
                 try fields[index!].profile.add(&reader)
             }

@@ -65,11 +65,13 @@ struct ZeroCopyTests {
 
 @Suite("Unchecked keys")
 struct UncheckedKeyTests {
-    @Test("readKeyUnchecked hands out the key's bytes; checkKey gives readKey's verdict, error and offset")
+    @Test("readKeyUnchecked(answering:) hands out the key's bytes; checkKey gives readKey's verdict, error and offset")
     func uncheckedKeysAreCheckedOnRequest() throws {
         // {"Ab": 1, "nested": {"Ab": 2}}: the inner "Ab" refers to the outer literal; then "b" made 0xFF.
         let value: Value = ["Ab": 1, "nested": ["Ab": 2]]
         var bytes = value.firePackBytes()
+        final class Asker {}
+        let checkedKeys = Asker()
         for valid in [true, false] {
             if !valid { bytes[try #require(bytes.firstIndex(of: 0x62))] = 0xFF }   // the literal; the reference shares it
             try bytes.withUnsafeBytes { raw in
@@ -78,7 +80,7 @@ struct UncheckedKeyTests {
                 _ = try unchecked.enterMap()
                 for _ in 0..<map.count {
                     let before = checked.readerIndex
-                    let key = try unchecked.readKeyUnchecked()
+                    let key = try unchecked.readKeyUnchecked(answering: checkedKeys).key
                     let keyOffset = key.baseAddress! - raw.baseAddress!
                     #expect(keyOffset > 0 && keyOffset + key.count <= raw.count)
                     do {

@@ -324,6 +324,10 @@ class FirePackSparkWriter(DataSourceArrowWriter):
         # (`spark_schema`): Spark's own batches carry none, and would write a reference as a string, a geopoint as
         # a map, a vector as an array, JSON text as a string.
         self.target = arrow_schema(schema) if schema is not None else None
+        # Made here, on the driver, once: a task never makes it. A task still running when a failed job is aborted
+        # (Spark cancels the others, but a Python worker stops when it stops) would otherwise make it again after
+        # `abort` removed it, and leave it behind with its part.
+        os.makedirs(self.staging, exist_ok=True)
 
     @property
     def staging(self):
@@ -335,7 +339,8 @@ class FirePackSparkWriter(DataSourceArrowWriter):
         from pyspark import TaskContext
         context = TaskContext.get()
         task = context.partitionId() if context else 0
-        os.makedirs(self.staging, exist_ok=True)
+        if not os.path.isdir(self.staging):
+            raise firepack.FirePackError(f"{self.folder}: the write was aborted (its staging folder is gone)")
         # One name per partition: a retried or speculative attempt replaces the file whole (write_table is atomic).
         path = os.path.join(self.staging, f"part-{task:05d}-{self.job}.fpks")
         batches = iter(iterator)

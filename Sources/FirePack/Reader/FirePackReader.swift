@@ -29,9 +29,6 @@ public struct FirePackReader {
     /// out: each is counted and checked once (`ValueView.sharedKeys`). Made when the input is opened, for an input
     /// with a key table (the only inputs with references).
     private var longKeys: ReferencedKeyStrings?
-    /// Where the bytes of the key `readKeyUnchecked(answering:)` last read start, when it is a long key that a
-    /// reference named (what `remember` keeps an answer about); -1 otherwise.
-    private var answerableKey = -1
 
     /// The form of the packed array the cursor is in, if it is.
     var packed: PackedArray.Form? {
@@ -143,7 +140,6 @@ public struct FirePackReader {
         }
         var materializer = Materializer(input: input, sharing: longKeys)
         let (value, next) = try materializer.value(at: readerIndex, limit: limit, depth: depth)
-        longKeys = materializer.sharedLongKeys
         readerIndex = next
         return value
     }
@@ -336,9 +332,6 @@ extension FirePackReader {
     /// Reads the next map key (a literal or a reference), validated as UTF-8, as a view into the input.
     public mutating func readKey() throws(FirePackError) -> StringView {
         let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
-        if count > KeyReferenceBudget.longKey && longKeys == nil && input.byte(at: readerIndex) & 1 == 1 {
-            longKeys = ReferencedKeyStrings()
-        }
         try input.validateKey(start: start, count: count, at: readerIndex, sharing: longKeys)
         readerIndex = next
         return StringView(input.bytes(from: start, count: count))
@@ -349,8 +342,7 @@ extension FirePackReader {
     /// whole-input validation does (`badKeyReference`), before their literals are read.
     package mutating func readKey(counting budget: inout KeyReferenceBudget) throws(FirePackError) -> StringView {
         let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
-        // A reference by its header's low bit (in the varint's first byte), as the verifier tells one.
-        if count > KeyReferenceBudget.longKey && input.byte(at: readerIndex) & 1 == 1 {
+        if input.isLongReference(count: count, at: readerIndex) {
             _ = try budget.admit(start: start, count: count, forReferenceAt: readerIndex, in: input)
         }
         try input.validateUTF8(start: start, count: count, what: "key")
@@ -363,47 +355,37 @@ extension FirePackReader {
     /// a key that matches needs no check (the Arrow reader: most keys name a column) — and passes any other to
     /// `checkKey(_:)` before using it. That check throws `readKey()`'s error at the same offset, though the cursor has
     /// moved on.
-    @inline(__always)
-    package mutating func readKeyUnchecked() throws(FirePackError) -> UnsafeRawBufferPointer {
-        let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
-        readerIndex = next
-        return input.bytes(from: start, count: count)
-    }
-
-    /// `readKeyUnchecked()` for a reader that works something out about each key (which column it names), with
-    /// what `asker` worked out about the same key before and kept with `remember(_:about:by:)`: nil for a key of up
-    /// to 32 bytes or one not answered yet. A key of L bytes that references repeat N times is then matched and
-    /// checked once, not N times (Docs/SAFETY.md, "key references"); each long key is counted against the budget of
-    /// `readKey()`, so key-table entries that overlap are refused (`badKeyReference`, at the key) as they are there.
-    /// A key that has an answer was checked as UTF-8 (or matched a valid name) when the answer was worked out.
+    ///
+    /// Such a caller works something out about each key (which column it names): `answer` is what `asker` worked out
+    /// about the same key before and kept with `remember(_:about:by:)`, and `keepsAnswer` says to keep this one's (a
+    /// long key that a reference named, not answered yet). A key of L bytes that references repeat N times is then
+    /// matched and checked once, not N times (Docs/SAFETY.md, "key references"); each such key is counted against
+    /// the budget of `readKey()`, so key-table entries that overlap are refused (`badKeyReference`, at the key) as
+    /// they are there. A key that has an answer was checked (or matched a valid name) when it was worked out.
     package mutating func readKeyUnchecked(answering asker: AnyObject) throws(FirePackError) -> (
-        key: UnsafeRawBufferPointer, answer: Int?
+        key: UnsafeRawBufferPointer, answer: Int?, keepsAnswer: Bool
     ) {
         let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
-        // Only a reference repeats a key's bytes: a literal's are its own.
-        guard count > KeyReferenceBudget.longKey && input.byte(at: readerIndex) & 1 == 1 else {
+        let key = input.bytes(from: start, count: count)
+        // Only a reference repeats a key's bytes: a literal's are its own. (An input with references has `longKeys`.)
+        guard input.isLongReference(count: count, at: readerIndex), let longKeys else {
             readerIndex = next
-            answerableKey = -1
-            return (input.bytes(from: start, count: count), nil)
+            return (key, nil, false)
         }
-        answerableKey = start
-        if longKeys == nil { longKeys = ReferencedKeyStrings() }
-        let known = longKeys!.answer(start: start, count: count, by: ObjectIdentifier(asker))
-        if known == nil { try longKeys!.admit(start: start, count: count, forReferenceAt: readerIndex, in: input) }
+        let known = longKeys.answer(start: start, count: count, by: ObjectIdentifier(asker))
+        if known == nil { try longKeys.admit(start: start, count: count, forReferenceAt: readerIndex, in: input) }
         readerIndex = next
-        return (input.bytes(from: start, count: count), known)
+        return (key, known, known == nil)
     }
 
-    /// Keeps what `asker` worked out about `key`, the bytes that `readKeyUnchecked(answering:)` just returned
-    /// (checked or matched), for the rest of the input; only a long key that a reference named is kept.
-    package mutating func remember(_ answer: Int, about key: UnsafeRawBufferPointer, by asker: AnyObject) {
-        guard answerableKey >= 0, key.baseAddress.map({ $0 - input.base }) == answerableKey, let longKeys else {
-            return
-        }
-        longKeys.remember(answer, start: answerableKey, count: key.count, by: ObjectIdentifier(asker))
+    /// Keeps what `asker` worked out about `key` (checked or matched), which `readKeyUnchecked(answering:)` said to
+    /// keep, for the rest of the input.
+    package func remember(_ answer: Int, about key: UnsafeRawBufferPointer, by asker: AnyObject) {
+        guard let longKeys, let base = key.baseAddress else { return }
+        longKeys.remember(answer, start: base - input.base, count: key.count, by: ObjectIdentifier(asker))
     }
 
-    /// `key`, bytes that `readKeyUnchecked()` returned, checked as UTF-8.
+    /// `key`, bytes that `readKeyUnchecked(answering:)` returned, checked as UTF-8.
     package func checkKey(_ key: UnsafeRawBufferPointer) throws(FirePackError) -> StringView {
         let start = key.baseAddress.map { $0 - input.base } ?? 0
         try input.validateUTF8(start: start, count: key.count, what: "key")

@@ -92,7 +92,7 @@ struct KeyReferenceMemo {
         key: String, next: Int
     ) {
         let (start, count, next) = try getKey(at: offset, limit: limit, in: input)
-        guard count > KeyReferenceBudget.longKey && input.byte(at: offset) & 1 == 1, let shared = sharedKeys() else {
+        guard input.isLongReference(count: count, at: offset), let shared = sharedKeys() else {
             try input.validateUTF8(start: start, count: count, what: "key")
             return (UTF8Validation.makeString(validated: input.bytes(from: start, count: count)), next)
         }

@@ -22,16 +22,10 @@ struct Materializer {
         self.longKeys = longKeys
     }
 
-    /// The long referenced keys this materializer used: the ones it was given, or the ones it made, for the next
-    /// reader of the same input to share.
-    var sharedLongKeys: ReferencedKeyStrings? { longKeys }
-
     /// Checks a key that `ReaderInput.getKey` found at `offset` as UTF-8, as `ReaderInput.validateKey` does, a long
     /// referenced key through this materializer's long keys (made here at the first).
     mutating func validateKey(start: Int, count: Int, at offset: Int) throws(FirePackError) {
-        if count > KeyReferenceBudget.longKey && longKeys == nil && input.byte(at: offset) & 1 == 1 {
-            longKeys = ReferencedKeyStrings()
-        }
+        if longKeys == nil && input.isLongReference(count: count, at: offset) { longKeys = ReferencedKeyStrings() }
         try input.validateKey(start: start, count: count, at: offset, sharing: longKeys)
     }
 

@@ -277,13 +277,21 @@ struct ReaderInput {
         }
     }
 
+    /// Whether the key whose header is at `offset`, of `count` bytes, is a reference (its header's low bit, in the
+    /// varint's first byte) to a key of more than `KeyReferenceBudget.longKey` bytes: the keys whose cost references
+    /// multiply, which readers count and check once.
+    @inline(__always)
+    func isLongReference(count: Int, at offset: Int) -> Bool {
+        count > KeyReferenceBudget.longKey && byte(at: offset) & 1 == 1
+    }
+
     /// Checks the key whose header is at `offset` and whose bytes `getKey` found, as UTF-8: a reference to a key of
     /// more than `KeyReferenceBudget.longKey` bytes through `keys`, which counts and checks each such key once for
     /// everything that shares it; any other key here (its bytes are paid for by its own).
     @inline(__always)
     func validateKey(start: Int, count: Int, at offset: Int, sharing keys: ReferencedKeyStrings?) throws(FirePackError)
     {
-        if count > KeyReferenceBudget.longKey, let keys, byte(at: offset) & 1 == 1 {
+        if let keys, isLongReference(count: count, at: offset) {
             _ = try keys.string(start: start, count: count, forReferenceAt: offset, in: self)
         } else {
             try validateUTF8(start: start, count: count, what: "key")

@@ -22,10 +22,10 @@ public struct ValueView {
     /// Whether this is a row of an array of packed rows (`D9`): an array of `packedElement` numbers without a
     /// header, its bytes `offset ..< endOffset`.
     var packedRow = false
-    /// The long keys that key references resolve to, shared by the views a walk hands out (`forEachElement`,
-    /// `forEachEntry` and the lookups under them) so that each is checked once for the whole walk: checked at every
+    /// The long keys that key references resolve to, of the reader this view came from and shared by every view
+    /// it hands out (`forEachElement`, `forEachEntry`, lookups), so that each is checked once: checked at every
     /// reference, a key of L bytes referenced N times would cost N × L from N bytes of input (Docs/SAFETY.md, "key
-    /// references"). Nil until a walk of an input with a key table starts one.
+    /// references"). Nil for an input without a key table, which has no references.
     var sharedKeys: ReferencedKeyStrings? = nil
 
     /// The value's type; nil for an extension value from a newer format version.
@@ -178,11 +178,10 @@ public struct ValueView {
             for index in 0..<header.count { try body(element(index, in: header)) }
             return
         }
-        let keys = keysForWalk()
         var cursor = header.bodyStart
         for _ in 0..<header.count {
             let end = try input.valueEnd(at: cursor, limit: header.end)
-            try body(ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1, sharedKeys: keys))
+            try body(ValueView(input: input, offset: cursor, endOffset: end, depth: depth + 1, sharedKeys: sharedKeys))
             cursor = end
         }
         try Materializer.checkEnd(cursor, header, containerAt: offset)
@@ -198,15 +197,14 @@ public struct ValueView {
         guard header.isMap else {
             throw FirePackError.typeMismatch(expected: "map", foundTag: input.byte(at: offset), at: offset)
         }
-        let keys = keysForWalk()
         var cursor = header.bodyStart
         for _ in 0..<header.count {
             let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
-            try input.validateKey(start: start, count: count, at: cursor, sharing: keys)
+            try input.validateKey(start: start, count: count, at: cursor, sharing: sharedKeys)
             let end = try input.valueEnd(at: afterKey, limit: header.end)
             try body(
                 StringView(input.bytes(from: start, count: count)),
-                ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1, sharedKeys: keys))
+                ValueView(input: input, offset: afterKey, endOffset: end, depth: depth + 1, sharedKeys: sharedKeys))
             cursor = end
         }
         try Materializer.checkEnd(cursor, header, containerAt: offset)
@@ -235,13 +233,6 @@ extension ValueView {
 }
 
 extension ValueView {
-    /// The long keys a walk from this view shares: this view's, or, for the first walk of an input with a key table
-    /// (the only inputs with references), a new set that the views it hands out carry on.
-    @inline(__always)
-    func keysForWalk() -> ReferencedKeyStrings? {
-        sharedKeys ?? (input.keyTableCount > 0 ? ReferencedKeyStrings() : nil)
-    }
-
     /// For an array or map: the offset of its first element (the bytes before it are the container's header).
     package func contentOffset() throws(FirePackError) -> Int {
         try containerHeader().bodyStart

@@ -108,7 +108,7 @@ struct ValueCopy {
         at offset: Int, start: Int, count: Int, from input: ReaderInput, to writer: FirePackWriter
     ) -> Bool {
         let key = input.bytes(from: start, count: count)
-        guard count > KeyReferenceBudget.longKey && input.byte(at: offset) & 1 == 1 else {
+        guard input.isLongReference(count: count, at: offset) else {
             return writer.writeKey(utf8: key)
         }
         let span = KeySpan(start: start, count: count)
