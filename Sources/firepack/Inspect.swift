@@ -65,7 +65,7 @@ struct Inspect: ParsableCommand {
             let value = try format.readValue(bytes, file: file)
             bytes = try FileFormat.fpk.encode(value, deterministic: false, pretty: false, plain: false)
         }
-        try show(bytes, file: true)
+        try bytes.withUnsafeBytes { try show($0, file: true) }
     }
 
     /// Lists a stream's records, or shows one of them; with `--path` and no `--record`, that field of every record.
@@ -109,15 +109,14 @@ struct Inspect: ParsableCommand {
             }
         }
         do {
-            while let next = try Self.nextDocument(input, stream: stream, count: &count) {
-                let (recordNumber, document) = next
+            while let (recordNumber, document) = try Self.nextDocument(input, stream: stream, count: &count) {
                 listed += 1
                 number = recordNumber
                 try listDamage()
                 guard let record else {
-                    let summary = "record \(recordNumber): \(document.reference.path) (\(document.fields.count) fields)"
                     guard let path else {
-                        try StandardStreams.printChecked(summary)
+                        try StandardStreams.printChecked(
+                            "record \(recordNumber): \(document.reference.path) (\(try document.fieldCount()) fields)")
                         continue
                     }
                     try showField(path, of: document, record: recordNumber)
@@ -128,10 +127,10 @@ struct Inspect: ParsableCommand {
                     if recordNumber > record { break }
                     continue
                 }
-                if path != nil {
-                    try show(Value.map(document.fields).firePackBytes(), file: false)
-                } else {
-                    try show(document.firePackBytes(), file: false)
+                // A record is shown as the stream stores it (offsets count from its first byte); with --path, the
+                // field inside its fields.
+                try document.withBytes(fieldsOnly: path != nil) { raw, limits, key in
+                    try show(raw, file: false, limits: limits, under: key)
                 }
                 return
             }
@@ -171,56 +170,108 @@ struct Inspect: ParsableCommand {
 
     /// The next document and its record number (a `.fpks` record's own number; else the count so far).
     static func nextDocument(_ input: DocumentInput, stream: DocumentStreamReader?, count: inout Int) throws -> (
-        Int, Document
+        Int, InspectedDocument
     )? {
         if let stream {
-            guard let (record, document) = try stream.nextDocumentRecord() else { return nil }
-            return (record.number, document)
+            guard let (record, reference) = try stream.nextCheckedRecord() else { return nil }
+            return (record.number, .record(record.payload, reference: reference, limits: stream.limits))
         }
         guard let document = try input.next() else { return nil }
         defer { count += 1 }
-        return (count, document)
+        return (count, .built(document))
     }
 
-    /// `record N (path): field` — one line per record for `--path` without `--record`.
-    func showField(_ path: String, of document: Document, record: Int) throws {
-        let bytes = Value.map(document.fields).firePackBytes()
-        try bytes.withUnsafeBytes { raw in
-            let reader = try FirePackReader(bytes: raw)
-            guard let found = try reader.root.lookup(path) else {
-                try StandardStreams.printChecked("record \(record) (\(document.reference.path)): no field at '\(path)'")
+    /// `record N (path): field` — one line per record for `--path` without `--record`, written as it is rendered.
+    func showField(_ path: String, of document: InspectedDocument, record: Int) throws {
+        try document.withBytes(fieldsOnly: true) { raw, limits, key in
+            let reader = try FirePackReader(bytes: raw, limits: limits)
+            let fields = try key.map(reader.root.requiredEntry) ?? reader.root
+            let name = "record \(record) (\(document.reference.path))"
+            guard let found = try fields.lookup(path) else {
+                try StandardStreams.printChecked("\(name): no field at '\(path)'")
                 return
             }
-            var printer = TreePrinter(showOffsets: false)
+            var printer = TreePrinter(showOffsets: false, writesEvery: 1 << 16)
+            printer.output = "\(name): "
             try printer.print(found, label: nil, indent: 0)
-            try StandardStreams.printChecked(
-                "record \(record) (\(document.reference.path)): \(printer.output.dropLast())")
+            if !printer.output.isEmpty { try StandardStreams.printChecked(String(printer.output.dropLast())) }
         }
     }
 
-    /// Prints the value in `bytes` (a `.fpk` file when `file`, else a bare encoding), or the field at `--path`.
-    func show(_ bytes: [UInt8], file isFile: Bool) throws {
-        try bytes.withUnsafeBytes { raw in
-            do {
-                // Every byte checked first, without a tree, as `validate` checks it: the walk below reads lazily, and
-                // would show a key given twice, or report a later defect than the first.
-                if isFile { try FirePackReader.verify(fileBytes: raw) }
-                let reader = isFile ? try FirePackReader(fileBytes: raw) : try FirePackReader(bytes: raw)
-                var view = reader.root
-                if let path {
-                    guard let found = try view.lookup(path) else {
-                        throw CommandFailure(message: "\(file): no field at path '\(path)'")
-                    }
-                    view = found
+    /// Prints the value in `raw` (a `.fpk` file when `file`, else a bare encoding read with `limits`), or the field
+    /// at `--path`; with `key`, of the map under that key of the root (a document record's `fields`).
+    func show(
+        _ raw: UnsafeRawBufferPointer, file isFile: Bool, limits: ReaderLimits = .default, under key: String? = nil
+    )
+        throws
+    {
+        do {
+            // Every byte checked first, without a tree, as `validate` checks it: the walk below reads lazily, and
+            // would show a key given twice, or report a later defect than the first.
+            if isFile { try FirePackReader.verify(fileBytes: raw) }
+            let reader = isFile ? try FirePackReader(fileBytes: raw) : try FirePackReader(bytes: raw, limits: limits)
+            var view = try key.map(reader.root.requiredEntry) ?? reader.root
+            if let path {
+                guard let found = try view.lookup(path) else {
+                    throw CommandFailure(message: "\(file): no field at path '\(path)'")
                 }
-                // Written as it is rendered, in pieces: a large value's text is never held whole.
-                var printer = TreePrinter(showOffsets: offsets, writesEvery: 1 << 16)
-                try printer.print(view, label: nil, indent: 0)
-                if !printer.output.isEmpty { try StandardStreams.printChecked(String(printer.output.dropLast())) }
-            } catch let error as FirePackError {
-                throw CommandFailure.data(file, error)
+                view = found
             }
+            // Written as it is rendered, in pieces: a large value's text is never held whole.
+            var printer = TreePrinter(showOffsets: offsets, writesEvery: 1 << 16)
+            try printer.print(view, label: nil, indent: 0)
+            if !printer.output.isEmpty { try StandardStreams.printChecked(String(printer.output.dropLast())) }
+        } catch let error as FirePackError {
+            throw CommandFailure.data(file, error)
         }
+    }
+}
+
+/// A document `inspect` shows: a `.fpks` record, read from its bytes where the stream holds them (a tree of a record
+/// can take a hundred times its bytes, Docs/SAFETY.md), or a document another input built.
+enum InspectedDocument {
+    /// A record's payload, valid until the stream's next read, checked as a document of this name.
+    case record(UnsafeRawBufferPointer, reference: DocumentReference, limits: ReaderLimits)
+    case built(Document)
+
+    var reference: DocumentReference {
+        switch self {
+        case .record(_, let reference, _): reference
+        case .built(let document): document.reference
+        }
+    }
+
+    /// How many fields the document has.
+    func fieldCount() throws -> Int {
+        switch self {
+        case .record(let payload, _, let limits):
+            try FirePackReader(bytes: payload, limits: limits).root.requiredEntry("fields").count()
+        case .built(let document): document.fields.count
+        }
+    }
+
+    /// Runs `body` with FirePack bytes of the document (`fieldsOnly`: of its fields), the limits to read them with,
+    /// and the key of the root under which the asked part is (a record's `fields`), if any.
+    func withBytes(
+        fieldsOnly: Bool, _ body: (UnsafeRawBufferPointer, ReaderLimits, String?) throws -> Void
+    ) throws {
+        switch self {
+        case .record(let payload, _, let limits):
+            try body(payload, limits, fieldsOnly ? "fields" : nil)
+        case .built(let document):
+            let bytes = fieldsOnly ? Value.map(document.fields).firePackBytes() : document.firePackBytes()
+            try bytes.withUnsafeBytes { try body($0, .default, nil) }
+        }
+    }
+}
+
+extension ValueView {
+    /// The value under `key` in this map, which holds it (a checked document record's `fields`).
+    fileprivate func requiredEntry(_ key: String) throws(FirePackError) -> ValueView {
+        guard let entry = try self[key] else {
+            throw FirePackError(.invalidDocument, offset: offset, "a document record without \(key)")
+        }
+        return entry
     }
 }
 

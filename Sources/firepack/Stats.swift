@@ -41,7 +41,7 @@ struct Stats: ParsableCommand {
         // A value read from its bytes (a `.fpk` file's, a stream record's fields): the measures `add` takes of a tree,
         // in memory for the bytes and the text, not for a tree of them (Docs/SAFETY.md).
         let valueWriter = FirePackWriter()
-        var valuesPastTextLimit = 0
+        var valuesPastTextLimit = 0, measuredText = 0
         func addValue(reading reader: inout FirePackReader) throws {
             try valueWriter.write(reader.peekValueView())
             try valueWriter.withUnsafeWrittenBytes { bytes in
@@ -50,12 +50,11 @@ struct Stats: ParsableCommand {
                 try gzipSink.write(bytes)
             }
             valueWriter.clear()
-            // Its text is measured up to what FirePack's JSON readers take for one document: keys repeated by
-            // reference make text without bound from small bytes (184 KB once made 2 GB of text, held whole).
+            // Its text is counted, not held, and up to what FirePack's JSON readers take for one document: keys
+            // repeated by reference make text without bound from small bytes (184 KB once made 2 GB of text).
             do {
-                let text = try JSONTranscoding.jsonBytes(
+                measuredText += try JSONTranscoding.jsonLength(
                     reading: &reader, options: JSONOptions(), maxLength: JSONTextLimits.document, what: "the value")
-                try text.withUnsafeBytes { try json.write($0) }
             } catch let error as FirePackError where error.code == .limitExceeded {
                 // The bytes were checked before: only the text's length is past a limit.
                 valuesPastTextLimit += 1
@@ -117,7 +116,8 @@ struct Stats: ParsableCommand {
         try StandardStreams.printChecked(
             report(
                 format: format, documents: documents, census: census,
-                sizes: (packed.count, packedGzip.count, json.count), valuesPastTextLimit: valuesPastTextLimit,
+                sizes: (packed.count, packedGzip.count, json.count + measuredText),
+                valuesPastTextLimit: valuesPastTextLimit,
                 damaged: damaged, missingPlaces: missingPlaces,
                 pastExpansion: pastExpansion.blocks, total: total))
         // Damage is reported as validate reports it (and counted in the first line above), never passed over.

@@ -101,11 +101,11 @@ struct Validate: ParsableCommand {
                     try DocumentStreamWriter(
                         sink: Files.sink($0, gzip: $0.hasSuffix(".gz")), version: max(2, reader.version))
                 }
-                // Checked from each record's bytes: a tree is built only where it is used (a repair writes each
-                // document again, the Firestore limits are measured on one), so that checking a stream from outside
-                // costs memory for its largest record, not up to a hundred times that (Docs/SAFETY.md).
-                let buildsTrees = repaired != nil || firestoreLimits
-                while let (record, reference, document) = try Self.nextRecord(of: reader, buildingTree: buildsTrees) {
+                // Checked from each record's bytes, and a repair copies them: a tree is built only for the Firestore
+                // limits, which are measured on one, so that checking or repairing a stream from outside costs
+                // memory for its largest record, not up to a hundred times that (Docs/SAFETY.md).
+                while let (record, reference, document) = try Self.nextRecord(of: reader, buildingTree: firestoreLimits)
+                {
                     let (number, offset) = (record.number, record.offset)
                     documents += 1
                     Interruption.recordsDone.store(documents, ordering: .relaxed)
@@ -117,9 +117,11 @@ struct Validate: ParsableCommand {
                         problems.add(kind: kind, "record \(number): \(line)")
                     }
                     paths.check(reference.path, at: number, unit: "record", into: &problems)
-                    guard let document else { continue }
-                    try repaired?.append(document)
-                    if firestoreLimits {
+                    // Copied as the tree would be written (the same bytes, FirePackWriter.write(_: ValueView)).
+                    try repaired?.append(writtenBy: { target in
+                        try target.write(FirePackReader(bytes: record.payload, limits: limits).root)
+                    })
+                    if let document {
                         for violation in FirestoreLimits.violations(in: document) {
                             problems.add(
                                 kind: violation.kind,

@@ -440,6 +440,38 @@ import FirePackTestSupport
         #expect(String(decoding: output.bytes, as: UTF8.self) == #"{"__name__":"books/b"}"#)
     }
 
+    /// `jsonLength(reading:…)` counts the tree's text, dropping it as it goes (64 KiB at a time): the same length for
+    /// random values and for values whose text is many times the buffer, the tree's error past the limit, and the
+    /// cursor moved past the value either way it succeeds.
+    @Test func textLengthsAreCountedWithoutTheText() throws {
+        func length(_ value: Value, limit: Int = .max) throws -> Int {
+            let bytes = value.firePackBytes()
+            return try bytes.withUnsafeBytes { raw in
+                var reader = try FirePackReader(bytes: raw)
+                let length = try JSONTranscoding.jsonLength(
+                    reading: &reader, options: JSONOptions(), maxLength: limit, what: "the value")
+                var skipped = try FirePackReader(bytes: raw)
+                try skipped.skipValue()
+                #expect(reader.readerIndex == skipped.readerIndex)
+                return length
+            }
+        }
+        var random = RandomValues(seed: 21)
+        for _ in 0..<500 {
+            let value = Value.map(random.map(depth: 0))
+            #expect(try length(value) == value.jsonBytes().count)
+        }
+        let long = String(repeating: "k", count: 10_000)
+        let large = Value.array((0..<300).map { .map([long: .integer(Int64($0)), "n": .array([1, 2.5, "x"])]) })
+        let text = large.jsonBytes()
+        let counted = try length(large)
+        #expect(text.count > 3_000_000 && counted == text.count)
+        #expect(try length(large, limit: text.count) == text.count)
+        let error = #expect(throws: FirePackError.self) { try length(large, limit: text.count - 1) }
+        #expect(error?.code == .limitExceeded && error?.message.hasPrefix("the value would be more than") == true,
+                "\(String(describing: error))")
+    }
+
     /// Doubles stored in the decimal form are printed from their digits: the text `Double.description` gives, for
     /// every magnitude, scale and sign, and for parts a writer may store that are not the shortest (trailing zeros, 16
     /// digits), which go through the double.

@@ -54,6 +54,7 @@ extension JSONTextWriter {
             for index in 0..<array.count {
                 if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
                 try write(&reader)
+                dropCountedText()
             }
             try reader.exitArray(array)
             output.pointee.append(UInt8(ascii: "]"))
@@ -108,6 +109,7 @@ extension JSONTextWriter {
                     writeString(utf8: key)
                     output.pointee.append(UInt8(ascii: ":"))
                     try write(&reader)
+                    dropCountedText()
                 }
                 try reader.exitMap(map)
                 if let extra {
@@ -167,22 +169,23 @@ extension JSONTextWriter {
 }
 
 extension JSONTranscoding {
-    /// The value at `reader`'s cursor as compact JSON text in the order written — what
-    /// `readValue().jsonBytes(options:maxLength:what:)` writes — without a `Value` tree, moving past it: memory for
-    /// the text, not for a tree of the value. Throws what reading the value would, or `limitExceeded` (naming it as
-    /// `what`) for text longer than `maxLength`. `options` must ask for neither sorted keys nor pretty output.
-    package static func jsonBytes(
+    /// The length of the compact JSON text of the value at `reader`'s cursor in the order written — what
+    /// `readValue().jsonBytes(options:maxLength:what:)` writes — counted without a tree and without holding the text
+    /// (at most 64 KiB of it at a time besides the longest scalar's), moving past the value. Throws what reading the
+    /// value would, or `limitExceeded` (naming it as `what`) for text longer than `maxLength`. `options` must ask for
+    /// neither sorted keys nor pretty output. What `firepack stats` measures a record's JSON by: a record's text can
+    /// be thousands of times its bytes (keys repeated by reference, packed rows), and it was held whole.
+    package static func jsonLength(
         reading reader: inout FirePackReader, options: JSONOptions, maxLength: Int, what: @autoclosure () -> String
-    ) throws -> [UInt8] {
+    ) throws -> Int {
         precondition(!options.sortedKeys && !options.pretty, "sorted and pretty text are written from a tree")
-        var past: FirePackError?
-        let text = try JSONTextWriter.text(options: options) { writer in
-            writer.limitingText(to: maxLength)
-            try writer.write(&reader)
-            if writer.isPastLimit { past = writer.limitError(what()) }
-        }
-        if let past { throw past }
-        return text
+        let output = ByteOutput(capacity: (1 << 16) + 4096)
+        var writer = JSONTextWriter(options: options, output: output)
+        writer.limitingText(to: maxLength)
+        writer.countingText(droppingAbove: 1 << 16)
+        try writer.write(&reader)
+        if writer.isPastLimit { throw writer.limitError(what()) }
+        return withExtendedLifetime(output) { writer.droppedCount + output.count }
     }
 
     /// Appends the map at `fields`' cursor as a one-line JSON object with `extra` as its last member — what

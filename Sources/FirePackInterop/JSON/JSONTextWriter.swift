@@ -23,6 +23,10 @@ struct JSONTextWriter {
     /// The long keys references resolve to in the value written from bytes (`writeEntries(from:)`), counted as
     /// whole-input validation counts them: entries that overlap are refused, not written.
     var keyBudget = KeyReferenceBudget()
+    /// Past this many bytes of output, between two values written from bytes, the text is counted and dropped
+    /// (`countingText(droppingAbove:)`); the bytes dropped so far.
+    private(set) var dropsAbove = Int.max
+    private(set) var droppedCount = 0
 
     /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
     init(options: JSONOptions, output: ByteOutput) {
@@ -45,6 +49,21 @@ struct JSONTextWriter {
         textLimit = length
         let (end, overflow) = output.pointee.count.addingReportingOverflow(length)
         textEnd = overflow ? Int.max : end
+    }
+
+    /// From here on, the text written from bytes is counted and dropped whenever the output holds more than `count`
+    /// bytes between two values: for a caller that wants only its length (`droppedCount` plus what is left), which
+    /// then costs memory for `count` bytes and the longest scalar, not for the text. The limit counts what is dropped.
+    mutating func countingText(droppingAbove count: Int) { dropsAbove = count }
+
+    /// Drops the output when it holds more than `dropsAbove` bytes (`countingText(droppingAbove:)`).
+    @inline(__always)
+    mutating func dropCountedText() {
+        guard output.pointee.count > dropsAbove else { return }
+        let held = output.pointee.count
+        droppedCount += held
+        if textEnd != .max { textEnd -= held }
+        output.pointee.truncate(to: 0)
     }
 
     /// Whether the text has passed its limit (`limitingText(to:)`), so that no more keys are written.
