@@ -177,18 +177,26 @@ public final class ArrowBatchReader {
         return true
     }
 
-    /// Throws at the end of a stream without a close record when `refusesUnclosedStream`. A range that read no record
-    /// leaves it to the range that read the last ones (which reads to the end too): one that starts inside a close
-    /// record sees no record and no close record, in a stream that is closed.
-    func checkClosed() throws(FirePackError) {
+    /// How far a stream without a close record was read, as the readers say it (`after record N`), once this reader
+    /// has reached its end; nil when the stream is closed, not read to its end, or when this reader read no record
+    /// of it: a range that starts past the last record (or inside a closed stream's close record) sees no record and
+    /// no close record, and leaves it to the range that read the last ones, which reads to the end too.
+    public var unclosedAfter: String? {
+        guard case .notClosed(let count)? = completion else { return nil }
         let fromStart = options.offset == 0 && options.records == nil
-        guard options.refusesUnclosedStream, case .notClosed(let count)? = completion, count > 0 || fromStart else {
-            return
-        }
-        let records = fromStart ? "after record \(count)" : "after \(count) record(s) of the range read"
+        guard count > 0 || fromStart else { return nil }
+        // The stream's own number, when the reader knows it: a version-3 range from its blocks (each carries its first
+        // record's number); a version-2 range that starts inside the stream counts from its own first record.
+        if let number = source.stream?.streamNumber { return "after record \(number)" }
+        return "after \(count) record(s) of the range read"
+    }
+
+    /// Throws at the end of a stream without a close record when `refusesUnclosedStream` (`unclosedAfter`).
+    func checkClosed() throws(FirePackError) {
+        guard options.refusesUnclosedStream, let unclosedAfter else { return }
         throw FirePackError(
             .truncated,
-            "\(source.path): the stream ends without a close record \(records): its writer crashed or was "
+            "\(source.path): the stream ends without a close record \(unclosedAfter): its writer crashed or was "
                 + "interrupted, or is still writing, and records after these may be lost (firepack validate says "
                 + "more; read what it holds with allowUnclosed=true)")
     }

@@ -72,13 +72,15 @@ public final class ArrowStreamWriter {
         }
         createColumn = try times(createColumn)
         updateColumn = try times(updateColumn)
-        // A collection names the rows of a table without names; with a `__name__` column it would name nothing, and a
-        // caller who gave it expects the documents there.
-        if nameColumn != nil, let collection {
+        // A collection and an id prefix name the rows of a table without names; with a `__name__` column they would
+        // name nothing, and a caller who gave them expects the documents named by them.
+        if nameColumn != nil, collection != nil || !idPrefix.isEmpty {
+            let given =
+                collection.map { "collection \($0.debugDescription)" } ?? "id prefix \(idPrefix.debugDescription)"
             throw FirePackError(
                 .invalidValue,
-                "the table names its documents by its __name__ column: collection \(collection.debugDescription) would "
-                    + "name none of them (give it only for a table without __name__)")
+                "the table names its documents by its __name__ column: \(given) would name none of them (give it "
+                    + "only for a table without __name__)")
         }
         if nameColumn == nil && collection == nil {
             throw FirePackError(

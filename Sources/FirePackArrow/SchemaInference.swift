@@ -260,8 +260,17 @@ public struct DocumentProfile {
                         try source.reportInvalid(error, in: record)
                     }
                 }
-                // Read to its end (not stopped by the sample): how it ends is known.
-                switch remaining > 0 ? source.stream?.completion : nil {
+                // Read to its end, how it ends is known. Stopped by the sample, it may have stopped at the end (a
+                // stream of exactly the sample's records): one more read says so when it meets nothing but the end;
+                // anything else it meets is past the sample, and not reported.
+                let (problemCount, problems) = (source.problemCount, source.problems)
+                let (missingRecordPlaces, blocksPastExpansion, blockExpansionNeeded) =
+                    (source.missingRecordPlaces, source.blocksPastExpansion, source.blockExpansionNeeded)
+                var atEnd = remaining > 0
+                if !atEnd, source.stream != nil, case .success(.none) = Result(catching: { try source.nextRecord() }) {
+                    atEnd = source.problemCount == problemCount
+                }
+                switch atEnd ? source.stream?.completion : nil {
                 case .closed(let records)? where records >= 0:
                     profile.closedRecords = profile.closedRecords.map { $0 + records }
                 case .notClosed(let records)?:
@@ -270,12 +279,12 @@ public struct DocumentProfile {
                 default:
                     profile.closedRecords = nil
                 }
-                profile.problemCount += source.problemCount
-                if source.problemCount > 0 { profile.pathsWithProblems.append(path) }
-                profile.missingRecordPlaces += source.missingRecordPlaces
-                profile.blocksPastExpansion += source.blocksPastExpansion
-                profile.blockExpansionNeeded = max(profile.blockExpansionNeeded, source.blockExpansionNeeded)
-                profile.problems += source.problems.prefix(1_000 - profile.problems.count)
+                profile.problemCount += problemCount
+                if problemCount > 0 { profile.pathsWithProblems.append(path) }
+                profile.missingRecordPlaces += missingRecordPlaces
+                profile.blocksPastExpansion += blocksPastExpansion
+                profile.blockExpansionNeeded = max(profile.blockExpansionNeeded, blockExpansionNeeded)
+                profile.problems += problems.prefix(1_000 - profile.problems.count)
             } catch let error as FirePackError where !error.message.hasPrefix(path) {
                 // Several files are read: the message names the one it is about.
                 throw FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)

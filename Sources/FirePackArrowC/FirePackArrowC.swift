@@ -97,7 +97,9 @@ public func firepack_reader_export_schema(_ handle: UnsafeMutableRawPointer, _ o
 }
 
 /// What the reader met so far, as JSON: `{"rows", "problem_count", "damaged_closings", "problems": [{"record",
-/// "offset", "code", "reason"}], "warnings": {path: count}, "warning_examples": [...], "completion"}`.
+/// "offset", "code", "reason"}], "warnings": {path: count}, "warning_examples": [...], "completion"}`; a completion
+/// `{"not_closed": N, "said": text}` carries what to say of it (`ArrowBatchReader.unclosedAfter`), null when this
+/// reader is not the one to say it.
 @_cdecl("firepack_reader_report")
 public func firepack_reader_report(_ handle: UnsafeMutableRawPointer) -> UnsafeMutablePointer<CChar> {
     let reader = reader(handle)
@@ -109,7 +111,8 @@ public func firepack_reader_report(_ handle: UnsafeMutableRawPointer) -> UnsafeM
     let completion: String
     switch reader.completion {
     case .closed(let count)?: completion = "{\"closed\":\(UInt64(bitPattern: Int64(count)))}"
-    case .notClosed(let count)?: completion = "{\"not_closed\":\(count)}"
+    case .notClosed(let count)?:
+        completion = "{\"not_closed\":\(count),\"said\":\(reader.unclosedAfter.map(quoted) ?? "null")}"
     case .unknown?: completion = "\"unknown\""
     case nil: completion = "null"
     }

@@ -209,7 +209,7 @@ public final class DocumentStreamReader {
     /// The stream's number after the last intact unit read, when this reader knows it: a whole-stream reader's own
     /// count; a version-3 range's from the blocks it read; a version-2 range's only when it starts at byte 0. What a
     /// block's `first` and the close record's count are held against (`missingRecords`).
-    var streamNumber: Int? {
+    package var streamNumber: Int? {
         if numbersFromStreamStart { return nextNumber }
         if version >= 3 { return blockNumbersEnd }
         return blockNumbersEnd == nil ? nil : nextNumber
@@ -542,9 +542,19 @@ public final class DocumentStreamReader {
         }
         let inStream = FirePackError(
             error.code, offset: error.offset.map { $0 + payloadStart }, error.message, path: error.path)
+        // A damaged version byte (3 read as 1 or 2) makes every block a record holding more than a document, which
+        // nothing else would tell: said at the first record, when it reads as a stream's first block.
+        var hint = ""
+        if version < 3, record.number == 0,
+            let header = try? Self.blockHeader(record.payload, maxSize: maxRecordLength),
+            header.first == 0, header.codec != .none || record.payload.count - header.dataStart == header.size
+        {
+            hint =
+                " (it reads as a version-3 block: the stream's header says version \(version); is that byte damaged?)"
+        }
         try report(
-            inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)", number: record.number,
-            keptBefore: keptBefore)
+            inStream.offset ?? record.offset, error.code, "not a valid document: \(inStream)\(hint)",
+            number: record.number, keptBefore: keptBefore)
     }
 
     /// Reads the close record at `start`: its count is kept (`closedCount`), and completes the stream if nothing

@@ -70,6 +70,23 @@ struct ArrowOwnColumnsTests {
         let error = #expect(throws: FirePackError.self) { try rows(cut, refusing: true) }
         #expect(error?.message.contains("unclosed.fpks: the stream ends without a close record after record 50") == true,
                 "\(String(describing: error))")
+        // Read by byte ranges, the one that reads the last records says it, by the number a whole read gives (a
+        // version-3 block carries its first record's); one past the last record has seen neither records nor a
+        // close record, and says nothing.
+        func unclosed(offset: Int, length: Int?) throws -> (rows: Int, said: String?) {
+            var options = ArrowBatchReader.Options()
+            (options.offset, options.length) = (offset, length)
+            let reader = try ArrowBatchReader(path: cut, options: options)
+            return (try rowCount(reader), reader.unclosedAfter)
+        }
+        let size = bytes.count - 24
+        let tail = try unclosed(offset: size / 2, length: nil)
+        #expect(tail.rows > 0 && tail.rows < 50 && tail.said == "after record 50", "\(tail)")
+        let head = try unclosed(offset: 0, length: size / 2)
+        #expect(head.rows == 50 - tail.rows && head.said == nil, "\(head)")
+        let past = try unclosed(offset: size - 1, length: 1)
+        #expect(past.rows == 0 && past.said == nil, "\(past)")
+        #expect(try unclosed(offset: 0, length: nil).said == "after record 50")
     }
 
     /// `/dev/null` stays a device, a folder is refused before anything is read.

@@ -78,6 +78,34 @@ struct BlockStreamToolTests {
 
     /// A damaged index or close record costs no record: `convert` writes every record and warns, `stats` counts them
     /// all, `validate` names the damage (exit 1) without counting a record as lost.
+    /// A version byte damaged from 3 to 2 or 1 makes each block read as a record holding more than a document: the
+    /// first one's problem says what it reads as, and what to look at.
+    @Test func aDamagedVersionByteIsNamed() throws {
+        var stream = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "Fixtures/books.fpks")))
+        #expect(stream[4] == 3)
+        for version: UInt8 in [2, 1] {
+            stream[4] = version
+            try Data(stream).write(to: URL(fileURLWithPath: path("v\(version).fpks")))
+            let validated = try Tool.run(["validate", path("v\(version).fpks")])
+            #expect(validated.status == 1 && validated.stderr.contains(
+                "(it reads as a version-3 block: the stream's header says version \(version); is that byte damaged?)"),
+                    "\(validated.stderr)")
+        }
+        // An intact version-2 stream's invalid first document is not taken for one.
+        let lines = Array(#"{"__name__": "c/a", "n": 1}"#.utf8) + [0x0A]
+        let v2 = try Tool.run(["convert", "-", "-", "--from", "jsonl", "--to", "fpks", "--stream-version", "2"], stdin: lines)
+        #expect(v2.status == 0, "\(v2.stderr)")
+        var damaged = v2.stdout
+        damaged[6 + 12] = 0x00  // the document's first byte, past the header and the record's marker, length and CRC
+        let crcStart = 6 + 8, payload = Array(damaged[(6 + 12)..<(damaged.count - 16)])
+        let crc = payload.withUnsafeBytes { crc32($0) }
+        for index in 0..<4 { damaged[crcStart + index] = UInt8(truncatingIfNeeded: crc >> (8 * index)) }
+        try Data(damaged).write(to: URL(fileURLWithPath: path("invalid.fpks")))
+        let invalid = try Tool.run(["validate", path("invalid.fpks")])
+        #expect(invalid.status == 1 && invalid.stderr.contains("not a valid document")
+                && !invalid.stderr.contains("version-3 block"), "\(invalid.stderr)")
+    }
+
     @Test func aDamagedIndexOrCloseRecordLosesNoRecord() throws {
         #expect(try Tool.run(["convert", "Fixtures/generated-books.fpks", path("closed.fpks"), "--block-size", "8192"]).status == 0)
         let stream = try bytes("closed.fpks")

@@ -215,6 +215,20 @@ struct ReportsAgreeTests {
         }
         let converted = try Tool.run(["convert", path("open.fpks"), "-", "--to", "jsonl"])
         #expect(converted.status == 0 && converted.stderr.contains("converted what it holds"), "\(converted.stderr)")
+        // A sample of exactly the records it holds reaches its end too, and says so; a smaller one has not seen how
+        // it ends, and says nothing of it.
+        let all = try Tool.run(["schema", path("open.fpks"), "--sample", "5"])
+        #expect(all.status == 0 && all.stderr.contains("was not closed after record 5"), "\(all.stderr)")
+        let some = try Tool.run(["schema", path("open.fpks"), "--sample", "4"])
+        #expect(some.status == 0 && some.stderr.isEmpty && some.text.contains(": 4 documents"), "\(some.stderr)")
+        // Nor does a sample that stops short of damage report it: that is past what it read.
+        var damaged = try versionTwoBooks()
+        damaged[damaged.count - DocumentStreamFormat.closeRecordLength - 3] ^= 0xFF
+        try Data(damaged).write(to: URL(fileURLWithPath: path("damaged-last.fpks")))
+        let short = try Tool.run(["schema", path("damaged-last.fpks"), "--sample", "4", "--json"])
+        #expect(short.status == 0 && short.stderr.isEmpty && short.text.contains("\"closed_records\":null"),
+                "\(short.stderr)\n\(short.text)")
+        #expect(try Tool.run(["schema", path("damaged-last.fpks")]).status == 1)
     }
 }
 

@@ -93,11 +93,7 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
         # name the file as the batches' do.
         message = str(error)
         raise FirePackError(message if name in message else f"{name}: {message}") from None
-    # Only a read to the end of the file can find the stream unclosed, and a range that starts inside the close
-    # record (a split of a few bytes) cannot see it: the file's own last bytes settle that.
     whole = records is None and offset == 0 and length is None
-    reaches_end = records is None and (length is None or (offset + length >= os.path.getsize(path)
-                                                          and not _ends_with_close_record(path)))
     reader = native.record_batch_reader()
 
     # A thin generator over the native stream (one step per batch, never per value): errors come out as
@@ -117,11 +113,13 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
         # A stream that ends without its close record may have been cut short (an interrupted copy, a writer that
         # crashed): said by the reader that reaches the end of the file, as `firepack convert` says it.
         completion = report.get("completion")
-        # Asked to refuse it, the reader of the range that read the last records has raised; the others say nothing.
-        if isinstance(completion, dict) and "not_closed" in completion and reaches_end and on_unclosed == "warn":
+        # Said by the reader that read the last records (it reads to the end of the file), not by a range past them
+        # or inside a closed stream's close record, which sees neither records nor a close record; asked to refuse
+        # it, that reader has raised.
+        if isinstance(completion, dict) and completion.get("said") and on_unclosed == "warn":
             warnings.warn(FirePackWarning(
-                f"{name}: not closed after record {completion['not_closed']} (the writer crashed, was interrupted or "
-                "is still writing): read what it holds"), stacklevel=2)
+                f"{name}: not closed {completion['said']} (the writer crashed, was interrupted or is still writing): "
+                "read what it holds"), stacklevel=2)
         if isinstance(completion, dict) and "closed" in completion and whole and completion["closed"] < report["rows"]:
             # Nothing is lost, but the stream holds records its writer did not write (`firepack validate` refuses it).
             warnings.warn(FirePackWarning(
@@ -161,23 +159,6 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                                           + "; ".join(report["warning_examples"][:3])), stacklevel=2)
 
     return pa.RecordBatchReader.from_batches(reader.schema, batches())
-
-
-def _ends_with_close_record(path):
-    """Whether `path` ends with a stream's close record whose CRC-32 checks out (Docs/FORMAT.md §8: a marker, the
-    record count, in version 3 the index offset, and the CRC of those)."""
-    import zlib
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - 24))
-        tail = handle.read()
-    for length in (24, 16):
-        record = tail[-length:]
-        if len(record) == length and record[:4] == b"\xf3PRE" \
-                and zlib.crc32(record[4:-4]) == int.from_bytes(record[-4:], "little"):
-            return True
-    return False
 
 
 def read_table(path, columns=None, schema=None, **options):
@@ -235,18 +216,18 @@ def splits(path, target_bytes):
 
 def write_table(data, path, *, collection=None, id_prefix=""):
     """Writes a `pyarrow.Table`, `RecordBatch`, `RecordBatchReader`, iterable of batches, or anything with
-    `__arrow_c_stream__` (a Polars or pandas frame through pyarrow, a DuckDB relation) as a new `.fpks` at `path`:
+    `__arrow_c_stream__` (a Polars or pandas frame through pyarrow, a DuckDB relation; a Polars `LazyFrame` is
+    collected first) as a new `.fpks` at `path`:
     a file all or nothing (through a link, its target); standard output (`-`), a descriptor, a device or a pipe
     written in place (a failure leaves there what was written, without a close record); a folder refused before any
-    row is read. Rows are named by the `__name__` column, or `collection/<id_prefix><row>` (a collection for a
-    table with `__name__` is refused: it would name none of them). Returns the number of
+    row is read. Rows are named by the `__name__` column, or `collection/<id_prefix><row>` (a collection or an
+    id_prefix for a table with `__name__` is refused: it would name none of them). Returns the number of
     documents written. Columns of other Arrow types are cast to the mapped ones first (`Docs/ARROW.md`); a type
     with no lossless FirePack form (decimals, durations, maps) raises. Rows whose `__name__` repeats an earlier row's
     are written, and named in a `FirePackWarning`: Firestore would keep only the last of each. A pandas frame's
     named index levels are fields like its columns (`df.set_index("__name__")` names the documents); unnamed ones
     (a row number, what filtering leaves) are not written."""
-    _refuse_polars_objects(data)
-    reader = _as_reader(data)
+    reader = _as_reader(_polars_frame(data))
     _refuse_nul_names(reader.schema)
     target = canonical_schema(reader.schema)
     # The batches reach the native writer through a generator: an exception in it (a batch of another schema, a
@@ -439,16 +420,35 @@ def _decoded(array, wanted):
     return kind.from_arrays(pc.subtract(offsets, pa.scalar(first, offsets.type)), values, mask=mask)
 
 
-def _refuse_polars_objects(data):
-    """Polars hands a column of Python objects (`pl.Object`) to Arrow as 8-byte pointers with no mark: written, they
-    would be addresses, not values."""
+def _polars_frame(data):
+    """`data` as a Polars `DataFrame` when it is a Polars frame (a `LazyFrame` is collected, as Polars' own writers
+    run one), else `data` as it is; columns whose values cannot reach Arrow as values are refused, wherever they are
+    nested: Python objects (`pl.Object`), which Polars hands over as 8-byte pointers with no mark (written, they would
+    be addresses), and 128-bit integers, which it hands over in a format of its own that pyarrow cannot read."""
     polars = sys.modules.get("polars")
-    if polars is None or not isinstance(data, getattr(polars, "DataFrame", ())):
-        return
-    for name, dtype in data.schema.items():
+    if polars is None:
+        return data
+    if isinstance(data, getattr(polars, "LazyFrame", ())):
+        data = data.collect()
+    if not isinstance(data, getattr(polars, "DataFrame", ())):
+        return data
+    wide = tuple(getattr(polars, name) for name in ("Int128", "UInt128") if hasattr(polars, name))
+
+    def check(dtype, path):
         if dtype == polars.Object:
-            raise FirePackError(f"column {name!r} holds Python objects (polars Object), which Arrow carries as "
+            raise FirePackError(f"column {path!r} holds Python objects (polars Object), which Arrow carries as "
                                 "pointers: convert it to a typed column first")
+        if any(dtype == kind for kind in wide):
+            raise FirePackError(f"column {path!r} is a polars {dtype}, which has no Arrow type: cast it to Int64 "
+                                "(FirePack's integers are 64-bit), or to a string to keep every digit")
+        if isinstance(dtype, polars.Struct):
+            for field in dtype.fields:
+                check(field.dtype, f"{path}.{_path_key(field.name)}")
+        elif isinstance(dtype, (polars.List, polars.Array)):
+            check(dtype.inner, f"{path}[]")
+    for name, dtype in data.schema.items():
+        check(dtype, _path_key(name))
+    return data
 
 
 def _refuse_nul_names(schema):

@@ -95,7 +95,8 @@ def _output(target):
     `/dev/stderr`, `/dev/fd/N`, a character device or a pipe is written in place, never replaced; a regular file or
     a new path (through a link, its target's) is written to a temporary file of its own beside it and renamed over
     it only once complete, so a failure leaves it as it was and nothing half-written behind; an existing file the
-    user may not write, a folder, a socket or a block device is refused before any work."""
+    user may not write or, in a sticky folder, replace, a folder, a socket or a block device is refused before any
+    work."""
     descriptor = _descriptor(target)
     if descriptor is not None:
         with os.fdopen(os.dup(descriptor), "wb") as stream:
@@ -119,6 +120,13 @@ def _output(target):
     folder = os.path.dirname(real)
     if not os.path.isdir(folder):
         raise SystemExit(f"firepack: {target}: no folder {folder}")
+    # Nor one that a sticky folder (as /tmp is) keeps its owner alone from replacing, which the rename at the end
+    # would find only after all the work (the tool's `AtomicFileSink` refuses it alike).
+    if kind is not None and os.geteuid() != 0:
+        folder_status, target_status = os.stat(folder), os.lstat(real)
+        if folder_status.st_mode & stat.S_ISVTX and os.geteuid() not in (target_status.st_uid, folder_status.st_uid):
+            raise SystemExit(f"firepack: {target}: cannot replace: the folder is sticky and the file is another "
+                             "user's (write elsewhere)")
     # The temporary name fits in NAME_MAX (255 bytes) whatever the target's: its name is cut to fit.
     name = os.fsencode(os.path.basename(real))[:200].decode("utf-8", "ignore")
     handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".partial", dir=folder)

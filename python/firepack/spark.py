@@ -356,8 +356,9 @@ class FirePackSparkWriter(DataSourceArrowWriter):
         if self.target is not None and self.target.names == first.schema.names:
             schema, types = self.target, pa.schema([field.remove_metadata() for field in self.target])
             source = (pa.RecordBatch.from_arrays(batch.cast(types).columns, schema=schema) for batch in source)
-        firepack.write_table(pa.RecordBatchReader.from_batches(schema, source), path,
-                             collection=self.collection, id_prefix=f"{self.job}-{task}-")
+        # Rows without a `__name__` are named in the collection, by job, task and row: unique across tasks.
+        firepack.write_table(pa.RecordBatchReader.from_batches(schema, source), path, collection=self.collection,
+                             id_prefix="" if self.collection is None else f"{self.job}-{task}-")
         return WrittenFiles([path])
 
     def commit(self, messages):
