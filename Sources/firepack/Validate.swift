@@ -101,11 +101,10 @@ struct Validate: ParsableCommand {
                     try DocumentStreamWriter(
                         sink: Files.sink($0, gzip: $0.hasSuffix(".gz")), version: max(2, reader.version))
                 }
-                // Checked from each record's bytes, and a repair copies them: a tree is built only for the Firestore
-                // limits, which are measured on one, so that checking or repairing a stream from outside costs
-                // memory for its largest record, not up to a hundred times that (Docs/SAFETY.md).
-                while let (record, reference, document) = try Self.nextRecord(of: reader, buildingTree: firestoreLimits)
-                {
+                // Checked, measured against Firestore's limits and copied by a repair from each record's bytes, so
+                // that checking or repairing a stream from outside costs memory for its largest record, not up to a
+                // hundred times that for a tree of it (Docs/SAFETY.md).
+                while let (record, reference) = try reader.nextCheckedRecord() {
                     let (number, offset) = (record.number, record.offset)
                     documents += 1
                     Interruption.recordsDone.store(documents, ordering: .relaxed)
@@ -121,8 +120,8 @@ struct Validate: ParsableCommand {
                     try repaired?.append(writtenBy: { target in
                         try target.write(FirePackReader(bytes: record.payload, limits: limits).root)
                     })
-                    if let document {
-                        for violation in FirestoreLimits.violations(in: document) {
+                    if firestoreLimits {
+                        try FirestoreLimits.forEachViolation(inRecord: record.payload, limits: limits) { violation in
                             problems.add(
                                 kind: violation.kind,
                                 "record \(number) at byte \(offset) (\(reference.path)): \(violation.text)")
@@ -401,15 +400,6 @@ struct Validate: ParsableCommand {
 }
 
 extension Validate {
-    /// The stream's next intact document record and name, with its tree only when `buildingTree` (the same records
-    /// and problems either way).
-    static func nextRecord(of reader: DocumentStreamReader, buildingTree: Bool) throws -> (
-        StreamRecord, DocumentReference, Document?
-    )? {
-        guard buildingTree else { return try reader.nextCheckedRecord().map { ($0.record, $0.reference, nil) } }
-        return try reader.nextDocumentRecord().map { ($0.record, $0.document.reference, $0.document) }
-    }
-
     /// What whole-input validation finds beyond decoding (a key-table entry that points at no key literal) and, with
     /// `canonical`, the first byte that differs from the canonical encoding, as a kind and a line; offsets count from
     /// the file's start.

@@ -220,7 +220,8 @@ extension BoundedResourceTests {
 
 extension BoundedResourceTests {
     /// A 2 KB stream holding a record of 2,000,000 packed one-number rows (a byte each, one zstd block within the
-    /// block-expansion limit): as a tree, about 110 bytes a row. `validate` and `stats` read it from its bytes.
+    /// block-expansion limit): as a tree, about 110 bytes a row. `validate` (with `--firestore-limits` and `--repair`),
+    /// `stats` and `inspect` read it from its bytes.
     @Test func aRecordOfPackedRowsIsCheckedAndMeasuredWithoutItsTree() throws {
         let rows = 2_000_000
         let name = path("rows.fpks")
@@ -265,6 +266,10 @@ extension BoundedResourceTests {
         #expect(listed.status == 0 && listed.peakMemoryBytes < Self.ceiling, "\(listed.stderr)")
         let line = try String(contentsOfFile: listing, encoding: .utf8)
         #expect(line == "record 0 (c/rows): array (1)\n  [0]: integer 1\n", "\(line)")
+        // Firestore's limits are checked on the bytes too: each row is an array inside an array, counted, not listed.
+        let limited = try run(["validate", name, "--firestore-limits"])
+        #expect(limited.status == 1 && limited.stderr.contains("\(rows) × array directly inside an array")
+                && limited.peakMemoryBytes < Self.ceiling, "\(limited.stderr.suffix(600)) \(limited.peakMemoryBytes) bytes")
         let repaired = try run(["validate", name, "--repair", path("rows-repaired.fpks")])
         #expect(repaired.status == 0 && repaired.peakMemoryBytes < Self.ceiling,
                 "\(repaired.stderr) \(repaired.peakMemoryBytes) bytes")

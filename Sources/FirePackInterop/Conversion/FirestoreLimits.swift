@@ -21,53 +21,88 @@ public enum FirestoreLimits {
     /// Every violation in a document.
     public static func violations(in document: Document) -> [Violation] {
         var problems: [Violation] = []
-        let size = storageSize(of: document)
-        if size > maxDocumentSize {
+        // One walk for a tree and for a record's bytes: the tree is checked on its encoding.
+        let bytes = document.firePackBytes()
+        do {
+            try bytes.withUnsafeBytes { raw in
+                try forEachViolation(inRecord: raw, limits: ownEncoding) { problems.append($0) }
+            }
+        } catch {
+            // A tree past what FirePack's readers take (more than 2 GiB, or 16,777,216 elements in one container).
             problems.append(
+                Violation(kind: "document past FirePack's reader limits", text: "not checked: \(error)"))
+        }
+        return problems
+    }
+
+    /// Limits that read back every document FirePack's writer writes: the deepest nesting a reader takes, every other
+    /// limit as large as it goes.
+    static let ownEncoding = ReaderLimits(
+        maxDepth: ReaderLimits.maximumDepth, maxElementCount: .max, maxInputSize: .max)
+
+    /// Calls `report` with every violation in the document record `payload` (Docs/FORMAT.md §9, read with `limits`):
+    /// its size first, then what a walk of its fields meets, in order. The record is walked in its bytes, twice (its
+    /// size, then its fields), not made into a tree: checking it costs memory for its nesting, where a tree of packed
+    /// rows is about 110 bytes a row (Docs/SAFETY.md). Throws what reading the record throws.
+    package static func forEachViolation(
+        inRecord payload: UnsafeRawBufferPointer, limits: ReaderLimits, _ report: (Violation) -> Void
+    ) throws {
+        let root = try FirePackReader(bytes: payload, limits: limits).root
+        guard let name = try root["name"], let fields = try root["fields"] else {
+            throw FirePackError(.invalidDocument, offset: 0, "a document record needs a name and fields")
+        }
+        let size = storageSize(of: try name.reference()) + (try storageSize(of: fields)) + 32
+        if size > maxDocumentSize {
+            report(
                 Violation(
                     kind: "document larger than \(maxDocumentSize) bytes",
                     text: "document is \(size) bytes; Firestore allows \(maxDocumentSize)"))
         }
-        check(.map(document.fields), path: "", depth: 0, into: &problems)
-        return problems
+        try check(fields, path: "", depth: 0, report)
     }
 
-    static func check(_ value: Value, path: String, depth: Int, into problems: inout [Violation]) {
-        func add(_ kind: String, _ text: String) { problems.append(Violation(kind: kind, text: text)) }
-        switch value {
-        case .map(let map):
+    static func check(_ view: ValueView, path: String, depth: Int, _ report: (Violation) -> Void) throws {
+        func add(_ kind: String, _ text: String) { report(Violation(kind: kind, text: text)) }
+        switch view.type {
+        case .map?:
             if depth > maxDepth {
                 add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels")
                 return
             }
-            for (key, element) in map {
-                let here = path.isEmpty ? key : path + "." + key
-                if key.utf8.count > maxFieldNameBytes {
+            try view.forEachEntry { key, element in
+                let name = key.string
+                let here = path.isEmpty ? name : path + "." + name
+                if key.count > maxFieldNameBytes {
                     add(
                         "field name longer than \(maxFieldNameBytes) bytes",
                         "\(here): field name longer than \(maxFieldNameBytes) bytes")
                 }
-                if DocumentReference.isReserved(key.utf8) && !(key == "__type__" && map["value"] != nil) {
+                // `__type__` beside `value` is how Firestore spells a vector (a map with both is one).
+                if DocumentReference.isReserved(key.utf8), try !(name == "__type__" && view["value"] != nil) {
                     add("reserved field name (__x__)", "\(here): field names like __x__ are reserved")
                 }
-                if key.isEmpty { add("empty field name", "\(path.isEmpty ? "(top level)" : path): empty field name") }
-                check(element, path: here, depth: depth + 1, into: &problems)
+                if key.count == 0 {
+                    add("empty field name", "\(path.isEmpty ? "(top level)" : path): empty field name")
+                }
+                try check(element, path: here, depth: depth + 1, report)
             }
-        case .array(let elements):
+        case .array?:
             if depth > maxDepth {
                 add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels")
                 return
             }
-            for (index, element) in elements.enumerated() {
-                if case .array = element {
+            var index = 0
+            try view.forEachElement { element in
+                if element.type == .array {
                     add(
                         "array directly inside an array",
                         "\(path)[\(index)]: Firestore does not allow an array directly inside an array")
                 }
-                check(element, path: "\(path)[\(index)]", depth: depth + 1, into: &problems)
+                try check(element, path: "\(path)[\(index)]", depth: depth + 1, report)
+                index += 1
             }
-        case .timestamp(let timestamp):
-            if !Timestamp.firestoreRange.contains(timestamp) {
+        case .timestamp?:
+            if !Timestamp.firestoreRange.contains(try view.timestamp()) {
                 add("timestamp outside 0001-01-01 … 9999-12-31", "\(path): timestamp outside 0001-01-01 … 9999-12-31")
             }
         default: break
@@ -76,8 +111,13 @@ public enum FirestoreLimits {
 
     /// Firestore's storage-size formula: document name + fields + 32 bytes.
     public static func storageSize(of document: Document) -> Int {
-        let name = document.reference.segments.reduce(16) { $0 + $1.utf8.count + 1 }
+        let name = storageSize(of: document.reference)
         return name + document.fields.reduce(0) { $0 + $1.key.utf8.count + 1 + storageSize(of: $1.value) } + 32
+    }
+
+    /// A reference's or a document name's size: its segments' bytes and one each, and 16.
+    static func storageSize(of reference: DocumentReference) -> Int {
+        reference.segments.reduce(16) { $0 + $1.utf8.count + 1 }
     }
 
     static func storageSize(of value: Value) -> Int {
@@ -86,11 +126,33 @@ public enum FirestoreLimits {
         case .integer, .double, .timestamp, .serverTimestamp: 8
         case .string(let string): string.utf8.count + 1
         case .bytes(let data): data.count
-        case .reference(let reference): reference.segments.reduce(16) { $0 + $1.utf8.count + 1 }
+        case .reference(let reference): storageSize(of: reference)
         case .geoPoint: 16
         case .array(let elements): elements.reduce(0) { $0 + storageSize(of: $1) }
         case .map(let map): map.reduce(0) { $0 + $1.key.utf8.count + 1 + storageSize(of: $1.value) }
         case .vector(let vector): 8 * vector.array.count + 20
+        }
+    }
+
+    /// `storageSize(of: Value)` of the value a view reads, from its bytes.
+    static func storageSize(of view: ValueView) throws -> Int {
+        switch view.type {
+        case .null?, .boolean?: return 1
+        case .integer?, .double?, .timestamp?, .serverTimestamp?: return 8
+        case .string?: return try view.stringView().count + 1
+        case .bytes?: return try view.bytes().count
+        case .reference?: return storageSize(of: try view.reference())
+        case .geoPoint?: return 16
+        case .vector?: return 8 * (try view.vector().count) + 20
+        case .array?:
+            var total = 0
+            try view.forEachElement { total += try storageSize(of: $0) }
+            return total
+        case .map?:
+            var total = 0
+            try view.forEachEntry { key, element in total += key.count + 1 + (try storageSize(of: element)) }
+            return total
+        case nil: return 0
         }
     }
 }
