@@ -41,10 +41,16 @@ final class FirePackRecordSource {
         var fileOffset: Int?
     }
 
-    private init(path: String, stream: DocumentStreamReader?, fileRecords: [FileRecord] = []) {
+    /// The size of the regular file whose bytes `stream` reads as they are (not a pipe, not gzip), when opened so.
+    private(set) var plainFileSize: Int?
+
+    private init(
+        path: String, stream: DocumentStreamReader?, fileRecords: [FileRecord] = [], plainFileSize: Int? = nil
+    ) {
         self.path = path
         self.stream = stream
         self.fileRecords = fileRecords
+        self.plainFileSize = plainFileSize
     }
 
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end), or
@@ -120,7 +126,8 @@ final class FirePackRecordSource {
         return FirePackRecordSource(
             path: path,
             stream: try DocumentStreamReader.reading(
-                path: path, offset: offset, length: length, mode: mode, maxBlockExpansion: maxBlockExpansion))
+                path: path, offset: offset, length: length, mode: mode, maxBlockExpansion: maxBlockExpansion),
+            plainFileSize: fileSize(path))
     }
 
     /// The documents of the `.fpk` file `bytes` (any version readers take): its value when that is one document

@@ -261,13 +261,18 @@ public struct DocumentProfile {
                     }
                 }
                 // Read to its end, how it ends is known. Stopped by the sample, it may have stopped at the end (a
-                // stream of exactly the sample's records): one more read says so when it meets nothing but the end;
+                // stream of exactly the sample's records): one more read says so when it meets nothing but the end,
+                // tried where what is left is a file's last MiB at most (an index and a close record, or a few
+                // records), never a pipe, which could wait, nor a long tail, which damage would have it scan;
                 // anything else it meets is past the sample, and not reported.
                 let (problemCount, problems) = (source.problemCount, source.problems)
                 let (missingRecordPlaces, blocksPastExpansion, blockExpansionNeeded) =
                     (source.missingRecordPlaces, source.blocksPastExpansion, source.blockExpansionNeeded)
                 var atEnd = remaining > 0
-                if !atEnd, source.stream != nil, case .success(.none) = Result(catching: { try source.nextRecord() }) {
+                if !atEnd, let stream = source.stream, let size = source.plainFileSize,
+                    size - stream.consumedOffset <= 1 << 20,
+                    case .success(.none) = Result(catching: { try source.nextRecord() })
+                {
                     atEnd = source.problemCount == problemCount
                 }
                 switch atEnd ? source.stream?.completion : nil {

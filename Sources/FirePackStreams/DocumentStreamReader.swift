@@ -222,6 +222,8 @@ public final class DocumentStreamReader {
     @exclusivity(unchecked) var pushedBack: StreamRecord?
     /// Bytes read from the source so far: at the end, the stream's size.
     package var bytesRead: Int { bufferOffset + end }
+    /// Where the next unit the reader has not taken starts in the stream (records of an open block aside).
+    package var consumedOffset: Int { bufferOffset + start }
 
     /// Reads the stream header from `source`; throws `badMagic` or `unsupportedVersion` when it is not a stream.
     public convenience init(

@@ -31,7 +31,10 @@ struct Inspect: ParsableCommand {
     )
     var path: String?
 
-    @Flag(help: "Show each value's byte offset and tag (FirePack input).")
+    @Flag(
+        help:
+            "Show each value's byte offset and tag (FirePack input; in a stream's record, from the record's first byte)."
+    )
     var offsets = false
 
     @Option(help: "For streams: the record (document) to show, counting from 0; --path then looks inside its fields.")
@@ -127,8 +130,8 @@ struct Inspect: ParsableCommand {
                     if recordNumber > record { break }
                     continue
                 }
-                // A record is shown as the stream stores it (offsets count from its first byte); with --path, the
-                // field inside its fields.
+                // A record is shown from its bytes, offsets counting from its first one (a version-3 block stored in
+                // columns gives its records' rows rebuilt); with --path, the field inside its fields.
                 try document.withBytes(fieldsOnly: path != nil) { raw, limits, key in
                     try show(raw, file: false, limits: limits, under: key)
                 }

@@ -249,6 +249,40 @@ struct DocumentConversionTests {
         #expect(try StreamDocuments(DocumentStreamReader(source: MemorySource(fast.bytes))).readAll() == documents)
     }
 
+    @Test("A stream into a stream copies each record from its bytes: the bytes appending its documents writes")
+    func streamIntoStream() throws {
+        let books = try Data(contentsOf: URL(fileURLWithPath: "Fixtures/generated-books.fpks"))
+        let small = MemorySink()
+        let smallWriter = try DocumentStreamWriter(sink: small, version: 2)
+        for document in try documents() { try smallWriter.write(document) }
+        try smallWriter.finish()
+        // Version 3 in blocks of columns (the fixture) and version 2 with key references in, each version out.
+        for input in [[UInt8](books), small.bytes] {
+            for version: UInt8 in [3, 2] {
+                let copied = MemorySink()
+                let copies = try DocumentStreamWriter(sink: copied, version: version, codec: .deflate)
+                let reader = try DocumentStreamReader(source: MemorySource(input))
+                let count = try copies.write(from: StreamDocuments(reader))
+                let appended = MemorySink()
+                let appends = try DocumentStreamWriter(sink: appended, version: version, codec: .deflate)
+                let documents = try StreamDocuments(DocumentStreamReader(source: MemorySource(input))).readAll()
+                for document in documents { try appends.write(document) }
+                try appends.finish()
+                #expect(count == documents.count && count > 0 && reader.problems.isEmpty)
+                #expect(copied.bytes == appended.bytes, "version \(version) from \(input.count) bytes")
+            }
+        }
+        // A damaged record is skipped and reported as the documents' reader reports it.
+        var damaged = [UInt8](books)
+        damaged[damaged.count / 2] ^= 0x20
+        let reader = try DocumentStreamReader(source: MemorySource(damaged))
+        let copied = try DocumentStreamWriter(sink: MemorySink()).write(from: StreamDocuments(reader))
+        let treeReader = try DocumentStreamReader(source: MemorySource(damaged))
+        let read = try StreamDocuments(treeReader).readAll().count
+        #expect(copied == read && !reader.problems.isEmpty)
+        #expect(reader.problems.map(\.description) == treeReader.problems.map(\.description))
+    }
+
     @Test("Every format's writer into every reader, through DocumentSink.write(from:): nothing lost")
     func chained() throws {
         let documents = try documents()

@@ -76,8 +76,6 @@ struct BlockStreamToolTests {
         #expect(try Tool.run(["inspect", path("small.fpks"), "--record=-1"]).status == 2)
     }
 
-    /// A damaged index or close record costs no record: `convert` writes every record and warns, `stats` counts them
-    /// all, `validate` names the damage (exit 1) without counting a record as lost.
     /// A version byte damaged from 3 to 2 or 1 makes each block read as a record holding more than a document: the
     /// first one's problem says what it reads as, and what to look at.
     @Test func aDamagedVersionByteIsNamed() throws {
@@ -106,6 +104,8 @@ struct BlockStreamToolTests {
                 && !invalid.stderr.contains("version-3 block"), "\(invalid.stderr)")
     }
 
+    /// A damaged index or close record costs no record: `convert` writes every record and warns, `stats` counts them
+    /// all, `validate` names the damage (exit 1) without counting a record as lost.
     @Test func aDamagedIndexOrCloseRecordLosesNoRecord() throws {
         #expect(try Tool.run(["convert", "Fixtures/generated-books.fpks", path("closed.fpks"), "--block-size", "8192"]).status == 0)
         let stream = try bytes("closed.fpks")

@@ -273,6 +273,10 @@ extension BoundedResourceTests {
         let repaired = try run(["validate", name, "--repair", path("rows-repaired.fpks")])
         #expect(repaired.status == 0 && repaired.peakMemoryBytes < Self.ceiling,
                 "\(repaired.stderr) \(repaired.peakMemoryBytes) bytes")
+        // `convert` into a stream copies it too (the tree took 1.04 GB for 8,000,000 rows).
+        let converted = try run(["convert", name, path("rows-converted.fpks"), "--codec", "deflate"])
+        #expect(converted.status == 0 && converted.peakMemoryBytes < Self.ceiling,
+                "\(converted.stderr) \(converted.peakMemoryBytes) bytes")
         func records(_ file: String) throws -> [[UInt8]] {
             let reader = try DocumentStreamReader(source: FileSource(path: file))
             var payloads: [[UInt8]] = []
@@ -281,6 +285,7 @@ extension BoundedResourceTests {
             return payloads
         }
         #expect(try records(path("rows-repaired.fpks")) == records(name))
+        #expect(try records(path("rows-converted.fpks")) == records(name))
     }
 
     /// Runs `stats` on `file` in a child whose peak memory is measured: it counts `integers` integers and `jsonBytes`

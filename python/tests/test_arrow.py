@@ -389,6 +389,25 @@ def test_parquet_conversion_refuses_what_parquet_cannot_hold_and_leaves_nothing(
     assert not (folder / "d.parquet").exists() and not [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
 
 
+def test_a_sample_of_every_record_sees_the_end_without_scanning_a_long_tail(folder):
+    # A sample that stops at the last record learns how the stream ends from one more read, where what is left of the
+    # file is small (its close record and index); a long tail after it (here 8 MB of noise) is not scanned for it.
+    path = folder / "four.fpks"
+    firepack.write_table(pa.table({"__name__": [f"c/{i}" for i in range(4)], "n": list(range(4))}), path)
+    report = firepack.schema_report(path, sample=4)
+    assert report["closed_records"] == 4 and report["not_closed"] == [] and report["problems"] == 0, report
+    noisy = folder / "four-noisy.fpks"
+    noisy.write_bytes(path.read_bytes() + random.Random(4).randbytes(8 << 20))
+
+    def bytes_read():
+        with open("/proc/self/io") as io:
+            return next(int(line.split()[1]) for line in io if line.startswith("rchar:"))
+    before = bytes_read()
+    report = firepack.schema_report(noisy, sample=4)
+    assert bytes_read() - before < 2 << 20, "the sample's peek scanned the tail"
+    assert report["documents"] == 4 and report["problems"] == 0 and report["closed_records"] is None, report
+
+
 def test_parquet_conversion_refuses_a_file_a_sticky_folder_keeps_from_it(events):
     # A file of root's anyone may write, in a sticky folder of root's: another user may write it but not replace it,
     # which the rename at the end would find only after all the work. Refused before any, as the tool refuses it.

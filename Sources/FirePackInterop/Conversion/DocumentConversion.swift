@@ -56,6 +56,7 @@ public final class DocumentConversion {
         case linesIntoStreamInParallel(ParallelJSONLines)
         case streamIntoLinesInParallel(ParallelStreamLines)
         case streamIntoLines(DocumentStreamReader, JSONLinesWriter)
+        case streamIntoStream(DocumentStreamReader, DocumentStreamWriter)
         case documents
     }
     private let route: Route
@@ -93,7 +94,8 @@ public final class DocumentConversion {
         // work when the documents are written on others (`Stream fpks to JSON lines`).
         if workers > 1, let stream = source as? StreamDocuments { stream.reader.readsBlocksAhead = true }
         // The direct paths write what document by document writes; they are not taken where a document must be
-        // seen whole (a time for server timestamps, limits to check) or keys sorted.
+        // seen whole (a time for server timestamps, limits to check) or keys sorted. A stream copied into a stream
+        // is copied record by record on this thread.
         route =
             if time == nil && !self.checksFirestoreLimits, let lines, let stream = sink as? DocumentStreamWriter,
                 !stream.isDeterministic
@@ -110,6 +112,10 @@ public final class DocumentConversion {
                         ParallelStreamLines(
                             reader: records.reader, writer: output, workers: Self.cappedWorkers(workers)))
                     : .streamIntoLines(records.reader, output)
+            } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
+                let stream = sink as? DocumentStreamWriter, !stream.isDeterministic
+            {
+                .streamIntoStream(records.reader, stream)
             } else {
                 .documents
             }
@@ -143,6 +149,15 @@ public final class DocumentConversion {
             guard try placing(try parallel.appendNext(), path: nil) else { return false }
             let noted = parallel.lastPath
             return stepped(generated, fingerprint: noted.fingerprint, path: parallel.text(of: noted))
+        case .streamIntoStream(let reader, let stream):
+            // Each record copied from its bytes, as a tree of it would be written (`FirePackWriter.write(_:
+            // ValueView)`), without the tree: a record of packed rows is about 110 bytes of tree a row.
+            guard let (record, reference) = try reader.nextCheckedRecord() else { return false }
+            try placing(
+                try stream.append(writtenBy: { writer in
+                    try writer.write(FirePackReader(bytes: record.payload, limits: reader.limits).root)
+                }), path: reference.path)
+            path = reference.path
         case .documents:
             guard let next = try source.next() else { return false }
             let document = resolvingServerTimestamps.map { next.resolvingServerTimestamps(at: $0) } ?? next
