@@ -249,38 +249,86 @@ struct DocumentConversionTests {
         #expect(try StreamDocuments(DocumentStreamReader(source: MemorySource(fast.bytes))).readAll() == documents)
     }
 
+    /// Writes the documents of the stream `input` into a sink `make` makes, through `write(from:)` and one by one, and
+    /// expects the same bytes, and every document.
+    func expectTheSameAsOneByOne(
+        _ input: [UInt8], _ what: String, _ make: (MemorySink) throws -> any DocumentSink
+    ) throws {
+        let direct = MemorySink()
+        let reader = try DocumentStreamReader(source: MemorySource(input))
+        let count = try make(direct).write(from: StreamDocuments(reader))
+        let oneByOne = MemorySink()
+        let writer = try make(oneByOne)
+        let documents = try StreamDocuments(DocumentStreamReader(source: MemorySource(input))).readAll()
+        for document in documents { try writer.write(document) }
+        try writer.finish()
+        #expect(count == documents.count && count > 0 && reader.problems.isEmpty, "\(what)")
+        #expect(direct.bytes == oneByOne.bytes, "\(what)")
+    }
+
+    /// Writes a damaged copy of the stream `input` through `write(from:)` into a sink `make` makes, and expects the
+    /// damaged record skipped and reported as the documents' reader reports it.
+    func expectDamageReportedAlike(_ input: [UInt8], _ make: (MemorySink) throws -> any DocumentSink) throws {
+        var damaged = input
+        damaged[damaged.count / 2] ^= 0x20
+        let reader = try DocumentStreamReader(source: MemorySource(damaged))
+        let written = try make(MemorySink()).write(from: StreamDocuments(reader))
+        let treeReader = try DocumentStreamReader(source: MemorySource(damaged))
+        #expect(try written == StreamDocuments(treeReader).readAll().count && !reader.problems.isEmpty)
+        #expect(reader.problems.map(\.description) == treeReader.problems.map(\.description))
+    }
+
     @Test("A stream into a stream copies each record from its bytes: the bytes appending its documents writes")
     func streamIntoStream() throws {
-        let books = try Data(contentsOf: URL(fileURLWithPath: "Fixtures/generated-books.fpks"))
+        let books = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "Fixtures/generated-books.fpks")))
         let small = MemorySink()
         let smallWriter = try DocumentStreamWriter(sink: small, version: 2)
         for document in try documents() { try smallWriter.write(document) }
         try smallWriter.finish()
         // Version 3 in blocks of columns (the fixture) and version 2 with key references in, each version out.
-        for input in [[UInt8](books), small.bytes] {
+        for input in [books, small.bytes] {
             for version: UInt8 in [3, 2] {
-                let copied = MemorySink()
-                let copies = try DocumentStreamWriter(sink: copied, version: version, codec: .deflate)
-                let reader = try DocumentStreamReader(source: MemorySource(input))
-                let count = try copies.write(from: StreamDocuments(reader))
-                let appended = MemorySink()
-                let appends = try DocumentStreamWriter(sink: appended, version: version, codec: .deflate)
-                let documents = try StreamDocuments(DocumentStreamReader(source: MemorySource(input))).readAll()
-                for document in documents { try appends.write(document) }
-                try appends.finish()
-                #expect(count == documents.count && count > 0 && reader.problems.isEmpty)
-                #expect(copied.bytes == appended.bytes, "version \(version) from \(input.count) bytes")
+                try expectTheSameAsOneByOne(input, "version \(version) from \(input.count) bytes") {
+                    try DocumentStreamWriter(sink: $0, version: version, codec: .deflate)
+                }
             }
         }
-        // A damaged record is skipped and reported as the documents' reader reports it.
-        var damaged = [UInt8](books)
-        damaged[damaged.count / 2] ^= 0x20
-        let reader = try DocumentStreamReader(source: MemorySource(damaged))
-        let copied = try DocumentStreamWriter(sink: MemorySink()).write(from: StreamDocuments(reader))
-        let treeReader = try DocumentStreamReader(source: MemorySource(damaged))
-        let read = try StreamDocuments(treeReader).readAll().count
-        #expect(copied == read && !reader.problems.isEmpty)
-        #expect(reader.problems.map(\.description) == treeReader.problems.map(\.description))
+        try expectDamageReportedAlike(books) { try DocumentStreamWriter(sink: $0) }
+    }
+
+    @Test("A stream into a JSON array writes each record from its bytes: the text writing its documents gives")
+    func streamIntoArray() throws {
+        let books = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "Fixtures/generated-books.fpks")))
+        let timed = MemorySink()
+        let timedWriter = try DocumentStreamWriter(sink: timed, version: 2)
+        for (index, document) in try documents().enumerated() {
+            var document = document
+            if index == 1 { document.updateTime = Timestamp(seconds: 1_714_557_600, nanoseconds: 7) }  // the tree's way
+            try timedWriter.write(document)
+        }
+        try timedWriter.finish()
+        // A naming keeps state (the collection met first): each writer gets its own.
+        let namings: [() -> DocumentNaming] = [
+            { DocumentNaming(collection: "books", idField: nil) },
+            { DocumentNaming(collection: "other", idField: "id", collectionIsGiven: false) },
+        ]
+        for input in [books, timed.bytes] {
+            for naming in namings {
+                for options in [JSONOptions(), JSONOptions(form: .plain), JSONOptions(pretty: true), JSONOptions(sortedKeys: true)] {
+                    try expectTheSameAsOneByOne(input, "\(input.count) bytes, \(options)") {
+                        JSONArrayWriter($0, naming: naming(), options: options)
+                    }
+                }
+            }
+        }
+        try expectDamageReportedAlike(books) { JSONArrayWriter($0, naming: naming) }
+        // An empty stream is `[]`.
+        let empty = MemorySink()
+        let emptyStream = MemorySink()
+        try DocumentStreamWriter(sink: emptyStream).finish()
+        #expect(try JSONArrayWriter(empty, naming: naming).write(from: StreamDocuments(
+            DocumentStreamReader(source: MemorySource(emptyStream.bytes)))) == 0)
+        #expect(empty.bytes == Array("[]\n".utf8))
     }
 
     @Test("Every format's writer into every reader, through DocumentSink.write(from:): nothing lost")

@@ -277,6 +277,13 @@ extension BoundedResourceTests {
         let converted = try run(["convert", name, path("rows-converted.fpks"), "--codec", "deflate"])
         #expect(converted.status == 0 && converted.peakMemoryBytes < Self.ceiling,
                 "\(converted.stderr) \(converted.peakMemoryBytes) bytes")
+        // And into a JSON array, each record written as text from its bytes: `{"rows":[[1],…],"__name__":…}`.
+        let json = try run(["convert", name, path("rows.json"), "--quiet"])
+        #expect(json.status == 0 && json.peakMemoryBytes < Self.ceiling, "\(json.stderr) \(json.peakMemoryBytes) bytes")
+        let text = try Data(contentsOf: URL(fileURLWithPath: path("rows.json")))
+        let end = Data(#"[1]],"__name__":"c/rows"}]"#.utf8 + [0x0A])
+        #expect(text.count == 4 * rows + 33 && text.prefix(13) == Data(#"[{"rows":[[1]"#.utf8) && text.suffix(end.count) == end,
+                "\(text.count) \(String(decoding: text.suffix(40), as: UTF8.self))")
         func records(_ file: String) throws -> [[UInt8]] {
             let reader = try DocumentStreamReader(source: FileSource(path: file))
             var payloads: [[UInt8]] = []

@@ -57,6 +57,7 @@ public final class DocumentConversion {
         case streamIntoLinesInParallel(ParallelStreamLines)
         case streamIntoLines(DocumentStreamReader, JSONLinesWriter)
         case streamIntoStream(DocumentStreamReader, DocumentStreamWriter)
+        case streamIntoArray(DocumentStreamReader, JSONArrayWriter)
         case documents
     }
     private let route: Route
@@ -116,6 +117,10 @@ public final class DocumentConversion {
                 let stream = sink as? DocumentStreamWriter, !stream.isDeterministic
             {
                 .streamIntoStream(records.reader, stream)
+            } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
+                let array = sink as? JSONArrayWriter
+            {
+                .streamIntoArray(records.reader, array)
             } else {
                 .documents
             }
@@ -157,6 +162,9 @@ public final class DocumentConversion {
                 try stream.append(writtenBy: { writer in
                     try writer.write(FirePackReader(bytes: record.payload, limits: reader.limits).root)
                 }), path: reference.path)
+            path = reference.path
+        case .streamIntoArray(let reader, let array):
+            guard let reference = try placing(try array.appendNext(from: reader), path: nil) else { return false }
             path = reference.path
         case .documents:
             guard let next = try source.next() else { return false }

@@ -139,6 +139,33 @@ public final class JSONArrayWriter: DocumentSink {
         return length
     }
 
+    /// Writes the next intact record of `reader` as the array's next element — from the record's bytes, as
+    /// `JSONLinesWriter.appendNext(from:)` writes a line, where compact text allows — and returns its name; nil at the
+    /// end. Records the direct path does not take (pretty or sorted output, times, …) go through the tree, which also
+    /// reports damaged ones (`reader.problems`).
+    package func appendNext(from reader: DocumentStreamReader) throws -> DocumentReference? {
+        if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
+        while let record = try reader.nextRecord() {
+            let buffer = chunks.buffer
+            let mark = buffer.count
+            if !options.pretty {
+                buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                if let reference = JSONTranscoding.appendDocument(
+                    record: record.payload, limits: reader.limits, naming: naming, options: options, to: buffer)
+                {
+                    count += 1
+                    try chunks.flushIfNeeded()
+                    return reference
+                }
+                buffer.truncate(to: mark)
+            }
+            guard let document = try reader.document(in: record) else { continue }
+            try write(document)
+            return document.reference
+        }
+        return nil
+    }
+
     /// Closes the array (`[]` when nothing was written), writes what is buffered and finishes the sink.
     public func finish() throws {
         let buffer = chunks.buffer

@@ -438,23 +438,9 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
             for index in records.indices {
                 let payload = UnsafeRawBufferPointer(rebasing: bytes[records[index].payload])
                 let start = output.count
-                var fields: FirePackReader?
-                var written = false
-                let scanned = try? Document.scanRecord(
-                    payload, limits: limits,
-                    readFields: { reader throws(FirePackError) in
-                        fields = reader
-                        try reader.skipValue()
-                    })
-                var reference = scanned?.reference
-                // A document with times goes through the tree, which writes them as members (`DocumentNaming`); so
-                // does one the naming refuses, so that a damaged record is reported as damaged first.
-                if let reference, scanned?.createTime == nil, scanned?.updateTime == nil, naming.appendsMemberDirectly,
-                    let member = try? naming.member(for: reference)
-                {
-                    written = JSONTranscoding.appendObject(fields, appending: member, options: options, to: output)
-                }
-                if !written {
+                var reference = JSONTranscoding.appendDocument(
+                    record: payload, limits: limits, naming: naming, options: options, to: output)
+                if reference == nil {
                     let document: Document
                     do {
                         document = try Document(firePackBytes: payload, limits: limits)

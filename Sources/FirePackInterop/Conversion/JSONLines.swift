@@ -244,25 +244,10 @@ public final class JSONLinesWriter: DocumentSink {
     public func appendNext(from reader: DocumentStreamReader) throws -> Bool {
         if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
         while let record = try reader.nextRecord() {
-            var fields: FirePackReader?
-            var written = false
-            let scanned = try? Document.scanRecord(
-                record.payload, limits: reader.limits,
-                readFields: { reader throws(FirePackError) in
-                    fields = reader
-                    try reader.skipValue()
-                })
-            // A document with times goes through the tree, which writes them as members (`DocumentNaming`); so does
-            // one the naming refuses, so that a damaged record is reported as damaged before its name is judged.
-            if let reference = scanned?.reference, scanned?.createTime == nil, scanned?.updateTime == nil,
-                naming.appendsMemberDirectly,
-                let member = try? naming.member(for: reference)
+            if let reference = JSONTranscoding.appendDocument(
+                record: record.payload, limits: reader.limits, naming: naming, options: options, to: buffer)
             {
                 lastPath = reference.path
-                // No fields map: an empty document.
-                written = JSONTranscoding.appendObject(fields, appending: member, options: options, to: buffer)
-            }
-            if written {
                 buffer.append(0x0A)
             } else {
                 guard let document = try reader.document(in: record) else { continue }
@@ -282,4 +267,32 @@ public final class JSONLinesWriter: DocumentSink {
 
     /// Writes what is buffered and finishes the sink.
     public func finish() throws { try chunks.finish() }
+}
+
+extension JSONTranscoding {
+    /// Appends the document record `payload` (read with `limits`) as one compact JSON object — its fields written
+    /// from its bytes, the naming's member last: what `document.jsonLine(naming:options:)` writes — and returns its
+    /// name. Returns nil, leaving `output` as it was, when the tree must write it: a document with create or update
+    /// times (the naming writes them as members), a naming that writes no member or refuses the name, or whatever
+    /// `appendObject(_:appending:options:to:)` leaves to the tree, which then also reports a damaged record as damaged
+    /// before its name is judged. The one direct way out of a stream for JSON lines (on one thread and on several)
+    /// and JSON arrays.
+    static func appendDocument(
+        record payload: UnsafeRawBufferPointer, limits: ReaderLimits, naming: DocumentNaming, options: JSONOptions,
+        to output: ByteOutput
+    ) -> DocumentReference? {
+        var fields: FirePackReader?
+        let scanned = try? Document.scanRecord(
+            payload, limits: limits,
+            readFields: { reader throws(FirePackError) in
+                fields = reader
+                try reader.skipValue()
+            })
+        // No fields map: an empty document.
+        guard let scanned, scanned.createTime == nil, scanned.updateTime == nil, naming.appendsMemberDirectly,
+            let member = try? naming.member(for: scanned.reference),
+            appendObject(fields, appending: member, options: options, to: output)
+        else { return nil }
+        return scanned.reference
+    }
 }
