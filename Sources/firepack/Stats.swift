@@ -25,7 +25,9 @@ struct Stats: ParsableCommand {
     func run() throws {
         let (format, gzip) = try input.format()
         var census = Census()
-        let packedGzip = CountingSink(), packed = CountingSink(), json = CountingSink()
+        let packedGzip = CountingSink(), packed = CountingSink()
+        // JSON text is counted, not kept.
+        var jsonBytes = 0
         let gzipSink = try GzipSink(packedGzip)
         func add(_ value: Value) throws {
             let bytes = value.firePackBytes()
@@ -36,12 +38,12 @@ struct Stats: ParsableCommand {
             }
             let text = try value.jsonBytes(
                 options: JSONOptions(), maxLength: JSONTextLimits.value, what: "the value")
-            try text.withUnsafeBytes { try json.write($0) }
+            jsonBytes += text.count
         }
         // A value read from its bytes (a `.fpk` file's, a stream record's fields): the measures `add` takes of a tree,
         // in memory for the bytes and the text, not for a tree of them (Docs/SAFETY.md).
         let valueWriter = FirePackWriter()
-        var valuesPastTextLimit = 0, measuredText = 0
+        var valuesPastTextLimit = 0
         func addValue(reading reader: inout FirePackReader) throws {
             try valueWriter.write(reader.peekValueView())
             try valueWriter.withUnsafeWrittenBytes { bytes in
@@ -53,7 +55,7 @@ struct Stats: ParsableCommand {
             // Its text is counted, not held, and up to what FirePack's JSON readers take for one document: keys
             // repeated by reference make text without bound from small bytes (184 KB once made 2 GB of text).
             do {
-                measuredText += try JSONTranscoding.jsonLength(
+                jsonBytes += try JSONTranscoding.jsonLength(
                     reading: &reader, options: JSONOptions(), maxLength: JSONTextLimits.document, what: "the value")
             } catch let error as FirePackError where error.code == .limitExceeded {
                 // The bytes were checked before: only the text's length is past a limit.
@@ -116,7 +118,7 @@ struct Stats: ParsableCommand {
         try StandardStreams.printChecked(
             report(
                 format: format, documents: documents, census: census,
-                sizes: (packed.count, packedGzip.count, json.count + measuredText),
+                sizes: (packed.count, packedGzip.count, jsonBytes),
                 valuesPastTextLimit: valuesPastTextLimit,
                 damaged: damaged, missingPlaces: missingPlaces,
                 pastExpansion: pastExpansion.blocks, total: total))
