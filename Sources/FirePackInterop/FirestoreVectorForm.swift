@@ -19,16 +19,10 @@ enum FirestoreVectorForm {
         return VectorValue(doubles)
     }
 
-    /// The map that stands for `vector`.
-    static func map(of vector: VectorValue) -> MapValue {
-        ["__type__": "__vector__", "value": .array(vector.array.map(Value.double))]
-    }
-
-    /// Throws unless `map` can be written as a map: one in the vector form would read back as a vector (as Firestore
-    /// reads it), so writing it would change its type without a word.
-    static func checkWritableAsMap(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
-        guard vector(in: map) != nil else { return }
-        throw FirePackError(
+    /// The error for a map in the vector form, which would read back as a vector (as Firestore reads it): writing it
+    /// would change its type without a word (`checkWritableAsMap(_:place:)`).
+    static func vectorShapedMap(_ path: [PathComponent]) -> FirePackError {
+        FirePackError(
             .invalidValue,
             "this map has Firestore's vector form ({__type__: \"__vector__\", value: [doubles]}) and would read back as a vector; store a VectorValue instead",
             path: path)

@@ -121,10 +121,9 @@ struct Validate: ParsableCommand {
                         try target.write(FirePackReader(bytes: record.payload, limits: limits).root)
                     })
                     if firestoreLimits {
-                        try FirestoreLimits.forEachViolation(inRecord: record.payload, limits: limits) { violation in
+                        try FirestoreLimits.forEachViolation(inRecord: record.payload, limits: limits) { kind, text in
                             problems.add(
-                                kind: violation.kind,
-                                "record \(number) at byte \(offset) (\(reference.path)): \(violation.text)")
+                                kind: kind, "record \(number) at byte \(offset) (\(reference.path)): \(text())")
                         }
                     }
                 }
@@ -265,8 +264,8 @@ struct Validate: ParsableCommand {
                     generated = naming.generatedCount
                     guard firestoreLimits else { continue }
                     let name = lines.map { "line \($0.lineNumber)" } ?? "record \(documents - 1)"
-                    for violation in FirestoreLimits.violations(in: document) {
-                        problems.add(kind: violation.kind, "\(name) (\(document.reference.path)): \(violation.text)")
+                    FirestoreLimits.forEachViolation(in: document) { kind, text in
+                        problems.add(kind: kind, "\(name) (\(document.reference.path)): \(text())")
                     }
                 }
                 // What the end of the input means (a list response page with more after it).
@@ -313,10 +312,10 @@ struct Validate: ParsableCommand {
                     let input = ValueInput(value, naming: DocumentNaming(collection: "documents", idField: nil))
                     while let document = try input.next() {
                         documents += 1
-                        for violation in FirestoreLimits.violations(in: document) {
+                        FirestoreLimits.forEachViolation(in: document) { kind, text in
                             problems.add(
-                                kind: violation.kind,
-                                "element \(documents - 1) (\(document.reference.path)): \(violation.text)")
+                                kind: kind,
+                                "element \(documents - 1) (\(document.reference.path)): \(text())")
                         }
                     }
                 } else {
@@ -354,9 +353,9 @@ struct Validate: ParsableCommand {
                 writer.clear()
                 guard firestoreLimits else { continue }
                 let document = try naming.document(from: element, line: nil)
-                for violation in FirestoreLimits.violations(in: document) {
+                FirestoreLimits.forEachViolation(in: document) { kind, text in
                     problems.add(
-                        kind: violation.kind, "element \(documents - 1) (\(document.reference.path)): \(violation.text)"
+                        kind: kind, "element \(documents - 1) (\(document.reference.path)): \(text())"
                     )
                 }
             }

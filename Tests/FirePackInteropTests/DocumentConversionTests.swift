@@ -331,6 +331,46 @@ struct DocumentConversionTests {
         #expect(empty.bytes == Array("[]\n".utf8))
     }
 
+    @Test("A stream into Firestore's formats writes each record from its bytes: what writing its documents gives")
+    func streamIntoFirestoreFormats() throws {
+        let books = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "Fixtures/generated-books.fpks")))
+        let varied = MemorySink()
+        let variedWriter = try DocumentStreamWriter(sink: varied, version: 2)
+        var documents = try documents()
+        documents[1].createTime = Timestamp(seconds: 1_714_557_600, nanoseconds: 7)
+        documents[1].updateTime = Timestamp(seconds: -5, nanoseconds: 0)
+        documents.append(Document(reference: try DocumentReference(path: "books/kinds"), fields: [
+            "v": .vector(VectorValue([1.5, -0.0, .infinity])), "b": .bytes(Data([0, 1, 0xFF])), "": "empty key",
+            "r": .reference(try DocumentReference(path: "a/b")), "n": .double(.nan), "e": [:], "a": [],
+            "deep": [[["x": [1, [2.25]]]]], "big": .integer(.min), "g": .geoPoint(GeoPoint(latitude: -0.0, longitude: 0)),
+        ]))
+        for document in documents { try variedWriter.write(document) }
+        try variedWriter.finish()
+        for input in [books, varied.bytes] {
+            try expectTheSameAsOneByOne(input, "REST JSON from \(input.count) bytes") { FirestoreJSONWriter($0) }
+            try expectTheSameAsOneByOne(input, "protobuf from \(input.count) bytes") { FirestoreProtoWriter($0) }
+        }
+        try expectDamageReportedAlike(books) { FirestoreJSONWriter($0) }
+        try expectDamageReportedAlike(books) { FirestoreProtoWriter($0) }
+
+        // What a format cannot hold is refused from the bytes as from the tree: the record, the document and the path.
+        let pending = MemorySink()
+        let pendingWriter = try DocumentStreamWriter(sink: pending)
+        try pendingWriter.write(documents[0])
+        try pendingWriter.write(Document(reference: try DocumentReference(path: "books/p"),
+                                         fields: ["m": ["list": [1, .serverTimestamp]]]))
+        try pendingWriter.finish()
+        let sinks: [(MemorySink) -> any DocumentSink] = [{ FirestoreJSONWriter($0) }, { FirestoreProtoWriter($0) }]
+        for make in sinks {
+            let reader = try DocumentStreamReader(source: MemorySource(pending.bytes))
+            let error = #expect(throws: FirePackError.self) { try make(MemorySink()).write(from: StreamDocuments(reader)) }
+            #expect(error?.code == .invalidValue && error?.message.hasPrefix("record 1 (books/p): the server-timestamp") == true,
+                    "\(String(describing: error))")
+            let path: [PathComponent] = make(MemorySink()) is FirestoreJSONWriter ? [.key("fields")] : []
+            #expect(error?.path == path + [.key("m"), .key("list"), .index(1)], "\(String(describing: error))")
+        }
+    }
+
     @Test("Every format's writer into every reader, through DocumentSink.write(from:): nothing lost")
     func chained() throws {
         let documents = try documents()

@@ -284,6 +284,28 @@ extension BoundedResourceTests {
         let end = Data(#"[1]],"__name__":"c/rows"}]"#.utf8 + [0x0A])
         #expect(text.count == 4 * rows + 33 && text.prefix(13) == Data(#"[{"rows":[[1]"#.utf8) && text.suffix(end.count) == end,
                 "\(text.count) \(String(decoding: text.suffix(40), as: UTF8.self))")
+        // And into Firestore's formats, each record written from its bytes with its limits checked on them (REST JSON
+        // through a tree took 2.3 GB for 8,000,000 rows). A row is `{"arrayValue":{"values":[{"integerValue":"1"}]}}`
+        // and a comma in REST JSON; in protobuf a `values` element holding Value{array_value{values{integer_value 1}}}.
+        // A line is held whole until it is complete (a document that fails leaves nothing of it): memory for the
+        // line's text (at most 256 MiB, what the readers take) and its buffer's growth, not for a tree.
+        let rest = try run(["convert", name, path("rows.firestore.jsonl"), "--quiet"])
+        let restText = try Data(contentsOf: URL(fileURLWithPath: path("rows.firestore.jsonl")))
+        #expect(rest.status == 0 && rest.peakMemoryBytes < Self.ceiling + restText.count,
+                "\(rest.stderr) \(rest.peakMemoryBytes) bytes")
+        let restRow = #"{"arrayValue":{"values":[{"integerValue":"1"}]}}"#
+        let restStart = Data((#"{"name":"c/rows","fields":{"rows":{"arrayValue":{"values":["# + restRow + ",").utf8)
+        let restEnd = Data(("," + restRow + "]}}}}\n").utf8)
+        #expect(restText.count == restStart.count + (restRow.utf8.count + 1) * (rows - 2) - 1 + restEnd.count
+                && restText.prefix(restStart.count) == restStart && restText.suffix(restEnd.count) == restEnd,
+                "\(restText.count) \(String(decoding: restText.suffix(80), as: UTF8.self))")
+        let proto = try run(["convert", name, path("rows.pb"), "--quiet"])
+        #expect(proto.status == 0 && proto.peakMemoryBytes < Self.ceiling, "\(proto.stderr) \(proto.peakMemoryBytes) bytes")
+        let message = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("rows.pb"))))
+        let protoRow: [UInt8] = [0x0A, 0x06, 0x4A, 0x04, 0x0A, 0x02, 0x10, 0x01]
+        // The length prefix, name (field 1) and fields entry (field 2: key "rows", value) before the rows; nothing after.
+        #expect(message.count > protoRow.count * rows && message.count < protoRow.count * rows + 64
+                && Array(message.suffix(protoRow.count * 2)) == protoRow + protoRow, "\(message.count) bytes")
         func records(_ file: String) throws -> [[UInt8]] {
             let reader = try DocumentStreamReader(source: FileSource(path: file))
             var payloads: [[UInt8]] = []

@@ -16,10 +16,21 @@ public protocol NamingDocumentSource: DocumentSource {
 extension JSONLinesReader: NamingDocumentSource {}
 extension JSONArrayReader: NamingDocumentSource {}
 
+/// A sink that writes a stream's document records from their bytes, as it writes the documents they hold: Firestore's
+/// formats.
+package protocol RecordSink: DocumentSink {
+    /// Writes the document `record` holds (a record `DocumentStreamReader.nextCheckedRecord()` checked).
+    func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws
+}
+
+extension FirestoreJSONWriter: RecordSink {}
+extension FirestoreProtoWriter: RecordSink {}
+
 /// Every document of a source written into a sink, one record per `step()`, the way `firepack convert` does it: by
 /// the direct path where the pair has one — JSON lines into a `.fpks` stream (each line's fields written from the
 /// text, `JSONLinesReader.appendNext(to:)`) and a stream into JSON lines (each record's fields written as JSON from
-/// its bytes, `JSONLinesWriter.appendNext(from:)`) — with the bytes and errors of document by document, and noting on
+/// its bytes, `JSONLinesWriter.appendNext(from:)`; into a JSON array, a `.fpks` stream or Firestore's formats alike)
+/// — with the bytes and errors of document by document, and noting on
 /// the way what the output's reader would want to know:
 ///
 /// - documents that repeat an earlier document's path (`repeatedPaths`): written as they are, but Firestore would keep
@@ -58,6 +69,7 @@ public final class DocumentConversion {
         case streamIntoLines(DocumentStreamReader, JSONLinesWriter)
         case streamIntoStream(DocumentStreamReader, DocumentStreamWriter)
         case streamIntoArray(DocumentStreamReader, JSONArrayWriter)
+        case streamIntoRecords(DocumentStreamReader, any RecordSink)
         case documents
     }
     private let route: Route
@@ -121,6 +133,8 @@ public final class DocumentConversion {
                 let array = sink as? JSONArrayWriter
             {
                 .streamIntoArray(records.reader, array)
+            } else if time == nil, let records = source as? StreamDocuments, let output = sink as? any RecordSink {
+                .streamIntoRecords(records.reader, output)
             } else {
                 .documents
             }
@@ -166,13 +180,22 @@ public final class DocumentConversion {
         case .streamIntoArray(let reader, let array):
             guard let reference = try placing(try array.appendNext(from: reader), path: nil) else { return false }
             path = reference.path
+        case .streamIntoRecords(let reader, let output):
+            // Firestore's formats written from each record's bytes, its limits checked on them: no tree of a record.
+            guard let (record, reference) = try reader.nextCheckedRecord() else { return false }
+            if checksFirestoreLimits {
+                try FirestoreLimits.forEachViolation(inRecord: record.payload, limits: reader.limits) { kind, text in
+                    limitProblems.add(kind: kind, "record \(records) (\(reference.path)): \(text())")
+                }
+            }
+            try placing(try output.write(record: record.payload, limits: reader.limits), path: reference.path)
+            path = reference.path
         case .documents:
             guard let next = try source.next() else { return false }
             let document = resolvingServerTimestamps.map { next.resolvingServerTimestamps(at: $0) } ?? next
             if checksFirestoreLimits {
-                for violation in FirestoreLimits.violations(in: document) {
-                    limitProblems.add(
-                        kind: violation.kind, "record \(records) (\(document.reference.path)): \(violation.text)")
+                FirestoreLimits.forEachViolation(in: document) { kind, text in
+                    limitProblems.add(kind: kind, "record \(records) (\(document.reference.path)): \(text())")
                 }
             }
             try placing(try sink.write(document), path: document.reference.path)

@@ -122,6 +122,13 @@ public final class FirestoreJSONWriter: DocumentSink {
         try chunks.flushIfNeeded()
     }
 
+    /// Writes the document a stream's record holds as one line, from the record's bytes: what `write(_:)` writes for
+    /// it, without a tree of its fields.
+    package func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
+        try FirestoreJSON.appendLine(record: record, limits: limits, to: chunks.buffer)
+        try chunks.flushIfNeeded()
+    }
+
     /// Writes what is buffered and finishes the sink.
     public func finish() throws { try chunks.finish() }
 }

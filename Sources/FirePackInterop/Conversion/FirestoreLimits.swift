@@ -18,21 +18,29 @@ public enum FirestoreLimits {
         public var text: String
     }
 
-    /// Every violation in a document.
+    /// Every violation in a document, each with its text (for a document whose violations may be many, with long
+    /// paths, `forEachViolation(in:_:)` makes the texts wanted only).
     public static func violations(in document: Document) -> [Violation] {
         var problems: [Violation] = []
+        forEachViolation(in: document) { kind, text in problems.append(Violation(kind: kind, text: text())) }
+        return problems
+    }
+
+    /// What a walk reports for each violation: its kind, and a closure that makes its text — made only when called,
+    /// for the reports' examples (a text names the path, and paths are as long as the keys on the way: made for every
+    /// violation and element, a megabyte key over 100,000 elements was 100 GB of copying).
+    package typealias Report = (_ kind: String, _ text: () -> String) -> Void
+
+    /// Calls `report` with every violation in a document, as `violations(in:)` finds them.
+    package static func forEachViolation(in document: Document, _ report: Report) {
         // One walk for a tree and for a record's bytes: the tree is checked on its encoding.
         let bytes = document.firePackBytes()
         do {
-            try bytes.withUnsafeBytes { raw in
-                try forEachViolation(inRecord: raw, limits: ownEncoding) { problems.append($0) }
-            }
+            try bytes.withUnsafeBytes { raw in try forEachViolation(inRecord: raw, limits: ownEncoding, report) }
         } catch {
             // A tree past what FirePack's readers take (more than 2 GiB, or 16,777,216 elements in one container).
-            problems.append(
-                Violation(kind: "document past FirePack's reader limits", text: "not checked: \(error)"))
+            report("document past FirePack's reader limits") { "not checked: \(error)" }
         }
-        return problems
     }
 
     /// Limits that read back every document FirePack's writer writes: the deepest nesting a reader takes, every other
@@ -43,9 +51,10 @@ public enum FirestoreLimits {
     /// Calls `report` with every violation in the document record `payload` (Docs/FORMAT.md §9, read with `limits`):
     /// its size first, then what a walk of its fields meets, in order. The record is walked in its bytes, twice (its
     /// size, then its fields), not made into a tree: checking it costs memory for its nesting, where a tree of packed
-    /// rows is about 110 bytes a row (Docs/SAFETY.md). Throws what reading the record throws.
+    /// rows is about 110 bytes a row (Docs/SAFETY.md), and time for its bytes, paths made only for the texts asked
+    /// for. Throws what reading the record throws.
     package static func forEachViolation(
-        inRecord payload: UnsafeRawBufferPointer, limits: ReaderLimits, _ report: (Violation) -> Void
+        inRecord payload: UnsafeRawBufferPointer, limits: ReaderLimits, _ report: Report
     ) throws {
         let root = try FirePackReader(bytes: payload, limits: limits).root
         guard let name = try root["name"], let fields = try root["fields"] else {
@@ -53,57 +62,64 @@ public enum FirestoreLimits {
         }
         let size = storageSize(of: try name.reference()) + (try storageSize(of: fields)) + 32
         if size > maxDocumentSize {
-            report(
-                Violation(
-                    kind: "document larger than \(maxDocumentSize) bytes",
-                    text: "document is \(size) bytes; Firestore allows \(maxDocumentSize)"))
+            report("document larger than \(maxDocumentSize) bytes") {
+                "document is \(size) bytes; Firestore allows \(maxDocumentSize)"
+            }
         }
-        try check(fields, path: "", depth: 0, report)
+        var place = ValuePlace()
+        try check(fields, at: &place, depth: 0, report)
     }
 
-    static func check(_ view: ValueView, path: String, depth: Int, _ report: (Violation) -> Void) throws {
-        func add(_ kind: String, _ text: String) { report(Violation(kind: kind, text: text)) }
+    static func check(_ view: ValueView, at place: inout ValuePlace, depth: Int, _ report: Report) throws {
+        func add(_ kind: String, at place: ValuePlace, _ what: String) { report(kind) { "\(place.text): \(what)" } }
         switch view.type {
         case .map?:
             if depth > maxDepth {
-                add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels")
+                add("nested deeper than \(maxDepth) levels", at: place, "nested deeper than \(maxDepth) levels")
                 return
             }
+            let mapPlace = place
             try view.forEachEntry { key, element in
-                let name = key.string
-                let here = path.isEmpty ? name : path + "." + name
+                place.enter(key: key)
+                defer { place.leave() }
                 if key.count > maxFieldNameBytes {
                     add(
-                        "field name longer than \(maxFieldNameBytes) bytes",
-                        "\(here): field name longer than \(maxFieldNameBytes) bytes")
+                        "field name longer than \(maxFieldNameBytes) bytes", at: place,
+                        "field name longer than \(maxFieldNameBytes) bytes")
                 }
                 // `__type__` beside `value` is how Firestore spells a vector (a map with both is one).
-                if DocumentReference.isReserved(key.utf8), try !(name == "__type__" && view["value"] != nil) {
-                    add("reserved field name (__x__)", "\(here): field names like __x__ are reserved")
+                if DocumentReference.isReserved(key.utf8), try !(key == "__type__" && view["value"] != nil) {
+                    add("reserved field name (__x__)", at: place, "field names like __x__ are reserved")
                 }
                 if key.count == 0 {
-                    add("empty field name", "\(path.isEmpty ? "(top level)" : path): empty field name")
+                    report("empty field name") {
+                        "\(mapPlace.isRoot ? "(top level)" : mapPlace.text): empty field name"
+                    }
                 }
-                try check(element, path: here, depth: depth + 1, report)
+                try check(element, at: &place, depth: depth + 1, report)
             }
         case .array?:
             if depth > maxDepth {
-                add("nested deeper than \(maxDepth) levels", "\(path): nested deeper than \(maxDepth) levels")
+                add("nested deeper than \(maxDepth) levels", at: place, "nested deeper than \(maxDepth) levels")
                 return
             }
             var index = 0
             try view.forEachElement { element in
+                place.enter(index: index)
+                defer { place.leave() }
                 if element.type == .array {
                     add(
-                        "array directly inside an array",
-                        "\(path)[\(index)]: Firestore does not allow an array directly inside an array")
+                        "array directly inside an array", at: place,
+                        "Firestore does not allow an array directly inside an array")
                 }
-                try check(element, path: "\(path)[\(index)]", depth: depth + 1, report)
+                try check(element, at: &place, depth: depth + 1, report)
                 index += 1
             }
         case .timestamp?:
             if !Timestamp.firestoreRange.contains(try view.timestamp()) {
-                add("timestamp outside 0001-01-01 … 9999-12-31", "\(path): timestamp outside 0001-01-01 … 9999-12-31")
+                add(
+                    "timestamp outside 0001-01-01 … 9999-12-31", at: place,
+                    "timestamp outside 0001-01-01 … 9999-12-31")
             }
         default: break
         }

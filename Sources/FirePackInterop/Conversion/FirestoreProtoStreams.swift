@@ -147,7 +147,6 @@ public final class FirestoreProtoWriter: DocumentSink {
     /// Whether each message has its length prefix.
     public let delimited: Bool
     private var count = 0
-    private var scratch: [UInt8] = []
 
     /// A writer of Document messages into `sink`.
     public init(_ sink: any ByteSink, delimited: Bool = true) {
@@ -157,34 +156,47 @@ public final class FirestoreProtoWriter: DocumentSink {
 
     /// Writes one document as one message.
     public func write(_ document: Document) throws {
+        try append(message: try document.firestoreProtoBytes(), path: document.reference.path)
+    }
+
+    /// Writes the document a stream's record holds as one message, from the record's bytes: what `write(_:)` writes
+    /// for it, without a tree of its fields.
+    package func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
+        let message = try FirestoreProto.encode(record: record, limits: limits)
+        try append(message: message, path: try Document.checkRecord(record, limits: limits).path)
+    }
+
+    /// Appends a document's message, with its length before it when delimited.
+    private func append(message: [UInt8], path: @autoclosure () throws -> String) throws {
         if delimited {
-            scratch.removeAll(keepingCapacity: true)
-            try document.appendFirestoreProtoDelimited(to: &scratch)
-            chunks.buffer.append(contentsOf: scratch)
+            var prefix = ProtoWriter()
+            prefix.writeVarint(UInt64(message.count))
+            chunks.buffer.append(contentsOf: prefix.bytes)
+            chunks.buffer.append(contentsOf: message)
         } else {
             guard count == 0 else {
                 throw FirePackError(
                     .invalidValue, "a second document for a single undelimited message: write delimited messages")
             }
-            let bytes = try document.firestoreProtoBytes()
+            let path = try path()
             // Read back, bytes that a length prefix frames as a Document are delimited messages: a message that
             // reads so (its first field's bytes can, in a document name with control characters) would come back as
             // other documents, so it is refused rather than written.
-            let reader = FirestoreProtoReader(MemorySource(bytes))
+            let reader = FirestoreProtoReader(MemorySource(message))
             let readBack = Result { () throws -> [Document] in
                 var documents: [Document] = []
                 while let next = try reader.next() { documents.append(next) }
                 return documents
             }
             guard case .success(let documents) = readBack, documents.count == 1,
-                documents[0].reference.path.utf8.elementsEqual(document.reference.path.utf8)
+                documents[0].reference.path.utf8.elementsEqual(path.utf8)
             else {
                 throw FirePackError(
                     .invalidValue,
-                    "document \(document.reference.path.debugDescription): its single message would read back as "
+                    "document \(path.debugDescription): its single message would read back as "
                         + "length-delimited messages, other documents: write it delimited (one document in [ ])")
             }
-            chunks.buffer.append(contentsOf: bytes)
+            chunks.buffer.append(contentsOf: message)
         }
         count += 1
         try chunks.flushIfNeeded()

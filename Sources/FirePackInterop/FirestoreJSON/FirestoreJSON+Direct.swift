@@ -322,101 +322,122 @@ extension JSONParser {
     }
 }
 
-/// The REST typed form written straight into the JSON output.
+/// The REST typed form written straight into the JSON output from FirePack bytes (`FirestoreFormsFromBytes`).
 extension JSONTextWriter {
-    mutating func writeTyped(_ value: Value, path: [PathComponent]) throws(FirePackError) {
-        switch value {
-        case .null: append(#"{"nullValue":null}"#)
-        case .boolean(let flag): append(flag ? #"{"booleanValue":true}"# : #"{"booleanValue":false}"#)
-        case .integer(let integer):
+    /// Writes the value at the cursor in the typed form and moves past it; `place` is where it is, for errors.
+    mutating func writeTyped(_ reader: inout FirePackReader, at place: inout ValuePlace) throws(FirePackError) {
+        switch try reader.peekType() {
+        case .null:
+            _ = try reader.readNull()
+            append(#"{"nullValue":null}"#)
+        case .boolean: append(try reader.readBoolean() ? #"{"booleanValue":true}"# : #"{"booleanValue":false}"#)
+        case .integer:
             append(#"{"integerValue":""#)
-            writeInteger(integer)
+            writeInteger(try reader.readInteger())
             append(#""}"#)
-        case .double(let double):
-            // "NaN" is the default NaN, of either sign (0/0 gives the negative one on x86): another's payload would
-            // be lost without a word.
-            if double.isNaN && double.bitPattern & ~(1 << 63) != Double.nan.bitPattern {
-                throw FirePackError(
-                    .invalidValue,
-                    "a NaN of bits 0x\(String(double.bitPattern, radix: 16, uppercase: true)), whose payload Firestore "
-                        + "REST JSON's \"NaN\" cannot hold (FirePack's JSON and Firestore protobuf keep its bits)",
-                    path: path)
-            }
-            append(#"{"doubleValue":"#)
-            if double.isNaN {
-                append(#""NaN""#)
-            } else if double.isInfinite {
-                append(double < 0 ? #""-Infinity""# : #""Infinity""#)
-            } else {
-                append(double.description)
-            }
-            append("}")
-        case .timestamp(let timestamp):
+        case .double: try writeTypedDouble(try reader.readDouble(), at: place)
+        case .timestamp:
             append(#"{"timestampValue":"#)
-            timestamp.withRFC3339Bytes { writeString(utf8: $0) }
+            try reader.readTimestamp().withRFC3339Bytes { writeString(utf8: $0) }
             append("}")
-        case .string(let string):
+        case .string:
             append(#"{"stringValue":"#)
-            writeString(string)
+            writeString(utf8: try reader.readString().utf8)
             append("}")
-        case .bytes(let data):
+        case .bytes:
             append(#"{"bytesValue":"#)
-            writeString(data.base64EncodedString())
+            writeBase64(try reader.readBytes().bytes)
             append("}")
-        case .reference(let reference):
+        case .reference:
             append(#"{"referenceValue":"#)
-            writeString(reference.path)
+            writeString(try reader.readReference().path)
             append("}")
-        case .geoPoint(let point):
+        case .geoPoint:
+            let point = try reader.readGeoPoint()
             append(#"{"geoPointValue":{"latitude":"#)
             append(point.latitude.description)
             append(#","longitude":"#)
             append(point.longitude.description)
             append("}}")
-        case .array(let elements):
-            guard !elements.isEmpty else {
+        case .array:
+            let array = try reader.enterArray()
+            guard array.count > 0 else {
+                try reader.exitArray(array)
                 append(#"{"arrayValue":{}}"#)
                 return
             }
             append(#"{"arrayValue":{"values":["#)
-            for (index, element) in elements.enumerated() {
+            for index in 0..<array.count {
+                try checkLimit("the JSON text")
                 if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
-                try writeTyped(element, path: path + [.index(index)])
+                place.enter(index: index)
+                try writeTyped(&reader, at: &place)
+                place.leave()
             }
+            try reader.exitArray(array)
             append("]}}")
-        case .map(let map):
-            guard !map.isEmpty else {
+        case .map:
+            try FirestoreVectorForm.checkWritableAsMap(reader, place: place)
+            var peek = reader
+            guard try peek.enterMap().count > 0 else {
+                try reader.skipValue()
                 append(#"{"mapValue":{}}"#)
                 return
             }
-            try FirestoreVectorForm.checkWritableAsMap(map, path: path)
             append(#"{"mapValue":{"fields":"#)
-            try writeTypedFields(map, path: path)
+            try writeTypedFields(&reader, at: &place)
             append("}}")
-        case .vector(let vector):
+        case .vector:
+            let vector = try reader.readVector()
             append(#"{"mapValue":{"fields":{"__type__":{"stringValue":"__vector__"},"value":{"arrayValue":{"values":["#)
-            for (index, element) in vector.array.enumerated() {
+            for index in 0..<vector.count {
+                try checkLimit("the JSON text")
                 if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
-                try writeTyped(.double(element), path: path + [.index(index)])
+                place.enter(index: index)
+                try writeTypedDouble(vector[index], at: place)
+                place.leave()
             }
             append("]}}}}}")
-        case .serverTimestamp:
-            throw FirePackError(
-                .invalidValue,
-                "the server-timestamp sentinel has no Firestore REST value form; resolve it first (Document.resolvingServerTimestamps(at:))",
-                path: path)
+        case .serverTimestamp: throw place.serverTimestampError("Firestore REST value form")
         }
     }
 
-    mutating func writeTypedFields(_ map: MapValue, path: [PathComponent]) throws(FirePackError) {
+    /// A double: `"NaN"` is the default NaN of either sign (0/0 gives the negative one on x86); another's payload
+    /// would be lost without a word.
+    mutating func writeTypedDouble(_ double: Double, at place: ValuePlace) throws(FirePackError) {
+        if double.isNaN && double.bitPattern & ~(1 << 63) != Double.nan.bitPattern {
+            throw FirePackError(
+                .invalidValue,
+                "a NaN of bits 0x\(String(double.bitPattern, radix: 16, uppercase: true)), whose payload Firestore "
+                    + "REST JSON's \"NaN\" cannot hold (FirePack's JSON and Firestore protobuf keep its bits)",
+                path: place.path)
+        }
+        append(#"{"doubleValue":"#)
+        if double.isNaN {
+            append(#""NaN""#)
+        } else if double.isInfinite {
+            append(double < 0 ? #""-Infinity""# : #""Infinity""#)
+        } else {
+            append(double.description)
+        }
+        append("}")
+    }
+
+    /// Writes the map at the cursor as an object of typed values and moves past it.
+    mutating func writeTypedFields(_ reader: inout FirePackReader, at place: inout ValuePlace) throws(FirePackError) {
+        let map = try reader.enterMap()
         output.pointee.append(UInt8(ascii: "{"))
-        for (index, (key, element)) in map.enumerated() {
+        for index in 0..<map.count {
             try checkLimit("the JSON text")
             if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
-            writeString(key)
+            let key = try reader.readKey()
+            writeString(utf8: key.utf8)
             output.pointee.append(UInt8(ascii: ":"))
-            try writeTyped(element, path: path + [.key(key)])
+            place.enter(key: key)
+            try writeTyped(&reader, at: &place)
+            place.leave()
         }
+        try reader.exitMap(map)
         output.pointee.append(UInt8(ascii: "}"))
     }
 }

@@ -94,10 +94,13 @@ enum FirestoreJSON {
     /// Writes one typed value as JSON text, straight into the output: at most 2 GiB, what a reader of one whole JSON
     /// text takes.
     static func jsonBytes(for value: Value, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
-            writer.limitingText(to: JSONTextLimits.value)
-            try writer.writeTyped(value, path: [])
-            try writer.checkLimit("the value")
+        let compact = try FirestoreFormsFromBytes.withBytes(of: value) { reader throws(FirePackError) in
+            try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
+                writer.limitingText(to: JSONTextLimits.value)
+                var place = ValuePlace()
+                try writer.writeTyped(&reader, at: &place)
+                try writer.checkLimit("the value")
+            }
         }
         return try pretty ? reindent(compact, limit: JSONTextLimits.value, "the value") : compact
     }
@@ -105,27 +108,29 @@ enum FirestoreJSON {
     /// Writes one document as JSON text, straight into the output: at most `JSONTextLimits.document`
     /// bytes, what FirePack's readers of REST JSON lines take.
     static func jsonBytes(for document: Document, pretty: Bool = false) throws(FirePackError) -> [UInt8] {
-        let what = "document \(document.reference.path)"
-        let compact = try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
-            writer.limitingText(to: JSONTextLimits.document)
-            writer.append(#"{"name":"#)
-            writer.writeString(document.reference.path)
-            if !document.fields.isEmpty {
-                writer.append(#","fields":"#)
-                try writer.writeTypedFields(document.fields, path: [.key("fields")])
+        let compact = try FirestoreFormsFromBytes.withRecord(of: document) { record throws(FirePackError) in
+            try JSONTextWriter.text(options: writeOptions) { writer throws(FirePackError) in
+                try writer.writeDocument(record: record, limits: FirestoreFormsFromBytes.ownBytesLimits)
             }
-            if let createTime = document.createTime {
-                writer.append(#","createTime":"#)
-                writer.writeString(createTime.rfc3339String)
-            }
-            if let updateTime = document.updateTime {
-                writer.append(#","updateTime":"#)
-                writer.writeString(updateTime.rfc3339String)
-            }
-            writer.append("}")
-            try writer.checkLimit(what)
         }
+        let what = "document \(document.reference.path)"
         return try pretty ? reindent(compact, limit: JSONTextLimits.document, what) : compact
+    }
+
+    /// Appends a stream's document record as one line of JSON text (what `jsonBytes(for:)` writes for the document it
+    /// holds, and a newline) to `output`, written from the record's bytes; on error `output` is as it was.
+    static func appendLine(record: UnsafeRawBufferPointer, limits: ReaderLimits, to output: ByteOutput)
+        throws(FirePackError)
+    {
+        let mark = output.count
+        var writer = JSONTextWriter(options: writeOptions, output: output)  // `output` is the caller's
+        do throws(FirePackError) {
+            try writer.writeDocument(record: record, limits: limits)
+        } catch {
+            output.truncate(to: mark)
+            throw error
+        }
+        output.append(0x0A)
     }
 
     /// Compact REST JSON, indented (the typed form holds only plain JSON types, so nothing changes but whitespace).
@@ -144,5 +149,33 @@ enum FirestoreJSON {
 
     static func invalid(_ message: String, _ path: [PathComponent]) -> FirePackError {
         FirePackError(.invalidJSON, message, path: path)
+    }
+}
+
+extension JSONTextWriter {
+    /// Writes the document a record holds (`Document.scanRecord`) as one REST JSON document, at most
+    /// `JSONTextLimits.document` bytes.
+    mutating func writeDocument(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
+        var (reference, fields, createTime, updateTime) = try FirestoreFormsFromBytes.recordParts(
+            record, limits: limits)
+        limitingText(to: JSONTextLimits.document)
+        append(#"{"name":"#)
+        writeString(reference.path)
+        var peek = fields
+        if try peek.enterMap().count > 0 {
+            append(#","fields":"#)
+            var place = ValuePlace([.key("fields")])
+            try writeTypedFields(&fields, at: &place)
+        }
+        if let createTime {
+            append(#","createTime":"#)
+            createTime.withRFC3339Bytes { writeString(utf8: $0) }
+        }
+        if let updateTime {
+            append(#","updateTime":"#)
+            updateTime.withRFC3339Bytes { writeString(utf8: $0) }
+        }
+        append("}")
+        try checkLimit("document \(reference.path)")
     }
 }

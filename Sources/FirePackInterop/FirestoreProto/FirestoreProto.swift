@@ -27,27 +27,40 @@ import Foundation
 package enum FirestoreProto {
     /// A `google.firestore.v1.Value` message.
     static func encode(_ value: Value) throws(FirePackError) -> [UInt8] {
-        var writer = ProtoWriter(limit: 1 << 31)  // what `Value(firestoreProto:)` reads: the input limit
-        try writeValueBody(value, into: &writer, path: [])
-        try writer.checkLimit("the value")
-        return writer.bytes
+        try FirestoreFormsFromBytes.withBytes(of: value) { reader throws(FirePackError) in
+            var writer = ProtoWriter(limit: 1 << 31)  // what `Value(firestoreProto:)` reads: the input limit
+            var place = ValuePlace()
+            try writeValueBody(&reader, into: &writer, at: &place)
+            try writer.checkLimit("the value")
+            return writer.bytes
+        }
     }
 
     /// A `google.firestore.v1.Document` message.
     static func encode(_ document: Document) throws(FirePackError) -> [UInt8] {
+        try FirestoreFormsFromBytes.withRecord(of: document) { record throws(FirePackError) in
+            try encode(record: record, limits: FirestoreFormsFromBytes.ownBytesLimits)
+        }
+    }
+
+    /// A `google.firestore.v1.Document` message of the document a stream's record holds, written from its bytes.
+    static func encode(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) -> [UInt8] {
         var writer = ProtoWriter(limit: maxDocumentLength)
-        try writeDocument(document, into: &writer)
+        try writeDocument(record: record, limits: limits, into: &writer)
         return writer.bytes
     }
 
     /// Appends a document as a varint-length-delimited message (the `writeDelimitedTo` convention).
     static func appendDelimited(_ document: Document, to bytes: inout [UInt8]) throws(FirePackError) {
-        var writer = ProtoWriter(limit: maxDocumentLength)
-        try writeDocument(document, into: &writer)
+        appendDelimited(message: try encode(document), to: &bytes)
+    }
+
+    /// Appends `message` with its varint length before it.
+    static func appendDelimited(message: [UInt8], to bytes: inout [UInt8]) {
         var prefix = ProtoWriter()
-        prefix.writeVarint(UInt64(writer.bytes.count))
+        prefix.writeVarint(UInt64(message.count))
         bytes += prefix.bytes
-        bytes += writer.bytes
+        bytes += message
     }
 
     /// Reads a `google.firestore.v1.Value` message.
@@ -114,21 +127,38 @@ package enum FirestoreProto {
     /// The longest document message FirePack's readers take (`FirestoreProtoReader`'s default: the record limit).
     static var maxDocumentLength: Int { DocumentStreamFormat.defaultMaxRecordLength }
 
-    static func writeDocument(_ document: Document, into writer: inout ProtoWriter) throws(FirePackError) {
-        writer.writeStringField(1, document.reference.path)
-        let what = "document \(document.reference.path)"
-        for (key, value) in document.fields {
+    static func writeDocument(record: UnsafeRawBufferPointer, limits: ReaderLimits, into writer: inout ProtoWriter)
+        throws(FirePackError)
+    {
+        var (reference, fields, createTime, updateTime) = try FirestoreFormsFromBytes.recordParts(
+            record, limits: limits)
+        writer.writeStringField(1, reference.path)
+        let what = "document \(reference.path)"
+        let map = try fields.enterMap()
+        var place = ValuePlace()
+        for _ in 0..<map.count {
             try writer.checkLimit(what)
-            let entry = writer.beginMessage(2)
-            if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
-            let valueMark = writer.beginMessage(2)
-            try writeValueBody(value, into: &writer, path: [.key(key)])
-            writer.endMessage(valueMark)
-            writer.endMessage(entry)
+            try writeEntry(2, &fields, into: &writer, at: &place)
         }
-        if let createTime = document.createTime { writeTimestamp(3, createTime, into: &writer) }
-        if let updateTime = document.updateTime { writeTimestamp(4, updateTime, into: &writer) }
+        try fields.exitMap(map)
+        if let createTime { writeTimestamp(3, createTime, into: &writer) }
+        if let updateTime { writeTimestamp(4, updateTime, into: &writer) }
         try writer.checkLimit(what)
+    }
+
+    /// A map entry message (`key` 1, `value` 2) as field `field`, from the entry at the cursor.
+    static func writeEntry(
+        _ field: Int, _ reader: inout FirePackReader, into writer: inout ProtoWriter, at place: inout ValuePlace
+    ) throws(FirePackError) {
+        let key = try reader.readKey()
+        let entry = writer.beginMessage(field)
+        if key.count > 0 { writer.writeBytesField(1, key.utf8) }  // proto3 leaves out the default ""
+        let valueMark = writer.beginMessage(2)
+        place.enter(key: key)
+        try writeValueBody(&reader, into: &writer, at: &place)
+        place.leave()
+        writer.endMessage(valueMark)
+        writer.endMessage(entry)
     }
 
     static func writeTimestamp(_ field: Int, _ timestamp: Timestamp, into writer: inout ProtoWriter) {
@@ -144,74 +174,87 @@ package enum FirestoreProto {
         writer.endMessage(mark)
     }
 
-    /// The fields of one Value message (its oneof member).
-    static func writeValueBody(_ value: Value, into writer: inout ProtoWriter, path: [PathComponent])
+    /// The fields of one Value message (its oneof member), from the value at the cursor, moving past it.
+    static func writeValueBody(
+        _ reader: inout FirePackReader, into writer: inout ProtoWriter, at place: inout ValuePlace
+    )
         throws(FirePackError)
     {
-        switch value {
+        switch try reader.peekType() {
         case .null:
+            _ = try reader.readNull()
             writer.writeTag(11, ProtoWire.varint)
             writer.writeVarint(0)
-        case .boolean(let flag):
+        case .boolean:
             writer.writeTag(1, ProtoWire.varint)
-            writer.writeVarint(flag ? 1 : 0)
-        case .integer(let integer):
+            writer.writeVarint(try reader.readBoolean() ? 1 : 0)
+        case .integer:
             writer.writeTag(2, ProtoWire.varint)
-            writer.writeVarint(UInt64(bitPattern: integer))
-        case .double(let double):
-            writer.writeTag(3, ProtoWire.fixed64)
-            writer.writeFixed64(double.bitPattern)
-        case .timestamp(let timestamp): writeTimestamp(10, timestamp, into: &writer)
-        case .string(let string): writer.writeStringField(17, string)
-        case .bytes(let data): data.withUnsafeBytes { writer.writeBytesField(18, $0) }
-        case .reference(let reference): writer.writeStringField(5, reference.path)
-        case .geoPoint(let point):
+            writer.writeVarint(UInt64(bitPattern: try reader.readInteger()))
+        case .double: writeDouble(3, try reader.readDouble(), into: &writer)
+        case .timestamp: writeTimestamp(10, try reader.readTimestamp(), into: &writer)
+        case .string: writer.writeBytesField(17, try reader.readString().utf8)
+        case .bytes: writer.writeBytesField(18, try reader.readBytes().bytes)
+        case .reference: writer.writeStringField(5, try reader.readReference().path)
+        case .geoPoint:
+            let point = try reader.readGeoPoint()
             let mark = writer.beginMessage(8)
             // Written unless +0.0 (the default), so that -0.0 keeps its sign.
-            if point.latitude.bitPattern != 0 {
-                writer.writeTag(1, ProtoWire.fixed64)
-                writer.writeFixed64(point.latitude.bitPattern)
-            }
-            if point.longitude.bitPattern != 0 {
-                writer.writeTag(2, ProtoWire.fixed64)
-                writer.writeFixed64(point.longitude.bitPattern)
-            }
+            if point.latitude.bitPattern != 0 { writeDouble(1, point.latitude, into: &writer) }
+            if point.longitude.bitPattern != 0 { writeDouble(2, point.longitude, into: &writer) }
             writer.endMessage(mark)
-        case .array(let elements):
+        case .array:
+            let array = try reader.enterArray()
             let mark = writer.beginMessage(9)
-            for (index, element) in elements.enumerated() {
+            for index in 0..<array.count {
                 let elementMark = writer.beginMessage(1)
-                try writeValueBody(element, into: &writer, path: path + [.index(index)])
+                place.enter(index: index)
+                try writeValueBody(&reader, into: &writer, at: &place)
+                place.leave()
                 writer.endMessage(elementMark)
             }
+            try reader.exitArray(array)
             writer.endMessage(mark)
-        case .map(let map):
-            try FirestoreVectorForm.checkWritableAsMap(map, path: path)
-            try writeMapValue(map, into: &writer, path: path)
-        case .vector(let vector):
-            try writeMapValue(FirestoreVectorForm.map(of: vector), into: &writer, path: path)
-        case .serverTimestamp:
-            throw FirePackError(
-                .invalidValue,
-                "the server-timestamp sentinel has no google.firestore.v1.Value form; resolve it first (Document.resolvingServerTimestamps(at:))",
-                path: path)
+        case .map:
+            try FirestoreVectorForm.checkWritableAsMap(reader, place: place)
+            let map = try reader.enterMap()
+            let mark = writer.beginMessage(6)
+            for _ in 0..<map.count {
+                try writer.checkLimit("the message", path: place.path)
+                try writeEntry(1, &reader, into: &writer, at: &place)
+            }
+            try reader.exitMap(map)
+            writer.endMessage(mark)
+        case .vector:
+            // Firestore's form: a map {__type__: "__vector__", value: [doubles]}.
+            let vector = try reader.readVector()
+            let mark = writer.beginMessage(6)
+            let typeEntry = writer.beginMessage(1)
+            writer.writeStringField(1, "__type__")
+            let typeValue = writer.beginMessage(2)
+            writer.writeStringField(17, "__vector__")
+            writer.endMessage(typeValue)
+            writer.endMessage(typeEntry)
+            let valueEntry = writer.beginMessage(1)
+            writer.writeStringField(1, "value")
+            let value = writer.beginMessage(2)
+            let array = writer.beginMessage(9)
+            for index in 0..<vector.count {
+                let element = writer.beginMessage(1)
+                writeDouble(3, vector[index], into: &writer)
+                writer.endMessage(element)
+            }
+            writer.endMessage(array)
+            writer.endMessage(value)
+            writer.endMessage(valueEntry)
+            writer.endMessage(mark)
+        case .serverTimestamp: throw place.serverTimestampError("google.firestore.v1.Value form")
         }
     }
 
-    /// A `map_value` (field 6) holding `map`'s entries.
-    static func writeMapValue(_ map: MapValue, into writer: inout ProtoWriter, path: [PathComponent])
-        throws(FirePackError)
-    {
-        let mark = writer.beginMessage(6)
-        for (key, element) in map {
-            try writer.checkLimit("the message", path: path)
-            let entry = writer.beginMessage(1)
-            if !key.isEmpty { writer.writeStringField(1, key) }  // proto3 leaves out the default ""
-            let valueMark = writer.beginMessage(2)
-            try writeValueBody(element, into: &writer, path: path + [.key(key)])
-            writer.endMessage(valueMark)
-            writer.endMessage(entry)
-        }
-        writer.endMessage(mark)
+    /// A double as a fixed64 field: every bit kept, NaN payloads too.
+    static func writeDouble(_ field: Int, _ double: Double, into writer: inout ProtoWriter) {
+        writer.writeTag(field, ProtoWire.fixed64)
+        writer.writeFixed64(double.bitPattern)
     }
 }

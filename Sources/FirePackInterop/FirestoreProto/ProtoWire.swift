@@ -21,12 +21,14 @@ struct ProtoWriter {
     var limit = Int.max
 
     /// Throws `limitExceeded` once the message has passed `limit`, naming `what` it is and the path reached.
-    func checkLimit(_ what: @autoclosure () -> String, path: [PathComponent] = []) throws(FirePackError) {
+    func checkLimit(_ what: @autoclosure () -> String, path: @autoclosure () -> [PathComponent] = [])
+        throws(FirePackError)
+    {
         guard bytes.count > limit else { return }
         throw FirePackError(
             .limitExceeded,
             "\(what()) would be a protobuf message of more than \(limit) bytes, the most FirePack's readers take",
-            path: path)
+            path: path())
     }
 
     mutating func writeVarint(_ value: UInt64) {
