@@ -286,6 +286,19 @@ def stats_keys(d, scale):
     return Inputs(["stats", str(benign)], ["stats", str(hostile)], hostile)
 
 
+def long_path(d, scale):
+    """REST JSON of a JSON line whose key is 1 MiB, over 100,000 rows [0] (each a Firestore-limits problem whose text
+    names the path); twin: the same rows under the key "k", padded with spaces to the same size."""
+    rows = max(10, round(100_000 * scale))
+    key = b"k" * MiB
+    hostile, benign = d / "long-path.jsonl", d / "long-path-twin.jsonl"
+    body = [b",".join([b"[0]"] * rows), b"]}\n"]
+    write(hostile, [b'{"__name__":"c/d","', key, b'":[', *body])
+    write(benign, [b'{"__name__":"c/d","k":[', *body[:-1], b"]", b" " * (len(key) - 1), b"}\n"])
+    return Inputs(["convert", str(benign), str(d / "b.firestore.jsonl"), "--quiet"],
+                  ["convert", str(hostile), str(d / "h.firestore.jsonl"), "--quiet"], hostile)
+
+
 def writer_array(d, scale):
     """A JSON line {"a": [16,777,217 numbers]}; twin: 16,777,216 numbers (the reader's limit) and a space."""
     hostile, benign = d / "long-array.jsonl", d / "long-array-twin.jsonl"
@@ -317,6 +330,7 @@ CASES = {  # name: (builder, check)
     "mem-fpk-key-table": (fpk_key_table, "memory"),
     "mem-damaged-records": (damaged_records, "memory"),
     "mem-stats-keys": (stats_keys, "rss"),
+    "long-path": (long_path, "time"),
     "writer-array": (writer_array, "refuse"),
     "writer-string": (writer_string, "refuse"),
 }
