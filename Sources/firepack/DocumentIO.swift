@@ -189,17 +189,65 @@ struct DocumentOutputOptions {
     var json: JSONOptions { JSONOptions(form: plain ? .plain : .reversible, pretty: pretty, sortedKeys: deterministic) }
 }
 
-/// A single FirePack value (fpk): the documents collected and written at the end as one array.
-final class CollectingOutput: DocumentSink {
-    let format: FileFormat
+/// A single FirePack value (fpk): the documents written one by one into an open array, the file written at the end.
+/// A stream's records are copied from their bytes (`write(record:limits:)`): memory for the output's bytes, not for a
+/// tree of every document (a tree of packed rows is about 110 bytes a row, Docs/SAFETY.md).
+final class CollectingOutput: DocumentSink, RecordSink {
     let sink: ByteSink
     let options: DocumentOutputOptions
-    var values: [Value] = []
-    init(_ format: FileFormat, _ sink: ByteSink, options: DocumentOutputOptions) {
-        (self.format, self.sink, self.options) = (format, sink, options)
+    let writer: FirePackWriter
+
+    init(_ sink: ByteSink, options: DocumentOutputOptions) {
+        (self.sink, self.options) = (sink, options)
+        writer = FirePackWriter(options: .init(deterministic: options.deterministic, formatVersion: options.fpkVersion))
+        writer.writeFileHeader()
+        writer.beginArray()
     }
-    func write(_ document: Document) throws { values.append(try options.naming.value(of: document)) }
-    func finish() throws { try format.write(.array(values), to: sink, options: options) }
+
+    func write(_ document: Document) throws { writer.write(try options.naming.value(of: document)) }
+
+    /// Writes the document a stream's record holds as `write(_:)` writes it: its fields copied from the record's
+    /// bytes (`FirePackWriter.write(_: ValueView)`) and its naming member after them, where nothing needs the
+    /// naming's judgement (times, a field named like a member, sorted keys); else through the document.
+    func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
+        let naming = options.naming
+        var fields: FirePackReader?
+        let scanned = try Document.scanRecord(record, limits: limits) { reader throws(FirePackError) in
+            fields = reader
+            try reader.skipValue()
+        }
+        guard var fields, !options.deterministic, scanned.createTime == nil, scanned.updateTime == nil,
+            naming.appendsMemberDirectly, naming.idFieldProblem == nil
+        else { return try write(Document(firePackBytes: record, limits: limits)) }
+        let member = try naming.member(for: scanned.reference)
+        var keys = fields
+        let map = try keys.enterMap()
+        for _ in 0..<map.count {
+            let key = try keys.readKey()
+            if key == member.key || DocumentNaming.namingMembers.contains(key.string) {
+                return try write(Document(firePackBytes: record, limits: limits))
+            }
+            try keys.skipValue()
+        }
+        _ = try fields.enterMap()
+        writer.beginMap()
+        for _ in 0..<map.count {
+            writer.writeKey(utf8: try fields.readKey().utf8)
+            try writer.write(fields.peekValueView())
+            try fields.skipValue()
+        }
+        writer.writeKey(member.key)
+        writer.writeString(member.value)
+        writer.endMap()
+    }
+
+    func finish() throws {
+        writer.endArray()
+        // What readers would refuse (nested past the depth limit, past the input limit) is not written.
+        if let violation = writer.limitViolation { throw CommandFailure(message: "not written: \(violation)") }
+        try writer.withUnsafeWrittenBytes { try sink.write($0) }
+        try sink.finish()
+    }
 }
 
 extension FileFormat {
@@ -207,7 +255,7 @@ extension FileFormat {
     func documentOutput(_ sink: ByteSink, options: DocumentOutputOptions) throws -> DocumentSink {
         let json = options.json
         switch self {
-        case .fpk: return CollectingOutput(self, sink, options: options)
+        case .fpk: return CollectingOutput(sink, options: options)
         case .json: return JSONArrayWriter(sink, naming: options.naming, options: json)
         case .firestoreExport:
             throw CommandFailure.usage(

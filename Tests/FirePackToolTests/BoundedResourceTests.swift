@@ -306,6 +306,16 @@ extension BoundedResourceTests {
         // The length prefix, name (field 1) and fields entry (field 2: key "rows", value) before the rows; nothing after.
         #expect(message.count > protoRow.count * rows && message.count < protoRow.count * rows + 64
                 && Array(message.suffix(protoRow.count * 2)) == protoRow + protoRow, "\(message.count) bytes")
+        // And into a `.fpk`, the record copied into the file's one array: its packed rows packed again, its bytes
+        // about the record's (its documents had been kept as trees until the end).
+        let single = try run(["convert", name, path("rows.fpk"), "--quiet"])
+        #expect(single.status == 0 && single.peakMemoryBytes < Self.ceiling, "\(single.stderr) \(single.peakMemoryBytes) bytes")
+        let fpkSize = try #require(try FileManager.default.attributesOfItem(atPath: path("rows.fpk"))[.size] as? Int)
+        #expect(fpkSize < 4 * rows, "\(fpkSize) bytes")
+        let lastRow = try CostMeasurement.runChild(
+            Tool.binary.path, ["inspect", path("rows.fpk"), "--path", "[0].rows[\(rows - 1)]"], standardOutput: path("rows.fpk.txt"))
+        let lastRowText = try String(contentsOfFile: path("rows.fpk.txt"), encoding: .utf8)
+        #expect(lastRow.status == 0 && lastRowText == "array (1)\n  [0]: integer 1\n", "\(lastRow.stderr) \(lastRowText)")
         func records(_ file: String) throws -> [[UInt8]] {
             let reader = try DocumentStreamReader(source: FileSource(path: file))
             var payloads: [[UInt8]] = []

@@ -327,6 +327,30 @@ struct ToolTests {
         #expect(torn.status == 1 && torn.stderr.contains("a torn last record"), "\(torn.stderr)")
     }
 
+    /// A stream into a `.fpk`: each record copied from its bytes into the open array, with its naming member; the bytes
+    /// of the documents' plain values written as one array (what the tool wrote from a tree of every document).
+    @Test func aStreamIntoAnFpkIsItsDocumentsPlainValues() throws {
+        let timed = path("timed.fpks")
+        let writer = try DocumentStreamWriter(sink: FileSink(path: timed))
+        try writer.write(Document(reference: try DocumentReference(path: "books/t"), fields: ["id": "t", "n": 1],
+                                  createTime: Timestamp(seconds: 5, nanoseconds: 0)))
+        try writer.write(Document(reference: try DocumentReference(path: "books/u"), fields: ["id": "u", "v": [[1.5]]]))
+        try writer.close()
+        for (input, options) in [("Fixtures/generated-books.fpks", []), ("Fixtures/books.fpks", ["--id-field", "id"]),
+                                 (timed, []), (timed, ["--id-field", "id", "--keep-id-field"]), (timed, ["--fpk-version", "1"])] {
+            let output = path("out.fpk")
+            let converted = try Tool.run(["convert", input, output, "--quiet"] + options)
+            #expect(converted.status == 0, "\(input) \(options): \(converted.stderr)")
+            let naming = DocumentNaming(collection: "", idField: options.contains("id") ? "id" : nil,
+                                        keepsIDField: options.contains("--keep-id-field"), collectionIsGiven: false)
+            let documents = try StreamDocuments(DocumentStreamReader(source: FileSource(path: input))).readAll()
+            let expected = FirePackWriter(options: .init(formatVersion: options.contains("1") ? 1 : 3))
+            expected.writeFileHeader()
+            expected.write(.array(try documents.map { try naming.value(of: $0) }))
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))) == expected.takeBytes(), "\(input) \(options)")
+        }
+    }
+
     @Test func corruptAndTruncatedInputsGiveOneClearLine() throws {
         let fpk = path("books.fpk")
         #expect(try Tool.run(["convert", "Fixtures/books.json", fpk]).status == 0)
