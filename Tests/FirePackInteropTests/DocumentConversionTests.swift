@@ -288,8 +288,10 @@ struct DocumentConversionTests {
         // Version 3 in blocks of columns (the fixture) and version 2 with key references in, each version out.
         for input in [books, small.bytes] {
             for version: UInt8 in [3, 2] {
-                try expectTheSameAsOneByOne(input, "version \(version) from \(input.count) bytes") {
-                    try DocumentStreamWriter(sink: $0, version: version, codec: .deflate)
+                for deterministic in [false, true] {
+                    try expectTheSameAsOneByOne(input, "version \(version) from \(input.count) bytes, \(deterministic)") {
+                        try DocumentStreamWriter(sink: $0, deterministic: deterministic, version: version, codec: .deflate)
+                    }
                 }
             }
         }

@@ -193,6 +193,30 @@ struct WriterTests {
         }
     }
 
+    @Test("write(ValueView) into a deterministic writer sorts keys as writing the tree does: the same bytes")
+    func copySortsKeysWhenDeterministic() throws {
+        var random = RandomValues(seed: 0x50)
+        var values: [Value] = [["b": 1, "a": ["z": [1, 2], "y": "x", "": true], "ab": [["d": 1, "c": 2]]]]
+        for _ in 0..<200 { values.append(.map(random.map(depth: 0))) }
+        for value in values {
+            let encoded = value.firePackBytes()  // keys in their written order, some by reference
+            for version in [3, 1] {
+                let copied = try FirePackReader.withReader(encoded) { reader -> [UInt8] in
+                    let writer = FirePackWriter(options: .init(deterministic: true, formatVersion: version))
+                    try writer.write(reader.root)
+                    return writer.takeBytes()
+                }
+                #expect(copied == value.firePackBytes(deterministic: true, formatVersion: version), "\(value)")
+            }
+        }
+        // A repeated key is found in sorted order too.
+        try FirePackReader.withReader(bytes(hex: "B2 06 02 61 01 02 61 02")) { reader in
+            let writer = FirePackWriter(options: .init(deterministic: true))
+            let error = #expect(throws: FirePackError.self) { try writer.write(reader.root) }
+            #expect(error?.code == .duplicateKey)
+        }
+    }
+
     @Test("key-table offsets widen past 255 bytes")
     func wideKeyTableOffsets() throws {
         let padding = Value.string(String(repeating: "p", count: 70_000))

@@ -1,6 +1,7 @@
 extension FirePackWriter {
     /// Writes a copy of a value read elsewhere, re-encoding its keys for this writer's key table and checking every
-    /// byte on the way; no `Value` tree is built.
+    /// byte on the way; no `Value` tree is built. In deterministic mode map keys are sorted by their UTF-8 bytes, as
+    /// `write(_: Value)` sorts them: the same bytes as writing the value's tree.
     ///
     /// If the bytes are malformed this throws; a root value in progress is then discarded (nested inside an open
     /// container, the partial copy stays and the writer should be cleared).
@@ -36,6 +37,12 @@ extension FirePackWriter {
         case 0xA0...0xBF, Tag.array, Tag.map:
             let header = try input.getContainerHeader(at: offset, limit: limit, depth: level + 1)
             header.isMap ? beginMap() : beginArray()
+            if header.isMap && options.deterministic && header.count > 1 {
+                let end = try copySortedEntries(from: input, header, depth: level, using: &copy)
+                try Materializer.checkEnd(end, header, containerAt: offset)
+                endMap()
+                return header.end
+            }
             var cursor = header.bodyStart
             for _ in 0..<header.count {
                 if header.isMap {
@@ -76,6 +83,32 @@ extension FirePackWriter {
             write(value)
             return next
         }
+    }
+
+    /// Copies a map's entries in ascending unsigned-byte order of their keys (each key checked as it is found, each
+    /// value as it is copied); returns where the entries end. Memory for one position per entry.
+    private func copySortedEntries(
+        from input: ReaderInput, _ header: ContainerHeader, depth level: Int, using copy: inout ValueCopy
+    ) throws(FirePackError) -> Int {
+        var entries: [(keyOffset: Int, start: Int, count: Int, value: Int)] = []
+        entries.reserveCapacity(header.count)
+        var cursor = header.bodyStart
+        for _ in 0..<header.count {
+            let (start, count, afterKey) = try input.getKey(at: cursor, limit: header.end)
+            try copy.materializer.validateKey(start: start, count: count, at: cursor)
+            entries.append((cursor, start, count, afterKey))
+            cursor = try input.valueEnd(at: afterKey, limit: header.end)
+        }
+        entries.sort {
+            input.bytes(from: $0.start, count: $0.count).lexicographicallyPrecedes(
+                input.bytes(from: $1.start, count: $1.count))
+        }
+        for entry in entries {
+            guard copy.writeKey(at: entry.keyOffset, start: entry.start, count: entry.count, from: input, to: self)
+            else { throw FirePackError(.duplicateKey, offset: entry.keyOffset, "a key appears twice in one map") }
+            _ = try copyValue(from: input, at: entry.value, limit: header.end, depth: level + 1, using: &copy)
+        }
+        return cursor
     }
 
     /// Drops a root value in progress, or one just completed that the coder refuses (past the readers' limits), as

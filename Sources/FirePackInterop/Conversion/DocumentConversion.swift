@@ -107,8 +107,8 @@ public final class DocumentConversion {
         // work when the documents are written on others (`Stream fpks to JSON lines`).
         if workers > 1, let stream = source as? StreamDocuments { stream.reader.readsBlocksAhead = true }
         // The direct paths write what document by document writes; they are not taken where a document must be
-        // seen whole (a time for server timestamps, limits to check) or keys sorted. A stream copied into a stream
-        // is copied record by record on this thread.
+        // seen whole (a time for server timestamps, limits to check) or, into text, keys sorted. A stream copied
+        // into a stream is copied record by record on this thread.
         route =
             if time == nil && !self.checksFirestoreLimits, let lines, let stream = sink as? DocumentStreamWriter,
                 !stream.isDeterministic
@@ -126,7 +126,7 @@ public final class DocumentConversion {
                             reader: records.reader, writer: output, workers: Self.cappedWorkers(workers)))
                     : .streamIntoLines(records.reader, output)
             } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
-                let stream = sink as? DocumentStreamWriter, !stream.isDeterministic
+                let stream = sink as? DocumentStreamWriter
             {
                 .streamIntoStream(records.reader, stream)
             } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
@@ -170,11 +170,20 @@ public final class DocumentConversion {
             return stepped(generated, fingerprint: noted.fingerprint, path: parallel.text(of: noted))
         case .streamIntoStream(let reader, let stream):
             // Each record copied from its bytes, as a tree of it would be written (`FirePackWriter.write(_:
-            // ValueView)`), without the tree: a record of packed rows is about 110 bytes of tree a row.
+            // ValueView)`), without the tree: a record of packed rows is about 110 bytes of tree a row. Its own
+            // entries keep their order (Docs/FORMAT.md §9); a deterministic stream sorts the keys inside them.
             guard let (record, reference) = try reader.nextCheckedRecord() else { return false }
             try placing(
                 try stream.append(writtenBy: { writer in
-                    try writer.write(FirePackReader(bytes: record.payload, limits: reader.limits).root)
+                    var entries = try FirePackReader(bytes: record.payload, limits: reader.limits)
+                    let map = try entries.enterMap()
+                    writer.beginMap()
+                    for _ in 0..<map.count {
+                        writer.writeKey(utf8: try entries.readKey().utf8)
+                        try writer.write(entries.peekValueView())
+                        try entries.skipValue()
+                    }
+                    writer.endMap()
                 }), path: reference.path)
             path = reference.path
         case .streamIntoArray(let reader, let array):
