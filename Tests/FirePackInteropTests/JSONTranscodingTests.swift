@@ -419,9 +419,11 @@ import FirePackTestSupport
         for _ in 0..<3_000 {
             let map = random.map(depth: 0)
             guard map[Self.extra.key] == nil else { continue }
-            attempted += 2
             let bytes = Value.map(map).firePackBytes()
-            for options in [JSONOptions(), JSONOptions(form: .plain)] {
+            let everyLayout = [JSONOptions(), JSONOptions(form: .plain), JSONOptions(sortedKeys: true), JSONOptions(pretty: true),
+                               JSONOptions(form: .plain, pretty: true, sortedKeys: true)]
+            attempted += everyLayout.count
+            for options in everyLayout {
                 let tree = try #require(treeText(bytes, options: options))
                 let text = directText(bytes, options: options)
                 #expect(text == nil || text == tree)
@@ -429,11 +431,17 @@ import FirePackTestSupport
             }
         }
         #expect(direct == attempted, "the direct path took every well-formed map")
-        // Sorted keys and pretty output are the tree's; so is a field named like the extra member.
-        let bytes = Value.map(["b": 1, "a": 2]).firePackBytes()
-        #expect(directText(bytes, options: JSONOptions(sortedKeys: true)) == nil)
-        #expect(directText(bytes, options: JSONOptions(pretty: true)) == nil)
-        #expect(directText(Value.map(["__name__": "x"]).firePackBytes(), options: JSONOptions()) == nil)
+        // Sorted keys place the extra member among the others; pretty output indents. A field named like the extra
+        // member is the tree's, sorted or not, and so is a repeated key.
+        let bytes = Value.map(["b": 1, "a": 2, "__z": [3, ["y": 4, "x": 5]]]).firePackBytes()
+        #expect(directText(bytes, options: JSONOptions(sortedKeys: true)).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"__name__":"books/b","__z":[3,{"x":5,"y":4}],"a":2,"b":1}"#)
+        #expect(directText(bytes, options: JSONOptions(pretty: true)).map { String(decoding: $0, as: UTF8.self) }
+                == "{\n  \"b\": 1,\n  \"a\": 2,\n  \"__z\": [\n    3,\n    {\n      \"y\": 4,\n      \"x\": 5\n    }\n  ],\n  \"__name__\": \"books/b\"\n}")
+        for options in [JSONOptions(), JSONOptions(sortedKeys: true)] {
+            #expect(directText(Value.map(["__name__": "x"]).firePackBytes(), options: options) == nil)
+            #expect(directText([0xB2, 0x06, 0x02, 0x61, 0x01, 0x02, 0x61, 0x02], options: options) == nil)  // {a: 1, a: 2}
+        }
         // An empty document: only the extra member.
         let output = ByteOutput()
         #expect(JSONTranscoding.appendObject(nil, appending: Self.extra, options: JSONOptions(), to: output))

@@ -30,6 +30,15 @@ public struct FirePackReader {
     /// with a key table (the only inputs with references).
     private var longKeys: ReferencedKeyStrings?
 
+    /// The cursor moved to `offset`, where a value of the map it is in starts — an offset it stood at while reading
+    /// that map's entries: for writers that visit the entries in another order (sorted keys).
+    package func positioned(at offset: Int) -> FirePackReader {
+        precondition(packedFormByte == ContainerHeader.notPacked && offset <= limit, "not an entry of this map")
+        var moved = self
+        moved.readerIndex = offset
+        return moved
+    }
+
     /// The form of the packed array the cursor is in, if it is.
     var packed: PackedArray.Form? {
         packedFormByte == ContainerHeader.notPacked ? nil : PackedArray.Form(byte: packedFormByte)

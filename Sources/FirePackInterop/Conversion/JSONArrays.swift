@@ -140,25 +140,26 @@ public final class JSONArrayWriter: DocumentSink {
     }
 
     /// Writes the next intact record of `reader` as the array's next element — from the record's bytes, as
-    /// `JSONLinesWriter.appendNext(from:)` writes a line, where compact text allows — and returns its name; nil at the
-    /// end. Records the direct path does not take (pretty or sorted output, times, …) go through the tree, which also
+    /// `JSONLinesWriter.appendNext(from:)` writes a line, pretty or compact — and returns its name; nil at the end.
+    /// Records the direct path does not take (times, a field named like a member, …) go through the tree, which also
     /// reports damaged ones (`reader.problems`).
     package func appendNext(from reader: DocumentStreamReader) throws -> DocumentReference? {
         if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
         while let record = try reader.nextRecord() {
             let buffer = chunks.buffer
             let mark = buffer.count
-            if !options.pretty {
-                buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
-                if let reference = JSONTranscoding.appendDocument(
-                    record: record.payload, limits: reader.limits, naming: naming, options: options, to: buffer)
-                {
-                    count += 1
-                    try chunks.flushIfNeeded()
-                    return reference
-                }
-                buffer.truncate(to: mark)
+            buffer.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+            // Pretty, an element stands on its own line one level in (`append(_:maxLength:what:)`).
+            if options.pretty { buffer.append(contentsOf: [0x0A, 0x20, 0x20]) }
+            if let reference = JSONTranscoding.appendDocument(
+                record: record.payload, limits: reader.limits, naming: naming, options: options, to: buffer,
+                depth: options.pretty ? 1 : 0)
+            {
+                count += 1
+                try chunks.flushIfNeeded()
+                return reference
             }
+            buffer.truncate(to: mark)
             guard let document = try reader.document(in: record) else { continue }
             try write(document)
             return document.reference

@@ -238,8 +238,8 @@ public final class JSONLinesWriter: DocumentSink {
     }
 
     /// Writes the next intact record of `reader` as one line — from the record's bytes, no tree built — and returns
-    /// false at the end. Records the direct path does not take (sorted keys, a field named like the document's path
-    /// member, create or update times, bytes it refuses) go through the tree, which also reports damaged ones
+    /// false at the end. Records the direct path does not take (a field named like the document's path member,
+    /// create or update times, bytes it refuses) go through the tree, which also reports damaged ones
     /// (`reader.problems`).
     public func appendNext(from reader: DocumentStreamReader) throws -> Bool {
         if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
@@ -270,8 +270,8 @@ public final class JSONLinesWriter: DocumentSink {
 }
 
 extension JSONTranscoding {
-    /// Appends the document record `payload` (read with `limits`) as one compact JSON object — its fields written
-    /// from its bytes, the naming's member last: what `document.jsonLine(naming:options:)` writes — and returns its
+    /// Appends the document record `payload` (read with `limits`) as one JSON object — its fields written from its
+    /// bytes, the naming's member with them: what `document.jsonLine(naming:options:)` writes — and returns its
     /// name. Returns nil, leaving `output` as it was, when the tree must write it: a document with create or update
     /// times (the naming writes them as members), a naming that writes no member or refuses the name, or whatever
     /// `appendObject(_:appending:options:to:)` leaves to the tree, which then also reports a damaged record as damaged
@@ -279,7 +279,7 @@ extension JSONTranscoding {
     /// and JSON arrays.
     static func appendDocument(
         record payload: UnsafeRawBufferPointer, limits: ReaderLimits, naming: DocumentNaming, options: JSONOptions,
-        to output: ByteOutput
+        to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0
     ) -> DocumentReference? {
         var fields: FirePackReader?
         let scanned = try? Document.scanRecord(
@@ -291,7 +291,7 @@ extension JSONTranscoding {
         // No fields map: an empty document.
         guard let scanned, scanned.createTime == nil, scanned.updateTime == nil, naming.appendsMemberDirectly,
             let member = try? naming.member(for: scanned.reference),
-            appendObject(fields, appending: member, options: options, to: output)
+            appendObject(fields, appending: member, options: options, to: output, maxLength: maxLength, depth: depth)
         else { return nil }
         return scanned.reference
     }

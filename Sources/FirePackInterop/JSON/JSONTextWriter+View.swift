@@ -6,10 +6,10 @@ import Foundation
 @_spi(Buffers) import FirePack
 
 /// JSON text written straight from FirePack bytes, read with a cursor (`FirePackReader`), without a `Value` tree: the
-/// text `write(reader.readValue())` writes, checked as strictly (every byte, UTF-8, duplicate keys, container lengths),
-/// at a fraction of the cost. Sorted keys and pretty output need the tree: these functions are for compact output in
-/// the order written. (Walked through `ValueView`'s closures, a closure context per container and per entry was a
-/// sixth of converting a document stream to JSON lines, perf.)
+/// text `write(reader.readValue())` writes, pretty or compact, keys sorted or in the order written, checked as
+/// strictly (every byte, UTF-8, duplicate keys, container lengths), at a fraction of the cost. (Walked through
+/// `ValueView`'s closures, a closure context per container and per entry was a sixth of converting a document stream
+/// to JSON lines, perf.)
 extension JSONTextWriter {
     /// Writes the value at the cursor and moves past it. Throws what reading it as a tree would throw (perhaps another
     /// of its problems, first); the output then holds a partial value, which the caller drops.
@@ -50,55 +50,87 @@ extension JSONTextWriter {
         case .serverTimestamp: write(try reader.readValue())
         case .array:
             let array = try reader.enterArray()
+            guard array.count > 0 else {
+                try reader.exitArray(array)
+                return append("[]")
+            }
+            // As `writeArray(count:_:)` lays it out: one element per line at the next depth when pretty.
             output.pointee.append(UInt8(ascii: "["))
+            depth += 1
             for index in 0..<array.count {
                 if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
+                newline()
                 try write(&reader)
                 dropCountedText()
             }
             try reader.exitArray(array)
+            depth -= 1
+            newline()
             output.pointee.append(UInt8(ascii: "]"))
         case .map:
             try writeEntries(from: &reader, escapingMarker: reversible)
         }
     }
 
-    /// Writes the map at the cursor as an object (`{…}`), with `extra` as a last member, refusing a key that appears
-    /// twice (or `extra`'s key among the entries), and moves past it. With `escapingMarker`, a map whose one key is a
-    /// reversible marker is written escaped, inside `{"__map__": …}`.
+    /// Writes the map at the cursor as an object (`{…}`), with `extra` as a last member (among the others, when keys
+    /// are sorted), refusing a key that appears twice (or `extra`'s key among the entries), and moves past it. With
+    /// `escapingMarker`, a map whose one key is a reversible marker is written escaped, inside `{"__map__": …}`.
+    /// Laid out as `writeEntries(of:)` lays out a tree's map.
     mutating func writeEntries(
         from reader: inout FirePackReader, appending extra: (key: String, value: String)? = nil,
         escapingMarker: Bool = false
     ) throws {
         let mapStart = reader
         let map = try reader.enterMap()
-        if map.count > Self.pairwiseKeyCheckLimit { try checkUnique(mapStart) }
+        if map.count > Self.pairwiseKeyCheckLimit && !options.sortedKeys { try checkUnique(mapStart) }
         var escaped = false
         if escapingMarker && map.count == 1 {
             var peek = reader
             let key = try peek.readKey().utf8
             escaped = ReversibleMarker.isKey(key)
         }
-        if escaped { output.pointee.append(contentsOf: JSONMarker.mapOpening) }
+        if escaped {
+            if options.pretty {
+                output.pointee.append(UInt8(ascii: "{"))
+                writeString(JSONMarker.map)
+                append(": ")
+            } else {
+                output.pointee.append(contentsOf: JSONMarker.mapOpening)
+            }
+        }
         var extraKey = extra?.key ?? ""
         // Tested in the loop as a flag and bytes, not through `extra` (its strings were retained and released per entry).
         let hasExtra = extra != nil
         try extraKey.withUTF8 { extraKey in
             let extraKey = UnsafeRawBufferPointer(extraKey)
+            /// Throws when `key` is `extra`'s or one of the members plain JSON reads back as a document's name or times
+            /// (`DocumentNaming.value(of:)` decides): a document's fields (`hasExtra`) with one are left to the tree.
+            func checkNotExtra(_ key: UnsafeRawBufferPointer) throws {
+                if hasExtra
+                    && (Self.equal(key, extraKey) || ((key.count == 8 || key.count == 15) && Self.isNamingMember(key)))
+                {
+                    throw FirePackError(.invalidValue, "the extra key is among the entries")
+                }
+            }
+            if options.sortedKeys {
+                try writeSortedEntries(&reader, count: map.count, extra: extra.map { (extraKey, $0.value) }) {
+                    try checkNotExtra($0)
+                }
+                try reader.exitMap(map)
+                return
+            }
+            guard map.count > 0 || hasExtra else {
+                try reader.exitMap(map)
+                return append("{}")
+            }
             try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.pairwiseKeyCheckLimit) {
                 seen in
                 output.pointee.append(UInt8(ascii: "{"))
+                depth += 1
                 for index in 0..<map.count {
                     try checkLimit("the map")
                     let key = try reader.readKey(counting: &keyBudget).utf8
-                    // A document's fields (`hasExtra`): its naming member, and the members plain JSON reads back as
-                    // its name or times (`DocumentNaming.value(of:)` decides), are left to the tree path.
-                    if hasExtra
-                        && (Self.equal(key, extraKey)
-                            || ((key.count == 8 || key.count == 15) && Self.isNamingMember(key)))
-                    {
-                        throw FirePackError(.invalidValue, "the extra key is among the entries")
-                    }
+                    try checkNotExtra(key)
                     if map.count <= Self.pairwiseKeyCheckLimit {
                         for earlier in 0..<index where Self.equal(seen[earlier], key) {
                             throw FirePackError(.duplicateKey, "a key appears twice in one map")
@@ -106,22 +138,75 @@ extension JSONTextWriter {
                         seen[index] = key
                     }
                     if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
+                    newline()
                     writeString(utf8: key)
-                    output.pointee.append(UInt8(ascii: ":"))
+                    writeKeySeparator()
                     try write(&reader)
                     dropCountedText()
                 }
                 try reader.exitMap(map)
                 if let extra {
                     if map.count > 0 { output.pointee.append(UInt8(ascii: ",")) }
+                    newline()
                     writeString(extra.key)
-                    output.pointee.append(UInt8(ascii: ":"))
+                    writeKeySeparator()
                     writeString(extra.value)
                 }
+                depth -= 1
+                newline()
                 output.pointee.append(UInt8(ascii: "}"))
             }
         }
         if escaped { output.pointee.append(UInt8(ascii: "}")) }
+    }
+
+    /// `:`, or `: ` when pretty.
+    mutating func writeKeySeparator() {
+        options.pretty ? append(": ") : output.pointee.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes the `count` entries at the cursor (inside their map), and `extra` (its key's bytes and its string
+    /// value), in ascending unsigned-byte order of their keys, as `writeEntries(of:)` sorts a tree's, moving past
+    /// them; `check` sees each key first. Each entry's key and value offset are kept (memory for one position per
+    /// entry), the values then read in order of their keys; a repeated key is found beside its twin.
+    mutating func writeSortedEntries(
+        _ reader: inout FirePackReader, count: Int, extra: (key: UnsafeRawBufferPointer, value: String)?,
+        checking check: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let inside = reader
+        var entries: [(key: UnsafeRawBufferPointer, value: Int)] = []
+        entries.reserveCapacity(count + 1)
+        for _ in 0..<count {
+            let key = try reader.readKey(counting: &keyBudget).utf8
+            try check(key)
+            entries.append((key, reader.readerIndex))
+            try reader.skipValue()
+        }
+        if let extra { entries.append((extra.key, -1)) }
+        guard !entries.isEmpty else { return append("{}") }
+        entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        for index in entries.indices.dropFirst() where Self.equal(entries[index - 1].key, entries[index].key) {
+            throw FirePackError(.duplicateKey, "a key appears twice in one map")
+        }
+        output.pointee.append(UInt8(ascii: "{"))
+        depth += 1
+        for (index, entry) in entries.enumerated() {
+            try checkLimit("the map")
+            if index > 0 { output.pointee.append(UInt8(ascii: ",")) }
+            newline()
+            writeString(utf8: entry.key)
+            writeKeySeparator()
+            if entry.value < 0, let extra {
+                writeString(extra.value)
+            } else {
+                var value = inside.positioned(at: entry.value)
+                try write(&value)
+                dropCountedText()
+            }
+        }
+        depth -= 1
+        newline()
+        output.pointee.append(UInt8(ascii: "}"))
     }
 
     /// Whether `key` is `__name__`, `__create_time__` or `__update_time__`: a member that plain JSON reads back as
@@ -178,7 +263,7 @@ extension JSONTranscoding {
     package static func jsonLength(
         reading reader: inout FirePackReader, options: JSONOptions, maxLength: Int, what: @autoclosure () -> String
     ) throws -> Int {
-        precondition(!options.sortedKeys && !options.pretty, "sorted and pretty text are written from a tree")
+        precondition(!options.sortedKeys && !options.pretty, "the length of compact text in the order written")
         let output = ByteOutput(capacity: (1 << 16) + 4096)
         var writer = JSONTextWriter(options: options, output: output)
         writer.limitingText(to: maxLength)
@@ -188,23 +273,23 @@ extension JSONTranscoding {
         return withExtendedLifetime(output) { writer.droppedCount + output.count }
     }
 
-    /// Appends the map at `fields`' cursor as a one-line JSON object with `extra` as its last member — what
-    /// `Value.map(fields + extra).jsonBytes(options:)` writes — to `output`; nil `fields` is an empty map.
+    /// Appends the map at `fields`' cursor as a JSON object with `extra` as a member (the last, unless keys are
+    /// sorted) — what `Value.map(fields + extra).jsonBytes(options:)` writes, at `depth` when pretty — to `output`;
+    /// nil `fields` is an empty map.
     ///
-    /// Returns false, leaving `output` as it was, when the tree must do it: sorted keys, pretty output, `extra`'s key
-    /// among the fields or a marker, or bytes the tree path would reject (which it then reports).
+    /// Returns false, leaving `output` as it was, when the tree must do it: `extra`'s key among the fields or a
+    /// marker, or bytes the tree path would reject (which it then reports).
     package static func appendObject(
         _ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
-        to output: ByteOutput, maxLength: Int = JSONTextLimits.document
+        to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0
     ) -> Bool {
         // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
         // key every record appends (guarded by `Stream fpks to JSON lines`).
         var extraKey = extra.key
-        guard !options.sortedKeys, !options.pretty,
-            !extraKey.withUTF8({ ReversibleMarker.isKey(UnsafeRawBufferPointer($0)) })
-        else { return false }
+        guard !extraKey.withUTF8({ ReversibleMarker.isKey(UnsafeRawBufferPointer($0)) }) else { return false }
         let mark = output.count
         var writer = JSONTextWriter(options: options, output: output)  // `output` is the caller's, alive throughout
+        writer.depth = depth
         writer.limitingText(to: maxLength)  // past it, the tree path refuses the document
         do {
             if var fields {
