@@ -81,7 +81,16 @@ enum FirestoreFormsFromBytes {
         document.write(to: writer)
         do {
             return try writer.withUnsafeWrittenBytes { bytes in try body(bytes) }
-        } catch let error as FirePackError { throw error } catch { preconditionFailure("\(error)") }
+        } catch let error as FirePackError { throw ownBytesError(error) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// `error`, thrown reading what FirePack wrote from a tree; a tree nested past what readers take is said so,
+    /// without an offset in bytes the caller never saw.
+    private static func ownBytesError(_ error: FirePackError) -> FirePackError {
+        guard error.code == .depthLimitExceeded else { return error }
+        return FirePackError(
+            .depthLimitExceeded,
+            "nested deeper than \(ReaderLimits.maximumDepth) levels, the most FirePack's readers take: not written")
     }
 
     private static func reading<R>(_ writer: FirePackWriter, _ body: (inout FirePackReader) throws(FirePackError) -> R)
@@ -92,7 +101,7 @@ enum FirestoreFormsFromBytes {
                 var reader = try FirePackReader(bytes: bytes, limits: ownBytesLimits)
                 return try body(&reader)
             }
-        } catch let error as FirePackError { throw error } catch { preconditionFailure("\(error)") }
+        } catch let error as FirePackError { throw ownBytesError(error) } catch { preconditionFailure("\(error)") }
     }
 
     /// A document record's parts, its fields as a reader at the fields map (nil for an empty map is never given: the

@@ -1,7 +1,8 @@
 import FirePack
 
 /// Firestore's form of a vector in REST JSON and protobuf, which have no vector type: the map
-/// `{__type__: "__vector__", value: [doubles]}`. Both formats read and write vectors through here.
+/// `{__type__: "__vector__", value: [doubles]}`. Both formats read vectors through here, and refuse to write a map
+/// that would read back as one.
 enum FirestoreVectorForm {
     /// The vector a map stands for, or nil when the map is not in the vector form: its `value` all doubles, as
     /// Firestore writes a vector. One with an integer among them is a map (it keeps its integers: read as a vector,
@@ -20,7 +21,7 @@ enum FirestoreVectorForm {
     }
 
     /// The error for a map in the vector form, which would read back as a vector (as Firestore reads it): writing it
-    /// would change its type without a word (`checkWritableAsMap(_:place:)`).
+    /// would change its type without a word (`checkWritableAsMap(_:place:)`, from the map's bytes).
     static func vectorShapedMap(_ path: [PathComponent]) -> FirePackError {
         FirePackError(
             .invalidValue,

@@ -356,20 +356,63 @@ struct DocumentConversionTests {
         try expectDamageReportedAlike(books) { FirestoreProtoWriter($0) }
 
         // What a format cannot hold is refused from the bytes as from the tree: the record, the document and the path.
-        let pending = MemorySink()
-        let pendingWriter = try DocumentStreamWriter(sink: pending)
-        try pendingWriter.write(documents[0])
-        try pendingWriter.write(Document(reference: try DocumentReference(path: "books/p"),
-                                         fields: ["m": ["list": [1, .serverTimestamp]]]))
-        try pendingWriter.finish()
+        let vectorShaped: Value = ["__type__": "__vector__", "value": [1.5, 2.5]]
+        let refused: [(Value, String, [PathComponent], Bool)] = [
+            ([1, .serverTimestamp], "the server-timestamp", [.index(1)], true),
+            (vectorShaped, "this map has Firestore's vector form", [], true),
+            ([.double(Double(bitPattern: 0x7FF8_0000_0000_0001))], "a NaN of bits", [.index(0)], false),  // kept in protobuf
+        ]
         let sinks: [(MemorySink) -> any DocumentSink] = [{ FirestoreJSONWriter($0) }, { FirestoreProtoWriter($0) }]
-        for make in sinks {
-            let reader = try DocumentStreamReader(source: MemorySource(pending.bytes))
-            let error = #expect(throws: FirePackError.self) { try make(MemorySink()).write(from: StreamDocuments(reader)) }
-            #expect(error?.code == .invalidValue && error?.message.hasPrefix("record 1 (books/p): the server-timestamp") == true,
-                    "\(String(describing: error))")
-            let path: [PathComponent] = make(MemorySink()) is FirestoreJSONWriter ? [.key("fields")] : []
-            #expect(error?.path == path + [.key("m"), .key("list"), .index(1)], "\(String(describing: error))")
+        for (value, message, at, refusedByBoth) in refused {
+            let pending = MemorySink()
+            let pendingWriter = try DocumentStreamWriter(sink: pending)
+            try pendingWriter.write(documents[0])
+            try pendingWriter.write(Document(reference: try DocumentReference(path: "books/p"), fields: ["m": ["list": value]]))
+            try pendingWriter.finish()
+            for make in sinks {
+                let isJSON = make(MemorySink()) is FirestoreJSONWriter
+                let reader = try DocumentStreamReader(source: MemorySource(pending.bytes))
+                guard isJSON || refusedByBoth else {
+                    #expect(try make(MemorySink()).write(from: StreamDocuments(reader)) == 2)
+                    continue
+                }
+                let error = #expect(throws: FirePackError.self) { try make(MemorySink()).write(from: StreamDocuments(reader)) }
+                #expect(error?.code == .invalidValue && error?.message.hasPrefix("record 1 (books/p): \(message)") == true,
+                        "\(String(describing: error))")
+                let path: [PathComponent] = isJSON ? [.key("fields")] : []
+                #expect(error?.path == path + [.key("m"), .key("list")] + at, "\(String(describing: error))")
+            }
+        }
+        // A single undelimited message takes one document, refused before the second is encoded.
+        let single = FirestoreProtoWriter(MemorySink(), delimited: false)
+        let twoRecords = try DocumentStreamReader(source: MemorySource(varied.bytes))
+        let second = #expect(throws: FirePackError.self) { try single.write(from: StreamDocuments(twoRecords)) }
+        #expect(second?.message.contains("a second document for a single undelimited message") == true, "\(String(describing: second))")
+    }
+
+    @Test("Into Firestore's formats, Firestore's limits are checked on each record's bytes as on its document")
+    func firestoreLimitsOnRecords() throws {
+        let stream = MemorySink()
+        let streamWriter = try DocumentStreamWriter(sink: stream)
+        try streamWriter.write(try documents()[0])
+        try streamWriter.write(Document(reference: try DocumentReference(path: "books/bad"),
+                                        fields: ["rows": [[1], [2]], "__x__": 1, "m": ["": true]]))
+        try streamWriter.finish()
+        func problems(resolving time: Timestamp?, _ make: (MemorySink) -> any DocumentSink) throws -> [String] {
+            let reader = try DocumentStreamReader(source: MemorySource(stream.bytes))
+            let conversion = DocumentConversion(from: StreamDocuments(reader), to: make(MemorySink()),
+                                                resolvingServerTimestamps: time)
+            #expect(try conversion.run() == 2)
+            return conversion.limitProblems.lines(prefix: "")
+        }
+        for make in [{ FirestoreJSONWriter($0) }, { FirestoreProtoWriter($0) }] as [(MemorySink) -> any DocumentSink] {
+            // From the bytes (the record route), and through the tree (a time to resolve takes the documents route).
+            let fromBytes = try problems(resolving: nil, make)
+            #expect(fromBytes == (try problems(resolving: Timestamp(seconds: 0, nanoseconds: 0), make)))
+            #expect(fromBytes.first == "record 1 (books/bad): rows[0]: Firestore does not allow an array directly inside an array",
+                    "\(fromBytes)")
+            #expect(fromBytes.contains("record 1 (books/bad): __x__: field names like __x__ are reserved")
+                    && fromBytes.contains("record 1 (books/bad): m: empty field name"), "\(fromBytes)")
         }
     }
 

@@ -92,6 +92,35 @@ struct FirestoreJSONTests {
         }
     }
 
+    /// A tree is written through its FirePack bytes: one nested past what FirePack's readers take is refused, said so.
+    /// (Made, written and freed on a thread with a large stack: each level is a frame of the recursive tree writers.)
+    @Test func aTreeDeeperThanReadersTakeIsRefusedSaidSo() throws {
+        final class Outcome: @unchecked Sendable { var errors: [FirePackError?] = [] }
+        let outcome = Outcome(), done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var deep: Value = 1
+            for _ in 0...ReaderLimits.maximumDepth { deep = [deep] }
+            for write in [{ try deep.firestoreJSONBytes() }, { try deep.firestoreProtoBytes() }] as [() throws -> [UInt8]] {
+                do {
+                    _ = try write()
+                    outcome.errors.append(nil)
+                } catch {
+                    outcome.errors.append(error as? FirePackError)
+                }
+            }
+            deep = 1
+            done.signal()
+        }
+        thread.stackSize = 256 << 20
+        thread.start()
+        done.wait()
+        #expect(outcome.errors.count == 2)
+        for error in outcome.errors {
+            #expect(error?.code == .depthLimitExceeded && error?.offset == nil
+                    && error?.message.contains("nested deeper than 1000 levels") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func serverTimestampsMustBeResolvedFirst() throws {
         #expect(throws: FirePackError.self) { try (["a": [.serverTimestamp]] as Value).firestoreJSONBytes() }
         do {

@@ -268,4 +268,38 @@ struct KeyReferenceCostTests {
         }
         #expect(error?.code == .duplicateKey && error?.offset == twice, "\(String(describing: error))")
     }
+
+    /// Two long keys alike up to their last byte in every one of many maps, each a reference after its first: sorted
+    /// (a deterministic copy), the pair is compared by rank, once per value, not once per map; a value of the same
+    /// shape with short keys is the benign twin.
+    @Test func sortingLongKeysThatReferencesRepeatCostsWhatShortKeysDo() throws {
+        func value(keyLength: Int) -> [UInt8] {
+            let prefix = String(repeating: "k", count: keyLength - 1)
+            let writer = FirePackWriter()
+            writer.beginArray()
+            for index in 0..<4_000 {
+                writer.beginMap()
+                for key in [prefix + "b", prefix + "a"] {
+                    writer.writeKey(key)
+                    writer.writeInteger(Int64(index))
+                }
+                writer.endMap()
+            }
+            writer.endArray()
+            return writer.takeBytes()
+        }
+        func sortedCopy(_ bytes: [UInt8]) throws -> [UInt8] {
+            try FirePackReader.withReader(bytes) { reader in
+                let writer = FirePackWriter(options: .init(deterministic: true))
+                try writer.write(reader.root)
+                return writer.takeBytes()
+            }
+        }
+        let long = value(keyLength: 64 << 10), short = value(keyLength: 2)
+        #expect(long.count < 200_000)
+        // Sorted, each map's keys swap places: the bytes of the tree written sorted.
+        #expect(try sortedCopy(long) == Value(firePackBytes: long).firePackBytes(deterministic: true))
+        let measured = try CostMeasurement.ratio(hostile: { _ = try sortedCopy(long) }, benign: { _ = try sortedCopy(short) })
+        #expect(measured.ratio < 3, "\(measured)")
+    }
 }

@@ -86,7 +86,8 @@ extension FirePackWriter {
     }
 
     /// Copies a map's entries in ascending unsigned-byte order of their keys (each key checked as it is found, each
-    /// value as it is copied); returns where the entries end. Memory for one position per entry.
+    /// value as it is copied); returns where the entries end. Memory for one position per entry; time for the keys'
+    /// bytes, long keys that references repeat compared by rank.
     private func copySortedEntries(
         from input: ReaderInput, _ header: ContainerHeader, depth level: Int, using copy: inout ValueCopy
     ) throws(FirePackError) -> Int {
@@ -99,9 +100,14 @@ extension FirePackWriter {
             entries.append((cursor, start, count, afterKey))
             cursor = try input.valueEnd(at: afterKey, limit: header.end)
         }
+        // Long keys by their rank in the key table (`LongKeyRanks`): a pair that references repeat in every map is
+        // compared once per value, not once per map.
+        if copy.ranks == nil && entries.contains(where: { LongKeyRanks.isLong($0.count) }) {
+            copy.ranks = LongKeyRanks(input)
+        }
+        let ranks = copy.ranks ?? LongKeyRanks.none
         entries.sort {
-            input.bytes(from: $0.start, count: $0.count).lexicographicallyPrecedes(
-                input.bytes(from: $1.start, count: $1.count))
+            ranks.precedes(input.bytes(from: $0.start, count: $0.count), input.bytes(from: $1.start, count: $1.count))
         }
         for entry in entries {
             guard copy.writeKey(at: entry.keyOffset, start: entry.start, count: entry.count, from: input, to: self)
@@ -132,6 +138,8 @@ extension FirePackWriter {
 struct ValueCopy {
     var materializer: Materializer
     private var entries: [KeySpan: Int] = [:]
+    /// The ranks of the input's long keys, made when a map with one is first sorted (deterministic writers).
+    var ranks: LongKeyRanks?
 
     init(materializer: Materializer) { self.materializer = materializer }
 

@@ -17,7 +17,7 @@ extension JSONLinesReader: NamingDocumentSource {}
 extension JSONArrayReader: NamingDocumentSource {}
 
 /// A sink that writes a stream's document records from their bytes, as it writes the documents they hold: Firestore's
-/// formats.
+/// formats, and the tool's `.fpk` output.
 package protocol RecordSink: DocumentSink {
     /// Writes the document `record` holds (a record `DocumentStreamReader.nextCheckedRecord()` checked).
     func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws
@@ -107,8 +107,8 @@ public final class DocumentConversion {
         // work when the documents are written on others (`Stream fpks to JSON lines`).
         if workers > 1, let stream = source as? StreamDocuments { stream.reader.readsBlocksAhead = true }
         // The direct paths write what document by document writes; they are not taken where a document must be
-        // seen whole (a time for server timestamps, limits to check) or, into text, keys sorted. A stream copied
-        // into a stream is copied record by record on this thread.
+        // seen whole (a time for server timestamps; limits to check, except into a record sink, which checks them on
+        // each record's bytes). A stream copied into a stream is copied record by record on this thread.
         route =
             if time == nil && !self.checksFirestoreLimits, let lines, let stream = sink as? DocumentStreamWriter,
                 !stream.isDeterministic

@@ -156,14 +156,24 @@ public final class FirestoreProtoWriter: DocumentSink {
 
     /// Writes one document as one message.
     public func write(_ document: Document) throws {
+        try checkRoomForAnother()
         try append(message: try document.firestoreProtoBytes(), path: document.reference.path)
     }
 
     /// Writes the document a stream's record holds as one message, from the record's bytes: what `write(_:)` writes
     /// for it, without a tree of its fields.
     package func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
+        try checkRoomForAnother()
         let message = try FirestoreProto.encode(record: record, limits: limits)
         try append(message: message, path: try Document.checkRecord(record, limits: limits).path)
+    }
+
+    /// Throws, before a document is encoded, when it would be a second one for a single undelimited message.
+    private func checkRoomForAnother() throws {
+        guard delimited || count == 0 else {
+            throw FirePackError(
+                .invalidValue, "a second document for a single undelimited message: write delimited messages")
+        }
     }
 
     /// Appends a document's message, with its length before it when delimited.
@@ -174,10 +184,6 @@ public final class FirestoreProtoWriter: DocumentSink {
             chunks.buffer.append(contentsOf: prefix.bytes)
             chunks.buffer.append(contentsOf: message)
         } else {
-            guard count == 0 else {
-                throw FirePackError(
-                    .invalidValue, "a second document for a single undelimited message: write delimited messages")
-            }
             let path = try path()
             // Read back, bytes that a length prefix frames as a Document are delimited messages: a message that
             // reads so (its first field's bytes can, in a document name with control characters) would come back as

@@ -207,6 +207,8 @@ package enum FirestoreProto {
             let array = try reader.enterArray()
             let mark = writer.beginMessage(9)
             for index in 0..<array.count {
+                // Each element, as each map entry: packed rows are a byte a row in FirePack and up to 17 here.
+                try writer.checkLimit("the message", path: place.path)
                 let elementMark = writer.beginMessage(1)
                 place.enter(index: index)
                 try writeValueBody(&reader, into: &writer, at: &place)
@@ -240,6 +242,7 @@ package enum FirestoreProto {
             let value = writer.beginMessage(2)
             let array = writer.beginMessage(9)
             for index in 0..<vector.count {
+                try writer.checkLimit("the message", path: place.path)
                 let element = writer.beginMessage(1)
                 writeDouble(3, vector[index], into: &writer)
                 writer.endMessage(element)

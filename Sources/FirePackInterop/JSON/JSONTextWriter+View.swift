@@ -184,8 +184,14 @@ extension JSONTextWriter {
         }
         if let extra { entries.append((extra.key, -1)) }
         guard !entries.isEmpty else { return append("{}") }
-        entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        for index in entries.indices.dropFirst() where Self.equal(entries[index - 1].key, entries[index].key) {
+        // Long keys by their rank in the key table: a pair that references repeat in every map is compared once per
+        // value, not once per map (`LongKeyRanks`).
+        if longKeyRanks == nil && entries.contains(where: { LongKeyRanks.isLong($0.key.count) }) {
+            longKeyRanks = inside.longKeyRanks()
+        }
+        let ranks = longKeyRanks ?? LongKeyRanks.none
+        entries.sort { ranks.precedes($0.key, $1.key) }
+        for index in entries.indices.dropFirst() where ranks.equal(entries[index - 1].key, entries[index].key) {
             throw FirePackError(.duplicateKey, "a key appears twice in one map")
         }
         output.pointee.append(UInt8(ascii: "{"))

@@ -23,6 +23,8 @@ struct JSONTextWriter {
     /// The long keys references resolve to in the value written from bytes (`writeEntries(from:)`), counted as
     /// whole-input validation counts them: entries that overlap are refused, not written.
     var keyBudget = KeyReferenceBudget()
+    /// The ranks of the long keys of the input whose maps are written with sorted keys, made when first needed.
+    var longKeyRanks: LongKeyRanks?
     /// Past this many bytes of output, between two values written from bytes, the text is counted and dropped
     /// (`countingText(droppingAbove:)`); the bytes dropped so far.
     private(set) var dropsAbove = Int.max
