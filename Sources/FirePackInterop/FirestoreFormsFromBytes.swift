@@ -35,16 +35,34 @@ struct ValuePlace {
     /// Whether this is the root value (no container entered).
     var isRoot: Bool { prefix.isEmpty && frames.isEmpty }
 
-    /// The path as text: keys joined by dots, indexes in brackets (`rows[3].name`).
+    /// The path as text for a report: keys joined by dots, indexes in brackets (`rows[3].name`); a key longer than
+    /// `ValuePlace.shownKeyLength` bytes shown by its start and its length (`kkkk…(1501 bytes)`), so that a report's
+    /// line stays readable and small whatever the keys (a 1 MiB key was a megabyte of standard error per example).
     var text: String {
         var text = ""
         for component in path {
             switch component {
-            case .key(let key): text += text.isEmpty ? key : "." + key
+            case .key(let key):
+                if !text.isEmpty { text += "." }
+                text += Self.shown(key)
             case .index(let index): text += "[\(index)]"
             }
         }
         return text
+    }
+
+    /// Keys longer than this many bytes are shown by their start in report text.
+    static let shownKeyLength = 64
+
+    /// `key`, or its first characters (up to 32 bytes) and its length when it is longer than `shownKeyLength` bytes.
+    static func shown(_ key: String) -> String {
+        guard key.utf8.count > shownKeyLength else { return key }
+        var start = ""
+        for character in key {
+            guard start.utf8.count + character.utf8.count <= 32 else { break }
+            start.append(character)
+        }
+        return "\(start)…(\(key.utf8.count) bytes)"
     }
 
     /// The error for a server-timestamp sentinel here, which has no `form` (a field transform in Firestore).

@@ -40,7 +40,7 @@ import FirePackTestSupport
             "array directly inside an array | rows[1]: Firestore does not allow an array directly inside an array",
             "reserved field name (__x__) | __x__: field names like __x__ are reserved",
             "empty field name | (top level): empty field name",
-            "field name longer than 1500 bytes | \(String(repeating: "k", count: 1_501)): field name longer than 1500 bytes",
+            "field name longer than 1500 bytes | \(String(repeating: "k", count: 32))…(1501 bytes): field name longer than 1500 bytes",
             "reserved field name (__x__) | tag.__type__: field names like __x__ are reserved",
             "timestamp outside 0001-01-01 … 9999-12-31 | old: timestamp outside 0001-01-01 … 9999-12-31",
             "nested deeper than 20 levels | deep" + String(repeating: ".d", count: 20) + ": nested deeper than 20 levels",
@@ -87,5 +87,17 @@ import FirePackTestSupport
         #expect(try shortCount == 50_001 && check(long) == shortCount + 2)
         let measured = try CostMeasurement.ratio(hostile: { _ = try check(long) }, benign: { _ = try check(short) })
         #expect(measured.ratio < 3, "\(measured)")
+    }
+
+    /// A report's path shows a long key by its start and length, never cutting a character in two.
+    @Test func aLongKeyIsShownByItsStartAndLength() throws {
+        let key = String(repeating: "é", count: 1_000)
+        let document = Document(reference: try DocumentReference(path: "c/d"), fields: [key: ["x": [[1]]]])
+        let found = try recordViolations(document)
+        let shown = String(repeating: "é", count: 16) + "…(2000 bytes)"
+        #expect(found == ["field name longer than 1500 bytes | \(shown): field name longer than 1500 bytes",
+                          "array directly inside an array | \(shown).x[0]: Firestore does not allow an array directly inside an array"],
+                "\(found)")
+        #expect(ValuePlace.shown(String(repeating: "k", count: 64)) == String(repeating: "k", count: 64))
     }
 }
