@@ -121,19 +121,6 @@ enum FirestoreFormsFromBytes {
             }
         } catch let error as FirePackError { throw ownBytesError(error) } catch { preconditionFailure("\(error)") }
     }
-
-    /// A document record's parts, its fields as a reader at the fields map (nil for an empty map is never given: the
-    /// record always has one), checked as `Document(firePackBytes:)` reads it.
-    static func recordParts(_ record: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError)
-        -> (reference: DocumentReference, fields: FirePackReader, createTime: Timestamp?, updateTime: Timestamp?)
-    {
-        var fields: FirePackReader?
-        let scanned = try Document.scanRecord(record, limits: limits) { reader throws(FirePackError) in
-            fields = reader
-            try reader.skipValue()
-        }
-        return (scanned.reference, fields!, scanned.createTime, scanned.updateTime)
-    }
 }
 
 extension FirestoreVectorForm {

@@ -211,16 +211,12 @@ final class CollectingOutput: DocumentSink, RecordSink {
     /// naming's judgement (times, a field named like a member, sorted keys); else through the document.
     func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
         let naming = options.naming
-        var fields: FirePackReader?
-        let scanned = try Document.scanRecord(record, limits: limits) { reader throws(FirePackError) in
-            fields = reader
-            try reader.skipValue()
-        }
-        guard var fields, !options.deterministic, scanned.createTime == nil, scanned.updateTime == nil,
-            naming.appendsMemberDirectly, naming.idFieldProblem == nil
+        let parts = try Document.recordParts(record, limits: limits)
+        guard !options.deterministic, parts.createTime == nil, parts.updateTime == nil, naming.appendsMemberDirectly,
+            naming.idFieldProblem == nil
         else { return try write(Document(firePackBytes: record, limits: limits)) }
-        let member = try naming.member(for: scanned.reference)
-        var keys = fields
+        let member = try naming.member(for: parts.reference)
+        var (keys, fields) = (parts.fields, parts.fields)
         let map = try keys.enterMap()
         for _ in 0..<map.count {
             let key = try keys.readKey()
@@ -229,13 +225,8 @@ final class CollectingOutput: DocumentSink, RecordSink {
             }
             try keys.skipValue()
         }
-        _ = try fields.enterMap()
         writer.beginMap()
-        for _ in 0..<map.count {
-            writer.writeKey(utf8: try fields.readKey().utf8)
-            try writer.write(fields.peekValueView())
-            try fields.skipValue()
-        }
+        try writer.writeEntries(copying: &fields)
         writer.writeKey(member.key)
         writer.writeString(member.value)
         writer.endMap()

@@ -372,9 +372,7 @@ class FirePackSparkWriter(DataSourceArrowWriter):
                    if os.path.islink(path) or not os.path.isdir(path)]
         # The parts of the tasks that succeeded, each moved in by a rename (on the folder's file system: atomic), all
         # of them before anything old is removed: a failure on the way loses neither the old data nor the new.
-        for message in messages:
-            for path in (message.paths if message else []):
-                os.replace(path, os.path.join(self.folder, os.path.basename(path)))
+        self._move_in([path for message in messages for path in (message.paths if message else [])])
         self._remove_staging()
         left = []
         for path in old:
@@ -391,6 +389,31 @@ class FirePackSparkWriter(DataSourceArrowWriter):
 
     def abort(self, messages):
         self._remove_staging()
+
+    def _move_in(self, parts):
+        """Moves the staged parts into the folder, all or none: when one rename fails, the parts already moved go back
+        to the staging folder, so that the folder holds what it held before the job (a later load(folder) reads
+        neither half of a failed job beside the old files). Only a crash during the moves can leave some in."""
+        moved = []
+        for part in parts:
+            target = os.path.join(self.folder, os.path.basename(part))
+            try:
+                os.replace(part, target)
+            except OSError as error:
+                stuck = []
+                for staged, placed in reversed(moved):
+                    try:
+                        os.replace(placed, staged)
+                    except OSError as undo:
+                        stuck.append(f"{placed} ({undo.strerror})")
+                self._remove_staging()
+                cause = f"{self.folder}: the job was not committed: moving in {target} failed ({error.strerror})"
+                if stuck:
+                    raise firepack.FirePackError(
+                        f"{cause}, and {len(stuck)} part(s) moved in before could not be taken out again, which "
+                        f"load(folder) reads with the folder's other files: {', '.join(stuck[:5])}") from error
+                raise firepack.FirePackError(f"{cause}; the folder is as it was") from error
+            moved.append((part, target))
 
     def _remove_staging(self):
         shutil.rmtree(self.staging, ignore_errors=True)

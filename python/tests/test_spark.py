@@ -143,6 +143,38 @@ def test_a_failed_spark_write_leaves_the_folder_as_it_was(spark, tmp_path):
     assert (output / "old.fpks").read_bytes() == b"kept as it was"
 
 
+def test_a_commit_that_cannot_move_a_part_in_leaves_the_folder_as_it_was(tmp_path):
+    # The driver's commit moves the staged parts in one by one. When a rename fails (here: a folder stands where the
+    # second part goes), the first part goes back out, so the folder holds its old files only, and the error says so.
+    from firepack.spark import FirePackSparkWriter, WrittenFiles
+    output = tmp_path / "out"
+    output.mkdir()
+    (output / "old.fpks").write_bytes(b"kept as it was")
+    writer = FirePackSparkWriter({"path": str(output)}, overwrite=True)
+    staging = tmp_path / "out" / "_temporary" / writer.job
+    parts = [staging / f"part-{task:05d}-{writer.job}.fpks" for task in range(3)]
+    for part in parts:
+        part.write_bytes(b"new")
+    obstacle = output / parts[1].name
+    obstacle.mkdir()
+    (obstacle / "inside").write_bytes(b"x")
+    with pytest.raises(firepack.FirePackError, match="not committed.*the folder is as it was"):
+        writer.commit([WrittenFiles([str(part)]) for part in parts])
+    assert sorted(path.name for path in output.iterdir()) == sorted(["old.fpks", obstacle.name])
+    assert (output / "old.fpks").read_bytes() == b"kept as it was"
+    assert not (output / "_temporary").exists()
+    # Without the obstacle the same commit moves every part in and removes the old file.
+    writer = FirePackSparkWriter({"path": str(output)}, overwrite=True)
+    (obstacle / "inside").unlink()
+    obstacle.rmdir()
+    staging = output / "_temporary" / writer.job
+    parts = [staging / f"part-{task:05d}-{writer.job}.fpks" for task in range(3)]
+    for part in parts:
+        part.write_bytes(b"new")
+    writer.commit([WrittenFiles([str(part)]) for part in parts])
+    assert sorted(path.name for path in output.iterdir()) == sorted(part.name for part in parts)
+
+
 def test_a_key_with_a_dot_keeps_its_own_type_through_spark(spark, tmp_path, firepack_tool):
     # `m` holds the key "a.b" (a reference) and the map `a`, whose `b` is a string that looks like a path. Their marks'
     # paths (".`a.b`" and ".a.b") differ, so the string is not written back as a reference, nor the reference as a

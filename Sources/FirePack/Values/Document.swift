@@ -141,6 +141,20 @@ extension Document {
         try scanRecord(bytes, limits: limits) { reader throws(FirePackError) in try reader.verifyValue() }.reference
     }
 
+    /// A document record's parts, checked as `init(firePackBytes:)` reads them, with its fields as a reader at the
+    /// fields map (not read yet): for writers that copy or transcode the fields from their bytes, without a tree.
+    package static func recordParts(_ bytes: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError)
+        -> (reference: DocumentReference, fields: FirePackReader, createTime: Timestamp?, updateTime: Timestamp?)
+    {
+        var fields: FirePackReader?
+        let scanned = try scanRecord(bytes, limits: limits) { reader throws(FirePackError) in
+            fields = reader
+            try reader.skipValue()
+        }
+        // `scanRecord` returns only after it handed over the fields map.
+        return (scanned.reference, fields!, scanned.createTime, scanned.updateTime)
+    }
+
     /// Walks a document record in §9's strict shape — `name` (a reference), `fields` (a map), then optionally
     /// `createTime` and `updateTime`, in this order and nothing else — and hands `readFields` the reader at the
     /// fields map, which it must read or skip. The one parser of document records: `Document(firePackBytes:)`

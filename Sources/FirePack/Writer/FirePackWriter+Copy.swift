@@ -19,6 +19,19 @@ extension FirePackWriter {
         }
     }
 
+    /// Copies the entries of the map at `reader`'s cursor into the map open in this writer, in their order, each
+    /// value as `write(_: ValueView)` copies it, and moves `reader` past the map. Where the entries come from a
+    /// document record's fields, this copies a record without its tree.
+    package func writeEntries(copying reader: inout FirePackReader) throws(FirePackError) {
+        let map = try reader.enterMap()
+        for _ in 0..<map.count {
+            writeKey(utf8: try reader.readKey().utf8)
+            try write(reader.peekValueView())
+            try reader.skipValue()
+        }
+        try reader.exitMap(map)
+    }
+
     private func copyValue(
         from input: ReaderInput, at offset: Int, limit: Int, depth level: Int,
         using copy: inout ValueCopy

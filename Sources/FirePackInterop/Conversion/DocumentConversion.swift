@@ -176,13 +176,8 @@ public final class DocumentConversion {
             try placing(
                 try stream.append(writtenBy: { writer in
                     var entries = try FirePackReader(bytes: record.payload, limits: reader.limits)
-                    let map = try entries.enterMap()
                     writer.beginMap()
-                    for _ in 0..<map.count {
-                        writer.writeKey(utf8: try entries.readKey().utf8)
-                        try writer.write(entries.peekValueView())
-                        try entries.skipValue()
-                    }
+                    try writer.writeEntries(copying: &entries)
                     writer.endMap()
                 }), path: reference.path)
             path = reference.path

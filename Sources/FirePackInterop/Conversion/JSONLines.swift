@@ -281,18 +281,12 @@ extension JSONTranscoding {
         record payload: UnsafeRawBufferPointer, limits: ReaderLimits, naming: DocumentNaming, options: JSONOptions,
         to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0
     ) -> DocumentReference? {
-        var fields: FirePackReader?
-        let scanned = try? Document.scanRecord(
-            payload, limits: limits,
-            readFields: { reader throws(FirePackError) in
-                fields = reader
-                try reader.skipValue()
-            })
-        // No fields map: an empty document.
-        guard let scanned, scanned.createTime == nil, scanned.updateTime == nil, naming.appendsMemberDirectly,
-            let member = try? naming.member(for: scanned.reference),
-            appendObject(fields, appending: member, options: options, to: output, maxLength: maxLength, depth: depth)
+        guard let record = try? Document.recordParts(payload, limits: limits), record.createTime == nil,
+            record.updateTime == nil, naming.appendsMemberDirectly,
+            let member = try? naming.member(for: record.reference),
+            appendObject(
+                record.fields, appending: member, options: options, to: output, maxLength: maxLength, depth: depth)
         else { return nil }
-        return scanned.reference
+        return record.reference
     }
 }

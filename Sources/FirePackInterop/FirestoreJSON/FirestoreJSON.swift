@@ -156,7 +156,7 @@ extension JSONTextWriter {
     /// Writes the document a record holds (`Document.scanRecord`) as one REST JSON document, at most
     /// `JSONTextLimits.document` bytes.
     mutating func writeDocument(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
-        var (reference, fields, createTime, updateTime) = try FirestoreFormsFromBytes.recordParts(
+        var (reference, fields, createTime, updateTime) = try Document.recordParts(
             record, limits: limits)
         limitingText(to: JSONTextLimits.document)
         append(#"{"name":"#)

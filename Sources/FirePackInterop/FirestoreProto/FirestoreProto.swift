@@ -130,7 +130,7 @@ package enum FirestoreProto {
     static func writeDocument(record: UnsafeRawBufferPointer, limits: ReaderLimits, into writer: inout ProtoWriter)
         throws(FirePackError)
     {
-        var (reference, fields, createTime, updateTime) = try FirestoreFormsFromBytes.recordParts(
+        var (reference, fields, createTime, updateTime) = try Document.recordParts(
             record, limits: limits)
         writer.writeStringField(1, reference.path)
         let what = "document \(reference.path)"
