@@ -10,9 +10,14 @@ struct ValuePlace {
     }
     private let prefix: [PathComponent]
     private var frames: [Frame] = []
+    /// The time a pending server timestamp in the value is written as (`resolvingServerTimestamps`); nil refuses it.
+    let serverTime: Timestamp?
 
-    /// The place of a root value whose own path is `prefix`.
-    init(_ prefix: [PathComponent] = []) { self.prefix = prefix }
+    /// The place of a root value whose own path is `prefix`, its pending server timestamps written as `serverTime`.
+    init(_ prefix: [PathComponent] = [], serverTime: Timestamp? = nil) {
+        self.prefix = prefix
+        self.serverTime = serverTime
+    }
 
     /// Enters the entry whose key `key` holds.
     mutating func enter(key: StringView) { frames.append(.key(key.utf8)) }

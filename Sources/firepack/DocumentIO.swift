@@ -190,8 +190,8 @@ struct DocumentOutputOptions {
 }
 
 /// A single FirePack value (fpk): the documents written one by one into an open array, the file written at the end.
-/// A stream's records are copied from their bytes (`write(record:limits:)`): memory for the output's bytes, not for a
-/// tree of every document (a tree of packed rows is about 110 bytes a row, Docs/SAFETY.md).
+/// A stream's records are copied from their bytes (`write(record:limits:resolvingServerTimestamps:)`): memory for the
+/// output's bytes, not for a tree of every document (a tree of packed rows is about 110 bytes a row, Docs/SAFETY.md).
 final class CollectingOutput: DocumentSink, RecordSink {
     let sink: ByteSink
     let options: DocumentOutputOptions
@@ -208,13 +208,18 @@ final class CollectingOutput: DocumentSink, RecordSink {
 
     /// Writes the document a stream's record holds as `write(_:)` writes it: its fields copied from the record's
     /// bytes (`FirePackWriter.write(_: ValueView)`) and its naming member after them, where nothing needs the
-    /// naming's judgement (times, a field named like a member, sorted keys); else through the document.
-    func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
+    /// naming's judgement (times, a field named like a member, sorted keys) and no server timestamp is resolved; else
+    /// through the document.
+    func write(record: UnsafeRawBufferPointer, limits: ReaderLimits, resolvingServerTimestamps time: Timestamp?) throws
+    {
         let naming = options.naming
         let parts = try Document.recordParts(record, limits: limits)
-        guard !options.deterministic, parts.createTime == nil, parts.updateTime == nil, naming.appendsMemberDirectly,
-            naming.idFieldProblem == nil
-        else { return try write(Document(firePackBytes: record, limits: limits)) }
+        guard time == nil, !options.deterministic, parts.createTime == nil, parts.updateTime == nil,
+            naming.appendsMemberDirectly, naming.idFieldProblem == nil
+        else {
+            let document = try Document(firePackBytes: record, limits: limits)
+            return try write(time.map { document.resolvingServerTimestamps(at: $0) } ?? document)
+        }
         let member = try naming.member(for: parts.reference)
         var (keys, fields) = (parts.fields, parts.fields)
         let map = try keys.enterMap()

@@ -398,22 +398,63 @@ struct DocumentConversionTests {
         try streamWriter.write(Document(reference: try DocumentReference(path: "books/bad"),
                                         fields: ["rows": [[1], [2]], "__x__": 1, "m": ["": true]]))
         try streamWriter.finish()
-        func problems(resolving time: Timestamp?, _ make: (MemorySink) -> any DocumentSink) throws -> [String] {
-            let reader = try DocumentStreamReader(source: MemorySource(stream.bytes))
-            let conversion = DocumentConversion(from: StreamDocuments(reader), to: make(MemorySink()),
-                                                resolvingServerTimestamps: time)
+        func problems(throughTree: Bool, _ make: (MemorySink) -> any DocumentSink) throws -> [String] {
+            let reader = StreamDocuments(try DocumentStreamReader(source: MemorySource(stream.bytes)))
+            let source: any DocumentSource = throughTree ? DocumentsOneByOne(try reader.readAll()) : reader
+            let conversion = DocumentConversion(from: source, to: make(MemorySink()))
             #expect(try conversion.run() == 2)
             return conversion.limitProblems.lines(prefix: "")
         }
         for make in [{ FirestoreJSONWriter($0) }, { FirestoreProtoWriter($0) }] as [(MemorySink) -> any DocumentSink] {
-            // From the bytes (the record route), and through the tree (a time to resolve takes the documents route).
-            let fromBytes = try problems(resolving: nil, make)
-            #expect(fromBytes == (try problems(resolving: Timestamp(seconds: 0, nanoseconds: 0), make)))
+            // From the bytes (the record route), and through the tree (documents that are not a stream's).
+            let fromBytes = try problems(throughTree: false, make)
+            #expect(fromBytes == (try problems(throughTree: true, make)))
             #expect(fromBytes.first == "record 1 (books/bad): rows[0]: Firestore does not allow an array directly inside an array",
                     "\(fromBytes)")
             #expect(fromBytes.contains("record 1 (books/bad): __x__: field names like __x__ are reserved")
                     && fromBytes.contains("record 1 (books/bad): m: empty field name"), "\(fromBytes)")
         }
+    }
+
+    @Test("Pending server timestamps given a time go into Firestore's formats from the records' bytes as resolved trees do")
+    func resolvedServerTimestampsFromRecords() throws {
+        let pending = try documents() + [
+            Document(reference: try DocumentReference(path: "books/p"), fields: [
+                "at": .serverTimestamp, "m": ["list": [1, .serverTimestamp, ["deep": .serverTimestamp]]], "n": 2,
+            ]),
+        ]
+        let stream = MemorySink()
+        let streamWriter = try DocumentStreamWriter(sink: stream)
+        for document in pending { try streamWriter.write(document) }
+        try streamWriter.finish()
+        let sinks: [(MemorySink) -> any DocumentSink] = [{ FirestoreJSONWriter($0) }, { FirestoreProtoWriter($0) }]
+        // A time in Firestore's range (taken from the bytes), and one outside it (the tree, which reports its range).
+        for time in [Timestamp(seconds: 1_764_900_000, nanoseconds: 123_456_789), try Timestamp(validatingSeconds: -62_135_596_801, nanoseconds: 0)] {
+            for make in sinks {
+                let fromRecords = MemorySink()
+                let reader = try DocumentStreamReader(source: MemorySource(stream.bytes))
+                let conversion = DocumentConversion(from: StreamDocuments(reader), to: make(fromRecords),
+                                                    resolvingServerTimestamps: time)
+                #expect(try conversion.run() == pending.count)
+                let oneByOne = MemorySink()
+                let writer = make(oneByOne)
+                for document in pending { try writer.write(document.resolvingServerTimestamps(at: time)) }
+                try writer.finish()
+                #expect(fromRecords.bytes == oneByOne.bytes && !oneByOne.bytes.isEmpty, "\(time)")
+                let rangeProblems = conversion.limitProblems.lines(prefix: "").filter { $0.contains("outside") }
+                #expect(rangeProblems.count == (Timestamp.firestoreRange.contains(time) ? 0 : 3), "\(rangeProblems)")
+            }
+        }
+        // Each pending timestamp became the time: read back, the documents are the resolved ones.
+        let time = Timestamp(seconds: 1_764_900_000, nanoseconds: 1)
+        let resolved = MemorySink()
+        let conversion = DocumentConversion(
+            from: StreamDocuments(try DocumentStreamReader(source: MemorySource(stream.bytes))),
+            to: FirestoreJSONWriter(resolved), resolvingServerTimestamps: time)
+        #expect(try conversion.run() == pending.count)
+        let back = try FirestoreJSONReader(MemorySource(resolved.bytes)).readAll()
+        #expect(back == pending.map { $0.resolvingServerTimestamps(at: time) })
+        #expect(back.last?.fields["m"] == ["list": [1, .timestamp(time), ["deep": .timestamp(time)]]])
     }
 
     @Test("Every format's writer into every reader, through DocumentSink.write(from:): nothing lost")
@@ -431,4 +472,11 @@ struct DocumentConversionTests {
         #expect(back.bytes == lines)
         #expect(try JSONLinesReader(MemorySource(back.bytes), naming: naming).readAll() == documents)
     }
+}
+
+/// Documents given one by one, as a source that is not a stream's: a conversion takes each through its tree.
+final class DocumentsOneByOne: DocumentSource {
+    private var documents: IndexingIterator<[Document]>
+    init(_ documents: [Document]) { self.documents = documents.makeIterator() }
+    func next() throws -> Document? { documents.next() }
 }

@@ -19,8 +19,9 @@ extension JSONArrayReader: NamingDocumentSource {}
 /// A sink that writes a stream's document records from their bytes, as it writes the documents they hold: Firestore's
 /// formats, and the tool's `.fpk` output.
 package protocol RecordSink: DocumentSink {
-    /// Writes the document `record` holds (a record `DocumentStreamReader.nextCheckedRecord()` checked).
-    func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws
+    /// Writes the document `record` holds (a record `DocumentStreamReader.nextCheckedRecord()` checked), as
+    /// `write(_:)` writes it, after `resolvingServerTimestamps(at: time)` when a time is given.
+    func write(record: UnsafeRawBufferPointer, limits: ReaderLimits, resolvingServerTimestamps time: Timestamp?) throws
 }
 
 extension FirestoreJSONWriter: RecordSink {}
@@ -38,8 +39,8 @@ extension FirestoreProtoWriter: RecordSink {}
 ///   became partial);
 /// - with `checksFirestoreLimits`, documents Firestore's limits refuse (`limitProblems`, `FirestoreLimits`).
 ///
-/// Pending server timestamps can be given a time (`resolvingServerTimestamps`), which takes every document through a
-/// tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples; with `workers`
+/// Pending server timestamps can be given a time (`resolvingServerTimestamps`): a stream's records then go into
+/// Firestore's formats from their bytes as before, and every other pair takes each document through a tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples; with `workers`
 /// above 1, two batches of up to 1 MiB of input per worker (at most 16 MiB of input in all, unless a worker's share
 /// falls under 256 KiB), and their output.
 public final class DocumentConversion {
@@ -107,8 +108,10 @@ public final class DocumentConversion {
         // work when the documents are written on others (`Stream fpks to JSON lines`).
         if workers > 1, let stream = source as? StreamDocuments { stream.reader.readsBlocksAhead = true }
         // The direct paths write what document by document writes; they are not taken where a document must be
-        // seen whole (a time for server timestamps; limits to check, except into a record sink, which checks them on
-        // each record's bytes). A stream copied into a stream is copied record by record on this thread.
+        // seen whole (a time for server timestamps; limits to check), except into a record sink: it writes a record's
+        // pending server timestamps as the time, and its limits are checked on the record's bytes, where a pending
+        // timestamp counts as much as a timestamp (a time outside Firestore's range, which a time in the document
+        // would break, takes the tree). A stream copied into a stream is copied record by record on this thread.
         route =
             if time == nil && !self.checksFirestoreLimits, let lines, let stream = sink as? DocumentStreamWriter,
                 !stream.isDeterministic
@@ -133,7 +136,9 @@ public final class DocumentConversion {
                 let array = sink as? JSONArrayWriter
             {
                 .streamIntoArray(records.reader, array)
-            } else if time == nil, let records = source as? StreamDocuments, let output = sink as? any RecordSink {
+            } else if let records = source as? StreamDocuments, let output = sink as? any RecordSink,
+                !self.checksFirestoreLimits || time.map(Timestamp.firestoreRange.contains) ?? true
+            {
                 .streamIntoRecords(records.reader, output)
             } else {
                 .documents
@@ -192,7 +197,10 @@ public final class DocumentConversion {
                     limitProblems.add(kind: kind, "record \(records) (\(reference.path)): \(text())")
                 }
             }
-            try placing(try output.write(record: record.payload, limits: reader.limits), path: reference.path)
+            try placing(
+                try output.write(
+                    record: record.payload, limits: reader.limits, resolvingServerTimestamps: resolvingServerTimestamps),
+                path: reference.path)
             path = reference.path
         case .documents:
             guard let next = try source.next() else { return false }

@@ -123,9 +123,11 @@ public final class FirestoreJSONWriter: DocumentSink {
     }
 
     /// Writes the document a stream's record holds as one line, from the record's bytes: what `write(_:)` writes for
-    /// it, without a tree of its fields.
-    package func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
-        try FirestoreJSON.appendLine(record: record, limits: limits, to: chunks.buffer)
+    /// it (after `resolvingServerTimestamps(at: time)` when a time is given), without a tree of its fields.
+    package func write(record: UnsafeRawBufferPointer, limits: ReaderLimits, resolvingServerTimestamps time: Timestamp?)
+        throws
+    {
+        try FirestoreJSON.appendLine(record: record, limits: limits, serverTime: time, to: chunks.buffer)
         try chunks.flushIfNeeded()
     }
 

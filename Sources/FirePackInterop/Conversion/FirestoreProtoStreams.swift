@@ -161,10 +161,12 @@ public final class FirestoreProtoWriter: DocumentSink {
     }
 
     /// Writes the document a stream's record holds as one message, from the record's bytes: what `write(_:)` writes
-    /// for it, without a tree of its fields.
-    package func write(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws {
+    /// for it (after `resolvingServerTimestamps(at: time)` when a time is given), without a tree of its fields.
+    package func write(record: UnsafeRawBufferPointer, limits: ReaderLimits, resolvingServerTimestamps time: Timestamp?)
+        throws
+    {
         try checkRoomForAnother()
-        let message = try FirestoreProto.encode(record: record, limits: limits)
+        let message = try FirestoreProto.encode(record: record, limits: limits, serverTime: time)
         try append(message: message, path: try Document.checkRecord(record, limits: limits).path)
     }
 

@@ -398,7 +398,12 @@ extension JSONTextWriter {
                 place.leave()
             }
             append("]}}}}}")
-        case .serverTimestamp: throw place.serverTimestampError("Firestore REST value form")
+        case .serverTimestamp:
+            guard let time = place.serverTime else { throw place.serverTimestampError("Firestore REST value form") }
+            try reader.skipValue()
+            append(#"{"timestampValue":"#)
+            time.withRFC3339Bytes { writeString(utf8: $0) }
+            append("}")
         }
     }
 

@@ -119,13 +119,13 @@ enum FirestoreJSON {
 
     /// Appends a stream's document record as one line of JSON text (what `jsonBytes(for:)` writes for the document it
     /// holds, and a newline) to `output`, written from the record's bytes; on error `output` is as it was.
-    static func appendLine(record: UnsafeRawBufferPointer, limits: ReaderLimits, to output: ByteOutput)
-        throws(FirePackError)
-    {
+    static func appendLine(
+        record: UnsafeRawBufferPointer, limits: ReaderLimits, serverTime: Timestamp? = nil, to output: ByteOutput
+    ) throws(FirePackError) {
         let mark = output.count
         var writer = JSONTextWriter(options: writeOptions, output: output)  // `output` is the caller's
         do throws(FirePackError) {
-            try writer.writeDocument(record: record, limits: limits)
+            try writer.writeDocument(record: record, limits: limits, serverTime: serverTime)
         } catch {
             output.truncate(to: mark)
             throw error
@@ -154,8 +154,10 @@ enum FirestoreJSON {
 
 extension JSONTextWriter {
     /// Writes the document a record holds (`Document.scanRecord`) as one REST JSON document, at most
-    /// `JSONTextLimits.document` bytes.
-    mutating func writeDocument(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
+    /// `JSONTextLimits.document` bytes, its pending server timestamps as `serverTime` (refused when nil).
+    mutating func writeDocument(record: UnsafeRawBufferPointer, limits: ReaderLimits, serverTime: Timestamp? = nil)
+        throws(FirePackError)
+    {
         var (reference, fields, createTime, updateTime) = try Document.recordParts(
             record, limits: limits)
         limitingText(to: JSONTextLimits.document)
@@ -164,7 +166,7 @@ extension JSONTextWriter {
         var peek = fields
         if try peek.enterMap().count > 0 {
             append(#","fields":"#)
-            var place = ValuePlace([.key("fields")])
+            var place = ValuePlace([.key("fields")], serverTime: serverTime)
             try writeTypedFields(&fields, at: &place)
         }
         if let createTime {

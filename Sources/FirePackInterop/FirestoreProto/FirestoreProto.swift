@@ -44,9 +44,11 @@ package enum FirestoreProto {
     }
 
     /// A `google.firestore.v1.Document` message of the document a stream's record holds, written from its bytes.
-    static func encode(record: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) -> [UInt8] {
+    static func encode(record: UnsafeRawBufferPointer, limits: ReaderLimits, serverTime: Timestamp? = nil)
+        throws(FirePackError) -> [UInt8]
+    {
         var writer = ProtoWriter(limit: maxDocumentLength)
-        try writeDocument(record: record, limits: limits, into: &writer)
+        try writeDocument(record: record, limits: limits, serverTime: serverTime, into: &writer)
         return writer.bytes
     }
 
@@ -127,15 +129,16 @@ package enum FirestoreProto {
     /// The longest document message FirePack's readers take (`FirestoreProtoReader`'s default: the record limit).
     static var maxDocumentLength: Int { DocumentStreamFormat.defaultMaxRecordLength }
 
-    static func writeDocument(record: UnsafeRawBufferPointer, limits: ReaderLimits, into writer: inout ProtoWriter)
-        throws(FirePackError)
-    {
+    static func writeDocument(
+        record: UnsafeRawBufferPointer, limits: ReaderLimits, serverTime: Timestamp? = nil,
+        into writer: inout ProtoWriter
+    ) throws(FirePackError) {
         var (reference, fields, createTime, updateTime) = try Document.recordParts(
             record, limits: limits)
         writer.writeStringField(1, reference.path)
         let what = "document \(reference.path)"
         let map = try fields.enterMap()
-        var place = ValuePlace()
+        var place = ValuePlace(serverTime: serverTime)
         for _ in 0..<map.count {
             try writer.checkLimit(what)
             try writeEntry(2, &fields, into: &writer, at: &place)
@@ -251,7 +254,12 @@ package enum FirestoreProto {
             writer.endMessage(value)
             writer.endMessage(valueEntry)
             writer.endMessage(mark)
-        case .serverTimestamp: throw place.serverTimestampError("google.firestore.v1.Value form")
+        case .serverTimestamp:
+            guard let time = place.serverTime else {
+                throw place.serverTimestampError("google.firestore.v1.Value form")
+            }
+            try reader.skipValue()
+            writeTimestamp(10, time, into: &writer)
         }
     }
 
