@@ -207,15 +207,14 @@ final class CollectingOutput: DocumentSink, RecordSink {
     func write(_ document: Document) throws { writer.write(try options.naming.value(of: document)) }
 
     /// Writes the document a stream's record holds as `write(_:)` writes it: its fields copied from the record's
-    /// bytes (`FirePackWriter.write(_: ValueView)`) and its naming member after them, where nothing needs the
-    /// naming's judgement (times, a field named like a member, sorted keys) and no server timestamp is resolved; else
-    /// through the document.
+    /// bytes (`FirePackWriter.write(_: ValueView)`) and its create and update times and naming member after them,
+    /// where nothing needs the naming's judgement (a field named like a member, sorted keys) and no server timestamp
+    /// is resolved; else through the document.
     func write(record: UnsafeRawBufferPointer, limits: ReaderLimits, resolvingServerTimestamps time: Timestamp?) throws
     {
         let naming = options.naming
         let parts = try Document.recordParts(record, limits: limits)
-        guard time == nil, !options.deterministic, parts.createTime == nil, parts.updateTime == nil,
-            naming.appendsMemberDirectly, naming.idFieldProblem == nil
+        guard time == nil, !options.deterministic, naming.appendsMemberDirectly, naming.idFieldProblem == nil
         else {
             let document = try Document(firePackBytes: record, limits: limits)
             return try write(time.map { document.resolvingServerTimestamps(at: $0) } ?? document)
@@ -232,6 +231,14 @@ final class CollectingOutput: DocumentSink, RecordSink {
         }
         writer.beginMap()
         try writer.writeEntries(copying: &fields)
+        if let createTime = parts.createTime {
+            writer.writeKey(DocumentNaming.createTimeMember)
+            writer.writeTimestamp(createTime)
+        }
+        if let updateTime = parts.updateTime {
+            writer.writeKey(DocumentNaming.updateTimeMember)
+            writer.writeTimestamp(updateTime)
+        }
         writer.writeKey(member.key)
         writer.writeString(member.value)
         writer.endMap()

@@ -303,9 +303,17 @@ struct DocumentConversionTests {
         let books = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "Fixtures/generated-books.fpks")))
         let timed = MemorySink()
         let timedWriter = try DocumentStreamWriter(sink: timed, version: 2)
-        for (index, document) in try documents().enumerated() {
+        // Times written as members beside the fields, after them or among them when sorted; a field named like a
+        // time member (kept by the naming when the document has no such time) takes the tree.
+        let kept = Document(reference: try DocumentReference(path: "books/kept"), fields: ["__create_time__": "not a time", "a": 1])
+        for (index, document) in (try documents() + [kept]).enumerated() {
             var document = document
-            if index == 1 { document.updateTime = Timestamp(seconds: 1_714_557_600, nanoseconds: 7) }  // the tree's way
+            if index == 0 {
+                document.createTime = Timestamp(seconds: 1_600_000_000, nanoseconds: 0)
+                document.updateTime = Timestamp(seconds: 1_714_557_600, nanoseconds: 7)
+            }
+            if index == 1 { document.updateTime = Timestamp(seconds: 1_714_557_600, nanoseconds: 7) }
+            if index == 2 { document.createTime = Timestamp(seconds: -62_135_596_800, nanoseconds: 999_999_999) }
             try timedWriter.write(document)
         }
         try timedWriter.finish()

@@ -47,7 +47,7 @@ import FirePackStreams
         let written = bytes.withUnsafeBytes { raw -> Bool in
             guard let reader = try? FirePackReader(bytes: raw) else { return false }
             return JSONTranscoding.appendObject(
-                reader, appending: ("__name__", "c/a"), options: JSONOptions(), to: output, maxLength: 1 << 20)
+                reader, appending: AddedMembers(name: ("__name__", "c/a")), options: JSONOptions(), to: output, maxLength: 1 << 20)
         }
         #expect(!written)
         #expect(output.bytes == Array("before".utf8))
@@ -55,7 +55,7 @@ import FirePackStreams
         let smallWritten = smallBytes.withUnsafeBytes { raw -> Bool in
             guard let reader = try? FirePackReader(bytes: raw) else { return false }
             return JSONTranscoding.appendObject(
-                reader, appending: ("__name__", "c/a"), options: JSONOptions(), to: output, maxLength: 1 << 20)
+                reader, appending: AddedMembers(name: ("__name__", "c/a")), options: JSONOptions(), to: output, maxLength: 1 << 20)
         }
         #expect(smallWritten && output.count > 500_000)
         #expect(small["items"] != nil)
@@ -151,7 +151,7 @@ import FirePackStreams
         let output = ByteOutput()
         let written = bytes.withUnsafeBytes { raw -> Bool in
             guard let reader = try? FirePackReader(bytes: raw) else { return false }
-            return JSONTranscoding.appendObject(reader, appending: ("__name__", "c/a"), options: JSONOptions(), to: output)
+            return JSONTranscoding.appendObject(reader, appending: AddedMembers(name: ("__name__", "c/a")), options: JSONOptions(), to: output)
         }
         #expect(!written && output.count == 0)
     }

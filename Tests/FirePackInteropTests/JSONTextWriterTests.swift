@@ -38,7 +38,7 @@ import FirePackTestSupport
         let output = ByteOutput()
         let written = bytes.withUnsafeBytes { raw -> Bool in
             guard let reader = try? FirePackReader(bytes: raw) else { return false }
-            return JSONTranscoding.appendObject(reader, appending: ("__name__", "a/b"), options: JSONOptions(), to: output)
+            return JSONTranscoding.appendObject(reader, appending: AddedMembers(name: ("__name__", "a/b")), options: JSONOptions(), to: output)
         }
         #expect(written)
         return String(decoding: output.bytes, as: UTF8.self)

@@ -392,20 +392,31 @@ import FirePackTestSupport
 /// lines) against the tree path: the same text, or nothing where the tree rejects the bytes.
 @Suite struct JSONFromBytesTests {
     static let extra = (key: "__name__", value: "books/b")
+    /// A document's create and update times, added before the name (`DocumentNaming.value(of:)`).
+    static let times = (Timestamp(seconds: 1_714_557_600, nanoseconds: 7), Timestamp(seconds: -5, nanoseconds: 0))
+
+    /// The members added: the name, after the times when `timed`.
+    static func added(timed: Bool) -> AddedMembers {
+        timed ? AddedMembers(createTime: times.0, updateTime: times.1, name: extra) : AddedMembers(name: extra)
+    }
 
     /// The tree path's line for the map `bytes` hold, or nil when they do not hold a map.
-    func treeText(_ bytes: [UInt8], options: JSONOptions) -> [UInt8]? {
+    func treeText(_ bytes: [UInt8], options: JSONOptions, timed: Bool = false) -> [UInt8]? {
         guard case .map(var map)? = try? Value(firePackBytes: bytes), map[Self.extra.key] == nil else { return nil }
+        if timed {
+            map[DocumentNaming.createTimeMember] = .timestamp(Self.times.0)
+            map[DocumentNaming.updateTimeMember] = .timestamp(Self.times.1)
+        }
         map[Self.extra.key] = .string(Self.extra.value)
         return Value.map(map).jsonBytes(options: options)
     }
 
-    func directText(_ bytes: [UInt8], options: JSONOptions) -> [UInt8]? {
+    func directText(_ bytes: [UInt8], options: JSONOptions, timed: Bool = false) -> [UInt8]? {
         let buffer = ByteOutput(capacity: 16)   // small: appends must grow it
         buffer.append(contentsOf: Array("previous line\n".utf8))
         let written = bytes.withUnsafeBytes { raw -> Bool in
             guard let reader = try? FirePackReader(bytes: raw) else { return false }
-            return JSONTranscoding.appendObject(reader, appending: Self.extra, options: options, to: buffer)
+            return JSONTranscoding.appendObject(reader, appending: Self.added(timed: timed), options: options, to: buffer)
         }
         let output = buffer.bytes
         #expect(output.starts(with: Array("previous line\n".utf8)))
@@ -416,7 +427,7 @@ import FirePackTestSupport
     @Test func randomMapsWriteTheTreePathsText() throws {
         var random = RandomValues(seed: 20)
         var direct = 0, attempted = 0
-        for _ in 0..<3_000 {
+        for round in 0..<3_000 {
             let map = random.map(depth: 0)
             guard map[Self.extra.key] == nil else { continue }
             let bytes = Value.map(map).firePackBytes()
@@ -424,8 +435,10 @@ import FirePackTestSupport
                                JSONOptions(form: .plain, pretty: true, sortedKeys: true)]
             attempted += everyLayout.count
             for options in everyLayout {
-                let tree = try #require(treeText(bytes, options: options))
-                let text = directText(bytes, options: options)
+                // With a document's times too, on every fifth map.
+                let timed = round % 5 == 0
+                let tree = try #require(treeText(bytes, options: options, timed: timed))
+                let text = directText(bytes, options: options, timed: timed)
                 #expect(text == nil || text == tree)
                 if text != nil { direct += 1 }
             }
@@ -438,14 +451,23 @@ import FirePackTestSupport
                 == #"{"__name__":"books/b","__z":[3,{"x":5,"y":4}],"a":2,"b":1}"#)
         #expect(directText(bytes, options: JSONOptions(pretty: true)).map { String(decoding: $0, as: UTF8.self) }
                 == "{\n  \"b\": 1,\n  \"a\": 2,\n  \"__z\": [\n    3,\n    {\n      \"y\": 4,\n      \"x\": 5\n    }\n  ],\n  \"__name__\": \"books/b\"\n}")
+        // The times go before the name, or among the keys when sorted; a field named like a time member is the tree's.
+        #expect(directText(bytes, options: JSONOptions(form: .plain), timed: true).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"b":1,"a":2,"__z":[3,{"y":4,"x":5}],"__create_time__":"2024-05-01T10:00:00.000000007Z","__update_time__":"1969-12-31T23:59:55Z","__name__":"books/b"}"#)
+        #expect(directText(bytes, options: JSONOptions(form: .plain, sortedKeys: true), timed: true).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"__create_time__":"2024-05-01T10:00:00.000000007Z","__name__":"books/b","__update_time__":"1969-12-31T23:59:55Z","__z":[3,{"x":5,"y":4}],"a":2,"b":1}"#)
         for options in [JSONOptions(), JSONOptions(sortedKeys: true)] {
+            #expect(directText(Value.map(["__create_time__": "x"]).firePackBytes(), options: options, timed: true) == nil)
             #expect(directText(Value.map(["__name__": "x"]).firePackBytes(), options: options) == nil)
             #expect(directText([0xB2, 0x06, 0x02, 0x61, 0x01, 0x02, 0x61, 0x02], options: options) == nil)  // {a: 1, a: 2}
         }
         // An empty document: only the extra member.
         let output = ByteOutput()
-        #expect(JSONTranscoding.appendObject(nil, appending: Self.extra, options: JSONOptions(), to: output))
+        #expect(JSONTranscoding.appendObject(nil, appending: Self.added(timed: false), options: JSONOptions(), to: output))
         #expect(String(decoding: output.bytes, as: UTF8.self) == #"{"__name__":"books/b"}"#)
+        let timedOutput = ByteOutput()
+        #expect(JSONTranscoding.appendObject(nil, appending: Self.added(timed: true), options: JSONOptions(), to: timedOutput))
+        #expect(timedOutput.bytes == treeText(Value.map([:]).firePackBytes(), options: JSONOptions(), timed: true))
     }
 
     /// `jsonLength(reading:…)` counts the tree's text, dropping it as it goes (64 KiB at a time): the same length for

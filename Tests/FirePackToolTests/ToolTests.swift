@@ -335,6 +335,10 @@ struct ToolTests {
         try writer.write(Document(reference: try DocumentReference(path: "books/t"), fields: ["id": "t", "n": 1],
                                   createTime: Timestamp(seconds: 5, nanoseconds: 0)))
         try writer.write(Document(reference: try DocumentReference(path: "books/u"), fields: ["id": "u", "v": [[1.5]]]))
+        // Both times after the fields; a field named like a time member the document does not have (the tree's).
+        try writer.write(Document(reference: try DocumentReference(path: "books/w"), fields: ["id": "w"],
+                                  createTime: Timestamp(seconds: 5, nanoseconds: 1), updateTime: Timestamp(seconds: 6, nanoseconds: 0)))
+        try writer.write(Document(reference: try DocumentReference(path: "books/x"), fields: ["id": "x", "__update_time__": 7]))
         try writer.close()
         for (input, options) in [("Fixtures/generated-books.fpks", []), ("Fixtures/books.fpks", ["--id-field", "id"]),
                                  (timed, []), (timed, ["--id-field", "id", "--keep-id-field"]), (timed, ["--fpk-version", "1"])] {

@@ -238,9 +238,8 @@ public final class JSONLinesWriter: DocumentSink {
     }
 
     /// Writes the next intact record of `reader` as one line — from the record's bytes, no tree built — and returns
-    /// false at the end. Records the direct path does not take (a field named like the document's path member,
-    /// create or update times, bytes it refuses) go through the tree, which also reports damaged ones
-    /// (`reader.problems`).
+    /// false at the end. Records the direct path does not take (a field named like one of the document's members,
+    /// bytes it refuses) go through the tree, which also reports damaged ones (`reader.problems`).
     public func appendNext(from reader: DocumentStreamReader) throws -> Bool {
         if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
         while let record = try reader.nextRecord() {
@@ -271,9 +270,9 @@ public final class JSONLinesWriter: DocumentSink {
 
 extension JSONTranscoding {
     /// Appends the document record `payload` (read with `limits`) as one JSON object — its fields written from its
-    /// bytes, the naming's member with them: what `document.jsonLine(naming:options:)` writes — and returns its
-    /// name. Returns nil, leaving `output` as it was, when the tree must write it: a document with create or update
-    /// times (the naming writes them as members), a naming that writes no member or refuses the name, or whatever
+    /// bytes, its create and update times and the naming's member with them: what `document.jsonLine(naming:options:)`
+    /// writes — and returns its name. Returns nil, leaving `output` as it was, when the tree must write it: a naming
+    /// that writes no member or refuses the name, or whatever
     /// `appendObject(_:appending:options:to:)` leaves to the tree, which then also reports a damaged record as damaged
     /// before its name is judged. The one direct way out of a stream for JSON lines (on one thread and on several)
     /// and JSON arrays.
@@ -281,11 +280,12 @@ extension JSONTranscoding {
         record payload: UnsafeRawBufferPointer, limits: ReaderLimits, naming: DocumentNaming, options: JSONOptions,
         to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0
     ) -> DocumentReference? {
-        guard let record = try? Document.recordParts(payload, limits: limits), record.createTime == nil,
-            record.updateTime == nil, naming.appendsMemberDirectly,
+        guard let record = try? Document.recordParts(payload, limits: limits), naming.appendsMemberDirectly,
             let member = try? naming.member(for: record.reference),
             appendObject(
-                record.fields, appending: member, options: options, to: output, maxLength: maxLength, depth: depth)
+                record.fields,
+                appending: AddedMembers(createTime: record.createTime, updateTime: record.updateTime, name: member),
+                options: options, to: output, maxLength: maxLength, depth: depth)
         else { return nil }
         return record.reference
     }

@@ -72,13 +72,12 @@ extension JSONTextWriter {
         }
     }
 
-    /// Writes the map at the cursor as an object (`{…}`), with `extra` as a last member (among the others, when keys
-    /// are sorted), refusing a key that appears twice (or `extra`'s key among the entries), and moves past it. With
-    /// `escapingMarker`, a map whose one key is a reversible marker is written escaped, inside `{"__map__": …}`.
-    /// Laid out as `writeEntries(of:)` lays out a tree's map.
+    /// Writes the map at the cursor as an object (`{…}`), with `added`'s members last (among the others, when keys
+    /// are sorted), refusing a key that appears twice (or, with `added`, a naming member's key or the name's among
+    /// the entries), and moves past it. With `escapingMarker`, a map whose one key is a reversible marker is written
+    /// escaped, inside `{"__map__": …}`. Laid out as `writeEntries(of:)` lays out a tree's map.
     mutating func writeEntries(
-        from reader: inout FirePackReader, appending extra: (key: String, value: String)? = nil,
-        escapingMarker: Bool = false
+        from reader: inout FirePackReader, appending added: AddedMembers? = nil, escapingMarker: Bool = false
     ) throws {
         let mapStart = reader
         let map = try reader.enterMap()
@@ -98,9 +97,10 @@ extension JSONTextWriter {
                 output.pointee.append(contentsOf: JSONMarker.mapOpening)
             }
         }
-        var extraKey = extra?.key ?? ""
-        // Tested in the loop as a flag and bytes, not through `extra` (its strings were retained and released per entry).
-        let hasExtra = extra != nil
+        var extraKey = added?.name.key ?? ""
+        // Tested in the loop as a flag and bytes, not through `added` (its strings were retained and released per
+        // entry).
+        let hasExtra = added != nil
         try extraKey.withUTF8 { extraKey in
             let extraKey = UnsafeRawBufferPointer(extraKey)
             /// Throws when `key` is `extra`'s or one of the members plain JSON reads back as a document's name or times
@@ -113,7 +113,7 @@ extension JSONTextWriter {
                 }
             }
             if options.sortedKeys {
-                try writeSortedEntries(&reader, count: map.count, extra: extra.map { (extraKey, $0.value) }) {
+                try writeSortedEntries(&reader, count: map.count, added: added, nameKey: extraKey) {
                     try checkNotExtra($0)
                 }
                 try reader.exitMap(map)
@@ -145,12 +145,17 @@ extension JSONTextWriter {
                     dropCountedText()
                 }
                 try reader.exitMap(map)
-                if let extra {
-                    if map.count > 0 { output.pointee.append(UInt8(ascii: ",")) }
-                    newline()
-                    writeString(extra.key)
-                    writeKeySeparator()
-                    writeString(extra.value)
+                if let added {
+                    var first = map.count == 0
+                    for member in AddedMembers.Member.allCases {
+                        guard let key = member == .name ? extraKey : added.key(of: member) else { continue }
+                        if !first { output.pointee.append(UInt8(ascii: ",")) }
+                        first = false
+                        newline()
+                        writeString(utf8: key)
+                        writeKeySeparator()
+                        writeValue(of: member, in: added)
+                    }
                 }
                 depth -= 1
                 newline()
@@ -165,12 +170,12 @@ extension JSONTextWriter {
         options.pretty ? append(": ") : output.pointee.append(UInt8(ascii: ":"))
     }
 
-    /// Writes the `count` entries at the cursor (inside their map), and `extra` (its key's bytes and its string
-    /// value), in ascending unsigned-byte order of their keys, as `writeEntries(of:)` sorts a tree's, moving past
-    /// them; `check` sees each key first. Each entry's key and value offset are kept (memory for one position per
-    /// entry), the values then read in order of their keys; a repeated key is found beside its twin.
+    /// Writes the `count` entries at the cursor (inside their map), and `added`'s members (the name's key as
+    /// `nameKey`'s bytes), in ascending unsigned-byte order of their keys, as `writeEntries(of:)` sorts a tree's,
+    /// moving past them; `check` sees each key first. Each entry's key and value offset are kept (memory for one
+    /// position per entry), the values then read in order of their keys; a repeated key is found beside its twin.
     mutating func writeSortedEntries(
-        _ reader: inout FirePackReader, count: Int, extra: (key: UnsafeRawBufferPointer, value: String)?,
+        _ reader: inout FirePackReader, count: Int, added: AddedMembers?, nameKey: UnsafeRawBufferPointer,
         checking check: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let inside = reader
@@ -182,7 +187,13 @@ extension JSONTextWriter {
             entries.append((key, reader.readerIndex))
             try reader.skipValue()
         }
-        if let extra { entries.append((extra.key, -1)) }
+        // An added member's value offset is −1 − its index in `AddedMembers.Member`.
+        if let added {
+            for member in AddedMembers.Member.allCases {
+                guard let key = member == .name ? nameKey : added.key(of: member) else { continue }
+                entries.append((key, -1 - member.rawValue))
+            }
+        }
         guard !entries.isEmpty else { return append("{}") }
         // Long keys by their rank in the key table: a pair that references repeat in every map is compared once per
         // value, not once per map (`LongKeyRanks`).
@@ -202,8 +213,8 @@ extension JSONTextWriter {
             newline()
             writeString(utf8: entry.key)
             writeKeySeparator()
-            if entry.value < 0, let extra {
-                writeString(extra.value)
+            if entry.value < 0, let added, let member = AddedMembers.Member(rawValue: -1 - entry.value) {
+                writeValue(of: member, in: added)
             } else {
                 var value = inside.positioned(at: entry.value)
                 try write(&value)
@@ -213,6 +224,15 @@ extension JSONTextWriter {
         depth -= 1
         newline()
         output.pointee.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes the value of `added`'s `member`: a time, or the name's string.
+    private mutating func writeValue(of member: AddedMembers.Member, in added: AddedMembers) {
+        switch member {
+        case .createTime: added.createTime.map { writeTimestamp($0) }
+        case .updateTime: added.updateTime.map { writeTimestamp($0) }
+        case .name: writeString(added.name.value)
+        }
     }
 
     /// Whether `key` is `__name__`, `__create_time__` or `__update_time__`: a member that plain JSON reads back as
@@ -259,6 +279,46 @@ extension JSONTextWriter {
     }
 }
 
+/// What plain JSON writes beside a document's fields (`DocumentNaming.value(of:)`), after them unless keys are sorted:
+/// its create and update times when it has them (`__create_time__`, `__update_time__`), then its name member (its ID
+/// under the ID field, or its path under `__name__`).
+package struct AddedMembers {
+    /// The document's create time, if it has one.
+    var createTime: Timestamp?
+    /// The document's update time, if it has one.
+    var updateTime: Timestamp?
+    /// The naming's member for the document (`DocumentNaming.member(for:)`).
+    var name: (key: String, value: String)
+
+    /// The members of a document with these times and this naming member.
+    package init(createTime: Timestamp? = nil, updateTime: Timestamp? = nil, name: (key: String, value: String)) {
+        (self.createTime, self.updateTime, self.name) = (createTime, updateTime, name)
+    }
+
+    /// The members in the order they are written after the fields.
+    enum Member: Int, CaseIterable {
+        case createTime, updateTime, name
+    }
+
+    /// The UTF-8 of a time member's key when the document has that time; nil for `.name` (its key is a `String`,
+    /// the caller's bytes) and for a time it does not have.
+    func key(of member: Member) -> UnsafeRawBufferPointer? {
+        switch member {
+        case .createTime: createTime == nil ? nil : Self.bytes(of: Self.createTimeKey)
+        case .updateTime: updateTime == nil ? nil : Self.bytes(of: Self.updateTimeKey)
+        case .name: nil
+        }
+    }
+
+    /// `DocumentNaming.createTimeMember` and `updateTimeMember` as static text, whose bytes stay where they are.
+    private static let createTimeKey: StaticString = "__create_time__"
+    private static let updateTimeKey: StaticString = "__update_time__"
+
+    private static func bytes(of key: StaticString) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+    }
+}
+
 extension JSONTranscoding {
     /// The length of the compact JSON text of the value at `reader`'s cursor in the order written — what
     /// `readValue().jsonBytes(options:maxLength:what:)` writes — counted without a tree and without holding the text
@@ -279,29 +339,33 @@ extension JSONTranscoding {
         return withExtendedLifetime(output) { writer.droppedCount + output.count }
     }
 
-    /// Appends the map at `fields`' cursor as a JSON object with `extra` as a member (the last, unless keys are
-    /// sorted) — what `Value.map(fields + extra).jsonBytes(options:)` writes, at `depth` when pretty — to `output`;
+    /// Appends the map at `fields`' cursor as a JSON object with `added`'s members (the last, unless keys are
+    /// sorted) — what `Value.map(fields + added).jsonBytes(options:)` writes, at `depth` when pretty — to `output`;
     /// nil `fields` is an empty map.
     ///
-    /// Returns false, leaving `output` as it was, when the tree must do it: `extra`'s key among the fields or a
-    /// marker, or bytes the tree path would reject (which it then reports).
+    /// Returns false, leaving `output` as it was, when the tree must do it: the name's key or a naming member's
+    /// among the fields, the name's key a marker, or bytes the tree path would reject (which it then reports).
     package static func appendObject(
-        _ fields: FirePackReader?, appending extra: (key: String, value: String), options: JSONOptions,
+        _ fields: FirePackReader?, appending added: AddedMembers, options: JSONOptions,
         to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0
     ) -> Bool {
         // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
         // key every record appends (guarded by `Stream fpks to JSON lines`).
-        var extraKey = extra.key
-        guard !extraKey.withUTF8({ ReversibleMarker.isKey(UnsafeRawBufferPointer($0)) }) else { return false }
+        var nameKey = added.name.key
+        guard !nameKey.withUTF8({ ReversibleMarker.isKey(UnsafeRawBufferPointer($0)) }) else { return false }
         let mark = output.count
         var writer = JSONTextWriter(options: options, output: output)  // `output` is the caller's, alive throughout
         writer.depth = depth
         writer.limitingText(to: maxLength)  // past it, the tree path refuses the document
         do {
             if var fields {
-                try writer.writeEntries(from: &fields, appending: extra)
+                try writer.writeEntries(from: &fields, appending: added)
             } else {
-                writer.writeEntries(of: MapValue([(extra.key, .string(extra.value))]))
+                var members = MapValue()
+                if let time = added.createTime { members[DocumentNaming.createTimeMember] = .timestamp(time) }
+                if let time = added.updateTime { members[DocumentNaming.updateTimeMember] = .timestamp(time) }
+                members[added.name.key] = .string(added.name.value)
+                writer.writeEntries(of: members)
             }
             if !writer.isPastLimit { return true }
             output.truncate(to: mark)
