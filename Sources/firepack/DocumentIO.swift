@@ -219,16 +219,19 @@ final class CollectingOutput: DocumentSink, RecordSink {
             let document = try Document(firePackBytes: record, limits: limits)
             return try write(time.map { document.resolvingServerTimestamps(at: $0) } ?? document)
         }
-        let member = try naming.member(for: parts.reference)
+        // The fields first, as `value(of:)` judges them before it names the document (its errors, and the
+        // collection a naming under an ID field takes from the first document it names).
+        let memberKey = naming.idField ?? DocumentNaming.nameMember
         var (keys, fields) = (parts.fields, parts.fields)
         let map = try keys.enterMap()
         for _ in 0..<map.count {
             let key = try keys.readKey()
-            if key == member.key || DocumentNaming.namingMembers.contains(key.string) {
+            if key == memberKey || DocumentNaming.namingMembers.contains(where: { key == $0 }) {
                 return try write(Document(firePackBytes: record, limits: limits))
             }
             try keys.skipValue()
         }
+        let member = try naming.member(for: parts.reference)
         writer.beginMap()
         try writer.writeEntries(copying: &fields)
         if let createTime = parts.createTime {

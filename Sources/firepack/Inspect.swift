@@ -32,8 +32,9 @@ struct Inspect: ParsableCommand {
     var path: String?
 
     @Flag(
-        help:
-            "Show each value's byte offset and tag (FirePack input; in a stream's record, from the record's first byte)."
+        help: ArgumentHelp(
+            "Show each value's byte offset and tag (FirePack input; in a stream's record, from the record's first byte, "
+                + "of its row as rebuilt when its block stores columns).")
     )
     var offsets = false
 

@@ -340,14 +340,24 @@ struct ToolTests {
                                   createTime: Timestamp(seconds: 5, nanoseconds: 1), updateTime: Timestamp(seconds: 6, nanoseconds: 0)))
         try writer.write(Document(reference: try DocumentReference(path: "books/x"), fields: ["id": "x", "__update_time__": 7]))
         try writer.close()
+        // Pending server timestamps given a time (through the document, resolved).
+        let pending = path("pending.fpks")
+        let pendingWriter = try DocumentStreamWriter(sink: FileSink(path: pending))
+        try pendingWriter.write(Document(reference: try DocumentReference(path: "books/p"),
+                                         fields: ["at": .serverTimestamp, "list": [1, .serverTimestamp]], createTime: Timestamp(seconds: 5, nanoseconds: 0)))
+        try pendingWriter.write(Document(reference: try DocumentReference(path: "books/q"), fields: ["n": 1]))
+        try pendingWriter.close()
+        let time = "2026-01-02T03:04:05.123456789Z"
         for (input, options) in [("Fixtures/generated-books.fpks", []), ("Fixtures/books.fpks", ["--id-field", "id"]),
-                                 (timed, []), (timed, ["--id-field", "id", "--keep-id-field"]), (timed, ["--fpk-version", "1"])] {
+                                 (timed, []), (timed, ["--id-field", "id", "--keep-id-field"]), (timed, ["--fpk-version", "1"]),
+                                 (pending, ["--resolve-server-timestamps", time]), (pending, [])] {
             let output = path("out.fpk")
             let converted = try Tool.run(["convert", input, output, "--quiet"] + options)
             #expect(converted.status == 0, "\(input) \(options): \(converted.stderr)")
             let naming = DocumentNaming(collection: "", idField: options.contains("id") ? "id" : nil,
                                         keepsIDField: options.contains("--keep-id-field"), collectionIsGiven: false)
-            let documents = try StreamDocuments(DocumentStreamReader(source: FileSource(path: input))).readAll()
+            var documents = try StreamDocuments(DocumentStreamReader(source: FileSource(path: input))).readAll()
+            if options.contains(time) { documents = documents.map { $0.resolvingServerTimestamps(at: try! Timestamp(rfc3339: time)) } }
             let expected = FirePackWriter(options: .init(formatVersion: options.contains("1") ? 1 : 3))
             expected.writeFileHeader()
             expected.write(.array(try documents.map { try naming.value(of: $0) }))

@@ -371,7 +371,8 @@ class FirePackSparkWriter(DataSourceArrowWriter):
                                      if name.endswith((".fpks", ".fpks.gz", ".fpk")))
                    if os.path.islink(path) or not os.path.isdir(path)]
         # The parts of the tasks that succeeded, each moved in by a rename (on the folder's file system: atomic), all
-        # of them before anything old is removed: a failure on the way loses neither the old data nor the new.
+        # of them before anything old is removed: a failure on the way leaves the old files as they were, and the job
+        # failed (its parts are removed with its staging folder).
         self._move_in([path for message in messages for path in (message.paths if message else [])])
         self._remove_staging()
         left = []

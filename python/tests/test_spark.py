@@ -175,6 +175,33 @@ def test_a_commit_that_cannot_move_a_part_in_leaves_the_folder_as_it_was(tmp_pat
     assert sorted(path.name for path in output.iterdir()) == sorted(part.name for part in parts)
 
 
+def test_a_commit_whose_rollback_fails_too_names_the_parts_left_in(tmp_path, monkeypatch):
+    # When a rename fails and moving an earlier part back out fails as well, the error lists that part: it is in the
+    # folder beside the old files, and load(folder) would read it. (The second failure is injected: os.replace is
+    # wrapped to refuse the move back.)
+    from firepack import spark as spark_module
+    from firepack.spark import FirePackSparkWriter, WrittenFiles
+    output = tmp_path / "out"
+    output.mkdir()
+    writer = FirePackSparkWriter({"path": str(output)}, overwrite=False)
+    staging = output / "_temporary" / writer.job
+    parts = [staging / f"part-{task:05d}-{writer.job}.fpks" for task in range(2)]
+    for part in parts:
+        part.write_bytes(b"new")
+    (output / parts[1].name).mkdir()   # the second rename fails: a folder stands there
+    real_replace = os.replace
+
+    def replace(source, target):
+        if os.fspath(target).startswith(os.fspath(staging)):
+            raise PermissionError(13, "Permission denied", os.fspath(source))
+        return real_replace(source, target)
+    monkeypatch.setattr(spark_module.os, "replace", replace)
+    with pytest.raises(firepack.FirePackError, match=r"1 part\(s\) moved in before could not be taken out again") as error:
+        writer.commit([WrittenFiles([str(part)]) for part in parts])
+    assert parts[0].name in str(error.value) and "Permission denied" in str(error.value)
+    assert (output / parts[0].name).read_bytes() == b"new"
+
+
 def test_a_key_with_a_dot_keeps_its_own_type_through_spark(spark, tmp_path, firepack_tool):
     # `m` holds the key "a.b" (a reference) and the map `a`, whose `b` is a string that looks like a path. Their marks'
     # paths (".`a.b`" and ".a.b") differ, so the string is not written back as a reference, nor the reference as a

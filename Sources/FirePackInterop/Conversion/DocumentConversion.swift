@@ -40,8 +40,9 @@ extension FirestoreProtoWriter: RecordSink {}
 /// - with `checksFirestoreLimits`, documents Firestore's limits refuse (`limitProblems`, `FirestoreLimits`).
 ///
 /// Pending server timestamps can be given a time (`resolvingServerTimestamps`): a stream's records then go into
-/// Firestore's formats from their bytes as before, and every other pair takes each document through a tree. Memory is one document (or line, or record) at a time, plus the reports' bounded examples; with `workers`
-/// above 1, two batches of up to 1 MiB of input per worker (at most 16 MiB of input in all, unless a worker's share
+/// Firestore's formats from their bytes as before (through a tree when limits are checked and the time is outside
+/// Firestore's range), and every other pair takes each document through a tree. Memory is one document (or line, or
+/// record) at a time, plus the reports' bounded examples; with `workers` above 1, two batches of up to 1 MiB of input per worker (at most 16 MiB of input in all, unless a worker's share
 /// falls under 256 KiB), and their output.
 public final class DocumentConversion {
     /// Where documents come from.

@@ -141,8 +141,8 @@ public final class JSONArrayWriter: DocumentSink {
 
     /// Writes the next intact record of `reader` as the array's next element — from the record's bytes, as
     /// `JSONLinesWriter.appendNext(from:)` writes a line, pretty or compact — and returns its name; nil at the end.
-    /// Records the direct path does not take (times, a field named like a member, …) go through the tree, which also
-    /// reports damaged ones (`reader.problems`).
+    /// Records the direct path does not take (a field named like a member, `--keep-id-field`, …) go through the tree,
+    /// which also reports damaged ones (`reader.problems`).
     package func appendNext(from reader: DocumentStreamReader) throws -> DocumentReference? {
         if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
         while let record = try reader.nextRecord() {
