@@ -26,6 +26,31 @@ import Testing
         }
     }
 
+    /// Byte order eight bytes at a time is `lexicographicallyPrecedes` on the bytes, at every length up to 40 and at
+    /// a difference in any position and bit (high bits included: unsigned bytes), prefixes first; so are the String
+    /// helpers for UTF-8 keys, which compare bytes, not canonical equivalence ("é" composed or not are two keys).
+    @Test func byteOrderIsLexicographicOrderOfTheBytes() {
+        for count in 0...40 {
+            let a = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            for position in 0..<max(count, 1) where count > 0 {
+                for bit in [0, 7] {
+                    var b = a
+                    b[position] ^= 1 << bit
+                    for (x, y) in [(a, b), (b, a), (a, Array(b.prefix(position))), (Array(a.prefix(position + 1)), a)] {
+                        let precedes = x.withUnsafeBytes { px in y.withUnsafeBytes { py in ByteComparison.precedes(px, py) } }
+                        #expect(precedes == x.lexicographicallyPrecedes(y), "count \(count), position \(position), bit \(bit)")
+                    }
+                }
+            }
+        }
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed && !composed.hasSameUTF8(as: decomposed))
+        #expect(decomposed.utf8Precedes(composed) == decomposed.utf8.lexicographicallyPrecedes(composed.utf8))
+        let long = String(repeating: "k", count: 1_000)
+        #expect((long + "a").hasSameUTF8(as: long + "a") && !(long + "a").hasSameUTF8(as: long + "b"))
+        #expect((long + "a").utf8Precedes(long + "b") && !(long + "b").utf8Precedes(long + "a") && long.utf8Precedes(long + "a"))
+    }
+
     /// A key that was inserted is always reported as possibly present, whatever its length; keys that were not are
     /// mostly reported absent (the point of the signature), and the bit depends on bytes past the eighth.
     @Test func signatureNeverMissesAnInsertedKey() {

@@ -302,4 +302,40 @@ struct KeyReferenceCostTests {
         let measured = try CostMeasurement.ratio(hostile: { _ = try sortedCopy(long) }, benign: { _ = try sortedCopy(short) })
         #expect(measured.ratio < 3, "\(measured)")
     }
+
+    /// The same two long keys in every map, read into a `Value` and written again (sorted, and as they are): each
+    /// map's duplicate check and sort compares the pair eight bytes at a time, not one (this value took 14 s to read
+    /// in a debug build, 2,500 times its short-key twin). Still a comparison per map, in proportion to the keys'
+    /// length (Docs/SAFETY.md); bounded here at 64× the twin in a debug build, where it measured about 15×.
+    @Test func aTreeOfLongKeysThatReferencesRepeatIsReadAndWrittenByWords() throws {
+        func value(keyLength: Int) -> [UInt8] {
+            let prefix = String(repeating: "k", count: keyLength - 1)
+            let writer = FirePackWriter()
+            writer.beginArray()
+            for index in 0..<4_000 {
+                writer.beginMap()
+                for key in [prefix + "b", prefix + "a"] {
+                    writer.writeKey(key)
+                    writer.writeInteger(Int64(index))
+                }
+                writer.endMap()
+            }
+            writer.endArray()
+            return writer.takeBytes()
+        }
+        let long = value(keyLength: 64 << 10), short = value(keyLength: 2)
+        let tree = try Value(firePackBytes: long)
+        func lastBytes(_ value: Value?) -> [UInt8?] {
+            guard case .map(let map)? = value else { return [] }
+            return map.keys.map(\.utf8.last)
+        }
+        #expect(lastBytes(tree[0]) == [UInt8(ascii: "b"), UInt8(ascii: "a")])
+        #expect(lastBytes(try Value(firePackBytes: tree.firePackBytes(deterministic: true))[3_999]) == [UInt8(ascii: "a"), UInt8(ascii: "b")])
+        let read = try CostMeasurement.ratio(hostile: { _ = try Value(firePackBytes: long) }, benign: { _ = try Value(firePackBytes: short) })
+        #expect(read.ratio < 64, "\(read)")
+        let (longTree, shortTree) = (tree, try Value(firePackBytes: short))
+        let sorted = CostMeasurement.ratio(hostile: { _ = longTree.firePackBytes(deterministic: true) },
+                                           benign: { _ = shortTree.firePackBytes(deterministic: true) })
+        #expect(sorted.ratio < 64, "\(sorted)")
+    }
 }

@@ -49,7 +49,7 @@ public struct MapValue: Sendable {
     /// The position of `key` in `keys`, or nil.
     public func position(ofKey key: String) -> Int? {
         if let index { return index[ByteKey(key)] }
-        return keys.firstIndex { $0.utf8.elementsEqual(key.utf8) }
+        return keys.firstIndex { $0.hasSameUTF8(as: key) }
     }
 
     /// Appends an entry unless the key is already present; returns whether it appended.
@@ -57,7 +57,7 @@ public struct MapValue: Sendable {
         if index != nil {
             guard index!.updateValue(keys.count, forKey: ByteKey(key)) == nil else { return false }
         } else {
-            if keys.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { return false }
+            if keys.contains(where: { $0.hasSameUTF8(as: key) }) { return false }
             if keys.count >= Self.indexThreshold {
                 buildIndex()
                 index![ByteKey(key)] = keys.count
@@ -87,7 +87,7 @@ struct ByteKey: Hashable, Sendable {
     let string: String
     init(_ string: String) { self.string = string }
 
-    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.string.utf8.elementsEqual(rhs.string.utf8) }
+    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.string.hasSameUTF8(as: rhs.string) }
 
     func hash(into hasher: inout Hasher) {
         string.withUTF8Bytes { hasher.combine(bytes: $0) }
@@ -107,7 +107,7 @@ extension MapValue: Hashable {
     /// Equal when both hold the same keys (byte for byte) with equal values, in the same order.
     public static func == (lhs: MapValue, rhs: MapValue) -> Bool {
         lhs.keys.count == rhs.keys.count
-            && lhs.keys.elementsEqual(rhs.keys) { $0.utf8.elementsEqual($1.utf8) }
+            && lhs.keys.elementsEqual(rhs.keys) { $0.hasSameUTF8(as: $1) }
             && lhs.values == rhs.values
     }
 

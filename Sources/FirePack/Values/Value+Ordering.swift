@@ -107,8 +107,8 @@ extension Value: Comparable {
     }
 
     private static func compareMaps(_ a: MapValue, _ b: MapValue, tieBreak: Bool) -> Int {
-        let sortedA = a.indices.sorted { a.keys[$0].utf8.lexicographicallyPrecedes(a.keys[$1].utf8) }
-        let sortedB = b.indices.sorted { b.keys[$0].utf8.lexicographicallyPrecedes(b.keys[$1].utf8) }
+        let sortedA = a.indices.sorted { a.keys[$0].utf8Precedes(a.keys[$1]) }
+        let sortedB = b.indices.sorted { b.keys[$0].utf8Precedes(b.keys[$1]) }
         for (i, j) in zip(sortedA, sortedB) {
             let key = compareBytes(a.keys[i].utf8, b.keys[j].utf8)
             if key != 0 { return key }

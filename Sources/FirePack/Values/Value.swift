@@ -65,7 +65,7 @@ extension Value: Hashable {
         case let (.integer(a), .integer(b)): a == b
         case let (.double(a), .double(b)): a.bitPattern == b.bitPattern
         case let (.timestamp(a), .timestamp(b)): a == b
-        case let (.string(a), .string(b)): a.utf8.elementsEqual(b.utf8)
+        case let (.string(a), .string(b)): a.hasSameUTF8(as: b)
         case let (.bytes(a), .bytes(b)): a == b
         case let (.reference(a), .reference(b)): a.path.utf8.elementsEqual(b.path.utf8)
         case let (.geoPoint(a), .geoPoint(b)):

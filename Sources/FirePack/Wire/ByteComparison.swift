@@ -36,6 +36,26 @@ package enum ByteComparison {
         return count == 0 || a.load(as: UInt8.self) == b.load(as: UInt8.self)
     }
 
+    /// Whether `a` sorts before `b` in ascending unsigned-byte order (a prefix first), eight bytes at a time: a
+    /// word's bytes read most significant first compare as the bytes do. `lexicographicallyPrecedes` on a
+    /// `String.UTF8View` stepped through two long keys that differ only at their end one byte at a time, in every map
+    /// that repeats them.
+    package static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let common = Swift.min(a.count, b.count)
+        var index = 0
+        while index + 8 <= common {
+            let left = a.loadUnaligned(fromByteOffset: index, as: UInt64.self).bigEndian
+            let right = b.loadUnaligned(fromByteOffset: index, as: UInt64.self).bigEndian
+            if left != right { return left < right }
+            index += 8
+        }
+        while index < common {
+            if a[index] != b[index] { return a[index] < b[index] }
+            index += 1
+        }
+        return a.count < b.count
+    }
+
     /// The `count` bytes at `bytes`, fewer than eight, as one word read as `equal` reads them (two overlapping loads
     /// of the width that fits; 0 for no bytes): every byte counts, none is read past the run. For hashing short keys.
     @inline(__always)

@@ -40,4 +40,23 @@ extension String {
         var copy = self
         return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
+
+    /// Whether the two hold the same UTF-8 bytes (Firestore's key equality, not Unicode's canonical equivalence):
+    /// lengths first, the same storage, then eight bytes at a time. `elementsEqual` on the `UTF8View`s stepped
+    /// through two long keys alike up to their end one byte at a time.
+    package func hasSameUTF8(as other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        return withUTF8Bytes { a in
+            other.withUTF8Bytes { b in
+                a.isEmpty || a.baseAddress == b.baseAddress
+                    || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count)
+            }
+        }
+    }
+
+    /// Whether this sorts before `other` in ascending unsigned-byte order of their UTF-8 (a prefix first), as
+    /// deterministic output orders map keys (`ByteComparison.precedes`).
+    package func utf8Precedes(_ other: String) -> Bool {
+        withUTF8Bytes { a in other.withUTF8Bytes { b in ByteComparison.precedes(a, b) } }
+    }
 }

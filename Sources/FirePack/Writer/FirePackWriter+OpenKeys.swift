@@ -105,6 +105,7 @@ extension FirePackWriter {
         }
         state.keysInPlace = !options.keyReferences
         state.openKeyLiterals.removeAll()
+        if !state.longTreeKeys.isEmpty { state.longTreeKeys.removeAll(keepingCapacity: true) }
     }
 
     /// Moves the literals at or after `position` by `delta` bytes, as `WriterKeyTable.shift` moves the table's.

@@ -26,7 +26,7 @@ extension FirePackWriter {
             beginMap()
             if sortingKeys {
                 for position in Self.sortedPositions(of: map) {
-                    writeKey(map.keys[position])
+                    writeTreeKey(map.keys[position])
                     write(map.values[position], sortingKeys: true)
                 }
             } else if !options.keyReferences {
@@ -37,7 +37,7 @@ extension FirePackWriter {
                 }
             } else {
                 for position in map.indices {
-                    writeKey(map.keys[position])
+                    writeTreeKey(map.keys[position])
                     write(map.values[position], sortingKeys: false)
                 }
             }
@@ -45,9 +45,33 @@ extension FirePackWriter {
         }
     }
 
+    /// Writes a tree's map key as `writeKey(_:)` does; a long one (past `KeyReferenceBudget.longKey` bytes) whose
+    /// String this root value wrote before, as the same table entry, without hashing and comparing its bytes again
+    /// (`writeKey(utf8:tableEntry:)`). A tree read from bytes shares one String per long key that references repeat
+    /// (`Materializer`): written again, each repeat cost the key's length.
+    @inline(__always)
+    private func writeTreeKey(_ key: String) {
+        if key.utf8.count > KeyReferenceBudget.longKey { writeLongTreeKey(key) } else { writeKey(key) }
+    }
+
+    @inline(never)
+    private func writeLongTreeKey(_ key: String) {
+        guard !state.keysInPlace,
+            let address = key.utf8.withContiguousStorageIfAvailable({ UnsafeRawPointer($0.baseAddress) }) ?? nil
+        else {
+            writeKey(key)
+            return
+        }
+        if let known = state.longTreeKeys[address], known.key.utf8.count == key.utf8.count {
+            key.withUTF8Bytes { _ = writeKey(utf8: $0, tableEntry: known.entry) }
+            return
+        }
+        if writeKey(key), let entry = lastKeyEntry { state.longTreeKeys[address] = (key, entry) }
+    }
+
     /// The map's positions in ascending unsigned-byte order of their keys.
     static func sortedPositions(of map: MapValue) -> [Int] {
-        map.indices.sorted { map.keys[$0].utf8.lexicographicallyPrecedes(map.keys[$1].utf8) }
+        map.indices.sorted { map.keys[$0].utf8Precedes(map.keys[$1]) }
     }
 }
 

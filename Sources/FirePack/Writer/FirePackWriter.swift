@@ -320,6 +320,9 @@ struct WriterState {
     /// innermost map's last.
     var keysInPlace = false
     var openKeyLiterals = GrowableArray<OpenKeyLiteral>()
+    /// The key-table entries of long keys that a tree's maps wrote in this root value, by the address of their
+    /// String's bytes (`FirePackWriter.writeTreeKey`); each String is held, so its address names its bytes alone.
+    var longTreeKeys: [UnsafeRawPointer: (key: String, entry: Int)] = [:]
     /// The first value written past `options.limits` (see `FirePackWriter.limitViolation`).
     var limitViolation: FirePackError?
     /// The mantissas of the vector being written in the decimal form, kept from vector to vector.

@@ -126,7 +126,7 @@ struct JSONTextWriter {
         depth += 1
         let positions =
             options.sortedKeys
-            ? map.indices.sorted { map.keys[$0].utf8.lexicographicallyPrecedes(map.keys[$1].utf8) }
+            ? map.indices.sorted { map.keys[$0].utf8Precedes(map.keys[$1]) }
             : Array(map.indices)
         for (count, position) in positions.enumerated() {
             if isPastLimit { return }  // refused by the caller (`limitingText(to:)`)
