@@ -498,9 +498,11 @@ def main():
             "one per core: lines or records encoded in batches by worker threads, blocks compressed on a thread of their "
             "own; the same bytes as one thread). These rows run the `firepack` binary on 512 MB files and vary "
             "by a quarter between runs on this shared 2-core machine (three full runs on 2026-11-24: 95–133 and 119–156 MB/s). "
-            + ("Since 2026-12-05 the output goes to memory (`/dev/shm`), so that the rows measure the conversion, not the "
-               "disk (a sync there costs nothing): writing and syncing the 1.2 GB of JSON lines to this machine's disk took "
-               "6.8–20 s for the same binary, which the row `…, to disk` shows as information." if in_memory else
+            + ("Since 2026-12-05 the output goes to memory (`/dev/shm`), so that a sync costs nothing: writing and syncing "
+               "the 1.2 GB of JSON lines to this machine's disk took 6.8–22 s for the same binary, which the row `…, to disk` "
+               "shows as information. Into memory it still took 16–18 s in two runs of 2026-12-05, where 547 MB of event JSON "
+               "lines converted in 2.4 s from a shell: the profile puts the tool's writing thread in the kernel, copying "
+               "into new pages (`copy_folio_from_iter_atomic`), while the workers wait for it." if in_memory else
                "This run had no `/dev/shm` with room for the output: the rows wrote to the temporary folder's disk, whose "
                "speed they include."),
         ])),

@@ -110,7 +110,7 @@ extension Value: Comparable {
         let sortedA = a.indices.sorted { a.keys[$0].utf8Precedes(a.keys[$1]) }
         let sortedB = b.indices.sorted { b.keys[$0].utf8Precedes(b.keys[$1]) }
         for (i, j) in zip(sortedA, sortedB) {
-            let key = compareBytes(a.keys[i].utf8, b.keys[j].utf8)
+            let key = a.keys[i].hasSameUTF8(as: b.keys[j]) ? 0 : a.keys[i].utf8Precedes(b.keys[j]) ? -1 : 1
             if key != 0 { return key }
             let value = compare(a.values[i], b.values[j], tieBreak: tieBreak)
             if value != 0 { return value }

@@ -44,19 +44,26 @@ extension String {
     /// Whether the two hold the same UTF-8 bytes (Firestore's key equality, not Unicode's canonical equivalence):
     /// lengths first, the same storage, then eight bytes at a time. `elementsEqual` on the `UTF8View`s stepped
     /// through two long keys alike up to their end one byte at a time.
+    /// A string without contiguous UTF-8 (bridged, on Darwin) is compared through its views, not copied.
     package func hasSameUTF8(as other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
-        return withUTF8Bytes { a in
-            other.withUTF8Bytes { b in
+        let compared = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
                 a.isEmpty || a.baseAddress == b.baseAddress
                     || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count)
             }
         }
+        return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
 
     /// Whether this sorts before `other` in ascending unsigned-byte order of their UTF-8 (a prefix first), as
     /// deterministic output orders map keys (`ByteComparison.precedes`).
     package func utf8Precedes(_ other: String) -> Bool {
-        withUTF8Bytes { a in other.withUTF8Bytes { b in ByteComparison.precedes(a, b) } }
+        let compared = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                ByteComparison.precedes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
+            }
+        }
+        return (compared ?? nil) ?? utf8.lexicographicallyPrecedes(other.utf8)
     }
 }

@@ -98,7 +98,8 @@ extension FirePackWriter {
     }
 
     /// The key-table entry of the key just written by `writeKey(utf8:)`, when the root value's keys are checked in
-    /// the table; nil while they are checked in place, or for the empty key.
+    /// the table; nil while they are checked in place. After the empty key (never in the table) it is the entry of
+    /// the key before it: callers ask after keys that are not empty.
     var lastKeyEntry: Int? {
         guard !state.keysInPlace, openMapKeys.count > 0 else { return nil }
         return Int(openMapKeys[openMapKeys.count - 1].entry)

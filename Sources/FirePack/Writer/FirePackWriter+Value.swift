@@ -2,6 +2,8 @@ extension FirePackWriter {
     /// Writes a whole `Value` tree; in deterministic mode, map keys are sorted by their UTF-8 bytes.
     public func write(_ value: Value) {
         write(value, sortingKeys: options.deterministic)
+        // A root value written: the long keys it held are not kept past it.
+        if depth == 0 && !state.longTreeKeys.isEmpty { state.longTreeKeys.removeAll() }
     }
 
     /// Writes a whole `Value` tree, its map keys sorted by their UTF-8 bytes when `sortingKeys`.
