@@ -53,7 +53,9 @@ extension FirePackWriter {
     /// (`Materializer`): written again, each repeat cost the key's length.
     @inline(__always)
     private func writeTreeKey(_ key: String) {
-        if key.utf8.count > KeyReferenceBudget.longKey { writeLongTreeKey(key) } else { writeKey(key) }
+        key.withUTF8Bytes { bytes in
+            if bytes.count > KeyReferenceBudget.longKey { writeLongTreeKey(key) } else { _ = writeKey(utf8: bytes) }
+        }
     }
 
     @inline(never)
