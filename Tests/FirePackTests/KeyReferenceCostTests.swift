@@ -269,25 +269,28 @@ struct KeyReferenceCostTests {
         #expect(error?.code == .duplicateKey && error?.offset == twice, "\(String(describing: error))")
     }
 
+    /// An array of 4,000 maps, each with the keys `k…kb` and `k…ka` of `keyLength` bytes (alike up to their last
+    /// byte), references after the first map.
+    static func twoKeysInEveryMap(keyLength: Int) -> [UInt8] {
+        let prefix = String(repeating: "k", count: keyLength - 1)
+        let writer = FirePackWriter()
+        writer.beginArray()
+        for index in 0..<4_000 {
+            writer.beginMap()
+            for key in [prefix + "b", prefix + "a"] {
+                writer.writeKey(key)
+                writer.writeInteger(Int64(index))
+            }
+            writer.endMap()
+        }
+        writer.endArray()
+        return writer.takeBytes()
+    }
+
     /// Two long keys alike up to their last byte in every one of many maps, each a reference after its first: sorted
     /// (a deterministic copy), the pair is compared by rank, once per value, not once per map; a value of the same
     /// shape with short keys is the benign twin.
     @Test func sortingLongKeysThatReferencesRepeatCostsWhatShortKeysDo() throws {
-        func value(keyLength: Int) -> [UInt8] {
-            let prefix = String(repeating: "k", count: keyLength - 1)
-            let writer = FirePackWriter()
-            writer.beginArray()
-            for index in 0..<4_000 {
-                writer.beginMap()
-                for key in [prefix + "b", prefix + "a"] {
-                    writer.writeKey(key)
-                    writer.writeInteger(Int64(index))
-                }
-                writer.endMap()
-            }
-            writer.endArray()
-            return writer.takeBytes()
-        }
         func sortedCopy(_ bytes: [UInt8]) throws -> [UInt8] {
             try FirePackReader.withReader(bytes) { reader in
                 let writer = FirePackWriter(options: .init(deterministic: true))
@@ -295,7 +298,7 @@ struct KeyReferenceCostTests {
                 return writer.takeBytes()
             }
         }
-        let long = value(keyLength: 64 << 10), short = value(keyLength: 2)
+        let long = Self.twoKeysInEveryMap(keyLength: 64 << 10), short = Self.twoKeysInEveryMap(keyLength: 2)
         #expect(long.count < 200_000)
         // Sorted, each map's keys swap places: the bytes of the tree written sorted.
         #expect(try sortedCopy(long) == Value(firePackBytes: long).firePackBytes(deterministic: true))
@@ -308,22 +311,7 @@ struct KeyReferenceCostTests {
     /// in a debug build, 2,500 times its short-key twin). Still a comparison per map, in proportion to the keys'
     /// length (Docs/SAFETY.md); bounded here at 64× the twin in a debug build, where it measured about 15×.
     @Test func aTreeOfLongKeysThatReferencesRepeatIsReadAndWrittenByWords() throws {
-        func value(keyLength: Int) -> [UInt8] {
-            let prefix = String(repeating: "k", count: keyLength - 1)
-            let writer = FirePackWriter()
-            writer.beginArray()
-            for index in 0..<4_000 {
-                writer.beginMap()
-                for key in [prefix + "b", prefix + "a"] {
-                    writer.writeKey(key)
-                    writer.writeInteger(Int64(index))
-                }
-                writer.endMap()
-            }
-            writer.endArray()
-            return writer.takeBytes()
-        }
-        let long = value(keyLength: 64 << 10), short = value(keyLength: 2)
+        let long = Self.twoKeysInEveryMap(keyLength: 64 << 10), short = Self.twoKeysInEveryMap(keyLength: 2)
         let tree = try Value(firePackBytes: long)
         func lastBytes(_ value: Value?) -> [UInt8?] {
             guard case .map(let map)? = value else { return [] }
