@@ -23,10 +23,10 @@ package struct LongKeyRanks {
             literals.append(input.bytes(from: start, count: count))
         }
         guard !literals.isEmpty else { return }
-        literals.sort { $0.lexicographicallyPrecedes($1) }
+        literals.sort { ByteComparison.precedes($0, $1) }
         var rank = 0
         for index in literals.indices {
-            if index > 0 && !literals[index - 1].elementsEqual(literals[index]) { rank += 1 }
+            if index > 0 && !Self.bytesEqual(literals[index - 1], literals[index]) { rank += 1 }
             ranks[literals[index].baseAddress!] = rank
         }
     }
@@ -45,14 +45,19 @@ package struct LongKeyRanks {
     /// Whether key `a` comes before key `b` in ascending unsigned-byte order.
     package func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         if let first = rank(of: a), let second = rank(of: b) { return first < second }
-        return a.lexicographicallyPrecedes(b)
+        return ByteComparison.precedes(a, b)
     }
 
     /// Whether keys `a` and `b` hold the same bytes.
     package func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         if let first = rank(of: a), let second = rank(of: b) { return first == second }
-        return a.elementsEqual(b)
+        return Self.bytesEqual(a, b)
+    }
+
+    /// Whether two runs of bytes are equal, eight bytes at a time (`ByteComparison.equal`).
+    private static func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.isEmpty || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count))
     }
 }
 
