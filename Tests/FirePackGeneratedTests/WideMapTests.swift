@@ -58,9 +58,12 @@ private struct WideReader: FirePackDecodable {
         return writer.takeBytes()
     }
 
-    @Test(arguments: [false, true])
-    func keysOfWideMapsAreFoundInAnyOrderThroughEveryFields(sortedKeys: Bool) throws {
-        let decoded = try FirePackDecoder().decode(WideReader.self, from: Self.bytes(sortedKeys: sortedKeys))
+    /// Also under `convertFromSnakeCase`, whose converted keys each `Fields` finds in the decoder by its map.
+    @Test(arguments: [false, true], [false, true])
+    func keysOfWideMapsAreFoundInAnyOrderThroughEveryFields(sortedKeys: Bool, snakeCase: Bool) throws {
+        let decoder = FirePackDecoder()
+        if snakeCase { decoder.keyDecodingStrategy = .convertFromSnakeCase }
+        let decoded = try decoder.decode(WideReader.self, from: Self.bytes(sortedKeys: sortedKeys))
         let expectedOuter = WideReader.order.map { $0 < 12 && $0 != 4 ? 100 + $0 : nil }
         #expect(decoded.outer == expectedOuter)
         #expect(decoded.inner == [9, 0, 4, 11, 2, 7].map { $0 < 10 && $0 != 7 ? 200 + $0 : nil })

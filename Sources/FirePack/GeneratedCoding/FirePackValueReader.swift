@@ -47,9 +47,12 @@ public struct FirePackValueReader {
         /// that asks for a key twice finds its entry twice, and a count would then reach the map's with an entry
         /// never found.
         var foundEntries: UInt64 = 0
-        /// Under `convertFromSnakeCase`, each entry's stored key and that key as the strategy converts it, and where
-        /// its value is, in map order: what keys asked for are compared with (nil with default keys).
-        var convertedKeys: [ConvertedKey]?
+        /// Under `convertFromSnakeCase`, the map's entry in the decoder's `ConvertedKeyStack` (its stored keys, their
+        /// conversions and where each value is, in map order: what keys asked for are compared with); -1 with default
+        /// keys. An index, not the array itself, so that `Fields` holds no reference: copied and dropped in every
+        /// generated field read, it was retained and released there (guarded by `Decode 1000 Book/FirePackDecoder
+        /// @FirePackCodable`).
+        var convertedRegion = -1
 
         /// Whether every entry has been found by a key asked for (always false past 64 entries, where bits repeat).
         var everyEntryFound: Bool {
@@ -85,7 +88,8 @@ public struct FirePackValueReader {
             expectingMap: true, for: [String: Any].self, at: offset, end: end, depth: depth)
         var fields = Fields(mapOffset: offset, header: header, position: header.bodyStart)
         if decoder.state.convertsKeysFromSnakeCase {
-            fields.convertedKeys = try convertedKeys(of: header)
+            fields.convertedRegion = decoder.state.convertedKeys.open(
+                mapOffset: offset, depth: depth, keys: try convertedKeys(of: header))
         } else if header.count > MapEntryCache.threshold {
             fields.region = decoder.state.mapEntries.open(mapOffset: offset, depth: depth, count: header.count)
         }
@@ -95,7 +99,7 @@ public struct FirePackValueReader {
     /// Where the value for `key` is, or nil when the map lacks it.
     @usableFromInline
     func find(_ key: StaticString, in fields: inout Fields) throws -> (offset: Int, end: Int)? {
-        if let convertedKeys = fields.convertedKeys { return try find(key, in: &fields, converted: convertedKeys) }
+        if fields.convertedRegion >= 0 { return try find(key, in: &fields, converted: try convertedKeys(of: fields)) }
         let wanted = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         let input = decoder.input
         let location: (offset: Int, end: Int)?
@@ -138,8 +142,19 @@ public struct FirePackValueReader {
     /// unknown fields, refused keys and enum cases tell the model's keys apart.
     @inline(__always)
     func entry(_ index: Int, keyAt start: Int, count: Int, in fields: Fields, isNamedBy key: StaticString) -> Bool {
-        if let converted = fields.convertedKeys { return converted[index].matches(key) }
+        if fields.convertedRegion >= 0, let converted = try? convertedKeys(of: fields) {
+            return converted[index].matches(key)
+        }
         return key.hasBytes(decoder.input.base + start, count: count)
+    }
+
+    /// The converted keys of the map `fields` reads under `convertFromSnakeCase`: those kept when its fields were read,
+    /// or, when a later map at its depth has taken their place (code that reads two maps at once), made again.
+    private func convertedKeys(of fields: Fields) throws -> [ConvertedKey] {
+        if let kept = decoder.state.convertedKeys.keys(fields.convertedRegion, mapOffset: fields.mapOffset) {
+            return kept
+        }
+        return try convertedKeys(of: fields.header)
     }
 
     /// The stored keys of the map `header` and their conversions from snake case; a damaged entry throws

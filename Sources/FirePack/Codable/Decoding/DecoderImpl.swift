@@ -36,6 +36,7 @@ final class DecoderImpl: Decoder {
         if !state.keyCursors.isEmpty { state.keyCursors.removeAll(keepingCapacity: true) }
         state.keyReferences.reset(for: input)
         state.mapEntries.removeAll()
+        state.convertedKeys.removeAll()
         state.bypassKeyStrategy = false
         state.convertsKeysFromSnakeCase = options.convertsKeysFromSnakeCase
     }
@@ -266,6 +267,8 @@ struct DecoderState: ~Copyable {
     var keyCursors: [KeyCursor] = []
     var keyReferences: KeyReferenceMemo
     var mapEntries = MapEntryCache()
+    /// The converted keys of the maps generated coding reads under `convertFromSnakeCase`.
+    var convertedKeys = ConvertedKeyStack()
     var bypassKeyStrategy = false
     /// The options' `convertsKeysFromSnakeCase`, asked by generated coding for every map it reads.
     var convertsKeysFromSnakeCase = false
