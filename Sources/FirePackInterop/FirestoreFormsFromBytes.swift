@@ -85,7 +85,7 @@ struct ValuePlace {
 enum FirestoreFormsFromBytes {
     /// Limits for reading back what FirePack wrote from a tree: the deepest nesting readers take, any count.
     static let ownBytesLimits = ReaderLimits(
-        maxDepth: ReaderLimits.maximumDepth, maxElementCount: .max, maxInputSize: .max)
+        maxDepth: ReaderLimits.maximumDepth, maxElementCount: .max, maxInputSize: .max, maxKeyExpansion: .max)
 
     /// Runs `body` with a reader at `value` written as FirePack bytes.
     static func withBytes<R>(of value: Value, _ body: (inout FirePackReader) throws(FirePackError) -> R)

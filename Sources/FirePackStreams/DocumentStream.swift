@@ -122,7 +122,7 @@ public final class DocumentStreamWriter {
         sink: ByteSink, header: Bool, version: UInt8, existingRecords: Int, deterministic: Bool,
         flushThreshold: Int = 1 << 20, codec: BlockCodec = .zstd,
         blockSize: Int = DocumentStreamFormat.defaultBlockSize,
-        blocks: [(offset: Int, count: Int)], streamOffset: Int
+        blocks: [(offset: Int, count: Int)], streamOffset: Int, limits: ReaderLimits = .default
     ) {
         self.sink = sink
         // Records of version-1 and 2 streams are values of format version 1, which has no decimal doubles: readers
@@ -131,7 +131,7 @@ public final class DocumentStreamWriter {
         writer = FirePackWriter(
             options: .init(
                 deterministic: deterministic, initialCapacity: flushThreshold + 4096,
-                flushThreshold: flushThreshold, formatVersion: formatVersion),
+                flushThreshold: flushThreshold, limits: limits, formatVersion: formatVersion),
             sink: FirePackWriter.Sink { try sink.write($0) })
         self.version = version
         self.codec = codec

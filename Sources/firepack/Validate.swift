@@ -339,7 +339,9 @@ struct Validate: ParsableCommand {
         // their record): what `convert` to .fpk or .fpks would refuse, this reports.
         let writer = FirePackWriter(
             options: .init(
-                limits: ReaderLimits(maxDepth: limits.maxDepth - 1, maxElementCount: limits.maxElementCount)))
+                limits: ReaderLimits(
+                    maxDepth: limits.maxDepth - 1, maxElementCount: limits.maxElementCount,
+                    maxKeyExpansion: limits.maxKeyExpansion)))
         do {
             while let element = try reader.next() {
                 documents += 1

@@ -1,6 +1,6 @@
 import CArrowABI
 import FirePack
-import FirePackStreams
+@testable import FirePackStreams
 import FirePackTestSupport
 import Foundation
 import Testing
@@ -14,10 +14,13 @@ import Testing
 struct ArrowKeyReferenceTests {
     private let folder = TemporaryFolder("arrow-key-references")
 
-    /// A version-2 stream of one document whose `m` is `count` maps, each `{key: i, "n": i}`.
+    /// A version-2 stream of one document whose `m` is `count` maps, each `{key: i, "n": i}`, its key repeated by
+    /// reference: written under limits that let references stand for long keys (the default writes them out).
     func stream(key: String, count: Int, name: String) throws -> String {
         let path = folder.url.appendingPathComponent(name).path
-        let writer = try DocumentStreamWriter.creatingAtomically(atPath: path, version: 2)
+        let writer = DocumentStreamWriter(
+            sink: try AtomicFileSink(destination: path), header: true, version: 2, existingRecords: 0,
+            deterministic: false, blocks: [], streamOffset: 0, limits: ReaderLimits(maxKeyExpansion: .max))
         let maps = (0..<count).map { Value.map([key: .integer(Int64($0)), "n": .integer(Int64($0))]) }
         try writer.append(Document(reference: try DocumentReference(path: "c/d"), fields: ["m": .array(maps)]))
         try writer.close()
@@ -39,15 +42,32 @@ struct ArrowKeyReferenceTests {
         let benign = try stream(key: short, count: 4_000, name: "short.fpks")
         let size = try Data(contentsOf: URL(fileURLWithPath: hostile)).count
         #expect(size < 120_000, "the repeats are references: \(size) bytes")
+        // Read with a schema that names the key: the records are read in place, and each reference to the key is
+        // matched with its column once per record.
+        var named = ArrowBatchReader.Options()
+        func schema(_ key: String) -> ArrowDocumentSchema {
+            let fields = [ArrowColumn(name: key, type: .int64), ArrowColumn(name: "n", type: .int64)]
+            return ArrowDocumentSchema(columns: [ArrowColumn(name: "m", type: .list(ArrowColumn(name: "item", type: .map(fields))))])
+        }
         var results = (hostile: (rows: 0, keys: [String]()), benign: (rows: 0, keys: [String]()))
         let measured = try CostMeasurement.ratio(
-            hostile: { results.hostile = try read(hostile) }, benign: { results.benign = try read(benign) })
+            hostile: {
+                named.schema = schema(long)
+                results.hostile = try read(hostile, options: named)
+            },
+            benign: {
+                named.schema = schema(short)
+                results.benign = try read(benign, options: named)
+            })
         #expect(results.hostile.rows == 1 && Set(results.hostile.keys) == [long, "n"])
         #expect(results.benign.rows == 1 && Set(results.benign.keys) == [short, "n"])
         // 4,000 comparisons of 50 KB were 200 MB of work from 90 KB of stream.
         #expect(measured.ratio < 3, "long key \(measured.hostile) s, short key \(measured.benign) s")
-        let profile = try DocumentProfile.of(paths: [hostile], sample: nil).report()
-        #expect(profile.contains { $0.path == "m[]." + long && $0.column == "int64" })
+        // A profile checks each record whole: what the references stand for (200 MB of keys) is past the readers'
+        // limit (`ReaderLimits.maxKeyExpansion`), and the record is reported, not profiled.
+        let profile = try DocumentProfile.of(paths: [hostile], sample: nil)
+        #expect(profile.problemCount == 1 && "\(profile.problems)".contains("maxKeyExpansion"), "\(profile.problems)")
+        #expect(try !profile.report().contains { $0.path.hasPrefix("m[]." + long) })
 
         // A schema without the key skips it in every map, checked once.
         var options = ArrowBatchReader.Options()

@@ -9,12 +9,16 @@ import FirePackStreams
 /// stop early: a key written once and referenced in every map of a value is one byte per repeat in FirePack and the
 /// whole key in JSON, so 120 KB of `.fpk` can be 300 MB of text.
 @Suite struct JSONTextLimitTests {
-    /// `{"items": [{K: 0}, {K: 1}, …]}` with a 100 KB key K in each of `count` maps: the repeats are references.
+    /// `{"items": [{K: 0}, {K: 1}, …]}` with a 100 KB key K in each of `count` maps: the repeats are references, as
+    /// a writer without the default limit on what they stand for writes them (`ReaderLimits.maxKeyExpansion`).
     static func amplified(count: Int) throws -> (value: Value, bytes: [UInt8]) {
         let key = String(repeating: "k", count: 100_000)
         let value: Value = .map(["items": .array((0..<count).map { .map([key: .integer(Int64($0))]) })])
-        let bytes = value.firePackBytes()
-        return (try Value(firePackBytes: bytes), bytes)
+        let limits = ReaderLimits(maxKeyExpansion: .max)
+        let writer = FirePackWriter(options: .init(limits: limits))
+        writer.write(value)
+        let bytes = writer.takeBytes()
+        return (try Value(firePackBytes: bytes, limits: limits), bytes)
     }
 
     /// Past its limit the tree writer writes no more keys, so the text ends near the limit, not at 300 MB; the

@@ -123,12 +123,14 @@ struct HostileInputTests {
     /// key does. Two keys a map compare in place; seventeen go through the set.
     @Test(arguments: [2, 17])
     func referencesToLongKeysAreVerifiedInLinearTime(keysPerMap: Int) throws {
+        let unbounded = ReaderLimits(maxKeyExpansion: .max)
         let length = keysPerMap == 2 ? 20_000 : 2_000, maps = keysPerMap == 2 ? 20_000 : 2_000
         // Keys of the same length that differ in their last byte only: a comparison of their bytes is a full pass.
         let shortKeys = (0..<keysPerMap).map { $0 < 10 ? "0\($0)" : "\($0)" }
         let longKeys = shortKeys.map { String(repeating: "k", count: length - 2) + $0 }
         func write(_ keys: [String], padding: Int) -> [UInt8] {
-            let writer = FirePackWriter(options: .init(keyReferences: true))
+            // Limits that let the writer reference long keys: under the default ones it writes them out each time.
+            let writer = FirePackWriter(options: .init(keyReferences: true, limits: unbounded))
             writer.beginArray()
             writer.writeString(String(repeating: "p", count: padding))
             for _ in 0..<maps {
@@ -147,8 +149,13 @@ struct HostileInputTests {
         let benign = write(shortKeys, padding: hostile.count - write(shortKeys, padding: 0).count)
         #expect(abs(hostile.count - benign.count) < hostile.count / 100)
         #expect(hostile.count < keysPerMap * length + maps * keysPerMap * 4, "the repeats are references")
+        // What the references stand for is past the default limit (`ReaderLimits.maxKeyExpansion`): refused. Past
+        // the limit, each reference still costs what a short key does.
+        let refused = #expect(throws: FirePackError.self) { try FirePackReader.verify(hostile) }
+        #expect(refused?.code == .limitExceeded, "\(String(describing: refused))")
         let measured = try CostMeasurement.ratio(
-            hostile: { try FirePackReader.verify(hostile) }, benign: { try FirePackReader.verify(benign) })
+            hostile: { try FirePackReader.verify(hostile, limits: unbounded) },
+            benign: { try FirePackReader.verify(benign, limits: unbounded) })
         #expect(measured.ratio < Self.maximumRatio, "hostile \(measured.hostile) s, benign \(measured.benign) s")
         // Duplicates are still found through references: `[{K: 0}, {K: 0, K: 1}]`, the second map's keys references
         // (the writer refuses to write a key twice, so the bytes are laid out here).

@@ -10,6 +10,24 @@ import FirePackTestSupport
 struct KeyReferenceCostTests {
     struct Holder: Codable { var s: String; var m: [[String: Int?]] }
 
+    /// Limits under which references may stand for long keys without bound: FirePack's writer then writes a repeat
+    /// of any key as a reference, as it did for every key before the limit, and readers read them.
+    static let unbounded = ReaderLimits(maxKeyExpansion: .max)
+
+    /// `value` encoded with every repeated key a reference (`unbounded`).
+    static func referencing<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let writer = FirePackWriter(options: .init(limits: unbounded))
+        try FirePackEncoder().encode(value, into: writer)
+        return writer.takeBytes()
+    }
+
+    /// A decoder whose limits let references stand for long keys without bound.
+    static func unboundedDecoder() -> FirePackDecoder {
+        let decoder = FirePackDecoder()
+        decoder.limits = unbounded
+        return decoder
+    }
+
     /// `{"s": S, "m": [{r0: null}, {r1: null}, …]}` where S is `C2 80 10` repeated and entry `i` points at the `i`th
     /// repeat: read as a varint, `C2 80 10` is an even header of a 131,105-byte key, and the bytes after it are UTF-8,
     /// so every entry names a different valid-looking key of 131 KB inside S. The value is 175 KB; 5,000 such keys
@@ -79,17 +97,17 @@ struct KeyReferenceCostTests {
     @Test func aLongKeyThatReferencesRepeatIsMadeOnce() throws {
         let key = String(repeating: "k", count: 100_000)
         let elements = (0..<2_000).map { [key: $0] }
-        let bytes = try FirePackEncoder().encode(elements)
+        let bytes = try Self.referencing(elements)
         #expect(bytes.count < 115_000, "the repeats are references: \(bytes.count) bytes")
         func storage(_ string: String) -> UnsafeRawPointer? {
             var copy = string
             return copy.withUTF8 { UnsafeRawPointer($0.baseAddress) }
         }
-        let decoded = try FirePackDecoder().decode([[String: Int]].self, from: bytes)
+        let decoded = try Self.unboundedDecoder().decode([[String: Int]].self, from: bytes)
         try #require(decoded == elements)
         let shared = decoded.dropFirst().compactMap { $0.keys.first.map(storage) }
         #expect(shared.count == 1_999 && Set(shared.map { $0.map(UInt.init(bitPattern:)) ?? 0 }).count == 1)
-        guard case .array(let array) = try Value(firePackBytes: bytes) else {
+        guard case .array(let array) = try Value(firePackBytes: bytes, limits: Self.unbounded) else {
             Issue.record("not an array")
             return
         }
@@ -107,9 +125,9 @@ struct KeyReferenceCostTests {
     @Test func valuesInEveryElementShareALongKey() throws {
         let key = String(repeating: "v", count: 50_000)
         let elements = (0..<500).map { Tagged(n: $0, extra: .map([key: .integer(Int64($0))])) }
-        let bytes = try FirePackEncoder().encode(elements)
+        let bytes = try Self.referencing(elements)
         #expect(bytes.count < 60_000, "the repeats are references: \(bytes.count) bytes")
-        let decoded = try FirePackDecoder().decode([Tagged].self, from: bytes)
+        let decoded = try Self.unboundedDecoder().decode([Tagged].self, from: bytes)
         try #require(decoded == elements)
         let addresses = decoded.dropFirst().compactMap { element -> UInt? in
             guard case .map(let map) = element.extra, var first = map.keys.first else { return nil }
@@ -221,14 +239,14 @@ struct KeyReferenceCostTests {
     /// one String for the walk; each `value()` used to make its own (200 MB from 115 KB).
     @Test func aWalkSharesALongKey() throws {
         let key = String(repeating: "w", count: 100_000)
-        let bytes = try FirePackEncoder().encode((0..<2_000).map { [key: $0] })
+        let bytes = try Self.referencing((0..<2_000).map { [key: $0] })
         func address(_ value: Value) -> UInt? {
             guard case .map(let map) = value, var first = map.keys.first else { return nil }
             return first.withUTF8 { $0.baseAddress.map { UInt(bitPattern: $0) } }
         }
         var walked: [UInt] = [], read: [UInt] = []
         var keysSeen = 0
-        try FirePackReader.withReader(bytes) { reader in
+        try FirePackReader.withReader(bytes, limits: Self.unbounded) { reader in
             try reader.root.forEachElement { element in
                 if let address = address(try element.value()) { walked.append(address) }
                 try element.forEachEntry { name, _ in if name == key { keysSeen += 1 } }
@@ -245,12 +263,12 @@ struct KeyReferenceCostTests {
     /// 50 KB key reads back equal and as small (references), and a map naming it twice is still refused.
     @Test func aCopyWritesALongReferencedKeyAsReferences() throws {
         let key = String(repeating: "c", count: 50_000)
-        let original = try FirePackEncoder().encode((0..<1_000).map { [key: $0, "n\($0 % 3)": $0] })
-        let writer = FirePackWriter()
-        try FirePackReader.withReader(original) { try writer.write($0.root) }
+        let original = try Self.referencing((0..<1_000).map { [key: $0, "n\($0 % 3)": $0] })
+        let writer = FirePackWriter(options: .init(limits: Self.unbounded))
+        try FirePackReader.withReader(original, limits: Self.unbounded) { try writer.write($0.root) }
         let copied = writer.takeBytes()
         #expect(copied.count < original.count + 4_096, "\(copied.count) bytes from \(original.count)")
-        #expect(try Value(firePackBytes: copied) == Value(firePackBytes: original))
+        #expect(try Value(firePackBytes: copied, limits: Self.unbounded) == Value(firePackBytes: original, limits: Self.unbounded))
 
         // [{K: 1}, {K: 1, K: 2}], K's repeats references to the first.
         let literal = varintBytes(key.utf8.count << 1) + Array(key.utf8)
@@ -270,10 +288,10 @@ struct KeyReferenceCostTests {
     }
 
     /// An array of 4,000 maps, each with the keys `k…kb` and `k…ka` of `keyLength` bytes (alike up to their last
-    /// byte), references after the first map.
+    /// byte), references after the first map (written under `unbounded` limits, and to be read under them).
     static func twoKeysInEveryMap(keyLength: Int) -> [UInt8] {
         let prefix = String(repeating: "k", count: keyLength - 1)
-        let writer = FirePackWriter()
+        let writer = FirePackWriter(options: .init(limits: unbounded))
         writer.beginArray()
         for index in 0..<4_000 {
             writer.beginMap()
@@ -287,13 +305,20 @@ struct KeyReferenceCostTests {
         return writer.takeBytes()
     }
 
+    /// `value` written sorted, its repeated keys references (`unbounded`).
+    static func sortedBytes(of value: Value) -> [UInt8] {
+        let writer = FirePackWriter(options: .init(deterministic: true, limits: unbounded))
+        writer.write(value)
+        return writer.takeBytes()
+    }
+
     /// Two long keys alike up to their last byte in every one of many maps, each a reference after its first: sorted
     /// (a deterministic copy), the pair is compared by rank, once per value, not once per map; a value of the same
     /// shape with short keys is the benign twin.
     @Test func sortingLongKeysThatReferencesRepeatCostsWhatShortKeysDo() throws {
         func sortedCopy(_ bytes: [UInt8]) throws -> [UInt8] {
-            try FirePackReader.withReader(bytes) { reader in
-                let writer = FirePackWriter(options: .init(deterministic: true))
+            try FirePackReader.withReader(bytes, limits: Self.unbounded) { reader in
+                let writer = FirePackWriter(options: .init(deterministic: true, limits: Self.unbounded))
                 try writer.write(reader.root)
                 return writer.takeBytes()
             }
@@ -301,7 +326,7 @@ struct KeyReferenceCostTests {
         let long = Self.twoKeysInEveryMap(keyLength: 64 << 10), short = Self.twoKeysInEveryMap(keyLength: 2)
         #expect(long.count < 200_000)
         // Sorted, each map's keys swap places: the bytes of the tree written sorted.
-        #expect(try sortedCopy(long) == Value(firePackBytes: long).firePackBytes(deterministic: true))
+        #expect(try sortedCopy(long) == Self.sortedBytes(of: Value(firePackBytes: long, limits: Self.unbounded)))
         let measured = try CostMeasurement.ratio(hostile: { _ = try sortedCopy(long) }, benign: { _ = try sortedCopy(short) })
         #expect(measured.ratio < 3, "\(measured)")
     }
@@ -312,18 +337,101 @@ struct KeyReferenceCostTests {
     /// length (Docs/SAFETY.md); bounded here at 64× the twin in a debug build, where it measured about 15×.
     @Test func aTreeOfLongKeysThatReferencesRepeatIsReadAndWrittenByWords() throws {
         let long = Self.twoKeysInEveryMap(keyLength: 64 << 10), short = Self.twoKeysInEveryMap(keyLength: 2)
-        let tree = try Value(firePackBytes: long)
+        let tree = try Value(firePackBytes: long, limits: Self.unbounded)
         func lastBytes(_ value: Value?) -> [UInt8?] {
             guard case .map(let map)? = value else { return [] }
             return map.keys.map(\.utf8.last)
         }
         #expect(lastBytes(tree[0]) == [UInt8(ascii: "b"), UInt8(ascii: "a")])
-        #expect(lastBytes(try Value(firePackBytes: tree.firePackBytes(deterministic: true))[3_999]) == [UInt8(ascii: "a"), UInt8(ascii: "b")])
-        let read = try CostMeasurement.ratio(hostile: { _ = try Value(firePackBytes: long) }, benign: { _ = try Value(firePackBytes: short) })
+        #expect(lastBytes(try Value(firePackBytes: Self.sortedBytes(of: tree), limits: Self.unbounded)[3_999]) == [UInt8(ascii: "a"), UInt8(ascii: "b")])
+        let read = try CostMeasurement.ratio(
+            hostile: { _ = try Value(firePackBytes: long, limits: Self.unbounded) },
+            benign: { _ = try Value(firePackBytes: short, limits: Self.unbounded) })
         #expect(read.ratio < 64, "\(read)")
-        let (longTree, shortTree) = (tree, try Value(firePackBytes: short))
-        let sorted = CostMeasurement.ratio(hostile: { _ = longTree.firePackBytes(deterministic: true) },
-                                           benign: { _ = shortTree.firePackBytes(deterministic: true) })
+        let (longTree, shortTree) = (tree, try Value(firePackBytes: short, limits: Self.unbounded))
+        let sorted = CostMeasurement.ratio(hostile: { _ = Self.sortedBytes(of: longTree) },
+                                           benign: { _ = Self.sortedBytes(of: shortTree) })
         #expect(sorted.ratio < 64, "\(sorted)")
+    }
+
+    /// `[{K0: 0, K1: 0}, {K0: 0, K1: 0}, …]` with `count` maps, K0 and K1 two keys of `keyLength` bytes (literals in the
+    /// first map, one-byte references after it), and the offset of each reference in order.
+    static func longKeysReferenced(count: Int, keyLength: Int) -> (bytes: [UInt8], size: Int, references: [Int]) {
+        let keys: [[UInt8]] = (0..<2).map { [UInt8](repeating: 0x6B, count: keyLength - 1) + [UInt8(0x30 + $0)] }
+        let literals: [[UInt8]] = keys.map { varintBytes(2 * keyLength) + $0 + [0x00] }
+        let first: [UInt8] = [0xB2] + varintBytes(literals[0].count * 2) + literals[0] + literals[1]
+        let elements = varintBytes(count) + first + Array(repeatElement([0xB2, 0x04, 0x01, 0x00, 0x03, 0x00] as [UInt8], count: count - 1).joined())
+        let head: [UInt8] = [0xD0] + varintBytes(elements.count)
+        let root = head + elements
+        let firstMap = head.count + varintBytes(count).count
+        let keyOffsets = [firstMap + 1 + varintBytes(literals[0].count * 2).count]
+            .flatMap { [$0, $0 + literals[0].count] }
+        let references = (0..<2 * (count - 1)).map { firstMap + first.count + ($0 / 2) * 6 + 2 + ($0 % 2) * 2 }
+        let table: [UInt8] = [0xD3, 0x02, 0x04] + keyOffsets.flatMap { offset -> [UInt8] in
+            withUnsafeBytes(of: UInt32(offset).littleEndian, Array.init)
+        }
+        return (root + table, root.count, references)
+    }
+
+    /// References that stand for more than `ReaderLimits.maxKeyExpansion` (16) times the value's size in keys of more
+    /// than 32 bytes are refused at the first reference past it, by every reader that reads the whole value and by
+    /// the decoder (lazy or checking everything first), at the same byte. Before, 27 KB read as `[[String: Int]]`
+    /// hashed 8 MB of keys, and 2.1 MB (two 1 MiB keys in 10,000 maps) took 74 s (release build).
+    @Test func referencesStandForAtMostTheLimitTimesTheValue() throws {
+        let (bytes, size, references) = Self.longKeysReferenced(count: 4_000, keyLength: 1_000)
+        // The reference whose key takes the count past 16 × the value's size.
+        let past = references[16 * size / 1_000]
+        func check(_ error: FirePackError?, _ reader: String) {
+            #expect(error?.code == .limitExceeded && error?.offset == past, "\(reader): \(String(describing: error))")
+            #expect(error?.message.contains("maxKeyExpansion") == true, "\(reader): \(String(describing: error))")
+        }
+        check(#expect(throws: FirePackError.self) { try FirePackReader.verify(bytes) }, "verify")
+        check(#expect(throws: FirePackError.self) { try FirePackReader.validate(bytes) }, "validate")
+        check(#expect(throws: FirePackError.self) { try Value(firePackBytes: bytes) }, "Value")
+        let decoder = FirePackDecoder()
+        for validation in [FirePackDecoder.InputValidation.lazy, .complete] {
+            decoder.inputValidation = validation
+            do {
+                _ = try decoder.decode([[String: Int]].self, from: bytes)
+                Issue.record("\(validation): decoded")
+            } catch DecodingError.dataCorrupted(let context) {
+                check(context.underlyingError as? FirePackError, "\(validation)")
+            }
+        }
+        // Under limits that allow what they stand for, every reader reads them.
+        let enough = ReaderLimits(maxKeyExpansion: (references.count * 1_000 + size - 1) / size)
+        try FirePackReader.verify(bytes, limits: enough)
+        let tree = try Value(firePackBytes: bytes, limits: enough)
+        guard case .array(let maps) = tree else { throw FirePackError(.unknownTag, offset: 0, "not an array") }
+        #expect(maps.count == 4_000)
+        decoder.limits = enough
+        let decoded = try decoder.decode([[String: Int]].self, from: bytes)
+        #expect(decoded.count == 4_000 && decoded.allSatisfy { $0.count == 2 && $0.keys.allSatisfy { $0.utf8.count == 1_000 } })
+        decoder.limits = ReaderLimits(maxKeyExpansion: enough.maxKeyExpansion - 1)
+        #expect(throws: DecodingError.self) { try decoder.decode([[String: Int]].self, from: bytes) }
+    }
+
+    /// FirePack's writer writes a repeat of a key as a reference only where readers with its limits accept it: a key
+    /// of up to 32 bytes always, a longer one when it is at most twice `maxKeyExpansion` (each reference and its value
+    /// take two bytes of the value at least); else the literal again.
+    @Test func theWriterReferencesAKeyOnlyWhereReadersWithItsLimitsAcceptIt() throws {
+        for (length, limit, referenced) in [(32, 16, true), (33, 16, false), (34, 17, true), (35, 17, false), (4_000, .max, true)] {
+            let key = String(repeating: "k", count: length)
+            let value = Value.array((0..<3).map { .map([key: .integer(Int64($0))]) })
+            let limits = ReaderLimits(maxKeyExpansion: limit)
+            let writer = FirePackWriter(options: .init(limits: limits))
+            writer.write(value)
+            let bytes = writer.takeBytes()
+            let literals = bytes.count / length
+            #expect(literals == (referenced ? 1 : 3), "\(length) bytes, limit \(limit): \(bytes.count) bytes")
+            #expect(try Value(firePackBytes: bytes, limits: limits) == value)
+            try FirePackReader.verify(bytes, limits: limits)
+        }
+        // What the encoder writes under the default limits, the default readers read: long keys are literals.
+        let key = String(repeating: "e", count: 1_000)
+        let elements = (0..<300).map { [key: $0] }
+        let bytes = try FirePackEncoder().encode(elements)
+        #expect(bytes.count > 300 * 1_000)
+        #expect(try FirePackDecoder().decode([[String: Int]].self, from: bytes) == elements)
     }
 }

@@ -31,11 +31,26 @@ struct BoundedResourceTests {
         try CostMeasurement.runChild(Tool.binary.path, arguments)
     }
 
-    /// A `.fpk` whose elements each repeat one 100 KB key by reference (110 KB) is 100 MB of JSON: written element
-    /// by element, the same bytes as the whole text, in memory for one element (it held the whole text twice).
+    /// A `.fpk` whose elements each repeat one 100 KB key by reference (110 KB) would be 100 MB of JSON: what its
+    /// references stand for is past the readers' limit (`ReaderLimits.maxKeyExpansion`), and it is refused, in
+    /// bounded memory, with the limit named. A `.fpk` of 100 MB of JSON within the limit is written element by
+    /// element, the same bytes as the whole text, in memory for one element (it held the whole text twice).
     @Test func aTopLevelArrayIsWrittenAsJSONOneElementAtATime() throws {
-        let key = String(repeating: "k", count: 100_000)
-        let value = Value.array((0..<1_000).map { .map([key: .integer(Int64($0)), "n": .array([1, 2.5, "x"])]) })
+        let long = String(repeating: "k", count: 100_000)
+        let amplified = Value.array((0..<1_000).map { .map([long: .integer(Int64($0)), "n": .array([1, 2.5, "x"])]) })
+        let hostile = path("amplified.fpk")
+        let references = FirePackWriter(options: .init(limits: ReaderLimits(maxKeyExpansion: .max)))
+        references.writeFileHeader()
+        references.write(amplified)
+        try Data(references.takeBytes()).write(to: URL(fileURLWithPath: hostile))
+        let refused = try run(["convert", hostile, path("amplified.json"), "--quiet"])
+        #expect(refused.status != 0 && refused.stderr.contains("maxKeyExpansion"), "\(refused.stderr)")
+        #expect(refused.peakMemoryBytes < Self.ceiling, "\(refused.peakMemoryBytes) bytes")
+        #expect(!FileManager.default.fileExists(atPath: path("amplified.json")))
+
+        // 500 elements of 100 KB of strings: 50 MB of `.fpk` and of JSON (the whole text twice was past the ceiling).
+        let text = String(repeating: "t", count: 100_000)
+        let value = Value.array((0..<500).map { _ in .map(["s": .string(text), "n": .array([1, 2.5, "x"])]) })
         let fpk = path("keys.fpk")
         let writer = FirePackWriter()
         writer.writeFileHeader()
@@ -45,9 +60,10 @@ struct BoundedResourceTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.peakMemoryBytes < Self.ceiling, "\(result.peakMemoryBytes) bytes")
         let written = try Data(contentsOf: URL(fileURLWithPath: path("keys.json")))
-        #expect(written.count > 100_000_000 && Array(written) == value.jsonBytes() + [0x0A])
-        // `stats` counts that text without holding it (it held it whole, and its buffer's growth).
-        try expectStats(of: fpk, integers: 2_000, jsonBytes: written.count - 1)
+        #expect(written.count > 50_000_000 && Array(written) == value.jsonBytes() + [0x0A])
+        // `stats` refuses the amplified file, as `convert` does.
+        let statsRefused = try run(["stats", hostile])
+        #expect(statsRefused.status != 0 && statsRefused.stderr.contains("maxKeyExpansion"), "\(statsRefused.stderr)")
         // Every form is the whole text's bytes: pretty, plain, sorted; and an empty array.
         let small = Value.array([.map(["b": 1, "a": .array([.null, .map(["c": "d"])])]), 2.5, .array([])])
         for (options, flags) in [(JSONOptions(pretty: true), ["--pretty"]), (JSONOptions(form: .plain), ["--plain"]),

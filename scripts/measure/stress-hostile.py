@@ -256,6 +256,36 @@ def fpk_key_table(d, scale):
     return Inputs(["validate", str(benign)], ["validate", str(hostile)], hostile)
 
 
+def long_key_references(d, scale):
+    """A .fpk of an array of 10,000 maps naming two 1 MiB keys alike up to their last byte, literals in the first map
+    and one-byte references after it (2.1 MB that stand for 20 GB of keys), converted to JSON; twin: the same maps
+    with one-byte keys beside a 2 MiB string."""
+    maps, length = max(2, round(10_000 * scale)), max(40, round((1 << 20) * scale))
+    keys = [b"k" * (length - 1) + b"a", b"k" * (length - 1) + b"b"]
+
+    def value(first_keys):
+        first = b"".join(varint(2 * len(key)) + key + b"\x00" for key in first_keys)
+        first_map = b"\xB2" + varint(len(first)) + first
+        rest = b"\xB2\x04\x01\x00\x03\x00"
+        elements = varint(maps) + first_map + rest * (maps - 1)
+        head = b"\xD0" + varint(len(elements))
+        offsets = [len(head) + len(varint(maps)) + 1 + len(varint(len(first)))]
+        offsets.append(offsets[0] + len(varint(2 * len(first_keys[0]))) + len(first_keys[0]) + 1)
+        table = b"\xD3\x02\x04" + b"".join(struct.pack("<I", offset) for offset in offsets)
+        return head + elements + table
+
+    hostile, benign = d / "long-keys.fpk", d / "long-keys-twin.fpk"
+    write(hostile, [FILE_HEADER, value(keys)])
+    # The twin: one-byte literal keys in every map, and the long keys' bytes as a string in a map of their own.
+    text = b"k" * (2 * length)
+    padding_body = b"\x02p\xCD" + varint(len(text)) + text
+    padding = b"\xB1" + varint(len(padding_body)) + padding_body
+    elements = varint(maps + 1) + padding + b"\xB2\x06\x02a\x00\x02b\x00" * maps
+    write(benign, [FILE_HEADER, b"\xD0" + varint(len(elements)) + elements])
+    return Inputs(["convert", str(benign), str(d / "twin.json")], ["convert", str(hostile), str(d / "hostile.json")],
+                  hostile)
+
+
 def damaged_records(d, scale):
     """1,000,000 records of length 0 with a wrong CRC in a .fpks.gz; twin: valid records of the same total size."""
     count = max(1, round(1_000_000 * scale))
@@ -331,6 +361,7 @@ CASES = {  # name: (builder, check)
     "mem-damaged-records": (damaged_records, "memory"),
     "mem-stats-keys": (stats_keys, "rss"),
     "long-path": (long_path, "time"),
+    "long-key-references": (long_key_references, "time"),
     "writer-array": (writer_array, "refuse"),
     "writer-string": (writer_string, "refuse"),
 }

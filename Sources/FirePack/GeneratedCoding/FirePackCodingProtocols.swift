@@ -68,7 +68,7 @@ extension FirePackEncodable {
     static func generatedTree<T>(of value: T, options: EncoderOptions) throws -> Value {
         // A tree has no limits of its own (the writer it goes to checks them): the scratch bytes take the widest.
         let limits = ReaderLimits(
-            maxDepth: ReaderLimits.maximumDepth, maxElementCount: 1 << 62, maxInputSize: 1 << 62)
+            maxDepth: ReaderLimits.maximumDepth, maxElementCount: 1 << 62, maxInputSize: 1 << 62, maxKeyExpansion: .max)
         let scratch = FirePackWriter(options: .init(deterministic: false, limits: limits))
         var writer = FirePackValueWriter(
             writer: scratch, options: options, sortsKeys: false, codable: nil, codableThroughTree: true)

@@ -26,6 +26,27 @@ package struct KeyReferenceBudget {
     private var total = 0
     /// The literals counted so far.
     private var counted: Set<KeySpan> = []
+    /// The bytes that the references to long literals counted so far stand for, each reference counted
+    /// (`expand(by:forReferenceAt:in:)`).
+    private var expanded = 0
+
+    /// Counts a reference, at `offset`, to a literal of `count` bytes (more than `longKey`): every reader that makes
+    /// a String of it or hashes it pays `count` again for it. Throws `limitExceeded` at `offset` when the references
+    /// counted so far stand for more than `ReaderLimits.maxKeyExpansion` times the root value's size.
+    mutating func expand(by count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError) {
+        // No overflow: each count is at most the input's size (2^31 bytes at most by default), and each reference
+        // takes a byte of it, so the sum is below 2^62 for any input an Int can index.
+        expanded &+= count
+        let size = input.rootEnd - input.rootStart
+        let (allowed, overflow) = size.multipliedReportingOverflow(by: max(0, input.limits.maxKeyExpansion))
+        guard overflow || expanded <= allowed else {
+            throw FirePackError(
+                .limitExceeded, offset: offset,
+                "key references stand for \(expanded) bytes of keys longer than \(Self.longKey) bytes in a value of "
+                    + "\(size) bytes, past the limit of \(input.limits.maxKeyExpansion) times its size "
+                    + "(ReaderLimits.maxKeyExpansion)")
+        }
+    }
 
     /// Counts the literal whose `count` bytes start at `start`, resolved by the reference at `offset`, unless a
     /// reference resolved to it before; returns whether it is new. Throws `badKeyReference` at `offset` when the
@@ -56,13 +77,18 @@ final class ReferencedKeyStrings {
     private var strings: [KeySpan: String] = [:]
 
     /// The key of more than `KeyReferenceBudget.longKey` bytes whose `count` bytes start at `start`, resolved by the
-    /// reference at `offset`: counted against the budget and checked as UTF-8 the first time, then the same String.
+    /// reference at `offset`: counted against the budget and checked as UTF-8 the first time, then the same String;
+    /// each call counts against the limit on what references stand for (`KeyReferenceBudget.expand`).
     func string(start: Int, count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError)
         -> String
     {
         let span = KeySpan(start: start, count: count)
-        if let known = strings[span] { return known }
+        if let known = strings[span] {
+            try budget.expand(by: count, forReferenceAt: offset, in: input)
+            return known
+        }
         _ = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
+        try budget.expand(by: count, forReferenceAt: offset, in: input)
         try input.validateUTF8(start: start, count: count, what: "key")
         let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
         strings[span] = key

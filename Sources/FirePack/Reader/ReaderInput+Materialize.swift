@@ -113,7 +113,8 @@ struct Materializer {
                 try input.validateUTF8(start: start, count: count, what: "key")
                 key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
             }
-            if index < Self.cachedIndices {
+            // Long keys stay out of the cache: each reference to one is counted (`ReferencedKeyStrings.string`).
+            if index < Self.cachedIndices && count <= KeyReferenceBudget.longKey {
                 if index >= referencedKeys.count {
                     referencedKeys.append(contentsOf: repeatElement(nil, count: index + 1 - referencedKeys.count))
                 }

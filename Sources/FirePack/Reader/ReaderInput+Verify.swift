@@ -109,8 +109,11 @@ struct InputVerifier {
             if keyHeader & 1 == 1 && count > KeyReferenceBudget.longKey {
                 // A reference to a long literal: counted, checked for UTF-8 and hashed once, by the first reference
                 // to it (references to keys up to `longKey` bytes are checked at each, as literals are: cheaper
-                // than a lookup).
-                if try budget.admit(start: start, count: count, forReferenceAt: keyOffset, in: input) {
+                // than a lookup). Each reference counts against what references may stand for, after the overlap
+                // check (`ReferencedKeyStrings.string`, the same order).
+                let isNew = try budget.admit(start: start, count: count, forReferenceAt: keyOffset, in: input)
+                try budget.expand(by: count, forReferenceAt: keyOffset, in: input)
+                if isNew {
                     try input.validateUTF8(start: start, count: count, what: "key")
                     key.hash = Self.hash(of: key, in: &hashes)
                 } else {

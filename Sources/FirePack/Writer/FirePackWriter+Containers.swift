@@ -45,7 +45,7 @@ extension FirePackWriter {
             // The table finds repeats for references and duplicates within this map.
             let (found, slot, hash) = keys.find(key, in: storage)
             if let entry = found {
-                let (isNew, wroteReference) = noteRepeatedKey(entry, literalSize: literalSize)
+                let (isNew, wroteReference) = noteRepeatedKey(entry, length: length, literalSize: literalSize)
                 if !isNew || wroteReference { return isNew }
             } else {
                 keys.insert(headerPosition: writerIndex, length: length, hash: hash, slot: slot, map: top.serial)
@@ -70,7 +70,7 @@ extension FirePackWriter {
         let literalHeader = UInt64(key.count) << 1
         reserve(10 + key.count)
         let (isNew, wroteReference) = noteRepeatedKey(
-            entry, literalSize: Varint.encodedSize(literalHeader) + key.count)
+            entry, length: key.count, literalSize: Varint.encodedSize(literalHeader) + key.count)
         if !isNew || wroteReference { return isNew }
         top.expectingKey = false
         writerIndex &+= Varint.write(literalHeader, to: storage + writerIndex)
@@ -80,21 +80,34 @@ extension FirePackWriter {
 
     /// A key the key table holds as `entry`, about to be written in the innermost map: `isNew` false when the map
     /// has it already (nothing written); else it is noted as this map's, and when a reference is shorter than its
-    /// literal (`literalSize` bytes, header included) the reference is written (`wroteReference`), else the caller
-    /// writes the literal.
+    /// literal (`literalSize` bytes, header included) and the key (`length` bytes) may be referenced
+    /// (`referencesKey(ofLength:)`), the reference is written (`wroteReference`), else the caller writes the literal.
     @inline(__always)
-    private func noteRepeatedKey(_ entry: Int, literalSize: Int) -> (isNew: Bool, wroteReference: Bool) {
+    private func noteRepeatedKey(_ entry: Int, length: Int, literalSize: Int) -> (isNew: Bool, wroteReference: Bool) {
         if keys.entries[entry].lastMap == top.serial { return (false, false) }  // written in this map already
         openMapKeys.append(OpenMapKey(entry: Int32(entry), previousMap: keys.entries[entry].lastMap))
         keys.entries[entry].lastMap = top.serial
         let assigned = keys.entries[entry].referenceIndex
         let index = assigned >= 0 ? Int(assigned) : keys.referenceCount
         let referenceHeader = UInt64(index) << 1 | 1
-        guard options.keyReferences && Varint.encodedSize(referenceHeader) < literalSize else { return (true, false) }
+        guard
+            options.keyReferences && referencesKey(ofLength: length)
+                && Varint.encodedSize(referenceHeader) < literalSize
+        else { return (true, false) }
         if assigned < 0 { keys.assignReference(toEntry: entry) }
         writerIndex &+= Varint.write(referenceHeader, to: storage + writerIndex)
         top.expectingKey = false
         return (true, true)
+    }
+
+    /// Whether a repeat of a key of `length` bytes may be a reference (Docs/FORMAT.md §3): a key of up to
+    /// `KeyReferenceBudget.longKey` bytes always; a longer one only when it is at most twice the readers'
+    /// `maxKeyExpansion`. Each reference and its value take two bytes of the root value at least, so references to
+    /// such keys stand for at most `maxKeyExpansion` times the value, and readers with these limits accept them; a key
+    /// past that is written out each time. Under the default limits: keys of up to 32 bytes.
+    @inline(__always)
+    func referencesKey(ofLength length: Int) -> Bool {
+        length <= KeyReferenceBudget.longKey || (length + 1) / 2 <= options.limits.maxKeyExpansion
     }
 
     /// The key-table entry of the key just written by `writeKey(utf8:)`, when the root value's keys are checked in

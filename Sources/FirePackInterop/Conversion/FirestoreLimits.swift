@@ -46,7 +46,7 @@ public enum FirestoreLimits {
     /// Limits that read back every document FirePack's writer writes: the deepest nesting a reader takes, every other
     /// limit as large as it goes.
     static let ownEncoding = ReaderLimits(
-        maxDepth: ReaderLimits.maximumDepth, maxElementCount: .max, maxInputSize: .max)
+        maxDepth: ReaderLimits.maximumDepth, maxElementCount: .max, maxInputSize: .max, maxKeyExpansion: .max)
 
     /// Calls `report` with every violation in the document record `payload` (Docs/FORMAT.md §9, read with `limits`):
     /// its size first, then what a walk of its fields meets, in order. The record is walked in its bytes, twice (its
