@@ -45,7 +45,7 @@ struct Validate: ParsableCommand {
 
     @Flag(
         help:
-            "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry, a key reference in a version-3 stream's records; Docs/FORMAT.md §1, §3, §8). Deterministic output always passes."
+            "Also report the first byte that is valid but not canonical (a non-shortest form, an unused key-table entry, a key reference in a version-3 stream's records; Docs/FORMAT.md §1, §3, §8). Deterministic output under the default limits always passes."
     )
     var canonical = false
 

@@ -434,4 +434,36 @@ struct KeyReferenceCostTests {
         #expect(bytes.count > 300 * 1_000)
         #expect(try FirePackDecoder().decode([[String: Int]].self, from: bytes) == elements)
     }
+
+    struct Bagged: Codable { var n: Int?; var unknownFields = FirePackUnknownFields() }
+
+    /// What FirePack writes under a limit, its readers read under the same limit, whichever path reads each key twice
+    /// or more: a reference counts once per call (a map's keys read by a keyed container and again into its
+    /// unknown-field bag, converted from snake case first, or by a dictionary, or in a nested container, whose decoder
+    /// shares the call's count). Here references stand for more than half the limit: counted twice, they would pass it.
+    @Test func aReferenceCountsOncePerCallWhateverReadsIt() throws {
+        let limits = ReaderLimits(maxKeyExpansion: 20)
+        let keys = (0..<15).map { "key_\($0)_" + String(repeating: "k", count: 40 - "key_\($0)_".count) }
+        let maps = (0..<100).map { index in Value.map(MapValue(keys.enumerated().map { ($1, Value.integer(Int64($0 + index % 2))) })) }
+        let writer = FirePackWriter(options: .init(limits: limits))
+        writer.write(.array(maps))
+        let bytes = writer.takeBytes()
+        let size = try bytes.withUnsafeBytes { try ReaderInput($0, rootStart: 0, limits: limits).rootEnd }
+        let expanded = 40 * 15 * 99
+        #expect(size < bytes.count && Double(expanded) / Double(size) > 10, "\(expanded) of \(size)")
+        #expect(try Value(firePackBytes: bytes, limits: limits) == .array(maps))
+        try FirePackReader.verify(bytes, limits: limits)
+        let decoder = FirePackDecoder()
+        decoder.limits = limits
+        for strategy in [FirePackDecoder.KeyDecodingStrategy.useDefaultKeys, .convertFromSnakeCase] {
+            decoder.keyDecodingStrategy = strategy
+            let bagged = try decoder.decode([Bagged].self, from: bytes)
+            #expect(bagged.count == 100 && bagged.allSatisfy { $0.unknownFields.keys.count == 15 }, "\(strategy)")
+            #expect(try decoder.decode([[String: Int]].self, from: bytes).count == 100, "\(strategy)")
+            #expect(try decoder.decode([Value].self, from: bytes) == maps, "\(strategy)")
+        }
+        // Under a limit below what they stand for, refused.
+        let lower = ReaderLimits(maxKeyExpansion: expanded / size - 1)
+        #expect(throws: FirePackError.self) { try Value(firePackBytes: bytes, limits: lower) }
+    }
 }

@@ -137,8 +137,9 @@ extension FirePackValueReader {
         if fields.everyEntryFound { return FirePackUnknownFields() }
         // Under a key strategy, the entry's converted key is what the model's keys were compared with; the bag keeps
         // the stored one.
+        let converted = try convertedKeysIfAny(of: fields)
         return try decoder.unknownFields(in: fields.header, depth: depth, path: []) { index, _, start, count in
-            known.contains { entry(index, keyAt: start, count: count, in: fields, isNamedBy: $0) }
+            known.contains { entry(index, keyAt: start, count: count, converted: converted, isNamedBy: $0) }
         }
     }
 }

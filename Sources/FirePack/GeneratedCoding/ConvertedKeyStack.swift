@@ -3,7 +3,8 @@
 ///
 /// Like `MapEntryCache`'s regions, the entries form a stack by depth: the maps in use are the ancestors of the value
 /// being read, so opening a map drops every entry at its depth or deeper. An entry is used only while it still
-/// belongs to its map (`keys(_:mapOffset:)`), so a `Fields` whose entry was dropped makes its keys again.
+/// belongs to its map (`keys(_:mapOffset:)`), so a `Fields` whose entry was dropped makes its keys again (and keeps
+/// them, found by its map from then on).
 struct ConvertedKeyStack {
     private var maps: [(mapOffset: Int, depth: Int, keys: [FirePackValueReader.ConvertedKey])] = []
 
@@ -14,10 +15,10 @@ struct ConvertedKeyStack {
         return maps.count - 1
     }
 
-    /// The keys at `index`, or nil when they no longer belong to the map at `mapOffset`.
+    /// The keys at `index`, or where they were kept again for the map at `mapOffset`; nil when they are gone.
     func keys(_ index: Int, mapOffset: Int) -> [FirePackValueReader.ConvertedKey]? {
-        guard index >= 0, index < maps.count, maps[index].mapOffset == mapOffset else { return nil }
-        return maps[index].keys
+        if index >= 0, index < maps.count, maps[index].mapOffset == mapOffset { return maps[index].keys }
+        return maps.last { $0.mapOffset == mapOffset }?.keys
     }
 
     /// Forgets every map (for the next decode call), keeping the capacity.

@@ -20,6 +20,7 @@ extension FirePackValueReader {
     /// `init(from:)` does ("Invalid number of keys found, expected one.").
     public func decodeCase<T>(of type: T.Type, in fields: Fields, cases: [StaticString]) throws -> (Int, CaseValues) {
         let input = decoder.input, header = fields.header
+        let converted = try convertedKeysIfAny(of: fields)
         var found: (Int, CaseValues)?
         var matches = 0
         var position = header.bodyStart
@@ -30,7 +31,7 @@ extension FirePackValueReader {
                 return (start, count, afterKey, try input.valueEnd(at: afterKey, limit: header.end))
             }
             if let index = cases.firstIndex(where: {
-                self.entry(entry, keyAt: start, count: count, in: fields, isNamedBy: $0)
+                self.entry(entry, keyAt: start, count: count, converted: converted, isNamedBy: $0)
             }) {
                 matches += 1
                 if found == nil { found = (index, CaseValues(offset: afterKey, end: valueEnd)) }

@@ -143,6 +143,7 @@ extension FirePackValueReader {
     /// (`@FirePackCodable(unknownKeys: .reject)`).
     public func rejectUnknownKeys(in fields: Fields, known: [StaticString]) throws {
         let input = decoder.input, header = fields.header
+        let converted = try convertedKeysIfAny(of: fields)
         var position = header.bodyStart
         for index in 0..<header.count {
             let entry = position
@@ -153,7 +154,9 @@ extension FirePackValueReader {
             } catch {
                 throw decoder.corrupted(error)
             }
-            if !known.contains(where: { self.entry(index, keyAt: start, count: count, in: fields, isNamedBy: $0) }) {
+            if !known.contains(where: {
+                self.entry(index, keyAt: start, count: count, converted: converted, isNamedBy: $0)
+            }) {
                 let text = String(decoding: input.bytes(from: start, count: count), as: UTF8.self)
                 throw DecodingError.dataCorrupted(
                     decoder.contextAtPath(

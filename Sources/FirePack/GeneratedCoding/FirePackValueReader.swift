@@ -137,24 +137,33 @@ public struct FirePackValueReader {
         return converted[index].value
     }
 
-    /// Whether the entry numbered `index` of `fields`, whose stored key is the `count` bytes at `start` of the input,
+    /// Whether the entry numbered `index` of a map, whose stored key is the `count` bytes at `start` of the input,
     /// is named by the model key `key`: by its bytes, or under a key strategy as `ConvertedKey.matches` says. How
     /// unknown fields, refused keys and enum cases tell the model's keys apart.
+    /// `converted` is `convertedKeysIfAny(of: fields)`, asked once for the whole walk.
     @inline(__always)
-    func entry(_ index: Int, keyAt start: Int, count: Int, in fields: Fields, isNamedBy key: StaticString) -> Bool {
-        if fields.convertedRegion >= 0, let converted = try? convertedKeys(of: fields) {
-            return converted[index].matches(key)
-        }
+    func entry(_ index: Int, keyAt start: Int, count: Int, converted: [ConvertedKey]?, isNamedBy key: StaticString)
+        -> Bool
+    {
+        if let converted { return converted[index].matches(key) }
         return key.hasBytes(decoder.input.base + start, count: count)
     }
 
+    /// The converted keys of the map `fields` reads under a key strategy, or nil with default keys.
+    func convertedKeysIfAny(of fields: Fields) throws -> [ConvertedKey]? {
+        fields.convertedRegion >= 0 ? try convertedKeys(of: fields) : nil
+    }
+
     /// The converted keys of the map `fields` reads under `convertFromSnakeCase`: those kept when its fields were read,
-    /// or, when a later map at its depth has taken their place (code that reads two maps at once), made again.
+    /// or, when another map at its depth has taken their place (code that reads two maps at once), made again and
+    /// kept in its place.
     private func convertedKeys(of fields: Fields) throws -> [ConvertedKey] {
         if let kept = decoder.state.convertedKeys.keys(fields.convertedRegion, mapOffset: fields.mapOffset) {
             return kept
         }
-        return try convertedKeys(of: fields.header)
+        let keys = try convertedKeys(of: fields.header)
+        _ = decoder.state.convertedKeys.open(mapOffset: fields.mapOffset, depth: depth, keys: keys)
+        return keys
     }
 
     /// The stored keys of the map `header` and their conversions from snake case; a damaged entry throws

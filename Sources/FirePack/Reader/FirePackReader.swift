@@ -348,11 +348,13 @@ extension FirePackReader {
 
     /// `readKey()`, counting a long key that a reference resolves to against `budget` (Docs/FORMAT.md §3): a reader
     /// that writes every key it reads (JSON from a record's bytes) refuses key-table entries that overlap as
-    /// whole-input validation does (`badKeyReference`), before their literals are read.
+    /// whole-input validation does (`badKeyReference`), before their literals are read, and references that stand
+    /// for more than the limit allows (`limitExceeded`).
     package mutating func readKey(counting budget: inout KeyReferenceBudget) throws(FirePackError) -> StringView {
         let (start, count, next) = try input.getKey(at: readerIndex, limit: limit)
         if input.isLongReference(count: count, at: readerIndex) {
             _ = try budget.admit(start: start, count: count, forReferenceAt: readerIndex, in: input)
+            try budget.expand(by: count, forReferenceAt: readerIndex, in: input)
         }
         try input.validateUTF8(start: start, count: count, what: "key")
         readerIndex = next

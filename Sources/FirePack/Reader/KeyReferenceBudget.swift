@@ -26,26 +26,36 @@ package struct KeyReferenceBudget {
     private var total = 0
     /// The literals counted so far.
     private var counted: Set<KeySpan> = []
-    /// The bytes that the references to long literals counted so far stand for, each reference counted
-    /// (`expand(by:forReferenceAt:in:)`).
+    /// The bytes that the references to long literals counted so far stand for (`expand(by:forReferenceAt:in:)`).
     private var expanded = 0
+    /// A bit per byte of the input: set where a counted reference is, so that a reference read twice in one call (a
+    /// map read again, `allKeys` asked twice, a walk and a copy of the same entries) counts once, and a reader that
+    /// reads more than once refuses no more than one that reads once. Made at the first long reference: an eighth of
+    /// the input's size at most.
+    private var countedReferences: [UInt64] = []
 
-    /// Counts a reference, at `offset`, to a literal of `count` bytes (more than `longKey`): every reader that makes
-    /// a String of it or hashes it pays `count` again for it. Throws `limitExceeded` at `offset` when the references
-    /// counted so far stand for more than `ReaderLimits.maxKeyExpansion` times the root value's size.
+    /// Counts a reference, at `offset`, to a literal of `count` bytes (more than `longKey`), once per call whoever
+    /// reads it: every reader that makes a String of it or hashes it pays `count` again for it. Throws
+    /// `limitExceeded` at `offset`, counting nothing, when the references counted so far would stand for more than
+    /// `ReaderLimits.maxKeyExpansion` times the root value's size; read again, the same reference throws again.
     mutating func expand(by count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError) {
-        // No overflow: each count is at most the input's size (2^31 bytes at most by default), and each reference
-        // takes a byte of it, so the sum is below 2^62 for any input an Int can index.
-        expanded &+= count
+        if countedReferences.isEmpty { countedReferences = Array(repeating: 0, count: input.count / 64 + 1) }
+        let (word, bit) = (offset >> 6, UInt64(1) << UInt64(offset & 63))
+        if countedReferences[word] & bit != 0 { return }
+        // No overflow: each count is at most the input's size, and each reference counted takes a byte of it, so
+        // the sum stays below the square of the input's size.
+        let total = expanded &+ count
         let size = input.rootEnd - input.rootStart
         let (allowed, overflow) = size.multipliedReportingOverflow(by: max(0, input.limits.maxKeyExpansion))
-        guard overflow || expanded <= allowed else {
+        guard overflow || total <= allowed else {
             throw FirePackError(
                 .limitExceeded, offset: offset,
-                "key references stand for \(expanded) bytes of keys longer than \(Self.longKey) bytes in a value of "
+                "key references stand for \(total) bytes of keys longer than \(Self.longKey) bytes in a value of "
                     + "\(size) bytes, past the limit of \(input.limits.maxKeyExpansion) times its size "
                     + "(ReaderLimits.maxKeyExpansion)")
         }
+        expanded = total
+        countedReferences[word] |= bit
     }
 
     /// Counts the literal whose `count` bytes start at `start`, resolved by the reference at `offset`, unless a

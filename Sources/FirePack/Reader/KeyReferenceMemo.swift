@@ -26,6 +26,13 @@ struct KeyReferenceMemo {
         isOn = input.count >= Self.minimumInputSize && input.keyTableCount > 0
     }
 
+    /// Makes this memo, new for a child decoder over the same input, share `parent`'s long keys and their budget: a
+    /// nested container or super decoder is a decoder of its own, and with keys of its own it counted what
+    /// references stand for from zero again, so a limit meant for the call held for each subtree only.
+    mutating func share(longKeysOf parent: inout KeyReferenceMemo) {
+        longKeys = parent.sharedKeys()
+    }
+
     /// Makes the memo one for `input`, as `init(for:)` would; a memo that is off stays as it is for a small input
     /// (nothing to forget, and no new array to release).
     @inline(__always)

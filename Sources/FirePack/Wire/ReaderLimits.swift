@@ -17,7 +17,8 @@ public struct ReaderLimits: Hashable, Sendable {
     /// as long as the value, and everything that makes each key it reads a String or hashes it (a dictionary, a
     /// `Value`) pays that length again at every reference; without a bound, a value of 2 MB took 74 s to decode as
     /// `[[String: Int]]`. FirePack's writer never writes references past its limits, so under the default limits it
-    /// writes none to keys of more than 32 bytes. Values from `Int32.max` up all mean no limit: no input reaches it.
+    /// writes none to keys of more than 32 bytes. Values from `Int32.max` up count as `Int32.max`, more than any root
+    /// value of up to 4 GiB can stand for.
     public var maxKeyExpansion: Int {
         get { Int(keyExpansion) }
         set { keyExpansion = Int32(clamping: max(0, newValue)) }

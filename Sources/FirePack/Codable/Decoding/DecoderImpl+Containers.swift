@@ -172,6 +172,7 @@ extension DecoderImpl {
     func child(at offset: Int, end: Int, depth: Int, path: [PathEntry]) -> DecoderImpl {
         let child = DecoderImpl(input: input, options: options, offset: offset, end: end, depth: depth)
         child.path = path
+        child.state.keyReferences.share(longKeysOf: &state.keyReferences)
         return child
     }
 
