@@ -181,7 +181,8 @@ struct Convert: ParsableCommand {
             if !inputFormat.isStream && !outputFormat.isStream {
                 // Value to value (fpk ↔ json): kept exactly, not read as documents.
                 var value = try inputFormat.readValue(
-                    FirePackStreams.readAll(source), file: input, largeIntegers: naming.largeIntegers)
+                    FirePackStreams.readAll(source), file: input, limits: streamLimits.readerLimits,
+                    largeIntegers: naming.largeIntegers)
                 if let time { value = value.resolvingServerTimestamps(at: time) }
                 try outputFormat.write(
                     value, to: sink,
@@ -194,7 +195,8 @@ struct Convert: ParsableCommand {
             // One table of formats (FileFormat.documentInput / documentOutput): single values (fpk, json) read as
             // their documents and are written as an array of them; streams document by document.
             let documents = try inputFormat.documentInput(
-                source, file: input, naming: naming, maxBlockExpansion: streamLimits.blockExpansion)
+                source, file: input, naming: naming, maxBlockExpansion: streamLimits.blockExpansion,
+                limits: streamLimits.readerLimits)
             let singleObject =
                 (documents as? ValueInput)?.isSingleObject ?? (documents as? JSONArrayReader)?.isSingleObject ?? false
             if singleObject && outputFormat != .firestoreProto {

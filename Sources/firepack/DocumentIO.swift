@@ -40,8 +40,11 @@ final class StreamInput: DocumentInput {
     let reader: DocumentStreamReader
     let file: String
     let documents: any DocumentSource
-    convenience init(_ source: ByteSource, file: String, maxBlockExpansion: Int) throws {
-        try self.init(DocumentStreamReader(source: source, maxBlockExpansion: maxBlockExpansion), file: file)
+    convenience init(_ source: ByteSource, file: String, maxBlockExpansion: Int, limits: ReaderLimits = .default)
+        throws
+    {
+        try self.init(
+            DocumentStreamReader(source: source, maxBlockExpansion: maxBlockExpansion, limits: limits), file: file)
     }
     init(_ reader: DocumentStreamReader, file: String) {
         self.reader = reader
@@ -303,13 +306,14 @@ extension FileFormat {
     }
 
     /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole;
-    /// `maxBlockExpansion` is the stream reader's (`--max-block-expansion`).
+    /// `maxBlockExpansion` is the stream reader's (`--max-block-expansion`), `limits` FirePack input's
+    /// (`--max-key-expansion`).
     func documentInput(
         _ source: ByteSource, file: String, naming: DocumentNaming,
-        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
     ) throws -> DocumentInput {
         switch self {
-        case .fpks: try StreamInput(source, file: file, maxBlockExpansion: maxBlockExpansion)
+        case .fpks: try StreamInput(source, file: file, maxBlockExpansion: maxBlockExpansion, limits: limits)
         case .jsonl: JSONLinesReader(source, naming: naming)
         case .firestoreJSON: FirestoreJSONReader(source)
         case .firestoreProto: FirestoreProtoReader(source)
@@ -319,7 +323,8 @@ extension FileFormat {
             try JSONArrayReader(source, naming: naming)
         case .fpk:
             ValueInput(
-                try readValue(FirePackStreams.readAll(source), file: file, largeIntegers: naming.largeIntegers),
+                try readValue(
+                    FirePackStreams.readAll(source), file: file, limits: limits, largeIntegers: naming.largeIntegers),
                 naming: naming)
         }
     }

@@ -69,7 +69,7 @@ struct Inspect: ParsableCommand {
             let value = try format.readValue(bytes, file: file)
             bytes = try FileFormat.fpk.encode(value, deterministic: false, pretty: false, plain: false)
         }
-        try bytes.withUnsafeBytes { try show($0, file: true) }
+        try bytes.withUnsafeBytes { try show($0, file: true, limits: input.streamLimits.readerLimits) }
     }
 
     /// Lists a stream's records, or shows one of them; with `--path` and no `--record`, that field of every record.
@@ -85,7 +85,8 @@ struct Inspect: ParsableCommand {
             do {
                 input = StreamInput(
                     try DocumentStreamReader.reading(
-                        path: file, fromRecord: record, maxBlockExpansion: self.input.streamLimits.blockExpansion),
+                        path: file, fromRecord: record, maxBlockExpansion: self.input.streamLimits.blockExpansion,
+                        limits: self.input.streamLimits.readerLimits),
                     file: file)
             } catch let error as FirePackError {
                 throw CommandFailure.data(file, error)
@@ -94,7 +95,7 @@ struct Inspect: ParsableCommand {
             let source = try Files.source(file, gzip: gzip, format: format)
             input = try format.documentInput(
                 source, file: file, naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil),
-                maxBlockExpansion: self.input.streamLimits.blockExpansion)
+                maxBlockExpansion: self.input.streamLimits.blockExpansion, limits: self.input.streamLimits.readerLimits)
         }
         let stream = (input as? StreamInput)?.reader
         var number = 0, listedProblems = 0, count = 0, listed = 0
@@ -212,8 +213,10 @@ struct Inspect: ParsableCommand {
         do {
             // Every byte checked first, without a tree, as `validate` checks it: the walk below reads lazily, and
             // would show a key given twice, or report a later defect than the first.
-            if isFile { try FirePackReader.verify(fileBytes: raw) }
-            let reader = isFile ? try FirePackReader(fileBytes: raw) : try FirePackReader(bytes: raw, limits: limits)
+            if isFile { try FirePackReader.verify(fileBytes: raw, limits: limits) }
+            let reader =
+                isFile
+                ? try FirePackReader(fileBytes: raw, limits: limits) : try FirePackReader(bytes: raw, limits: limits)
             var view = try key.map(reader.root.requiredEntry) ?? reader.root
             if let path {
                 guard let found = try view.lookup(path) else {

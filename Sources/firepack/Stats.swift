@@ -79,7 +79,8 @@ struct Stats: ParsableCommand {
                 let input = try format.documentInput(
                     source, file: file,
                     naming: DocumentNaming(collection: Convert.defaultCollection(file), idField: nil),
-                    maxBlockExpansion: self.input.streamLimits.blockExpansion)
+                    maxBlockExpansion: self.input.streamLimits.blockExpansion,
+                    limits: self.input.streamLimits.readerLimits)
                 if let stream = (input as? StreamInput)?.reader {
                     // Measured from each record's bytes, as `validate` checks them: memory for one record, not for
                     // a tree of it (Docs/SAFETY.md).
@@ -104,8 +105,9 @@ struct Stats: ParsableCommand {
                 // the bytes: a file of packed rows is a tree of over 100 bytes per byte.
                 let bytes = try StandardStreams.read(file, gzip: gzip)
                 try bytes.withUnsafeBytes { raw throws in
-                    try FirePackReader.verify(fileBytes: raw)
-                    var reader = try FirePackReader(fileBytes: raw)
+                    let limits = self.input.streamLimits.readerLimits
+                    try FirePackReader.verify(fileBytes: raw, limits: limits)
+                    var reader = try FirePackReader(fileBytes: raw, limits: limits)
                     try addValue(reading: &reader)
                 }
             } else {

@@ -79,7 +79,7 @@ struct Validate: ParsableCommand {
         let (format, gzip) = try input.format()
         if repair != nil && format != .fpks { throw CommandFailure.usage("--repair works on document streams (fpks)") }
         if let repair { try Files.refuseOverwriting(input: file, with: repair, option: "--repair", inPlace: inPlace) }
-        let limits = ReaderLimits(maxDepth: maxDepth)
+        let limits = ReaderLimits(maxDepth: maxDepth, maxKeyExpansion: input.streamLimits.readerLimits.maxKeyExpansion)
         var problems = ProblemReport(maxExamples: maxProblems)
         // How to read what a limit refused (said after the problems).
         var advice: String?

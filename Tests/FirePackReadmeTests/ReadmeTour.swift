@@ -7,10 +7,10 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(190, readmeBlock1), (237, readmeBlock2), (349, readmeBlock3), (368, readmeBlock4)]
+    [(193, readmeBlock1), (240, readmeBlock2), (352, readmeBlock3), (371, readmeBlock4)]
 }
 
-/// README.md line 190.
+/// README.md line 193.
 func readmeBlock1(print: @escaping (Any...) -> Void) throws {
 
     // Values: Firestore's types, literals, Firestore ordering.
@@ -55,7 +55,7 @@ func readmeBlock1(print: @escaping (Any...) -> Void) throws {
     }
 }
 
-// README.md line 237: declarations with a macro, at file scope.
+// README.md line 240: declarations with a macro, at file scope.
 @FirePackCodable                         // generated coding: same bytes, same errors, several times the speed
 struct Book: Codable {
     @DocumentID var id: String?          // filled from the document reference, never written
@@ -65,7 +65,7 @@ struct Book: Codable {
     @ServerTimestamp var addedAt: Timestamp?   // nil is written as the server-timestamp sentinel
 }
 
-/// README.md line 237.
+/// README.md line 240.
 func readmeBlock2(print: @escaping (Any...) -> Void) throws {
 
 
@@ -94,7 +94,7 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 349.
+/// README.md line 352.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)
@@ -102,7 +102,7 @@ func readmeBlock3(print: @escaping (Any...) -> Void) throws {
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
 }
 
-/// README.md line 368.
+/// README.md line 371.
 func readmeBlock4(print: @escaping (Any...) -> Void) throws {
 
     let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))

@@ -31,39 +31,38 @@ struct BoundedResourceTests {
         try CostMeasurement.runChild(Tool.binary.path, arguments)
     }
 
-    /// A `.fpk` whose elements each repeat one 100 KB key by reference (110 KB) would be 100 MB of JSON: what its
-    /// references stand for is past the readers' limit (`ReaderLimits.maxKeyExpansion`), and it is refused, in
-    /// bounded memory, with the limit named. A `.fpk` of 100 MB of JSON within the limit is written element by
-    /// element, the same bytes as the whole text, in memory for one element (it held the whole text twice).
+    /// A `.fpk` whose elements each repeat one 100 KB key by reference (110 KB) is 100 MB of JSON: what its
+    /// references stand for is past the readers' limit (`ReaderLimits.maxKeyExpansion`), and `convert` and `stats`
+    /// refuse it, in bounded memory, with the limit named. Told a higher limit (`--max-key-expansion`), `convert`
+    /// writes it element by element, the same bytes as the whole text, in memory for one element (it held the whole
+    /// text twice), and `stats` counts that text without holding it.
     @Test func aTopLevelArrayIsWrittenAsJSONOneElementAtATime() throws {
         let long = String(repeating: "k", count: 100_000)
-        let amplified = Value.array((0..<1_000).map { .map([long: .integer(Int64($0)), "n": .array([1, 2.5, "x"])]) })
-        let hostile = path("amplified.fpk")
-        let references = FirePackWriter(options: .init(limits: ReaderLimits(maxKeyExpansion: .max)))
-        references.writeFileHeader()
-        references.write(amplified)
-        try Data(references.takeBytes()).write(to: URL(fileURLWithPath: hostile))
-        let refused = try run(["convert", hostile, path("amplified.json"), "--quiet"])
-        #expect(refused.status != 0 && refused.stderr.contains("maxKeyExpansion"), "\(refused.stderr)")
-        #expect(refused.peakMemoryBytes < Self.ceiling, "\(refused.peakMemoryBytes) bytes")
-        #expect(!FileManager.default.fileExists(atPath: path("amplified.json")))
-
-        // 500 elements of 100 KB of strings: 50 MB of `.fpk` and of JSON (the whole text twice was past the ceiling).
-        let text = String(repeating: "t", count: 100_000)
-        let value = Value.array((0..<500).map { _ in .map(["s": .string(text), "n": .array([1, 2.5, "x"])]) })
+        let value = Value.array((0..<1_000).map { .map([long: .integer(Int64($0)), "n": .array([1, 2.5, "x"])]) })
         let fpk = path("keys.fpk")
-        let writer = FirePackWriter()
+        let writer = FirePackWriter(options: .init(limits: ReaderLimits(maxKeyExpansion: .max)))
         writer.writeFileHeader()
         writer.write(value)
         try Data(writer.takeBytes()).write(to: URL(fileURLWithPath: fpk))
-        let result = try run(["convert", fpk, path("keys.json"), "--quiet"])
+        for command in [["convert", fpk, path("refused.json"), "--quiet"], ["stats", fpk]] {
+            let refused = try run(command)
+            #expect(refused.status != 0 && refused.stderr.contains("maxKeyExpansion"), "\(command): \(refused.stderr)")
+            #expect(refused.peakMemoryBytes < Self.ceiling, "\(command): \(refused.peakMemoryBytes) bytes")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path("refused.json")))
+        let result = try run(["convert", fpk, path("keys.json"), "--quiet", "--max-key-expansion", "10000"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.peakMemoryBytes < Self.ceiling, "\(result.peakMemoryBytes) bytes")
         let written = try Data(contentsOf: URL(fileURLWithPath: path("keys.json")))
-        #expect(written.count > 50_000_000 && Array(written) == value.jsonBytes() + [0x0A])
-        // `stats` refuses the amplified file, as `convert` does.
-        let statsRefused = try run(["stats", hostile])
-        #expect(statsRefused.status != 0 && statsRefused.stderr.contains("maxKeyExpansion"), "\(statsRefused.stderr)")
+        #expect(written.count > 100_000_000 && Array(written) == value.jsonBytes() + [0x0A])
+        // `stats` counts that text without holding it (it held it whole, and its buffer's growth).
+        try expectStats(of: fpk, integers: 2_000, jsonBytes: written.count - 1, flags: ["--max-key-expansion", "10000"])
+        // The option where it does not apply: refused, not dropped.
+        try Data("{\"a\": 1}\n".utf8).write(to: URL(fileURLWithPath: path("x.jsonl")))
+        let misplaced = try run(["convert", path("x.jsonl"), path("x.json"), "--max-key-expansion", "100"])
+        #expect(misplaced.status != 0 && misplaced.stderr.contains("--max-key-expansion applies to fpk and fpks"), "\(misplaced.stderr)")
+        let schema = try run(["schema", fpk, "--max-key-expansion", "100"])
+        #expect(schema.status != 0 && schema.stderr.contains("--max-key-expansion does not apply to schema"), "\(schema.stderr)")
         // Every form is the whole text's bytes: pretty, plain, sorted; and an empty array.
         let small = Value.array([.map(["b": 1, "a": .array([.null, .map(["c": "d"])])]), 2.5, .array([])])
         for (options, flags) in [(JSONOptions(pretty: true), ["--pretty"]), (JSONOptions(form: .plain), ["--plain"]),
@@ -345,9 +344,10 @@ extension BoundedResourceTests {
 
     /// Runs `stats` on `file` in a child whose peak memory is measured: it counts `integers` integers and `jsonBytes`
     /// bytes of minified JSON, under the ceiling.
-    func expectStats(of file: String, integers: Int, jsonBytes: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectStats(of file: String, integers: Int, jsonBytes: Int, flags: [String] = [],
+                     sourceLocation: SourceLocation = #_sourceLocation) throws {
         let statsOutput = file + ".stats"
-        let measured = try CostMeasurement.runChild(Tool.binary.path, ["stats", file], standardOutput: statsOutput)
+        let measured = try CostMeasurement.runChild(Tool.binary.path, ["stats", file] + flags, standardOutput: statsOutput)
         let report = try String(contentsOfFile: statsOutput, encoding: .utf8)
         let integerRow = report.split(separator: "\n").first { $0.hasPrefix("integer ") }?.split(separator: " ")
         #expect(measured.status == 0 && integerRow?.dropFirst().first == "\(integers)", "\(measured.stderr)\n\(report)",
