@@ -88,7 +88,7 @@ final class ReferencedKeyStrings {
 
     /// The key of more than `KeyReferenceBudget.longKey` bytes whose `count` bytes start at `start`, resolved by the
     /// reference at `offset`: counted against the budget and checked as UTF-8 the first time, then the same String;
-    /// each call counts against the limit on what references stand for (`KeyReferenceBudget.expand`).
+    /// each reference counts, once, against the limit on what references stand for (`KeyReferenceBudget.expand`).
     func string(start: Int, count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError)
         -> String
     {
