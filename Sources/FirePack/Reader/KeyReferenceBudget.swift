@@ -93,12 +93,10 @@ final class ReferencedKeyStrings {
         -> String
     {
         let span = KeySpan(start: start, count: count)
-        if let known = strings[span] {
-            try budget.expand(by: count, forReferenceAt: offset, in: input)
-            return known
-        }
-        _ = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
+        let known = strings[span]
+        if known == nil { _ = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input) }
         try budget.expand(by: count, forReferenceAt: offset, in: input)
+        if let known { return known }
         try input.validateUTF8(start: start, count: count, what: "key")
         let key = UTF8Validation.makeString(validated: input.bytes(from: start, count: count))
         strings[span] = key

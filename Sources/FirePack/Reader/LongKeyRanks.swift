@@ -26,7 +26,7 @@ package struct LongKeyRanks {
         literals.sort { ByteComparison.precedes($0, $1) }
         var rank = 0
         for index in literals.indices {
-            if index > 0 && !Self.bytesEqual(literals[index - 1], literals[index]) { rank += 1 }
+            if index > 0 && !ByteComparison.equal(literals[index - 1], literals[index]) { rank += 1 }
             ranks[literals[index].baseAddress!] = rank
         }
     }
@@ -52,12 +52,7 @@ package struct LongKeyRanks {
     package func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         if let first = rank(of: a), let second = rank(of: b) { return first == second }
-        return Self.bytesEqual(a, b)
-    }
-
-    /// Whether two runs of bytes are equal, eight bytes at a time (`ByteComparison.equal`).
-    private static func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        a.count == b.count && (a.isEmpty || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count))
+        return ByteComparison.equal(a, b)
     }
 }
 

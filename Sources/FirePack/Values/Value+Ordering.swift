@@ -50,8 +50,9 @@ extension Value: Comparable {
             let numeric = -compareIntegerToDouble(b, a)
             return numeric != 0 || !tieBreak ? numeric : 1
         case let (.timestamp(a), .timestamp(b)): return a < b ? -1 : (a == b ? 0 : 1)
-        case let (.string(a), .string(b)): return compareBytes(a.utf8, b.utf8)
-        case let (.bytes(a), .bytes(b)): return compareBytes(a, b)
+        case let (.string(a), .string(b)): return a.utf8Compare(b)
+        case let (.bytes(a), .bytes(b)):
+            return a.withUnsafeBytes { a in b.withUnsafeBytes { b in ByteComparison.compare(a, b) } }
         case let (.reference(a), .reference(b)): return a < b ? -1 : (b < a ? 1 : 0)
         case let (.geoPoint(a), .geoPoint(b)):
             let latitude = compareDoubles(a.latitude, b.latitude)
@@ -86,18 +87,6 @@ extension Value: Comparable {
         return floor == double ? 0 : -1
     }
 
-    private static func compareBytes<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Int {
-        var left = a.makeIterator(), right = b.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case let (x?, y?): if x != y { return x < y ? -1 : 1 }
-            }
-        }
-    }
-
     private static func compareSequences(_ a: [Value], _ b: [Value], tieBreak: Bool) -> Int {
         for (x, y) in zip(a, b) {
             let order = compare(x, y, tieBreak: tieBreak)
@@ -110,7 +99,7 @@ extension Value: Comparable {
         let sortedA = a.indices.sorted { a.keys[$0].utf8Precedes(a.keys[$1]) }
         let sortedB = b.indices.sorted { b.keys[$0].utf8Precedes(b.keys[$1]) }
         for (i, j) in zip(sortedA, sortedB) {
-            let key = a.keys[i].hasSameUTF8(as: b.keys[j]) ? 0 : a.keys[i].utf8Precedes(b.keys[j]) ? -1 : 1
+            let key = a.keys[i].utf8Compare(b.keys[j])
             if key != 0 { return key }
             let value = compare(a.values[i], b.values[j], tieBreak: tieBreak)
             if value != 0 { return value }
@@ -119,7 +108,7 @@ extension Value: Comparable {
         if count != 0 || !tieBreak { return count }
         // Same entries in another insertion order: order by the insertion-order key sequences.
         for (x, y) in zip(a.keys, b.keys) {
-            let key = compareBytes(x.utf8, y.utf8)
+            let key = x.utf8Compare(y)
             if key != 0 { return key }
         }
         return 0

@@ -36,24 +36,36 @@ package enum ByteComparison {
         return count == 0 || a.load(as: UInt8.self) == b.load(as: UInt8.self)
     }
 
-    /// Whether `a` sorts before `b` in ascending unsigned-byte order (a prefix first), eight bytes at a time: a
-    /// word's bytes read most significant first compare as the bytes do. `lexicographicallyPrecedes` on a
-    /// `String.UTF8View` stepped through two long keys that differ only at their end one byte at a time, in every map
-    /// that repeats them.
+    /// Whether buffers `a` and `b` hold the same bytes: their counts, then `equal(_:_:count:)`.
+    @inline(__always)
+    package static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.isEmpty || equal(a.baseAddress!, b.baseAddress!, count: a.count))
+    }
+
+    /// Whether `a` sorts before `b` in ascending unsigned-byte order (a prefix first): `compare(_:_:) < 0`.
+    @inline(__always)
     package static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        compare(a, b) < 0
+    }
+
+    /// -1, 0 or 1 as `a` sorts before, with or after `b` in ascending unsigned-byte order (a prefix first), eight
+    /// bytes at a time: a word's bytes read most significant first compare as the bytes do.
+    /// `lexicographicallyPrecedes` on a `String.UTF8View` stepped through two long keys that differ only at their end
+    /// one byte at a time, in every map that repeats them.
+    package static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let common = Swift.min(a.count, b.count)
         var index = 0
         while index + 8 <= common {
             let left = a.loadUnaligned(fromByteOffset: index, as: UInt64.self).bigEndian
             let right = b.loadUnaligned(fromByteOffset: index, as: UInt64.self).bigEndian
-            if left != right { return left < right }
+            if left != right { return left < right ? -1 : 1 }
             index += 8
         }
         while index < common {
-            if a[index] != b[index] { return a[index] < b[index] }
+            if a[index] != b[index] { return a[index] < b[index] ? -1 : 1 }
             index += 1
         }
-        return a.count < b.count
+        return a.count == b.count ? 0 : a.count < b.count ? -1 : 1
     }
 
     /// The `count` bytes at `bytes`, fewer than eight, as one word read as `equal` reads them (two overlapping loads

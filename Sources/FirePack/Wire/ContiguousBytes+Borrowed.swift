@@ -49,8 +49,8 @@ extension String {
         guard utf8.count == other.utf8.count else { return false }
         let compared = utf8.withContiguousStorageIfAvailable { a in
             other.utf8.withContiguousStorageIfAvailable { b in
-                a.isEmpty || a.baseAddress == b.baseAddress
-                    || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count)
+                a.baseAddress == b.baseAddress
+                    || ByteComparison.equal(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
             }
         }
         return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
@@ -58,12 +58,17 @@ extension String {
 
     /// Whether this sorts before `other` in ascending unsigned-byte order of their UTF-8 (a prefix first), as
     /// deterministic output orders map keys (`ByteComparison.precedes`).
-    package func utf8Precedes(_ other: String) -> Bool {
+    package func utf8Precedes(_ other: String) -> Bool { utf8Compare(other) < 0 }
+
+    /// -1, 0 or 1 as this sorts before, with or after `other` in ascending unsigned-byte order of their UTF-8
+    /// (`ByteComparison.compare`): Firestore's order of strings and of map keys.
+    package func utf8Compare(_ other: String) -> Int {
         let compared = utf8.withContiguousStorageIfAvailable { a in
             other.utf8.withContiguousStorageIfAvailable { b in
-                ByteComparison.precedes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
+                ByteComparison.compare(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
             }
         }
-        return (compared ?? nil) ?? utf8.lexicographicallyPrecedes(other.utf8)
+        if let compared = compared ?? nil { return compared }
+        return utf8.lexicographicallyPrecedes(other.utf8) ? -1 : utf8.elementsEqual(other.utf8) ? 0 : 1
     }
 }

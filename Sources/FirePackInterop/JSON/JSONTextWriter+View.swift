@@ -107,7 +107,8 @@ extension JSONTextWriter {
             /// (`DocumentNaming.value(of:)` decides): a document's fields (`hasExtra`) with one are left to the tree.
             func checkNotExtra(_ key: UnsafeRawBufferPointer) throws {
                 if hasExtra
-                    && (Self.equal(key, extraKey) || ((key.count == 8 || key.count == 15) && Self.isNamingMember(key)))
+                    && (ByteComparison.equal(key, extraKey)
+                        || ((key.count == 8 || key.count == 15) && Self.isNamingMember(key)))
                 {
                     throw FirePackError(.invalidValue, "the extra key is among the entries")
                 }
@@ -132,7 +133,7 @@ extension JSONTextWriter {
                     let key = try reader.readKey(counting: &keyBudget).utf8
                     try checkNotExtra(key)
                     if map.count <= Self.pairwiseKeyCheckLimit {
-                        for earlier in 0..<index where Self.equal(seen[earlier], key) {
+                        for earlier in 0..<index where ByteComparison.equal(seen[earlier], key) {
                             throw FirePackError(.duplicateKey, "a key appears twice in one map")
                         }
                         seen[index] = key
@@ -238,13 +239,7 @@ extension JSONTextWriter {
     /// Whether `key` is `__name__`, `__create_time__` or `__update_time__`: a member that plain JSON reads back as
     /// the document's own, whatever the naming writes.
     static func isNamingMember(_ key: UnsafeRawBufferPointer) -> Bool {
-        DocumentMembers.all.contains { member in member.withUnsafeBytes { equal(key, $0) } }
-    }
-
-    /// Whether two keys' bytes are equal: lengths first, then the bytes (`elementsEqual` walked them one at a time).
-    @inline(__always)
-    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        a.count == b.count && (a.count == 0 || ByteComparison.equal(a.baseAddress!, b.baseAddress!, count: a.count))
+        DocumentMembers.all.contains { member in member.withUnsafeBytes { ByteComparison.equal(key, $0) } }
     }
 
     /// Maps with more keys than this are checked for duplicates in one pass through a set instead of pairwise.
@@ -274,7 +269,7 @@ extension JSONTextWriter {
     /// A key's bytes where the reader holds them, hashed and compared by content.
     struct KeyInPlace: Hashable {
         let bytes: UnsafeRawBufferPointer
-        static func == (left: Self, right: Self) -> Bool { equal(left.bytes, right.bytes) }
+        static func == (left: Self, right: Self) -> Bool { ByteComparison.equal(left.bytes, right.bytes) }
         func hash(into hasher: inout Hasher) { hasher.combine(bytes: bytes) }
     }
 }
