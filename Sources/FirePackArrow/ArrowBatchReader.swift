@@ -49,6 +49,11 @@ public final class ArrowBatchReader {
         /// The bytes a version-3 block may unpack into per byte of it in the stream
         /// (`DocumentStreamReader.maxBlockExpansion`): raise it to read a stream whose blocks are refused as past it.
         public var maxBlockExpansion = DocumentStreamFormat.maxBlockExpansion
+        /// How many times its value's size the keys that a record's key references stand for may be
+        /// (`ReaderLimits.maxKeyExpansion`, Docs/FORMAT.md §3): a record past it is not a document to inference,
+        /// which leaves it out, nor to reading, in the keys it reads (and whole, when its own inference left it out).
+        /// Raise it to read records that a writer without that rule filled with references to long keys.
+        public var maxKeyExpansion = ReaderLimits.default.maxKeyExpansion
         /// Whether a stream read to its end that has no close record (its writer crashed or was interrupted, or is
         /// still writing: the records after the last one read may be lost) ends reading with an error rather than
         /// only in `completion` (the Spark connector's default: a job's logs are where a warning goes unseen).
@@ -60,6 +65,10 @@ public final class ArrowBatchReader {
 
     let source: FirePackRecordSource
     let options: Options
+    /// What records are read with (`Options.maxKeyExpansion`).
+    let limits: ReaderLimits
+    /// The records the reader's own inference found not to be documents: reported again when read, checked whole.
+    let rejected: FirePackRecordSource.RejectedRecords?
     /// The columns of the batches.
     public let schema: ArrowDocumentSchema
     /// Why fields are kept as JSON text, by path (inferred schemas only).
@@ -81,15 +90,19 @@ public final class ArrowBatchReader {
     /// Opens `path` (a `.fpks`, `.fpks.gz` or `.fpk`); infers the schema first when none is given.
     public init(path: String, options: Options = Options()) throws {
         self.options = options
+        limits = ReaderLimits(maxKeyExpansion: options.maxKeyExpansion)
         var schema: ArrowDocumentSchema
         var reasons: [String: String] = [:]
         if let given = options.schema {
             try given.checkUniqueNames()
             schema = given
+            rejected = nil
         } else {
-            (schema, reasons) = try DocumentProfile.of(
-                paths: [path], sample: options.sample, maxBlockExpansion: options.maxBlockExpansion
-            ).schema()
+            let profile = try DocumentProfile.of(
+                paths: [path], sample: options.sample, maxBlockExpansion: options.maxBlockExpansion,
+                maxKeyExpansion: options.maxKeyExpansion)
+            (schema, reasons) = try profile.schema()
+            rejected = profile.rejected[path].flatMap { $0.isEmpty ? nil : $0 }
         }
         if let columns = options.columns { schema = try schema.projected(to: columns) }
         try schema.checkOwnColumns()
@@ -107,8 +120,9 @@ public final class ArrowBatchReader {
         }
         source = try FirePackRecordSource.open(
             path: path, offset: options.offset, length: options.length, records: options.records,
-            mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError, maxBlockExpansion: options.maxBlockExpansion
-        )
+            mode: options.skipDamaged ? .skipAndReport : .stopAtFirstError,
+            maxBlockExpansion: options.maxBlockExpansion,
+            limits: limits)
         func builder(_ name: String) -> ColumnBuilder? {
             schema.columns.first { $0.name == name }.map { ColumnBuilder($0, path: $0.name) }
         }
@@ -204,9 +218,11 @@ public final class ArrowBatchReader {
     /// Appends one record's document as a row; false when it is not a valid document (reported, skipped).
     ///
     /// The record is read once, straight into the columns; every byte read is checked as it is read (what a
-    /// projection skips is skipped by its length). A record that turns out not to be a document half way is taken
-    /// back out of the columns and reported like a damaged one; a value that does not fit the schema is the caller's
-    /// error, not damage, and ends reading (or became a null, with `nullsForMismatches`).
+    /// projection skips is skipped by its length), and a record that the reader's own inference left out is checked
+    /// whole first. A record that turns out not to be a document half way is taken back out of the columns and
+    /// reported like a damaged one; a value that does not fit the schema is the caller's error, not damage, and ends
+    /// reading (or became a null, with `nullsForMismatches`) — unless the record, then checked whole, is damaged:
+    /// damage wins.
     func append(_ record: FirePackRecordSource.Record) throws -> Bool {
         context.recordNumber = record.number
         context.recordOffset = record.offset
@@ -217,7 +233,10 @@ public final class ArrowBatchReader {
         }
         let fieldsBuilder = self.fieldsBuilder, context = self.context
         do throws(FirePackError) {
-            let document = try Document.scanRecord(record.payload, limits: .default) { reader throws(FirePackError) in
+            // A record inference rejected is reported here too (its schema has no column for what only it holds,
+            // and a row of the rest would pass for the document): checked whole, it throws what inference met.
+            if let rejected, rejected.contains(record) { _ = try Document.checkRecord(record.payload, limits: limits) }
+            let document = try Document.scanRecord(record.payload, limits: limits) { reader throws(FirePackError) in
                 try fieldsBuilder.appendMap(&reader, context)
             }
             if let nameBuilder { try nameBuilder.appendString(document.reference.path, context) }
@@ -232,12 +251,24 @@ public final class ArrowBatchReader {
                 try timeOutsideSchema(ArrowDocumentSchema.updateTimeColumn)
             }
         } catch {
-            if !context.schemaError {
+            // Damage wins: a record that is not a valid document is reported (and skipped) by every reader, inference
+            // included, whatever else is wrong with it. So where a schema error could hide damage (a value that does
+            // not fit, a field a sampled schema does not have), the record is checked whole, and its damage, with
+            // the message inference gives, is what is reported.
+            var damage: FirePackError? = context.schemaError ? nil : error
+            if context.schemaError {
+                do throws(FirePackError) { _ = try Document.checkRecord(record.payload, limits: limits) } catch let
+                    whole
+                {
+                    damage = whole
+                }
+            }
+            if let damage {
                 if options.skipDamaged {
                     var index = 0
                     for builder in allBuilders { builder.restore(from: rowState, at: &index) }
                 }
-                try source.reportInvalid(error, in: record)
+                try source.reportInvalid(damage, in: record)
                 return false
             }
             let offset = error.offset.flatMap { inside in record.payloadOffset.map { inside + $0 } } ?? record.offset

@@ -349,7 +349,7 @@ final class ColumnBuilder {
                     return element.length
                 }
                 try reader.skipValue()
-                try appendListEnd(elements)
+                try appendListEnd(elements, context)
                 return
             }
             let array = try reader.enterArray()
@@ -363,7 +363,7 @@ final class ColumnBuilder {
             }
             let elements = try appended.get()
             try reader.exitArray(array)
-            try appendListEnd(elements)
+            try appendListEnd(elements, context)
         case (.exact, _):
             // FirePack's reversible JSON: every type, bit and sentinel read back exactly (Docs/ARROW.md).
             // At most what a JSON reader takes back (and Arrow's 32-bit offsets hold): keys that the record repeats
@@ -377,9 +377,11 @@ final class ColumnBuilder {
         }
     }
 
-    /// Ends a list value whose elements end at `elements` in the child column.
-    func appendListEnd(_ elements: Int) throws(FirePackError) {
+    /// Ends a list value whose elements end at `elements` in the child column. Past what Arrow's 32-bit offsets hold
+    /// in one batch, an error about the batch, not damage: the record is sound.
+    func appendListEnd(_ elements: Int, _ context: ConversionContext) throws(FirePackError) {
         guard elements <= Int(Int32.max) else {
+            context.schemaError = true
             throw FirePackError(
                 .limitExceeded, "a list column passes 2³¹ elements in one batch: use a smaller batch size")
         }

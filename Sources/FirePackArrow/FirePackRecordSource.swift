@@ -23,6 +23,45 @@ final class FirePackRecordSource {
         /// The offset of the payload's first byte in the file, for error offsets; nil for a document decompressed
         /// from a version-3 block (errors then name the block's offset and the byte inside the document).
         var payloadOffset: Int?
+
+        /// Where the record is, the same however the file is read (whole, by byte range or by record numbers): its
+        /// payload's offset in the file, or for a document decompressed from a block, the block's offset and the
+        /// record's number (a version-3 block numbers its records), or for a `.fpk` file's plain object its index.
+        var place: RecordPlace {
+            RecordPlace(offset: payloadOffset ?? offset, number: payloadOffset == nil ? number : -1)
+        }
+    }
+
+    /// Where a record is (`Record.place`).
+    struct RecordPlace: Hashable {
+        let offset: Int
+        let number: Int
+    }
+
+    /// The records of a file that schema inference found not to be documents (`DocumentProfile.rejected`), so that
+    /// reading with its schema reports them too, whatever columns it reads, rather than read a row of the fields
+    /// the schema has (inference left out the fields only they have). Past `maxPlaces` records, every record is
+    /// checked whole instead (`everyRecord`): memory for a million places at most.
+    struct RejectedRecords {
+        static let maxPlaces = 1_000_000
+        private(set) var places: Set<RecordPlace> = []
+        private(set) var everyRecord = false
+
+        /// Adds a record inference rejected.
+        mutating func insert(_ record: Record) {
+            guard !everyRecord else { return }
+            if places.count < Self.maxPlaces {
+                places.insert(record.place)
+            } else {
+                everyRecord = true
+                places = []
+            }
+        }
+
+        /// Whether `record` may be one of them: check it whole.
+        func contains(_ record: Record) -> Bool { everyRecord || places.contains(record.place) }
+
+        var isEmpty: Bool { !everyRecord && places.isEmpty }
     }
 
     let path: String
@@ -56,14 +95,15 @@ final class FirePackRecordSource {
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end), or
     /// for the records numbered `records`: a closed version-3 stream through its index
     /// (`DocumentStreamReader.reading(path:fromRecord:)`), any other file by reading up to them. `maxBlockExpansion`
-    /// is the stream reader's.
+    /// is the stream reader's; `limits`, what a `.fpk` file's value is checked with.
     static func open(
         path: String, offset: Int, length: Int?, records: Range<Int>? = nil, mode: DocumentStreamReader.ErrorMode,
-        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
+        maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
     ) throws -> FirePackRecordSource {
         guard let records else {
             return try open(
-                path: path, offset: offset, length: length, mode: mode, maxBlockExpansion: maxBlockExpansion)
+                path: path, offset: offset, length: length, mode: mode, maxBlockExpansion: maxBlockExpansion,
+                limits: limits)
         }
         guard records.lowerBound >= 0 else {
             throw FirePackError(.invalidValue, "record numbers start at 0, not \(records.lowerBound)")
@@ -76,7 +116,8 @@ final class FirePackRecordSource {
                 stream: try DocumentStreamReader.reading(
                     path: path, fromRecord: records.lowerBound, mode: mode, maxBlockExpansion: maxBlockExpansion))
         } else {
-            source = try open(path: path, offset: 0, length: nil, mode: mode, maxBlockExpansion: maxBlockExpansion)
+            source = try open(
+                path: path, offset: 0, length: nil, mode: mode, maxBlockExpansion: maxBlockExpansion, limits: limits)
         }
         source.records = records
         return source
@@ -84,7 +125,8 @@ final class FirePackRecordSource {
 
     /// Opens `path` for the records whose marker starts in `[offset, offset + length)` (`length` nil: to the end).
     static func open(
-        path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode, maxBlockExpansion: Int
+        path: String, offset: Int, length: Int?, mode: DocumentStreamReader.ErrorMode, maxBlockExpansion: Int,
+        limits: ReaderLimits
     ) throws -> FirePackRecordSource {
         // A pipe (`<(…)`, a FIFO) can be read once: its first bytes are put back in front of the rest, and it is
         // read whole, as one range. A regular file is opened again for the reader that fits it.
@@ -98,7 +140,8 @@ final class FirePackRecordSource {
             let whole = PrefixedSource(head, then: opened)
             if head.starts(with: [0x89, 0x46, 0x50, 0x4B]) {
                 let bytes = try readAll(whole, limit: DocumentStreamFormat.defaultMaxRecordLength + 5)
-                return FirePackRecordSource(path: path, stream: nil, fileRecords: try fileRecords(bytes, path: path))
+                return FirePackRecordSource(
+                    path: path, stream: nil, fileRecords: try fileRecords(bytes, path: path, limits: limits))
             }
             let source: ByteSource = head.starts(with: [0x1F, 0x8B]) ? try GzipSource(whole) : whole
             return FirePackRecordSource(
@@ -121,7 +164,8 @@ final class FirePackRecordSource {
         if head.starts(with: [0x89, 0x46, 0x50, 0x4B]) {
             guard offset == 0 else { return FirePackRecordSource(path: path, stream: nil) }
             let bytes = try readAll(FileSource(path: path), limit: DocumentStreamFormat.defaultMaxRecordLength + 5)
-            return FirePackRecordSource(path: path, stream: nil, fileRecords: try fileRecords(bytes, path: path))
+            return FirePackRecordSource(
+                path: path, stream: nil, fileRecords: try fileRecords(bytes, path: path, limits: limits))
         }
         return FirePackRecordSource(
             path: path,
@@ -132,7 +176,8 @@ final class FirePackRecordSource {
 
     /// The documents of the `.fpk` file `bytes` (any version readers take): its value when that is one document
     /// record; else each plain object of its array (or the one object), named by its `__name__` as plain JSON is.
-    static func fileRecords(_ bytes: [UInt8], path: String) throws -> [FileRecord] {
+    /// The value is checked with `limits`.
+    static func fileRecords(_ bytes: [UInt8], path: String, limits: ReaderLimits = .default) throws -> [FileRecord] {
         func failure(_ error: FirePackError) -> FirePackError {
             FirePackError(error.code, offset: error.offset, "\(path): \(error.message)", path: error.path)
         }
@@ -144,13 +189,13 @@ final class FirePackRecordSource {
             throw failure(error)
         }
         let payload = Array(bytes[Tag.fileHeaderLength...])
-        do throws(FirePackError) { try FirePackReader.verify(payload) } catch {
+        do throws(FirePackError) { try FirePackReader.verify(payload, limits: limits) } catch {
             // Offsets in the payload, reported as offsets in the file (FORMAT.md §7: from the input's first byte).
             var inFile = error
             inFile.offset = error.offset.map { $0 + Tag.fileHeaderLength }
             throw failure(inFile)
         }
-        if (try? Document(firePackBytes: payload)) != nil {
+        if (try? Document(firePackBytes: payload, limits: limits)) != nil {
             return [FileRecord(bytes: payload, fileOffset: Tag.fileHeaderLength)]
         }
         // An array of plain objects, one element at a time: memory for one element's tree, not the file's.
@@ -169,7 +214,7 @@ final class FirePackRecordSource {
             }
         }
         let records = try payload.withUnsafeBytes { raw -> [FileRecord]? in
-            var reader = try FirePackReader(bytes: raw, limits: .default)
+            var reader = try FirePackReader(bytes: raw, limits: limits)
             switch try reader.peekType() {
             case .map: return [try record(try reader.readValue(), 0)]
             case .array: break

@@ -222,6 +222,13 @@ public struct DocumentProfile {
     public private(set) var createTimes = 0, updateTimes = 0
     /// Damaged records met (they are skipped: inference reports them, the reader then reports them again).
     public private(set) var problems: [StreamProblem] = []
+    /// The records found not to be documents, by path: the reader with this profile's schema reports them again
+    /// (`ArrowBatchReader`), whatever columns it reads.
+    var rejected: [String: FirePackRecordSource.RejectedRecords] = [:]
+    /// How many records were found not to be documents (damaged or past a limit), and the first of them in words
+    /// (file, record, byte and why): what a planner that hands its schema to readers says before they read.
+    public private(set) var rejectedCount = 0
+    public private(set) var firstRejected: String?
     /// How many problems there were in all.
     public private(set) var problemCount = 0
     /// How many of those are places where whole records are missing (`missingRecords`), not damaged records.
@@ -241,22 +248,33 @@ public struct DocumentProfile {
     public init() {}
 
     /// Profiles up to `sample` documents (nil: all) of each stream in `paths` (`.fpks` or `.fpk`), read with
-    /// `maxBlockExpansion` (`DocumentStreamReader.maxBlockExpansion`).
+    /// `maxBlockExpansion` (`DocumentStreamReader.maxBlockExpansion`); each record is checked whole as a document
+    /// with `maxKeyExpansion` (`ReaderLimits.maxKeyExpansion`), and reported, not profiled, where it fails.
     public static func of(
-        paths: [String], sample: Int?, maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion
+        paths: [String], sample: Int?, maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion,
+        maxKeyExpansion: Int = ReaderLimits.default.maxKeyExpansion
     ) throws -> DocumentProfile {
         var profile = DocumentProfile()
+        let limits = ReaderLimits(maxKeyExpansion: maxKeyExpansion)
         var remaining = sample ?? .max
         for path in paths where remaining > 0 {
             do {
                 let source = try FirePackRecordSource.open(
-                    path: path, offset: 0, length: nil, mode: .skipAndReport, maxBlockExpansion: maxBlockExpansion)
+                    path: path, offset: 0, length: nil, mode: .skipAndReport, maxBlockExpansion: maxBlockExpansion,
+                    limits: limits)
                 while remaining > 0, let record = try source.nextRecord() {
                     remaining -= 1
                     do throws(FirePackError) {
-                        try FirePackReader.verify(record.payload)
-                        try profile.add(record.payload)
+                        _ = try Document.checkRecord(record.payload, limits: limits)
+                        try profile.add(record.payload, limits: limits)
                     } catch {
+                        profile.rejected[path, default: .init()].insert(record)
+                        profile.rejectedCount += 1
+                        if profile.firstRejected == nil {
+                            profile.firstRejected =
+                                "\(path): record \(record.number) at byte \(record.offset): \(error.code.rawValue): "
+                                + error.message
+                        }
                         try source.reportInvalid(error, in: record)
                     }
                 }
@@ -299,10 +317,25 @@ public struct DocumentProfile {
         return profile
     }
 
-    /// Adds one document record's payload.
-    mutating func add(_ payload: UnsafeRawBufferPointer) throws(FirePackError) {
+    /// Throws, for a planner that hands this profile's schema to its readers and reads without skipping damaged
+    /// records, when inference found records that are not documents. Its readers take the schema as given and read
+    /// of a record what the schema names: a record that inference left out for a defect in fields only it holds
+    /// would be read as a row without them. `skipOption` and `keyOption` name the planner's options that skip such
+    /// records and that raise the key-expansion limit.
+    public func checkNothingRejected(skipOption: String, keyOption: String) throws(FirePackError) {
+        guard rejectedCount > 0, let firstRejected else { return }
+        let raise =
+            firstRejected.contains("maxKeyExpansion") ? ", or raise the key-expansion limit with \(keyOption)" : ""
+        throw FirePackError(
+            .invalidDocument,
+            "\(rejectedCount) record(s) are not documents (first: \(firstRejected)): read with \(skipOption) to leave "
+                + "them out\(raise)")
+    }
+
+    /// Adds one document record's payload, read with `limits`.
+    mutating func add(_ payload: UnsafeRawBufferPointer, limits: ReaderLimits) throws(FirePackError) {
         let fields = self.fields
-        let times = try Document.scanRecord(payload, limits: .default) { reader throws(FirePackError) in
+        let times = try Document.scanRecord(payload, limits: limits) { reader throws(FirePackError) in
             fields.parentCount += 1
             try fields.add(&reader)
         }

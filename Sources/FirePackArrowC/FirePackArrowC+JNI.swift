@@ -31,11 +31,13 @@ private func errorSlot(_ address: Int64) -> UnsafeMutablePointer<UnsafeMutablePo
 private func address(_ pointer: UnsafeMutableRawPointer?) -> Int64 { Int64(Int(bitPattern: pointer)) }
 
 /// The Spark JSON schema (`ArrowDocumentSchema.sparkJSON`) inferred from `count` files, their paths NUL-separated
-/// at `paths`, reading up to `sample` records (< 0: every record) with `maxBlockExpansion` (≤ 0: the default).
+/// at `paths`, reading up to `sample` records (< 0: every record) with `maxBlockExpansion` and `maxKeyExpansion` (≤ 0:
+/// the defaults). `flags` 1: damaged records are skipped (`onDamage=skip`); else records that inference found not
+/// to be documents are an error here (`DocumentProfile.checkNothingRejected`).
 @_cdecl("Java_io_firepack_spark_FirePackNative_inferSparkSchema")
 public func jni_inferSparkSchema(
     _ env: JNIEnvironment, _ cls: JNIClass, _ paths: Int64, _ count: Int32, _ sample: Int64,
-    _ maxBlockExpansion: Int64, _ errorAddress: Int64
+    _ flags: Int32, _ maxBlockExpansion: Int64, _ maxKeyExpansion: Int64, _ errorAddress: Int64
 ) -> Int64 {
     do {
         var files: [String] = []
@@ -45,10 +47,14 @@ public func jni_inferSparkSchema(
             files.append(file)
             cursor += file.utf8.count + 1
         }
-        let (schema, _) = try DocumentProfile.of(
+        let profile = try DocumentProfile.of(
             paths: files, sample: sample < 0 ? nil : Int(sample),
-            maxBlockExpansion: maxBlockExpansion > 0 ? Int(maxBlockExpansion) : DocumentStreamFormat.maxBlockExpansion
-        ).schema()
+            maxBlockExpansion: maxBlockExpansion > 0 ? Int(maxBlockExpansion) : DocumentStreamFormat.maxBlockExpansion,
+            maxKeyExpansion: maxKeyExpansion > 0 ? Int(maxKeyExpansion) : ReaderLimits.default.maxKeyExpansion)
+        if flags & 1 == 0 {
+            try profile.checkNothingRejected(skipOption: "onDamage=skip", keyOption: "maxKeyExpansion")
+        }
+        let (schema, _) = try profile.schema()
         try schema.checkInferredWidth()
         return address(UnsafeMutableRawPointer(cString(schema.sparkJSON)))
     } catch {
@@ -62,11 +68,13 @@ public func jni_inferSparkSchema(
 /// and 8: drop nanoseconds (else a timestamp with nanoseconds is a mismatch), 16: the schema is the columns a query
 /// reads of a sampled one (`skipsFieldsOutsideSchema`: other top-level fields are skipped, the sampled checks hold
 /// inside the columns read), 32: a stream read to its end without a close record is an error
-/// (`refusesUnclosedStream`); `maxBlockExpansion` too (≤ 0: the default). Returns a handle, or 0.
+/// (`refusesUnclosedStream`); `maxBlockExpansion` and `maxKeyExpansion` too (≤ 0: the defaults). Returns a handle,
+/// or 0.
 @_cdecl("Java_io_firepack_spark_FirePackNative_open")
 public func jni_open(
     _ env: JNIEnvironment, _ cls: JNIClass, _ path: Int64, _ offset: Int64, _ length: Int64,
-    _ batchSize: Int64, _ schema: Int64, _ flags: Int32, _ maxBlockExpansion: Int64, _ errorAddress: Int64
+    _ batchSize: Int64, _ schema: Int64, _ flags: Int32, _ maxBlockExpansion: Int64, _ maxKeyExpansion: Int64,
+    _ errorAddress: Int64
 ) -> Int64 {
     do {
         var options = ArrowBatchReader.Options()
@@ -81,6 +89,7 @@ public func jni_open(
         options.skipsFieldsOutsideSchema = flags & 16 != 0
         options.refusesUnclosedStream = flags & 32 != 0
         if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
+        if maxKeyExpansion > 0 { options.maxKeyExpansion = Int(maxKeyExpansion) }
         let reader = try ArrowBatchReader(path: text(path), options: options)
         return address(Unmanaged.passRetained(reader).toOpaque())
     } catch {

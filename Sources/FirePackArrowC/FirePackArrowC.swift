@@ -23,11 +23,11 @@ func report(_ error: any Error, _ out: UnsafeMutablePointer<UnsafeMutablePointer
 public func firepack_string_free(_ text: UnsafeMutablePointer<CChar>?) { free(text) }
 
 /// The library's version and the format versions it reads. The number goes up with every change to the functions'
-/// arguments (2: `maxBlockExpansion`), so that a caller built for one refuses a library of another rather than pass
+/// arguments (2: `maxBlockExpansion`; 3: `maxKeyExpansion`), so that a caller built for one refuses a library of another rather than pass
 /// arguments it reads otherwise (python/firepack/_native.py and the Spark connector's `FirePackNative` check it).
 @_cdecl("firepack_arrow_version")
 public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
-    cString("FirePackArrow 2 (reads .fpks 1–3, .fpk 1 and 3)")
+    cString("FirePackArrow 3 (reads .fpks 1–3, .fpk 1 and 3)")
 }
 
 /// Opens a reader of `path` (`.fpks`, `.fpks.gz`, `.fpk`) over the bytes `[offset, offset + length)` (`length` < 0:
@@ -39,14 +39,14 @@ public func firepack_arrow_version() -> UnsafeMutablePointer<CChar> {
 /// the Spark connector's `timestampPrecision=truncate`), 32 = timestamps in microseconds where one with nanoseconds
 /// is a mismatch (`ArrowTimestampUnit.microseconds`, as the Spark connector reads by default), 64 = a stream read to
 /// its end without a close record is an error (`refusesUnclosedStream`, as the Spark readers do by default).
-/// `maxBlockExpansion` is `ArrowBatchReader.Options.maxBlockExpansion` (≤ 0: the default, 1,024). Returns a handle
-/// for `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
+/// `maxBlockExpansion` is `ArrowBatchReader.Options.maxBlockExpansion` (≤ 0: the default, 1,024), `maxKeyExpansion`
+/// its `maxKeyExpansion` (≤ 0: the default, 16). Returns a handle for `firepack_reader_export_stream`, `firepack_reader_report` and `firepack_reader_free`, or NULL.
 @_cdecl("firepack_reader_open")
 public func firepack_reader_open(
     _ path: UnsafePointer<CChar>, _ offset: Int64, _ length: Int64, _ batchSize: Int64,
     _ columns: UnsafePointer<UnsafePointer<CChar>?>?, _ columnCount: Int64,
     _ schema: UnsafeMutablePointer<ArrowSchema>?, _ sample: Int64, _ flags: Int32, _ maxBlockExpansion: Int64,
-    _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ maxKeyExpansion: Int64, _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UnsafeMutableRawPointer? {
     defer { if let schema, schema.pointee.release != nil { schema.pointee.release?(schema) } }
     do {
@@ -70,6 +70,7 @@ public func firepack_reader_open(
         if flags & 32 != 0 { options.timestampUnit = .microseconds }
         options.refusesUnclosedStream = flags & 64 != 0
         if maxBlockExpansion > 0 { options.maxBlockExpansion = Int(maxBlockExpansion) }
+        if maxKeyExpansion > 0 { options.maxKeyExpansion = Int(maxKeyExpansion) }
         let reader = try ArrowBatchReader(path: String(cString: path), options: options)
         return Unmanaged.passRetained(reader).toOpaque()
     } catch {
@@ -128,12 +129,12 @@ public func firepack_reader_free(_ handle: UnsafeMutableRawPointer) {
 }
 
 /// Infers the schema of `count` files (up to `sample` records in all; < 0: every record; blocks read with
-/// `maxBlockExpansion`, ≤ 0: the default) into `out`, and a report of every field path into `*reportOut` (JSON, see
+/// `maxBlockExpansion`, records with `maxKeyExpansion`, ≤ 0: the defaults) into `out`, and a report of every field path into `*reportOut` (JSON, see
 /// `DocumentProfile.reportJSON`). Returns 0, or -1 with `*error`.
 @_cdecl("firepack_infer_schema")
 public func firepack_infer_schema(
     _ paths: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int64, _ sample: Int64, _ maxBlockExpansion: Int64,
-    _ out: UnsafeMutablePointer<ArrowSchema>,
+    _ maxKeyExpansion: Int64, _ out: UnsafeMutablePointer<ArrowSchema>,
     _ reportOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> Int32 {
@@ -141,7 +142,8 @@ public func firepack_infer_schema(
         let files = (0..<Int(count)).map { String(cString: paths[$0]!) }
         let profile = try DocumentProfile.of(
             paths: files, sample: sample < 0 ? nil : Int(sample),
-            maxBlockExpansion: maxBlockExpansion > 0 ? Int(maxBlockExpansion) : DocumentStreamFormat.maxBlockExpansion)
+            maxBlockExpansion: maxBlockExpansion > 0 ? Int(maxBlockExpansion) : DocumentStreamFormat.maxBlockExpansion,
+            maxKeyExpansion: maxKeyExpansion > 0 ? Int(maxKeyExpansion) : ReaderLimits.default.maxKeyExpansion)
         let (schema, reasons) = try profile.schema()
         schema.exportSchema(into: out, metadata: ArrowDocumentSchema.metadata(exactReasons: reasons))
         reportOut?.pointee = cString(try profile.reportJSON())

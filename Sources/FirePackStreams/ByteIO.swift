@@ -71,6 +71,14 @@ public final class FileSource: ByteSource {
         self.init(descriptor: descriptor, ownsDescriptor: true, type: type)
     }
 
+    /// The file's size in bytes (fstat(2)) when it is a regular file, nil otherwise or when it cannot be read: what
+    /// reading it whole will likely find, not a promise (a file may grow or shrink while it is read).
+    public var size: Int? {
+        guard readsWithoutWaiting else { return nil }
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? Int(status.st_size) : nil
+    }
+
     /// The file type bits of what `descriptor` is open on (fstat(2)), nil when they cannot be read.
     private static func fileType(of descriptor: Int32) -> mode_t? {
         var status = stat()
@@ -147,6 +155,9 @@ public final class MemorySource: ByteSource {
 /// Reads a whole source into memory (for single-value formats; streams never do this).
 package func readAll(_ source: ByteSource, limit: Int = 1 << 31) throws -> [UInt8] {
     var bytes: [UInt8] = []
+    // A whole regular file is read into room for its size: grown by doubling, the array held up to half as much
+    // again, and its old storage beside the new while it moved.
+    if let size = source.wholeFile?.size { bytes.reserveCapacity(min(size, limit)) }
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
         let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }

@@ -35,12 +35,6 @@ struct Schema: ParsableCommand {
     }
 
     func run() throws {
-        // The Arrow readers take the default key limits; the option would be dropped without a word.
-        if streamLimits.maxKeyExpansion != nil {
-            throw CommandFailure.usage(
-                "--max-key-expansion does not apply to schema yet: the Arrow readers read keys in place, with the "
-                    + "default limits")
-        }
         // The option reads streams' blocks: given for `.fpk` files only, it would be dropped without a word. (`-` is
         // not looked at here: it can be read once.)
         if streamLimits.maxBlockExpansion != nil {
@@ -56,7 +50,8 @@ struct Schema: ParsableCommand {
             // `-` is standard input, read once (`FirePackRecordSource` reads what is not a regular file so).
             profile = try DocumentProfile.of(
                 paths: files.map { $0 == "-" ? "/dev/stdin" : $0 }, sample: sample,
-                maxBlockExpansion: streamLimits.blockExpansion)
+                maxBlockExpansion: streamLimits.blockExpansion,
+                maxKeyExpansion: streamLimits.readerLimits.maxKeyExpansion)
             lines = try profile.report()
         } catch let error as FirePackError {
             // The file at fault, when the message names it (every reader of a file does), else all of them.

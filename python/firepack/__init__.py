@@ -33,7 +33,7 @@ def _flags(on_mismatch, on_damage):
 
 def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, columns=None, sample=None,
                 on_mismatch="error", on_damage="error", problems=None, sampled_schema=False, records=None,
-                max_block_expansion=None, timestamp_unit="ns", on_unclosed="warn"):
+                max_block_expansion=None, max_key_expansion=None, timestamp_unit="ns", on_unclosed="warn"):
     """A `pyarrow.RecordBatchReader` over the documents of `path` (a `.fpks`, `.fpks.gz` or `.fpk`).
 
     `offset`/`length` read one byte range: exactly the records whose sync marker starts in it, so adjacent ranges
@@ -53,6 +53,11 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
     default, Docs/FORMAT.md §8 "Expansion"): a block past it is refused as `limitExceeded` — not damage — with the
     value that reads it in the message. Raise it for a stream that FirePack wrote before 2026-12-02 holding
     megabytes of one value repeated, or another writer's.
+
+    `max_key_expansion` is how many times its own size the keys of more than 32 bytes that a record's key references
+    stand for may be (16 by default, Docs/FORMAT.md §3): a record past it is refused as `limitExceeded` (skipped and
+    reported with `on_damage="skip"`) by inference and reading alike. Raise it for a file that a FirePack writer
+    before 2026-12-05 filled with references to long keys.
 
     `timestamp_unit` is `"ns"` (FirePack's, the default), `"us"`: microseconds, as Spark holds them, where a
     timestamp with nanoseconds is a mismatch (an error naming the record, or a counted null with
@@ -85,6 +90,7 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
                                       schema=schema, sample=sample, nulls_for_mismatches=nulls, skip_damaged=skip,
                                       sampled_schema=sampled_schema, records=records,
                                       max_block_expansion=max_block_expansion,
+                                      max_key_expansion=max_key_expansion,
                                       truncate_to_microseconds=timestamp_unit == "us-truncate",
                                       microseconds=timestamp_unit == "us",
                                       refuse_unclosed=on_unclosed == "error")
@@ -108,6 +114,9 @@ def open_stream(path, batch_size=65536, schema=None, offset=0, length=None, *, c
             needed = native.report().get("block_expansion_needed", 0)
             if needed and "block-expansion limit" in message:
                 message += f"; read it with max_block_expansion={needed} or more"
+            # A record past the key-expansion limit (Docs/FORMAT.md §3): the option that reads it, by its Python name.
+            if "ReaderLimits.maxKeyExpansion" in message:
+                message += "; read it with a larger max_key_expansion"
             raise FirePackError(message) from None
         report = native.report()
         # A stream that ends without its close record may have been cut short (an interrupted copy, a writer that
@@ -169,13 +178,25 @@ def read_table(path, columns=None, schema=None, **options):
         raise FirePackError(str(error)) from None
 
 
-def infer_schema(path, sample=None, *, max_block_expansion=None):
+def infer_schema(path, sample=None, *, max_block_expansion=None, max_key_expansion=None):
     """The schema `read_table` would use: the union of every field over all records of `path` (a path or a list of
     paths), or over the first `sample` records. Fields whose values disagree in type are kept as JSON text
-    (`firepack.type: value`); the schema's metadata `firepack.exact` says which and why. `max_block_expansion`:
-    see `open_stream`."""
+    (`firepack.type: value`); the schema's metadata `firepack.exact` says which and why. `max_block_expansion` and
+    `max_key_expansion`: see `open_stream`."""
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
-    return _native.infer_schema(paths, sample, max_block_expansion)[0]
+    return _native.infer_schema(paths, sample, max_block_expansion, max_key_expansion)[0]
+
+
+def _check_nothing_rejected(report, skip_option, key_option):
+    """Raises, for a planner that hands its inferred schema to readers and reads without skipping damaged records,
+    when inference found records that are not documents (`DocumentProfile.checkNothingRejected`): readers that take
+    the schema as given read of a record what it names, and one left out for a defect in fields only it holds would
+    be read as a row without them."""
+    if report.get("rejected"):
+        first = report["first_rejected"]
+        raise_limit = (f", or raise the key-expansion limit with {key_option}" if "maxKeyExpansion" in first else "")
+        raise FirePackError(f"invalidDocument: {report['rejected']} record(s) are not documents (first: {first}): "
+                            f"read with {skip_option} to leave them out{raise_limit}")
 
 
 MAX_INFERRED_FIELDS = 10_000  # ArrowDocumentSchema.maxReadFields: Docs/ARROW.md, "Wide and sparse maps"
@@ -202,11 +223,11 @@ def _check_inferred_width(schema, columns=None):
     return schema
 
 
-def schema_report(path, sample=None, *, max_block_expansion=None):
+def schema_report(path, sample=None, *, max_block_expansion=None, max_key_expansion=None):
     """What inference saw: `{"documents", "problems", "fields": [{"path", "types": {type: count}, "absent",
     "column", "exact"?}]}`, the same as `firepack schema FILE --json`."""
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
-    return _native.infer_schema(paths, sample, max_block_expansion)[1]
+    return _native.infer_schema(paths, sample, max_block_expansion, max_key_expansion)[1]
 
 
 def splits(path, target_bytes):

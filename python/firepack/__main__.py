@@ -21,6 +21,8 @@ import firepack
 FIREPACK_SUFFIXES = (".fpks", ".fpks.gz", ".fpk")
 EXPANSION_HELP = ("bytes a version-3 block may unpack into per byte of it (default 1024): raise it to read blocks "
                   "refused as past it")
+KEY_EXPANSION_HELP = ("bytes of keys longer than 32 bytes that a record's key references may stand for, per byte of "
+                      "the record (default 16): raise it to read records refused as past it")
 
 
 def positive(text):
@@ -40,7 +42,8 @@ def convert(arguments):
         raise SystemExit("firepack: the output is the input")
     if source.endswith(FIREPACK_SUFFIXES) and (target.endswith(".parquet") or _written_in_place(target)):
         reader = firepack.open_stream(source, batch_size=arguments.batch_size, on_damage=arguments.on_damage,
-                                      max_block_expansion=arguments.max_block_expansion)
+                                      max_block_expansion=arguments.max_block_expansion,
+                                      max_key_expansion=arguments.max_key_expansion)
         empty = _empty_structs(reader.schema)
         if empty:
             raise SystemExit(f"firepack: {source}: {', '.join(empty)} {'is a map' if len(empty) == 1 else 'are maps'} "
@@ -54,8 +57,10 @@ def convert(arguments):
                     rows += batch.num_rows
         print(f"{source} → {target}: {rows} documents", file=sys.stderr)
     elif source.endswith(".parquet") and (target.endswith(".fpks") or _written_in_place(target)):
-        if arguments.max_block_expansion is not None:
-            raise SystemExit("firepack: --max-block-expansion applies to FirePack input, not Parquet")
+        for given, option in ((arguments.max_block_expansion, "--max-block-expansion"),
+                              (arguments.max_key_expansion, "--max-key-expansion")):
+            if given is not None:
+                raise SystemExit(f"firepack: {option} applies to FirePack input, not Parquet")
         parquet = pq.ParquetFile(source)
         reader = pa.RecordBatchReader.from_batches(parquet.schema_arrow, parquet.iter_batches(batch_size=arguments.batch_size))
         rows = firepack.write_table(reader, target, collection=arguments.collection)
@@ -170,7 +175,8 @@ def _empty_structs(schema):
 
 def schema(arguments):
     report = firepack.schema_report(arguments.input, sample=arguments.sample,
-                                    max_block_expansion=arguments.max_block_expansion)
+                                    max_block_expansion=arguments.max_block_expansion,
+                                    max_key_expansion=arguments.max_key_expansion)
     if arguments.json:
         print(json.dumps(report, indent=2))
     else:
@@ -213,12 +219,14 @@ def main(argv=None):
                    help="a damaged record fails the conversion (error, the default) or is skipped and reported "
                         "(skip)")
     c.add_argument("--max-block-expansion", type=positive, help=EXPANSION_HELP)
+    c.add_argument("--max-key-expansion", type=positive, help=KEY_EXPANSION_HELP)
     c.set_defaults(run=convert)
     s = commands.add_parser("schema", help="the columns a file becomes, with the types seen per field")
     s.add_argument("input", help="a .fpks, .fpks.gz or .fpk file")
     s.add_argument("--sample", type=positive, help="infer from the first SAMPLE documents (default: all of them)")
     s.add_argument("--json", action="store_true", help="the report as JSON, as firepack.schema_report gives it")
     s.add_argument("--max-block-expansion", type=positive, help=EXPANSION_HELP)
+    s.add_argument("--max-key-expansion", type=positive, help=KEY_EXPANSION_HELP)
     s.set_defaults(run=schema)
     arguments = parser.parse_args(argv)
     try:

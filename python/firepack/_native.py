@@ -48,7 +48,7 @@ _lib.firepack_arrow_version.argtypes = []
 _lib.firepack_arrow_version.restype = ctypes.c_void_p
 _lib.firepack_reader_open.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                                       _char_pp, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32,
-                                      ctypes.c_int64, _error_p]
+                                      ctypes.c_int64, ctypes.c_int64, _error_p]
 _lib.firepack_reader_open.restype = ctypes.c_void_p
 _lib.firepack_reader_export_stream.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 _lib.firepack_reader_export_stream.restype = None
@@ -58,8 +58,8 @@ _lib.firepack_reader_report.argtypes = [ctypes.c_void_p]
 _lib.firepack_reader_report.restype = ctypes.c_void_p
 _lib.firepack_reader_free.argtypes = [ctypes.c_void_p]
 _lib.firepack_reader_free.restype = None
-_lib.firepack_infer_schema.argtypes = [_char_pp, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
-                                       _error_p, _error_p]
+_lib.firepack_infer_schema.argtypes = [_char_pp, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                                       ctypes.c_void_p, _error_p, _error_p]
 _lib.firepack_infer_schema.restype = ctypes.c_int32
 _lib.firepack_splits.argtypes = [ctypes.c_char_p, ctypes.c_int64, _error_p, _error_p]
 _lib.firepack_splits.restype = ctypes.c_int32
@@ -69,7 +69,7 @@ _lib.firepack_write_stream.restype = ctypes.c_int64
 
 
 #: The library's interface this module calls (`firepack_arrow_version`): another would read its arguments otherwise.
-ABI = "FirePackArrow 2 "
+ABI = "FirePackArrow 3 "
 
 
 def _take_string(pointer) -> str:
@@ -123,13 +123,14 @@ class NativeReader:
 
     def __init__(self, path, *, offset=0, length=None, batch_size=65536, columns=None, schema=None, sample=None,
                  nulls_for_mismatches=False, skip_damaged=False, sampled_schema=False, records=None,
-                 max_block_expansion=None, truncate_to_microseconds=False, microseconds=False,
-                 refuse_unclosed=False):
+                 max_block_expansion=None, max_key_expansion=None, truncate_to_microseconds=False,
+                 microseconds=False, refuse_unclosed=False):
         # Every argument checked before the schema is exported: a refusal after it would leak the exported schema.
         offset, batch_size = int64("offset", offset), int64("batch_size", batch_size, 1)
         length = None if length is None else int64("length", length)
         sample = None if sample is None else int64("sample", sample)
         expansion = 0 if max_block_expansion is None else int64("max_block_expansion", max_block_expansion, 1)
+        keys = 0 if max_key_expansion is None else int64("max_key_expansion", max_key_expansion, 1)
         if records is not None:
             records = (int64("records start", records[0]), int64("records stop", records[1]))
         if isinstance(columns, (str, bytes)):
@@ -156,7 +157,7 @@ class NativeReader:
             encoded_path, offset, -1 if length is None else length, batch_size, names,
             len(columns) if columns is not None else 0,
             ctypes.addressof(schema_struct) if schema_struct is not None else None,
-            -1 if sample is None else sample, flags, expansion, ctypes.byref(error))
+            -1 if sample is None else sample, flags, expansion, keys, ctypes.byref(error))
         del keep
         if not self._handle:
             _raise(error)
@@ -182,14 +183,15 @@ class NativeReader:
             _lib.firepack_reader_free(handle)
 
 
-def infer_schema(paths, sample=None, max_block_expansion=None):
+def infer_schema(paths, sample=None, max_block_expansion=None, max_key_expansion=None):
     import pyarrow as pa
     sample = None if sample is None else int64("sample", sample)
     expansion = 0 if max_block_expansion is None else int64("max_block_expansion", max_block_expansion, 1)
+    keys = 0 if max_key_expansion is None else int64("max_key_expansion", max_key_expansion, 1)
     names, keep = _strings(paths)
     struct = ArrowSchema()
     report, error = ctypes.c_void_p(), ctypes.c_void_p()
-    status = _lib.firepack_infer_schema(names, len(paths), -1 if sample is None else sample, expansion,
+    status = _lib.firepack_infer_schema(names, len(paths), -1 if sample is None else sample, expansion, keys,
                                         ctypes.addressof(struct), ctypes.byref(report), ctypes.byref(error))
     del keep
     if status != 0:

@@ -13,7 +13,7 @@ range, as Arrow record batches. Options `onDamage` (`error` | `skip`) and `onMis
 `open_stream`'s. A stream read to its end without a close record (its writer crashed or is still writing) fails the
 read unless option `allowUnclosed` is `true`. Spark holds timestamps in microseconds (as Firestore does): a timestamp with nanoseconds fails the
 read unless option `timestampPrecision` is `truncate`, so that no digit is dropped without being asked for. Option
-`maxBlockExpansion` is `open_stream`'s `max_block_expansion`.
+`maxBlockExpansion` is `open_stream`'s `max_block_expansion`, and `maxKeyExpansion` its `max_key_expansion`.
 
 Writing: each task writes one `part-NNNNN-<id>.fpks` file into the output folder, all or nothing; rows are named by
 `__name__`, or `<collection>/<task>-<row>` with option `collection`.
@@ -37,6 +37,7 @@ from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSource
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
 import firepack
+from firepack import _native
 from firepack._paths import files as _named_files
 
 DEFAULT_PARTITION_BYTES = 128 * 1024 * 1024
@@ -81,9 +82,10 @@ def _allows_unclosed(options):
     return value == "true"
 
 
-def _expansion(options):
-    """The `maxBlockExpansion` option (any case: Spark lower-cases the keys it hands a reader), or None."""
-    value = next((value for key, value in dict(options).items() if key.lower() == "maxblockexpansion"), None)
+def _expansion(options, name="maxBlockExpansion"):
+    """The option `name`, `maxBlockExpansion` or `maxKeyExpansion` (any case: Spark lower-cases the keys it hands a
+    reader), or None."""
+    value = next((value for key, value in dict(options).items() if key.lower() == name.lower()), None)
     return None if value is None else int(value)
 
 
@@ -242,8 +244,12 @@ class FirePackDataSource(DataSource):
 
     def schema(self):
         sample = self.options.get("sample")
-        arrow = firepack.infer_schema(self._paths(), sample=int(sample) if sample else None,
-                                      max_block_expansion=_expansion(self.options))
+        arrow, report = _native.infer_schema(self._paths(), int(sample) if sample else None,
+                                             _expansion(self.options), _expansion(self.options, "maxKeyExpansion"))
+        # The readers take this schema as given: records inference left out fail the read here unless skipped.
+        skips = next((v for k, v in dict(self.options).items() if k.lower() == "ondamage"), "error") == "skip"
+        if not skips:
+            firepack._check_nothing_rejected(report, "onDamage=skip", "maxKeyExpansion")
         return spark_schema(firepack._check_inferred_width(arrow))
 
     def reader(self, schema):
@@ -288,6 +294,7 @@ class FirePackSparkReader(DataSourceReader):
                                       on_mismatch=self.options.get("onmismatch", "error"),
                                       sampled_schema=bool(self.options.get("sample")),
                                       max_block_expansion=_expansion(self.options),
+                                      max_key_expansion=_expansion(self.options, "maxKeyExpansion"),
                                       # Microseconds from the reader, as the JVM connector reads them: a
                                       # timestamp with nanoseconds is a mismatch naming its record (an error, or a
                                       # counted null with onMismatch=null), or with truncate they are dropped

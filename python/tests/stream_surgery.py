@@ -62,3 +62,32 @@ def before_the_expansion_rule(run=2_000_000):
     fields = struct.pack("<QQ", 2, 0)
     stream += b"\xF3PRE" + fields + struct.pack("<I", zlib.crc32(fields))
     return stream, -(-len(data) // len(block))
+
+
+def long_key_references(length=5_000, count=400):
+    """A version-2 stream as a FirePack writer before 2026-12-05 could write it, built from the spec (Docs/FORMAT.md
+    §3, §8): records `c/0` `{a: 0}`, `c/1` `{a: 1, m: [{K: 0}, {K: 1}, …]}` whose `count` maps repeat one key K of
+    `length` bytes by reference, and `c/2` `{a: 2}`, then a close record. What record 1's references stand for
+    (`count` × `length` bytes of keys) is past the readers' default limit of 16 times its size. Returns the bytes, K
+    and a `max_key_expansion` that reads it."""
+    import zlib
+    from spec_values import arr, key, mp, ref, uv
+
+    long_key = "K" * length
+
+    def document(path, fields):
+        return mp((key("name"), ref(path)), (key("fields"), mp(*fields)))
+
+    def record(payload):
+        return b"\xF3\x50\x52\x1E" + struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+
+    maps = [mp((key(long_key), uv(0)))] + [mp((uv(1), uv(i & 0x7F))) for i in range(1, count)]
+    hostile = document("c/1", [(key("a"), uv(1)), (key("m"), arr(*maps))])
+    offset, root = hostile.index(key(long_key)), len(hostile)  # the literal's header, from the root value's start
+    width = (offset.bit_length() + 7) // 8
+    hostile += b"\xD3" + uv(1) + bytes([width]) + offset.to_bytes(width, "little")
+    records = [document("c/0", [(key("a"), uv(0))]), hostile, document("c/2", [(key("a"), uv(2))])]
+    stream = b"\x89FPS\x02\x00" + b"".join(record(payload) for payload in records)
+    closing = struct.pack("<Q", len(records))
+    stream += b"\xF3\x50\x52\x45" + closing + struct.pack("<I", zlib.crc32(closing))
+    return stream, long_key, count * length // root + 1

@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 import firepack
-from stream_surgery import before_the_expansion_rule
+from stream_surgery import before_the_expansion_rule, long_key_references
 
 
 def test_pandas_gets_utc_nanosecond_timestamps(events):
@@ -146,6 +146,16 @@ def test_ray_data_reads_byte_ranges(events, folder):
         old = FirePackDatasource(str(folder / "old.fpks"), max_block_expansion=needed)
         assert sorted(row["__name__"] for row in ray.data.read_datasource(old).iter_rows()) == [
             "books/long", "books/small"]
+        # A record past the key-expansion limit (Docs/FORMAT.md §3): the planner's inference leaves it out, and says
+        # so before its readers (which read of a record what the schema names) read a row without its `m`; read when
+        # allowed.
+        data, _, needed = long_key_references()
+        (folder / "long-keys.fpks").write_bytes(data)
+        with pytest.raises(firepack.FirePackError, match='not documents .*on_damage="skip".*max_key_expansion'):
+            FirePackDatasource(str(folder / "long-keys.fpks"))
+        allowed = FirePackDatasource(str(folder / "long-keys.fpks"), max_key_expansion=needed)
+        assert sorted(row["__name__"] for row in ray.data.read_datasource(allowed).iter_rows()) == [
+            "c/0", "c/1", "c/2"]
         # A name is itself before it is a pattern: "a[1].fpks" is that file, not "a1.fpks" beside it; a path that
         # names nothing is an error, not a task that fails later.
         import shutil

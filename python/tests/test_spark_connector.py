@@ -234,7 +234,7 @@ void Java_io_firepack_spark_FirePackNative_freeString(void *env, void *cls, long
 
 def test_the_connector_refuses_a_library_of_another_interface_when_it_loads(folder):
     """A stale `firepack.native.library` would be called with arguments it reads otherwise (one more since
-    FirePackArrow 2): the class refuses it on load, naming it, whether it says another version or none."""
+    FirePackArrow 3): the class refuses it on load, naming it, whether it says another version or none."""
     import shutil
     import pyspark
     from firepack import _native
@@ -262,7 +262,7 @@ def test_the_connector_refuses_a_library_of_another_interface_when_it_loads(fold
     assert load(_native._library_path()) == "loaded"
     refused = load(other)
     assert refused.startswith("java.lang.UnsatisfiedLinkError: ") and str(other) in refused
-    assert "'FirePackArrow 1 (x)', not the FirePackArrow 2 interface" in refused
+    assert "'FirePackArrow 1 (x)', not the FirePackArrow 3 interface" in refused
     # A library from before the check: no `version` entry point.
     (folder / "older.c").write_text(OTHER_INTERFACE.split("long Java_")[0]
                                     + "void Java_io_firepack_spark_FirePackNative_close(void *env, void *cls, long h) {}\n")

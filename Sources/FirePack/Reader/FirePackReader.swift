@@ -372,7 +372,9 @@ extension FirePackReader {
     /// long key that a reference named, not answered yet). A key of L bytes that references repeat N times is then
     /// matched and checked once, not N times (Docs/SAFETY.md, "key references"); each such key is counted against
     /// the budget of `readKey()`, so key-table entries that overlap are refused (`badKeyReference`, at the key) as
-    /// they are there. A key that has an answer was checked (or matched a valid name) when it was worked out.
+    /// they are there, and each reference to it against `ReaderLimits.maxKeyExpansion` (`limitExceeded`, at the
+    /// reference), so that in the keys it reads this reader refuses what whole-input verification refuses. A key that
+    /// has an answer was checked (or matched a valid name) when it was worked out.
     package mutating func readKeyUnchecked(answering asker: AnyObject) throws(FirePackError) -> (
         key: UnsafeRawBufferPointer, answer: Int?, keepsAnswer: Bool
     ) {
@@ -385,6 +387,7 @@ extension FirePackReader {
         }
         let known = longKeys.answer(start: start, count: count, by: ObjectIdentifier(asker))
         if known == nil { try longKeys.admit(start: start, count: count, forReferenceAt: readerIndex, in: input) }
+        try longKeys.expand(by: count, forReferenceAt: readerIndex, in: input)
         readerIndex = next
         return (key, known, known == nil)
     }

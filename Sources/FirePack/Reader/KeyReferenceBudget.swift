@@ -108,6 +108,12 @@ final class ReferencedKeyStrings {
         _ = try budget.admit(start: start, count: count, forReferenceAt: offset, in: input)
     }
 
+    /// Counts the reference at `offset` to a literal of `count` bytes against the limit on what references stand for
+    /// (`KeyReferenceBudget.expand`), as `string(start:count:forReferenceAt:in:)` does, without making its String.
+    func expand(by count: Int, forReferenceAt offset: Int, in input: ReaderInput) throws(FirePackError) {
+        try budget.expand(by: count, forReferenceAt: offset, in: input)
+    }
+
     /// What readers of the input worked out about a long key (which column or field it names), by who asked and
     /// where the key's bytes are (`FirePackReader.readKeyUnchecked(answering:)`).
     private var answers: [KeyAnswer: Int] = [:]

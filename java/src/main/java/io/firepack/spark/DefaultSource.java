@@ -25,8 +25,10 @@ public final class DefaultSource implements TableProvider {
         ReadOptions read = new ReadOptions(options);
         try (FirePackNative.Memory paths = FirePackNative.Memory.strings(read.files);
              FirePackNative.Memory slot = new FirePackNative.Memory(8)) {
+            // 1: damaged records are skipped; else records inference finds not to be documents fail here, before
+            // readers that take the schema as given read them as rows of what it names.
             long json = FirePackNative.inferSparkSchema(paths.address, read.files.size(), read.sample,
-                    read.maxBlockExpansion, slot.address);
+                    read.skipDamaged ? 1 : 0, read.maxBlockExpansion, read.maxKeyExpansion, slot.address);
             if (json == 0) {
                 throw FirePackNative.failure(slot.address);
             }

@@ -24,7 +24,7 @@ final class FirePackNative {
      * The library interface these methods call ({@code firepack_arrow_version}, Docs/ARROW.md "The C ABI"): a library
      * of another would read their arguments otherwise.
      */
-    static final String ABI = "FirePackArrow 2 ";
+    static final String ABI = "FirePackArrow 3 ";
 
     static {
         String path = libraryPath();
@@ -46,10 +46,11 @@ final class FirePackNative {
 
     static native long version();
 
-    static native long inferSparkSchema(long paths, int count, long sample, long maxBlockExpansion, long errorSlot);
+    static native long inferSparkSchema(long paths, int count, long sample, int flags, long maxBlockExpansion,
+            long maxKeyExpansion, long errorSlot);
 
     static native long open(long path, long offset, long length, long batchSize, long schema, int flags,
-            long maxBlockExpansion, long errorSlot);
+            long maxBlockExpansion, long maxKeyExpansion, long errorSlot);
 
     static native long next(long handle, long array, long errorSlot);
 

@@ -34,7 +34,7 @@ final class FirePackPartitionReader implements PartitionReader<ColumnarBatch> {
         try (FirePackNative.Memory path = FirePackNative.Memory.string(range.path());
              FirePackNative.Memory json = FirePackNative.Memory.string(schemaJSON)) {
             handle = FirePackNative.open(path.address, range.offset(), range.length(), options.batchSize, json.address,
-                    flags, options.maxBlockExpansion, slot.address);
+                    flags, options.maxBlockExpansion, options.maxKeyExpansion, slot.address);
         }
         if (handle == 0) {
             RuntimeException failure = failure();

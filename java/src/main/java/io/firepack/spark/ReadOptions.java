@@ -27,7 +27,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * session's {@code spark.sql.files.maxPartitionBytes}), {@code batchSize} (rows, 4,096), {@code onDamage} ({@code error} |
  * {@code skip}), {@code onMismatch} ({@code error} | {@code null}), {@code timestampPrecision} ({@code error} |
  * {@code truncate}), {@code maxBlockExpansion} (the bytes a version-3 block may unpack into per byte of it,
- * 1,024: raise it to read blocks refused as past it) and {@code allowUnclosed} ({@code false} | {@code true}: a stream
+ * 1,024: raise it to read blocks refused as past it), {@code maxKeyExpansion} (the bytes of keys longer than 32 bytes
+ * that a record's key references may stand for per byte of it, 16: raise it to read records refused as past it) and {@code allowUnclosed} ({@code false} | {@code true}: a stream
  * that ends without a close record is an error unless allowed, as its writer crashed or is still writing).
  */
 final class ReadOptions implements Serializable {
@@ -41,6 +42,7 @@ final class ReadOptions implements Serializable {
     final boolean nullsForMismatches;
     final boolean truncateTimestamps;
     final long maxBlockExpansion;
+    final long maxKeyExpansion;
     final boolean allowUnclosed;
 
     ReadOptions(CaseInsensitiveStringMap options) {
@@ -79,6 +81,10 @@ final class ReadOptions implements Serializable {
         maxBlockExpansion = options.getLong("maxBlockExpansion", 0);
         if (options.containsKey("maxBlockExpansion") && maxBlockExpansion < 1) {
             throw new IllegalArgumentException("option maxBlockExpansion takes 1 or more, not " + maxBlockExpansion);
+        }
+        maxKeyExpansion = options.getLong("maxKeyExpansion", 0);
+        if (options.containsKey("maxKeyExpansion") && maxKeyExpansion < 1) {
+            throw new IllegalArgumentException("option maxKeyExpansion takes 1 or more, not " + maxKeyExpansion);
         }
     }
 
