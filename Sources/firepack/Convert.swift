@@ -198,7 +198,8 @@ struct Convert: ParsableCommand {
                 source, file: input, naming: naming, maxBlockExpansion: streamLimits.blockExpansion,
                 limits: streamLimits.readerLimits)
             let singleObject =
-                (documents as? ValueInput)?.isSingleObject ?? (documents as? JSONArrayReader)?.isSingleObject ?? false
+                (documents as? FirePackFileInput)?.isSingleObject ?? (documents as? JSONArrayReader)?.isSingleObject
+                ?? false
             if singleObject && outputFormat != .firestoreProto {
                 // One object is one document: a single protobuf message, never a silent one-document stream.
                 throw CommandFailure(

@@ -305,9 +305,9 @@ extension FileFormat {
         try sink.finish()
     }
 
-    /// The documents in `source`: stream formats record by record, single values (fpk, json) read whole;
-    /// `maxBlockExpansion` is the stream reader's (`--max-block-expansion`), `limits` FirePack input's
-    /// (`--max-key-expansion`).
+    /// The documents in `source`: stream formats record by record, a JSON array and an fpk file's array element by
+    /// element (one object is one document); `maxBlockExpansion` is the stream reader's (`--max-block-expansion`),
+    /// `limits` FirePack input's (`--max-key-expansion`).
     func documentInput(
         _ source: ByteSource, file: String, naming: DocumentNaming,
         maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion, limits: ReaderLimits = .default
@@ -321,11 +321,7 @@ extension FileFormat {
         case .json:
             // A top-level array streams element by element; any other JSON text is read whole.
             try JSONArrayReader(source, naming: naming)
-        case .fpk:
-            ValueInput(
-                try readValue(
-                    FirePackStreams.readAll(source), file: file, limits: limits, largeIntegers: naming.largeIntegers),
-                naming: naming)
+        case .fpk: try FirePackFileInput(FirePackStreams.readAll(source), file: file, limits: limits, naming: naming)
         }
     }
 }

@@ -97,6 +97,36 @@ struct BoundedResourceTests {
         #expect(!FileManager.default.fileExists(atPath: path("zeros.fpks")))
     }
 
+    /// A `.fpk` file of documents is converted element by element from its bytes: 400 documents of 25,000 numbers
+    /// each (a 10 MB file) were a tree of every document at once, over 200 MB. Checked whole first: a defect in its
+    /// last document stops the conversion before anything is written.
+    @Test func aFirePackFileOfDocumentsIsConvertedOneElementAtATime() throws {
+        let numbers = Value.array((0..<25_000).map { .integer(Int64($0 % 100)) })
+        let writer = FirePackWriter()
+        writer.writeFileHeader()
+        writer.beginArray()
+        for index in 0..<400 { writer.write(.map(["__name__": .string("c/\(index)"), "n": numbers])) }
+        writer.endArray()
+        var bytes = writer.takeBytes()
+        let fpk = path("documents.fpk")
+        try Data(bytes).write(to: URL(fileURLWithPath: fpk))
+        for (output, count) in [("documents.fpks", 400), ("documents.jsonl", 400)] {
+            let result = try run(["convert", fpk, path(output), "--quiet"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.peakMemoryBytes < Self.ceiling, "\(output): \(result.peakMemoryBytes) bytes")
+            let back = try Tool.run(["convert", path(output), "-", "--to", "jsonl", "--quiet"])
+            let lines = back.stdout.split(separator: UInt8(ascii: "\n"))
+            #expect(lines.count == count && back.text.contains("\"__name__\":\"c/399\""), "\(output)")
+        }
+        // The last document's last number made a string tag with a length past the file: refused at its byte.
+        bytes[bytes.count - 1] = 0xCD
+        let damaged = path("damaged.fpk")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let refused = try run(["convert", damaged, path("damaged.fpks"), "--quiet"])
+        #expect(refused.status != 0 && refused.stderr.contains("byte \(bytes.count - 1)"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("damaged.fpks")))
+    }
+
     @Test func aHugeLineThatIsNotAnObjectIsRefusedWithoutItsTree() throws {
         let input = try write("line.jsonl.gz", gzip: true) { sink in
             let chunk = (0..<(1 << 20)).map { $0 % 2 == 0 ? UInt8(ascii: "0") : UInt8(ascii: ",") }
