@@ -263,6 +263,7 @@ public final class ArrowBatchReader {
                     damage = whole
                 }
             }
+            context.dropWarnings()
             if let damage {
                 if options.skipDamaged {
                     var index = 0
@@ -282,6 +283,7 @@ public final class ArrowBatchReader {
                 "\(source.path): record \(record.number) at byte \(record.offset)\(path): \(error.message)\(inside)",
                 path: error.path)
         }
+        context.commitWarnings()
         return true
     }
 

@@ -13,6 +13,9 @@ final class ConversionContext {
     var warningCounts: [String: Int] = [:]
     /// The first few of them in words, with record and offset.
     var warningExamples: [String] = []
+    /// The current record's warnings, counted once the record is a row (`commitWarnings`), or dropped with it when it
+    /// is taken back as damaged (`dropWarnings`): a null is counted only where there is a row that holds it.
+    private var pendingWarnings: [(path: String, message: String)] = []
     /// The current record's number and offset, for messages.
     var recordNumber = 0, recordOffset = 0
     /// Whether the error being thrown is about the schema (a value that does not fit, a batch too large), not about
@@ -480,15 +483,7 @@ final class ColumnBuilder {
     /// A key's name as warnings show it: whole, up to 256 bytes; longer, its first 200 bytes and its last 32 (whole
     /// characters) around its length. Two long keys alike in those are counted together: telling them apart would
     /// cost each reference the key's length again.
-    static func shownName(_ key: UnsafeRawBufferPointer) -> String {
-        guard key.count > 256 else { return String(decoding: key, as: UTF8.self) }
-        var end = 200
-        while end > 0 && key[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
-        var tail = key.count - 32
-        while tail < key.count && key[tail] & 0xC0 == 0x80 { tail += 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: key[..<end]), as: UTF8.self)
-            + "…(\(key.count) bytes)…" + String(decoding: UnsafeRawBufferPointer(rebasing: key[tail...]), as: UTF8.self)
-    }
+    static func shownName(_ key: UnsafeRawBufferPointer) -> String { FirePackError.shownKey(utf8: key) }
 
     func childColumnNullMeaning(_ index: Int) -> ArrowNullMeaning { withChild(index) { $0.column.nullMeaning } }
 
@@ -547,9 +542,21 @@ final class ColumnBuilder {
 extension ConversionContext {
     /// Counts a mismatch turned into a null, by field path.
     func warn(path: String, _ message: String) {
-        warningCounts[path, default: 0] += 1
-        if warningExamples.count < 20 {
-            warningExamples.append("record \(recordNumber) at byte \(recordOffset), \(path): \(message)")
-        }
+        pendingWarnings.append((path, message))
     }
+
+    /// Counts the current record's warnings: its row is kept.
+    func commitWarnings() {
+        guard !pendingWarnings.isEmpty else { return }
+        for (path, message) in pendingWarnings {
+            warningCounts[path, default: 0] += 1
+            if warningExamples.count < 20 {
+                warningExamples.append("record \(recordNumber) at byte \(recordOffset), \(path): \(message)")
+            }
+        }
+        pendingWarnings.removeAll(keepingCapacity: true)
+    }
+
+    /// Drops the current record's warnings: its row was taken back.
+    func dropWarnings() { pendingWarnings.removeAll(keepingCapacity: true) }
 }

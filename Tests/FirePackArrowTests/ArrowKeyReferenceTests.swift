@@ -160,6 +160,15 @@ struct ArrowKeyReferenceTests {
         options.skipDamaged = false
         let error = #expect(throws: (any Error).self) { try rowCount(try ArrowBatchReader(path: path, options: options)) }
         #expect("\(String(describing: error))".contains("record 1") && "\(String(describing: error))".contains("UTF-8"))
+        // A value nulled in a record later taken back as damaged is not counted: its row is not there.
+        var nullingOptions = ArrowBatchReader.Options()
+        nullingOptions.schema = ArrowDocumentSchema(columns: [ArrowColumn(name: "a", type: .string), ArrowColumn(name: "x", type: .string)])
+        nullingOptions.nullsForMismatches = true
+        nullingOptions.skipDamaged = true
+        let counted = try ArrowBatchReader(path: path, options: nullingOptions)
+        #expect(try rowCount(counted) == 2 && counted.problemCount == 1)
+        #expect(counted.warningCounts == ["a": 2], "\(counted.warningCounts)")
+        #expect(counted.warningExamples.count == 2, "\(counted.warningExamples)")
         // Given that schema as a sample's (a Spark planner's), the field outside it was a schema error that ended
         // reading; the record is damaged, and damage wins.
         var sampled = ArrowBatchReader.Options()

@@ -60,6 +60,18 @@ struct KeyReferenceCostTests {
     /// Entries that overlap are refused at the second reference by every reader that reads the whole value, and by
     /// the lazy decoder, at the same byte; before, verification checked and hashed 655 MB, and `Value` made 5,000
     /// strings of 131 KB.
+    /// An error under a long key names the key by its start and end: a message that showed it whole was as large as
+    /// the key (a megabyte from a one-byte reference), once per error.
+    @Test func anErrorUnderALongKeyShowsItsStartAndEnd() {
+        let key = String(repeating: "é", count: 1 << 19) + "!"  // 1 MiB and a byte; its last 32 bytes start inside an é
+        let error = FirePackError(.typeMismatch, offset: 7, "not a number", path: [.key("m"), .key(key), .index(3)])
+        let shown = "$.m." + String(repeating: "é", count: 100) + "…(1048577 bytes)…" + String(repeating: "é", count: 15) + "![3]"
+        #expect(error.pathDescription == shown)
+        #expect(error.description.utf8.count < 1_000, "\(error.description.utf8.count) bytes")
+        let short = FirePackError(.typeMismatch, "x", path: [.key(String(repeating: "k", count: 256))])
+        #expect(short.pathDescription == "$." + String(repeating: "k", count: 256))
+    }
+
     @Test func entriesThatOverlapAreRefusedBeforeTheirLiteralsAreRead() throws {
         let (bytes, secondReference) = Self.overlappingEntries()
         #expect(bytes.count < 200_000)

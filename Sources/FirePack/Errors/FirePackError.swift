@@ -100,14 +100,34 @@ public struct FirePackError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The path as `$.key[3].other`.
     public var pathDescription: String { Self.describe(path: path) }
 
-    /// `path` as `$.key[3].other`.
+    /// `path` as `$.key[3].other`, a key of more than 256 bytes shown by its start and end (`shownKey`).
     public static func describe(path: [PathComponent]) -> String {
         path.reduce("$") { text, component in
             switch component {
-            case .key(let key): text + "." + key
+            case .key(let key): text + "." + (key.utf8.count > 256 ? shownKey(key) : key)
             case .index(let index): text + "[\(index)]"
             }
         }
+    }
+
+    /// `key` as messages show it: whole up to 256 bytes, a longer one by its first 200 bytes and last 32 and its
+    /// size. A key can be as long as the value that holds it, and a reference repeats it for a byte: a message that
+    /// showed it whole could be a megabyte, once per error (Docs/SAFETY.md, "key references").
+    package static func shownKey(_ key: String) -> String {
+        var key = key
+        return key.withUTF8 { shownKey(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `shownKey(_:)` of a key's bytes, which need not be valid UTF-8 (invalid bytes are shown as U+FFFD); never
+    /// cuts a character.
+    package static func shownKey(utf8 key: UnsafeRawBufferPointer) -> String {
+        guard key.count > 256 else { return String(decoding: key, as: UTF8.self) }
+        var end = 200
+        while end > 0 && key[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
+        var tail = key.count - 32
+        while tail < key.count && key[tail] & 0xC0 == 0x80 { tail += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: key[..<end]), as: UTF8.self)
+            + "…(\(key.count) bytes)…" + String(decoding: UnsafeRawBufferPointer(rebasing: key[tail...]), as: UTF8.self)
     }
 
     /// The same error with `component` put in front of its path (used while unwinding out of containers).
