@@ -62,6 +62,34 @@ def test_an_empty_folder_is_no_rows_for_both_spark_readers(spark, tmp_path):
         assert spark.read.format(format_).load(str(empty)).count() == 0, format_
 
 
+def test_a_folder_with_files_in_subfolders_is_refused_not_read_in_part(spark, tmp_path, events):
+    """A folder's subfolders are not read: one holding FirePack files (a partitioned layout, `date=…/`) makes reading
+    the folder an error naming it, for both Spark readers and Ray's source, rather than leave those files out; hidden
+    folders (a writer's `_temporary`) are passed over, and a glob reads the subfolders' files."""
+    import shutil
+    from firepack import _paths
+    from firepack.spark import jar_path
+    folder = tmp_path / "nested"
+    (folder / "_temporary" / "0").mkdir(parents=True)
+    shutil.copyfile(events, folder / "top.fpks")
+    shutil.copyfile(events, folder / "_temporary" / "0" / "staged.fpks")
+    rows = firepack.read_table(events).num_rows
+    formats = ["firepack"] + (["io.firepack.spark"] if jar_path() else [])
+    for format_ in formats:
+        reader = spark.read.format(format_).option("timestampPrecision", "truncate")
+        assert reader.load(str(folder)).count() == rows, format_
+    (folder / "date=2026-12-01").mkdir()
+    shutil.copyfile(events, folder / "date=2026-12-01" / "part.fpks")
+    for format_ in formats:
+        reader = spark.read.format(format_).option("timestampPrecision", "truncate")
+        with pytest.raises(Exception, match="holds FirePack files in subfolders .*date=2026-12-01.*part.fpks"):
+            reader.load(str(folder)).count()
+        assert reader.load(str(folder / "*" / "*.fpks")).count() == rows, format_
+        assert reader.load(str(folder / "*.fpks")).count() == rows, format_
+    with pytest.raises(firepack.FirePackError, match="holds FirePack files in subfolders"):
+        _paths.files(folder)
+
+
 def test_spark_partition_size_follows_the_session_setting(spark, events):
     spark.conf.set("spark.sql.files.maxPartitionBytes", "100000")
     try:

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -108,29 +109,85 @@ final class ReadOptions implements Serializable {
         return Long.parseLong(value);
     }
 
-    /** The files a path names: itself, a folder's streams, or a glob's matches (wildcards in the last part). */
+    private static boolean hasWildcard(String part) {
+        return part.indexOf('*') >= 0 || part.indexOf('?') >= 0 || part.indexOf('[') >= 0 || part.indexOf('{') >= 0;
+    }
+
+    private static boolean isFirePack(String name) {
+        return name.endsWith(".fpks") || name.endsWith(".fpks.gz") || name.endsWith(".fpk");
+    }
+
+    /**
+     * The first FirePack file in a subfolder of {@code folder}, at any depth, passing over folders whose names start
+     * with {@code _} or {@code .} (Spark's hidden names: a writer's {@code _temporary}), or null. As the Python
+     * package's {@code firepack._paths}.
+     */
+    private static Path nestedFile(Path folder) throws IOException {
+        List<Path> subfolders = new ArrayList<>();
+        List<Path> found = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (Files.isDirectory(entry)) {
+                    if (!name.startsWith("_") && !name.startsWith(".")) subfolders.add(entry);
+                }
+            }
+        }
+        Collections.sort(subfolders);
+        for (Path subfolder : subfolders) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(subfolder)) {
+                for (Path entry : entries) {
+                    if (!Files.isDirectory(entry) && isFirePack(entry.getFileName().toString())) found.add(entry);
+                }
+            }
+            if (!found.isEmpty()) {
+                Collections.sort(found);
+                return found.get(0);
+            }
+            Path deeper = nestedFile(subfolder);
+            if (deeper != null) return deeper;
+        }
+        return null;
+    }
+
+    /**
+     * The files a path names: itself, a folder's streams, or a glob's matches (wildcards in the last part). A folder
+     * with FirePack files in its subfolders is an error (they would not be read), as in the Python package.
+     */
     static List<String> expand(String text) {
         String local = text.startsWith("file:") ? text.replaceFirst("^file:(//)?", "") : text;
         Path path = Paths.get(local);
         List<String> found = new ArrayList<>();
         try {
             if (Files.isDirectory(path)) {
+                Path nested = nestedFile(path);
+                if (nested != null) {
+                    throw new IllegalArgumentException(path + " holds FirePack files in subfolders (" + nested
+                            + "), which reading the folder would leave out: give them as a glob ("
+                            + path.resolve("*").resolve("*.fpks") + ") or as paths");
+                }
                 try (DirectoryStream<Path> entries = Files.newDirectoryStream(path)) {
                     for (Path entry : entries) {
-                        String name = entry.getFileName().toString();
-                        if (name.endsWith(".fpks") || name.endsWith(".fpks.gz") || name.endsWith(".fpk")) found.add(entry.toString());
+                        if (isFirePack(entry.getFileName().toString())) found.add(entry.toString());
                     }
                 }
             } else if (Files.exists(path)) {
                 found.add(path.toString());
             } else {
-                Path parent = path.toAbsolutePath().getParent();
-                PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + path.getFileName());
-                if (parent != null && Files.isDirectory(parent)) {
-                    try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
-                        for (Path entry : entries) {
-                            if (matcher.matches(entry.getFileName())) found.add(entry.toString());
-                        }
+                // Wildcards in any part (folder/*/*.fpks), as Python's glob takes them: the files at the pattern's
+                // depth below its longest part without one that match it whole.
+                Path absolute = path.toAbsolutePath().normalize();
+                Path base = absolute.getRoot();
+                int fixed = 0;
+                while (fixed < absolute.getNameCount() && !hasWildcard(absolute.getName(fixed).toString())) {
+                    base = base.resolve(absolute.getName(fixed));
+                    fixed++;
+                }
+                PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + absolute);
+                if (fixed < absolute.getNameCount() && Files.isDirectory(base)) {
+                    try (Stream<Path> entries = Files.walk(base, absolute.getNameCount() - fixed)) {
+                        entries.filter(entry -> !Files.isDirectory(entry) && matcher.matches(entry))
+                                .forEach(entry -> found.add(entry.toString()));
                     }
                 }
                 if (found.isEmpty()) {
