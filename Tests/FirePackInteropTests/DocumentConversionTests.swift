@@ -465,6 +465,43 @@ struct DocumentConversionTests {
         #expect(back.last?.fields["m"] == ["list": [1, .timestamp(time), ["deep": .timestamp(time)]]])
     }
 
+    @Test("Pending server timestamps given a time go into JSON lines and arrays from the records' bytes as resolved trees do")
+    func resolvedServerTimestampsIntoJSON() throws {
+        let pending = try documents() + [
+            Document(reference: try DocumentReference(path: "books/p"), fields: [
+                "at": .serverTimestamp, "m": ["list": [1, .serverTimestamp, ["deep": .serverTimestamp]]], "n": 2,
+            ]),
+        ]
+        let stream = MemorySink()
+        let streamWriter = try DocumentStreamWriter(sink: stream)
+        for document in pending { try streamWriter.write(document) }
+        try streamWriter.finish()
+        let time = Timestamp(seconds: 1_764_900_000, nanoseconds: 123_456_789)
+        let sinks: [(String, (MemorySink) -> any DocumentSink)] = [
+            ("lines", { JSONLinesWriter($0, naming: self.naming) }),
+            ("sorted lines", { JSONLinesWriter($0, naming: self.naming, options: JSONOptions(sortedKeys: true)) }),
+            ("array", { JSONArrayWriter($0, naming: self.naming) }),
+            ("pretty array", { JSONArrayWriter($0, naming: self.naming, options: JSONOptions(pretty: true)) }),
+        ]
+        for (name, make) in sinks {
+            let oneByOne = MemorySink()
+            let writer = make(oneByOne)
+            for document in pending { try writer.write(document.resolvingServerTimestamps(at: time)) }
+            try writer.finish()
+            for workers in [1, 2] {
+                let fromRecords = MemorySink()
+                let reader = try DocumentStreamReader(source: MemorySource(stream.bytes))
+                let conversion = DocumentConversion(
+                    from: StreamDocuments(reader), to: make(fromRecords), resolvingServerTimestamps: time,
+                    workers: workers)
+                #expect(try conversion.run() == pending.count)
+                #expect(fromRecords.bytes == oneByOne.bytes, "\(name), \(workers) worker(s)")
+            }
+            let text = String(decoding: oneByOne.bytes, as: UTF8.self)
+            #expect(text.components(separatedBy: "2025-12-05T02:00:00.123456789Z").count == 4, "\(name): \(text)")
+        }
+    }
+
     @Test("Every format's writer into every reader, through DocumentSink.write(from:): nothing lost")
     func chained() throws {
         let documents = try documents()

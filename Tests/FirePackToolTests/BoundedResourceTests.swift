@@ -334,6 +334,11 @@ extension BoundedResourceTests {
         let end = Data(#"[1]],"__name__":"c/rows"}]"#.utf8 + [0x0A])
         #expect(text.count == 4 * rows + 33 && text.prefix(13) == Data(#"[{"rows":[[1]"#.utf8) && text.suffix(end.count) == end,
                 "\(text.count) \(String(decoding: text.suffix(40), as: UTF8.self))")
+        // And into JSON lines with pending server timestamps given a time, from the bytes too (through a tree before).
+        let resolved = try run(["convert", name, path("rows.jsonl"), "--quiet", "--resolve-server-timestamps", "2024-01-01T00:00:00Z"])
+        #expect(resolved.status == 0 && resolved.peakMemoryBytes < Self.ceiling, "\(resolved.stderr) \(resolved.peakMemoryBytes) bytes")
+        let resolvedText = try Data(contentsOf: URL(fileURLWithPath: path("rows.jsonl")))
+        #expect(resolvedText.count == 4 * rows + 31, "\(resolvedText.count)")  // the array's text without [ and ]
         // And into Firestore's formats, each record written from its bytes with its limits checked on them (REST JSON
         // through a tree took 2.3 GB for 8,000,000 rows). A row is `{"arrayValue":{"values":[{"integerValue":"1"}]}}`
         // and a comma in REST JSON; in protobuf a `values` element holding Value{array_value{values{integer_value 1}}}.

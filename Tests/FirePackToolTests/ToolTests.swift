@@ -155,7 +155,8 @@ struct ToolTests {
             #expect(direct.status == 0 && tree.status == 0, "\(direct.stderr) \(tree.stderr)")
             if extra.isEmpty {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path("direct.fpks"))) == Data(contentsOf: URL(fileURLWithPath: path("tree.fpks"))))
-                // And back: a stream into JSON lines is written from the records' bytes, the same text as through trees.
+                // And back: a stream into JSON lines is written from the records' bytes, with or without a time for
+                // pending server timestamps (none here; DocumentConversionTests has them), the same text.
                 for form in [[String](), ["--plain"], ["--id-field", "id"]] {
                     let back = try Tool.run(["convert", path("direct.fpks"), "-", "--to", "jsonl"] + form)
                     let backTree = try Tool.run(["convert", path("direct.fpks"), "-", "--to", "jsonl", "--resolve-server-timestamps", "now"] + form)

@@ -39,9 +39,10 @@ extension FirestoreProtoWriter: RecordSink {}
 ///   became partial);
 /// - with `checksFirestoreLimits`, documents Firestore's limits refuse (`limitProblems`, `FirestoreLimits`).
 ///
-/// Pending server timestamps can be given a time (`resolvingServerTimestamps`): a stream's records then go into
-/// Firestore's formats from their bytes as before (through a tree when limits are checked and the time is outside
-/// Firestore's range), and every other pair takes each document through a tree. Memory is one document (or line, or
+/// Pending server timestamps can be given a time (`resolvingServerTimestamps`): a stream's records then go into JSON
+/// lines, JSON arrays and Firestore's formats from their bytes as before, written as the time (into Firestore's
+/// formats through a tree when limits are checked and the time is outside Firestore's range), and every other pair
+/// takes each document through a tree. Memory is one document (or line, or
 /// record) at a time, plus the reports' bounded examples; with `workers` above 1, two batches of up to 1 MiB of input per worker (at most 16 MiB of input in all, unless a worker's share
 /// falls under 256 KiB), and their output.
 public final class DocumentConversion {
@@ -109,10 +110,11 @@ public final class DocumentConversion {
         // work when the documents are written on others (`Stream fpks to JSON lines`).
         if workers > 1, let stream = source as? StreamDocuments { stream.reader.readsBlocksAhead = true }
         // The direct paths write what document by document writes; they are not taken where a document must be
-        // seen whole (a time for server timestamps; limits to check), except into a record sink: it writes a record's
-        // pending server timestamps as the time, and its limits are checked on the record's bytes, where a pending
-        // timestamp counts as much as a timestamp (a time outside Firestore's range, which a time in the document
-        // would break, takes the tree). A stream copied into a stream is copied record by record on this thread.
+        // seen whole (limits to check; into a stream, a time for server timestamps), except into a record sink: it
+        // writes a record's pending server timestamps as the time, and its limits are checked on the record's bytes,
+        // where a pending timestamp counts as much as a timestamp (a time outside Firestore's range, which a time in
+        // the document would break, takes the tree). JSON text from a record's bytes writes the time as well. A
+        // stream copied into a stream is copied record by record on this thread.
         route =
             if time == nil && !self.checksFirestoreLimits, let lines, let stream = sink as? DocumentStreamWriter,
                 !stream.isDeterministic
@@ -121,19 +123,20 @@ public final class DocumentConversion {
                     ? .linesIntoStreamInParallel(
                         ParallelJSONLines(reader: lines, stream: stream, workers: Self.cappedWorkers(workers)))
                     : .linesIntoStream(lines, stream)
-            } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
+            } else if !self.checksFirestoreLimits, let records = source as? StreamDocuments,
                 let output = sink as? JSONLinesWriter
             {
                 workers > 1
                     ? .streamIntoLinesInParallel(
                         ParallelStreamLines(
-                            reader: records.reader, writer: output, workers: Self.cappedWorkers(workers)))
+                            reader: records.reader, writer: output, workers: Self.cappedWorkers(workers),
+                            resolvingServerTimestamps: time))
                     : .streamIntoLines(records.reader, output)
             } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
                 let stream = sink as? DocumentStreamWriter
             {
                 .streamIntoStream(records.reader, stream)
-            } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
+            } else if !self.checksFirestoreLimits, let records = source as? StreamDocuments,
                 let array = sink as? JSONArrayWriter
             {
                 .streamIntoArray(records.reader, array)
@@ -168,7 +171,11 @@ public final class DocumentConversion {
             }
             path = parallel.reader.lastPath  // a line appended on this thread (after one that failed)
         case .streamIntoLines(let reader, let output):
-            guard try placing(try output.appendNext(from: reader), path: nil) else { return false }
+            guard
+                try placing(
+                    try output.appendNext(from: reader, resolvingServerTimestamps: resolvingServerTimestamps), path: nil
+                )
+            else { return false }
             path = output.lastPath
         case .streamIntoLinesInParallel(let parallel):
             guard try placing(try parallel.appendNext(), path: nil) else { return false }
@@ -188,7 +195,10 @@ public final class DocumentConversion {
                 }), path: reference.path)
             path = reference.path
         case .streamIntoArray(let reader, let array):
-            guard let reference = try placing(try array.appendNext(from: reader), path: nil) else { return false }
+            guard
+                let reference = try placing(
+                    try array.appendNext(from: reader, resolvingServerTimestamps: resolvingServerTimestamps), path: nil)
+            else { return false }
             path = reference.path
         case .streamIntoRecords(let reader, let output):
             // Firestore's formats written from each record's bytes, its limits checked on them: no tree of a record.

@@ -142,8 +142,11 @@ public final class JSONArrayWriter: DocumentSink {
     /// Writes the next intact record of `reader` as the array's next element — from the record's bytes, as
     /// `JSONLinesWriter.appendNext(from:)` writes a line, pretty or compact — and returns its name; nil at the end.
     /// Records the direct path does not take (a field named like a member, `--keep-id-field`, …) go through the tree,
-    /// which also reports damaged ones (`reader.problems`).
-    package func appendNext(from reader: DocumentStreamReader) throws -> DocumentReference? {
+    /// which also reports damaged ones (`reader.problems`). With `serverTime`, pending server timestamps are written as
+    /// that time (`Document.resolvingServerTimestamps(at:)`).
+    package func appendNext(from reader: DocumentStreamReader, resolvingServerTimestamps serverTime: Timestamp? = nil)
+        throws -> DocumentReference?
+    {
         if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
         while let record = try reader.nextRecord() {
             let buffer = chunks.buffer
@@ -153,7 +156,7 @@ public final class JSONArrayWriter: DocumentSink {
             if options.pretty { buffer.append(contentsOf: [0x0A, 0x20, 0x20]) }
             if let reference = JSONTranscoding.appendDocument(
                 record: record.payload, limits: reader.limits, naming: naming, options: options, to: buffer,
-                depth: options.pretty ? 1 : 0)
+                depth: options.pretty ? 1 : 0, serverTime: serverTime)
             {
                 count += 1
                 try chunks.flushIfNeeded()
@@ -161,7 +164,7 @@ public final class JSONArrayWriter: DocumentSink {
             }
             buffer.truncate(to: mark)
             guard let document = try reader.document(in: record) else { continue }
-            try write(document)
+            try write(serverTime.map { document.resolvingServerTimestamps(at: $0) } ?? document)
             return document.reference
         }
         return nil

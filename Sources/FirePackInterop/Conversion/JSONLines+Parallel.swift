@@ -279,14 +279,18 @@ final class ParallelStreamLines {
 
     /// Writes the records of `reader` into `writer` on `workers` threads (at least one), about `batchBytes` of
     /// documents per batch (by default `WorkerQueues.batchBytes(workers:)`).
-    init(reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int? = nil) {
+    init(
+        reader: DocumentStreamReader, writer: JSONLinesWriter, workers: Int, batchBytes: Int? = nil,
+        resolvingServerTimestamps serverTime: Timestamp? = nil
+    ) {
         let batchBytes = batchBytes ?? WorkerQueues.batchBytes(workers: workers)
         precondition(batchBytes > 0, "a batch holds at least one byte of documents")
         self.reader = reader
         self.writer = writer
         pipeline = WorkerPipeline(workers: workers, label: "FirePackInterop.ParallelStreamLines")
         self.batchBytes = batchBytes
-        settings = RecordBatch.Settings(naming: writer.naming, options: writer.options, limits: reader.limits)
+        settings = RecordBatch.Settings(
+            naming: writer.naming, options: writer.options, limits: reader.limits, serverTime: serverTime)
     }
 
     deinit { pipeline.waitForWorkers() }
@@ -368,6 +372,8 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
         let naming: DocumentNaming
         let options: JSONOptions
         let limits: ReaderLimits
+        /// The time pending server timestamps are written as, if any.
+        let serverTime: Timestamp?
     }
 
     /// A record: its number, offsets and document (in `payloads`); once written, its line (in `output`) and path
@@ -433,17 +439,21 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
     /// Writes every record's line, as `JSONLinesWriter.appendNext(from:)` does; then signals `done`.
     func write() {
         defer { done.signal() }
-        let (naming, options, limits) = (settings.naming, settings.options, settings.limits)
+        let (naming, options, limits, serverTime) = (
+            settings.naming, settings.options, settings.limits, settings.serverTime
+        )
         payloads.withUnsafeBytes { bytes in
             for index in records.indices {
                 let payload = UnsafeRawBufferPointer(rebasing: bytes[records[index].payload])
                 let start = output.count
                 var reference = JSONTranscoding.appendDocument(
-                    record: payload, limits: limits, naming: naming, options: options, to: output)
+                    record: payload, limits: limits, naming: naming, options: options, to: output,
+                    serverTime: serverTime)
                 if reference == nil {
-                    let document: Document
+                    var document: Document
                     do {
                         document = try Document(firePackBytes: payload, limits: limits)
+                        if let serverTime { document = document.resolvingServerTimestamps(at: serverTime) }
                     } catch {
                         records[index].invalid =
                             error as? FirePackError ?? FirePackError(.invalidDocument, "\(error)")

@@ -239,18 +239,22 @@ public final class JSONLinesWriter: DocumentSink {
 
     /// Writes the next intact record of `reader` as one line — from the record's bytes, no tree built — and returns
     /// false at the end. Records the direct path does not take (a field named like one of the document's members,
-    /// bytes it refuses) go through the tree, which also reports damaged ones (`reader.problems`).
-    public func appendNext(from reader: DocumentStreamReader) throws -> Bool {
+    /// bytes it refuses) go through the tree, which also reports damaged ones (`reader.problems`). With
+    /// `serverTime`, pending server timestamps are written as that time (`Document.resolvingServerTimestamps(at:)`).
+    public func appendNext(from reader: DocumentStreamReader, resolvingServerTimestamps serverTime: Timestamp? = nil)
+        throws -> Bool
+    {
         if let problem = naming.idFieldProblem { throw FirePackError(.invalidValue, problem) }  // as `value(of:)`
         while let record = try reader.nextRecord() {
             if let reference = JSONTranscoding.appendDocument(
-                record: record.payload, limits: reader.limits, naming: naming, options: options, to: buffer)
+                record: record.payload, limits: reader.limits, naming: naming, options: options, to: buffer,
+                serverTime: serverTime)
             {
                 lastPath = reference.path
                 buffer.append(0x0A)
             } else {
                 guard let document = try reader.document(in: record) else { continue }
-                try append(document)
+                try append(serverTime.map { document.resolvingServerTimestamps(at: $0) } ?? document)
             }
             try chunks.flushIfNeeded()
             return true
@@ -275,17 +279,18 @@ extension JSONTranscoding {
     /// that writes no member or refuses the name, or whatever
     /// `appendObject(_:appending:options:to:)` leaves to the tree, which then also reports a damaged record as damaged
     /// before its name is judged. The one direct way out of a stream for JSON lines (on one thread and on several)
-    /// and JSON arrays.
+    /// and JSON arrays. With `serverTime`, pending server timestamps are written as that time: what
+    /// `document.resolvingServerTimestamps(at: serverTime)` writes.
     static func appendDocument(
         record payload: UnsafeRawBufferPointer, limits: ReaderLimits, naming: DocumentNaming, options: JSONOptions,
-        to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0
+        to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0, serverTime: Timestamp? = nil
     ) -> DocumentReference? {
         guard let record = try? Document.recordParts(payload, limits: limits), naming.appendsMemberDirectly,
             let member = try? naming.member(for: record.reference),
             appendObject(
                 record.fields,
                 appending: AddedMembers(createTime: record.createTime, updateTime: record.updateTime, name: member),
-                options: options, to: output, maxLength: maxLength, depth: depth)
+                options: options, to: output, maxLength: maxLength, depth: depth, serverTime: serverTime)
         else { return nil }
         return record.reference
     }

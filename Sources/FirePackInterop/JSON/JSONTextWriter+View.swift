@@ -47,7 +47,9 @@ extension JSONTextWriter {
             } else {
                 writeVector(count: vector.count) { writer, index in writer.writeDouble(vector[index]) }
             }
-        case .serverTimestamp: write(try reader.readValue())
+        case .serverTimestamp:
+            let sentinel = try reader.readValue()
+            if let serverTime { writeTimestamp(serverTime) } else { write(sentinel) }
         case .array:
             let array = try reader.enterArray()
             guard array.count > 0 else {
@@ -342,7 +344,7 @@ extension JSONTranscoding {
     /// among the fields, the name's key a marker, or bytes the tree path would reject (which it then reports).
     package static func appendObject(
         _ fields: FirePackReader?, appending added: AddedMembers, options: JSONOptions,
-        to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0
+        to output: ByteOutput, maxLength: Int = JSONTextLimits.document, depth: Int = 0, serverTime: Timestamp? = nil
     ) -> Bool {
         // The marker check by bytes and lengths, not by `ReversibleMarker(rawValue:)` (a string switch), for the one
         // key every record appends (guarded by `Stream fpks to JSON lines`).
@@ -351,6 +353,7 @@ extension JSONTranscoding {
         let mark = output.count
         var writer = JSONTextWriter(options: options, output: output)  // `output` is the caller's, alive throughout
         writer.depth = depth
+        writer.serverTime = serverTime
         writer.limitingText(to: maxLength)  // past it, the tree path refuses the document
         do {
             if var fields {

@@ -29,6 +29,9 @@ struct JSONTextWriter {
     /// (`countingText(droppingAbove:)`); the bytes dropped so far.
     private(set) var dropsAbove = Int.max
     private(set) var droppedCount = 0
+    /// The time a pending server timestamp written from bytes is written as (nil: as itself), as
+    /// `Value.resolvingServerTimestamps(at:)` replaces it in a tree.
+    var serverTime: Timestamp?
 
     /// A writer that appends to `output`, which the caller keeps alive for as long as it uses the writer.
     init(options: JSONOptions, output: ByteOutput) {
