@@ -424,8 +424,8 @@ struct DocumentConversionTests {
         }
     }
 
-    @Test("Pending server timestamps given a time go into Firestore's formats from the records' bytes as resolved trees do")
-    func resolvedServerTimestampsFromRecords() throws {
+    /// The test documents and one with pending server timestamps at every depth, and a stream of them.
+    func pendingStream() throws -> (documents: [Document], stream: MemorySink) {
         let pending = try documents() + [
             Document(reference: try DocumentReference(path: "books/p"), fields: [
                 "at": .serverTimestamp, "m": ["list": [1, .serverTimestamp, ["deep": .serverTimestamp]]], "n": 2,
@@ -435,6 +435,12 @@ struct DocumentConversionTests {
         let streamWriter = try DocumentStreamWriter(sink: stream)
         for document in pending { try streamWriter.write(document) }
         try streamWriter.finish()
+        return (pending, stream)
+    }
+
+    @Test("Pending server timestamps given a time go into Firestore's formats from the records' bytes as resolved trees do")
+    func resolvedServerTimestampsFromRecords() throws {
+        let (pending, stream) = try pendingStream()
         let sinks: [(MemorySink) -> any DocumentSink] = [{ FirestoreJSONWriter($0) }, { FirestoreProtoWriter($0) }]
         // A time in Firestore's range (taken from the bytes), and one outside it (the tree, which reports its range).
         for time in [Timestamp(seconds: 1_764_900_000, nanoseconds: 123_456_789), try Timestamp(validatingSeconds: -62_135_596_801, nanoseconds: 0)] {
@@ -467,15 +473,7 @@ struct DocumentConversionTests {
 
     @Test("Pending server timestamps given a time go into JSON lines and arrays from the records' bytes as resolved trees do")
     func resolvedServerTimestampsIntoJSON() throws {
-        let pending = try documents() + [
-            Document(reference: try DocumentReference(path: "books/p"), fields: [
-                "at": .serverTimestamp, "m": ["list": [1, .serverTimestamp, ["deep": .serverTimestamp]]], "n": 2,
-            ]),
-        ]
-        let stream = MemorySink()
-        let streamWriter = try DocumentStreamWriter(sink: stream)
-        for document in pending { try streamWriter.write(document) }
-        try streamWriter.finish()
+        let (pending, stream) = try pendingStream()
         let time = Timestamp(seconds: 1_764_900_000, nanoseconds: 123_456_789)
         let sinks: [(String, (MemorySink) -> any DocumentSink)] = [
             ("lines", { JSONLinesWriter($0, naming: self.naming) }),
