@@ -210,17 +210,19 @@ final class CollectingOutput: DocumentSink, RecordSink {
     func write(_ document: Document) throws { writer.write(try options.naming.value(of: document)) }
 
     /// Writes the document a stream's record holds as `write(_:)` writes it: its fields copied from the record's
-    /// bytes (`FirePackWriter.write(_: ValueView)`) and its create and update times and naming member after them,
-    /// where nothing needs the naming's judgement (a field named like a member, sorted keys) and no server timestamp
-    /// is resolved; else through the document.
+    /// bytes (`FirePackWriter.write(_: ValueView)`; pending server timestamps written as `time` when one is given)
+    /// and its create and update times and naming member after them, where nothing needs the naming's judgement (a
+    /// field named like a member, sorted keys); else through the document.
     func write(record: UnsafeRawBufferPointer, limits: ReaderLimits, resolvingServerTimestamps time: Timestamp?) throws
     {
         let naming = options.naming
         let parts = try Document.recordParts(record, limits: limits)
-        guard time == nil, !options.deterministic, naming.appendsMemberDirectly, naming.idFieldProblem == nil
-        else {
+        func throughTree() throws {
             let document = try Document(firePackBytes: record, limits: limits)
-            return try write(time.map { document.resolvingServerTimestamps(at: $0) } ?? document)
+            try write(time.map { document.resolvingServerTimestamps(at: $0) } ?? document)
+        }
+        guard !options.deterministic, naming.appendsMemberDirectly, naming.idFieldProblem == nil else {
+            return try throughTree()
         }
         // The fields first, as `value(of:)` judges them before it names the document (its errors, and the
         // collection a naming under an ID field takes from the first document it names).
@@ -230,13 +232,13 @@ final class CollectingOutput: DocumentSink, RecordSink {
         for _ in 0..<map.count {
             let key = try keys.readKey()
             if key == memberKey || DocumentNaming.namingMembers.contains(where: { key == $0 }) {
-                return try write(Document(firePackBytes: record, limits: limits))
+                return try throughTree()
             }
             try keys.skipValue()
         }
         let member = try naming.member(for: parts.reference)
         writer.beginMap()
-        try writer.writeEntries(copying: &fields)
+        try writer.writeEntries(copying: &fields, resolvingServerTimestamps: time)
         if let createTime = parts.createTime {
             writer.writeKey(DocumentNaming.createTimeMember)
             writer.writeTimestamp(createTime)

@@ -471,29 +471,38 @@ struct DocumentConversionTests {
         #expect(back.last?.fields["m"] == ["list": [1, .timestamp(time), ["deep": .timestamp(time)]]])
     }
 
-    @Test("Pending server timestamps given a time go into JSON lines and arrays from the records' bytes as resolved trees do")
+    @Test("Pending server timestamps given a time go into JSON lines, arrays and streams from the records' bytes as resolved trees do")
     func resolvedServerTimestampsIntoJSON() throws {
         let (pending, stream) = try pendingStream()
         let time = Timestamp(seconds: 1_764_900_000, nanoseconds: 123_456_789)
-        let sinks: [(String, (MemorySink) -> any DocumentSink)] = [
+        let sinks: [(String, (MemorySink) throws -> any DocumentSink)] = [
             ("lines", { JSONLinesWriter($0, naming: self.naming) }),
             ("sorted lines", { JSONLinesWriter($0, naming: self.naming, options: JSONOptions(sortedKeys: true)) }),
             ("array", { JSONArrayWriter($0, naming: self.naming) }),
             ("pretty array", { JSONArrayWriter($0, naming: self.naming, options: JSONOptions(pretty: true)) }),
+            ("stream", { try DocumentStreamWriter(sink: $0) }),
+            ("deterministic stream", { try DocumentStreamWriter(sink: $0, deterministic: true) }),
         ]
         for (name, make) in sinks {
             let oneByOne = MemorySink()
-            let writer = make(oneByOne)
+            let writer = try make(oneByOne)
             for document in pending { try writer.write(document.resolvingServerTimestamps(at: time)) }
             try writer.finish()
             for workers in [1, 2] {
                 let fromRecords = MemorySink()
                 let reader = try DocumentStreamReader(source: MemorySource(stream.bytes))
                 let conversion = DocumentConversion(
-                    from: StreamDocuments(reader), to: make(fromRecords), resolvingServerTimestamps: time,
+                    from: StreamDocuments(reader), to: try make(fromRecords), resolvingServerTimestamps: time,
                     workers: workers)
                 #expect(try conversion.run() == pending.count)
                 #expect(fromRecords.bytes == oneByOne.bytes, "\(name), \(workers) worker(s)")
+            }
+            guard !name.contains("stream") else {
+                // Read back, the resolved documents (a deterministic stream's keys sorted, which equality sees).
+                guard name == "stream" else { continue }
+                let back = try StreamDocuments(DocumentStreamReader(source: MemorySource(oneByOne.bytes))).readAll()
+                #expect(back == pending.map { $0.resolvingServerTimestamps(at: time) }, "\(name)")
+                continue
             }
             let text = String(decoding: oneByOne.bytes, as: UTF8.self)
             #expect(text.components(separatedBy: "2025-12-05T02:00:00.123456789Z").count == 4, "\(name): \(text)")

@@ -7,10 +7,10 @@ import Foundation
 
 /// README.md's Swift blocks, in order, with the README line of each.
 func readmeBlocks() -> [(line: Int, run: (@escaping (Any...) -> Void) throws -> Void)] {
-    [(194, readmeBlock1), (241, readmeBlock2), (353, readmeBlock3), (372, readmeBlock4)]
+    [(195, readmeBlock1), (242, readmeBlock2), (354, readmeBlock3), (373, readmeBlock4)]
 }
 
-/// README.md line 194.
+/// README.md line 195.
 func readmeBlock1(print: @escaping (Any...) -> Void) throws {
 
     // Values: Firestore's types, literals, Firestore ordering.
@@ -55,7 +55,7 @@ func readmeBlock1(print: @escaping (Any...) -> Void) throws {
     }
 }
 
-// README.md line 241: declarations with a macro, at file scope.
+// README.md line 242: declarations with a macro, at file scope.
 @FirePackCodable                         // generated coding: same bytes, same errors, several times the speed
 struct Book: Codable {
     @DocumentID var id: String?          // filled from the document reference, never written
@@ -65,7 +65,7 @@ struct Book: Codable {
     @ServerTimestamp var addedAt: Timestamp?   // nil is written as the server-timestamp sentinel
 }
 
-/// README.md line 241.
+/// README.md line 242.
 func readmeBlock2(print: @escaping (Any...) -> Void) throws {
 
 
@@ -94,7 +94,7 @@ func readmeBlock2(print: @escaping (Any...) -> Void) throws {
     print(try document.data(as: Book.self, with: .estimate).addedAt != nil) // true
 }
 
-/// README.md line 353.
+/// README.md line 354.
 func readmeBlock3(print: @escaping (Any...) -> Void) throws {
 
     let value = try Value(json: #"{"title": "Dune", "published": {"__timestamp__": "1965-08-01T00:00:00Z"}}"#)
@@ -102,7 +102,7 @@ func readmeBlock3(print: @escaping (Any...) -> Void) throws {
     print(value.jsonString())                   // {"title":"Dune","published":{"__timestamp__":"1965-08-01T00:00:00Z"}}
 }
 
-/// README.md line 372.
+/// README.md line 373.
 func readmeBlock4(print: @escaping (Any...) -> Void) throws {
 
     let export = MemorySource(Array(#"[{"id": "dune", "pages": 412}, {"id": "emma", "pages": 474}]"#.utf8))

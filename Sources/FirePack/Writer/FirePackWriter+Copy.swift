@@ -5,13 +5,18 @@ extension FirePackWriter {
     ///
     /// If the bytes are malformed this throws; a root value in progress is then discarded (nested inside an open
     /// container, the partial copy stays and the writer should be cleared).
-    public func write(_ view: ValueView) throws(FirePackError) {
+    public func write(_ view: ValueView) throws(FirePackError) { try write(view, resolvingServerTimestamps: nil) }
+
+    /// `write(_:)`, writing each pending server timestamp as `time` when one is given: the bytes of
+    /// `write(try view.value().resolvingServerTimestamps(at: time))`, without the tree.
+    package func write(_ view: ValueView, resolvingServerTimestamps time: Timestamp?) throws(FirePackError) {
         let startedAtRoot = depth == 0
         let savedIndex = writerIndex
         do {
             // An element or row of a packed array has no tag to copy from: it is written as the value it is.
             if view.packedElement != nil { return write(try view.value()) }
             var copy = ValueCopy(materializer: Materializer(input: view.input, sharing: view.sharedKeys))
+            copy.serverTime = time
             _ = try copyValue(from: view.input, at: view.offset, limit: view.endOffset, depth: view.depth, using: &copy)
         } catch {
             if startedAtRoot { abandonRootValue(truncatingTo: savedIndex) }
@@ -21,12 +26,15 @@ extension FirePackWriter {
 
     /// Copies the entries of the map at `reader`'s cursor into the map open in this writer, in their order, each
     /// value as `write(_: ValueView)` copies it, and moves `reader` past the map. Where the entries come from a
-    /// document record's fields, this copies a record without its tree.
-    package func writeEntries(copying reader: inout FirePackReader) throws(FirePackError) {
+    /// document record's fields, this copies a record without its tree; with `time`, its pending server timestamps
+    /// are written as that time (`Document.resolvingServerTimestamps(at:)`).
+    package func writeEntries(
+        copying reader: inout FirePackReader, resolvingServerTimestamps time: Timestamp? = nil
+    ) throws(FirePackError) {
         let map = try reader.enterMap()
         for _ in 0..<map.count {
             writeKey(utf8: try reader.readKey().utf8)
-            try write(reader.peekValueView())
+            try write(reader.peekValueView(), resolvingServerTimestamps: time)
             try reader.skipValue()
         }
         try reader.exitMap(map)
@@ -93,7 +101,11 @@ extension FirePackWriter {
             return header.end
         default:
             let (value, next) = try copy.materializer.value(at: offset, limit: limit, depth: level)
-            write(value)
+            if case .serverTimestamp = value, let time = copy.serverTime {
+                write(.timestamp(time))
+            } else {
+                write(value)
+            }
             return next
         }
     }
@@ -153,6 +165,8 @@ struct ValueCopy {
     private var entries: [KeySpan: Int] = [:]
     /// The ranks of the input's long keys, made when a map with one is first sorted (deterministic writers).
     var ranks: LongKeyRanks?
+    /// The time pending server timestamps are written as, if any.
+    var serverTime: Timestamp?
 
     init(materializer: Materializer) { self.materializer = materializer }
 

@@ -132,7 +132,7 @@ public final class DocumentConversion {
                             reader: records.reader, writer: output, workers: Self.cappedWorkers(workers),
                             resolvingServerTimestamps: time))
                     : .streamIntoLines(records.reader, output)
-            } else if time == nil && !self.checksFirestoreLimits, let records = source as? StreamDocuments,
+            } else if !self.checksFirestoreLimits, let records = source as? StreamDocuments,
                 let stream = sink as? DocumentStreamWriter
             {
                 .streamIntoStream(records.reader, stream)
@@ -190,7 +190,7 @@ public final class DocumentConversion {
                 try stream.append(writtenBy: { writer in
                     var entries = try FirePackReader(bytes: record.payload, limits: reader.limits)
                     writer.beginMap()
-                    try writer.writeEntries(copying: &entries)
+                    try writer.writeEntries(copying: &entries, resolvingServerTimestamps: resolvingServerTimestamps)
                     writer.endMap()
                 }), path: reference.path)
             path = reference.path
