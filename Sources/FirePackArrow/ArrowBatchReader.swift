@@ -100,7 +100,7 @@ public final class ArrowBatchReader {
         } else {
             let profile = try DocumentProfile.of(
                 paths: [path], sample: options.sample, maxBlockExpansion: options.maxBlockExpansion,
-                maxKeyExpansion: options.maxKeyExpansion)
+                maxKeyExpansion: options.maxKeyExpansion, keepingRejectedPlaces: true)
             (schema, reasons) = try profile.schema()
             rejected = profile.rejected[path].flatMap { $0.isEmpty ? nil : $0 }
         }

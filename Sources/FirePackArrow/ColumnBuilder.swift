@@ -13,9 +13,12 @@ final class ConversionContext {
     var warningCounts: [String: Int] = [:]
     /// The first few of them in words, with record and offset.
     var warningExamples: [String] = []
-    /// The current record's warnings, counted once the record is a row (`commitWarnings`), or dropped with it when it
-    /// is taken back as damaged (`dropWarnings`): a null is counted only where there is a row that holds it.
-    private var pendingWarnings: [(path: String, message: String)] = []
+    /// The current record's warnings, counted by path, and the examples among them that `warningExamples` has room
+    /// for: counted once the record is a row (`commitWarnings`), or dropped with it when it is taken back as damaged
+    /// (`dropWarnings`), so that a null is counted only where a row holds it. Memory for a count per path, not per
+    /// warning (a record's array of millions of mismatched numbers is millions of warnings).
+    private var pendingCounts: [String: Int] = [:]
+    private var pendingExamples: [String] = []
     /// The current record's number and offset, for messages.
     var recordNumber = 0, recordOffset = 0
     /// Whether the error being thrown is about the schema (a value that does not fit, a batch too large), not about
@@ -542,21 +545,23 @@ final class ColumnBuilder {
 extension ConversionContext {
     /// Counts a mismatch turned into a null, by field path.
     func warn(path: String, _ message: String) {
-        pendingWarnings.append((path, message))
+        pendingCounts[path, default: 0] += 1
+        if warningExamples.count + pendingExamples.count < 20 {
+            pendingExamples.append("record \(recordNumber) at byte \(recordOffset), \(path): \(message)")
+        }
     }
 
     /// Counts the current record's warnings: its row is kept.
     func commitWarnings() {
-        guard !pendingWarnings.isEmpty else { return }
-        for (path, message) in pendingWarnings {
-            warningCounts[path, default: 0] += 1
-            if warningExamples.count < 20 {
-                warningExamples.append("record \(recordNumber) at byte \(recordOffset), \(path): \(message)")
-            }
-        }
-        pendingWarnings.removeAll(keepingCapacity: true)
+        guard !pendingCounts.isEmpty else { return }
+        for (path, count) in pendingCounts { warningCounts[path, default: 0] += count }
+        warningExamples += pendingExamples
+        dropWarnings()
     }
 
     /// Drops the current record's warnings: its row was taken back.
-    func dropWarnings() { pendingWarnings.removeAll(keepingCapacity: true) }
+    func dropWarnings() {
+        pendingCounts.removeAll(keepingCapacity: true)
+        pendingExamples.removeAll(keepingCapacity: true)
+    }
 }

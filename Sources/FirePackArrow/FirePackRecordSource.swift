@@ -23,19 +23,28 @@ final class FirePackRecordSource {
         /// The offset of the payload's first byte in the file, for error offsets; nil for a document decompressed
         /// from a version-3 block (errors then name the block's offset and the byte inside the document).
         var payloadOffset: Int?
+        /// Whether the record is a stream's (else a `.fpk` file's document).
+        var inStream = true
 
-        /// Where the record is, the same however the file is read (whole, by byte range or by record numbers): its
-        /// payload's offset in the file, or for a document decompressed from a block, the block's offset and the
-        /// record's number (a version-3 block numbers its records), or for a `.fpk` file's plain object its index.
+        /// Which record it is, the same however the file is read (whole, by byte range or by record numbers): its
+        /// payload's offset in the file; for a document decompressed from a block, which has none, the block's offset
+        /// and a hash of the document's bytes (record numbers are not the same: a byte range numbers its records from
+        /// its own start, and a read by record numbers passes over a block's first ones); for a `.fpk` file's plain
+        /// object, its index in the file. Two documents of one block with equal bytes are one place, and equal bytes
+        /// get one verdict; a hash two other documents share costs a check whole, not a record.
         var place: RecordPlace {
-            RecordPlace(offset: payloadOffset ?? offset, number: payloadOffset == nil ? number : -1)
+            if let payloadOffset { return RecordPlace(offset: payloadOffset, detail: -1) }
+            guard inStream else { return RecordPlace(offset: offset, detail: number) }
+            var hasher = Hasher()
+            hasher.combine(bytes: payload)
+            return RecordPlace(offset: offset, detail: hasher.finalize())
         }
     }
 
-    /// Where a record is (`Record.place`).
+    /// Which record a record is (`Record.place`).
     struct RecordPlace: Hashable {
         let offset: Int
-        let number: Int
+        let detail: Int
     }
 
     /// The records of a file that schema inference found not to be documents (`DocumentProfile.rejected`), so that
@@ -266,7 +275,7 @@ final class FirePackRecordSource {
         fileStorage = storage
         return Record(
             payload: UnsafeRawBufferPointer(storage), number: fileRecordsRead - 1, offset: 0,
-            payloadOffset: record.fileOffset)
+            payloadOffset: record.fileOffset, inStream: false)
     }
 
     /// The bytes of the `.fpk` file's record being read, alive until the next.

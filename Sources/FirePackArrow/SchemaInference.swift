@@ -222,8 +222,8 @@ public struct DocumentProfile {
     public private(set) var createTimes = 0, updateTimes = 0
     /// Damaged records met (they are skipped: inference reports them, the reader then reports them again).
     public private(set) var problems: [StreamProblem] = []
-    /// The records found not to be documents, by path: the reader with this profile's schema reports them again
-    /// (`ArrowBatchReader`), whatever columns it reads.
+    /// The records found not to be documents, by path, when asked for (`of(…keepingRejectedPlaces:)`): the reader
+    /// with this profile's schema reports them again (`ArrowBatchReader`), whatever columns it reads.
     var rejected: [String: FirePackRecordSource.RejectedRecords] = [:]
     /// How many records were found not to be documents (damaged or past a limit), and the first of them in words
     /// (file, record, byte and why): what a planner that hands its schema to readers says before they read.
@@ -254,6 +254,17 @@ public struct DocumentProfile {
         paths: [String], sample: Int?, maxBlockExpansion: Int = DocumentStreamFormat.maxBlockExpansion,
         maxKeyExpansion: Int = ReaderLimits.default.maxKeyExpansion
     ) throws -> DocumentProfile {
+        try of(
+            paths: paths, sample: sample, maxBlockExpansion: maxBlockExpansion, maxKeyExpansion: maxKeyExpansion,
+            keepingRejectedPlaces: false)
+    }
+
+    /// `of(paths:sample:maxBlockExpansion:maxKeyExpansion:)`, keeping where the rejected records are (`rejected`)
+    /// when `keepingRejectedPlaces`: for a reader that reads them again (`ArrowBatchReader`). Planners, which need
+    /// only their count, keep none.
+    static func of(
+        paths: [String], sample: Int?, maxBlockExpansion: Int, maxKeyExpansion: Int, keepingRejectedPlaces: Bool
+    ) throws -> DocumentProfile {
         var profile = DocumentProfile()
         let limits = ReaderLimits(maxKeyExpansion: maxKeyExpansion)
         var remaining = sample ?? .max
@@ -268,7 +279,7 @@ public struct DocumentProfile {
                         _ = try Document.checkRecord(record.payload, limits: limits)
                         try profile.add(record.payload, limits: limits)
                     } catch {
-                        profile.rejected[path, default: .init()].insert(record)
+                        if keepingRejectedPlaces { profile.rejected[path, default: .init()].insert(record) }
                         profile.rejectedCount += 1
                         if profile.firstRejected == nil {
                             profile.firstRejected =

@@ -180,6 +180,46 @@ struct ArrowKeyReferenceTests {
         #expect(planned.problems.map(\.description) == profile.problems.map(\.description), "\(planned.problems)")
     }
 
+    /// A document decompressed from a version-3 block has no byte of the file, and a byte range numbers its records
+    /// from its own start: a record inference rejected is known by its block and its bytes, so that every range's
+    /// reader reports it, not the first range's alone.
+    @Test func aRejectedRecordOfACompressedBlockIsReportedByEveryRangesReader() throws {
+        let path = folder.url.appendingPathComponent("blocks.fpks").path
+        let writer = try DocumentStreamWriter.creatingAtomically(atPath: path, codec: .zstd, blockSize: 64)
+        for index in 0..<12 {
+            guard index == 8 else {
+                try writer.append(Document(reference: try DocumentReference(path: "c/d\(index)"), fields: ["a": .integer(Int64(index))]))
+                continue
+            }
+            // Its field `x`, which only it has, is not UTF-8: bytes the record writer does not check.
+            try writer.append(writtenBy: { record in
+                record.beginMap()
+                record.writeKey("name")
+                record.writeReference(try DocumentReference(path: "c/d8"))
+                record.writeKey("fields")
+                record.beginMap()
+                record.writeKey("a")
+                record.writeInteger(8)
+                record.writeKey("x")
+                [UInt8]([0x6F, 0xFF, 0x21]).withUnsafeBytes { record.writeString(utf8: $0) }
+                record.endMap()
+                record.endMap()
+            })
+        }
+        try writer.close()
+        let ranges = try StreamSplits.ranges(path: path, targetBytes: 1)
+        #expect(ranges.count > 3, "\(ranges)")
+        var rows = 0, problems: [StreamProblem] = []
+        for range in ranges {
+            var options = ArrowBatchReader.Options()
+            (options.offset, options.length, options.skipDamaged) = (range.offset, range.length, true)
+            let reader = try ArrowBatchReader(path: path, options: options)
+            rows += try rowCount(reader)
+            problems += reader.problems
+        }
+        #expect(rows == 11 && problems.count == 1 && "\(problems)".contains("UTF-8"), "\(rows) rows, \(problems)")
+    }
+
     @Test func aLongNameIsShownByItsStartAndEndInWarnings() {
         let name = String(repeating: "é", count: 300) + "x"  // 601 bytes: the last 32 start inside an é
         let shown = Array(name.utf8).withUnsafeBytes { ColumnBuilder.shownName($0) }

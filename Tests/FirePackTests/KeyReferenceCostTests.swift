@@ -57,9 +57,6 @@ struct KeyReferenceCostTests {
         return (root + table, mapsStart + referenceOffsets[min(1, count - 1)])
     }
 
-    /// Entries that overlap are refused at the second reference by every reader that reads the whole value, and by
-    /// the lazy decoder, at the same byte; before, verification checked and hashed 655 MB, and `Value` made 5,000
-    /// strings of 131 KB.
     /// An error under a long key names the key by its start and end: a message that showed it whole was as large as
     /// the key (a megabyte from a one-byte reference), once per error.
     @Test func anErrorUnderALongKeyShowsItsStartAndEnd() {
@@ -72,6 +69,9 @@ struct KeyReferenceCostTests {
         #expect(short.pathDescription == "$." + String(repeating: "k", count: 256))
     }
 
+    /// Entries that overlap are refused at the second reference by every reader that reads the whole value, and by
+    /// the lazy decoder, at the same byte; before, verification checked and hashed 655 MB, and `Value` made 5,000
+    /// strings of 131 KB.
     @Test func entriesThatOverlapAreRefusedBeforeTheirLiteralsAreRead() throws {
         let (bytes, secondReference) = Self.overlappingEntries()
         #expect(bytes.count < 200_000)

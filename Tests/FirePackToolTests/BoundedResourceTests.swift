@@ -118,7 +118,7 @@ struct BoundedResourceTests {
             let lines = back.stdout.split(separator: UInt8(ascii: "\n"))
             #expect(lines.count == count && back.text.contains("\"__name__\":\"c/399\""), "\(output)")
         }
-        // The last document's last number made a string tag with a length past the file: refused at its byte.
+        // The file's last byte changed (0xCD, a string's tag): refused there, before anything is written.
         bytes[bytes.count - 1] = 0xCD
         let damaged = path("damaged.fpk")
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))

@@ -32,7 +32,7 @@ def files(path):
         if nested is not None:
             raise firepack.FirePackError(
                 f"{path} holds FirePack files in subfolders ({nested}), which reading the folder would leave out: "
-                f"give them as a glob ({os.path.join(path, '*', '*.fpks')}) or as paths")
+                f"give them as paths or as globs (for example {os.path.join(path, '*', '*.fpks')})")
         return sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(SUFFIXES))
     if os.path.isfile(path):
         return [path]

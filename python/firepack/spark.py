@@ -247,7 +247,7 @@ class FirePackDataSource(DataSource):
         arrow, report = _native.infer_schema(self._paths(), int(sample) if sample else None,
                                              _expansion(self.options), _expansion(self.options, "maxKeyExpansion"))
         # The readers take this schema as given: records inference left out fail the read here unless skipped.
-        skips = next((v for k, v in dict(self.options).items() if k.lower() == "ondamage"), "error") == "skip"
+        skips = next((v for k, v in dict(self.options).items() if k.lower() == "ondamage"), "error").lower() == "skip"
         if not skips:
             firepack._check_nothing_rejected(report, "onDamage=skip", "maxKeyExpansion")
         return spark_schema(firepack._check_inferred_width(arrow))

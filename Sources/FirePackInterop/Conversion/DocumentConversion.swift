@@ -40,9 +40,9 @@ extension FirestoreProtoWriter: RecordSink {}
 /// - with `checksFirestoreLimits`, documents Firestore's limits refuse (`limitProblems`, `FirestoreLimits`).
 ///
 /// Pending server timestamps can be given a time (`resolvingServerTimestamps`): a stream's records then go into JSON
-/// lines, JSON arrays and Firestore's formats from their bytes as before, written as the time (into Firestore's
-/// formats through a tree when limits are checked and the time is outside Firestore's range), and every other pair
-/// takes each document through a tree. Memory is one document (or line, or
+/// lines, JSON arrays, streams and Firestore's formats from their bytes as before, written as the time (into
+/// Firestore's formats through a tree when limits are checked and the time is outside Firestore's range), and every
+/// other pair takes each document through a tree. Memory is one document (or line, or
 /// record) at a time, plus the reports' bounded examples; with `workers` above 1, two batches of up to 1 MiB of input per worker (at most 16 MiB of input in all, unless a worker's share
 /// falls under 256 KiB), and their output.
 public final class DocumentConversion {
@@ -110,7 +110,7 @@ public final class DocumentConversion {
         // work when the documents are written on others (`Stream fpks to JSON lines`).
         if workers > 1, let stream = source as? StreamDocuments { stream.reader.readsBlocksAhead = true }
         // The direct paths write what document by document writes; they are not taken where a document must be
-        // seen whole (limits to check; into a stream, a time for server timestamps), except into a record sink: it
+        // seen whole (limits to check; from JSON lines, a time for server timestamps), except into a record sink: it
         // writes a record's pending server timestamps as the time, and its limits are checked on the record's bytes,
         // where a pending timestamp counts as much as a timestamp (a time outside Firestore's range, which a time in
         // the document would break, takes the tree). JSON text from a record's bytes writes the time as well. A

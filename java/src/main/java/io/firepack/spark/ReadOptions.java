@@ -3,18 +3,24 @@ package io.firepack.spark;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.nio.file.Paths;
+import java.nio.file.LinkOption;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -109,6 +115,21 @@ final class ReadOptions implements Serializable {
         return Long.parseLong(value);
     }
 
+    /**
+     * Whether Python's glob would show {@code entry} (below {@code base}, the pattern's part {@code fixed} on): a
+     * name that starts with "." only where the pattern's part there does too.
+     */
+    private static boolean shownByGlob(Path base, Path entry, Path pattern, int fixed) {
+        Path relative = base.relativize(entry);
+        for (int index = 0; index < relative.getNameCount() && fixed + index < pattern.getNameCount(); index++) {
+            if (relative.getName(index).toString().startsWith(".")
+                    && !pattern.getName(fixed + index).toString().startsWith(".")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean hasWildcard(String part) {
         return part.indexOf('*') >= 0 || part.indexOf('?') >= 0 || part.indexOf('[') >= 0 || part.indexOf('{') >= 0;
     }
@@ -119,26 +140,30 @@ final class ReadOptions implements Serializable {
 
     /**
      * The first FirePack file in a subfolder of {@code folder}, at any depth, passing over folders whose names start
-     * with {@code _} or {@code .} (Spark's hidden names: a writer's {@code _temporary}), or null. As the Python
-     * package's {@code firepack._paths}.
+     * with {@code _} or {@code .} (Spark's hidden names: a writer's {@code _temporary}), links to folders and folders
+     * that cannot be read, or null: as the Python package's {@code firepack._paths} (os.walk) finds it.
      */
-    private static Path nestedFile(Path folder) throws IOException {
+    private static Path nestedFile(Path folder) {
         List<Path> subfolders = new ArrayList<>();
-        List<Path> found = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
             for (Path entry : entries) {
                 String name = entry.getFileName().toString();
-                if (Files.isDirectory(entry)) {
-                    if (!name.startsWith("_") && !name.startsWith(".")) subfolders.add(entry);
+                if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS) && !name.startsWith("_") && !name.startsWith(".")) {
+                    subfolders.add(entry);
                 }
             }
+        } catch (IOException | DirectoryIteratorException unreadable) {
+            return null;
         }
         Collections.sort(subfolders);
         for (Path subfolder : subfolders) {
+            List<Path> found = new ArrayList<>();
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(subfolder)) {
                 for (Path entry : entries) {
                     if (!Files.isDirectory(entry) && isFirePack(entry.getFileName().toString())) found.add(entry);
                 }
+            } catch (IOException | DirectoryIteratorException unreadable) {
+                continue;
             }
             if (!found.isEmpty()) {
                 Collections.sort(found);
@@ -151,8 +176,8 @@ final class ReadOptions implements Serializable {
     }
 
     /**
-     * The files a path names: itself, a folder's streams, or a glob's matches (wildcards in the last part). A folder
-     * with FirePack files in its subfolders is an error (they would not be read), as in the Python package.
+     * The files a path names: itself, a folder's streams, or a glob's matches (wildcards in any part). A folder with
+     * FirePack files in its subfolders is an error (they would not be read), as in the Python package.
      */
     static List<String> expand(String text) {
         String local = text.startsWith("file:") ? text.replaceFirst("^file:(//)?", "") : text;
@@ -163,8 +188,8 @@ final class ReadOptions implements Serializable {
                 Path nested = nestedFile(path);
                 if (nested != null) {
                     throw new IllegalArgumentException(path + " holds FirePack files in subfolders (" + nested
-                            + "), which reading the folder would leave out: give them as a glob ("
-                            + path.resolve("*").resolve("*.fpks") + ") or as paths");
+                            + "), which reading the folder would leave out: give them as paths or as globs (for "
+                            + "example " + path.resolve("*").resolve("*.fpks") + ")");
                 }
                 try (DirectoryStream<Path> entries = Files.newDirectoryStream(path)) {
                     for (Path entry : entries) {
@@ -175,7 +200,8 @@ final class ReadOptions implements Serializable {
                 found.add(path.toString());
             } else {
                 // Wildcards in any part (folder/*/*.fpks), as Python's glob takes them: the files at the pattern's
-                // depth below its longest part without one that match it whole.
+                // depth below its longest part without one that match it whole, following links to folders, passing
+                // over folders that cannot be read, and matching a name that starts with "." only by a part that does.
                 Path absolute = path.toAbsolutePath().normalize();
                 Path base = absolute.getRoot();
                 int fixed = 0;
@@ -185,10 +211,30 @@ final class ReadOptions implements Serializable {
                 }
                 PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + absolute);
                 if (fixed < absolute.getNameCount() && Files.isDirectory(base)) {
-                    try (Stream<Path> entries = Files.walk(base, absolute.getNameCount() - fixed)) {
-                        entries.filter(entry -> !Files.isDirectory(entry) && matcher.matches(entry))
-                                .forEach(entry -> found.add(entry.toString()));
-                    }
+                    int depth = absolute.getNameCount() - fixed;
+                    int fixedParts = fixed;
+                    Path start = base;
+                    Files.walkFileTree(start, EnumSet.of(FileVisitOption.FOLLOW_LINKS), depth, new SimpleFileVisitor<Path>() {
+                        @Override
+                        public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes) {
+                            return directory.equals(start) || shownByGlob(start, directory, absolute, fixedParts)
+                                    ? FileVisitResult.CONTINUE : FileVisitResult.SKIP_SUBTREE;
+                        }
+
+                        @Override
+                        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                            if (!attributes.isDirectory() && matcher.matches(file)
+                                    && shownByGlob(start, file, absolute, fixedParts)) {
+                                found.add(file.toString());
+                            }
+                            return FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public FileVisitResult visitFileFailed(Path file, IOException error) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                    });
                 }
                 if (found.isEmpty()) {
                     throw new IllegalArgumentException("no file matches '" + text + "'");
