@@ -193,17 +193,12 @@ struct ArrowKeyReferenceTests {
             }
             // Its field `x`, which only it has, is not UTF-8: bytes the record writer does not check.
             try writer.append(writtenBy: { record in
-                record.beginMap()
-                record.writeKey("name")
-                record.writeReference(try DocumentReference(path: "c/d8"))
-                record.writeKey("fields")
-                record.beginMap()
-                record.writeKey("a")
-                record.writeInteger(8)
-                record.writeKey("x")
-                [UInt8]([0x6F, 0xFF, 0x21]).withUnsafeBytes { record.writeString(utf8: $0) }
-                record.endMap()
-                record.endMap()
+                try record.writeDocumentRecord(path: "c/d8") { fields in
+                    fields.writeKey("a")
+                    fields.writeInteger(8)
+                    fields.writeKey("x")
+                    [UInt8]([0x6F, 0xFF, 0x21]).withUnsafeBytes { fields.writeString(utf8: $0) }
+                }
             })
         }
         try writer.close()

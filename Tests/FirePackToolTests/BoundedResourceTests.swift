@@ -278,21 +278,16 @@ extension BoundedResourceTests {
         let sink = try FileSink(path: name)
         let writer = try DocumentStreamWriter(sink: sink, codec: .zstd)
         try writer.append(writtenBy: { record in
-            record.beginMap()
-            record.writeKey("name")
-            record.writeReference(try DocumentReference(path: "c/rows"))
-            record.writeKey("fields")
-            record.beginMap()
-            record.writeKey("rows")
-            record.beginArray()
-            for _ in 0..<rows {
-                record.beginArray()
-                record.writeInteger(1)
-                record.endArray()
+            try record.writeDocumentRecord(path: "c/rows") { fields in
+                fields.writeKey("rows")
+                fields.beginArray()
+                for _ in 0..<rows {
+                    fields.beginArray()
+                    fields.writeInteger(1)
+                    fields.endArray()
+                }
+                fields.endArray()
             }
-            record.endArray()
-            record.endMap()
-            record.endMap()
         })
         try writer.close()
         let size = try #require(try FileManager.default.attributesOfItem(atPath: name)[.size] as? Int)
