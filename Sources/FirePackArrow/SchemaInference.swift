@@ -229,6 +229,8 @@ public struct DocumentProfile {
     /// (file, record, byte and why): what a planner that hands its schema to readers says before they read.
     public private(set) var rejectedCount = 0
     public private(set) var firstRejected: String?
+    /// How many of those records are past the key-expansion limit (`ReaderLimits.maxKeyExpansion`), not damaged.
+    public private(set) var rejectedPastKeyLimit = 0
     /// How many problems there were in all.
     public private(set) var problemCount = 0
     /// How many of those are places where whole records are missing (`missingRecords`), not damaged records.
@@ -281,6 +283,9 @@ public struct DocumentProfile {
                     } catch {
                         if keepingRejectedPlaces { profile.rejected[path, default: .init()].insert(record) }
                         profile.rejectedCount += 1
+                        if error.code == .limitExceeded && error.message.contains("ReaderLimits.maxKeyExpansion") {
+                            profile.rejectedPastKeyLimit += 1
+                        }
                         if profile.firstRejected == nil {
                             profile.firstRejected =
                                 "\(path): record \(record.number) at byte \(record.offset): \(error.code.rawValue): "
@@ -336,7 +341,8 @@ public struct DocumentProfile {
     public func checkNothingRejected(skipOption: String, keyOption: String) throws(FirePackError) {
         guard rejectedCount > 0, let firstRejected else { return }
         let raise =
-            firstRejected.contains("maxKeyExpansion") ? ", or raise the key-expansion limit with \(keyOption)" : ""
+            rejectedPastKeyLimit > 0
+            ? ", or raise the key-expansion limit with \(keyOption) (\(rejectedPastKeyLimit) are past it)" : ""
         throw FirePackError(
             .invalidDocument,
             "\(rejectedCount) record(s) are not documents (first: \(firstRejected)): read with \(skipOption) to leave "

@@ -61,9 +61,10 @@ extension DocumentProfile {
     }
 
     /// The report as JSON: `{"documents": N, "problems": N, "blocks_past_expansion": N, "block_expansion_needed": N,
-    /// "rejected": N, "first_rejected": text or null, "closed_records": N or null, "not_closed": [{"path",
-    /// "records"}], "fields": [{"path", "types", "absent", "column", "exact"}]}`; `rejected` counts the records found
-    /// not to be documents (damaged, or past a limit), `first_rejected` says the first; `closed_records` is what the
+    /// "rejected": N, "rejected_past_key_limit": N, "first_rejected": text or null, "closed_records": N or null,
+    /// "not_closed": [{"path", "records"}], "fields": [{"path", "types", "absent", "column", "exact"}]}`; `rejected`
+    /// counts the records found not to be documents (damaged, or past a limit), `rejected_past_key_limit` those past
+    /// the key-expansion limit, `first_rejected` says the first; `closed_records` is what the
     /// streams' close records count when every stream was read whole and closed, and `not_closed` the streams read to
     /// their end without one.
     public func reportJSON() throws(FirePackError) -> String {
@@ -77,7 +78,7 @@ extension DocumentProfile {
         let unclosed = notClosed.map { "{\"path\":\(JSONText.quoted($0.path)),\"records\":\($0.records)}" }
         return
             "{\"documents\":\(documents),\"problems\":\(problemCount),\"blocks_past_expansion\":\(blocksPastExpansion),\"block_expansion_needed\":\(blockExpansionNeeded),"
-            + "\"rejected\":\(rejectedCount),\"first_rejected\":\(firstRejected.map(JSONText.quoted) ?? "null"),"
+            + "\"rejected\":\(rejectedCount),\"rejected_past_key_limit\":\(rejectedPastKeyLimit),\"first_rejected\":\(firstRejected.map(JSONText.quoted) ?? "null"),"
             + "\"closed_records\":\(closedRecords.map(String.init) ?? "null"),\"not_closed\":[\(unclosed.joined(separator: ","))],"
             + "\"fields\":[\(fields.joined(separator: ","))]}"
     }

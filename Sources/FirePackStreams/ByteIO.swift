@@ -157,7 +157,11 @@ package func readAll(_ source: ByteSource, limit: Int = 1 << 31) throws -> [UInt
     var bytes: [UInt8] = []
     // A whole regular file is read into room for its size: grown by doubling, the array held up to half as much
     // again, and its old storage beside the new while it moved.
-    if let size = source.wholeFile?.size { bytes.reserveCapacity(min(size, limit)) }
+    if let size = source.wholeFile?.size {
+        // Known to be past the limit, refused before it is read.
+        guard size <= limit else { throw FirePackError(.limitExceeded, "input larger than \(limit) bytes") }
+        bytes.reserveCapacity(size)
+    }
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
         let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }

@@ -194,7 +194,8 @@ def _check_nothing_rejected(report, skip_option, key_option):
     be read as a row without them."""
     if report.get("rejected"):
         first = report["first_rejected"]
-        raise_limit = (f", or raise the key-expansion limit with {key_option}" if "maxKeyExpansion" in first else "")
+        past = report.get("rejected_past_key_limit", 0)
+        raise_limit = f", or raise the key-expansion limit with {key_option} ({past} are past it)" if past else ""
         raise FirePackError(f"invalidDocument: {report['rejected']} record(s) are not documents (first: {first}): "
                             f"read with {skip_option} to leave them out{raise_limit}")
 
