@@ -219,7 +219,7 @@ final class CollectingOutput: DocumentSink, RecordSink {
         let parts = try Document.recordParts(record, limits: limits)
         func throughTree() throws {
             let document = try Document(firePackBytes: record, limits: limits)
-            try write(time.map { document.resolvingServerTimestamps(at: $0) } ?? document)
+            try write(document.resolvingServerTimestamps(ifAt: time))
         }
         guard !options.deterministic, naming.appendsMemberDirectly, naming.idFieldProblem == nil else {
             return try throughTree()

@@ -70,6 +70,12 @@ extension Document {
         return copy
     }
 
+    /// `resolvingServerTimestamps(at: time)` when a time is given, else the document as it is: what a conversion
+    /// that may be given a time for pending server timestamps writes.
+    package func resolvingServerTimestamps(ifAt time: Timestamp?) -> Document {
+        time.map { resolvingServerTimestamps(at: $0) } ?? self
+    }
+
     /// What `.estimate` reads for a pending server timestamp: the update time when known, else now.
     var serverTimestampEstimate: Timestamp { updateTime ?? Timestamp() }
 }

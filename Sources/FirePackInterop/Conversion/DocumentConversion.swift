@@ -215,7 +215,7 @@ public final class DocumentConversion {
             path = reference.path
         case .documents:
             guard let next = try source.next() else { return false }
-            let document = resolvingServerTimestamps.map { next.resolvingServerTimestamps(at: $0) } ?? next
+            let document = next.resolvingServerTimestamps(ifAt: resolvingServerTimestamps)
             if checksFirestoreLimits {
                 FirestoreLimits.forEachViolation(in: document) { kind, text in
                     limitProblems.add(kind: kind, "record \(records) (\(document.reference.path)): \(text())")

@@ -164,7 +164,7 @@ public final class JSONArrayWriter: DocumentSink {
             }
             buffer.truncate(to: mark)
             guard let document = try reader.document(in: record) else { continue }
-            try write(serverTime.map { document.resolvingServerTimestamps(at: $0) } ?? document)
+            try write(document.resolvingServerTimestamps(ifAt: serverTime))
             return document.reference
         }
         return nil

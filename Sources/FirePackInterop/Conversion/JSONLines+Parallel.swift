@@ -450,10 +450,10 @@ final class RecordBatch: WorkerBatch, @unchecked Sendable {
                     record: payload, limits: limits, naming: naming, options: options, to: output,
                     serverTime: serverTime)
                 if reference == nil {
-                    var document: Document
+                    let document: Document
                     do {
                         document = try Document(firePackBytes: payload, limits: limits)
-                        if let serverTime { document = document.resolvingServerTimestamps(at: serverTime) }
+                            .resolvingServerTimestamps(ifAt: serverTime)
                     } catch {
                         records[index].invalid =
                             error as? FirePackError ?? FirePackError(.invalidDocument, "\(error)")

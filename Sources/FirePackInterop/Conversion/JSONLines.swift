@@ -254,7 +254,7 @@ public final class JSONLinesWriter: DocumentSink {
                 buffer.append(0x0A)
             } else {
                 guard let document = try reader.document(in: record) else { continue }
-                try append(serverTime.map { document.resolvingServerTimestamps(at: $0) } ?? document)
+                try append(document.resolvingServerTimestamps(ifAt: serverTime))
             }
             try chunks.flushIfNeeded()
             return true
